@@ -1,0 +1,894 @@
+//! FEN, Shredder-FEN and X-FEN: reading and writing.
+//!
+//! Reading is two steps, as with any notation here: [`Setup`] holds what the
+//! text says without judging it (parsing reports syntax errors with a byte
+//! offset), and [`Setup::into_position`] checks that it is a legal chess
+//! position, naming every problem it finds.
+//!
+//! ```
+//! use rookery_core::{Fen, Mode, Position};
+//! let fen: Fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1".parse()?;
+//! let (pos, warnings) = fen.setup().clone().into_position(Mode::Strict)?;
+//! assert!(warnings.is_empty());
+//! // e3 is dropped on output: no black pawn can take en passant.
+//! assert_eq!(Fen::from_position(&pos).to_string(),
+//!            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::attacks::{aligned, between};
+use crate::bitboard::Bitboard;
+use crate::position::Position;
+use crate::types::{Color, File, Piece, Rank, Role, Square};
+use core::fmt;
+
+/// How forgiving a reader is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Exactly what the standard allows; anything else is an error.
+    Strict,
+    /// What real files contain: missing clocks, extra whitespace, castling
+    /// letters in any order; impossible castling or en-passant rights are
+    /// dropped with a warning instead of rejected.
+    #[default]
+    Lenient,
+}
+
+/// How to write castling rights.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum CastlingNotation {
+    /// `KQkq` where that is unambiguous (the outermost rook), a file letter
+    /// otherwise: standard FEN for normal chess, X-FEN for Chess960.
+    #[default]
+    XFen,
+    /// Always file letters: `HAha` (Shredder-FEN).
+    Shredder,
+}
+
+/// A position as written, not yet checked for legality.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// The piece on each square, a1 first.
+    pub board: [Option<Piece>; 64],
+    /// The side to move.
+    pub turn: Color,
+    /// The castling field as written, each right with its byte offset.
+    pub castling: Vec<(CastlingRight, usize)>,
+    /// The en-passant square as written, with its byte offset.
+    pub ep_square: Option<(Square, usize)>,
+    /// The halfmove clock.
+    pub halfmoves: u32,
+    /// The fullmove number.
+    pub fullmoves: u32,
+    /// Byte offsets of the fields (board, turn, castling, en passant, halfmove, fullmove);
+    /// used to point at the field a [`PositionError`] is about.
+    pub field_offsets: [usize; 6],
+}
+
+/// One castling right as written in a FEN castling field.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CastlingRight {
+    /// `K`/`k`: the outermost rook on the king side.
+    KingSide(Color),
+    /// `Q`/`q`: the outermost rook on the queen side.
+    QueenSide(Color),
+    /// `A`-`H` / `a`-`h`: the rook on that file.
+    File(Color, File),
+}
+
+impl CastlingRight {
+    fn color(self) -> Color {
+        match self {
+            CastlingRight::KingSide(c)
+            | CastlingRight::QueenSide(c)
+            | CastlingRight::File(c, _) => c,
+        }
+    }
+}
+
+/// What was wrong with the text of a FEN.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseFenErrorKind {
+    /// The text is empty or all whitespace.
+    Empty,
+    /// A field is missing.
+    MissingField(&'static str),
+    /// A character that is not a piece letter, a digit 1-8 or `/` in the board field.
+    BadBoardChar(char),
+    /// A rank describes more than 8 squares.
+    RankTooLong(Rank),
+    /// A rank describes fewer than 8 squares.
+    RankTooShort(Rank),
+    /// Not exactly 8 ranks.
+    WrongRankCount(usize),
+    /// The side to move is not `w` or `b`.
+    BadTurn,
+    /// A character that is not a castling letter, or a letter repeated or out of order.
+    BadCastling(char),
+    /// The en-passant field is not `-` or a square on rank 3 or 6.
+    BadEnPassant,
+    /// The halfmove clock is not a non-negative integer.
+    BadHalfmoves,
+    /// The fullmove number is not a positive integer.
+    BadFullmoves,
+    /// Whitespace that strict mode does not allow.
+    BadWhitespace,
+    /// Text after the last field.
+    TrailingText,
+}
+
+/// A FEN that could not be read, with the byte offset of the problem.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseFenError {
+    /// Byte offset into the text.
+    pub offset: usize,
+    /// What is wrong.
+    pub kind: ParseFenErrorKind,
+}
+
+impl fmt::Display for ParseFenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ParseFenErrorKind::*;
+        write!(f, "at byte {}: ", self.offset)?;
+        match &self.kind {
+            Empty => f.write_str("empty FEN (expected piece placement)"),
+            MissingField(name) => write!(f, "missing {name} field"),
+            BadBoardChar(c) => write!(
+                f,
+                "unexpected {c:?} in piece placement (expected one of PNBRQKpnbrqk, a digit 1-8 or '/')"
+            ),
+            RankTooLong(r) => write!(f, "rank {} has more than 8 squares", r.char()),
+            RankTooShort(r) => write!(f, "rank {} has fewer than 8 squares", r.char()),
+            WrongRankCount(n) => write!(f, "piece placement has {n} ranks (expected 8)"),
+            BadTurn => f.write_str("bad side to move (expected 'w' or 'b')"),
+            BadCastling(c) => write!(
+                f,
+                "unexpected {c:?} in castling field (expected '-' or KQkq, or file letters A-H/a-h, each once, white first)"
+            ),
+            BadEnPassant => f.write_str("bad en-passant field (expected '-' or a square on rank 3 or 6)"),
+            BadHalfmoves => f.write_str("bad halfmove clock (expected a non-negative integer)"),
+            BadFullmoves => f.write_str("bad fullmove number (expected a positive integer)"),
+            BadWhitespace => f.write_str("unexpected whitespace (expected single spaces between fields)"),
+            TrailingText => f.write_str("unexpected text after the fullmove number"),
+        }
+    }
+}
+
+impl std::error::Error for ParseFenError {}
+
+/// A reason a setup is not a legal position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PositionProblem {
+    /// A side has no king.
+    MissingKing(Color),
+    /// A side has more than one king.
+    TooManyKings(Color),
+    /// A pawn stands on rank 1 or 8.
+    PawnOnBackRank(Square),
+    /// The side not to move is in check.
+    OppositeCheck,
+    /// The side to move is in check from more than two pieces.
+    TooManyCheckers,
+    /// The side to move is in a check that no legal last move could give
+    /// (two pawns, two knights, or two sliders on one line).
+    ImpossibleCheck,
+    /// A castling right without the king or the rook on its square.
+    BadCastlingRight(CastlingRight),
+    /// An en-passant square without a pawn that could just have moved two squares.
+    BadEnPassant(Square),
+    /// The fullmove number is 0.
+    ZeroFullmoves,
+}
+
+impl fmt::Display for PositionProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use PositionProblem::*;
+        match self {
+            MissingKing(c) => write!(f, "{c} has no king"),
+            TooManyKings(c) => write!(f, "{c} has more than one king"),
+            PawnOnBackRank(sq) => write!(f, "pawn on back rank ({sq})"),
+            OppositeCheck => f.write_str("the side not to move is in check"),
+            TooManyCheckers => f.write_str("the side to move is attacked by more than two pieces"),
+            ImpossibleCheck => {
+                f.write_str("the check on the king could not have come from a legal move")
+            }
+            BadCastlingRight(r) => write!(
+                f,
+                "castling right {} without its king and rook on their squares",
+                castling_char(*r)
+            ),
+            BadEnPassant(sq) => write!(
+                f,
+                "en-passant square {sq} without a pawn that just moved two squares past it"
+            ),
+            ZeroFullmoves => f.write_str("fullmove number 0 (expected 1 or more)"),
+        }
+    }
+}
+
+fn castling_char(r: CastlingRight) -> char {
+    let (c, ch) = match r {
+        CastlingRight::KingSide(c) => (c, 'K'),
+        CastlingRight::QueenSide(c) => (c, 'Q'),
+        CastlingRight::File(c, f) => (c, f.char().to_ascii_uppercase()),
+    };
+    if c == Color::White {
+        ch
+    } else {
+        ch.to_ascii_lowercase()
+    }
+}
+
+/// A setup that is not a legal position: every problem found, each with the
+/// byte offset of the FEN field it concerns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PositionError {
+    /// The problems, in the order of the fields they concern.
+    pub problems: Vec<(PositionProblem, usize)>,
+}
+
+impl fmt::Display for PositionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (p, off)) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "at byte {off}: {p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for PositionError {}
+
+/// A warning from lenient reading: something was fixed or dropped.
+pub type FenWarning = (PositionProblem, usize);
+
+/// A FEN that could not be turned into a position, for either reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FenError {
+    /// The text is malformed.
+    Parse(ParseFenError),
+    /// The text is well formed but not a legal position.
+    Position(PositionError),
+}
+
+impl fmt::Display for FenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FenError::Parse(e) => e.fmt(f),
+            FenError::Position(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for FenError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FenError::Parse(e) => Some(e),
+            FenError::Position(e) => Some(e),
+        }
+    }
+}
+
+impl From<ParseFenError> for FenError {
+    fn from(e: ParseFenError) -> Self {
+        FenError::Parse(e)
+    }
+}
+
+impl From<PositionError> for FenError {
+    fn from(e: PositionError) -> Self {
+        FenError::Position(e)
+    }
+}
+
+/// Splits fields on whitespace, keeping offsets; in strict mode only single spaces.
+struct Fields<'a> {
+    s: &'a [u8],
+    pos: usize,
+    mode: Mode,
+}
+
+impl<'a> Fields<'a> {
+    fn next(&mut self, name: &'static str) -> Result<(&'a [u8], usize), ParseFenError> {
+        let ws_start = self.pos;
+        while self.pos < self.s.len() && self.s[self.pos].is_ascii_whitespace() {
+            self.pos += 1;
+        }
+        if self.pos == self.s.len() {
+            return Err(err(self.pos, ParseFenErrorKind::MissingField(name)));
+        }
+        if self.mode == Mode::Strict {
+            let expected: &[u8] = if ws_start == 0 { b"" } else { b" " };
+            if &self.s[ws_start..self.pos] != expected {
+                return Err(err(ws_start, ParseFenErrorKind::BadWhitespace));
+            }
+        }
+        let start = self.pos;
+        while self.pos < self.s.len() && !self.s[self.pos].is_ascii_whitespace() {
+            self.pos += 1;
+        }
+        Ok((&self.s[start..self.pos], start))
+    }
+
+    fn at_end(&self) -> bool {
+        self.s[self.pos..].iter().all(u8::is_ascii_whitespace)
+    }
+}
+
+fn err(offset: usize, kind: ParseFenErrorKind) -> ParseFenError {
+    ParseFenError { offset, kind }
+}
+
+fn parse_board(field: &[u8], off: usize) -> Result<[Option<Piece>; 64], ParseFenError> {
+    let mut board = [None; 64];
+    let mut rank_idx = 0usize; // 0 = rank 8
+    let mut file = 0u32;
+    for (i, &c) in field.iter().enumerate() {
+        let at = off + i;
+        match c {
+            b'/' => {
+                if file < 8 {
+                    return Err(err(
+                        at,
+                        ParseFenErrorKind::RankTooShort(Rank::new(7 - rank_idx as u32)),
+                    ));
+                }
+                rank_idx += 1;
+                file = 0;
+                if rank_idx > 7 {
+                    return Err(err(at, ParseFenErrorKind::WrongRankCount(rank_idx + 1)));
+                }
+            }
+            b'1'..=b'8' => {
+                file += u32::from(c - b'0');
+                if file > 8 {
+                    return Err(err(
+                        at,
+                        ParseFenErrorKind::RankTooLong(Rank::new(7 - rank_idx as u32)),
+                    ));
+                }
+            }
+            _ => {
+                let p = Piece::from_char(c as char)
+                    .ok_or(err(at, ParseFenErrorKind::BadBoardChar(c as char)))?;
+                if file >= 8 {
+                    return Err(err(
+                        at,
+                        ParseFenErrorKind::RankTooLong(Rank::new(7 - rank_idx as u32)),
+                    ));
+                }
+                board[(7 - rank_idx) * 8 + file as usize] = Some(p);
+                file += 1;
+            }
+        }
+    }
+    if rank_idx < 7 {
+        return Err(err(
+            off + field.len(),
+            ParseFenErrorKind::WrongRankCount(rank_idx + 1),
+        ));
+    }
+    if file < 8 {
+        return Err(err(
+            off + field.len(),
+            ParseFenErrorKind::RankTooShort(Rank::First),
+        ));
+    }
+    Ok(board)
+}
+
+fn parse_castling(
+    field: &[u8],
+    off: usize,
+    mode: Mode,
+) -> Result<Vec<(CastlingRight, usize)>, ParseFenError> {
+    if field == b"-" {
+        return Ok(Vec::new());
+    }
+    let mut out: Vec<(CastlingRight, usize)> = Vec::with_capacity(4);
+    // Rank of each letter for the order check: white before black, K before Q.
+    let mut last_order = 0u32;
+    for (i, &c) in field.iter().enumerate() {
+        let at = off + i;
+        let color = if c.is_ascii_uppercase() {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let right = match c.to_ascii_lowercase() {
+            b'k' => CastlingRight::KingSide(color),
+            b'q' => CastlingRight::QueenSide(color),
+            b'a'..=b'h' => {
+                CastlingRight::File(color, File::new(u32::from(c.to_ascii_lowercase() - b'a')))
+            }
+            _ => return Err(err(at, ParseFenErrorKind::BadCastling(c as char))),
+        };
+        if out.iter().any(|(r, _)| *r == right) {
+            return Err(err(at, ParseFenErrorKind::BadCastling(c as char)));
+        }
+        if mode == Mode::Strict {
+            let order =
+                color.index() as u32 * 2 + u32::from(matches!(right, CastlingRight::QueenSide(_)));
+            if order < last_order {
+                return Err(err(at, ParseFenErrorKind::BadCastling(c as char)));
+            }
+            last_order = order;
+        }
+        out.push((right, at));
+    }
+    Ok(out)
+}
+
+fn parse_number(field: &[u8]) -> Option<u32> {
+    if field.is_empty() || field.len() > 9 || !field.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    field.iter().try_fold(0u32, |acc, &d| {
+        acc.checked_mul(10)?.checked_add(u32::from(d - b'0'))
+    })
+}
+
+impl Setup {
+    /// Reads a FEN (six fields; in lenient mode the two clocks may be missing).
+    ///
+    /// # Errors
+    /// [`ParseFenError`] with the byte offset of the first problem.
+    pub fn from_fen(s: &str, mode: Mode) -> Result<Setup, ParseFenError> {
+        let (setup, used) = Setup::parse(s.as_bytes(), mode, true)?;
+        let rest = &s.as_bytes()[used..];
+        let skip = rest.iter().take_while(|c| c.is_ascii_whitespace()).count();
+        if skip < rest.len() {
+            return Err(err(used + skip, ParseFenErrorKind::TrailingText));
+        }
+        if mode == Mode::Strict && !rest.is_empty() {
+            return Err(err(used, ParseFenErrorKind::BadWhitespace));
+        }
+        Ok(setup)
+    }
+
+    /// Reads the four position fields of an EPD record (board, side, castling,
+    /// en passant) from the start of `s`, returning the setup (clocks 0 and 1)
+    /// and the number of bytes used.
+    ///
+    /// # Errors
+    /// [`ParseFenError`] with the byte offset of the first problem.
+    pub fn from_epd_prefix(s: &[u8], mode: Mode) -> Result<(Setup, usize), ParseFenError> {
+        Setup::parse(s, mode, false)
+    }
+
+    fn parse(s: &[u8], mode: Mode, with_clocks: bool) -> Result<(Setup, usize), ParseFenError> {
+        if s.iter().all(u8::is_ascii_whitespace) {
+            return Err(err(0, ParseFenErrorKind::Empty));
+        }
+        let mut fields = Fields { s, pos: 0, mode };
+        let (board_f, board_off) = fields.next("piece placement")?;
+        let board = parse_board(board_f, board_off)?;
+        let (turn_f, turn_off) = fields.next("side to move")?;
+        let turn = match turn_f {
+            b"w" => Color::White,
+            b"b" => Color::Black,
+            _ if mode == Mode::Lenient && (turn_f == b"W" || turn_f == b"B") => {
+                if turn_f == b"W" {
+                    Color::White
+                } else {
+                    Color::Black
+                }
+            }
+            _ => return Err(err(turn_off, ParseFenErrorKind::BadTurn)),
+        };
+        let (cast_f, cast_off) = fields.next("castling")?;
+        let castling = parse_castling(cast_f, cast_off, mode)?;
+        let (ep_f, ep_off) = fields.next("en passant")?;
+        let ep_square = if ep_f == b"-" {
+            None
+        } else {
+            let sq =
+                Square::from_ascii(ep_f).ok_or(err(ep_off, ParseFenErrorKind::BadEnPassant))?;
+            if sq.rank() != Rank::Third && sq.rank() != Rank::Sixth {
+                return Err(err(ep_off, ParseFenErrorKind::BadEnPassant));
+            }
+            Some((sq, ep_off))
+        };
+        let mut setup = Setup {
+            board,
+            turn,
+            castling,
+            ep_square,
+            halfmoves: 0,
+            fullmoves: 1,
+            field_offsets: [
+                board_off, turn_off, cast_off, ep_off, fields.pos, fields.pos,
+            ],
+        };
+        if !with_clocks {
+            return Ok((setup, fields.pos));
+        }
+        if mode == Mode::Lenient && fields.at_end() {
+            return Ok((setup, fields.pos));
+        }
+        let (hm_f, hm_off) = fields.next("halfmove clock")?;
+        setup.halfmoves = parse_number(hm_f).ok_or(err(hm_off, ParseFenErrorKind::BadHalfmoves))?;
+        setup.field_offsets[4] = hm_off;
+        if mode == Mode::Lenient && fields.at_end() {
+            return Ok((setup, fields.pos));
+        }
+        let (fm_f, fm_off) = fields.next("fullmove number")?;
+        setup.fullmoves = parse_number(fm_f).ok_or(err(fm_off, ParseFenErrorKind::BadFullmoves))?;
+        setup.field_offsets[5] = fm_off;
+        Ok((setup, fields.pos))
+    }
+
+    /// Checks the setup and builds the position.
+    ///
+    /// In strict mode every problem is an error. In lenient mode impossible
+    /// castling and en-passant rights and a zero fullmove number are fixed and
+    /// returned as warnings, and an impossible (but playable) check is a
+    /// warning; missing kings, pawns on the back rank and a side not to move
+    /// in check stay errors, since no legal play follows from them.
+    ///
+    /// # Errors
+    /// [`PositionError`] listing every problem found.
+    pub fn into_position(self, mode: Mode) -> Result<(Position, Vec<FenWarning>), PositionError> {
+        let mut errors = Vec::new();
+        let mut warnings = Vec::new();
+        let [board_off, turn_off, _, _, _, fm_off] = self.field_offsets;
+        let mut pos = Position::empty();
+        for (i, p) in self.board.iter().enumerate() {
+            if let Some(p) = p {
+                pos.put(Square::new(i as u32), *p);
+            }
+        }
+        pos.turn = self.turn;
+        for color in Color::ALL {
+            match pos.pieces(color, Role::King).count() {
+                0 => errors.push((PositionProblem::MissingKing(color), board_off)),
+                1 => {}
+                _ => errors.push((PositionProblem::TooManyKings(color), board_off)),
+            }
+        }
+        for sq in pos.by_role(Role::Pawn) & Bitboard::BACKRANKS {
+            errors.push((PositionProblem::PawnOnBackRank(sq), board_off));
+        }
+        if !errors.is_empty() {
+            return Err(PositionError { problems: errors });
+        }
+
+        // Castling rights.
+        let problem =
+            |p: PositionProblem, off: usize, errors: &mut Vec<_>, warnings: &mut Vec<_>| {
+                if mode == Mode::Strict {
+                    errors.push((p, off));
+                } else {
+                    warnings.push((p, off));
+                }
+            };
+        let mut sides_taken: Vec<(Color, bool)> = Vec::new();
+        for &(right, off) in &self.castling {
+            let color = right.color();
+            let king = pos.king(color);
+            let back = color.back_rank();
+            let rooks = pos.pieces(color, Role::Rook) & Bitboard::rank(back);
+            let rook = if king.rank() != back {
+                None
+            } else {
+                match right {
+                    CastlingRight::KingSide(_) => rooks.filter(|r| r.file() > king.file()).last(),
+                    CastlingRight::QueenSide(_) => rooks.filter(|r| r.file() < king.file()).next(),
+                    CastlingRight::File(_, f) => {
+                        let sq = Square::from_coords(f, back);
+                        rooks.contains(sq).then_some(sq)
+                    }
+                }
+            };
+            match rook {
+                Some(r) if r.file() != king.file() => {
+                    let kingside = r.file() > king.file();
+                    if sides_taken.contains(&(color, kingside)) {
+                        problem(
+                            PositionProblem::BadCastlingRight(right),
+                            off,
+                            &mut errors,
+                            &mut warnings,
+                        );
+                    } else {
+                        sides_taken.push((color, kingside));
+                        pos.castling.add(r);
+                    }
+                }
+                _ => problem(
+                    PositionProblem::BadCastlingRight(right),
+                    off,
+                    &mut errors,
+                    &mut warnings,
+                ),
+            }
+        }
+
+        // En passant.
+        if let Some((ep, off)) = self.ep_square {
+            let us = self.turn;
+            let them = us.other();
+            let ok_rank = ep.rank() == Rank::Sixth.relative_to(us);
+            let pushed = ep.offset(if us == Color::White { -8 } else { 8 });
+            let origin = ep.offset(if us == Color::White { 8 } else { -8 });
+            let ok = ok_rank
+                && pushed.is_some_and(|s| {
+                    pos.piece_at(s)
+                        == Some(Piece {
+                            color: them,
+                            role: Role::Pawn,
+                        })
+                })
+                && pos.piece_at(ep).is_none()
+                && origin.is_some_and(|s| pos.piece_at(s).is_none());
+            if !ok {
+                problem(
+                    PositionProblem::BadEnPassant(ep),
+                    off,
+                    &mut errors,
+                    &mut warnings,
+                );
+            } else if pos.ep_capture_legal(ep) {
+                pos.ep_square = Some(ep);
+            }
+        }
+
+        // Checks.
+        let them = self.turn.other();
+        if pos
+            .attackers(pos.king(them), self.turn, pos.occupied())
+            .nonempty()
+        {
+            errors.push((PositionProblem::OppositeCheck, turn_off));
+        }
+        let checkers = pos.checkers();
+        if checkers.count() > 2 {
+            problem(
+                PositionProblem::TooManyCheckers,
+                board_off,
+                &mut errors,
+                &mut warnings,
+            );
+        } else if checkers.count() == 2 && impossible_double_check(&pos, checkers) {
+            problem(
+                PositionProblem::ImpossibleCheck,
+                board_off,
+                &mut errors,
+                &mut warnings,
+            );
+        }
+
+        if self.fullmoves == 0 {
+            problem(
+                PositionProblem::ZeroFullmoves,
+                fm_off,
+                &mut errors,
+                &mut warnings,
+            );
+        }
+        if !errors.is_empty() {
+            errors.sort_by_key(|(_, off)| *off);
+            return Err(PositionError { problems: errors });
+        }
+        pos.halfmoves = self.halfmoves;
+        pos.fullmoves = self.fullmoves.max(1);
+        pos.hash = pos.compute_hash();
+        Ok((pos, warnings))
+    }
+}
+
+/// Two checkers that no single legal move could have produced together.
+fn impossible_double_check(pos: &Position, checkers: Bitboard) -> bool {
+    let mut it = checkers;
+    let (Some(a), Some(b)) = (it.next(), it.next()) else {
+        return false;
+    };
+    let king = pos.king(pos.turn());
+    let ra = pos.role_at(a);
+    let rb = pos.role_at(b);
+    let steppers = |r: Option<Role>| matches!(r, Some(Role::Pawn) | Some(Role::Knight));
+    if steppers(ra) && steppers(rb) {
+        return true;
+    }
+    // Two sliders on one line through the king: one would be behind the other.
+    if !steppers(ra) && !steppers(rb) && aligned(a, b, king) && !between(a, b).contains(king) {
+        return true;
+    }
+    false
+}
+
+/// A FEN string: a [`Setup`] that parses from text and writes back as text.
+///
+/// `str::parse` reads in [`Mode::Lenient`]; use [`Setup::from_fen`] to choose.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fen(Setup);
+
+impl Fen {
+    /// The FEN of a position, with X-FEN castling.
+    pub fn from_position(pos: &Position) -> FenDisplay<'_> {
+        FenDisplay {
+            pos,
+            notation: CastlingNotation::XFen,
+            clocks: true,
+        }
+    }
+
+    /// The setup read from the text.
+    pub fn setup(&self) -> &Setup {
+        &self.0
+    }
+
+    /// The setup read from the text.
+    pub fn into_setup(self) -> Setup {
+        self.0
+    }
+
+    /// Builds the position.
+    ///
+    /// # Errors
+    /// [`PositionError`] if the setup is not a legal position.
+    pub fn into_position(self, mode: Mode) -> Result<(Position, Vec<FenWarning>), PositionError> {
+        self.0.into_position(mode)
+    }
+}
+
+impl core::str::FromStr for Fen {
+    type Err = ParseFenError;
+    fn from_str(s: &str) -> Result<Fen, ParseFenError> {
+        Setup::from_fen(s, Mode::Lenient).map(Fen)
+    }
+}
+
+/// Writes a position as FEN; see [`Fen::from_position`].
+#[derive(Copy, Clone, Debug)]
+pub struct FenDisplay<'a> {
+    pos: &'a Position,
+    notation: CastlingNotation,
+    clocks: bool,
+}
+
+impl FenDisplay<'_> {
+    /// Chooses how castling rights are written.
+    #[must_use]
+    pub fn castling(mut self, notation: CastlingNotation) -> Self {
+        self.notation = notation;
+        self
+    }
+
+    /// Leaves out the two clocks: the four position fields of EPD.
+    #[must_use]
+    pub fn epd(mut self) -> Self {
+        self.clocks = false;
+        self
+    }
+}
+
+impl fmt::Display for FenDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pos = self.pos;
+        for rank in (0..8).rev() {
+            let mut empty = 0;
+            for file in 0..8 {
+                match pos.piece_at(Square::new(rank * 8 + file)) {
+                    Some(p) => {
+                        if empty > 0 {
+                            write!(f, "{empty}")?;
+                            empty = 0;
+                        }
+                        write!(f, "{}", p.char())?;
+                    }
+                    None => empty += 1,
+                }
+            }
+            if empty > 0 {
+                write!(f, "{empty}")?;
+            }
+            if rank > 0 {
+                f.write_str("/")?;
+            }
+        }
+        write!(f, " {} ", pos.turn().char())?;
+        write_castling(f, pos, self.notation)?;
+        match pos.ep_square() {
+            Some(sq) => write!(f, " {sq}")?,
+            None => f.write_str(" -")?,
+        }
+        if self.clocks {
+            write!(f, " {} {}", pos.halfmoves(), pos.fullmoves())?;
+        }
+        Ok(())
+    }
+}
+
+fn write_castling(
+    f: &mut fmt::Formatter<'_>,
+    pos: &Position,
+    notation: CastlingNotation,
+) -> fmt::Result {
+    let rights = pos.castling_rooks();
+    if rights.is_empty() {
+        return f.write_str("-");
+    }
+    for color in Color::ALL {
+        let king = pos.king(color);
+        let back = Bitboard::rank(color.back_rank());
+        let rooks = pos.pieces(color, Role::Rook) & back;
+        let mine = rights & back;
+        // King side first (highest file first), then queen side.
+        let mut ordered: Vec<Square> = mine.filter(|r| r.file() > king.file()).collect();
+        ordered.reverse();
+        ordered.extend(mine.filter(|r| r.file() < king.file()).rev());
+        for r in ordered {
+            let kingside = r.file() > king.file();
+            let outermost = if kingside {
+                rooks.filter(|x| x.file() > king.file()).last() == Some(r)
+            } else {
+                rooks.filter(|x| x.file() < king.file()).next() == Some(r)
+            };
+            let ch = match notation {
+                CastlingNotation::XFen if outermost => {
+                    if kingside {
+                        'K'
+                    } else {
+                        'Q'
+                    }
+                }
+                _ => r.file().char().to_ascii_uppercase(),
+            };
+            let ch = if color == Color::White {
+                ch
+            } else {
+                ch.to_ascii_lowercase()
+            };
+            write!(f, "{ch}")?;
+        }
+    }
+    Ok(())
+}
+
+impl Position {
+    /// Reads a FEN in strict mode.
+    ///
+    /// # Errors
+    /// [`FenError`] for malformed text or an illegal position.
+    pub fn from_fen(fen: &str) -> Result<Position, FenError> {
+        let setup = Setup::from_fen(fen, Mode::Strict)?;
+        Ok(setup.into_position(Mode::Strict)?.0)
+    }
+
+    /// Reads a FEN in lenient mode, returning what was fixed as warnings.
+    ///
+    /// # Errors
+    /// [`FenError`] for malformed text or a position no play can follow from.
+    pub fn from_fen_lenient(fen: &str) -> Result<(Position, Vec<FenWarning>), FenError> {
+        let setup = Setup::from_fen(fen, Mode::Lenient)?;
+        Ok(setup.into_position(Mode::Lenient)?)
+    }
+
+    /// The position as FEN (X-FEN castling).
+    pub fn fen(&self) -> String {
+        Fen::from_position(self).to_string()
+    }
+
+    /// Whether the castling rights need Chess960 notation (a king or castling
+    /// rook off its standard square).
+    pub fn is_chess960_castling(&self) -> bool {
+        let rooks = self.castling_rooks();
+        if rooks.is_empty() {
+            return false;
+        }
+        let standard = Bitboard::from_square(Square::A1)
+            | Bitboard::from_square(Square::H1)
+            | Bitboard::from_square(Square::A8)
+            | Bitboard::from_square(Square::H8);
+        if (rooks - standard).nonempty() {
+            return true;
+        }
+        Color::ALL.iter().any(|&c| {
+            (rooks & Bitboard::rank(c.back_rank())).nonempty()
+                && self.king(c) != Square::from_coords(File::E, c.back_rank())
+        })
+    }
+}

@@ -1,0 +1,45 @@
+//! Chess rules for rookery: squares and bitboards, legal move generation,
+//! making moves with incremental Zobrist keys, FEN (with Shredder-FEN and
+//! X-FEN castling), SAN and UCI move notation, perft, draw rules and Chess960.
+//!
+//! No I/O and no dependencies beyond `std`.
+//!
+//! ```
+//! use rookery_core::{perft, CastlingMode, Position, San, SanPlus, UciMove};
+//!
+//! let mut pos = Position::startpos();
+//! for san in ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "O-O"] {
+//!     let m = san.parse::<San>()?.to_move(&pos)?;
+//!     pos.play_unchecked(m);
+//! }
+//! assert_eq!(pos.fen(), "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQ1RK1 b kq - 1 4");
+//! let m = pos.legal_moves()[0];
+//! println!("{} = {}", SanPlus::from_move(&pos, m), UciMove::from_move(&pos, m, CastlingMode::Standard));
+//! assert_eq!(perft(&Position::startpos(), 4), 197_281);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod attacks;
+mod bitboard;
+pub mod fen;
+mod game;
+mod movegen;
+mod moves;
+mod perft;
+mod position;
+pub mod san;
+mod types;
+pub mod uci;
+mod zobrist;
+
+pub use bitboard::Bitboard;
+pub use fen::{CastlingNotation, Fen, FenError, Mode, ParseFenError, PositionError, Setup};
+pub use game::{Game, Outcome, Termination};
+pub use moves::{Move, MoveKind, MoveList, MAX_MOVES};
+pub use perft::{divide, divide_parallel, perft, perft_full, perft_parallel};
+pub use position::{IllegalMoveError, Position};
+pub use san::{San, SanError, SanPlus, Suffix};
+pub use types::{CastlingSide, Color, File, ParseSquareError, Piece, Rank, Role, Square};
+pub use uci::{CastlingMode, UciMove};

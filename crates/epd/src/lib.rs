@@ -1,0 +1,1 @@
+//! The EPD Kit: records, opcodes with typed operands, validation and the pfdn/pfop verbs (work in progress).

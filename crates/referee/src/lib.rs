@@ -1,0 +1,1 @@
+//! The EPD referee server (refcom/refreq over TCP) and tournament management (work in progress).

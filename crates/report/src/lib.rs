@@ -1,0 +1,1 @@
+//! Gastric-style reports from test-suite results (work in progress).
