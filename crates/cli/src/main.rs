@@ -1,1 +1,60 @@
-fn main() {}
+//! `rookery`: the command-line front end of the rookery chess toolkit.
+//!
+//! Each subcommand lives in its own module under `cmd/`: it parses its flags
+//! (clap), calls one library function and prints. Exit status: 0 success,
+//! 1 the input had errors (reported; the rest was still processed), 2 usage.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod cmd;
+mod output;
+
+/// A chess toolkit: move generation and perft, FEN/SAN/EPD/PGN tools, a UCI
+/// engine and a host for external engines.
+#[derive(Parser, Debug)]
+#[command(name = "rookery", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Count the leaf nodes of the legal move tree (move-generator test and benchmark).
+    Perft(cmd::perft::Args),
+    /// Show a position: board, state, and every legal move in SAN and UCI.
+    Show(cmd::show::Args),
+    /// EPD tools: normalize (pfdn), purge (pfop), validate, convert.
+    Epd(cmd::epd::Args),
+    /// PGN tools: validate, normalize, to-epd, stats.
+    Pgn(cmd::pgn::Args),
+    /// Run the built-in engine as a UCI engine on stdin/stdout.
+    Uci(cmd::uci::Args),
+    /// Engine search benchmark: fixed positions and depth; node signature and nodes/s.
+    Bench(cmd::bench::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with status 0; usage errors exit 2.
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let result = match cli.command {
+        Command::Perft(args) => cmd::perft::run(args),
+        Command::Show(args) => cmd::show::run(args),
+        Command::Epd(args) => cmd::epd::run(args),
+        Command::Pgn(args) => cmd::pgn::run(args),
+        Command::Uci(args) => cmd::uci::run(args),
+        Command::Bench(args) => cmd::bench::run(args),
+    };
+    output::finish(result)
+}

@@ -181,10 +181,29 @@ impl Iterator for Bitboard {
 
 impl ExactSizeIterator for Bitboard {}
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iterates_both_ways() {
+        let bb = Bitboard(0x8100_0000_0000_0081);
+        let fwd: Vec<Square> = bb.collect();
+        let mut back: Vec<Square> = bb.rev().collect();
+        back.reverse();
+        assert_eq!(fwd, back);
+        assert_eq!(fwd.len(), 4);
+        let low: Vec<Square> = bb.filter(|s| s.file() == File::A).rev().collect();
+        assert_eq!(low, vec![Square::A8, Square::A1]);
+    }
+}
+
 impl DoubleEndedIterator for Bitboard {
     #[inline]
     fn next_back(&mut self) -> Option<Square> {
-        let sq = self.last()?;
+        // Not `self.last()`: on `&mut Bitboard` that would resolve to
+        // `Iterator::last` and drain the set.
+        let sq = Bitboard::last(*self)?;
         self.discard(sq);
         Some(sq)
     }

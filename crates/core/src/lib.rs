@@ -38,7 +38,10 @@ pub use bitboard::Bitboard;
 pub use fen::{CastlingNotation, Fen, FenError, Mode, ParseFenError, PositionError, Setup};
 pub use game::{Game, Outcome, Termination};
 pub use moves::{Move, MoveKind, MoveList, MAX_MOVES};
-pub use perft::{divide, divide_parallel, perft, perft_full, perft_parallel};
+pub use perft::{
+    divide, divide_parallel, parse_perft_suite, perft, perft_full, perft_parallel, PerftCase,
+    PerftSuiteError,
+};
 pub use position::{IllegalMoveError, Position};
 pub use san::{San, SanError, SanPlus, Suffix};
 pub use types::{CastlingSide, Color, File, ParseSquareError, Piece, Rank, Role, Square};

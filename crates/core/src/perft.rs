@@ -98,3 +98,116 @@ pub fn perft_parallel(pos: &Position, depth: u32, threads: usize) -> u64 {
         .map(|(_, n)| n)
         .sum()
 }
+
+/// One position of a perft suite with its expected counts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PerftCase {
+    /// The `id` of a block, or `line N`.
+    pub name: String,
+    /// 1-based line of the FEN in the suite text.
+    pub line: usize,
+    /// The position as written.
+    pub fen: String,
+    /// `(depth, nodes)` pairs in the order given.
+    pub counts: Vec<(u32, u64)>,
+}
+
+/// A line of a perft suite that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PerftSuiteError {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column (in bytes).
+    pub column: usize,
+    /// What was expected.
+    pub message: String,
+}
+
+impl core::fmt::Display for PerftSuiteError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+impl std::error::Error for PerftSuiteError {}
+
+/// Reads a perft suite in either common format: one `FEN ;D1 20 ;D2 400`
+/// line per position, or blocks of `id NAME` / `epd FEN` / `perft DEPTH NODES`
+/// lines. `#` starts a comment line; blank lines are ignored. A separator
+/// glued to a number (`;D2 191; D3 2812`) is tolerated.
+///
+/// # Errors
+/// The first line that is not in either format.
+pub fn parse_perft_suite(text: &str) -> Result<Vec<PerftCase>, PerftSuiteError> {
+    let mut cases: Vec<PerftCase> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let line = raw.trim_end();
+        let indent = line.len() - line.trim_start().len();
+        let line = line.trim_start();
+        let col = |offset: usize| indent + offset + 1;
+        let bad = |offset: usize, message: &str| PerftSuiteError {
+            line: line_no,
+            column: col(offset),
+            message: message.to_string(),
+        };
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("id ") {
+            cases.push(PerftCase {
+                name: rest.trim().to_string(),
+                line: line_no,
+                fen: String::new(),
+                counts: Vec::new(),
+            });
+        } else if let Some(rest) = line.strip_prefix("epd ") {
+            let case = cases
+                .last_mut()
+                .ok_or_else(|| bad(0, "`epd` line before any `id` line"))?;
+            case.fen = rest.trim().to_string();
+            case.line = line_no;
+        } else if let Some(rest) = line.strip_prefix("perft ") {
+            let case = cases
+                .last_mut()
+                .ok_or_else(|| bad(0, "`perft` line before any `id` line"))?;
+            let mut it = rest.split_whitespace();
+            let depth = it.next().and_then(|d| d.parse().ok());
+            let nodes = it.next().and_then(|n| n.parse().ok());
+            match (depth, nodes, it.next()) {
+                (Some(d), Some(n), None) => case.counts.push((d, n)),
+                _ => return Err(bad(6, "expected `perft DEPTH NODES`")),
+            }
+        } else {
+            let fen_end = line.find(';').unwrap_or(line.len());
+            let fen = line[..fen_end].trim().to_string();
+            let mut counts = Vec::new();
+            let mut offset = fen_end;
+            for part in line[fen_end..].split(';').skip(1) {
+                let at = offset + 1;
+                offset += part.len() + 1;
+                let p = part.trim();
+                if p.is_empty() {
+                    continue;
+                }
+                let mut it = p.split_whitespace();
+                let depth = it
+                    .next()
+                    .and_then(|d| d.strip_prefix('D').or_else(|| d.strip_prefix('d')))
+                    .and_then(|d| d.parse().ok());
+                let nodes = it.next().and_then(|n| n.parse().ok());
+                match (depth, nodes, it.next()) {
+                    (Some(d), Some(n), None) => counts.push((d, n)),
+                    _ => return Err(bad(at, "expected `;D<depth> <nodes>`")),
+                }
+            }
+            cases.push(PerftCase {
+                name: format!("line {line_no}"),
+                line: line_no,
+                fen,
+                counts,
+            });
+        }
+    }
+    Ok(cases)
+}
