@@ -155,7 +155,7 @@ impl Position {
         let occ = self.occupied();
         let ours = self.by_color(us);
         let theirs = self.by_color(them);
-        let checkers = self.attackers(king, them, occ);
+        let (checkers, pinned) = self.checkers_and_pinned();
 
         let dest = match kind {
             GenType::All => !ours,
@@ -180,7 +180,6 @@ impl Position {
             Some(c) => between(king, c).with(c),
             None => Bitboard::FULL,
         };
-        let pinned = self.pinned();
         let target = dest & check_mask;
 
         // Knights: a pinned knight can never move.

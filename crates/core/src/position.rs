@@ -264,6 +264,34 @@ impl Position {
         (diag | orth | near) & self.by_color[color.index()]
     }
 
+    /// Checkers of the side to move and its pinned pieces, found in one pass
+    /// over the sliders aimed at its king.
+    #[inline]
+    pub(crate) fn checkers_and_pinned(&self) -> (Bitboard, Bitboard) {
+        let us = self.turn;
+        let them = us.other();
+        let king = self.king(us);
+        let theirs = self.by_color[them.index()];
+        let ours = self.by_color[us.index()];
+        let queens = self.by_role[Role::Queen.index()];
+        let snipers = ((rook_attacks(king, theirs) & (self.by_role[Role::Rook.index()] | queens))
+            | (bishop_attacks(king, theirs) & (self.by_role[Role::Bishop.index()] | queens)))
+            & theirs;
+        let mut checkers = ((self.by_role[Role::Knight.index()] & knight_attacks(king))
+            | (self.by_role[Role::Pawn.index()] & pawn_attacks(us, king)))
+            & theirs;
+        let mut pinned = Bitboard::EMPTY;
+        for s in snipers {
+            let b = between(king, s) & ours;
+            if b.is_empty() {
+                checkers.add(s);
+            } else if !b.more_than_one() {
+                pinned |= b;
+            }
+        }
+        (checkers, pinned)
+    }
+
     /// Whether any piece of `color` attacks `sq` with occupancy `occ`.
     #[inline]
     pub fn is_attacked(&self, sq: Square, color: Color, occ: Bitboard) -> bool {
