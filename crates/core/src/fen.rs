@@ -16,7 +16,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::attacks::{aligned, between};
+use crate::attacks::aligned;
 use crate::bitboard::Bitboard;
 use crate::position::Position;
 use crate::types::{Color, File, Piece, Rank, Role, Square};
@@ -574,8 +574,8 @@ impl Setup {
                 None
             } else {
                 match right {
-                    CastlingRight::KingSide(_) => rooks.filter(|r| r.file() > king.file()).last(),
-                    CastlingRight::QueenSide(_) => rooks.filter(|r| r.file() < king.file()).next(),
+                    CastlingRight::KingSide(_) => { rooks }.rfind(|r| r.file() > king.file()),
+                    CastlingRight::QueenSide(_) => { rooks }.find(|r| r.file() < king.file()),
                     CastlingRight::File(_, f) => {
                         let sq = Square::from_coords(f, back);
                         rooks.contains(sq).then_some(sq)
@@ -607,6 +607,7 @@ impl Setup {
         }
 
         // En passant.
+        let mut written_ep = None;
         if let Some((ep, off)) = self.ep_square {
             let us = self.turn;
             let them = us.other();
@@ -630,8 +631,11 @@ impl Setup {
                     &mut errors,
                     &mut warnings,
                 );
-            } else if pos.ep_capture_legal(ep) {
-                pos.ep_square = Some(ep);
+            } else {
+                written_ep = Some(ep);
+                if pos.ep_capture_legal(ep) {
+                    pos.ep_square = Some(ep);
+                }
             }
         }
 
@@ -651,7 +655,7 @@ impl Setup {
                 &mut errors,
                 &mut warnings,
             );
-        } else if checkers.count() == 2 && impossible_double_check(&pos, checkers) {
+        } else if impossible_check(&pos, checkers, written_ep) {
             problem(
                 PositionProblem::ImpossibleCheck,
                 board_off,
@@ -679,24 +683,48 @@ impl Setup {
     }
 }
 
-/// Two checkers that no single legal move could have produced together.
-fn impossible_double_check(pos: &Position, checkers: Bitboard) -> bool {
+/// Checkers (at most two) that no single legal last move could have produced:
+/// two pawns or knights; two pieces on one line through the king (on the same
+/// side, one would block the other; on opposite sides, no move uncovers one
+/// and gives the other); or, after a double pawn push (`ep`, the square it
+/// passed), any check other than by the pushed pawn or uncovered by it.
+fn impossible_check(pos: &Position, checkers: Bitboard, ep: Option<Square>) -> bool {
     let mut it = checkers;
-    let (Some(a), Some(b)) = (it.next(), it.next()) else {
+    let Some(a) = it.next() else {
         return false;
     };
     let king = pos.king(pos.turn());
-    let ra = pos.role_at(a);
-    let rb = pos.role_at(b);
-    let steppers = |r: Option<Role>| matches!(r, Some(Role::Pawn) | Some(Role::Knight));
-    if steppers(ra) && steppers(rb) {
+    let second = it.next();
+    if let Some(b) = second {
+        let steppers = |r: Option<Role>| matches!(r, Some(Role::Pawn) | Some(Role::Knight));
+        if steppers(pos.role_at(a)) && steppers(pos.role_at(b)) {
+            return true;
+        }
+        if aligned(a, b, king) {
+            return true;
+        }
+    }
+    let Some(ep) = ep else {
+        return false;
+    };
+    if second.is_some() {
+        // A double push gives at most one check, direct or uncovered.
         return true;
     }
-    // Two sliders on one line through the king: one would be behind the other.
-    if !steppers(ra) && !steppers(rb) && aligned(a, b, king) && !between(a, b).contains(king) {
-        return true;
+    // Rank checked by the caller: ep is on the third or sixth rank, so both exist.
+    let (Some(pushed_to), Some(pushed_from)) = (
+        ep.offset(if pos.turn() == Color::White { -8 } else { 8 }),
+        ep.offset(if pos.turn() == Color::White { 8 } else { -8 }),
+    ) else {
+        return false;
+    };
+    if a == pushed_to {
+        return false;
     }
-    false
+    // Put the pawn back: if the king is still attacked, the check was there before.
+    let before =
+        (pos.occupied() - Bitboard::from_square(pushed_to)) | Bitboard::from_square(pushed_from);
+    pos.attackers(king, pos.turn().other(), before).nonempty()
 }
 
 /// A FEN string: a [`Setup`] that parses from text and writes back as text.
@@ -823,9 +851,9 @@ fn write_castling(
         for r in ordered {
             let kingside = r.file() > king.file();
             let outermost = if kingside {
-                rooks.filter(|x| x.file() > king.file()).last() == Some(r)
+                { rooks }.rfind(|x| x.file() > king.file()) == Some(r)
             } else {
-                rooks.filter(|x| x.file() < king.file()).next() == Some(r)
+                { rooks }.find(|x| x.file() < king.file()) == Some(r)
             };
             let ch = match notation {
                 CastlingNotation::XFen if outermost => {
