@@ -1,0 +1,711 @@
+//! The game tree and the visitor that builds it, checking every move.
+
+use std::fmt;
+use std::io::Read;
+
+use rookery_core::{Color, Fen, Mode, Move, Position, San, SanError, SanPlus, Setup, UciMove};
+
+use crate::reader::{Problem, Reader, Skip, Visitor};
+use crate::types::{GameResult, Location, Nag, RawComment, RawTag};
+
+/// The Seven Tag Roster, in export order, with the values written when a tag is missing.
+pub const SEVEN_TAG_ROSTER: [(&str, &str); 7] = [
+    ("Event", "?"),
+    ("Site", "?"),
+    ("Date", "????.??.??"),
+    ("Round", "?"),
+    ("White", "?"),
+    ("Black", "?"),
+    ("Result", "*"),
+];
+
+/// A game's tag pairs in file order (names unique; a repeated name keeps its last value).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tags(pub Vec<(String, String)>);
+
+impl Tags {
+    /// The value of a tag.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Sets a tag, replacing an earlier value in place or appending.
+    pub fn insert(&mut self, name: &str, value: String) {
+        match self.0.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = value,
+            None => self.0.push((name.to_owned(), value)),
+        }
+    }
+
+    /// Removes a tag, returning its value.
+    pub fn remove(&mut self, name: &str) -> Option<String> {
+        let i = self.0.iter().position(|(n, _)| n == name)?;
+        Some(self.0.remove(i).1)
+    }
+
+    /// The tags the writer writes (see [`Tags::export_order`]), as a `Tags`.
+    pub fn exported(&self) -> Tags {
+        Tags(
+            self.export_order()
+                .into_iter()
+                .map(|(n, v)| (n.to_owned(), v.to_owned()))
+                .collect(),
+        )
+    }
+
+    /// The tags as written in export format: the Seven Tag Roster first (a
+    /// missing one gets its default), then the others in their order.
+    pub fn export_order(&self) -> Vec<(&str, &str)> {
+        let mut out: Vec<(&str, &str)> = SEVEN_TAG_ROSTER
+            .iter()
+            .map(|&(n, d)| (n, self.get(n).unwrap_or(d)))
+            .collect();
+        out.extend(
+            self.0
+                .iter()
+                .filter(|(n, _)| !SEVEN_TAG_ROSTER.iter().any(|(r, _)| r == n))
+                .map(|(n, v)| (n.as_str(), v.as_str())),
+        );
+        out
+    }
+}
+
+/// One move in the tree, with what the file says about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    /// The move (legal in the position it is played from).
+    pub mv: Move,
+    /// Comments standing before the move (at the start of a line or after a variation).
+    pub comments_before: Vec<String>,
+    /// NAGs after the move (`!`-style suffixes are stored as their NAGs).
+    pub nags: Vec<Nag>,
+    /// Comments after the move.
+    pub comments_after: Vec<String>,
+    /// Alternatives to this move, each a line starting from the same position.
+    pub variations: Vec<Line>,
+}
+
+impl Node {
+    /// A node for a move with no annotations.
+    pub fn new(mv: Move) -> Node {
+        Node {
+            mv,
+            comments_before: Vec::new(),
+            nags: Vec::new(),
+            comments_after: Vec::new(),
+            variations: Vec::new(),
+        }
+    }
+}
+
+/// A sequence of moves: the mainline or a variation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Line {
+    /// The moves.
+    pub nodes: Vec<Node>,
+    /// Comments after the last move's variations (or in an empty line).
+    pub trailing_comments: Vec<String>,
+}
+
+/// A game: tags, starting position and the move tree.
+///
+/// Comments are stored with their whitespace normalised (trimmed, runs of
+/// spaces and line breaks made one space), since line breaks in PGN are not
+/// significant and the writer re-wraps text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Game {
+    /// The tag pairs.
+    pub tags: Tags,
+    /// The starting position (from SetUp/FEN, else the standard one).
+    pub start: Position,
+    /// The mainline, with variations hanging from its nodes.
+    pub mainline: Line,
+    /// The game-termination marker (the Result tag's value, or `*`, when the file had none).
+    pub result: GameResult,
+}
+
+impl Game {
+    /// An empty game from the standard starting position.
+    pub fn new() -> Game {
+        Game {
+            tags: Tags::default(),
+            start: Position::startpos(),
+            mainline: Line::default(),
+            result: GameResult::Unknown,
+        }
+    }
+
+    /// The mainline moves.
+    pub fn mainline_moves(&self) -> impl Iterator<Item = Move> + '_ {
+        self.mainline.nodes.iter().map(|n| n.mv)
+    }
+
+    /// The position after the last mainline move.
+    pub fn end_position(&self) -> Position {
+        let mut pos = self.start.clone();
+        for m in self.mainline_moves() {
+            pos.play_unchecked(m);
+        }
+        pos
+    }
+
+    /// The tags as exported: [`Tags::exported`], with the `Result` tag taken
+    /// from the game-termination marker when the tag is missing or `*`.
+    pub fn exported_tags(&self) -> Tags {
+        let mut tags = self.tags.exported();
+        if self.tags.get("Result").is_none_or(|r| r.trim() == "*") {
+            tags.insert("Result", self.result.as_str().to_owned());
+        }
+        tags
+    }
+
+    /// The game's identity for messages: index and the White/Black/Date/Round tags.
+    pub fn id(&self, index: usize) -> GameId {
+        GameId::from_tags(index, &self.tags)
+    }
+}
+
+impl Default for Game {
+    fn default() -> Game {
+        Game::new()
+    }
+}
+
+/// Names a game in messages: its index in the input (from 1) and its players, date and round.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameId {
+    /// Index in the input, from 1.
+    pub index: usize,
+    /// White tag.
+    pub white: Option<String>,
+    /// Black tag.
+    pub black: Option<String>,
+    /// Date tag.
+    pub date: Option<String>,
+    /// Round tag.
+    pub round: Option<String>,
+}
+
+impl GameId {
+    /// Takes the identifying tags from `tags`.
+    pub fn from_tags(index: usize, tags: &Tags) -> GameId {
+        let t = |n: &str| tags.get(n).map(str::to_owned);
+        GameId {
+            index,
+            white: t("White"),
+            black: t("Black"),
+            date: t("Date"),
+            round: t("Round"),
+        }
+    }
+}
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let q = |v: &Option<String>| v.as_deref().unwrap_or("?").to_owned();
+        write!(
+            f,
+            "game {} ({} - {}, {}, round {})",
+            self.index,
+            q(&self.white),
+            q(&self.black),
+            q(&self.date),
+            q(&self.round)
+        )
+    }
+}
+
+/// Why a game could not be read to its end.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GameErrorKind {
+    /// A move that is illegal or ambiguous in its position.
+    #[error("move {number}{} {text}: {source}", if *.color == Color::White { "." } else { "..." })]
+    IllegalMove {
+        /// The move number.
+        number: u32,
+        /// The side that was to move.
+        color: Color,
+        /// The move as written.
+        text: String,
+        /// Why it cannot be played.
+        source: SanError,
+    },
+    /// The FEN tag is not a legal position.
+    #[error("bad FEN tag {fen:?}: {reason}")]
+    BadFen {
+        /// The tag value.
+        fen: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A Variant tag naming rules other than chess and Chess960.
+    #[error("unsupported variant {0:?} (only standard chess and Chess960 are played)")]
+    UnsupportedVariant(String),
+}
+
+/// An error in one game: which game, where, and what.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{at}: {game}: {kind}")]
+pub struct GameError {
+    /// The game.
+    pub game: GameId,
+    /// Where in the input.
+    pub at: Location,
+    /// What went wrong.
+    pub kind: GameErrorKind,
+}
+
+/// Something questionable that did not stop the game from being read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WarningKind {
+    /// The termination marker disagrees with the Result tag.
+    #[error("game-termination marker {marker} disagrees with the Result tag {tag:?}")]
+    ResultMismatch {
+        /// The Result tag.
+        tag: String,
+        /// The marker.
+        marker: GameResult,
+    },
+    /// No game-termination marker.
+    #[error("no game-termination marker")]
+    MissingResult,
+    /// A token that is not PGN, skipped.
+    #[error("skipped unknown token {0:?}")]
+    UnknownToken(String),
+    /// A tag pair that could not be read, skipped.
+    #[error("skipped malformed tag {0:?}")]
+    BadTag(String),
+    /// Other malformed input the reader stepped over.
+    #[error("{0}")]
+    Malformed(String),
+    /// A NAG or variation with no move before it, skipped.
+    #[error("{0} with no move before it, skipped")]
+    NoMoveBefore(&'static str),
+}
+
+/// A warning with its place in the input.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{at}: {kind}")]
+pub struct Warning {
+    /// Where.
+    pub at: Location,
+    /// What.
+    pub kind: WarningKind,
+}
+
+/// One game as read: the tree (up to the error, if any), the error, the warnings.
+#[derive(Clone, Debug)]
+pub struct ReadGame {
+    /// Index of the game in the input, from 1.
+    pub index: usize,
+    /// Where the game starts.
+    pub at: Location,
+    /// The game (moves up to the first error).
+    pub game: Game,
+    /// The error that stopped the game, if any; the rest of the game was skipped.
+    pub error: Option<GameError>,
+    /// Warnings.
+    pub warnings: Vec<Warning>,
+}
+
+/// Normalises comment whitespace: trimmed, every run of whitespace one space.
+pub fn normalize_comment(raw: &[u8]) -> String {
+    let text = String::from_utf8_lossy(raw);
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// Whether a Variant tag value names standard chess or Chess960.
+pub fn is_supported_variant(v: &str) -> bool {
+    let v = v.trim().to_ascii_lowercase();
+    matches!(
+        v.as_str(),
+        "" | "standard"
+            | "chess"
+            | "normal"
+            | "from position"
+            | "fromposition"
+            | "chess960"
+            | "chess 960"
+            | "fischerandom"
+            | "fischerrandom"
+            | "fischer random"
+            | "960"
+    )
+}
+
+/// The starting position a game's tags ask for (SetUp/FEN, Variant).
+///
+/// # Errors
+/// [`GameErrorKind::BadFen`] or [`GameErrorKind::UnsupportedVariant`].
+pub fn start_position(tags: &Tags) -> Result<Position, GameErrorKind> {
+    if let Some(v) = tags.get("Variant") {
+        if !is_supported_variant(v) {
+            return Err(GameErrorKind::UnsupportedVariant(v.to_owned()));
+        }
+    }
+    match tags.get("FEN") {
+        None => Ok(Position::startpos()),
+        Some(fen) => {
+            let bad = |reason: String| GameErrorKind::BadFen {
+                fen: fen.to_owned(),
+                reason,
+            };
+            let setup =
+                Setup::from_fen(fen.trim(), Mode::Lenient).map_err(|e| bad(e.to_string()))?;
+            let (pos, _warnings) = setup
+                .into_position(Mode::Lenient)
+                .map_err(|e| bad(e.to_string()))?;
+            Ok(pos)
+        }
+    }
+}
+
+/// A move written in UCI coordinates, if `token` is one and it is legal.
+fn uci_fallback(pos: &Position, token: &[u8]) -> Option<Move> {
+    let t = token
+        .iter()
+        .rposition(|b| !matches!(b, b'+' | b'#' | b'!' | b'?'))
+        .map_or(token, |i| &token[..=i]);
+    if !(4..=5).contains(&t.len()) {
+        return None;
+    }
+    UciMove::from_ascii(t).ok()?.to_move(pos).ok()
+}
+
+struct Frame {
+    line: Line,
+    /// Position after the line's last move.
+    pos: Position,
+    /// Position before the line's last move.
+    prev: Position,
+    /// Comments waiting for the next move.
+    pending: Vec<String>,
+}
+
+/// The visitor that builds [`ReadGame`]s: plays every move (in variations
+/// too), records the first error and skips the rest of that game.
+pub struct GameBuilder {
+    index: usize,
+    at: Location,
+    tags: Tags,
+    start: Position,
+    stack: Vec<Frame>,
+    result: Option<(GameResult, Location)>,
+    error: Option<GameError>,
+    warnings: Vec<Warning>,
+    /// Whether the game's moves are skipped (after an error).
+    dead: bool,
+    /// Where the last move was (for warnings about what follows it).
+    last_loc: Location,
+}
+
+impl Default for GameBuilder {
+    fn default() -> GameBuilder {
+        GameBuilder::new()
+    }
+}
+
+impl GameBuilder {
+    /// A builder; game indices start at 1.
+    pub fn new() -> GameBuilder {
+        GameBuilder::starting_at(1)
+    }
+
+    /// A builder whose first game has index `index` (for reading a slice of a file).
+    pub fn starting_at(index: usize) -> GameBuilder {
+        GameBuilder {
+            index,
+            at: Location::default(),
+            tags: Tags::default(),
+            start: Position::startpos(),
+            stack: Vec::new(),
+            result: None,
+            error: None,
+            warnings: Vec::new(),
+            dead: false,
+            last_loc: Location::default(),
+        }
+    }
+
+    fn warn(&mut self, at: Location, kind: WarningKind) {
+        self.warnings.push(Warning { at, kind });
+    }
+
+    fn fail(&mut self, at: Location, kind: GameErrorKind) {
+        if self.error.is_none() {
+            self.error = Some(GameError {
+                game: GameId::from_tags(self.index, &self.tags),
+                at,
+                kind,
+            });
+        }
+        self.dead = true;
+    }
+
+    fn top(&mut self) -> &mut Frame {
+        // The stack always holds the mainline frame between end_tags and end_game.
+        if self.stack.is_empty() {
+            self.stack.push(Frame {
+                line: Line::default(),
+                pos: self.start.clone(),
+                prev: self.start.clone(),
+                pending: Vec::new(),
+            });
+        }
+        let last = self.stack.len() - 1;
+        &mut self.stack[last]
+    }
+}
+
+impl Visitor for GameBuilder {
+    type Output = ReadGame;
+
+    fn begin_game(&mut self, at: Location) {
+        self.at = at;
+        self.last_loc = at;
+        self.tags = Tags::default();
+        self.stack.clear();
+        self.result = None;
+        self.error = None;
+        self.warnings = Vec::new();
+        self.dead = false;
+        self.start = Position::startpos();
+    }
+
+    fn tag(&mut self, name: &[u8], value: RawTag<'_>) {
+        let name = String::from_utf8_lossy(name);
+        self.tags.insert(&name, value.decode());
+    }
+
+    fn end_tags(&mut self) -> Skip {
+        match start_position(&self.tags) {
+            Ok(pos) => self.start = pos,
+            Err(kind) => {
+                let at = self.at;
+                self.fail(at, kind);
+            }
+        }
+        // Comments among the tags wait for the first move.
+        let pending = self.stack.pop().map(|f| f.pending).unwrap_or_default();
+        self.stack.clear();
+        self.top().pending = pending;
+        Skip(self.dead)
+    }
+
+    fn san(&mut self, san: SanPlus, token: &[u8], at: Location) {
+        self.last_loc = at;
+        if self.dead {
+            return;
+        }
+        let frame = self.top();
+        let mv = match san.san {
+            San::Null => Ok(Move::NULL),
+            ref s => crate::san::resolve(&frame.pos, s),
+        };
+        match mv {
+            Ok(mv) => {
+                let mut node = Node::new(mv);
+                node.comments_before = std::mem::take(&mut frame.pending);
+                frame.prev.clone_from(&frame.pos);
+                frame.pos.play_unchecked(mv);
+                frame.line.nodes.push(node);
+            }
+            Err(source) => {
+                // Coordinate notation written where SAN belongs (g1f3, e7e8q).
+                if let Some(mv) = uci_fallback(&frame.pos, token) {
+                    let mut node = Node::new(mv);
+                    node.comments_before = std::mem::take(&mut frame.pending);
+                    frame.prev.clone_from(&frame.pos);
+                    frame.pos.play_unchecked(mv);
+                    frame.line.nodes.push(node);
+                    return;
+                }
+                let (number, color) = (frame.pos.fullmoves(), frame.pos.turn());
+                self.fail(
+                    at,
+                    GameErrorKind::IllegalMove {
+                        number,
+                        color,
+                        text: String::from_utf8_lossy(token).into_owned(),
+                        source,
+                    },
+                );
+            }
+        }
+    }
+
+    fn nag(&mut self, nag: Nag) {
+        if self.dead {
+            return;
+        }
+        let at = self.last_loc;
+        match self.top().line.nodes.last_mut() {
+            Some(node) => node.nags.push(nag),
+            None => self.warn(at, WarningKind::NoMoveBefore("NAG")),
+        }
+    }
+
+    fn comment(&mut self, comment: RawComment<'_>) {
+        if self.dead {
+            return;
+        }
+        let text = normalize_comment(comment.as_bytes());
+        let frame = self.top();
+        match frame.line.nodes.last_mut() {
+            Some(node) if node.variations.is_empty() && frame.pending.is_empty() => {
+                node.comments_after.push(text);
+            }
+            _ => frame.pending.push(text),
+        }
+    }
+
+    fn begin_variation(&mut self) -> Skip {
+        if self.dead {
+            return Skip(true);
+        }
+        let at = self.last_loc;
+        let frame = self.top();
+        if frame.line.nodes.is_empty() {
+            self.warn(at, WarningKind::NoMoveBefore("variation"));
+            return Skip(true);
+        }
+        let start = frame.prev.clone();
+        self.stack.push(Frame {
+            line: Line::default(),
+            pos: start.clone(),
+            prev: start,
+            pending: Vec::new(),
+        });
+        Skip(false)
+    }
+
+    fn end_variation(&mut self) {
+        if self.stack.len() < 2 {
+            return;
+        }
+        let Some(mut frame) = self.stack.pop() else {
+            return;
+        };
+        frame.line.trailing_comments = std::mem::take(&mut frame.pending);
+        if let Some(parent) = self.stack.last_mut() {
+            if let Some(node) = parent.line.nodes.last_mut() {
+                node.variations.push(frame.line);
+            }
+        }
+    }
+
+    fn result(&mut self, result: GameResult, at: Location) {
+        self.result = Some((result, at));
+    }
+
+    fn problem(&mut self, problem: Problem<'_>, at: Location) {
+        let kind = match problem {
+            Problem::UnknownToken(t) => {
+                WarningKind::UnknownToken(String::from_utf8_lossy(t).into_owned())
+            }
+            Problem::BadTag(t) => WarningKind::BadTag(String::from_utf8_lossy(t).into_owned()),
+            Problem::UnterminatedComment => {
+                WarningKind::Malformed("comment not closed before the end of the input".into())
+            }
+            Problem::UnmatchedClose => WarningKind::Malformed("')' with no open variation".into()),
+            Problem::UnclosedVariations(n) => WarningKind::Malformed(format!(
+                "{n} variation(s) not closed at the end of the game"
+            )),
+            Problem::ResultInVariation(r) => {
+                WarningKind::Malformed(format!("game-termination marker {r} inside a variation"))
+            }
+            Problem::TokenTooLong => WarningKind::Malformed("over-long token skipped".into()),
+        };
+        self.warn(at, kind);
+    }
+
+    fn end_game(&mut self) -> ReadGame {
+        // Fold any variations left open (after an error) back into the tree.
+        while self.stack.len() > 1 {
+            self.end_variation();
+        }
+        let mut mainline = Line::default();
+        if let Some(mut frame) = self.stack.pop() {
+            frame.line.trailing_comments = std::mem::take(&mut frame.pending);
+            mainline = frame.line;
+        }
+        let tag = self.tags.get("Result").map(str::to_owned);
+        let result = match self.result {
+            Some((marker, at)) => {
+                if let Some(tag) = tag {
+                    if GameResult::from_ascii(tag.trim().as_bytes()) != Some(marker) {
+                        self.warn(at, WarningKind::ResultMismatch { tag, marker });
+                    }
+                }
+                marker
+            }
+            None => {
+                let at = self.last_loc;
+                self.warn(at, WarningKind::MissingResult);
+                tag.and_then(|t| GameResult::from_ascii(t.trim().as_bytes()))
+                    .unwrap_or(GameResult::Unknown)
+            }
+        };
+        let game = Game {
+            tags: std::mem::take(&mut self.tags),
+            start: std::mem::replace(&mut self.start, Position::startpos()),
+            mainline,
+            result,
+        };
+        let out = ReadGame {
+            index: self.index,
+            at: self.at,
+            game,
+            error: self.error.take(),
+            warnings: std::mem::take(&mut self.warnings),
+        };
+        self.index += 1;
+        out
+    }
+}
+
+/// Reads games one by one from a [`Reader`], building trees.
+pub struct Games<R> {
+    reader: Reader<R>,
+    builder: GameBuilder,
+}
+
+impl<R: Read> Games<R> {
+    /// Games from `input`, indexed from 1.
+    pub fn new(input: R) -> Games<R> {
+        Games {
+            reader: Reader::new(input),
+            builder: GameBuilder::new(),
+        }
+    }
+
+    /// Games from `reader`, the first with index `first_index`.
+    pub fn from_reader(reader: Reader<R>, first_index: usize) -> Games<R> {
+        Games {
+            reader,
+            builder: GameBuilder::starting_at(first_index),
+        }
+    }
+}
+
+impl<R: Read> Iterator for Games<R> {
+    type Item = std::io::Result<ReadGame>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.reader.read_game(&mut self.builder).transpose()
+    }
+}
+
+/// The FEN of a position as a `String` (for messages and summaries).
+pub fn fen_of(pos: &Position) -> String {
+    Fen::from_position(pos).to_string()
+}

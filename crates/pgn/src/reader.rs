@@ -1,0 +1,877 @@
+//! The streaming PGN tokenizer and its visitor interface.
+//!
+//! [`Reader`] pulls bytes from any [`Read`] through one reusable buffer and
+//! hands borrowed tokens to a [`Visitor`]: memory stays constant however large
+//! the file (a single token, such as a comment, may grow the buffer up to
+//! [`Reader::with_max_token`] bytes; longer ones are reported and skipped).
+//!
+//! Game boundaries: a game ends at its game-termination marker (outside any
+//! variation), at a `[` that starts the next game's tags after movetext, or at
+//! the end of the input. Blank lines do not end a game.
+
+use std::io::{self, Read};
+
+use rookery_core::SanPlus;
+
+use crate::types::{GameResult, Location, Nag, RawComment, RawTag};
+
+/// Whether the visitor wants the reader to skip something (a game's movetext
+/// or a variation) without parsing it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct Skip(pub bool);
+
+/// Something malformed the reader met and stepped over.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Problem<'a> {
+    /// A movetext token that is neither a move, a move number, a NAG nor a result.
+    UnknownToken(&'a [u8]),
+    /// A tag pair that could not be read (the line as far as it was read).
+    BadTag(&'a [u8]),
+    /// A `{` comment that runs to the end of the input.
+    UnterminatedComment,
+    /// A `)` with no variation open.
+    UnmatchedClose,
+    /// Variations still open when the game ended (how many).
+    UnclosedVariations(usize),
+    /// A game-termination marker inside a variation (ignored).
+    ResultInVariation(GameResult),
+    /// A token (usually a comment) longer than the reader's limit; skipped.
+    TokenTooLong,
+}
+
+/// Receives a game's tokens from [`Reader::read_game`].
+///
+/// Every method but [`Visitor::end_game`] has a default that ignores the token.
+/// Tokens are borrowed from the reader's buffer: copy what you keep.
+pub trait Visitor {
+    /// What a game turns into.
+    type Output;
+
+    /// A game starts at `at`.
+    fn begin_game(&mut self, at: Location) {
+        let _ = at;
+    }
+    /// A tag pair (value escapes unresolved; see [`RawTag::decode`]).
+    fn tag(&mut self, name: &[u8], value: RawTag<'_>) {
+        let _ = (name, value);
+    }
+    /// The tag section is over; return `Skip(true)` to skip the movetext.
+    fn end_tags(&mut self) -> Skip {
+        Skip(false)
+    }
+    /// A move in SAN (`token` is the text as written, suffixes included).
+    fn san(&mut self, san: SanPlus, token: &[u8], at: Location) {
+        let _ = (san, token, at);
+    }
+    /// A NAG, `$n` or a `!`/`?` suffix.
+    fn nag(&mut self, nag: Nag) {
+        let _ = nag;
+    }
+    /// A `{...}` or `;` comment (also one standing before the tags).
+    fn comment(&mut self, comment: RawComment<'_>) {
+        let _ = comment;
+    }
+    /// `(`: return `Skip(true)` to skip the variation.
+    fn begin_variation(&mut self) -> Skip {
+        Skip(false)
+    }
+    /// `)` closing a variation that was not skipped.
+    fn end_variation(&mut self) {}
+    /// The game-termination marker (reported even when the movetext is skipped).
+    fn result(&mut self, result: GameResult, at: Location) {
+        let _ = (result, at);
+    }
+    /// Something malformed that was stepped over.
+    fn problem(&mut self, problem: Problem<'_>, at: Location) {
+        let _ = (problem, at);
+    }
+    /// The game is over.
+    fn end_game(&mut self) -> Self::Output;
+}
+
+const DEFAULT_CAPACITY: usize = 1 << 16;
+const DEFAULT_MAX_TOKEN: usize = 1 << 24;
+
+#[inline]
+fn is_delimiter(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t'
+            | b'\r'
+            | b'\n'
+            | 0x0b
+            | 0x0c
+            | b'{'
+            | b'}'
+            | b'('
+            | b')'
+            | b'['
+            | b']'
+            | b';'
+            | b'"'
+            | b'$'
+            | b'<'
+            | b'>'
+    )
+}
+
+/// A streaming PGN reader over any [`Read`].
+#[derive(Debug)]
+pub struct Reader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    pos: usize,
+    end: usize,
+    eof: bool,
+    /// Stream offset of `buf[0]`.
+    base: u64,
+    line: u64,
+    line_start: u64,
+    bom_checked: bool,
+    max_token: usize,
+}
+
+enum End {
+    Result,
+    NextGame,
+    Eof,
+}
+
+impl<R: Read> Reader<R> {
+    /// A reader with a 64 KiB buffer and a 16 MiB limit on one token.
+    pub fn new(inner: R) -> Reader<R> {
+        Reader {
+            inner,
+            buf: vec![0; DEFAULT_CAPACITY],
+            pos: 0,
+            end: 0,
+            eof: false,
+            base: 0,
+            line: 1,
+            line_start: 0,
+            bom_checked: false,
+            max_token: DEFAULT_MAX_TOKEN,
+        }
+    }
+
+    /// Sets the longest token (comment, tag, symbol) kept whole, at least 1 KiB.
+    #[must_use]
+    pub fn with_max_token(mut self, max: usize) -> Reader<R> {
+        self.max_token = max.max(1024);
+        if self.buf.len() > self.max_token && self.end == 0 {
+            self.buf = vec![0; self.max_token];
+        }
+        self
+    }
+
+    /// Where the reader stands now (the start of the next game, between games).
+    pub fn location(&self) -> Location {
+        let offset = self.base + self.pos as u64;
+        Location {
+            offset,
+            line: self.line,
+            col: offset - self.line_start + 1,
+        }
+    }
+
+    /// Bytes consumed so far.
+    pub fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    /// Moves the unread bytes to the front and reads more. Returns whether any
+    /// byte was added. Grows the buffer (up to the token limit) when it is full.
+    fn fill(&mut self) -> io::Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.base += self.pos as u64;
+            self.end -= self.pos;
+            self.pos = 0;
+        }
+        if self.end == self.buf.len() {
+            if self.buf.len() >= self.max_token {
+                return Ok(false);
+            }
+            let n = (self.buf.len() * 2).min(self.max_token);
+            self.buf.resize(n, 0);
+        }
+        loop {
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(false);
+                }
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    #[inline]
+    fn peek(&mut self) -> io::Result<Option<u8>> {
+        if self.pos < self.end {
+            return Ok(Some(self.buf[self.pos]));
+        }
+        self.fill()?;
+        Ok(self.buf[..self.end].get(self.pos).copied())
+    }
+
+    #[inline]
+    fn newline_at(&mut self, i: usize) {
+        self.line += 1;
+        self.line_start = self.base + i as u64 + 1;
+    }
+
+    /// Counts the newlines in `buf[from..to]`.
+    fn count_newlines(&mut self, from: usize, to: usize) {
+        let hay = &self.buf[from..to];
+        if let Some(last) = memchr::memrchr(b'\n', hay) {
+            self.line += memchr::memchr_iter(b'\n', hay).count() as u64;
+            self.line_start = self.base + (from + last) as u64 + 1;
+        }
+    }
+
+    /// Skips whitespace and `%` escape lines.
+    fn skip_ws(&mut self) -> io::Result<()> {
+        loop {
+            while self.pos < self.end {
+                let b = self.buf[self.pos];
+                match b {
+                    b'\n' => {
+                        self.newline_at(self.pos);
+                        self.pos += 1;
+                    }
+                    b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.pos += 1,
+                    b'%' if self.base + self.pos as u64 == self.line_start => {
+                        self.skip_line()?;
+                    }
+                    _ => return Ok(()),
+                }
+            }
+            if !self.fill()? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Skips to the end of the line (the newline is left).
+    fn skip_line(&mut self) -> io::Result<()> {
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.pos..self.end]) {
+                self.pos += i;
+                return Ok(());
+            }
+            self.pos = self.end;
+            if !self.fill()? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Length of the run of bytes from `pos` (plus `skip`) that satisfy `pred`,
+    /// refilling as needed. `None` if it exceeds the token limit.
+    #[inline]
+    fn scan(&mut self, skip: usize, pred: impl Fn(u8) -> bool) -> io::Result<Option<usize>> {
+        let mut i = skip;
+        loop {
+            while self.pos + i < self.end {
+                if !pred(self.buf[self.pos + i]) {
+                    return Ok(Some(i));
+                }
+                i += 1;
+            }
+            if !self.fill()? {
+                if self.pos + i < self.end || self.eof {
+                    return Ok(Some(i));
+                }
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Finds `close` from `pos + skip`, counting newlines. Returns the length up
+    /// to (not including) `close`, whether it was found, or `None` if too long.
+    fn find_close(&mut self, skip: usize, close: u8) -> io::Result<Option<(usize, bool)>> {
+        let mut i = skip;
+        loop {
+            let hay = &self.buf[self.pos + i..self.end];
+            let found = memchr::memchr(close, hay);
+            let upto = found.unwrap_or(hay.len());
+            let from = self.pos + i;
+            self.count_newlines(from, from + upto);
+            if let Some(j) = found {
+                return Ok(Some((i + j, true)));
+            }
+            i += upto;
+            if !self.fill()? {
+                if self.eof {
+                    return Ok(Some((i, false)));
+                }
+                // Too long: drop what was scanned (its newlines are counted).
+                self.pos += i;
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Skips the rest of an over-long token of bytes other than `close`
+    /// (consuming `close` too, if found).
+    fn drain_until(&mut self, close: u8) -> io::Result<()> {
+        loop {
+            let hay = &self.buf[self.pos..self.end];
+            let found = memchr::memchr(close, hay);
+            let upto = found.unwrap_or(hay.len());
+            self.count_newlines(self.pos, self.pos + upto);
+            self.pos += upto;
+            if found.is_some() {
+                self.pos += 1;
+                return Ok(());
+            }
+            if !self.fill()? && self.pos >= self.end {
+                return Ok(());
+            }
+        }
+    }
+
+    fn check_bom(&mut self) -> io::Result<()> {
+        if self.bom_checked {
+            return Ok(());
+        }
+        self.bom_checked = true;
+        while self.end - self.pos < 3 && self.fill()? {}
+        if self.buf[self.pos..self.end].starts_with(b"\xef\xbb\xbf") {
+            self.pos += 3;
+            // The line still starts at the BOM's end for escape purposes.
+            self.line_start = self.base + self.pos as u64;
+        }
+        Ok(())
+    }
+
+    /// Reads a `{` comment (the `{` at `pos`) and hands it to the visitor.
+    fn brace_comment<V: Visitor>(&mut self, v: &mut V, deliver: bool) -> io::Result<()> {
+        let at = self.location();
+        match self.find_close(1, b'}')? {
+            Some((len, found)) => {
+                if deliver {
+                    v.comment(RawComment(&self.buf[self.pos + 1..self.pos + len]));
+                }
+                if !found {
+                    v.problem(Problem::UnterminatedComment, at);
+                }
+                self.pos += len + usize::from(found);
+            }
+            None => {
+                v.problem(Problem::TokenTooLong, at);
+                self.drain_until(b'}')?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads a `;` comment to the end of the line.
+    fn line_comment<V: Visitor>(&mut self, v: &mut V, deliver: bool) -> io::Result<()> {
+        let at = self.location();
+        match self.scan(1, |b| b != b'\n')? {
+            Some(len) => {
+                if deliver {
+                    let mut text = &self.buf[self.pos + 1..self.pos + len];
+                    if let [rest @ .., b'\r'] = text {
+                        text = rest;
+                    }
+                    v.comment(RawComment(text));
+                }
+                self.pos += len;
+            }
+            None => {
+                v.problem(Problem::TokenTooLong, at);
+                self.skip_line()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Skips a reserved `<...>` token.
+    fn reserved(&mut self) -> io::Result<()> {
+        match self.find_close(1, b'>')? {
+            Some((len, found)) => self.pos += len + usize::from(found),
+            None => self.drain_until(b'>')?,
+        }
+        Ok(())
+    }
+
+    /// Reads a tag pair; `pos` is at `[`.
+    fn tag<V: Visitor>(&mut self, v: &mut V) -> io::Result<()> {
+        let at = self.location();
+        // The whole tag normally sits on one line: find its end first so the
+        // tag is contiguous in the buffer.
+        let Some(line_len) = self.scan(1, |b| b != b'\n')? else {
+            v.problem(Problem::TokenTooLong, at);
+            return self.skip_line();
+        };
+        let line = &self.buf[self.pos..self.pos + line_len];
+        match parse_tag(line) {
+            Some((name, value, used)) => {
+                v.tag(name, RawTag(value));
+                self.pos += used;
+            }
+            None => {
+                // Skip to the closing bracket on this line, or the whole line.
+                let used = memchr::memchr(b']', line).map_or(line.len(), |i| i + 1);
+                v.problem(Problem::BadTag(&line[..used]), at);
+                self.pos += used;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the next game, calling `visitor` for its tokens.
+    /// Returns `None` at the end of the input.
+    ///
+    /// # Errors
+    /// Only I/O errors of the underlying reader; malformed input is reported
+    /// to the visitor ([`Visitor::problem`]) and stepped over.
+    pub fn read_game<V: Visitor>(&mut self, visitor: &mut V) -> io::Result<Option<V::Output>> {
+        self.check_bom()?;
+        self.skip_ws()?;
+        if self.peek()?.is_none() {
+            return Ok(None);
+        }
+        visitor.begin_game(self.location());
+        // Tag section (comments and reserved tokens may stand among the tags).
+        loop {
+            self.skip_ws()?;
+            match self.peek()? {
+                Some(b'[') => self.tag(visitor)?,
+                Some(b'{') => self.brace_comment(visitor, true)?,
+                Some(b';') => self.line_comment(visitor, true)?,
+                Some(b'<') => self.reserved()?,
+                _ => break,
+            }
+        }
+        let skip = visitor.end_tags().0;
+        let end = self.movetext(visitor, skip)?;
+        if let End::Result = end {
+            // A comment on the same line after the result still belongs to this game.
+            if let Some(n) = self.scan(0, |b| b == b' ' || b == b'\t')? {
+                self.pos += n;
+            }
+            if self.peek()? == Some(b'{') {
+                self.brace_comment(visitor, !skip)?;
+            }
+        }
+        Ok(Some(visitor.end_game()))
+    }
+
+    /// Skips the next game. Returns `false` at the end of the input.
+    ///
+    /// # Errors
+    /// Only I/O errors of the underlying reader.
+    pub fn skip_game(&mut self) -> io::Result<bool> {
+        struct Skipper;
+        impl Visitor for Skipper {
+            type Output = ();
+            fn end_tags(&mut self) -> Skip {
+                Skip(true)
+            }
+            fn end_game(&mut self) {}
+        }
+        Ok(self.read_game(&mut Skipper)?.is_some())
+    }
+
+    fn movetext<V: Visitor>(&mut self, v: &mut V, skip_all: bool) -> io::Result<End> {
+        let mut depth = 0usize;
+        // Depth at which a skipped variation started.
+        let mut skip_from: Option<usize> = None;
+        loop {
+            self.skip_ws()?;
+            let Some(b) = self.peek()? else {
+                if depth > 0 {
+                    v.problem(Problem::UnclosedVariations(depth), self.location());
+                    self.close_variations(v, depth, skip_all, &mut skip_from);
+                }
+                return Ok(End::Eof);
+            };
+            let quiet = skip_all || skip_from.is_some();
+            match b {
+                b'{' => self.brace_comment(v, !quiet)?,
+                b';' => self.line_comment(v, !quiet)?,
+                b'(' => {
+                    self.pos += 1;
+                    depth += 1;
+                    if !quiet && v.begin_variation().0 {
+                        skip_from = Some(depth);
+                    }
+                }
+                b')' => {
+                    if depth == 0 {
+                        v.problem(Problem::UnmatchedClose, self.location());
+                    } else {
+                        if skip_from == Some(depth) {
+                            skip_from = None;
+                        } else if !quiet {
+                            v.end_variation();
+                        }
+                        depth -= 1;
+                    }
+                    self.pos += 1;
+                }
+                b'[' => {
+                    if depth > 0 {
+                        v.problem(Problem::UnclosedVariations(depth), self.location());
+                        self.close_variations(v, depth, skip_all, &mut skip_from);
+                    }
+                    return Ok(End::NextGame);
+                }
+                b'<' => self.reserved()?,
+                b'}' | b']' | b'"' | b'>' => {
+                    let at = self.location();
+                    if !quiet {
+                        v.problem(Problem::UnknownToken(&self.buf[self.pos..self.pos + 1]), at);
+                    }
+                    self.pos += 1;
+                }
+                b'$' => {
+                    let at = self.location();
+                    let Some(len) = self.scan(1, |b| !is_delimiter(b))? else {
+                        v.problem(Problem::TokenTooLong, at);
+                        self.skip_symbol()?;
+                        continue;
+                    };
+                    if !quiet {
+                        let tok = &self.buf[self.pos..self.pos + len];
+                        match Nag::from_ascii(tok) {
+                            Some(nag) => v.nag(nag),
+                            None => v.problem(Problem::UnknownToken(tok), at),
+                        }
+                    }
+                    self.pos += len;
+                }
+                _ => {
+                    let at = self.location();
+                    let Some(len) = self.scan(0, |b| !is_delimiter(b))? else {
+                        v.problem(Problem::TokenTooLong, at);
+                        self.skip_symbol()?;
+                        continue;
+                    };
+                    let tok = &self.buf[self.pos..self.pos + len];
+                    self.pos += len;
+                    if let Some(result) = GameResult::from_ascii(tok) {
+                        if depth == 0 {
+                            v.result(result, at);
+                            return Ok(End::Result);
+                        }
+                        if !quiet {
+                            v.problem(Problem::ResultInVariation(result), at);
+                        }
+                        continue;
+                    }
+                    if !quiet {
+                        symbol(v, tok, at);
+                    }
+                }
+            }
+        }
+    }
+
+    fn close_variations<V: Visitor>(
+        &mut self,
+        v: &mut V,
+        mut depth: usize,
+        skip_all: bool,
+        skip_from: &mut Option<usize>,
+    ) {
+        while depth > 0 {
+            if *skip_from == Some(depth) {
+                *skip_from = None;
+            } else if !skip_all && skip_from.is_none() {
+                v.end_variation();
+            }
+            depth -= 1;
+        }
+    }
+
+    fn skip_symbol(&mut self) -> io::Result<()> {
+        loop {
+            while self.pos < self.end {
+                if is_delimiter(self.buf[self.pos]) {
+                    return Ok(());
+                }
+                self.pos += 1;
+            }
+            if !self.fill()? {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Handles a symbol token in movetext: move numbers, SAN with glyph suffixes,
+/// bare glyphs, and several of these glued together (`d5!!2.c4`).
+#[inline]
+fn symbol<V: Visitor>(v: &mut V, tok: &[u8], at: Location) {
+    let mut t = tok;
+    while !t.is_empty() {
+        // Move number indications: "12." "12..." "12.e4" "...", and a bare number.
+        let digits = t.iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits > 0 && (digits == t.len() || t[digits] == b'.') {
+            t = &t[digits..];
+        }
+        let dots = t.iter().take_while(|&&b| b == b'.').count();
+        t = &t[dots..];
+        if t.is_empty() {
+            return;
+        }
+        // The move, then its annotation glyphs; whatever follows is another token.
+        let san_len = t.iter().take_while(|&&b| b != b'!' && b != b'?').count();
+        let glyph_len = t[san_len..]
+            .iter()
+            .take_while(|&&b| b == b'!' || b == b'?')
+            .count();
+        let (san_text, rest) = t.split_at(san_len);
+        let (glyph, rest) = rest.split_at(glyph_len);
+        if !san_text.is_empty() {
+            match SanPlus::from_ascii(san_text) {
+                Ok(san) => v.san(san, &t[..san_len + glyph_len], at),
+                Err(_) => {
+                    v.problem(Problem::UnknownToken(tok), at);
+                    return;
+                }
+            }
+        }
+        if !glyph.is_empty() {
+            match Nag::from_ascii(glyph) {
+                Some(nag) => v.nag(nag),
+                None => v.problem(Problem::UnknownToken(glyph), at),
+            }
+        }
+        t = rest;
+    }
+}
+
+/// Parses `[Name "value"]` at the start of `line`; returns name, raw value and
+/// the bytes used (through `]`).
+fn parse_tag(line: &[u8]) -> Option<(&[u8], &[u8], usize)> {
+    let mut i = 1;
+    let skip_sp = |i: &mut usize| {
+        while *i < line.len() && matches!(line[*i], b' ' | b'\t') {
+            *i += 1;
+        }
+    };
+    skip_sp(&mut i);
+    let name_start = i;
+    while i < line.len() && (line[i].is_ascii_alphanumeric() || b"_+#=:-?".contains(&line[i])) {
+        i += 1;
+    }
+    let name = &line[name_start..i];
+    if name.is_empty() {
+        return None;
+    }
+    skip_sp(&mut i);
+    if line.get(i) != Some(&b'"') {
+        return None;
+    }
+    i += 1;
+    let value_start = i;
+    while i < line.len() {
+        match line[i] {
+            b'\\' => i += 2,
+            b'"' => break,
+            _ => i += 1,
+        }
+    }
+    if i >= line.len() {
+        return None;
+    }
+    let mut value_end = i;
+    i += 1;
+    skip_sp(&mut i);
+    if line.get(i) != Some(&b']') {
+        // Lenient: an unescaped quote inside the value ("a "b" c"): take the
+        // last `"` followed by `]` on the line.
+        let close = line
+            .windows(2)
+            .rposition(|w| w == b"\"]")
+            .filter(|&p| p >= value_end)?;
+        value_end = close;
+        i = close + 1;
+    }
+    Some((name, &line[value_start..value_end], i + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records every callback as text.
+    #[derive(Default)]
+    struct Trace(Vec<String>);
+
+    impl Visitor for Trace {
+        type Output = Vec<String>;
+        fn tag(&mut self, name: &[u8], value: RawTag<'_>) {
+            self.0.push(format!(
+                "[{}={}]",
+                String::from_utf8_lossy(name),
+                value.decode()
+            ));
+        }
+        fn end_tags(&mut self) -> Skip {
+            self.0.push("|".into());
+            Skip(false)
+        }
+        fn san(&mut self, san: SanPlus, _token: &[u8], _at: Location) {
+            self.0.push(san.to_string());
+        }
+        fn nag(&mut self, nag: Nag) {
+            self.0.push(nag.to_string());
+        }
+        fn comment(&mut self, c: RawComment<'_>) {
+            self.0.push(format!("{{{}}}", c.decode()));
+        }
+        fn begin_variation(&mut self) -> Skip {
+            self.0.push("(".into());
+            Skip(false)
+        }
+        fn end_variation(&mut self) {
+            self.0.push(")".into());
+        }
+        fn result(&mut self, r: GameResult, _at: Location) {
+            self.0.push(r.to_string());
+        }
+        fn problem(&mut self, p: Problem<'_>, at: Location) {
+            self.0.push(format!("!{p:?}@{at}"));
+        }
+        fn end_game(&mut self) -> Vec<String> {
+            std::mem::take(&mut self.0)
+        }
+    }
+
+    fn games(input: &[u8]) -> Vec<String> {
+        let mut r = Reader::new(input).with_max_token(1024);
+        let mut out = Vec::new();
+        let mut t = Trace::default();
+        while let Some(g) = r.read_game(&mut t).unwrap() {
+            out.push(g.join(" "));
+        }
+        out
+    }
+
+    /// Reads byte by byte, to exercise every refill path.
+    struct Trickle<'a>(&'a [u8]);
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() || buf.is_empty() {
+                return Ok(0);
+            }
+            buf[0] = self.0[0];
+            self.0 = &self.0[1..];
+            Ok(1)
+        }
+    }
+
+    #[test]
+    fn tokens_of_a_game() {
+        let pgn = b"\xef\xbb\xbf[Event \"A \\\"B\\\"\"]\r\n[Site \"?\"]\r\n\r\n1. e4 {hi} e5?! 2.Nf3 $14 (2. f4!! exf4 ; line\n) 2... Nc6 1-0\n";
+        assert_eq!(
+            games(pgn),
+            vec!["[Event=A \"B\"] [Site=?] | e4 {hi} e5 $6 Nf3 $14 ( f4 $3 exf4 { line} ) Nc6 1-0"]
+        );
+    }
+
+    #[test]
+    fn game_boundaries() {
+        // Result then next tags; a game without result followed by tags; a tagless game.
+        let pgn = b"[A \"1\"]\n1. e4 *\n[B \"2\"]\n1. d4\n[C \"3\"]\n\n1. c4 1/2-1/2\n1. g3 0-1 {after}\n";
+        assert_eq!(
+            games(pgn),
+            vec![
+                "[A=1] | e4 *",
+                "[B=2] | d4",
+                "[C=3] | c4 1/2-1/2",
+                "| g3 0-1 {after}"
+            ]
+        );
+        assert!(games(b"").is_empty());
+        assert!(games(b"  \n\r\n% escape\n").is_empty());
+        assert_eq!(games(b"[A \"1\"]"), vec!["[A=1] |"]);
+    }
+
+    #[test]
+    fn escapes_and_oddities() {
+        let pgn = b"%escape line e4\n1. e4 <reserved> e5 ) 2. Nf3 xyz 2... % 1-0";
+        assert_eq!(
+            games(pgn),
+            vec![
+                "| e4 e5 !UnmatchedClose@2:21 Nf3 !UnknownToken([120, 121, 122])@2:30 \
+                 !UnknownToken([37])@2:39 1-0"
+            ]
+        );
+    }
+
+    #[test]
+    fn unterminated_and_long_comments() {
+        let g = games(b"1. e4 {never closed");
+        assert_eq!(g, vec!["| e4 {never closed} !UnterminatedComment@1:7"]);
+        let mut long = b"1. e4 {".to_vec();
+        long.extend(std::iter::repeat_n(b'x', 5000));
+        long.extend_from_slice(b"} e5 *");
+        let g = games(&long);
+        assert_eq!(g, vec!["| e4 !TokenTooLong@1:7 e5 *"]);
+    }
+
+    #[test]
+    fn trickle_reads_the_same() {
+        let pgn: &[u8] = b"[Event \"x\"]\n\n1. e4 {a\nb} (1. d4 $1 ; c\n) 1... c5 2. Nf3 d6 *\n\n[Event \"y\"]\n1. e4 1-0";
+        let mut r = Reader::new(Trickle(pgn)).with_max_token(1024);
+        let mut t = Trace::default();
+        let mut out = Vec::new();
+        while let Some(g) = r.read_game(&mut t).unwrap() {
+            out.push(g.join(" "));
+        }
+        assert_eq!(out, games(pgn));
+        assert_eq!(out.len(), 2);
+    }
+
+    #[test]
+    fn locations_count_lines() {
+        struct Locs(Vec<String>);
+        impl Visitor for Locs {
+            type Output = ();
+            fn san(&mut self, _s: SanPlus, tok: &[u8], at: Location) {
+                self.0
+                    .push(format!("{}@{}", String::from_utf8_lossy(tok), at));
+            }
+            fn end_game(&mut self) {}
+        }
+        let mut v = Locs(Vec::new());
+        let mut r = Reader::new(&b"[A \"b\"]\n\n1. e4 {x\ny\nz} e5\r\n  2. Nf3 *"[..]);
+        r.read_game(&mut v).unwrap();
+        assert_eq!(v.0, vec!["e4@3:4", "e5@5:4", "Nf3@6:6"]);
+    }
+
+    #[test]
+    fn skipping_finds_the_same_boundaries() {
+        let pgn: &[u8] = b"[A \"1\"]\n1. e4 (1. d4 1-0) {x ) *} e5 *\n[B \"2\"]\n1. d4 0-1\n";
+        let mut r = Reader::new(pgn);
+        let mut n = 0;
+        while r.skip_game().unwrap() {
+            n += 1;
+        }
+        assert_eq!(n, 2);
+        assert_eq!(games(pgn).len(), 2);
+    }
+
+    #[test]
+    fn malformed_tags() {
+        let g = games(b"[Event \"a \"quoted\" b\"]\n[ \"x\"]\n[Site \"unterminated]\n*");
+        assert_eq!(g.len(), 1);
+        assert!(g[0].starts_with("[Event=a \"quoted\" b] !BadTag"), "{g:?}");
+    }
+}

@@ -1,0 +1,181 @@
+//! Fast SAN resolution for the reader: finds the move without generating every
+//! legal move, and defers to [`San::to_move`] for anything unusual (en
+//! passant, castling, errors), so the answers are the same.
+
+use rookery_core::attacks::{aligned, attacks, between, king_attacks, pawn_attacks};
+use rookery_core::{Bitboard, Move, MoveKind, Position, Rank, Role, San, SanError, Square};
+
+/// The legal move `san` stands for in `pos`.
+///
+/// # Errors
+/// [`SanError`] if no legal move or more than one matches.
+#[inline]
+pub fn resolve(pos: &Position, san: &San) -> Result<Move, SanError> {
+    match fast(pos, san) {
+        Some(m) => Ok(m),
+        None => san.to_move(pos),
+    }
+}
+
+/// The unique legal move for a plain piece or pawn move, or `None` when the
+/// general (slower) resolution must decide.
+#[inline]
+fn fast(pos: &Position, san: &San) -> Option<Move> {
+    let San::Normal {
+        role,
+        file,
+        rank,
+        to,
+        promotion,
+        ..
+    } = *san
+    else {
+        return None;
+    };
+    let us = pos.turn();
+    let them = us.other();
+    if pos.by_color(us).contains(to) {
+        return None;
+    }
+    let occ = pos.occupied();
+    let last = Rank::Eighth.relative_to(us);
+    let mut cands = match role {
+        Role::Pawn => {
+            if promotion.is_some() != (to.rank() == last) {
+                return None;
+            }
+            let pawns = pos.pieces(us, Role::Pawn);
+            if pos.by_color(them).contains(to) {
+                pawn_attacks(them, to) & pawns
+            } else {
+                if pos.ep_square() == Some(to) {
+                    return None;
+                }
+                let back = if us == rookery_core::Color::White {
+                    -8
+                } else {
+                    8
+                };
+                let one = to.offset(back)?;
+                if pawns.contains(one) {
+                    Bitboard::from_square(one)
+                } else if !occ.contains(one) && to.rank() == Rank::Fourth.relative_to(us) {
+                    let two = one.offset(back)?;
+                    pawns & Bitboard::from_square(two)
+                } else {
+                    Bitboard::EMPTY
+                }
+            }
+        }
+        Role::King => {
+            if promotion.is_some() {
+                return None;
+            }
+            king_attacks(to) & pos.pieces(us, Role::King)
+        }
+        _ => {
+            if promotion.is_some() {
+                return None;
+            }
+            attacks(us, role, to, occ) & pos.pieces(us, role)
+        }
+    };
+    if let Some(f) = file {
+        cands &= Bitboard::file(f);
+    }
+    if let Some(r) = rank {
+        cands &= Bitboard::rank(r);
+    }
+    if cands.is_empty() {
+        return None;
+    }
+    let king = pos.king(us);
+    let checkers = pos.checkers();
+    if role != Role::King && checkers.more_than_one() {
+        return None;
+    }
+    let mut pinned: Option<Bitboard> = None;
+    let mut found = None;
+    for from in cands {
+        let legal = if role == Role::King {
+            !pos.is_attacked(to, them, occ ^ Bitboard::from_square(from))
+        } else {
+            let blocks = checkers
+                .into_iter()
+                .next()
+                .is_none_or(|c: Square| c == to || between(king, c).contains(to));
+            blocks && {
+                let p = *pinned.get_or_insert_with(|| pos.pinned());
+                !p.contains(from) || aligned(king, from, to)
+            }
+        };
+        if legal {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(match promotion {
+                Some(p) => Move::new(from, to, MoveKind::Promotion(p)),
+                None => Move::normal(from, to),
+            });
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rookery_core::SanPlus;
+
+    /// Every legal move's SAN, and every plausible SAN spelling, resolves as the core does.
+    fn agree(pos: &Position) {
+        for m in pos.legal_moves().iter().copied() {
+            let san = San::from_move(pos, m);
+            assert_eq!(resolve(pos, &san), Ok(m), "{pos:?} {san}");
+        }
+        for sq in Square::all() {
+            for role in Role::ALL {
+                for promotion in [None, Some(Role::Queen), Some(Role::Knight)] {
+                    for file in [None, Some(rookery_core::File::E)] {
+                        let san = San::Normal {
+                            role,
+                            file,
+                            rank: None,
+                            capture: false,
+                            to: sq,
+                            promotion,
+                        };
+                        assert_eq!(resolve(pos, &san), san.to_move(pos), "{pos:?} {san}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn agrees_with_core_on_tricky_positions() {
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 2",
+            "1k6/8/8/8/1N3N2/8/1N3N2/4K3 w - - 0 1",
+            "3k4/8/8/q7/8/2N5/3N4/4K3 w - - 0 1",
+            "4k3/8/8/8/8/8/3r4/R3K2R w KQ - 0 1",
+            "8/1P6/8/8/8/8/k6K/8 w - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            agree(&pos);
+        }
+    }
+
+    #[test]
+    fn resolves_written_text() {
+        let pos = Position::startpos();
+        let m = resolve(&pos, &SanPlus::from_ascii(b"Nf3").unwrap().san).unwrap();
+        assert_eq!(SanPlus::from_move(&pos, m).to_string(), "Nf3");
+        assert!(resolve(&pos, &SanPlus::from_ascii(b"Nd2").unwrap().san).is_err());
+    }
+}

@@ -1,0 +1,214 @@
+//! Small value types of PGN: NAGs, results, raw tag values and comments, locations.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use rookery_core::Color;
+
+/// A Numeric Annotation Glyph (`$0` .. `$255`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Nag(pub u8);
+
+impl Nag {
+    /// `$1`, written `!`.
+    pub const GOOD_MOVE: Nag = Nag(1);
+    /// `$2`, written `?`.
+    pub const MISTAKE: Nag = Nag(2);
+    /// `$3`, written `!!`.
+    pub const BRILLIANT_MOVE: Nag = Nag(3);
+    /// `$4`, written `??`.
+    pub const BLUNDER: Nag = Nag(4);
+    /// `$5`, written `!?`.
+    pub const SPECULATIVE_MOVE: Nag = Nag(5);
+    /// `$6`, written `?!`.
+    pub const DUBIOUS_MOVE: Nag = Nag(6);
+
+    /// Reads `$n` (0..=255) or one of the move suffixes `!`, `?`, `!!`, `??`, `!?`, `?!`.
+    pub fn from_ascii(s: &[u8]) -> Option<Nag> {
+        match s {
+            b"!" => Some(Nag::GOOD_MOVE),
+            b"?" => Some(Nag::MISTAKE),
+            b"!!" => Some(Nag::BRILLIANT_MOVE),
+            b"??" => Some(Nag::BLUNDER),
+            b"!?" => Some(Nag::SPECULATIVE_MOVE),
+            b"?!" => Some(Nag::DUBIOUS_MOVE),
+            [b'$', digits @ ..] if !digits.is_empty() && digits.len() <= 3 => {
+                let mut n: u32 = 0;
+                for &d in digits {
+                    if !d.is_ascii_digit() {
+                        return None;
+                    }
+                    n = n * 10 + u32::from(d - b'0');
+                }
+                u8::try_from(n).ok().map(Nag)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Nag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "${}", self.0)
+    }
+}
+
+/// A game-termination marker (and the value of the `Result` tag).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// `1-0`
+    WhiteWins,
+    /// `0-1`
+    BlackWins,
+    /// `1/2-1/2`
+    Draw,
+    /// `*`: unknown, unfinished or abandoned.
+    Unknown,
+}
+
+impl GameResult {
+    /// Reads `1-0`, `0-1`, `1/2-1/2` (also `½-½`) or `*`.
+    pub fn from_ascii(s: &[u8]) -> Option<GameResult> {
+        match s {
+            b"1-0" => Some(GameResult::WhiteWins),
+            b"0-1" => Some(GameResult::BlackWins),
+            b"1/2-1/2" | b"\xc2\xbd-\xc2\xbd" => Some(GameResult::Draw),
+            b"*" => Some(GameResult::Unknown),
+            _ => None,
+        }
+    }
+
+    /// The marker as written in PGN.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+            GameResult::Unknown => "*",
+        }
+    }
+
+    /// The winner, if the game was decisive.
+    pub fn winner(self) -> Option<Color> {
+        match self {
+            GameResult::WhiteWins => Some(Color::White),
+            GameResult::BlackWins => Some(Color::Black),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for GameResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A tag value as it stands in the file, between the quotes, escapes not yet resolved.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RawTag<'a>(pub &'a [u8]);
+
+impl<'a> RawTag<'a> {
+    /// The bytes as written.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.0
+    }
+
+    /// The value with `\"` and `\\` resolved, as bytes.
+    pub fn unescape(&self) -> Cow<'a, [u8]> {
+        if !self.0.contains(&b'\\') {
+            return Cow::Borrowed(self.0);
+        }
+        let mut out = Vec::with_capacity(self.0.len());
+        let mut it = self.0.iter().copied();
+        while let Some(c) = it.next() {
+            if c == b'\\' {
+                match it.next() {
+                    Some(n @ (b'\\' | b'"')) => out.push(n),
+                    Some(n) => {
+                        out.push(b'\\');
+                        out.push(n);
+                    }
+                    None => out.push(b'\\'),
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        Cow::Owned(out)
+    }
+
+    /// The unescaped value as text; invalid UTF-8 is replaced (U+FFFD), never a panic.
+    pub fn decode(&self) -> String {
+        String::from_utf8_lossy(&self.unescape()).into_owned()
+    }
+}
+
+/// A comment's text as it stands in the file (without `{` `}` or the leading `;`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RawComment<'a>(pub &'a [u8]);
+
+impl<'a> RawComment<'a> {
+    /// The bytes as written.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.0
+    }
+
+    /// The text, invalid UTF-8 replaced (U+FFFD).
+    pub fn decode(&self) -> String {
+        String::from_utf8_lossy(self.0).into_owned()
+    }
+}
+
+/// Where something is in the input: byte offset, 1-based line and column (in bytes).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Location {
+    /// Bytes from the start of the input.
+    pub offset: u64,
+    /// Line, from 1.
+    pub line: u64,
+    /// Column in bytes, from 1.
+    pub col: u64,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nags_and_suffixes() {
+        assert_eq!(Nag::from_ascii(b"$0"), Some(Nag(0)));
+        assert_eq!(Nag::from_ascii(b"$255"), Some(Nag(255)));
+        assert_eq!(Nag::from_ascii(b"$256"), None);
+        assert_eq!(Nag::from_ascii(b"$"), None);
+        assert_eq!(Nag::from_ascii(b"$1x"), None);
+        assert_eq!(Nag::from_ascii(b"?!"), Some(Nag::DUBIOUS_MOVE));
+        assert_eq!(Nag::from_ascii(b"!!"), Some(Nag(3)));
+        assert_eq!(Nag::from_ascii(b"!!!"), None);
+        assert_eq!(Nag(14).to_string(), "$14");
+    }
+
+    #[test]
+    fn tag_escapes() {
+        assert_eq!(RawTag(br#"a \"b\" \\ c"#).decode(), r#"a "b" \ c"#);
+        assert_eq!(RawTag(br"x\n").decode(), r"x\n");
+        assert_eq!(RawTag(b"\xff").decode(), "\u{fffd}");
+    }
+
+    #[test]
+    fn results() {
+        for s in ["1-0", "0-1", "1/2-1/2", "*"] {
+            assert_eq!(
+                GameResult::from_ascii(s.as_bytes()).map(|r| r.as_str()),
+                Some(s)
+            );
+        }
+        assert_eq!(GameResult::from_ascii(b"1-1"), None);
+    }
+}

@@ -1,0 +1,306 @@
+//! Differential test against python-chess (`chess.pgn.read_game`): for every
+//! PGN file in tests/data (and the big corpora in ../shared/data/pgn when
+//! present), the same number of games and, per game, the same tags, the same
+//! mainline length, the same final FEN and the same games flagged as errors.
+//!
+//! python-chess is line-oriented where the PGN standard is token-oriented, so a
+//! few malformed files are read differently on purpose; they are listed in
+//! [`DIVERGENT`] with the reason and checked against our own expectation.
+//!
+//! Fails when `CI` is set and python3 with the `chess` module is missing.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rookery_pgn::{GameErrorKind, Games};
+
+/// A file python-chess reads differently from the PGN standard.
+struct Divergent {
+    file: &'static str,
+    /// How many games we read.
+    games: usize,
+    /// Our games (from 1) that python-chess does not see at all; the others
+    /// are then compared one to one. Empty with `aligned == false`: only our
+    /// game count is checked.
+    missing_in_python: &'static [usize],
+    /// Games whose tags python-chess reads wrongly (tag comparison skipped).
+    tags_differ: &'static [usize],
+    aligned: bool,
+    why: &'static str,
+}
+
+const DIVERGENT: &[Divergent] = &[
+    Divergent {
+        file: "pe-nobadresults.pgn",
+        games: 9,
+        missing_in_python: &[],
+        tags_differ: &[],
+        aligned: false,
+        why: "nine one-line games '[Result ..] e4 <marker>': python-chess wants movetext on \
+              its own line and reads one game with no moves",
+    },
+    Divergent {
+        file: "pe-fuzzydepth.pgn",
+        games: 4,
+        missing_in_python: &[],
+        tags_differ: &[],
+        aligned: false,
+        why: "four tag-less games, one per line, each ending with '*': python-chess ignores \
+              the markers and merges them into one game (then fails on an illegal move)",
+    },
+    Divergent {
+        file: "pe-stalemate.pgn",
+        games: 3,
+        missing_in_python: &[],
+        tags_differ: &[],
+        aligned: false,
+        why: "no blank line between a game's marker and the next tags: python-chess reads \
+              the next tags as movetext and splits that game in two (4 games)",
+    },
+    Divergent {
+        file: "pe-checkmate.pgn",
+        games: 2,
+        missing_in_python: &[],
+        tags_differ: &[],
+        aligned: false,
+        why: "a blank line between a pre-game comment and the moves: python-chess ends the \
+              game there (tags and comment, no moves) and reads the moves as a third, \
+              tag-less game",
+    },
+    Divergent {
+        file: "chessjs-0-br-newlines.pgn",
+        games: 1,
+        missing_in_python: &[],
+        tags_differ: &[],
+        aligned: false,
+        why: "'<br />' instead of line breaks: python-chess reads one tag and no moves; we \
+              skip '<...>' (reserved tokens) and read all tags and the 77 plies",
+    },
+    Divergent {
+        file: "pe-nested-comment.pgn",
+        games: 1,
+        missing_in_python: &[],
+        tags_differ: &[],
+        aligned: false,
+        why: "nested braces: python-chess reads '--nestedcomment' after the first '}' as a \
+              null move; we report the words after it as unknown tokens (1 ply)",
+    },
+    Divergent {
+        file: "pgn_test.pgn",
+        games: 19,
+        missing_in_python: &[13],
+        tags_differ: &[1],
+        aligned: true,
+        why: "game 13 is one line (tags and moves): python-chess cannot match it as a tag \
+              line and drops the game; game 1 has several tags on one line, which \
+              python-chess reads as one Site tag",
+    },
+];
+
+#[derive(Debug, Clone, PartialEq)]
+struct Summary {
+    tags: Vec<(String, String)>,
+    plies: usize,
+    fen: String,
+    /// "ok", "error" or "unsupported" (a variant neither side is asked to play).
+    status: String,
+}
+
+fn ours(path: &Path) -> Vec<Summary> {
+    let file = std::fs::File::open(path).unwrap();
+    let mut out = Vec::new();
+    for g in Games::new(std::io::BufReader::new(file)) {
+        let g = g.unwrap();
+        let status = match &g.error {
+            None => "ok",
+            Some(e) if matches!(e.kind, GameErrorKind::UnsupportedVariant(_)) => "unsupported",
+            Some(_) => "error",
+        };
+        out.push(Summary {
+            tags: g.game.exported_tags().0,
+            plies: g.game.mainline.nodes.len(),
+            fen: rookery_pgn::game::fen_of(&g.game.end_position()),
+            status: status.to_owned(),
+        });
+    }
+    out
+}
+
+const SCRIPT: &str = r#"
+import sys, json, re, chess, chess.pgn
+SUPPORTED = {"", "standard", "chess", "normal", "from position", "fromposition", "chess960",
+             "chess 960", "fischerandom", "fischerrandom", "fischer random", "960"}
+unesc = lambda v: re.sub(r'\\(["\\])', r'\1', v)
+for path in sys.argv[1:]:
+    with open(path, encoding="utf-8", errors="replace") as f:
+        while True:
+            g = chess.pgn.read_game(f)
+            if g is None:
+                break
+            variant = g.headers.get("Variant", "").strip().lower()
+            board = g.end().board()
+            status = "ok"
+            if variant not in SUPPORTED:
+                status = "unsupported"
+            elif g.errors:
+                status = "error"
+            print(json.dumps({"file": path, "tags": [[k, unesc(v)] for k, v in g.headers.items()],
+                              "plies": len(list(g.mainline_moves())), "fen": board.fen(),
+                              "status": status}))
+"#;
+
+fn python_available() -> bool {
+    Command::new("python3")
+        .args(["-c", "import chess.pgn"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+fn theirs(paths: &[PathBuf]) -> BTreeMap<PathBuf, Vec<Summary>> {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(SCRIPT)
+        .args(paths)
+        .output()
+        .expect("run python3");
+    assert!(
+        out.status.success(),
+        "python3 failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut map: BTreeMap<PathBuf, Vec<Summary>> = BTreeMap::new();
+    for p in paths {
+        map.insert(p.clone(), Vec::new());
+    }
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let tags = v["tags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|kv| {
+                (
+                    kv[0].as_str().unwrap().to_owned(),
+                    kv[1].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        let s = Summary {
+            tags,
+            plies: v["plies"].as_u64().unwrap() as usize,
+            fen: v["fen"].as_str().unwrap().to_owned(),
+            status: v["status"].as_str().unwrap().to_owned(),
+        };
+        map.get_mut(Path::new(v["file"].as_str().unwrap()))
+            .unwrap()
+            .push(s);
+    }
+    map
+}
+
+fn data_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .collect();
+    files.sort();
+    // Big corpora from the shared data folder when present. The 32 MB TCEC file
+    // takes python-chess about a minute: only with ROOKERY_PGN_BIG=1.
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/pgn");
+    let mut big = vec!["twic0920.pgn"];
+    if std::env::var_os("ROOKERY_PGN_BIG").is_some() {
+        big.push("tcec-superfinals-s6-s18.pgn");
+    }
+    for name in big {
+        let p = shared.join(name);
+        if p.exists() {
+            files.push(p);
+        } else {
+            eprintln!("note: {} not present, skipped", p.display());
+        }
+    }
+    files
+}
+
+#[test]
+fn same_games_as_python_chess() {
+    if !python_available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but python3 with python-chess is missing"
+        );
+        eprintln!("note: python3 with python-chess not found; test skipped");
+        return;
+    }
+    let files = data_files();
+    let py = theirs(&files);
+    let mut failures = Vec::new();
+    let mut report = Vec::new();
+    for path in &files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let us = ours(path);
+        let them = &py[path];
+        let plies: usize = us.iter().map(|s| s.plies).sum();
+        report.push(format!(
+            "{name}: {} games / {} plies (python-chess {} / {})",
+            us.len(),
+            plies,
+            them.len(),
+            them.iter().map(|s| s.plies).sum::<usize>()
+        ));
+        let div = DIVERGENT.iter().find(|d| d.file == name);
+        let mut us: Vec<(usize, Summary)> = us
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| (i + 1, s))
+            .collect();
+        if let Some(d) = div {
+            if us.len() != d.games {
+                failures.push(format!(
+                    "{name}: expected {} games, read {}",
+                    d.games,
+                    us.len()
+                ));
+            }
+            report.push(format!("  (documented divergence: {})", d.why));
+            if !d.aligned {
+                continue;
+            }
+            us.retain(|(i, _)| !d.missing_in_python.contains(i));
+        }
+        if us.len() != them.len() {
+            failures.push(format!(
+                "{name}: {} games, python-chess {}",
+                us.len(),
+                them.len()
+            ));
+            continue;
+        }
+        for ((g, a), b) in us.iter().zip(them) {
+            let g = *g;
+            let tags_differ = div.is_some_and(|d| d.tags_differ.contains(&g));
+            if a.tags != b.tags && !tags_differ {
+                failures.push(format!(
+                    "{name} game {g}: tags {:?} vs {:?}",
+                    a.tags, b.tags
+                ));
+            }
+            if a.status != b.status {
+                failures.push(format!("{name} game {g}: {} vs {}", a.status, b.status));
+            } else if a.status == "ok" {
+                if a.plies != b.plies {
+                    failures.push(format!("{name} game {g}: {} plies vs {}", a.plies, b.plies));
+                }
+                if a.fen != b.fen {
+                    failures.push(format!("{name} game {g}: final {} vs {}", a.fen, b.fen));
+                }
+            }
+        }
+    }
+    eprintln!("{}", report.join("\n"));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
