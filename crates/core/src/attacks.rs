@@ -255,26 +255,14 @@ struct Magic {
     shift: u8,
 }
 
-/// Software `pext`: gathers the bits of `x` selected by `mask` into the low bits.
-const fn soft_pext(x: u64, mut mask: u64) -> u64 {
-    let mut out = 0u64;
-    let mut bit = 0;
-    while mask != 0 {
-        let low = mask & mask.wrapping_neg();
-        if x & low != 0 {
-            out |= 1 << bit;
-        }
-        bit += 1;
-        mask &= mask - 1;
-    }
-    out
-}
-
 const USE_PEXT: bool = cfg!(all(target_arch = "x86_64", target_feature = "bmi2"));
 
-const fn table_index(m: &Magic, occ: u64) -> usize {
+/// The slot of subset `occ` (the `k`-th subset of the mask in increasing
+/// order) in the square's slice. `pext` of the k-th subset is k, because
+/// `pext` keeps the order of the mask's bits.
+const fn table_index(m: &Magic, occ: u64, k: usize) -> usize {
     if USE_PEXT {
-        m.offset as usize + soft_pext(occ, m.mask) as usize
+        m.offset as usize + k
     } else {
         m.offset as usize + ((occ & m.mask).wrapping_mul(m.magic) >> m.shift) as usize
     }
@@ -315,10 +303,12 @@ const fn fill(table: &mut [u64; TABLE_SIZE], ms: &[Magic; 64], dirs: &[(i32, i32
     let mut sq = 0;
     while sq < 64 {
         let m = &ms[sq];
-        // Enumerate every subset of the mask (Carry-Rippler).
+        // Enumerate every subset of the mask in increasing order (Carry-Rippler).
         let mut sub = 0u64;
+        let mut k = 0;
         loop {
-            let idx = table_index(m, sub);
+            let idx = table_index(m, sub, k);
+            k += 1;
             let att = slide(sq, sub, dirs);
             // A magic that maps two occupancies with different attacks to one
             // slot would be a bug: fail the build.
