@@ -97,6 +97,9 @@ pub enum ParseFenErrorKind {
     BadBoardChar(char),
     /// A rank describes more than 8 squares.
     RankTooLong(Rank),
+    /// Two digits in a row (`17` for `8`); strict mode wants one digit per
+    /// run of empty squares.
+    AdjacentDigits,
     /// A rank describes fewer than 8 squares.
     RankTooShort(Rank),
     /// Not exactly 8 ranks.
@@ -138,6 +141,9 @@ impl fmt::Display for ParseFenError {
                 "unexpected {c:?} in piece placement (expected one of PNBRQKpnbrqk, a digit 1-8 or '/')"
             ),
             RankTooLong(r) => write!(f, "rank {} has more than 8 squares", r.char()),
+            AdjacentDigits => f.write_str(
+                "two digits in a row in piece placement (expected one digit per run of empty squares)",
+            ),
             RankTooShort(r) => write!(f, "rank {} has fewer than 8 squares", r.char()),
             WrongRankCount(n) => write!(f, "piece placement has {n} ranks (expected 8)"),
             BadTurn => f.write_str("bad side to move (expected 'w' or 'b')"),
@@ -321,7 +327,7 @@ fn err(offset: usize, kind: ParseFenErrorKind) -> ParseFenError {
     ParseFenError { offset, kind }
 }
 
-fn parse_board(field: &[u8], off: usize) -> Result<[Option<Piece>; 64], ParseFenError> {
+fn parse_board(field: &[u8], off: usize, mode: Mode) -> Result<[Option<Piece>; 64], ParseFenError> {
     let mut board = [None; 64];
     let mut rank_idx = 0usize; // 0 = rank 8
     let mut file = 0u32;
@@ -342,6 +348,9 @@ fn parse_board(field: &[u8], off: usize) -> Result<[Option<Piece>; 64], ParseFen
                 }
             }
             b'1'..=b'8' => {
+                if mode == Mode::Strict && i > 0 && field[i - 1].is_ascii_digit() {
+                    return Err(err(at, ParseFenErrorKind::AdjacentDigits));
+                }
                 file += u32::from(c - b'0');
                 if file > 8 {
                     return Err(err(
@@ -464,7 +473,7 @@ impl Setup {
         }
         let mut fields = Fields { s, pos: 0, mode };
         let (board_f, board_off) = fields.next("piece placement")?;
-        let board = parse_board(board_f, board_off)?;
+        let board = parse_board(board_f, board_off, mode)?;
         let (turn_f, turn_off) = fields.next("side to move")?;
         let turn = match turn_f {
             b"w" => Color::White,
@@ -486,7 +495,10 @@ impl Setup {
         } else {
             let sq =
                 Square::from_ascii(ep_f).ok_or(err(ep_off, ParseFenErrorKind::BadEnPassant))?;
-            if sq.rank() != Rank::Third && sq.rank() != Rank::Sixth {
+            let upper = ep_f.first().is_some_and(u8::is_ascii_uppercase);
+            if (sq.rank() != Rank::Third && sq.rank() != Rank::Sixth)
+                || (mode == Mode::Strict && upper)
+            {
                 return Err(err(ep_off, ParseFenErrorKind::BadEnPassant));
             }
             Some((sq, ep_off))
