@@ -666,7 +666,7 @@ fn parse_tag(line: &[u8]) -> Option<(&[u8], &[u8], usize)> {
     };
     skip_sp(&mut i);
     let name_start = i;
-    while i < line.len() && (line[i].is_ascii_alphanumeric() || b"_+#=:-?".contains(&line[i])) {
+    while i < line.len() && (line[i].is_ascii_alphanumeric() || b"_+#=:-".contains(&line[i])) {
         i += 1;
     }
     let name = &line[name_start..i];
