@@ -1,0 +1,290 @@
+//! Reading and writing move operands against a position, without allocating:
+//! one legal-move list per position is enough to resolve every SAN operand
+//! of a record, and canonical SAN is written into a small stack buffer.
+
+use rookery_core::attacks::attacks;
+use rookery_core::{CastlingSide, Move, MoveList, Position, Role, San, SanPlus, UciMove};
+
+/// A short text on the stack (a SAN move is at most 7 bytes, e.g. `Qh4xe1#`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct SanBuf {
+    len: u8,
+    bytes: [u8; 15],
+}
+
+impl SanBuf {
+    fn push(&mut self, c: u8) {
+        if usize::from(self.len) < self.bytes.len() {
+            self.bytes[usize::from(self.len)] = c;
+            self.len += 1;
+        }
+    }
+
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        // Only ASCII is ever pushed.
+        core::str::from_utf8(self.as_bytes()).unwrap_or("")
+    }
+}
+
+/// The legal moves of one position, generated on first use.
+pub(crate) struct Legal {
+    list: MoveList,
+    ready: bool,
+}
+
+impl Legal {
+    pub(crate) fn new() -> Legal {
+        Legal {
+            list: MoveList::new(),
+            ready: false,
+        }
+    }
+
+    pub(crate) fn reset(&mut self) {
+        self.ready = false;
+    }
+
+    fn get(&mut self, pos: &Position) -> &MoveList {
+        if !self.ready {
+            self.list.clear();
+            pos.legal_moves_into(&mut self.list);
+            self.ready = true;
+        }
+        &self.list
+    }
+}
+
+/// Why a move operand could not be read, and how it was written.
+pub(crate) enum MoveRead {
+    /// Canonical SAN (suffixes aside).
+    San(Move),
+    /// A legal move written otherwise (UCI, long algebraic, lower-case
+    /// promotion, extra disambiguation...): the canonical SAN is given.
+    NotSan(Move, SanBuf),
+    /// Not a move here; the reason.
+    Bad(String),
+}
+
+fn is_uci_shape(t: &[u8]) -> bool {
+    (t.len() == 4 || t.len() == 5)
+        && (b'a'..=b'h').contains(&t[0])
+        && (b'1'..=b'8').contains(&t[1])
+        && (b'a'..=b'h').contains(&t[2])
+        && (b'1'..=b'8').contains(&t[3])
+        && (t.len() == 4 || matches!(t[4], b'q' | b'r' | b'b' | b'n' | b'Q' | b'R' | b'B' | b'N'))
+}
+
+/// Strips `+`, `#`, `!` and `?` from the end.
+fn strip_suffix(mut t: &[u8]) -> &[u8] {
+    while let [rest @ .., b'+' | b'#' | b'!' | b'?'] = t {
+        t = rest;
+    }
+    t
+}
+
+/// Resolves a move operand as written.
+pub(crate) fn read_move(pos: &Position, legal: &mut Legal, text: &[u8]) -> MoveRead {
+    if is_uci_shape(text) {
+        return match UciMove::from_ascii(text).map(|u| u.to_move(pos)) {
+            Ok(Ok(m)) => MoveRead::NotSan(m, san_text(pos, m, true)),
+            Ok(Err(e)) => MoveRead::Bad(e.to_string()),
+            Err(e) => MoveRead::Bad(e.to_string()),
+        };
+    }
+    let san = match SanPlus::from_ascii(text) {
+        Ok(sp) => sp.san,
+        Err(e) => return MoveRead::Bad(e.to_string()),
+    };
+    let found = match san {
+        San::Castle(side) => {
+            let mut hit = None;
+            for &m in legal.get(pos).iter() {
+                if m.is_castle() && castle_side(m) == side {
+                    hit = Some(m);
+                }
+            }
+            hit
+        }
+        San::Normal {
+            role,
+            file,
+            rank,
+            to,
+            promotion,
+            ..
+        } => {
+            let mut hit = None;
+            let mut count = 0;
+            for &m in legal.get(pos).iter() {
+                if m.to() == to
+                    && !m.is_castle()
+                    && m.promotion() == promotion
+                    && file.is_none_or(|f| f == m.from().file())
+                    && rank.is_none_or(|r| r == m.from().rank())
+                    && pos.role_at(m.from()) == Some(role)
+                {
+                    hit = Some(m);
+                    count += 1;
+                }
+            }
+            if count == 1 {
+                hit
+            } else {
+                None
+            }
+        }
+        San::Null => None,
+    };
+    let m = match found {
+        Some(m) => m,
+        // The core reader knows the odd cases (a king move written for
+        // castling) and words the errors.
+        None => match san.to_move(pos) {
+            Ok(m) => m,
+            Err(e) => return MoveRead::Bad(e.to_string()),
+        },
+    };
+    let canonical = san_text(pos, m, false);
+    if canonical.as_bytes() == strip_suffix(text) {
+        MoveRead::San(m)
+    } else {
+        MoveRead::NotSan(m, san_text(pos, m, true))
+    }
+}
+
+fn castle_side(m: Move) -> CastlingSide {
+    if m.to().file() > m.from().file() {
+        CastlingSide::KingSide
+    } else {
+        CastlingSide::QueenSide
+    }
+}
+
+/// The canonical SAN of a legal move: minimal disambiguation, `x` for
+/// captures, `=Q` promotions, and `+`/`#` if `suffix`.
+pub(crate) fn san_text(pos: &Position, m: Move, suffix: bool) -> SanBuf {
+    let mut b = SanBuf::default();
+    if m.is_null() {
+        b.push(b'-');
+        b.push(b'-');
+        return b;
+    }
+    if m.is_castle() {
+        for &c in match castle_side(m) {
+            CastlingSide::KingSide => b"O-O".as_slice(),
+            CastlingSide::QueenSide => b"O-O-O".as_slice(),
+        } {
+            b.push(c);
+        }
+    } else {
+        let from = m.from();
+        let to = m.to();
+        let role = pos.role_at(from).unwrap_or(Role::Pawn);
+        let capture = pos.is_capture(m);
+        if role == Role::Pawn {
+            if capture {
+                b.push(from.file().char() as u8);
+            }
+        } else {
+            b.push(role.upper_char() as u8);
+            if role != Role::King {
+                let us = pos.turn();
+                let others =
+                    (attacks(us, role, to, pos.occupied()) & pos.pieces(us, role)).without(from);
+                let mut file_clash = false;
+                let mut rank_clash = false;
+                let mut any = false;
+                for o in others {
+                    if pos.is_legal(Move::normal(o, to)) {
+                        any = true;
+                        file_clash |= o.file() == from.file();
+                        rank_clash |= o.rank() == from.rank();
+                    }
+                }
+                if any {
+                    if !file_clash {
+                        b.push(from.file().char() as u8);
+                    } else if !rank_clash {
+                        b.push(from.rank().char() as u8);
+                    } else {
+                        b.push(from.file().char() as u8);
+                        b.push(from.rank().char() as u8);
+                    }
+                }
+            }
+        }
+        if capture {
+            b.push(b'x');
+        }
+        b.push(to.file().char() as u8);
+        b.push(to.rank().char() as u8);
+        if let Some(p) = m.promotion() {
+            b.push(b'=');
+            b.push(p.upper_char() as u8);
+        }
+    }
+    if suffix {
+        let after = pos.after(m);
+        if after.is_check() {
+            b.push(if after.has_legal_move() { b'+' } else { b'#' });
+        }
+    }
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(fen: &str) {
+        let pos = Position::from_fen(fen).unwrap();
+        let mut legal = Legal::new();
+        for &m in pos.legal_moves().iter() {
+            let ours = san_text(&pos, m, true);
+            let core = SanPlus::from_move(&pos, m).to_string();
+            assert_eq!(ours.as_str(), core, "{fen}");
+            match read_move(&pos, &mut legal, core.as_bytes()) {
+                MoveRead::San(back) => assert_eq!(back, m),
+                _ => panic!("{core} not read back in {fen}"),
+            }
+        }
+    }
+
+    #[test]
+    fn san_agrees_with_core() {
+        check("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        check("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+        check("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1");
+        check("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1");
+        check("k7/8/8/8/1Q1Q4/8/1Q1Q4/7K w - - 0 1");
+        check("3k4/1P6/8/8/8/8/8/4K2R w K - 0 1");
+    }
+
+    #[test]
+    fn non_san_forms_are_recognised() {
+        let pos = Position::startpos();
+        let mut legal = Legal::new();
+        assert!(
+            matches!(read_move(&pos, &mut legal, b"e2e4"), MoveRead::NotSan(_, s) if s.as_str() == "e4")
+        );
+        assert!(
+            matches!(read_move(&pos, &mut legal, b"Ng1-f3"), MoveRead::NotSan(_, s) if s.as_str() == "Nf3")
+        );
+        assert!(matches!(
+            read_move(&pos, &mut legal, b"Nf3+"),
+            MoveRead::San(_)
+        ));
+        assert!(matches!(
+            read_move(&pos, &mut legal, b"Nf4"),
+            MoveRead::Bad(_)
+        ));
+        assert!(matches!(
+            read_move(&pos, &mut legal, b"e2e5"),
+            MoveRead::Bad(_)
+        ));
+    }
+}

@@ -1,0 +1,380 @@
+//! Operations: every opcode of spec §6 with its typed operands.
+
+use core::fmt;
+use core::str::FromStr;
+
+use rookery_core::Move;
+
+use crate::operand::{Clock, Date, Identifier, RawOperand, TimeOfDay};
+
+/// The operand of `refcom` (§6.23, §8.1): a command from the referee.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Refcom {
+    /// Conclude the game in progress.
+    Conclude,
+    /// The referee is going away; close the channel.
+    Disconnect,
+    /// Set up the position and play the supplied move; no reply.
+    Execute,
+    /// The referee detected an unrecoverable fault.
+    Fault,
+    /// PGN tag pairs follow in `ptp`.
+    Inform,
+    /// Set up for a new game.
+    Reset,
+    /// Calculate and reply with a move.
+    Respond,
+}
+
+/// The operand of `refreq` (§6.24, §8.2): a request from a client.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Refreq {
+    /// The client detected an unrecoverable fault.
+    Fault,
+    /// The client's reply (usually with `sm`).
+    Reply,
+    /// The client leaves.
+    SignOff,
+    /// The client registers.
+    SignOn,
+}
+
+/// A `refcom`/`refreq` operand outside its set.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a referee keyword")]
+pub struct ParseKeywordError(pub String);
+
+impl Refcom {
+    /// Every value, in ASCII order.
+    pub const ALL: [Refcom; 7] = [
+        Refcom::Conclude,
+        Refcom::Disconnect,
+        Refcom::Execute,
+        Refcom::Fault,
+        Refcom::Inform,
+        Refcom::Reset,
+        Refcom::Respond,
+    ];
+    /// The identifier as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Refcom::Conclude => "conclude",
+            Refcom::Disconnect => "disconnect",
+            Refcom::Execute => "execute",
+            Refcom::Fault => "fault",
+            Refcom::Inform => "inform",
+            Refcom::Reset => "reset",
+            Refcom::Respond => "respond",
+        }
+    }
+}
+
+impl Refreq {
+    /// Every value, in ASCII order.
+    pub const ALL: [Refreq; 4] = [
+        Refreq::Fault,
+        Refreq::Reply,
+        Refreq::SignOff,
+        Refreq::SignOn,
+    ];
+    /// The identifier as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Refreq::Fault => "fault",
+            Refreq::Reply => "reply",
+            Refreq::SignOff => "sign_off",
+            Refreq::SignOn => "sign_on",
+        }
+    }
+}
+
+impl FromStr for Refcom {
+    type Err = ParseKeywordError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Refcom::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| ParseKeywordError(s.to_owned()))
+    }
+}
+
+impl FromStr for Refreq {
+    type Err = ParseKeywordError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Refreq::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| ParseKeywordError(s.to_owned()))
+    }
+}
+
+impl fmt::Display for Refcom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Display for Refreq {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One EPD operation with typed operands. Moves are legal moves of the
+/// record's position (for `pv`/`sv`, of the positions along the line).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operation {
+    /// `acn`: nodes searched (a count; real counts exceed 2^31).
+    Acn(u64),
+    /// `acs`: seconds searched.
+    Acs(u64),
+    /// `am`: moves to avoid (a set).
+    Am(Vec<Move>),
+    /// `bm`: best moves (a set).
+    Bm(Vec<Move>),
+    /// `c0`..`c9`: ranked comment, index 0-9, with or without a string.
+    Comment(u8, Option<String>),
+    /// `cc`: chess clocks, time used by White then Black.
+    Cc(Clock, Clock),
+    /// `ce`: centipawn evaluation for the side to move (-32768..=32766).
+    Ce(i32),
+    /// `dm`: direct mate in this many fullmoves (positive).
+    Dm(i32),
+    /// `draw_accept`.
+    DrawAccept,
+    /// `draw_claim` (requires `sm`).
+    DrawClaim,
+    /// `draw_offer` (requires `sm`).
+    DrawOffer,
+    /// `draw_reject`.
+    DrawReject,
+    /// `eco`: opening code, or none to clear the register.
+    Eco(Option<String>),
+    /// `fmvn`: fullmove number (positive).
+    Fmvn(i32),
+    /// `hmvc`: halfmove clock (non-negative).
+    Hmvc(i32),
+    /// `id`: position identification.
+    Id(String),
+    /// `nic`: New In Chess code, or none to clear the register.
+    Nic(Option<String>),
+    /// `noop`: any operands, kept in order.
+    Noop(Vec<RawOperand>),
+    /// `pm`: predicted move.
+    Pm(Move),
+    /// `ptp`: PGN tag pairs, in order.
+    Ptp(Vec<(Identifier, String)>),
+    /// `pv`: predicted variation, played in sequence.
+    Pv(Vec<Move>),
+    /// `rc`: repetition count (positive).
+    Rc(i32),
+    /// `refcom`: referee command.
+    Refcom(Refcom),
+    /// `refreq`: referee request.
+    Refreq(Refreq),
+    /// `resign`.
+    Resign,
+    /// `sm`: supplied move.
+    Sm(Move),
+    /// `sv`: supplied variation, played in sequence.
+    Sv(Vec<Move>),
+    /// `tcgs`: game selector (positive).
+    Tcgs(i32),
+    /// `tcri`: receiver e-mail address and name.
+    Tcri(String, String),
+    /// `tcsi`: sender e-mail address and name.
+    Tcsi(String, String),
+    /// `ts`: timestamp (UTC).
+    Ts(Date, TimeOfDay),
+    /// `v0`..`v9`: ranked variation name, index 0-9, with or without a string.
+    Variation(u8, Option<String>),
+    /// An opcode this kit does not know (private ones start with an upper-case
+    /// letter), or an operation kept verbatim by lenient reading: the opcode
+    /// and the operands exactly as written.
+    Raw {
+        /// The opcode.
+        opcode: String,
+        /// The operands, in order.
+        operands: Vec<RawOperand>,
+    },
+}
+
+const C_NAMES: [&str; 10] = ["c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9"];
+const V_NAMES: [&str; 10] = ["v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"];
+
+/// Every opcode of spec §6, in ASCII order.
+pub const KNOWN_OPCODES: [&str; 50] = [
+    "acn",
+    "acs",
+    "am",
+    "bm",
+    "c0",
+    "c1",
+    "c2",
+    "c3",
+    "c4",
+    "c5",
+    "c6",
+    "c7",
+    "c8",
+    "c9",
+    "cc",
+    "ce",
+    "dm",
+    "draw_accept",
+    "draw_claim",
+    "draw_offer",
+    "draw_reject",
+    "eco",
+    "fmvn",
+    "hmvc",
+    "id",
+    "nic",
+    "noop",
+    "pm",
+    "ptp",
+    "pv",
+    "rc",
+    "refcom",
+    "refreq",
+    "resign",
+    "sm",
+    "sv",
+    "tcgs",
+    "tcri",
+    "tcsi",
+    "ts",
+    "v0",
+    "v1",
+    "v2",
+    "v3",
+    "v4",
+    "v5",
+    "v6",
+    "v7",
+    "v8",
+    "v9",
+];
+
+impl Operation {
+    /// The opcode mnemonic.
+    pub fn opcode(&self) -> &str {
+        match self {
+            Operation::Acn(_) => "acn",
+            Operation::Acs(_) => "acs",
+            Operation::Am(_) => "am",
+            Operation::Bm(_) => "bm",
+            Operation::Comment(n, _) => C_NAMES[usize::from(*n).min(9)],
+            Operation::Cc(..) => "cc",
+            Operation::Ce(_) => "ce",
+            Operation::Dm(_) => "dm",
+            Operation::DrawAccept => "draw_accept",
+            Operation::DrawClaim => "draw_claim",
+            Operation::DrawOffer => "draw_offer",
+            Operation::DrawReject => "draw_reject",
+            Operation::Eco(_) => "eco",
+            Operation::Fmvn(_) => "fmvn",
+            Operation::Hmvc(_) => "hmvc",
+            Operation::Id(_) => "id",
+            Operation::Nic(_) => "nic",
+            Operation::Noop(_) => "noop",
+            Operation::Pm(_) => "pm",
+            Operation::Ptp(_) => "ptp",
+            Operation::Pv(_) => "pv",
+            Operation::Rc(_) => "rc",
+            Operation::Refcom(_) => "refcom",
+            Operation::Refreq(_) => "refreq",
+            Operation::Resign => "resign",
+            Operation::Sm(_) => "sm",
+            Operation::Sv(_) => "sv",
+            Operation::Tcgs(_) => "tcgs",
+            Operation::Tcri(..) => "tcri",
+            Operation::Tcsi(..) => "tcsi",
+            Operation::Ts(..) => "ts",
+            Operation::Variation(n, _) => V_NAMES[usize::from(*n).min(9)],
+            Operation::Raw { opcode, .. } => opcode,
+        }
+    }
+
+    /// Whether the operands' order carries meaning (kept by normalization);
+    /// the others are written in ASCII order (§5.1, §7.1).
+    pub fn keeps_operand_order(&self) -> bool {
+        !matches!(self, Operation::Am(_) | Operation::Bm(_))
+    }
+}
+
+/// Whether `name` is a known opcode of §6.
+pub fn is_known_opcode(name: &str) -> bool {
+    KNOWN_OPCODES.contains(&name)
+}
+
+/// Whether `name` has opcode syntax (§5.1): a letter, then up to 14 letters,
+/// digits or underscores.
+pub fn is_valid_opcode(name: &str) -> bool {
+    let b = name.as_bytes();
+    !b.is_empty()
+        && b.len() <= 15
+        && b[0].is_ascii_alphabetic()
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+}
+
+/// The `ce` value of a mate (§6.7): `n > 0` is a mate in `n` fullmoves for the
+/// side to move (`32767 - (2n - 1)`), `n < 0` a mate in `-n` against it
+/// (`-32767 + 2(-n)`), and `0` the side to move is checkmated (`-32767`).
+/// `None` if the value would leave the mate ranges (beyond 32000 in size).
+pub fn ce_from_mate(n: i32) -> Option<i32> {
+    let ce = match n {
+        0 => -32767,
+        n if n > 0 => 32767i64 - (2 * i64::from(n) - 1),
+        n => -32767 + 2 * -i64::from(n),
+    };
+    let ce = i32::try_from(ce).ok()?;
+    (!(-32000..=32000).contains(&ce)).then_some(ce)
+}
+
+/// The mate a `ce` value stands for (§6.7), the inverse of [`ce_from_mate`]:
+/// `Some(n)` with `n > 0` mate in `n` for the side to move, `n < 0` mate in
+/// `-n` against it, `0` checkmated; `None` for ordinary scores and for -32768
+/// (illegal position).
+pub fn mate_from_ce(ce: i32) -> Option<i32> {
+    if (32001..=32766).contains(&ce) {
+        let plies = 32767 - ce;
+        Some((plies + 1) / 2)
+    } else if (-32767..=-32001).contains(&ce) {
+        let plies = ce + 32767;
+        Some(-(plies / 2))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mate_scores_follow_the_spec_examples() {
+        assert_eq!(ce_from_mate(1), Some(32766));
+        assert_eq!(ce_from_mate(5), Some(32758));
+        assert_eq!(ce_from_mate(-1), Some(-32765));
+        assert_eq!(ce_from_mate(-5), Some(-32757));
+        assert_eq!(ce_from_mate(0), Some(-32767));
+        assert_eq!(ce_from_mate(1000), None);
+        for n in -383..=383 {
+            assert_eq!(mate_from_ce(ce_from_mate(n).unwrap()), Some(n), "{n}");
+        }
+        assert_eq!(mate_from_ce(150), None);
+        assert_eq!(mate_from_ce(-32768), None);
+    }
+
+    #[test]
+    fn keywords_round_trip() {
+        for r in Refcom::ALL {
+            assert_eq!(r.as_str().parse::<Refcom>(), Ok(r));
+        }
+        for r in Refreq::ALL {
+            assert_eq!(r.as_str().parse::<Refreq>(), Ok(r));
+        }
+        assert!("sign-on".parse::<Refreq>().is_err());
+    }
+}

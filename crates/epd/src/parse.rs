@@ -1,0 +1,862 @@
+//! Reading records: a lexer that splits a line into the position and the
+//! operations (with byte spans, for lossless editing), and the typing of
+//! every operation's operands.
+
+use rookery_core::{Position, Setup};
+
+use crate::diag::{Diagnostic, Problem, Severity};
+use crate::moves::{read_move, Legal, MoveRead};
+use crate::operand::{
+    parse_count, parse_integer, Clock, Date, Identifier, ParseOperandError, RawOperand, TimeOfDay,
+};
+use crate::operation::{Operation, Refcom, Refreq};
+use crate::record::{Entry, Record};
+
+pub use rookery_core::Mode;
+
+/// Longest line §4 allows (without the line ending).
+pub const MAX_LINE: usize = 4096;
+
+/// One operand's span: for a string, the bytes between the quotes.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Tok {
+    pub(crate) start: u32,
+    pub(crate) end: u32,
+    pub(crate) quoted: bool,
+    pub(crate) escaped: bool,
+}
+
+/// One operation's span.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct LexOp {
+    pub(crate) name_start: u32,
+    pub(crate) name_end: u32,
+    pub(crate) first_tok: u32,
+    pub(crate) n_toks: u32,
+    /// One past the `;` (or the end of the line when it is missing).
+    pub(crate) end: u32,
+}
+
+/// The lexical shape of a record line.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Shape {
+    /// Byte offset where the position fields start.
+    pub(crate) start: usize,
+    /// FEN clocks: values and offset of the first.
+    pub(crate) clocks: Option<(i32, Option<i32>, usize)>,
+    /// Where the operations start (after any clocks).
+    pub(crate) ops_start: usize,
+}
+
+fn severity(mode: Mode) -> Severity {
+    match mode {
+        Mode::Strict => Severity::Error,
+        Mode::Lenient => Severity::Warning,
+    }
+}
+
+fn lossy(s: &[u8]) -> String {
+    String::from_utf8_lossy(s).into_owned()
+}
+
+fn is_ws(c: u8) -> bool {
+    c == b' ' || c == b'\t' || c == b'\r' || c == b'\x0b' || c == b'\x0c'
+}
+
+/// A reusable record reader: keeps its buffers between records.
+pub struct Parser {
+    mode: Mode,
+    legal: Legal,
+    pub(crate) toks: Vec<Tok>,
+    pub(crate) ops: Vec<LexOp>,
+    ws_reported: bool,
+}
+
+impl Parser {
+    /// A parser for `mode`.
+    pub fn new(mode: Mode) -> Parser {
+        Parser {
+            mode,
+            legal: Legal::new(),
+            toks: Vec::new(),
+            ops: Vec::new(),
+            ws_reported: false,
+        }
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    fn whitespace(&mut self, at: usize, diags: &mut Vec<Diagnostic>) {
+        if !self.ws_reported {
+            self.ws_reported = true;
+            diags.push(Diagnostic::at(at, severity(self.mode), Problem::Whitespace));
+        }
+    }
+
+    /// Reads one record from a line (without its line ending), pushing every
+    /// problem to `diags`. Returns the record if it could be typed; the
+    /// caller treats it as unusable if `diags` holds an error.
+    pub fn parse_record(&mut self, line: &[u8], diags: &mut Vec<Diagnostic>) -> Option<Record> {
+        let first = diags.len();
+        if core::str::from_utf8(line).is_err() {
+            diags.push(Diagnostic::at(0, Severity::Error, Problem::NotUtf8));
+            return None;
+        }
+        let (shape, setup) = self.lex(line, diags)?;
+        let position = match setup.into_position(self.mode) {
+            Ok((pos, warnings)) => {
+                for (p, off) in warnings {
+                    diags.push(Diagnostic::at(
+                        shape.start + off,
+                        Severity::Warning,
+                        Problem::PositionFixed(p.to_string()),
+                    ));
+                }
+                pos
+            }
+            Err(e) => {
+                for (p, off) in e.problems {
+                    diags.push(Diagnostic::at(
+                        shape.start + off,
+                        Severity::Error,
+                        Problem::IllegalPosition(p.to_string()),
+                    ));
+                }
+                return None;
+            }
+        };
+        self.legal.reset();
+        let mut entries = Vec::with_capacity(self.ops.len() + 2);
+        let mut failed = false;
+        let ops = core::mem::take(&mut self.ops);
+        let toks = core::mem::take(&mut self.toks);
+        for op in &ops {
+            let t = &toks[op.first_tok as usize..(op.first_tok + op.n_toks) as usize];
+            match self.type_op(line, op, t, &position, diags) {
+                Some(o) => entries.push(Entry {
+                    op: o,
+                    offset: op.name_start,
+                }),
+                None => failed = true,
+            }
+        }
+        self.ops = ops;
+        self.toks = toks;
+        let mut record = Record { position, entries };
+        if let Some((h, f, off)) = shape.clocks {
+            let mut add = Vec::new();
+            for (name, value) in [("hmvc", Some(h)), ("fmvn", f)] {
+                let Some(value) = value else { continue };
+                let existing = match name {
+                    "hmvc" => record.hmvc(),
+                    _ => record.fmvn(),
+                };
+                match existing {
+                    Some(v) if v != value => {
+                        diags.push(Diagnostic::at(
+                            off,
+                            Severity::Error,
+                            Problem::ClockConflict {
+                                opcode: name,
+                                clock: value,
+                                value: v,
+                            },
+                        ));
+                        failed = true;
+                    }
+                    Some(_) => {}
+                    None => add.push(Entry {
+                        op: if name == "hmvc" {
+                            Operation::Hmvc(value)
+                        } else {
+                            Operation::Fmvn(value)
+                        },
+                        offset: off as u32,
+                    }),
+                }
+            }
+            record.entries.splice(0..0, add);
+        }
+        if failed || diags[first..].iter().any(Diagnostic::is_error) {
+            return None;
+        }
+        Some(record)
+    }
+
+    /// Splits a line into its position and operations (in `self.ops` and
+    /// `self.toks`), reporting lexical problems. `None` if the line cannot
+    /// be split (an error was pushed).
+    pub(crate) fn lex(
+        &mut self,
+        line: &[u8],
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<(Shape, Setup)> {
+        let mode = self.mode;
+        self.ws_reported = false;
+        self.ops.clear();
+        self.toks.clear();
+        if line.len() > MAX_LINE {
+            diags.push(Diagnostic::at(
+                MAX_LINE,
+                severity(mode),
+                Problem::LineTooLong(line.len()),
+            ));
+        }
+        let start = line.iter().take_while(|&&c| is_ws(c)).count();
+        if start > 0 {
+            self.whitespace(0, diags);
+        }
+        let (setup, used) = match Setup::from_epd_prefix(&line[start..], mode) {
+            Ok(r) => r,
+            Err(e) => {
+                let msg = e.to_string();
+                let msg = msg
+                    .split_once(": ")
+                    .map_or(msg.as_str(), |(_, m)| m)
+                    .to_owned();
+                diags.push(Diagnostic::at(
+                    start + e.offset,
+                    Severity::Error,
+                    Problem::BadPosition(msg),
+                ));
+                return None;
+            }
+        };
+        let fields_end = start + used;
+        // Separators inside the position fields.
+        let fields = &line[start..fields_end];
+        if let Some(k) = fields
+            .windows(2)
+            .position(|w| w[0] == b'\t' || (is_ws(w[0]) && is_ws(w[1])))
+        {
+            self.whitespace(start + k, diags);
+        }
+        let mut i = fields_end;
+        // FEN-style clocks: numbers right after the four fields.
+        let mut clocks = None;
+        {
+            let mut j = i;
+            while j < line.len() && is_ws(line[j]) {
+                j += 1;
+            }
+            if j > i
+                && j < line.len()
+                && (line[j].is_ascii_digit()
+                    || line[j] == b'-' && line.get(j + 1).is_some_and(u8::is_ascii_digit))
+            {
+                let mut vals = [None, None];
+                let first_off = j;
+                for v in &mut vals {
+                    let mut k = j;
+                    while k < line.len() && is_ws(line[k]) {
+                        k += 1;
+                    }
+                    if k >= line.len() || !(line[k].is_ascii_digit() || line[k] == b'-') {
+                        break;
+                    }
+                    let t0 = k;
+                    while k < line.len() && !is_ws(line[k]) && line[k] != b';' {
+                        k += 1;
+                    }
+                    let text = &line[t0..k];
+                    match parse_integer(text) {
+                        Ok(n) if n >= 0 && text[0] != b'-' && text[0] != b'+' => *v = Some(n),
+                        _ => {
+                            diags.push(Diagnostic::at(
+                                t0,
+                                Severity::Error,
+                                Problem::BadFenClock(lossy(text)),
+                            ));
+                            return None;
+                        }
+                    }
+                    j = k;
+                }
+                if let Some(h) = vals[0] {
+                    let f = vals[1];
+                    let read_as = match f {
+                        Some(f) => format!("hmvc {h} and fmvn {f}"),
+                        None => format!("hmvc {h}"),
+                    };
+                    diags.push(Diagnostic::at(
+                        first_off,
+                        severity(mode),
+                        Problem::FenClocks(read_as),
+                    ));
+                    clocks = Some((h, f, first_off));
+                    i = j;
+                }
+            }
+        }
+        let ops_start = i;
+        // Operations.
+        loop {
+            let ws_start = i;
+            while i < line.len() && is_ws(line[i]) {
+                i += 1;
+            }
+            if i == line.len() {
+                if i > ws_start {
+                    self.whitespace(ws_start, diags);
+                }
+                break;
+            }
+            if !(i == ws_start + 1 && line[ws_start] == b' ') {
+                self.whitespace(ws_start, diags);
+            }
+            let c = line[i];
+            if !c.is_ascii_alphabetic() {
+                diags.push(Diagnostic::at(
+                    i,
+                    Severity::Error,
+                    Problem::ExpectedOpcode(char_at(line, i)),
+                ));
+                return None;
+            }
+            let name_start = i;
+            while i < line.len() && (line[i].is_ascii_alphanumeric() || line[i] == b'_') {
+                i += 1;
+            }
+            let name = &line[name_start..i];
+            if i < line.len() && !is_ws(line[i]) && line[i] != b';' {
+                diags.push(Diagnostic::at(
+                    i,
+                    Severity::Error,
+                    Problem::BadOpcodeChar(lossy(name), char_at(line, i)),
+                ));
+                return None;
+            }
+            if name.len() > 15 {
+                diags.push(Diagnostic::at(
+                    name_start,
+                    Severity::Error,
+                    Problem::OpcodeTooLong(lossy(name)),
+                ));
+            }
+            let first_tok = self.toks.len() as u32;
+            let mut terminated = false;
+            loop {
+                let ws_start = i;
+                while i < line.len() && is_ws(line[i]) {
+                    i += 1;
+                }
+                if i == line.len() {
+                    break;
+                }
+                if line[i] == b';' {
+                    if i > ws_start {
+                        self.whitespace(ws_start, diags);
+                    }
+                    i += 1;
+                    terminated = true;
+                    break;
+                }
+                if !(i == ws_start + 1 && line[ws_start] == b' ') {
+                    self.whitespace(ws_start, diags);
+                }
+                if line[i] == b'"' {
+                    let open = i;
+                    i += 1;
+                    let content = i;
+                    let mut escaped = false;
+                    let mut closed = false;
+                    while i < line.len() {
+                        match line[i] {
+                            b'\\' if matches!(line.get(i + 1), Some(b'"' | b'\\')) => {
+                                escaped = true;
+                                i += 2;
+                            }
+                            b'"' => {
+                                closed = true;
+                                break;
+                            }
+                            _ => i += 1,
+                        }
+                    }
+                    if !closed {
+                        diags.push(Diagnostic::at(
+                            open,
+                            Severity::Error,
+                            Problem::UnterminatedString,
+                        ));
+                        return None;
+                    }
+                    self.toks.push(Tok {
+                        start: content as u32,
+                        end: i as u32,
+                        quoted: true,
+                        escaped,
+                    });
+                    i += 1;
+                    if i < line.len() && !is_ws(line[i]) && line[i] != b';' {
+                        diags.push(Diagnostic::at(i, Severity::Error, Problem::TextAfterString));
+                        return None;
+                    }
+                } else {
+                    let t0 = i;
+                    while i < line.len() && !is_ws(line[i]) && line[i] != b';' {
+                        i += 1;
+                    }
+                    self.toks.push(Tok {
+                        start: t0 as u32,
+                        end: i as u32,
+                        quoted: false,
+                        escaped: false,
+                    });
+                }
+            }
+            if !terminated {
+                diags.push(Diagnostic::at(
+                    i,
+                    severity(mode),
+                    Problem::MissingSemicolon(lossy(name)),
+                ));
+            }
+            self.ops.push(LexOp {
+                name_start: name_start as u32,
+                name_end: (name_start + name.len()) as u32,
+                first_tok,
+                n_toks: self.toks.len() as u32 - first_tok,
+                end: i as u32,
+            });
+        }
+        Some((
+            Shape {
+                start,
+                clocks,
+                ops_start,
+            },
+            setup,
+        ))
+    }
+
+    fn type_op(
+        &mut self,
+        line: &[u8],
+        op: &LexOp,
+        toks: &[Tok],
+        pos: &Position,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Operation> {
+        let mode = self.mode;
+        let name_bytes = &line[op.name_start as usize..op.name_end as usize];
+        // The line is UTF-8 and the name ASCII.
+        let name = core::str::from_utf8(name_bytes).unwrap_or("");
+        let at = op.name_start as usize;
+        let text = |t: &Tok| &line[t.start as usize..t.end as usize];
+        let col = |t: &Tok| t.start as usize - usize::from(t.quoted);
+        let count = |expected: &'static str, ok: bool, diags: &mut Vec<Diagnostic>| {
+            if !ok {
+                diags.push(Diagnostic::at(
+                    at,
+                    Severity::Error,
+                    Problem::OperandCount {
+                        opcode: name.to_owned(),
+                        expected,
+                        found: toks.len(),
+                    },
+                ));
+            }
+            ok
+        };
+        let bad_operand = |t: &Tok, e: ParseOperandError, diags: &mut Vec<Diagnostic>| {
+            diags.push(Diagnostic::at(
+                col(t),
+                Severity::Error,
+                Problem::BadOperand {
+                    opcode: name.to_owned(),
+                    error: e,
+                },
+            ));
+        };
+        let unquoted = |t: &Tok, expected: &'static str, diags: &mut Vec<Diagnostic>| {
+            if t.quoted {
+                diags.push(Diagnostic::at(
+                    col(t),
+                    Severity::Error,
+                    Problem::QuotedOperand {
+                        opcode: name.to_owned(),
+                        text: lossy(text(t)),
+                        expected,
+                    },
+                ));
+                false
+            } else {
+                true
+            }
+        };
+        let string = |t: &Tok, diags: &mut Vec<Diagnostic>| -> Option<String> {
+            if !t.quoted {
+                diags.push(Diagnostic::at(
+                    col(t),
+                    severity(mode),
+                    Problem::UnquotedString {
+                        opcode: name.to_owned(),
+                        text: lossy(text(t)),
+                    },
+                ));
+                if mode == Mode::Strict {
+                    return None;
+                }
+            }
+            Some(unescape(text(t), t.escaped))
+        };
+        let integer = |diags: &mut Vec<Diagnostic>| -> Option<i32> {
+            if !count("exactly one integer", toks.len() == 1, diags)
+                || !unquoted(&toks[0], "an integer", diags)
+            {
+                return None;
+            }
+            parse_integer(text(&toks[0]))
+                .map_err(|e| bad_operand(&toks[0], e, diags))
+                .ok()
+        };
+        let opt_string = |diags: &mut Vec<Diagnostic>| -> Option<Option<String>> {
+            if !count("one string or none", toks.len() <= 1, diags) {
+                return None;
+            }
+            match toks.first() {
+                None => Some(None),
+                Some(t) => string(t, diags).map(Some),
+            }
+        };
+        let raw = |t: &Tok| {
+            if t.quoted {
+                RawOperand::Quoted(unescape(text(t), t.escaped))
+            } else {
+                RawOperand::Token(lossy(text(t)))
+            }
+        };
+        let digit = name_bytes.get(1).map(|d| d.wrapping_sub(b'0'));
+        let result = match name {
+            "acn" | "acs" => {
+                if !count("exactly one non-negative integer", toks.len() == 1, diags)
+                    || !unquoted(&toks[0], "an integer", diags)
+                {
+                    return None;
+                }
+                let v = parse_count(text(&toks[0]))
+                    .map_err(|e| bad_operand(&toks[0], e, diags))
+                    .ok()?;
+                if name == "acn" {
+                    Operation::Acn(v)
+                } else {
+                    Operation::Acs(v)
+                }
+            }
+            "am" | "bm" => {
+                if let [t] = toks {
+                    let s = text(t);
+                    if !t.quoted && is_chest_mate(s) {
+                        diags.push(Diagnostic::at(
+                            col(t),
+                            severity(mode),
+                            Problem::ChestMate {
+                                opcode: name.to_owned(),
+                                n: lossy(&s[1..]),
+                            },
+                        ));
+                        if mode == Mode::Strict {
+                            return None;
+                        }
+                        return Some(Operation::Raw {
+                            opcode: name.to_owned(),
+                            operands: vec![raw(t)],
+                        });
+                    }
+                }
+                let mut moves = Vec::with_capacity(toks.len());
+                let mut ok = true;
+                for t in toks {
+                    match self.move_operand(name, line, t, pos, None, diags) {
+                        Some(m) => moves.push(m),
+                        None => ok = false,
+                    }
+                }
+                if !ok {
+                    return None;
+                }
+                if name == "am" {
+                    Operation::Am(moves)
+                } else {
+                    Operation::Bm(moves)
+                }
+            }
+            "pm" | "sm" => {
+                if !count("exactly one move", toks.len() == 1, diags) {
+                    return None;
+                }
+                let m = self.move_operand(name, line, &toks[0], pos, None, diags)?;
+                if name == "pm" {
+                    Operation::Pm(m)
+                } else {
+                    Operation::Sm(m)
+                }
+            }
+            "pv" | "sv" => {
+                let mut p = pos.clone();
+                let mut moves = Vec::with_capacity(toks.len());
+                for (ply, t) in toks.iter().enumerate() {
+                    let m = self.move_operand(name, line, t, &p, Some(ply), diags)?;
+                    p.play_unchecked(m);
+                    moves.push(m);
+                }
+                if name == "pv" {
+                    Operation::Pv(moves)
+                } else {
+                    Operation::Sv(moves)
+                }
+            }
+            _ if name_bytes.len() == 2
+                && (name_bytes[0] == b'c' || name_bytes[0] == b'v')
+                && digit.is_some_and(|d| d <= 9) =>
+            {
+                let n = digit.unwrap_or(0);
+                let s = opt_string(diags)?;
+                if name_bytes[0] == b'c' {
+                    Operation::Comment(n, s)
+                } else {
+                    Operation::Variation(n, s)
+                }
+            }
+            "eco" | "nic" => {
+                let s = opt_string(diags)?;
+                if name == "eco" {
+                    Operation::Eco(s)
+                } else {
+                    Operation::Nic(s)
+                }
+            }
+            "id" => {
+                if !count("exactly one string", toks.len() == 1, diags) {
+                    return None;
+                }
+                Operation::Id(string(&toks[0], diags)?)
+            }
+            "cc" => {
+                if !count("two clock values", toks.len() == 2, diags)
+                    || !unquoted(&toks[0], "a clock value", diags)
+                    || !unquoted(&toks[1], "a clock value", diags)
+                {
+                    return None;
+                }
+                let a =
+                    Clock::from_ascii(text(&toks[0])).map_err(|e| bad_operand(&toks[0], e, diags));
+                let b =
+                    Clock::from_ascii(text(&toks[1])).map_err(|e| bad_operand(&toks[1], e, diags));
+                Operation::Cc(a.ok()?, b.ok()?)
+            }
+            "ce" => Operation::Ce(integer(diags)?),
+            "dm" => Operation::Dm(integer(diags)?),
+            "fmvn" => Operation::Fmvn(integer(diags)?),
+            "hmvc" => Operation::Hmvc(integer(diags)?),
+            "rc" => Operation::Rc(integer(diags)?),
+            "tcgs" => Operation::Tcgs(integer(diags)?),
+            "draw_accept" | "draw_claim" | "draw_offer" | "draw_reject" | "resign" => {
+                if !count("no operands", toks.is_empty(), diags) {
+                    return None;
+                }
+                match name {
+                    "draw_accept" => Operation::DrawAccept,
+                    "draw_claim" => Operation::DrawClaim,
+                    "draw_offer" => Operation::DrawOffer,
+                    "draw_reject" => Operation::DrawReject,
+                    _ => Operation::Resign,
+                }
+            }
+            "noop" => Operation::Noop(toks.iter().map(raw).collect()),
+            "ptp" => {
+                if !count(
+                    "an even number of operands (tag, value pairs)",
+                    toks.len() % 2 == 0,
+                    diags,
+                ) {
+                    return None;
+                }
+                let mut pairs = Vec::with_capacity(toks.len() / 2);
+                let mut ok = true;
+                for pair in toks.chunks(2) {
+                    let tag = if pair[0].quoted {
+                        Err(ParseOperandError::Identifier(lossy(text(&pair[0]))))
+                    } else {
+                        Identifier::from_ascii(text(&pair[0]))
+                    };
+                    let value = string(&pair[1], diags);
+                    match (tag, value) {
+                        (Ok(t), Some(v)) => pairs.push((t, v)),
+                        (Err(e), _) => {
+                            bad_operand(&pair[0], e, diags);
+                            ok = false;
+                        }
+                        _ => ok = false,
+                    }
+                }
+                if !ok {
+                    return None;
+                }
+                Operation::Ptp(pairs)
+            }
+            "refcom" | "refreq" => {
+                if !count("exactly one identifier", toks.len() == 1, diags)
+                    || !unquoted(&toks[0], "an identifier", diags)
+                {
+                    return None;
+                }
+                let word = core::str::from_utf8(text(&toks[0])).unwrap_or("");
+                let parsed = if name == "refcom" {
+                    word.parse::<Refcom>().map(Operation::Refcom).ok()
+                } else {
+                    word.parse::<Refreq>().map(Operation::Refreq).ok()
+                };
+                match parsed {
+                    Some(op) => op,
+                    None => {
+                        diags.push(Diagnostic::at(
+                            col(&toks[0]),
+                            Severity::Error,
+                            Problem::BadKeyword {
+                                opcode: name.to_owned(),
+                                text: word.to_owned(),
+                                allowed: if name == "refcom" {
+                                    "conclude, disconnect, execute, fault, inform, reset, respond"
+                                } else {
+                                    "fault, reply, sign_off, sign_on"
+                                },
+                            },
+                        ));
+                        return None;
+                    }
+                }
+            }
+            "tcri" | "tcsi" => {
+                if !count("two strings", toks.len() == 2, diags) {
+                    return None;
+                }
+                let a = string(&toks[0], diags);
+                let b = string(&toks[1], diags);
+                let (a, b) = (a?, b?);
+                if name == "tcri" {
+                    Operation::Tcri(a, b)
+                } else {
+                    Operation::Tcsi(a, b)
+                }
+            }
+            "ts" => {
+                if !count("a date and a time of day", toks.len() == 2, diags)
+                    || !unquoted(&toks[0], "a date", diags)
+                    || !unquoted(&toks[1], "a time of day", diags)
+                {
+                    return None;
+                }
+                let d =
+                    Date::from_ascii(text(&toks[0])).map_err(|e| bad_operand(&toks[0], e, diags));
+                let t = TimeOfDay::from_ascii(text(&toks[1]))
+                    .map_err(|e| bad_operand(&toks[1], e, diags));
+                Operation::Ts(d.ok()?, t.ok()?)
+            }
+            _ => Operation::Raw {
+                opcode: name.to_owned(),
+                operands: toks.iter().map(raw).collect(),
+            },
+        };
+        Some(result)
+    }
+
+    /// Reads one move operand; `ply` is `Some` inside a `pv`/`sv` line
+    /// (then a fresh move list is made for each position after the first).
+    fn move_operand(
+        &mut self,
+        name: &str,
+        line: &[u8],
+        t: &Tok,
+        pos: &Position,
+        ply: Option<usize>,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<rookery_core::Move> {
+        let at = t.start as usize - usize::from(t.quoted);
+        let text = &line[t.start as usize..t.end as usize];
+        if t.quoted {
+            diags.push(Diagnostic::at(
+                at,
+                Severity::Error,
+                Problem::QuotedOperand {
+                    opcode: name.to_owned(),
+                    text: lossy(text),
+                    expected: "a move",
+                },
+            ));
+            return None;
+        }
+        let read = match ply {
+            None | Some(0) => read_move(pos, &mut self.legal, text),
+            Some(_) => read_move(pos, &mut Legal::new(), text),
+        };
+        match read {
+            MoveRead::San(m) => Some(m),
+            MoveRead::NotSan(m, san) => {
+                diags.push(Diagnostic::at(
+                    at,
+                    severity(self.mode),
+                    Problem::NotSan {
+                        opcode: name.to_owned(),
+                        text: lossy(text),
+                        san: san.as_str().to_owned(),
+                    },
+                ));
+                Some(m)
+            }
+            MoveRead::Bad(reason) => {
+                let reason = match ply {
+                    Some(n) if n > 0 => format!("{reason} (move {} of the line)", n + 1),
+                    _ => reason,
+                };
+                diags.push(Diagnostic::at(
+                    at,
+                    Severity::Error,
+                    Problem::BadMove {
+                        opcode: name.to_owned(),
+                        reason,
+                    },
+                ));
+                None
+            }
+        }
+    }
+}
+
+fn char_at(line: &[u8], i: usize) -> char {
+    core::str::from_utf8(&line[i..])
+        .ok()
+        .and_then(|s| s.chars().next())
+        .unwrap_or(char::from(line[i]))
+}
+
+fn is_chest_mate(s: &[u8]) -> bool {
+    let Some(rest) = s.strip_prefix(b"#") else {
+        return false;
+    };
+    let digits = rest.strip_prefix(b"-").unwrap_or(rest);
+    !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
+}
+
+/// Resolves `\"` and `\\` in a string's content.
+fn unescape(s: &[u8], escaped: bool) -> String {
+    if !escaped {
+        return lossy(s);
+    }
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        if s[i] == b'\\' && matches!(s.get(i + 1), Some(b'"' | b'\\')) {
+            out.push(s[i + 1]);
+            i += 2;
+        } else {
+            out.push(s[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}

@@ -1,0 +1,448 @@
+//! [`Record`]: a position and its operations, with typed access.
+
+use core::fmt;
+use core::str::FromStr;
+
+use rookery_core::{Fen, Move, Position};
+
+use crate::diag::Diagnostic;
+use crate::moves::san_text;
+use crate::operand::write_string;
+use crate::operation::Operation;
+use crate::parse::{Mode, Parser};
+
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Entry {
+    pub(crate) op: Operation,
+    /// 0-based byte offset of the opcode in the line read (0 if set by a program).
+    pub(crate) offset: u32,
+}
+
+/// One EPD record: a legal position and its operations in their original
+/// order (written in ASCII order of opcode by [`Record::write_to`]).
+///
+/// ```
+/// use rookery_epd::{Mode, Operation, Record};
+/// let mut rec: Record = "1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - bm Qd1+; id \"BK.01\";".parse()?;
+/// assert_eq!(rec.id(), Some("BK.01"));
+/// let best = rec.bm().unwrap()[0];
+/// rec.set(Operation::Pv(vec![best]));
+/// rec.set(Operation::Ce(123));
+/// assert_eq!(rec.to_string(),
+///     "1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - bm Qd1+; ce 123; id \"BK.01\"; pv Qd1+;");
+/// // ce and pv were appended after id: strict mode warns about the order.
+/// assert_eq!(rec.validate(Mode::Strict).len(), 1);
+/// rec.sort_operations();
+/// assert!(rec.validate(Mode::Strict).is_empty());
+/// # Ok::<(), rookery_epd::ParseRecordError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    pub(crate) position: Position,
+    pub(crate) entries: Vec<Entry>,
+}
+
+/// A line that is not a usable record: every problem found (at least one error).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .diagnostics.iter().find(|d| d.is_error()).map(|d| d.to_string()).unwrap_or_default())]
+pub struct ParseRecordError {
+    /// Every problem found, errors and warnings.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Record {
+    /// A record of `position` with no operations.
+    pub fn new(position: Position) -> Record {
+        Record {
+            position,
+            entries: Vec::new(),
+        }
+    }
+
+    /// Reads one record (one line without its line ending).
+    ///
+    /// # Errors
+    /// [`ParseRecordError`] with every problem if any is an error in `mode`.
+    pub fn parse(line: &[u8], mode: Mode) -> Result<(Record, Vec<Diagnostic>), ParseRecordError> {
+        let mut parser = Parser::new(mode);
+        let mut diags = Vec::new();
+        match parser.parse_record(line, &mut diags) {
+            Some(rec) if !diags.iter().any(Diagnostic::is_error) => Ok((rec, diags)),
+            _ => Err(ParseRecordError { diagnostics: diags }),
+        }
+    }
+
+    /// The position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// The operations in their order.
+    pub fn operations(&self) -> impl Iterator<Item = &Operation> + '_ {
+        self.entries.iter().map(|e| &e.op)
+    }
+
+    /// The operations with the 1-based column of each opcode in the line
+    /// read (1 for operations set by a program).
+    pub fn operations_with_columns(&self) -> impl Iterator<Item = (&Operation, u32)> + '_ {
+        self.entries.iter().map(|e| (&e.op, e.offset + 1))
+    }
+
+    /// How many operations there are.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there are no operations.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The first operation with this opcode.
+    pub fn get(&self, opcode: &str) -> Option<&Operation> {
+        self.operations().find(|op| op.opcode() == opcode)
+    }
+
+    /// Whether an operation with this opcode is present.
+    pub fn contains(&self, opcode: &str) -> bool {
+        self.get(opcode).is_some()
+    }
+
+    /// Sets an operation: replaces the first one with the same opcode (and
+    /// drops any later duplicates), or appends it.
+    pub fn set(&mut self, op: Operation) {
+        let name = op.opcode().to_owned();
+        let mut op = Some(op);
+        self.entries.retain_mut(|e| {
+            if e.op.opcode() != name {
+                return true;
+            }
+            match op.take() {
+                Some(new) => {
+                    e.op = new;
+                    true
+                }
+                None => false,
+            }
+        });
+        if let Some(op) = op {
+            self.entries.push(Entry { op, offset: 0 });
+        }
+    }
+
+    /// Appends an operation, even if its opcode is already present.
+    pub fn push(&mut self, op: Operation) {
+        self.entries.push(Entry { op, offset: 0 });
+    }
+
+    /// Removes every operation with this opcode; returns how many.
+    pub fn remove(&mut self, opcode: &str) -> usize {
+        let before = self.entries.len();
+        self.entries.retain(|e| e.op.opcode() != opcode);
+        before - self.entries.len()
+    }
+
+    /// Puts the operations in ASCII order of opcode (stable: duplicates keep
+    /// their order), as written by [`Record::write_to`].
+    pub fn sort_operations(&mut self) {
+        self.entries
+            .sort_by(|a, b| a.op.opcode().cmp(b.op.opcode()));
+    }
+
+    /// Keeps the operations for which `keep` is true.
+    pub fn retain(&mut self, mut keep: impl FnMut(&Operation) -> bool) {
+        self.entries.retain(|e| keep(&e.op));
+    }
+
+    /// `bm` moves.
+    pub fn bm(&self) -> Option<&[Move]> {
+        self.operations().find_map(|op| match op {
+            Operation::Bm(m) => Some(m.as_slice()),
+            _ => None,
+        })
+    }
+
+    /// `am` moves.
+    pub fn am(&self) -> Option<&[Move]> {
+        self.operations().find_map(|op| match op {
+            Operation::Am(m) => Some(m.as_slice()),
+            _ => None,
+        })
+    }
+
+    /// `pv` moves.
+    pub fn pv(&self) -> Option<&[Move]> {
+        self.operations().find_map(|op| match op {
+            Operation::Pv(m) => Some(m.as_slice()),
+            _ => None,
+        })
+    }
+
+    /// `sv` moves.
+    pub fn sv(&self) -> Option<&[Move]> {
+        self.operations().find_map(|op| match op {
+            Operation::Sv(m) => Some(m.as_slice()),
+            _ => None,
+        })
+    }
+
+    /// `pm`.
+    pub fn pm(&self) -> Option<Move> {
+        self.operations().find_map(|op| match op {
+            Operation::Pm(m) => Some(*m),
+            _ => None,
+        })
+    }
+
+    /// `sm`.
+    pub fn sm(&self) -> Option<Move> {
+        self.operations().find_map(|op| match op {
+            Operation::Sm(m) => Some(*m),
+            _ => None,
+        })
+    }
+
+    fn int(&self, f: impl Fn(&Operation) -> Option<i32>) -> Option<i32> {
+        self.operations().find_map(f)
+    }
+
+    /// `ce`.
+    pub fn ce(&self) -> Option<i32> {
+        self.int(|op| match op {
+            Operation::Ce(v) => Some(*v),
+            _ => None,
+        })
+    }
+
+    /// `dm`.
+    pub fn dm(&self) -> Option<i32> {
+        self.int(|op| match op {
+            Operation::Dm(v) => Some(*v),
+            _ => None,
+        })
+    }
+
+    /// `hmvc`.
+    pub fn hmvc(&self) -> Option<i32> {
+        self.int(|op| match op {
+            Operation::Hmvc(v) => Some(*v),
+            _ => None,
+        })
+    }
+
+    /// `fmvn`.
+    pub fn fmvn(&self) -> Option<i32> {
+        self.int(|op| match op {
+            Operation::Fmvn(v) => Some(*v),
+            _ => None,
+        })
+    }
+
+    /// `acn`.
+    pub fn acn(&self) -> Option<u64> {
+        self.operations().find_map(|op| match op {
+            Operation::Acn(v) => Some(*v),
+            _ => None,
+        })
+    }
+
+    /// `acs`.
+    pub fn acs(&self) -> Option<u64> {
+        self.operations().find_map(|op| match op {
+            Operation::Acs(v) => Some(*v),
+            _ => None,
+        })
+    }
+
+    /// `id`.
+    pub fn id(&self) -> Option<&str> {
+        self.operations().find_map(|op| match op {
+            Operation::Id(s) => Some(s.as_str()),
+            _ => None,
+        })
+    }
+
+    /// The string of comment `c<n>` (`None` if absent or without operand).
+    pub fn comment(&self, n: u8) -> Option<&str> {
+        self.operations().find_map(|op| match op {
+            Operation::Comment(k, s) if *k == n => s.as_deref(),
+            _ => None,
+        })
+    }
+
+    /// The string of variation name `v<n>`.
+    pub fn variation(&self, n: u8) -> Option<&str> {
+        self.operations().find_map(|op| match op {
+            Operation::Variation(k, s) if *k == n => s.as_deref(),
+            _ => None,
+        })
+    }
+
+    /// The position as a six-field FEN, its clocks from `hmvc` and `fmvn`
+    /// (0 and 1 when absent or out of range).
+    pub fn to_fen(&self) -> String {
+        let mut pos = self.position.clone();
+        let h = self.hmvc().and_then(|v| u32::try_from(v).ok()).unwrap_or(0);
+        let f = self
+            .fmvn()
+            .and_then(|v| u32::try_from(v).ok())
+            .filter(|&v| v > 0)
+            .unwrap_or(1);
+        pos.set_clocks(h, f);
+        Fen::from_position(&pos).to_string()
+    }
+
+    /// The SAN of a move of this record's position (with `+`/`#`).
+    pub fn san(&self, m: Move) -> String {
+        san_text(&self.position, m, true).as_str().to_owned()
+    }
+
+    /// Writes the canonical form (pfdn, §7.1): the four fields, then the
+    /// operations in ASCII order of opcode (a stable sort: duplicates keep
+    /// their order), single spaces, `bm`/`am` operands in ASCII order of
+    /// their SAN, every other operand list in its order.
+    pub fn write_to(&self, out: &mut String) {
+        use fmt::Write;
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{}", Fen::from_position(&self.position).epd());
+        let sorted = self
+            .entries
+            .windows(2)
+            .all(|w| w[0].op.opcode() <= w[1].op.opcode());
+        if sorted {
+            for e in &self.entries {
+                out.push(' ');
+                self.write_op(&e.op, out);
+            }
+        } else {
+            let mut order: Vec<&Entry> = self.entries.iter().collect();
+            order.sort_by(|a, b| a.op.opcode().cmp(b.op.opcode()));
+            for e in order {
+                out.push(' ');
+                self.write_op(&e.op, out);
+            }
+        }
+    }
+
+    fn write_op(&self, op: &Operation, out: &mut String) {
+        use fmt::Write;
+        out.push_str(op.opcode());
+        let pos = &self.position;
+        let sep = |out: &mut String| out.push(' ');
+        match op {
+            Operation::Acn(v) | Operation::Acs(v) => {
+                sep(out);
+                let _ = write!(out, "{v}");
+            }
+            Operation::Am(ms) | Operation::Bm(ms) => {
+                let mut sans: Vec<_> = ms.iter().map(|&m| san_text(pos, m, true)).collect();
+                sans.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+                for s in &sans {
+                    sep(out);
+                    out.push_str(s.as_str());
+                }
+            }
+            Operation::Pm(m) | Operation::Sm(m) => {
+                sep(out);
+                out.push_str(san_text(pos, *m, true).as_str());
+            }
+            Operation::Pv(ms) | Operation::Sv(ms) => {
+                let mut p = pos.clone();
+                for &m in ms {
+                    sep(out);
+                    out.push_str(san_text(&p, m, true).as_str());
+                    p.play_unchecked(m);
+                }
+            }
+            Operation::Comment(_, s)
+            | Operation::Variation(_, s)
+            | Operation::Eco(s)
+            | Operation::Nic(s) => {
+                if let Some(s) = s {
+                    sep(out);
+                    write_string(out, s);
+                }
+            }
+            Operation::Cc(a, b) => {
+                sep(out);
+                let _ = write!(out, "{a} {b}");
+            }
+            Operation::Ce(v)
+            | Operation::Dm(v)
+            | Operation::Fmvn(v)
+            | Operation::Hmvc(v)
+            | Operation::Rc(v)
+            | Operation::Tcgs(v) => {
+                sep(out);
+                let _ = write!(out, "{v}");
+            }
+            Operation::DrawAccept
+            | Operation::DrawClaim
+            | Operation::DrawOffer
+            | Operation::DrawReject
+            | Operation::Resign => {}
+            Operation::Id(s) => {
+                sep(out);
+                write_string(out, s);
+            }
+            Operation::Noop(ops) | Operation::Raw { operands: ops, .. } => {
+                for o in ops {
+                    sep(out);
+                    o.append_to(out);
+                }
+            }
+            Operation::Ptp(pairs) => {
+                for (tag, value) in pairs {
+                    sep(out);
+                    out.push_str(tag.as_str());
+                    sep(out);
+                    write_string(out, value);
+                }
+            }
+            Operation::Refcom(r) => {
+                sep(out);
+                out.push_str(r.as_str());
+            }
+            Operation::Refreq(r) => {
+                sep(out);
+                out.push_str(r.as_str());
+            }
+            Operation::Tcri(a, b) | Operation::Tcsi(a, b) => {
+                sep(out);
+                write_string(out, a);
+                sep(out);
+                write_string(out, b);
+            }
+            Operation::Ts(d, t) => {
+                sep(out);
+                let _ = write!(out, "{d} {t}");
+            }
+        }
+        out.push(';');
+    }
+
+    /// Checks every rule the spec states for a record (§5, §6); see
+    /// [`crate::validate`]. Strict mode also warns about operations out of
+    /// ASCII order; lenient mode makes over-long strings warnings.
+    pub fn validate(&self, mode: Mode) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        crate::validate::validate(self, mode, &mut out);
+        out
+    }
+}
+
+impl fmt::Display for Record {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::with_capacity(128);
+        self.write_to(&mut s);
+        f.write_str(&s)
+    }
+}
+
+impl FromStr for Record {
+    type Err = ParseRecordError;
+    /// Reads in lenient mode.
+    fn from_str(s: &str) -> Result<Record, ParseRecordError> {
+        Record::parse(s.as_bytes(), Mode::Lenient).map(|(r, _)| r)
+    }
+}

@@ -1,0 +1,391 @@
+//! Streaming: a line reader that yields one record (or the raw line of one
+//! it cannot read) at a time with constant memory, and the verbs built on
+//! it — normalize (pfdn), purge (pfop), validate and convert. Every verb
+//! keeps the input order and copies what it cannot read unchanged.
+
+use std::io::{self, BufRead, Write};
+
+use rookery_core::Fen;
+
+use crate::diag::{Diagnostic, Severity};
+use crate::parse::{Mode, Parser};
+use crate::record::Record;
+
+/// What a line turned out to be.
+#[derive(Debug)]
+pub enum LineKind {
+    /// Empty or whitespace only.
+    Blank,
+    /// A `#` comment line.
+    Comment,
+    /// A record (its diagnostics hold no error).
+    Record(Record),
+    /// A record line that could not be read (its diagnostics hold the errors).
+    Unparsed,
+}
+
+/// One line of input.
+#[derive(Debug)]
+pub struct Line<'a> {
+    /// 1-based line number.
+    pub number: u64,
+    /// The text without the line ending (`\n` or `\r\n`).
+    pub text: &'a [u8],
+    /// What it is.
+    pub kind: LineKind,
+    /// Problems found, with `line` set.
+    pub diagnostics: &'a [Diagnostic],
+}
+
+/// Reads EPD lines from a [`BufRead`], reusing its buffers.
+///
+/// ```
+/// use rookery_epd::{LineKind, Mode, Reader};
+/// let input = "# a suite\n4k3/8/8/8/8/8/8/4K3 w - - 0 1 id \"one\"\n";
+/// let mut reader = Reader::new(input.as_bytes(), Mode::Lenient);
+/// let mut ids = Vec::new();
+/// while let Some(line) = reader.next_line()? {
+///     if let LineKind::Record(rec) = &line.kind {
+///         ids.push(rec.id().unwrap().to_owned());
+///         assert_eq!(rec.hmvc(), Some(0));
+///         assert_eq!(line.diagnostics.len(), 2); // FEN clocks, missing ';'
+///     }
+/// }
+/// assert_eq!(ids, ["one"]);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct Reader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    number: u64,
+    parser: Parser,
+    diags: Vec<Diagnostic>,
+    validate: bool,
+}
+
+impl<R: BufRead> Reader<R> {
+    /// A reader in `mode`.
+    pub fn new(inner: R, mode: Mode) -> Reader<R> {
+        Reader {
+            inner,
+            buf: Vec::with_capacity(256),
+            number: 0,
+            parser: Parser::new(mode),
+            diags: Vec::new(),
+            validate: false,
+        }
+    }
+
+    /// Also runs [`Record::validate`] on every record read and adds its
+    /// diagnostics.
+    #[must_use]
+    pub fn validating(mut self, yes: bool) -> Reader<R> {
+        self.validate = yes;
+        self
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> Mode {
+        self.parser.mode()
+    }
+
+    fn read_raw(&mut self) -> io::Result<bool> {
+        self.buf.clear();
+        if self.inner.read_until(b'\n', &mut self.buf)? == 0 {
+            return Ok(false);
+        }
+        if self.buf.last() == Some(&b'\n') {
+            self.buf.pop();
+            if self.buf.last() == Some(&b'\r') {
+                self.buf.pop();
+            }
+        }
+        self.number += 1;
+        self.diags.clear();
+        Ok(true)
+    }
+
+    fn classify(text: &[u8]) -> Option<LineKind> {
+        match text.iter().find(|c| !c.is_ascii_whitespace()) {
+            None => Some(LineKind::Blank),
+            Some(b'#') => Some(LineKind::Comment),
+            _ => None,
+        }
+    }
+
+    fn finish_diags(&mut self) {
+        for d in &mut self.diags {
+            d.line = self.number;
+        }
+    }
+
+    /// The next line, or `None` at the end of input.
+    ///
+    /// # Errors
+    /// I/O errors of the underlying reader.
+    pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        if !self.read_raw()? {
+            return Ok(None);
+        }
+        let kind = match Reader::<R>::classify(&self.buf) {
+            Some(k) => k,
+            None => match self.parser.parse_record(&self.buf, &mut self.diags) {
+                Some(rec) if !self.diags.iter().any(Diagnostic::is_error) => {
+                    if self.validate {
+                        let mode = self.parser.mode();
+                        crate::validate::validate(&rec, mode, &mut self.diags);
+                    }
+                    LineKind::Record(rec)
+                }
+                _ => LineKind::Unparsed,
+            },
+        };
+        self.finish_diags();
+        Ok(Some(Line {
+            number: self.number,
+            text: &self.buf,
+            kind,
+            diagnostics: &self.diags,
+        }))
+    }
+}
+
+/// Counts of what a verb saw.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Lines read.
+    pub lines: u64,
+    /// Records read and processed.
+    pub records: u64,
+    /// Record lines that could not be read (copied unchanged).
+    pub unparsed: u64,
+    /// Blank and comment lines (passed through).
+    pub passed: u64,
+    /// Error diagnostics.
+    pub errors: u64,
+    /// Warning diagnostics.
+    pub warnings: u64,
+}
+
+impl Summary {
+    fn count(&mut self, diags: &[Diagnostic], report: &mut impl FnMut(&Diagnostic)) {
+        for d in diags {
+            match d.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+            }
+            report(d);
+        }
+    }
+}
+
+fn copy(out: &mut impl Write, text: &[u8]) -> io::Result<()> {
+    out.write_all(text)?;
+    out.write_all(b"\n")
+}
+
+/// pfdn (§7.1): writes every record in canonical form (see
+/// [`Record::write_to`]), checks it with [`Record::validate`], passes blank
+/// and comment lines through and copies unreadable lines unchanged; every
+/// problem goes to `report`.
+///
+/// # Errors
+/// I/O errors.
+pub fn normalize<R: BufRead, W: Write>(
+    input: R,
+    mut output: W,
+    mode: Mode,
+    mut report: impl FnMut(&Diagnostic),
+) -> io::Result<Summary> {
+    let mut reader = Reader::new(input, mode).validating(true);
+    let mut sum = Summary::default();
+    let mut text = String::with_capacity(256);
+    while let Some(line) = reader.next_line()? {
+        sum.lines += 1;
+        sum.count(line.diagnostics, &mut report);
+        match &line.kind {
+            LineKind::Record(rec) => {
+                sum.records += 1;
+                text.clear();
+                rec.write_to(&mut text);
+                text.push('\n');
+                output.write_all(text.as_bytes())?;
+            }
+            LineKind::Unparsed => {
+                sum.unparsed += 1;
+                copy(&mut output, line.text)?;
+            }
+            LineKind::Blank | LineKind::Comment => {
+                sum.passed += 1;
+                copy(&mut output, line.text)?;
+            }
+        }
+    }
+    output.flush()?;
+    Ok(sum)
+}
+
+/// Checks every line (reading and [`Record::validate`]) and reports every
+/// problem; writes nothing.
+///
+/// # Errors
+/// I/O errors.
+pub fn validate<R: BufRead>(
+    input: R,
+    mode: Mode,
+    mut report: impl FnMut(&Diagnostic),
+) -> io::Result<Summary> {
+    let mut reader = Reader::new(input, mode).validating(true);
+    let mut sum = Summary::default();
+    while let Some(line) = reader.next_line()? {
+        sum.lines += 1;
+        sum.count(line.diagnostics, &mut report);
+        match line.kind {
+            LineKind::Record(_) => sum.records += 1,
+            LineKind::Unparsed => sum.unparsed += 1,
+            _ => sum.passed += 1,
+        }
+    }
+    Ok(sum)
+}
+
+/// pfop (§7.4): removes every operation whose opcode is in `opcodes`,
+/// leaving the rest of each line byte for byte as it was (the whitespace
+/// before a removed operation goes with it). Lines whose operations cannot
+/// be delimited are copied unchanged and reported; only errors are reported.
+///
+/// # Errors
+/// I/O errors.
+pub fn purge<R: BufRead, W: Write>(
+    mut input: R,
+    mut output: W,
+    opcodes: &[&str],
+    mode: Mode,
+    mut report: impl FnMut(&Diagnostic),
+) -> io::Result<Summary> {
+    let mut parser = Parser::new(mode);
+    let mut sum = Summary::default();
+    let mut buf = Vec::with_capacity(256);
+    let mut diags = Vec::new();
+    let mut out = Vec::with_capacity(256);
+    let mut number = 0u64;
+    loop {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        number += 1;
+        sum.lines += 1;
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+        }
+        if Reader::<R>::classify(&buf).is_some() {
+            sum.passed += 1;
+            copy(&mut output, &buf)?;
+            continue;
+        }
+        diags.clear();
+        let shape = parser.lex(&buf, &mut diags);
+        diags.retain(Diagnostic::is_error);
+        for d in &mut diags {
+            d.line = number;
+        }
+        sum.count(&diags, &mut report);
+        let Some((shape, _)) = shape.filter(|_| diags.is_empty()) else {
+            sum.unparsed += 1;
+            copy(&mut output, &buf)?;
+            continue;
+        };
+        sum.records += 1;
+        out.clear();
+        let mut prev = shape.ops_start;
+        out.extend_from_slice(&buf[..prev]);
+        for op in &parser.ops {
+            let name = &buf[op.name_start as usize..op.name_end as usize];
+            let end = op.end as usize;
+            if !opcodes.iter().any(|o| o.as_bytes() == name) {
+                out.extend_from_slice(&buf[prev..end]);
+            }
+            prev = end;
+        }
+        out.extend_from_slice(&buf[prev..]);
+        copy(&mut output, &out)?;
+    }
+    output.flush()?;
+    Ok(sum)
+}
+
+/// The target of [`convert`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// Six-field FEN (clocks from `hmvc`/`fmvn`, which are then dropped),
+    /// followed by the other operations unless `fen_only`.
+    Fen {
+        /// Write only the FEN.
+        fen_only: bool,
+    },
+    /// EPD: the four fields, FEN clocks turned into `hmvc`/`fmvn`, canonical form.
+    Epd,
+}
+
+/// EPD <-> FEN. Reads leniently (FEN clocks are expected input); copies
+/// unreadable lines unchanged and reports them.
+///
+/// # Errors
+/// I/O errors.
+pub fn convert<R: BufRead, W: Write>(
+    input: R,
+    mut output: W,
+    target: Target,
+    mut report: impl FnMut(&Diagnostic),
+) -> io::Result<Summary> {
+    let mut reader = Reader::new(input, Mode::Lenient);
+    let mut sum = Summary::default();
+    let mut text = String::with_capacity(256);
+    while let Some(line) = reader.next_line()? {
+        sum.lines += 1;
+        // FEN clocks are what conversion is about: not worth a warning here.
+        let relevant: Vec<Diagnostic> = line
+            .diagnostics
+            .iter()
+            .filter(|d| !matches!(d.problem, crate::Problem::FenClocks(_)))
+            .cloned()
+            .collect();
+        sum.count(&relevant, &mut report);
+        match &line.kind {
+            LineKind::Record(rec) => {
+                sum.records += 1;
+                text.clear();
+                match target {
+                    Target::Epd => rec.write_to(&mut text),
+                    Target::Fen { fen_only } => {
+                        text.push_str(&rec.to_fen());
+                        if !fen_only {
+                            let mut rest = rec.clone();
+                            rest.remove("hmvc");
+                            rest.remove("fmvn");
+                            let prefix = Fen::from_position(rec.position()).epd().to_string();
+                            let full = rest.to_string();
+                            text.push_str(&full[prefix.len()..]);
+                        }
+                    }
+                }
+                text.push('\n');
+                output.write_all(text.as_bytes())?;
+            }
+            LineKind::Unparsed => {
+                sum.unparsed += 1;
+                copy(&mut output, line.text)?;
+            }
+            _ => {
+                sum.passed += 1;
+                copy(&mut output, line.text)?;
+            }
+        }
+    }
+    output.flush()?;
+    Ok(sum)
+}

@@ -1,0 +1,258 @@
+//! The rules of the spec that concern a whole record (§5, §6), checked by
+//! [`crate::Record::validate`]:
+//!
+//! - every opcode has opcode syntax and appears at most once (§5.1);
+//! - strict mode: operations in ASCII order of opcode (a warning: §5.1 says
+//!   "should", and readers must accept any order);
+//! - `pm` is the first move of `pv` (§6.19), `sm` the first move of `sv` (§6.26);
+//! - `draw_accept` excludes `draw_reject`, `draw_claim` excludes
+//!   `draw_offer`, both of those require `sm`, and `resign` excludes every
+//!   `draw_*` (§6.9-6.12, §6.25);
+//! - `ptp` names each tag once (§6.20);
+//! - `ce` in -32768..=32766, `dm`, `fmvn`, `rc` and `tcgs` positive, `hmvc`
+//!   non-negative and consistent with the position and `fmvn`;
+//! - strings shorter than 256 bytes (§5.1; a warning in lenient mode);
+//! - moves set by a program are legal (moves read from text always are).
+
+use rookery_core::{Color, Move, Position};
+
+use crate::diag::{Diagnostic, Problem, Severity};
+use crate::operand::RawOperand;
+use crate::operation::{is_valid_opcode, Operation};
+use crate::parse::Mode;
+use crate::record::Record;
+
+fn at(offset: u32, severity: Severity, problem: Problem) -> Diagnostic {
+    Diagnostic::at(offset as usize, severity, problem)
+}
+
+pub(crate) fn validate(rec: &Record, mode: Mode, out: &mut Vec<Diagnostic>) {
+    let err = Severity::Error;
+    let lenient_warn = if mode == Mode::Strict {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    // Opcode syntax, duplicates, order.
+    for (i, e) in rec.entries.iter().enumerate() {
+        let name = e.op.opcode();
+        if !is_valid_opcode(name) {
+            out.push(at(e.offset, err, Problem::BadOpcode(name.to_owned())));
+        }
+        if rec.entries[..i].iter().any(|p| p.op.opcode() == name) {
+            out.push(at(e.offset, err, Problem::DuplicateOpcode(name.to_owned())));
+        }
+    }
+    if mode == Mode::Strict {
+        if let Some(w) = rec
+            .entries
+            .windows(2)
+            .find(|w| w[0].op.opcode() > w[1].op.opcode())
+        {
+            out.push(at(
+                w[1].offset,
+                Severity::Warning,
+                Problem::OpcodeOrder(w[1].op.opcode().to_owned(), w[0].op.opcode().to_owned()),
+            ));
+        }
+    }
+    let find = |name: &str| rec.entries.iter().find(|e| e.op.opcode() == name);
+    let pos = &rec.position;
+    // pm / pv, sm / sv.
+    if let (Some(pm), Some(pv)) = (rec.pm(), rec.pv()) {
+        if let Some(&first) = pv.first() {
+            if pm != first {
+                let off = find("pm").map_or(0, |e| e.offset);
+                out.push(at(
+                    off,
+                    err,
+                    Problem::PmNotPv {
+                        pm: rec.san(pm),
+                        pv: rec.san(first),
+                    },
+                ));
+            }
+        }
+    }
+    if let (Some(sm), Some(sv)) = (rec.sm(), rec.sv()) {
+        if let Some(&first) = sv.first() {
+            if sm != first {
+                let off = find("sm").map_or(0, |e| e.offset);
+                out.push(at(
+                    off,
+                    err,
+                    Problem::SmNotSv {
+                        sm: rec.san(sm),
+                        sv: rec.san(first),
+                    },
+                ));
+            }
+        }
+    }
+    // Draws and resignation.
+    let pairs: [(&'static str, &'static str); 2] =
+        [("draw_accept", "draw_reject"), ("draw_claim", "draw_offer")];
+    for (a, b) in pairs {
+        if let (Some(_), Some(eb)) = (find(a), find(b)) {
+            out.push(at(eb.offset, err, Problem::Exclusive(a, b)));
+        }
+    }
+    for name in ["draw_claim", "draw_offer"] {
+        if let Some(e) = find(name) {
+            if find("sm").is_none() {
+                out.push(at(e.offset, err, Problem::NeedsSm(name)));
+            }
+        }
+    }
+    if let Some(r) = find("resign") {
+        for name in ["draw_accept", "draw_claim", "draw_offer", "draw_reject"] {
+            if find(name).is_some() {
+                out.push(at(r.offset, err, Problem::Exclusive("resign", name)));
+            }
+        }
+    }
+    // Per-operation checks.
+    for e in &rec.entries {
+        let range = |opcode: &'static str, value: i64, expected: &'static str| {
+            at(
+                e.offset,
+                err,
+                Problem::OutOfRange {
+                    opcode,
+                    value,
+                    expected,
+                },
+            )
+        };
+        let mut strings: Vec<&str> = Vec::new();
+        match &e.op {
+            Operation::Ce(v) if !(-32768..=32766).contains(v) => {
+                out.push(range("ce", i64::from(*v), "-32768..=32766"));
+            }
+            Operation::Dm(v) if *v <= 0 => {
+                out.push(range("dm", i64::from(*v), "a positive integer"))
+            }
+            Operation::Fmvn(v) if *v <= 0 => {
+                out.push(range("fmvn", i64::from(*v), "a positive integer"));
+            }
+            Operation::Rc(v) if *v <= 0 => {
+                out.push(range("rc", i64::from(*v), "a positive integer"))
+            }
+            Operation::Tcgs(v) if *v <= 0 => {
+                out.push(range("tcgs", i64::from(*v), "a positive integer"));
+            }
+            Operation::Hmvc(v) if *v < 0 => {
+                out.push(range("hmvc", i64::from(*v), "a non-negative integer"));
+            }
+            Operation::Hmvc(h) => {
+                if pos.ep_square().is_some() && *h != 0 {
+                    out.push(at(
+                        e.offset,
+                        err,
+                        Problem::HmvcInconsistent {
+                            hmvc: *h,
+                            why: "the en-passant square says the last move was a pawn move (expected 0)"
+                                .to_owned(),
+                        },
+                    ));
+                } else if let Some(f) = rec.fmvn().filter(|f| *f > 0) {
+                    let max = 2 * (i64::from(f) - 1) + i64::from(pos.turn() == Color::Black);
+                    if i64::from(*h) > max {
+                        out.push(at(
+                            e.offset,
+                            Severity::Warning,
+                            Problem::HmvcInconsistent {
+                                hmvc: *h,
+                                why: format!(
+                                    "only {max} plies can have been played before fullmove {f}"
+                                ),
+                            },
+                        ));
+                    }
+                }
+            }
+            Operation::Ptp(pairs) => {
+                for (i, (tag, value)) in pairs.iter().enumerate() {
+                    if pairs[..i].iter().any(|(t, _)| t == tag) {
+                        out.push(at(
+                            e.offset,
+                            err,
+                            Problem::Ptp(format!("tag {tag} appears more than once")),
+                        ));
+                    }
+                    strings.push(value);
+                }
+            }
+            Operation::Comment(_, Some(s))
+            | Operation::Variation(_, Some(s))
+            | Operation::Eco(Some(s))
+            | Operation::Nic(Some(s))
+            | Operation::Id(s) => strings.push(s),
+            Operation::Tcri(a, b) | Operation::Tcsi(a, b) => {
+                strings.push(a);
+                strings.push(b);
+            }
+            Operation::Noop(ops) | Operation::Raw { operands: ops, .. } => {
+                for o in ops {
+                    if let RawOperand::Quoted(s) = o {
+                        strings.push(s);
+                    }
+                }
+            }
+            _ => {}
+        }
+        for s in strings {
+            if s.len() >= 256 {
+                out.push(at(
+                    e.offset,
+                    lenient_warn,
+                    Problem::StringTooLong {
+                        opcode: e.op.opcode().to_owned(),
+                        len: s.len(),
+                    },
+                ));
+            }
+        }
+        // Offset 0 is never an operation read from a line (the position
+        // comes first): such operations were set by a program, so their
+        // moves have not been checked yet.
+        if e.offset == 0 {
+            check_moves(pos, &e.op, out);
+        }
+    }
+}
+
+fn check_moves(pos: &Position, op: &Operation, out: &mut Vec<Diagnostic>) {
+    let illegal = |p: &Position, m: Move, out: &mut Vec<Diagnostic>| {
+        out.push(at(
+            0,
+            Severity::Error,
+            Problem::IllegalMove {
+                opcode: op.opcode().to_owned(),
+                uci: rookery_core::UciMove::from_move(p, m, rookery_core::CastlingMode::Standard)
+                    .to_string(),
+            },
+        ));
+    };
+    match op {
+        Operation::Am(ms) | Operation::Bm(ms) => {
+            for &m in ms {
+                if !pos.is_legal(m) {
+                    illegal(pos, m, out);
+                }
+            }
+        }
+        Operation::Pm(m) | Operation::Sm(m) if !pos.is_legal(*m) => illegal(pos, *m, out),
+        Operation::Pv(ms) | Operation::Sv(ms) => {
+            let mut p = pos.clone();
+            for &m in ms {
+                if !p.is_legal(m) {
+                    illegal(&p, m, out);
+                    break;
+                }
+                p.play_unchecked(m);
+            }
+        }
+        _ => {}
+    }
+}
