@@ -1,1 +1,588 @@
-//! The rookery chess engine: evaluation, search and its UCI loop (work in progress).
+//! The rookery chess engine: evaluation, search, transposition table, time
+//! management, and [`protocol`], the UCI loop over the [`Engine`] facade.
+//!
+//! ```
+//! use rookery_engine::{Engine, Event, Limits};
+//! use rookery_core::Position;
+//!
+//! let mut engine = Engine::new();
+//! engine.set_position(Position::startpos(), &[]);
+//! let outcome = engine.search_sync(Limits { depth: Some(4), ..Limits::default() });
+//! assert!(outcome.best.is_some());
+//! assert!(outcome.nodes > 0);
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod bench;
+pub mod eval;
+pub mod ordering;
+pub mod params;
+pub mod protocol;
+pub mod search;
+pub mod time;
+pub mod tt;
+mod weights;
+
+use eval::{Classical, Evaluator};
+use params::{MATE_BOUND, MAX_DEPTH};
+use rookery_core::{Move, Position};
+use search::{Control, Plan, Thread};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// What lives as long as the engine and is shared by all search threads.
+pub struct Shared {
+    /// The transposition table.
+    pub tt: tt::Table,
+    /// The evaluation.
+    pub evaluator: Box<dyn Evaluator>,
+}
+
+/// Limits of one search (the parameters of `go`, resolved to moves).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Search only these root moves (empty: all).
+    pub searchmoves: Vec<Move>,
+    /// Ponder: time limits apply only after [`Engine::ponderhit`].
+    pub ponder: bool,
+    /// White's clock in milliseconds.
+    pub wtime: Option<i64>,
+    /// Black's clock in milliseconds.
+    pub btime: Option<i64>,
+    /// White's increment in milliseconds.
+    pub winc: Option<i64>,
+    /// Black's increment in milliseconds.
+    pub binc: Option<i64>,
+    /// Moves to the next time control.
+    pub movestogo: Option<u32>,
+    /// Depth limit in plies.
+    pub depth: Option<u32>,
+    /// Node limit.
+    pub nodes: Option<u64>,
+    /// Look for a mate in this many moves.
+    pub mate: Option<u32>,
+    /// Exact time to think in milliseconds.
+    pub movetime: Option<u64>,
+    /// Search until stopped.
+    pub infinite: bool,
+}
+
+/// A score as shown to the user: centipawns or moves to mate.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns for the side to move.
+    Cp(i32),
+    /// Mate in this many moves (negative: getting mated).
+    Mate(i32),
+}
+
+/// One principal variation after an iteration (or an aspiration re-search).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// Iteration depth.
+    pub depth: u32,
+    /// Selective depth.
+    pub seldepth: u32,
+    /// 1-based PV number.
+    pub multipv: u32,
+    /// The score.
+    pub score: Score,
+    /// Exact, or a bound from an aspiration window.
+    pub bound: tt::Bound,
+    /// Nodes so far.
+    pub nodes: u64,
+    /// Milliseconds so far.
+    pub time_ms: u64,
+    /// Nodes per second.
+    pub nps: u64,
+    /// Table use in per mille.
+    pub hashfull: u32,
+    /// The line, starting at the root.
+    pub pv: Vec<Move>,
+}
+
+/// What a running search tells its caller.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A principal variation.
+    Report(Report),
+    /// The root move being searched now.
+    CurrMove {
+        /// The move.
+        mv: Move,
+        /// Its 1-based number.
+        number: u32,
+        /// The iteration depth.
+        depth: u32,
+    },
+    /// A root move and the reply that refutes it (or nothing).
+    Refutation {
+        /// The root move, then the refuting line.
+        line: Vec<Move>,
+    },
+    /// The line currently searched.
+    CurrLine {
+        /// The thread (1-based), when several run.
+        cpu: Option<u32>,
+        /// The moves from the root.
+        line: Vec<Move>,
+    },
+    /// A message for the user.
+    Message(String),
+    /// The search has ended: the move to play (none if there is no legal
+    /// move) and the expected reply. Always the last event of a search.
+    BestMove {
+        /// The move.
+        best: Option<Move>,
+        /// The reply to ponder on.
+        ponder: Option<Move>,
+    },
+}
+
+/// Engine settings (the UCI options).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Transposition table size in MB.
+    pub hash_mb: usize,
+    /// Search threads.
+    pub threads: usize,
+    /// Principal variations to report.
+    pub multipv: usize,
+    /// Milliseconds lost per move in communication.
+    pub move_overhead: u64,
+    /// Report `currline`.
+    pub show_currline: bool,
+    /// Report `refutation`.
+    pub show_refutations: bool,
+    /// Play weaker, at about `elo`.
+    pub limit_strength: bool,
+    /// Target strength when limited.
+    pub elo: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            hash_mb: 16,
+            threads: 1,
+            multipv: 1,
+            move_overhead: 30,
+            show_currline: false,
+            show_refutations: false,
+            limit_strength: false,
+            elo: ELO_MAX,
+        }
+    }
+}
+
+/// Weakest strength setting.
+pub const ELO_MIN: u32 = 1100;
+/// Strongest strength setting.
+pub const ELO_MAX: u32 = 2600;
+
+/// The result of a finished search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// The move chosen.
+    pub best: Option<Move>,
+    /// The reply expected.
+    pub ponder: Option<Move>,
+    /// The score of the last complete report.
+    pub score: Option<Score>,
+    /// The deepest depth reported.
+    pub depth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// The last principal variation.
+    pub pv: Vec<Move>,
+}
+
+struct Running {
+    ctl: Arc<Control>,
+    handle: JoinHandle<()>,
+    infinite: bool,
+}
+
+/// The engine facade: set a position, start a search that reports through a
+/// callback, stop it, wait for it.
+pub struct Engine {
+    shared: Arc<Shared>,
+    config: Config,
+    root: Position,
+    history: Vec<u64>,
+    running: Option<Running>,
+    table_mb: usize,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+impl Engine {
+    /// An engine with default settings at the starting position.
+    pub fn new() -> Engine {
+        Engine::with_evaluator(Box::new(Classical::default()))
+    }
+
+    /// An engine with its own evaluation.
+    pub fn with_evaluator(evaluator: Box<dyn Evaluator>) -> Engine {
+        let config = Config::default();
+        let mb = config.hash_mb;
+        Engine {
+            shared: Arc::new(Shared {
+                tt: tt::Table::new(config.hash_mb),
+                evaluator,
+            }),
+            config,
+            root: Position::startpos(),
+            history: Vec::new(),
+            running: None,
+            table_mb: mb,
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Changes the settings; a new table size takes effect at the next search.
+    pub fn set_config(&mut self, config: Config) {
+        self.config = config;
+    }
+
+    /// Sets the position to search: `start` followed by `moves`, which must be
+    /// legal in turn (the caller checks them).
+    pub fn set_position(&mut self, start: Position, moves: &[Move]) {
+        let mut pos = start;
+        let mut history = Vec::with_capacity(moves.len());
+        for &m in moves {
+            history.push(pos.hash());
+            pos.play_unchecked(m);
+        }
+        self.root = pos;
+        self.history = history;
+    }
+
+    /// The position the next search starts from.
+    pub fn position(&self) -> &Position {
+        &self.root
+    }
+
+    /// Empties the transposition table (stopping any search first).
+    pub fn clear_hash(&mut self) {
+        self.stop();
+        self.wait();
+        self.shared.tt.clear();
+    }
+
+    /// Whether a search is running (it may be waiting for `stop`).
+    pub fn is_searching(&self) -> bool {
+        self.running
+            .as_ref()
+            .is_some_and(|r| !r.handle.is_finished())
+    }
+
+    /// Whether the running search is infinite or pondering (it only ends on `stop`).
+    pub fn is_waiting_for_stop(&self) -> bool {
+        self.running
+            .as_ref()
+            .is_some_and(|r| r.infinite || r.ctl.pondering.load(Relaxed))
+    }
+
+    /// Asks the running search to end; it then reports its best move.
+    pub fn stop(&self) {
+        if let Some(r) = &self.running {
+            r.ctl.pondering.store(false, Relaxed);
+            r.ctl.stop.store(true, Relaxed);
+        }
+    }
+
+    /// The expected move was played: the ponder search becomes a normal one,
+    /// with the clock starting now.
+    pub fn ponderhit(&self) {
+        if let Some(r) = &self.running {
+            r.ctl.clock_start_ms.store(r.ctl.elapsed_ms(), Relaxed);
+            r.ctl.pondering.store(false, Relaxed);
+        }
+    }
+
+    /// Waits for the running search (if any) to end.
+    pub fn wait(&mut self) {
+        if let Some(r) = self.running.take() {
+            // A panic in the search thread has already been reported by the
+            // runtime; the engine stays usable.
+            let _ = r.handle.join();
+        }
+    }
+
+    fn prepare_table(&mut self) {
+        let mb = self.config.hash_mb.max(1);
+        if mb != self.table_mb {
+            // Threads hold no reference while idle, so this always succeeds;
+            // if it did not, the old table would simply stay.
+            if let Some(s) = Arc::get_mut(&mut self.shared) {
+                s.tt = tt::Table::new(mb);
+                self.table_mb = mb;
+            }
+        }
+    }
+
+    /// Starts a search of the current position and returns at once. Events
+    /// arrive through `on_event` from the search thread; the last is always
+    /// [`Event::BestMove`]. A search already running is stopped first.
+    pub fn go(&mut self, limits: Limits, on_event: impl FnMut(Event) + Send + 'static) {
+        self.stop();
+        self.wait();
+        self.prepare_table();
+        self.shared.tt.new_search();
+        let cfg = self.config.clone();
+        let root = self.root.clone();
+        let history = self.history.clone();
+        let legal = root.legal_moves();
+        let mut root_moves: Vec<Move> = legal
+            .iter()
+            .copied()
+            .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
+            .collect();
+        let mut on_event = on_event;
+        if root_moves.is_empty() && !legal.is_empty() {
+            on_event(Event::Message(
+                "no legal move among searchmoves: searching all moves".into(),
+            ));
+            root_moves = legal.to_vec();
+        }
+        let mut plan = Plan {
+            depth: limits
+                .depth
+                .map_or(MAX_DEPTH, |d| d.clamp(1, MAX_DEPTH as u32) as i32),
+            nodes: limits.nodes,
+            budget: time::budget(&limits, root.turn(), cfg.move_overhead),
+            mate: limits.mate.filter(|&n| n > 0),
+            multipv: cfg.multipv.max(1),
+            show_currline: cfg.show_currline,
+            show_refutations: cfg.show_refutations,
+        };
+        if let Some(n) = plan.mate {
+            plan.depth = plan.depth.min((2 * n as i32 + 1).min(MAX_DEPTH));
+        }
+        let elo = cfg
+            .limit_strength
+            .then_some(cfg.elo.clamp(ELO_MIN, ELO_MAX));
+        if let Some(elo) = elo {
+            let cap = strength_nodes(elo);
+            plan.nodes = Some(plan.nodes.map_or(cap, |n| n.min(cap)));
+            plan.multipv = plan.multipv.max(4);
+        }
+        let threads = cfg.threads.clamp(1, 256);
+        let ctl = Arc::new(Control::new(threads, limits.ponder));
+        let shared = Arc::clone(&self.shared);
+        let ctl2 = Arc::clone(&ctl);
+        let infinite = limits.infinite;
+        let body = move || {
+            run_search(
+                &shared,
+                &ctl2,
+                &plan,
+                &root,
+                &history,
+                &root_moves,
+                threads,
+                infinite,
+                elo,
+                &mut on_event,
+            );
+        };
+        let handle = std::thread::Builder::new()
+            .name("rookery-search".into())
+            .stack_size(64 << 20)
+            .spawn(body);
+        match handle {
+            Ok(handle) => {
+                self.running = Some(Running {
+                    ctl,
+                    handle,
+                    infinite,
+                })
+            }
+            Err(_) => {
+                // Could not start a thread: nothing runs, and the caller hears
+                // nothing more. Callers get a best move by other means
+                // (`search_sync` falls back to the first legal move).
+            }
+        }
+    }
+
+    /// Searches to the limits and returns the outcome (blocking).
+    pub fn search_sync(&mut self, limits: Limits) -> Outcome {
+        let (tx, rx) = mpsc::channel();
+        self.go(limits, move |e| {
+            let _ = tx.send(e);
+        });
+        let mut out = Outcome {
+            best: None,
+            ponder: None,
+            score: None,
+            depth: 0,
+            nodes: 0,
+            pv: Vec::new(),
+        };
+        for e in rx {
+            match e {
+                Event::Report(r) if r.multipv == 1 => {
+                    out.score = Some(r.score);
+                    out.depth = r.depth;
+                    out.nodes = r.nodes;
+                    out.pv = r.pv;
+                }
+                Event::BestMove { best, ponder } => {
+                    out.best = best;
+                    out.ponder = ponder;
+                }
+                _ => {}
+            }
+        }
+        self.wait();
+        if out.best.is_none() {
+            out.best = self.root.legal_moves().first().copied();
+        }
+        out
+    }
+}
+
+/// Node budget per move for a strength setting (doubling every 100 Elo).
+fn strength_nodes(elo: u32) -> u64 {
+    let steps = (elo.saturating_sub(ELO_MIN)) as f64 / 100.0;
+    (400.0 * 2f64.powf(steps)) as u64
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_search(
+    shared: &Shared,
+    ctl: &Control,
+    plan: &Plan,
+    root: &Position,
+    history: &[u64],
+    root_moves: &[Move],
+    threads: usize,
+    infinite: bool,
+    elo: Option<u32>,
+    on_event: &mut (dyn FnMut(Event) + Send),
+) {
+    let mut best = None;
+    let mut ponder = None;
+    if root_moves.is_empty() {
+        let score = if root.is_check() {
+            Score::Mate(0)
+        } else {
+            Score::Cp(0)
+        };
+        on_event(Event::Report(Report {
+            depth: 0,
+            seldepth: 0,
+            multipv: 1,
+            score,
+            bound: tt::Bound::Exact,
+            nodes: 0,
+            time_ms: 0,
+            nps: 0,
+            hashfull: 0,
+            pv: Vec::new(),
+        }));
+    } else {
+        std::thread::scope(|scope| {
+            for id in 1..threads {
+                let b = std::thread::Builder::new().stack_size(64 << 20);
+                // A helper that fails to start only weakens the search.
+                let _ = b.spawn_scoped(scope, move || {
+                    let mut t = Thread::new(id, shared, ctl, plan, history, root_moves, None);
+                    t.iterate(root);
+                    t.flush_nodes();
+                });
+            }
+            let reporter: &mut (dyn FnMut(Event) + Send) = &mut *on_event;
+            let mut main = Thread::new(0, shared, ctl, plan, history, root_moves, Some(reporter));
+            main.iterate(root);
+            main.flush_nodes();
+            wait_for_release(ctl, infinite);
+            ctl.stop.store(true, Relaxed);
+            let chosen = match elo {
+                Some(elo) => pick_weakened(&main.root_moves, elo, ctl.total_nodes()),
+                None => 0,
+            };
+            let rm = &main.root_moves[chosen];
+            best = Some(rm.mv);
+            ponder = rm.pv.get(1).copied();
+            if ponder.is_none() {
+                let child = root.after(rm.mv);
+                ponder = shared
+                    .tt
+                    .probe(child.hash())
+                    .map(|e| e.mv)
+                    .filter(|&m| child.is_legal(m));
+            }
+            let missing_mate = plan
+                .mate
+                .filter(|&n| rm.display_mate().is_none_or(|m| m > n as i32));
+            drop(main);
+            if let Some(n) = missing_mate {
+                on_event(Event::Message(format!("no mate in {n} found")));
+            }
+        });
+    }
+    if root_moves.is_empty() {
+        wait_for_release(ctl, infinite);
+    }
+    on_event(Event::BestMove { best, ponder });
+}
+
+impl search::RootMove {
+    fn display_mate(&self) -> Option<i32> {
+        let s = if self.score == -params::INFINITE {
+            self.prev_score
+        } else {
+            self.score
+        };
+        (s >= MATE_BOUND).then(|| (params::MATE - s + 1) / 2)
+    }
+}
+
+/// An infinite or pondering search may not answer before `stop` (or `ponderhit`).
+fn wait_for_release(ctl: &Control, infinite: bool) {
+    while !ctl.stop.load(Relaxed) && (infinite || ctl.pondering.load(Relaxed)) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Chooses among the searched root moves with noise that grows as the
+/// strength setting drops.
+fn pick_weakened(moves: &[search::RootMove], elo: u32, seed: u64) -> usize {
+    let spread = ((ELO_MAX - elo) / 5) as i64;
+    let mut x = seed ^ 0x9e37_79b9_7f4a_7c15;
+    let mut best = 0;
+    let mut best_val = i64::MIN;
+    for (i, rm) in moves.iter().enumerate().take(4) {
+        if rm.score == -params::INFINITE && i > 0 {
+            continue;
+        }
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let noise = if spread > 0 {
+            (x % (spread as u64 + 1)) as i64
+        } else {
+            0
+        };
+        let v = i64::from(rm.score) + noise;
+        if v > best_val {
+            best_val = v;
+            best = i;
+        }
+    }
+    best
+}

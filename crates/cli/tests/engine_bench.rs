@@ -1,0 +1,37 @@
+//! `rookery bench`: the node signature is deterministic.
+
+use std::process::Command;
+
+fn bench_json(depth: &str) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args(["bench", "--depth", depth, "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn bench_signature_is_deterministic() {
+    let a = bench_json("7");
+    let b = bench_json("7");
+    assert_eq!(a["nodes"], b["nodes"]);
+    assert_eq!(a["positions"], b["positions"]);
+    assert!(a["nodes"].as_u64().unwrap() > 10_000);
+}
+
+#[test]
+fn bench_text_output() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args(["bench", "--depth", "3"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Nodes searched  : "), "{text}");
+    assert!(text.contains("Nodes/second    : "), "{text}");
+    let bad = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args(["bench", "--depth", "0"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+}

@@ -1,0 +1,607 @@
+//! The UCI loop: reads commands (typed by `rookery-uci`), drives the
+//! [`Engine`] facade, and writes messages. Input is read on the caller's
+//! thread while the search runs on its own, so `isready` and `stop` are
+//! answered at once. Nothing on the input can end the loop but `quit` or the
+//! end of input.
+
+use crate::{Config, Engine, Event, Limits, Report, Score, ELO_MAX, ELO_MIN};
+use rookery_core::{CastlingMode, Move, Position, UciMove};
+use rookery_uci::{
+    BestMove, Command, CurrLine, GoParams, Id, Info, Message, OptionDecl, OptionKind,
+    PositionStart, Register, ScoreBound, ScoreValue, Status,
+};
+use std::io::{self, BufRead, Write};
+use std::sync::{Arc, Mutex};
+
+/// The engine's name as sent in `id name`.
+pub const NAME: &str = concat!("rookery ", env!("CARGO_PKG_VERSION"));
+/// The author line.
+pub const AUTHOR: &str = "the rookery authors";
+/// The longest input line kept; the rest of a longer line is discarded.
+pub const MAX_LINE: usize = 1 << 20;
+
+type Out = Arc<Mutex<dyn Write + Send>>;
+
+fn send(out: &Out, msg: &Message) {
+    // A poisoned lock only means another writer panicked mid-line; keep going.
+    let mut w = match out.lock() {
+        Ok(w) => w,
+        Err(p) => p.into_inner(),
+    };
+    // Output errors (a closed pipe) cannot be reported anywhere useful.
+    let _ = writeln!(w, "{msg}");
+    let _ = w.flush();
+}
+
+fn info_string(out: &Out, s: impl Into<String>) {
+    send(out, &Message::Info(Box::new(Info::string(s))));
+}
+
+/// The options this engine declares.
+pub fn options() -> Vec<OptionDecl> {
+    let d = Config::default();
+    let spin = |name: &str, default: i64, min: i64, max: i64| OptionDecl {
+        name: name.into(),
+        kind: OptionKind::Spin { default, min, max },
+    };
+    let check = |name: &str, default: bool| OptionDecl {
+        name: name.into(),
+        kind: OptionKind::Check { default },
+    };
+    vec![
+        spin("Hash", d.hash_mb as i64, 1, 65_536),
+        spin("Threads", d.threads as i64, 1, 256),
+        spin("MultiPV", 1, 1, 256),
+        check("Ponder", false),
+        OptionDecl {
+            name: "Clear Hash".into(),
+            kind: OptionKind::Button,
+        },
+        spin("Move Overhead", d.move_overhead as i64, 0, 5_000),
+        check("UCI_Chess960", false),
+        check("UCI_ShowCurrLine", false),
+        check("UCI_ShowRefutations", false),
+        check("UCI_LimitStrength", false),
+        spin(
+            "UCI_Elo",
+            i64::from(ELO_MAX),
+            i64::from(ELO_MIN),
+            i64::from(ELO_MAX),
+        ),
+        check("UCI_AnalyseMode", false),
+        OptionDecl {
+            name: "UCI_Opponent".into(),
+            kind: OptionKind::String {
+                default: String::new(),
+            },
+        },
+        OptionDecl {
+            name: "UCI_EngineAbout".into(),
+            kind: OptionKind::String {
+                default: format!("{NAME} by {AUTHOR}, MIT OR Apache-2.0"),
+            },
+        },
+    ]
+}
+
+/// The opponent as described by `UCI_Opponent`: `[title] [elo] [computer|human] name`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Opponent {
+    /// GM, IM, FM, WGM, WIM, or none.
+    pub title: Option<String>,
+    /// Rating, if known.
+    pub elo: Option<u32>,
+    /// Whether the opponent is a computer.
+    pub computer: Option<bool>,
+    /// The name.
+    pub name: String,
+}
+
+impl Opponent {
+    /// Parses the option's value leniently (missing parts stay `None`).
+    pub fn parse(s: &str) -> Opponent {
+        let words: Vec<&str> = rookery_uci::tokenize(s).collect();
+        let mut o = Opponent::default();
+        let mut i = 0;
+        if let Some(w) = words.get(i) {
+            if ["GM", "IM", "FM", "WGM", "WIM", "none"].contains(w) {
+                o.title = (*w != "none").then(|| w.to_string());
+                i += 1;
+            }
+        }
+        if let Some(w) = words.get(i) {
+            if let Ok(e) = w.parse() {
+                o.elo = Some(e);
+                i += 1;
+            } else if *w == "none" {
+                i += 1;
+            }
+        }
+        if let Some(w) = words.get(i) {
+            match *w {
+                "computer" => {
+                    o.computer = Some(true);
+                    i += 1;
+                }
+                "human" => {
+                    o.computer = Some(false);
+                    i += 1;
+                }
+                _ => {}
+            }
+        }
+        o.name = words[i.min(words.len())..].join(" ");
+        o
+    }
+}
+
+/// The state of the UCI loop.
+pub struct Session {
+    engine: Engine,
+    out: Out,
+    debug: bool,
+    chess960: bool,
+    ponder: bool,
+    analyse_mode: bool,
+    opponent: Opponent,
+    start: Position,
+    moves: Vec<Move>,
+}
+
+impl Session {
+    fn new(out: Out) -> Session {
+        Session {
+            engine: Engine::new(),
+            out,
+            debug: false,
+            chess960: false,
+            ponder: false,
+            analyse_mode: false,
+            opponent: Opponent::default(),
+            start: Position::startpos(),
+            moves: Vec::new(),
+        }
+    }
+
+    fn mode(&self) -> CastlingMode {
+        if self.chess960 {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        }
+    }
+
+    fn current(&self) -> Position {
+        let mut p = self.start.clone();
+        for &m in &self.moves {
+            p.play_unchecked(m);
+        }
+        p
+    }
+
+    /// Handles one command; returns `false` on `quit`.
+    fn handle(&mut self, cmd: Command) -> bool {
+        match cmd {
+            Command::Uci => {
+                send(&self.out, &Message::Id(Id::Name(NAME.into())));
+                send(&self.out, &Message::Id(Id::Author(AUTHOR.into())));
+                for o in options() {
+                    send(&self.out, &Message::Option(o));
+                }
+                send(&self.out, &Message::UciOk);
+            }
+            Command::Debug(on) => self.debug = on.unwrap_or(!self.debug),
+            Command::IsReady => send(&self.out, &Message::ReadyOk),
+            Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
+            Command::Register(r) => {
+                if self.debug {
+                    let what = match r {
+                        Register::Later => "later".to_string(),
+                        Register::With { .. } => "name/code".to_string(),
+                    };
+                    info_string(
+                        &self.out,
+                        format!("register {what}: no registration needed"),
+                    );
+                }
+                send(&self.out, &Message::Registration(Status::Checking));
+                send(&self.out, &Message::Registration(Status::Ok));
+            }
+            Command::UciNewGame => {
+                self.engine.clear_hash();
+            }
+            Command::Position {
+                start,
+                moves,
+                invalid_move,
+            } => self.set_position(start, &moves, invalid_move),
+            Command::Go(go) => self.go(go),
+            Command::Stop => self.engine.stop(),
+            Command::PonderHit => self.engine.ponderhit(),
+            Command::Quit => {
+                self.engine.stop();
+                self.engine.wait();
+                return false;
+            }
+            Command::Unknown(text) => {
+                if self.debug && !text.is_empty() {
+                    let shown: String = text.chars().take(80).collect();
+                    info_string(&self.out, format!("unknown command ignored: {shown}"));
+                }
+            }
+        }
+        true
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) {
+        let key = name.to_ascii_lowercase();
+        let value = value.unwrap_or("").trim();
+        let flag = || match value.to_ascii_lowercase().as_str() {
+            "true" | "on" | "1" => Some(true),
+            "false" | "off" | "0" => Some(false),
+            _ => None,
+        };
+        let spin = |min: i64, max: i64| value.parse::<i64>().ok().map(|v| v.clamp(min, max));
+        let mut cfg = self.engine.config().clone();
+        let mut ok = true;
+        match key.as_str() {
+            "hash" => match spin(1, 65_536) {
+                Some(v) => cfg.hash_mb = v as usize,
+                None => ok = false,
+            },
+            "threads" => match spin(1, 256) {
+                Some(v) => cfg.threads = v as usize,
+                None => ok = false,
+            },
+            "multipv" => match spin(1, 256) {
+                Some(v) => cfg.multipv = v as usize,
+                None => ok = false,
+            },
+            "move overhead" => match spin(0, 5_000) {
+                Some(v) => cfg.move_overhead = v as u64,
+                None => ok = false,
+            },
+            "uci_elo" => match spin(i64::from(ELO_MIN), i64::from(ELO_MAX)) {
+                Some(v) => cfg.elo = v as u32,
+                None => ok = false,
+            },
+            "clear hash" => {
+                if self.engine.is_searching() {
+                    info_string(&self.out, "Clear Hash ignored while searching");
+                } else {
+                    self.engine.clear_hash();
+                }
+            }
+            "ponder"
+            | "uci_chess960"
+            | "uci_showcurrline"
+            | "uci_showrefutations"
+            | "uci_limitstrength"
+            | "uci_analysemode" => match flag() {
+                Some(b) => match key.as_str() {
+                    "ponder" => self.ponder = b,
+                    "uci_chess960" => self.chess960 = b,
+                    "uci_showcurrline" => cfg.show_currline = b,
+                    "uci_showrefutations" => cfg.show_refutations = b,
+                    "uci_limitstrength" => cfg.limit_strength = b,
+                    _ => self.analyse_mode = b,
+                },
+                None => ok = false,
+            },
+            "uci_opponent" => self.opponent = Opponent::parse(value),
+            "uci_engineabout" => {}
+            _ => {
+                info_string(&self.out, format!("unknown option ignored: {name}"));
+                return;
+            }
+        }
+        if !ok {
+            info_string(
+                &self.out,
+                format!("invalid value for option {name}: {value:?} (ignored)"),
+            );
+            return;
+        }
+        self.engine.set_config(cfg);
+        if self.debug {
+            info_string(&self.out, format!("option {name} set"));
+        }
+    }
+
+    fn set_position(&mut self, start: PositionStart, moves: &[UciMove], invalid: Option<String>) {
+        let start_pos = match start {
+            PositionStart::StartPos => Position::startpos(),
+            PositionStart::Fen(fen) => match Position::from_fen_lenient(&fen) {
+                Ok((p, _)) => p,
+                Err(e) => {
+                    info_string(&self.out, format!("invalid FEN ({e}): position unchanged"));
+                    return;
+                }
+            },
+        };
+        let mut pos = start_pos.clone();
+        let mut played = Vec::with_capacity(moves.len());
+        let mut bad = invalid;
+        for um in moves {
+            match um.to_move(&pos) {
+                Ok(m) => {
+                    pos.play_unchecked(m);
+                    played.push(m);
+                }
+                Err(_) => {
+                    bad = Some(um.to_string());
+                    break;
+                }
+            }
+        }
+        if let Some(b) = bad {
+            info_string(
+                &self.out,
+                format!(
+                    "illegal move {b} in position: position set after the {} moves before it",
+                    played.len()
+                ),
+            );
+        }
+        self.start = start_pos;
+        self.moves = played;
+    }
+
+    fn go(&mut self, go: GoParams) {
+        let pos = self.current();
+        let searchmoves = go
+            .searchmoves
+            .iter()
+            .filter_map(|m| m.to_move(&pos).ok())
+            .collect();
+        let ms = |v: Option<i64>| v.map(|t| t.max(0) as u64);
+        let limits = Limits {
+            searchmoves,
+            ponder: go.ponder,
+            wtime: go.wtime,
+            btime: go.btime,
+            winc: go.winc,
+            binc: go.binc,
+            movestogo: go.movestogo,
+            depth: go.depth,
+            nodes: go.nodes,
+            mate: go.mate,
+            movetime: ms(go.movetime),
+            infinite: go.infinite,
+        };
+        if self.debug {
+            info_string(&self.out, format!("searching {}", pos.fen()));
+        }
+        self.engine.set_position(self.start.clone(), &self.moves);
+        let out = Arc::clone(&self.out);
+        let mode = self.mode();
+        let root = pos;
+        self.engine.go(limits, move |event| {
+            if let Some(msg) = format_event(&root, mode, event) {
+                send(&out, &msg);
+            }
+        });
+    }
+}
+
+/// Writes `line` (moves from `pos`) as UCI moves.
+fn line_to_uci(pos: &Position, line: &[Move], mode: CastlingMode) -> Vec<UciMove> {
+    let mut p = pos.clone();
+    let mut v = Vec::with_capacity(line.len());
+    for &m in line {
+        if !p.is_legal(m) {
+            break;
+        }
+        v.push(UciMove::from_move(&p, m, mode));
+        p.play_unchecked(m);
+    }
+    v
+}
+
+/// Turns a search event into a UCI message.
+pub fn format_event(root: &Position, mode: CastlingMode, e: Event) -> Option<Message> {
+    let info = |i: Info| Some(Message::Info(Box::new(i)));
+    match e {
+        Event::Report(r) => info(report_info(root, mode, &r)),
+        Event::CurrMove { mv, number, depth } => info(Info {
+            depth: Some(depth),
+            currmove: Some(UciMove::from_move(root, mv, mode)),
+            currmovenumber: Some(number),
+            ..Info::default()
+        }),
+        Event::Refutation { line } => info(Info {
+            refutation: Some(line_to_uci(root, &line, mode)),
+            ..Info::default()
+        }),
+        Event::CurrLine { cpu, line } => info(Info {
+            currline: Some(CurrLine {
+                cpu,
+                moves: line_to_uci(root, &line, mode),
+            }),
+            ..Info::default()
+        }),
+        Event::Message(s) => info(Info::string(s)),
+        Event::BestMove { best, ponder } => {
+            let best_uci = best.map_or(UciMove::Null, |m| UciMove::from_move(root, m, mode));
+            let ponder = match (best, ponder) {
+                (Some(b), Some(p)) => {
+                    let after = root.after(b);
+                    after
+                        .is_legal(p)
+                        .then(|| UciMove::from_move(&after, p, mode))
+                }
+                _ => None,
+            };
+            Some(Message::BestMove(BestMove {
+                best: best_uci,
+                ponder,
+            }))
+        }
+    }
+}
+
+fn report_info(root: &Position, mode: CastlingMode, r: &Report) -> Info {
+    let value = match r.score {
+        Score::Cp(c) => ScoreValue::Cp(c),
+        Score::Mate(m) => ScoreValue::Mate(m),
+    };
+    let bound = match r.bound {
+        crate::tt::Bound::Exact => ScoreBound::Exact,
+        crate::tt::Bound::Lower => ScoreBound::Lower,
+        crate::tt::Bound::Upper => ScoreBound::Upper,
+    };
+    Info {
+        depth: Some(r.depth),
+        seldepth: Some(r.seldepth),
+        multipv: Some(r.multipv),
+        score: Some(rookery_uci::Score { value, bound }),
+        nodes: Some(r.nodes),
+        nps: Some(r.nps),
+        hashfull: Some(r.hashfull),
+        time: Some(r.time_ms),
+        // One search thread per core: the load is the share of busy threads.
+        cpuload: Some(1000),
+        pv: Some(line_to_uci(root, &r.pv, mode)),
+        ..Info::default()
+    }
+}
+
+/// Reads one line of at most [`MAX_LINE`] bytes (the rest is skipped);
+/// `None` at the end of input.
+fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Option<()>> {
+    buf.clear();
+    let mut any = false;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(any.then_some(()));
+        }
+        any = true;
+        let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], i + 1),
+            None => (chunk, chunk.len()),
+        };
+        let room = MAX_LINE.saturating_sub(buf.len());
+        buf.extend_from_slice(&part[..part.len().min(room)]);
+        let newline = done <= chunk.len() && chunk.get(done - 1) == Some(&b'\n');
+        input.consume(done);
+        if newline {
+            return Ok(Some(()));
+        }
+    }
+}
+
+/// Runs the UCI loop until `quit` or the end of `input`. At the end of input
+/// a search that only `stop` would end is stopped; any other is waited for.
+///
+/// # Errors
+/// Only errors reading `input`.
+pub fn run<R: BufRead, W: Write + Send + 'static>(mut input: R, output: W) -> io::Result<()> {
+    let out: Out = Arc::new(Mutex::new(output));
+    let mut session = Session::new(out);
+    let mut buf = Vec::new();
+    while read_line(&mut input, &mut buf)?.is_some() {
+        let line = String::from_utf8_lossy(&buf);
+        if !session.handle(Command::parse(&line)) {
+            return Ok(());
+        }
+    }
+    if session.engine.is_waiting_for_stop() {
+        session.engine.stop();
+    }
+    session.engine.wait();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Default)]
+    struct Buf(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn transcript(input: &str) -> Vec<String> {
+        let buf = Buf::default();
+        run(input.as_bytes(), buf.clone()).unwrap();
+        let v = buf.0.lock().unwrap().clone();
+        String::from_utf8(v)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect()
+    }
+
+    #[test]
+    fn handshake() {
+        let out = transcript("uci\nisready\nquit\n");
+        assert_eq!(out[0], format!("id name {NAME}"));
+        assert!(out
+            .iter()
+            .any(|l| l.starts_with("option name Hash type spin")));
+        let ok = out.iter().position(|l| l == "uciok").unwrap();
+        assert_eq!(out[ok + 1], "readyok");
+    }
+
+    #[test]
+    fn go_depth_answers_bestmove() {
+        let out = transcript("position startpos moves e2e4\r\ngo depth 4\n");
+        let last = out.last().unwrap();
+        assert!(last.starts_with("bestmove "), "{out:?}");
+        assert!(out.iter().any(|l| l.starts_with("info depth 4")));
+    }
+
+    #[test]
+    fn illegal_move_is_reported() {
+        let out = transcript("position startpos moves e2e4 e2e4\ngo depth 1\n");
+        assert!(
+            out.iter().any(|l| l.contains("illegal move e2e4")),
+            "{out:?}"
+        );
+        // Black to move after 1.e4: the best move is a black move.
+        let bm = out.last().unwrap();
+        let m = bm.split(' ').nth(1).unwrap();
+        assert!(m.as_bytes()[1] == b'7' || m.as_bytes()[1] == b'8', "{bm}");
+    }
+
+    #[test]
+    fn checkmated_root() {
+        let out = transcript(
+            "position fen rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3\ngo depth 3\n",
+        );
+        assert!(out.iter().any(|l| l.contains("score mate 0")), "{out:?}");
+        assert_eq!(out.last().unwrap(), "bestmove 0000");
+    }
+
+    #[test]
+    fn mate_in_two() {
+        let out = transcript("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1\ngo mate 1\n");
+        assert!(out.iter().any(|l| l.contains("score mate 1")), "{out:?}");
+        assert_eq!(out.last().unwrap(), "bestmove d1d8");
+    }
+
+    #[test]
+    fn opponent_parse() {
+        let o = Opponent::parse("GM 2800 human Gary Kasparov");
+        assert_eq!(o.title.as_deref(), Some("GM"));
+        assert_eq!(o.elo, Some(2800));
+        assert_eq!(o.computer, Some(false));
+        assert_eq!(o.name, "Gary Kasparov");
+        let o = Opponent::parse("none none computer Shredder");
+        assert_eq!((o.title, o.elo, o.computer), (None, None, Some(true)));
+        assert_eq!(o.name, "Shredder");
+    }
+}

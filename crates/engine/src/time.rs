@@ -1,0 +1,100 @@
+//! Time management: from the clock to a soft limit (do not start another
+//! iteration after it) and a hard limit (abort the search at once).
+
+use crate::params::*;
+use crate::Limits;
+use rookery_core::Color;
+
+/// The time budget of one search, in milliseconds from the moment the clock
+/// started (the `go`, or the `ponderhit` when pondering).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Stop deepening after this.
+    pub soft: u64,
+    /// Abort after this.
+    pub hard: u64,
+}
+
+/// The budget for `limits` with `us` to move, `None` when time does not limit
+/// the search. `overhead` is the Move Overhead option (ms lost per move in
+/// communication), always kept on the clock.
+pub fn budget(limits: &Limits, us: Color, overhead: u64) -> Option<Budget> {
+    let overhead = overhead as i64;
+    if let Some(mt) = limits.movetime {
+        let t = (mt as i64 - overhead).max(1) as u64;
+        return Some(Budget { soft: t, hard: t });
+    }
+    let (time, inc) = match us {
+        Color::White => (limits.wtime?, limits.winc.unwrap_or(0)),
+        Color::Black => (limits.btime?, limits.binc.unwrap_or(0)),
+    };
+    let inc = inc.max(0);
+    let avail = (time - overhead - CLOCK_SAFETY_MS).max(1);
+    let mtg = match limits.movestogo {
+        Some(n) if n > 0 => i64::from(n).min(MOVES_TO_GO_DEFAULT),
+        _ => MOVES_TO_GO_DEFAULT,
+    };
+    // The increment arrives after the move, so only count it if the clock
+    // covers it several times over.
+    let inc_part = if avail > 4 * inc { inc * 3 / 4 } else { 0 };
+    let base = avail / mtg + inc_part;
+    let (soft_cap, hard_cap) = if mtg == 1 {
+        (avail * 600 / 1000, avail * 850 / 1000)
+    } else {
+        (
+            avail * SOFT_MAX_PERMILLE / 1000,
+            avail * HARD_MAX_PERMILLE / 1000,
+        )
+    };
+    let soft = base.min(soft_cap).max(1);
+    let hard = (base * HARD_FACTOR).min(hard_cap).max(soft);
+    Some(Budget {
+        soft: soft as u64,
+        hard: hard as u64,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clock(w: i64, winc: i64, mtg: Option<u32>) -> Limits {
+        Limits {
+            wtime: Some(w),
+            btime: Some(w),
+            winc: Some(winc),
+            binc: Some(winc),
+            movestogo: mtg,
+            ..Limits::default()
+        }
+    }
+
+    #[test]
+    fn never_spends_the_whole_clock() {
+        for (w, inc, mtg) in [
+            (1000, 10, None),
+            (30, 10, None),
+            (1, 0, None),
+            (-50, 0, None),
+            (60_000, 0, Some(1)),
+            (5_000, 0, Some(40)),
+            (100, 1000, None),
+        ] {
+            let b = budget(&clock(w, inc, mtg), Color::White, 30).unwrap();
+            assert!(b.soft <= b.hard, "{w} {inc} {mtg:?}");
+            assert!(b.hard as i64 <= (w - 30).max(1), "{w} {inc} {mtg:?}: {b:?}");
+        }
+        assert_eq!(budget(&Limits::default(), Color::White, 30), None);
+        let mt = Limits {
+            movetime: Some(200),
+            ..Limits::default()
+        };
+        assert_eq!(
+            budget(&mt, Color::Black, 10),
+            Some(Budget {
+                soft: 190,
+                hard: 190
+            })
+        );
+    }
+}
