@@ -1,0 +1,235 @@
+//! End-to-end tests of `rookery perft` and `rookery show`, running the built binary.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn rookery(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args(args)
+        .output()
+        .expect("run rookery")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+
+#[test]
+fn perft_plain_output() {
+    let o = rookery(&["perft", "--depth", "4"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("nodes   197281\n"), "{out}");
+    assert!(out.contains("\nseconds "), "{out}");
+    assert!(out.contains("\nnps "), "{out}");
+}
+
+#[test]
+fn perft_json() {
+    let o = rookery(&["perft", "--fen", KIWIPETE, "--depth", "3", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    assert_eq!(v["nodes"], 97862);
+    assert!(v["seconds"].as_f64().is_some());
+    assert!(v["nps"].as_u64().is_some());
+}
+
+#[test]
+fn perft_divide_has_stockfish_shape() {
+    let o = rookery(&["perft", "--fen", KIWIPETE, "--depth", "2", "--divide"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    // 48 moves, a blank line, the total.
+    assert_eq!(lines.len(), 50, "{out}");
+    assert_eq!(lines[48], "");
+    assert_eq!(lines[49], "Nodes searched: 2039");
+    let sum: u64 = lines[..48]
+        .iter()
+        .map(|l| l.split(": ").nth(1).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(sum, 2039);
+    // Standard castling is written king-two-squares.
+    assert!(lines.iter().any(|l| l.starts_with("e1g1: ")), "{out}");
+}
+
+#[test]
+fn perft_divide_chess960_castling() {
+    let o = rookery(&[
+        "perft",
+        "--fen",
+        KIWIPETE,
+        "--depth",
+        "1",
+        "--divide",
+        "--chess960",
+    ]);
+    let out = stdout(&o);
+    assert!(out.lines().any(|l| l == "e1h1: 1"), "{out}");
+    assert!(out.lines().any(|l| l == "e1a1: 1"), "{out}");
+    // A Shredder-FEN castling field implies Chess960 notation.
+    let o = rookery(&[
+        "perft",
+        "--fen",
+        "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+        "--depth",
+        "1",
+        "--divide",
+    ]);
+    assert!(stdout(&o).contains("Nodes searched: 21"), "{}", stdout(&o));
+}
+
+#[test]
+fn perft_threads_agree() {
+    let one = rookery(&[
+        "perft",
+        "--fen",
+        KIWIPETE,
+        "--depth",
+        "3",
+        "--json",
+        "--threads",
+        "1",
+    ]);
+    let two = rookery(&[
+        "perft",
+        "--fen",
+        KIWIPETE,
+        "--depth",
+        "3",
+        "--json",
+        "--threads",
+        "2",
+    ]);
+    let a: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    let b: serde_json::Value = serde_json::from_slice(&two.stdout).unwrap();
+    assert_eq!(a["nodes"], b["nodes"]);
+}
+
+#[test]
+fn perft_suite_passes_and_fails() {
+    let dir = std::env::temp_dir().join(format!("rookery-suite-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.epd");
+    std::fs::write(
+        &good,
+        format!("# comment\n{KIWIPETE} ;D1 48 ;D2 2039\n\nid x\nepd 4k3/8/8/8/8/8/8/4K2R w K - 0 1\nperft 1 15\nperft 2 66\n"),
+    )
+    .unwrap();
+    let o = rookery(&["perft", "--suite", good.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("2 passed, 0 failed"), "{}", stdout(&o));
+
+    let bad = dir.join("bad.epd");
+    std::fs::write(&bad, format!("{KIWIPETE} ;D1 48 ;D2 2040\n")).unwrap();
+    let o = rookery(&["perft", "--suite", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("expected 2040, got 2039"),
+        "{}",
+        stdout(&o)
+    );
+
+    let broken = dir.join("broken.epd");
+    std::fs::write(&broken, format!("{KIWIPETE} ;D1 forty\n")).unwrap();
+    let o = rookery(&["perft", "--suite", broken.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("broken.epd:1:"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn invalid_fen_exits_1_with_message() {
+    let o = rookery(&[
+        "show",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("at byte 42"), "{err}");
+    assert!(err.contains("'X'"), "{err}");
+    assert!(stdout(&o).is_empty());
+    let o = rookery(&["perft", "--fen", "8/8/8/8/8/8/8/8 w - - 0 1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("white has no king"), "{}", stderr(&o));
+}
+
+#[test]
+fn usage_error_exits_2() {
+    let o = rookery(&["perft", "--depth", "many"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = rookery(&["no-such-command"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn help_explains() {
+    let o = rookery(&["perft", "--help"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    for flag in [
+        "--fen",
+        "--depth",
+        "--divide",
+        "--chess960",
+        "--suite",
+        "--threads",
+        "--json",
+    ] {
+        assert!(out.contains(flag), "{flag} missing from:\n{out}");
+    }
+    assert!(out.contains("Examples:"), "{out}");
+}
+
+#[test]
+fn show_json() {
+    // Fool's mate: black has just mated.
+    let o = rookery(&[
+        "show",
+        "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["checkmate"], true);
+    assert_eq!(v["stalemate"], false);
+    assert_eq!(v["checkers"], serde_json::json!(["h4"]));
+    assert_eq!(v["moves"].as_array().unwrap().len(), 0);
+
+    let o = rookery(&["show", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 20);
+    assert!(moves
+        .iter()
+        .any(|m| m["san"] == "Nf3" && m["uci"] == "g1f3"));
+    assert_eq!(v["insufficient_material"], false);
+}
+
+#[test]
+fn show_text_lists_moves_and_state() {
+    let o = rookery(&["show", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"]);
+    let out = stdout(&o);
+    assert!(out.contains("state       stalemate"), "{out}");
+    let o = rookery(&["show", "8/8/8/8/8/2k5/8/2K2N2 w - - 0 1"]);
+    assert!(stdout(&o).contains("insufficient material"));
+}
+
+#[test]
+fn broken_pipe_is_success() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args(["perft", "--depth", "5", "--divide"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    let _ = std::io::stdout().flush();
+}
