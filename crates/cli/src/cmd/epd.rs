@@ -1,10 +1,255 @@
-//! `rookery epd` (being built; see the issue tracker).
+//! `rookery epd`: the EPD verbs — normalize (pfdn), purge (pfop), validate,
+//! convert (EPD <-> FEN). All stream with constant memory, keep the input
+//! order and copy a line they cannot read unchanged while reporting it.
+
+use crate::output::{self, Status};
+use anyhow::Context;
+use rookery_epd::stream::{self, Target};
+use rookery_epd::{Diagnostic, Mode, Severity, Summary};
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 /// Flags of `rookery epd`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(
+    after_help = "Examples:\n  rookery epd normalize suite.epd -o suite.norm.epd\n  rookery epd purge --op acn --op acs results.epd\n  rookery epd validate --strict suite.epd\n  rookery epd convert --to fen suite.epd"
+)]
+pub struct Args {
+    #[command(subcommand)]
+    verb: Verb,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Verb {
+    /// pfdn: write every record in canonical form (single spaces, opcodes in
+    /// ASCII order, set operands sorted, moves in SAN); lines that cannot be
+    /// read are copied unchanged and reported on stderr.
+    Normalize {
+        /// Input file (`-` for stdin).
+        input: PathBuf,
+        /// Output file (`-` for stdout).
+        #[arg(short, long, default_value = "-")]
+        output: PathBuf,
+        #[command(flatten)]
+        read: ReadFlags,
+    },
+    /// pfop: remove every operation with the given opcode(s), leaving the rest
+    /// of each line as it was.
+    Purge {
+        /// Opcode to remove (repeat for several).
+        #[arg(long = "op", value_name = "OPCODE", required = true)]
+        ops: Vec<String>,
+        /// Input file (`-` for stdin).
+        input: PathBuf,
+        /// Output file (`-` for stdout).
+        #[arg(short, long, default_value = "-")]
+        output: PathBuf,
+        #[command(flatten)]
+        read: ReadFlags,
+    },
+    /// Report every problem as `file:line:col: error|warning: message` on
+    /// stdout; exit status 1 if there is any error.
+    Validate {
+        /// Input files (`-` for stdin).
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        #[command(flatten)]
+        read: ReadFlags,
+        /// One JSON object per problem, then one summary object per file.
+        #[arg(long)]
+        json: bool,
+    },
+    /// EPD <-> FEN: `--to fen` writes six-field FEN (clocks from hmvc/fmvn)
+    /// followed by the other operations; `--to epd` turns FEN clocks into
+    /// hmvc/fmvn operations.
+    Convert {
+        /// Target notation.
+        #[arg(long, value_enum)]
+        to: To,
+        /// With `--to fen`: write only the FEN, no operations.
+        #[arg(long)]
+        fen_only: bool,
+        /// Input file (`-` for stdin).
+        input: PathBuf,
+        /// Output file (`-` for stdout).
+        #[arg(short, long, default_value = "-")]
+        output: PathBuf,
+        /// Do not report warnings.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct ReadFlags {
+    /// Read exactly as the spec says: FEN clocks, UCI moves, irregular
+    /// whitespace, unquoted strings and a missing final `;` are errors.
+    #[arg(long)]
+    strict: bool,
+    /// Do not report warnings.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+impl ReadFlags {
+    fn mode(&self) -> Mode {
+        if self.strict {
+            Mode::Strict
+        } else {
+            Mode::Lenient
+        }
+    }
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum To {
+    Fen,
+    Epd,
+}
+
+fn name(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "<stdin>".to_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Prints diagnostics to stderr (the verbs that write EPD to stdout).
+fn stderr_reporter(file: String, quiet: bool) -> impl FnMut(&Diagnostic) {
+    move |d: &Diagnostic| {
+        if !(quiet && d.severity == Severity::Warning) {
+            eprintln!("{file}:{d}");
+        }
+    }
+}
+
+fn status(sum: &Summary) -> Status {
+    if sum.errors > 0 {
+        Status::InputErrors
+    } else {
+        Status::Ok
+    }
+}
 
 /// Runs the subcommand.
-pub fn run(_args: Args) -> anyhow::Result<crate::output::Status> {
-    anyhow::bail!("rookery epd is not built yet")
+pub fn run(args: Args) -> anyhow::Result<Status> {
+    match args.verb {
+        Verb::Normalize {
+            input,
+            output,
+            read,
+        } => {
+            let inp =
+                output::open(&input).with_context(|| format!("cannot open {}", input.display()))?;
+            let out = output::create(&output)
+                .with_context(|| format!("cannot create {}", output.display()))?;
+            let sum = stream::normalize(
+                inp,
+                out,
+                read.mode(),
+                stderr_reporter(name(&input), read.quiet),
+            )?;
+            Ok(status(&sum))
+        }
+        Verb::Purge {
+            ops,
+            input,
+            output,
+            read,
+        } => {
+            if let Some(bad) = ops.iter().find(|o| !rookery_epd::is_valid_opcode(o)) {
+                anyhow::bail!(
+                    "--op {bad:?} is not an opcode (a letter, then up to 14 letters, digits or '_')"
+                );
+            }
+            let inp =
+                output::open(&input).with_context(|| format!("cannot open {}", input.display()))?;
+            let out = output::create(&output)
+                .with_context(|| format!("cannot create {}", output.display()))?;
+            let ops: Vec<&str> = ops.iter().map(String::as_str).collect();
+            let sum = stream::purge(
+                inp,
+                out,
+                &ops,
+                read.mode(),
+                stderr_reporter(name(&input), read.quiet),
+            )?;
+            Ok(status(&sum))
+        }
+        Verb::Convert {
+            to,
+            fen_only,
+            input,
+            output,
+            quiet,
+        } => {
+            let inp =
+                output::open(&input).with_context(|| format!("cannot open {}", input.display()))?;
+            let out = output::create(&output)
+                .with_context(|| format!("cannot create {}", output.display()))?;
+            let target = match to {
+                To::Fen => Target::Fen { fen_only },
+                To::Epd => Target::Epd,
+            };
+            let sum = stream::convert(inp, out, target, stderr_reporter(name(&input), quiet))?;
+            Ok(status(&sum))
+        }
+        Verb::Validate { inputs, read, json } => {
+            let mut out = output::stdout();
+            let mut any_error = false;
+            for input in &inputs {
+                let file = name(input);
+                let inp = output::open(input)
+                    .with_context(|| format!("cannot open {}", input.display()))?;
+                let mut write_err: Option<std::io::Error> = None;
+                let sum = stream::validate(inp, read.mode(), |d| {
+                    if write_err.is_some() || (read.quiet && d.severity == Severity::Warning) {
+                        return;
+                    }
+                    let r = if json {
+                        let v = serde_json::json!({
+                            "file": file,
+                            "line": d.line,
+                            "column": d.column,
+                            "severity": d.severity.to_string(),
+                            "message": d.problem.to_string(),
+                        });
+                        writeln!(out, "{v}")
+                    } else {
+                        writeln!(out, "{file}:{d}")
+                    };
+                    if let Err(e) = r {
+                        write_err = Some(e);
+                    }
+                })?;
+                if let Some(e) = write_err {
+                    return Err(e.into());
+                }
+                any_error |= sum.errors > 0;
+                if json {
+                    let v = serde_json::json!({
+                        "file": file,
+                        "records": sum.records,
+                        "unparsed": sum.unparsed,
+                        "errors": sum.errors,
+                        "warnings": sum.warnings,
+                    });
+                    writeln!(out, "{v}")?;
+                } else {
+                    writeln!(
+                        out,
+                        "{file}: {} records, {} unreadable, {} errors, {} warnings",
+                        sum.records, sum.unparsed, sum.errors, sum.warnings
+                    )?;
+                }
+            }
+            out.flush()?;
+            Ok(if any_error {
+                Status::InputErrors
+            } else {
+                Status::Ok
+            })
+        }
+    }
 }

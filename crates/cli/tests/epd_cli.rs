@@ -1,0 +1,194 @@
+//! End-to-end tests of `rookery epd` (normalize, purge, validate, convert).
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn rookery(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const MIXED: &str = "# a comment\r\n\
+\r\n\
+rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\tid start;  bm e2e4 d2d4\r\n\
+rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm Nf4; id \"bad\";\r\n\
+4k3/8/8/8/8/8/8/4K3 b - - c0 \"kings\"; Zprivate 1 \"two\"; ce 0;\r\n";
+
+#[test]
+fn normalize_writes_canonical_records_and_copies_what_it_cannot_read() {
+    let out = rookery(&["epd", "normalize", "-"], MIXED.as_bytes());
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "# a comment\n\
+\n\
+rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm d4 e4; fmvn 1; hmvc 0; id \"start\";\n\
+rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm Nf4; id \"bad\";\n\
+4k3/8/8/8/8/8/8/4K3 b - - Zprivate 1 \"two\"; c0 \"kings\"; ce 0;\n"
+    );
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(
+            "<stdin>:4:57: error: bm: illegal move Nf4: no piece of that kind can move there"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("<stdin>:3:54: warning: FEN clocks"), "{err}");
+    assert!(
+        err.contains("<stdin>:3:57: warning: irregular whitespace"),
+        "{err}"
+    );
+    assert!(
+        err.contains("<stdin>:3:81: warning: operation bm is not ended by ';'"),
+        "{err}"
+    );
+    assert!(
+        err.contains("<stdin>:3:61: warning: id: operand \"start\" is not a quoted string"),
+        "{err}"
+    );
+    assert!(
+        err.contains("<stdin>:3:72: warning: bm: move e2e4 is not SAN (read as e4)"),
+        "{err}"
+    );
+    // Normalized output normalizes to itself, and quietly.
+    let again = rookery(&["epd", "normalize", "-"], &out.stdout);
+    assert_eq!(text(&again.stdout), text(&out.stdout));
+}
+
+#[test]
+fn normalize_strict_and_quiet() {
+    let line = b"4k3/8/8/8/8/8/8/4K3 w - - id x;\n";
+    let lenient = rookery(&["epd", "normalize", "--quiet", "-"], line);
+    assert_eq!(lenient.status.code(), Some(0));
+    assert_eq!(
+        text(&lenient.stdout),
+        "4k3/8/8/8/8/8/8/4K3 w - - id \"x\";\n"
+    );
+    assert!(lenient.stderr.is_empty());
+    let strict = rookery(&["epd", "normalize", "--strict", "-"], line);
+    assert_eq!(strict.status.code(), Some(1));
+    assert_eq!(text(&strict.stdout), text(line), "copied unchanged");
+    assert_eq!(
+        text(&strict.stderr),
+        "<stdin>:1:30: error: id: operand \"x\" is not a quoted string\n"
+    );
+}
+
+#[test]
+fn purge_removes_only_the_named_operations() {
+    let input = "4k3/8/8/8/8/8/8/4K3 w - - 0 1 acn 12; id  \"x\";acs 3; c0 \"keep\"\n\
+not a record at all\n\
+4k3/8/8/8/8/8/8/4K3 w - -\n";
+    let out = rookery(
+        &["epd", "purge", "--op", "acn", "--op", "acs", "-"],
+        input.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        "4k3/8/8/8/8/8/8/4K3 w - - 0 1 id  \"x\"; c0 \"keep\"\n\
+not a record at all\n\
+4k3/8/8/8/8/8/8/4K3 w - -\n"
+    );
+    assert!(
+        text(&out.stderr).starts_with("<stdin>:2:2: error: bad position"),
+        "{}",
+        text(&out.stderr)
+    );
+    let usage = rookery(&["epd", "purge", "-"], b"");
+    assert_eq!(usage.status.code(), Some(2));
+    let bad = rookery(&["epd", "purge", "--op", "1x", "-"], b"");
+    assert_eq!(bad.status.code(), Some(1));
+}
+
+#[test]
+fn validate_reports_every_malformed_case_exactly() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../epd/tests/data/malformed-lenient.epd"
+    );
+    let data = std::fs::read(path).unwrap();
+    // Expected: every `# expect:` line, attached to the record line after it.
+    let mut expected = String::new();
+    let mut pending = Vec::new();
+    let mut records = 0;
+    for (i, line) in data.split(|&c| c == b'\n').enumerate() {
+        let line = text(line);
+        if let Some(e) = line.strip_prefix("# expect: ") {
+            pending.push(e.to_owned());
+        } else if !line.starts_with('#') && !line.is_empty() {
+            for e in pending.drain(..) {
+                expected.push_str(&format!("{path}:{}:{e}\n", i + 1));
+            }
+            records += 1;
+        }
+    }
+    let out = rookery(&["epd", "validate", path], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    let (diags, summary) = stdout.split_at(stdout.trim_end().rfind('\n').unwrap() + 1);
+    assert_eq!(diags, expected);
+    assert!(
+        summary.contains(&format!("{} records", records - 37)),
+        "{summary}"
+    );
+    // JSON output: one object per problem plus the summary.
+    let json = rookery(&["epd", "validate", "--json", path], b"");
+    let n = text(&json.stdout).lines().count();
+    assert_eq!(n, expected.lines().count() + 1);
+    let first: serde_json::Value =
+        serde_json::from_str(text(&json.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(first["severity"], "error");
+    assert_eq!(first["column"], 57);
+}
+
+#[test]
+fn validate_clean_suite_exits_zero() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../epd/tests/data/suites/bk.epd"
+    );
+    let out = rookery(&["epd", "validate", "--strict", path], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).ends_with("bk.epd: 24 records, 0 unreadable, 0 errors, 0 warnings\n"));
+}
+
+#[test]
+fn convert_between_fen_and_epd() {
+    let input = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 7 33 bm O-O; id \"castle\";\n";
+    let fen = rookery(&["epd", "convert", "--to", "fen", "-"], input.as_bytes());
+    assert_eq!(fen.status.code(), Some(0), "{}", text(&fen.stderr));
+    assert!(
+        fen.stderr.is_empty(),
+        "clocks are expected input: {}",
+        text(&fen.stderr)
+    );
+    assert_eq!(
+        text(&fen.stdout),
+        "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 7 33 bm O-O; id \"castle\";\n"
+    );
+    let epd = rookery(&["epd", "convert", "--to", "epd", "-"], &fen.stdout);
+    assert_eq!(
+        text(&epd.stdout),
+        "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - bm O-O; fmvn 33; hmvc 7; id \"castle\";\n"
+    );
+    let back = rookery(
+        &["epd", "convert", "--to", "fen", "--fen-only", "-"],
+        &epd.stdout,
+    );
+    assert_eq!(
+        text(&back.stdout),
+        "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 7 33\n"
+    );
+}
