@@ -231,7 +231,7 @@ impl MoveList {
 
     /// Whether the list holds `m`.
     pub fn contains(&self, m: Move) -> bool {
-        self.iter().any(|&x| x == m)
+        self[..].contains(&m)
     }
 }
 

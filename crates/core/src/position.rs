@@ -247,8 +247,8 @@ impl Position {
         let king = self.king(color);
         let rooks = self.castling & Bitboard::rank(color.back_rank());
         match side {
-            CastlingSide::KingSide => rooks.filter(|r| r.file() > king.file()).last(),
-            CastlingSide::QueenSide => rooks.filter(|r| r.file() < king.file()).next(),
+            CastlingSide::KingSide => rooks.into_iter().rfind(|r| r.file() > king.file()),
+            CastlingSide::QueenSide => rooks.into_iter().find(|r| r.file() < king.file()),
         }
     }
 

@@ -400,7 +400,7 @@ impl Square {
     /// Whether the square is light (like h1) rather than dark (like a1).
     #[inline]
     pub const fn is_light(self) -> bool {
-        (self.0 as u32 & 7) + (self.0 as u32 >> 3) & 1 == 1
+        ((self.0 as u32 & 7) + (self.0 as u32 >> 3)) & 1 == 1
     }
 
     /// Parses a square name such as `e4`.

@@ -1,0 +1,136 @@
+//! The results of running an engine over a test suite: the data every report is made from.
+//!
+//! This is also the JSON format `rookery suite` writes and `rookery report` reads.
+
+use serde::{Deserialize, Serialize};
+
+/// One engine's run over one suite.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SuiteRun {
+    /// The suite's name (usually the file name without extension).
+    pub suite: String,
+    /// The engine's name (its `id name`, or `rookery` for the built-in engine).
+    pub engine: String,
+    /// The search limits, in words (e.g. `movetime 100 ms`).
+    pub limits: String,
+    /// When the run started (RFC 3339), if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<String>,
+    /// Per-position results, in suite order.
+    pub positions: Vec<PositionResult>,
+}
+
+/// What a position asks for.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Expected {
+    /// Best moves (`bm`, SAN): any of them solves the position.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bm: Vec<String>,
+    /// Avoid moves (`am`, SAN): none of them may be played.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub am: Vec<String>,
+    /// Direct mate in this many moves (`dm`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dm: Option<u32>,
+    /// Points per move (STS style, from `c0`), best first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub points: Vec<(String, u32)>,
+}
+
+/// An engine's evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Score {
+    /// Centipawns from the side to move's point of view.
+    Cp(i32),
+    /// Mate in this many moves (negative: the side to move is mated).
+    Mate(i32),
+}
+
+impl std::fmt::Display for Score {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Score::Cp(cp) => write!(f, "{:+.2}", f64::from(*cp) / 100.0),
+            Score::Mate(n) => write!(f, "#{n}"),
+        }
+    }
+}
+
+/// How one position went.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PositionResult {
+    /// 1-based index in the suite.
+    pub index: usize,
+    /// The record's `id`, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The position (FEN or the four EPD fields).
+    pub fen: String,
+    /// What the position asks for.
+    pub expected: Expected,
+    /// The engine's move, in SAN (`None` if the engine failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// The engine's principal variation, in SAN.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pv: Vec<String>,
+    /// The engine's last score.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<Score>,
+    /// The depth reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Time used, in milliseconds.
+    pub time_ms: u64,
+    /// Whether the answer solves the position.
+    pub solved: bool,
+    /// Points scored (STS; 1 or 0 for bm/am/dm positions).
+    pub points: u32,
+    /// The most points the position offers.
+    pub max_points: u32,
+    /// When the engine's best move last became, and stayed, correct (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_to_solution_ms: Option<u64>,
+    /// Nodes searched at that moment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes_to_solution: Option<u64>,
+    /// Why the position could not be run, if it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl PositionResult {
+    /// The record's id, or `#index`.
+    pub fn label(&self) -> String {
+        self.id
+            .clone()
+            .unwrap_or_else(|| format!("#{}", self.index))
+    }
+
+    /// The expected answer in words: `bm Nf5`, `am Qxb2`, `dm 3`, `Nf5=10 Nd2=3`.
+    pub fn expected_text(&self) -> String {
+        let e = &self.expected;
+        let mut parts = Vec::new();
+        if !e.bm.is_empty() {
+            parts.push(format!("bm {}", e.bm.join(" ")));
+        }
+        if !e.am.is_empty() {
+            parts.push(format!("am {}", e.am.join(" ")));
+        }
+        if let Some(dm) = e.dm {
+            parts.push(format!("dm {dm}"));
+        }
+        if !e.points.is_empty() && e.bm.is_empty() {
+            parts.push(
+                e.points
+                    .iter()
+                    .map(|(m, p)| format!("{m}={p}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
+        }
+        parts.join("; ")
+    }
+}
