@@ -26,6 +26,7 @@
 #![deny(missing_docs)]
 
 mod command;
+pub mod host;
 mod message;
 mod option;
 

@@ -1,0 +1,114 @@
+//! `rookery-mock-engine`: a UCI engine that misbehaves on cue (see the crate docs).
+
+use rookery_core::{CastlingMode, Mode, Position, Setup, UciMove};
+use rookery_testkit::MockBehaviour;
+use rookery_uci::{Command, PositionStart};
+use std::io::{BufRead, Write};
+use std::sync::mpsc;
+use std::time::Duration;
+
+fn main() {
+    let b = MockBehaviour::from_args(std::env::args().skip(1));
+    let (tx, rx) = mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        for line in stdin.lock().lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut out = std::io::stdout();
+    let mut record = b.record.as_ref().and_then(|p| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .ok()
+    });
+    let mut pos = Position::startpos();
+    let mut gos = 0u32;
+    let say = |out: &mut std::io::Stdout, s: &str| {
+        if b.garbage {
+            let _ = writeln!(out, "@@ mock garbage \u{1} line");
+        }
+        let _ = writeln!(out, "{s}");
+        let _ = out.flush();
+    };
+    while let Ok(line) = rx.recv() {
+        if let Some(f) = record.as_mut() {
+            let _ = writeln!(f, "{line}");
+        }
+        match Command::parse(&line) {
+            Command::Uci if !b.no_uciok => {
+                say(&mut out, "id name rookery-mock");
+                say(&mut out, "id author rookery tests");
+                say(
+                    &mut out,
+                    "option name Hash type spin default 16 min 1 max 1024",
+                );
+                say(
+                    &mut out,
+                    "option name Style type combo default Normal var Solid var Normal var Risky",
+                );
+                say(&mut out, "option name Ponder type check default false");
+                say(&mut out, "option name Clear Hash type button");
+                say(&mut out, "uciok");
+            }
+            Command::IsReady => say(&mut out, "readyok"),
+            Command::Position { start, moves, .. } => {
+                pos = match start {
+                    PositionStart::StartPos => Position::startpos(),
+                    PositionStart::Fen(f) => Setup::from_fen(&f, Mode::Lenient)
+                        .ok()
+                        .and_then(|s| s.into_position(Mode::Lenient).ok())
+                        .map_or_else(Position::startpos, |(p, _)| p),
+                };
+                for m in moves {
+                    if let Ok(mv) = m.to_move(&pos) {
+                        pos.play_unchecked(mv);
+                    }
+                }
+            }
+            Command::Go(_) => {
+                gos += 1;
+                if b.crash_on_go == Some(gos) {
+                    eprintln!("mock: crashing on go {gos} as asked");
+                    std::process::exit(3);
+                }
+                if b.hang_on_go == Some(gos) {
+                    // Ignore everything from now on, stop included.
+                    loop {
+                        std::thread::sleep(Duration::from_secs(3600));
+                    }
+                }
+                if b.slow_ms > 0 {
+                    if let Ok(l) = rx.recv_timeout(Duration::from_millis(b.slow_ms)) {
+                        if let Some(f) = record.as_mut() {
+                            let _ = writeln!(f, "{l}");
+                        }
+                    }
+                }
+                let mut moves: Vec<String> = pos
+                    .legal_moves()
+                    .iter()
+                    .map(|&m| UciMove::from_move(&pos, m, CastlingMode::Standard).to_string())
+                    .collect();
+                moves.sort();
+                match moves.first() {
+                    Some(m) => {
+                        say(
+                            &mut out,
+                            &format!("info depth 1 score cp 12 nodes 1 time 0 pv {m}"),
+                        );
+                        say(&mut out, &format!("bestmove {m}"));
+                    }
+                    None => say(&mut out, "bestmove 0000"),
+                }
+            }
+            Command::Quit => break,
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The UCI host against the mock engine (crashes, hangs, garbage, silence)
+//! and against a real engine when one is installed.
+
+use rookery_uci::host::{EngineHost, EngineSpec, HostError, Timeouts};
+use rookery_uci::{GoParams, PositionStart};
+use std::time::Duration;
+
+fn mock(args: &[&str]) -> EngineSpec {
+    let mut spec = EngineSpec::new(env!("CARGO_BIN_EXE_rookery-mock-engine"));
+    spec.args = args.iter().map(|s| s.to_string()).collect();
+    spec
+}
+
+fn quick() -> Timeouts {
+    Timeouts {
+        handshake: Duration::from_millis(1500),
+        ready: Duration::from_millis(1500),
+        search_margin: Duration::from_millis(300),
+        quit_grace: Duration::from_millis(200),
+    }
+}
+
+fn go_ms(ms: i64) -> GoParams {
+    GoParams {
+        movetime: Some(ms),
+        ..GoParams::default()
+    }
+}
+
+#[test]
+fn handshake_options_and_search() {
+    let mut e = EngineHost::start(mock(&[]), quick()).unwrap();
+    assert_eq!(e.name(), "rookery-mock");
+    assert_eq!(e.author(), "rookery tests");
+    assert_eq!(e.options().len(), 4);
+    e.set_option("hash", Some("64")).unwrap();
+    e.set_option("Clear Hash", None).unwrap();
+    e.set_option("style", Some("risky")).unwrap();
+    assert!(matches!(
+        e.set_option("Hash", Some("0")),
+        Err(HostError::BadOptionValue { .. })
+    ));
+    assert!(matches!(
+        e.set_option("Hash", Some("many")),
+        Err(HostError::BadOptionValue { .. })
+    ));
+    assert!(matches!(
+        e.set_option("Style", Some("wild")),
+        Err(HostError::BadOptionValue { .. })
+    ));
+    assert!(matches!(
+        e.set_option("Ponder", Some("maybe")),
+        Err(HostError::BadOptionValue { .. })
+    ));
+    assert!(matches!(
+        e.set_option("Contempt", Some("1")),
+        Err(HostError::UnknownOption(_))
+    ));
+    e.is_ready().unwrap();
+    let mut infos = 0;
+    let r = e
+        .search(&PositionStart::StartPos, &[], &go_ms(50), |_| infos += 1)
+        .unwrap();
+    assert_eq!(r.best.to_string(), "a2a3");
+    assert_eq!(infos, 1);
+    assert_eq!(r.lines.len(), 1);
+    assert!(!r.stopped_by_host);
+    e.quit();
+}
+
+#[test]
+fn garbage_is_skipped_and_kept() {
+    let mut e = EngineHost::start(mock(&["--garbage"]), quick()).unwrap();
+    let r = e
+        .search(&PositionStart::StartPos, &[], &go_ms(10), |_| {})
+        .unwrap();
+    assert_eq!(r.best.to_string(), "a2a3");
+    assert!(e.garbage().any(|g| g.contains("mock garbage")));
+}
+
+#[test]
+fn no_uciok_times_out() {
+    let t0 = std::time::Instant::now();
+    let err = EngineHost::start(mock(&["--no-uciok"]), quick())
+        .err()
+        .expect("must fail");
+    assert!(
+        matches!(
+            err,
+            HostError::Timeout {
+                waiting_for: "uciok",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(t0.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn crash_is_reported_with_status_and_stderr_then_restart() {
+    let mut e = EngineHost::start(mock(&["--crash-on-go", "2"]), quick()).unwrap();
+    e.search(&PositionStart::StartPos, &[], &go_ms(10), |_| {})
+        .unwrap();
+    let err = e
+        .search(&PositionStart::StartPos, &[], &go_ms(10), |_| {})
+        .unwrap_err();
+    match &err {
+        HostError::Crashed {
+            status,
+            stderr_tail,
+        } => {
+            assert_eq!(status.and_then(|s| s.code()), Some(3), "{err}");
+            assert!(
+                stderr_tail.iter().any(|l| l.contains("crashing on go 2")),
+                "{err}"
+            );
+        }
+        other => panic!("expected a crash, got {other}"),
+    }
+    // A restarted engine counts its searches afresh.
+    e.restart().unwrap();
+    let r = e
+        .search(&PositionStart::StartPos, &[], &go_ms(10), |_| {})
+        .unwrap();
+    assert_eq!(r.best.to_string(), "a2a3");
+}
+
+#[test]
+fn hang_is_stopped_then_reported() {
+    let mut e = EngineHost::start(mock(&["--hang-on-go", "1"]), quick()).unwrap();
+    let t0 = std::time::Instant::now();
+    let err = e
+        .search(&PositionStart::StartPos, &[], &go_ms(100), |_| {})
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            HostError::Timeout {
+                waiting_for: "bestmove",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // movetime + margin, stop, margin again: well under two seconds.
+    assert!(t0.elapsed() < Duration::from_secs(3));
+}
+
+#[test]
+fn overrunning_engine_is_stopped() {
+    let record = std::env::temp_dir().join(format!("rookery-mock-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&record);
+    let mut e = EngineHost::start(
+        mock(&["--slow", "5000", "--record", record.to_str().unwrap()]),
+        quick(),
+    )
+    .unwrap();
+    let r = e
+        .search(&PositionStart::StartPos, &[], &go_ms(20), |_| {})
+        .unwrap();
+    assert!(r.stopped_by_host);
+    let seen = std::fs::read_to_string(&record).unwrap();
+    assert!(seen.lines().any(|l| l == "stop"), "{seen}");
+    assert!(seen.lines().any(|l| l == "go movetime 20"), "{seen}");
+    let _ = std::fs::remove_file(&record);
+}
+
+#[test]
+fn missing_program_is_a_spawn_error() {
+    let err = EngineHost::start(EngineSpec::new("/nonexistent/engine"), quick())
+        .err()
+        .unwrap();
+    assert!(matches!(err, HostError::Spawn { .. }), "{err}");
+}
+
+#[test]
+fn real_stockfish() {
+    let path = ["/usr/games/stockfish", "/usr/bin/stockfish"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists());
+    let Some(path) = path else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but Stockfish is missing"
+        );
+        eprintln!("skipping: Stockfish not installed");
+        return;
+    };
+    let mut spec = EngineSpec::new(path);
+    spec.options.push(("Hash".into(), Some("16".into())));
+    spec.options.push(("MultiPV".into(), Some("3".into())));
+    let mut e = EngineHost::start(spec, Timeouts::default()).unwrap();
+    assert!(e.name().starts_with("Stockfish"), "{}", e.name());
+    // A back-rank mate in one.
+    let start = PositionStart::Fen("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1".into());
+    let go = GoParams {
+        depth: Some(8),
+        ..GoParams::default()
+    };
+    let r = e.search(&start, &[], &go, |_| {}).unwrap();
+    assert_eq!(r.best.to_string(), "d1d8");
+    assert!(r.lines.len() >= 2, "multipv lines: {:?}", r.lines);
+    let top = r.lines[0].score.expect("score");
+    assert_eq!(top.value, rookery_uci::ScoreValue::Mate(1));
+    e.quit();
+}
