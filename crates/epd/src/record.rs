@@ -51,12 +51,25 @@ pub struct ParseRecordError {
 }
 
 impl Record {
-    /// A record of `position` with no operations.
-    pub fn new(position: Position) -> Record {
+    /// A record of `position` with no operations. EPD positions carry no
+    /// clocks: the halfmove clock and fullmove number are reset to 0 and 1
+    /// (see [`Record::with_clocks`] to keep them as `hmvc`/`fmvn`).
+    pub fn new(mut position: Position) -> Record {
+        position.set_clocks(0, 1);
         Record {
             position,
             entries: Vec::new(),
         }
+    }
+
+    /// A record of `position` with its clocks as `hmvc` and `fmvn` operations.
+    pub fn with_clocks(position: Position) -> Record {
+        let h = i32::try_from(position.halfmoves()).unwrap_or(i32::MAX);
+        let f = i32::try_from(position.fullmoves()).unwrap_or(i32::MAX);
+        let mut rec = Record::new(position);
+        rec.push(Operation::Fmvn(f));
+        rec.push(Operation::Hmvc(h));
+        rec
     }
 
     /// Reads one record (one line without its line ending).
@@ -72,9 +85,25 @@ impl Record {
         }
     }
 
-    /// The position.
+    /// The position (halfmove clock 0, fullmove number 1: EPD keeps the
+    /// clocks in `hmvc`/`fmvn`; see [`Record::position_with_clocks`]).
     pub fn position(&self) -> &Position {
         &self.position
+    }
+
+    /// The position with its clocks from `hmvc` and `fmvn` (0 and 1 when
+    /// absent or out of range), e.g. for an engine that applies the
+    /// fifty-move rule.
+    pub fn position_with_clocks(&self) -> Position {
+        let mut pos = self.position.clone();
+        let h = self.hmvc().and_then(|v| u32::try_from(v).ok()).unwrap_or(0);
+        let f = self
+            .fmvn()
+            .and_then(|v| u32::try_from(v).ok())
+            .filter(|&v| v > 0)
+            .unwrap_or(1);
+        pos.set_clocks(h, f);
+        pos
     }
 
     /// The operations in their order.
@@ -281,15 +310,7 @@ impl Record {
     /// The position as a six-field FEN, its clocks from `hmvc` and `fmvn`
     /// (0 and 1 when absent or out of range).
     pub fn to_fen(&self) -> String {
-        let mut pos = self.position.clone();
-        let h = self.hmvc().and_then(|v| u32::try_from(v).ok()).unwrap_or(0);
-        let f = self
-            .fmvn()
-            .and_then(|v| u32::try_from(v).ok())
-            .filter(|&v| v > 0)
-            .unwrap_or(1);
-        pos.set_clocks(h, f);
-        Fen::from_position(&pos).to_string()
+        Fen::from_position(&self.position_with_clocks()).to_string()
     }
 
     /// The SAN of a move of this record's position (with `+`/`#`).
