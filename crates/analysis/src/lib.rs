@@ -1,1 +1,27 @@
-//! The Analyst seam, the EPD analysis verbs (pfga, pfms, pfts), suite scoring and PGN annotation (work in progress).
+//! Analysis with any engine: the [`Analyst`] seam over the built-in engine
+//! and external UCI engines, the EPD verbs pfga, pfms and pfts (§7 of the
+//! EPD specification), and test-suite scoring.
+//!
+//! ```
+//! use rookery_analysis::{apply, AnalysisLimits, BuiltinAnalyst, Extras, Verb};
+//! use rookery_epd::Record;
+//!
+//! let mut record: Record = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"back rank\";".parse()?;
+//! let mut engine = BuiltinAnalyst::new(16);
+//! let limits = AnalysisLimits { depth: Some(4), ..AnalysisLimits::default() };
+//! apply(Verb::Target, &mut record, &mut engine, &limits, Extras::default())?;
+//! assert_eq!(record.to_string(), "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"back rank\"; pm Rd8#;");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![deny(missing_docs)]
+
+mod analyst;
+pub mod pipeline;
+pub mod suite;
+mod verbs;
+
+pub use analyst::{
+    Analysis, AnalysisLimits, Analyst, AnalystError, BuiltinAnalyst, Progress, Score, UciAnalyst,
+};
+pub use verbs::{apply, ce_of, Applied, Extras, Verb};
