@@ -91,7 +91,7 @@ pub fn parse_points(pos: &Position, text: &str) -> Option<Vec<(Move, u32)>> {
         let p: u32 = pts.trim().parse().ok()?;
         out.push((m, p));
     }
-    out.sort_by(|a, b| b.1.cmp(&a.1));
+    out.sort_by_key(|p| std::cmp::Reverse(p.1));
     (!out.is_empty()).then_some(out)
 }
 
