@@ -92,27 +92,21 @@ pub trait Visitor {
 const DEFAULT_CAPACITY: usize = 1 << 16;
 const DEFAULT_MAX_TOKEN: usize = 1 << 24;
 
-#[inline]
+/// Bytes that end a symbol token.
+static DELIMITER: [bool; 256] = {
+    let mut t = [false; 256];
+    let ds = b" \t\r\n\x0b\x0c{}()[];\"$<>";
+    let mut i = 0;
+    while i < ds.len() {
+        t[ds[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
+#[inline(always)]
 fn is_delimiter(b: u8) -> bool {
-    matches!(
-        b,
-        b' ' | b'\t'
-            | b'\r'
-            | b'\n'
-            | 0x0b
-            | 0x0c
-            | b'{'
-            | b'}'
-            | b'('
-            | b')'
-            | b'['
-            | b']'
-            | b';'
-            | b'"'
-            | b'$'
-            | b'<'
-            | b'>'
-    )
+    DELIMITER[b as usize]
 }
 
 /// A streaming PGN reader over any [`Read`].
@@ -233,12 +227,29 @@ impl<R: Read> Reader<R> {
     fn count_newlines(&mut self, from: usize, to: usize) {
         let hay = &self.buf[from..to];
         if let Some(last) = memchr::memrchr(b'\n', hay) {
-            self.line += memchr::memchr_iter(b'\n', hay).count() as u64;
+            // A plain counting loop: the compiler vectorises it.
+            self.line += hay.iter().filter(|&&b| b == b'\n').count() as u64;
             self.line_start = self.base + (from + last) as u64 + 1;
         }
     }
 
+    /// Length from `pos` to the end of the line (or input); `None` if longer
+    /// than the token limit.
+    fn scan_line(&mut self) -> io::Result<Option<usize>> {
+        let mut i = 0;
+        loop {
+            if let Some(j) = memchr::memchr(b'\n', &self.buf[self.pos + i..self.end]) {
+                return Ok(Some(i + j));
+            }
+            i = self.end - self.pos;
+            if !self.fill()? {
+                return Ok(self.eof.then_some(i));
+            }
+        }
+    }
+
     /// Skips whitespace and `%` escape lines.
+    #[inline]
     fn skip_ws(&mut self) -> io::Result<()> {
         loop {
             while self.pos < self.end {
@@ -378,7 +389,7 @@ impl<R: Read> Reader<R> {
     /// Reads a `;` comment to the end of the line.
     fn line_comment<V: Visitor>(&mut self, v: &mut V, deliver: bool) -> io::Result<()> {
         let at = self.location();
-        match self.scan(1, |b| b != b'\n')? {
+        match self.scan_line()? {
             Some(len) => {
                 if deliver {
                     let mut text = &self.buf[self.pos + 1..self.pos + len];
@@ -411,7 +422,7 @@ impl<R: Read> Reader<R> {
         let at = self.location();
         // The whole tag normally sits on one line: find its end first so the
         // tag is contiguous in the buffer.
-        let Some(line_len) = self.scan(1, |b| b != b'\n')? else {
+        let Some(line_len) = self.scan_line()? else {
             v.problem(Problem::TokenTooLong, at);
             return self.skip_line();
         };
@@ -562,7 +573,10 @@ impl<R: Read> Reader<R> {
                     };
                     let tok = &self.buf[self.pos..self.pos + len];
                     self.pos += len;
-                    if let Some(result) = GameResult::from_ascii(tok) {
+                    let maybe_result = matches!(tok.first(), Some(b'1' | b'0' | b'*' | 0xc2));
+                    if let Some(result) =
+                        maybe_result.then(|| GameResult::from_ascii(tok)).flatten()
+                    {
                         if depth == 0 {
                             v.result(result, at);
                             return Ok(End::Result);
@@ -617,6 +631,15 @@ impl<R: Read> Reader<R> {
 #[inline]
 fn symbol<V: Visitor>(v: &mut V, tok: &[u8], at: Location) {
     let mut t = tok;
+    // The common case: a move alone.
+    if let Some(b'a'..=b'h' | b'N' | b'B' | b'R' | b'Q' | b'K' | b'O') = t.first() {
+        if t.iter().all(|&b| b != b'!' && b != b'?') {
+            if let Ok(san) = crate::san::parse(t) {
+                v.san(san, t, at);
+                return;
+            }
+        }
+    }
     while !t.is_empty() {
         // Move number indications: "12." "12..." "12.e4" "...", and a bare number.
         let digits = t.iter().take_while(|b| b.is_ascii_digit()).count();
@@ -637,7 +660,7 @@ fn symbol<V: Visitor>(v: &mut V, tok: &[u8], at: Location) {
         let (san_text, rest) = t.split_at(san_len);
         let (glyph, rest) = rest.split_at(glyph_len);
         if !san_text.is_empty() {
-            match SanPlus::from_ascii(san_text) {
+            match crate::san::parse(san_text) {
                 Ok(san) => v.san(san, &t[..san_len + glyph_len], at),
                 Err(_) => {
                     v.problem(Problem::UnknownToken(tok), at);

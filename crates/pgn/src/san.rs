@@ -2,8 +2,87 @@
 //! legal move, and defers to [`San::to_move`] for anything unusual (en
 //! passant, castling, errors), so the answers are the same.
 
-use rookery_core::attacks::{aligned, attacks, between, king_attacks, pawn_attacks};
-use rookery_core::{Bitboard, Move, MoveKind, Position, Rank, Role, San, SanError, Square};
+use rookery_core::attacks::{aligned, attacks, between, king_attacks, line, pawn_attacks};
+use rookery_core::san::ParseSanError;
+use rookery_core::{
+    Bitboard, CastlingSide, File, Move, MoveKind, Position, Rank, Role, San, SanError, SanPlus,
+    Square, Suffix,
+};
+
+/// Reads SAN as [`SanPlus::from_ascii`] does, with a fast path for the
+/// standard spellings (`e4`, `exd5`, `Nbd2`, `R1e2`, `Qh4e1`, `e8=Q+`, `O-O#`).
+///
+/// # Errors
+/// [`ParseSanError`] if the text is not a move.
+#[inline]
+pub fn parse(s: &[u8]) -> Result<SanPlus, ParseSanError> {
+    match parse_fast(s) {
+        Some(san) => Ok(san),
+        None => SanPlus::from_ascii(s),
+    }
+}
+
+#[inline]
+fn parse_fast(s: &[u8]) -> Option<SanPlus> {
+    let (body, suffix) = match s {
+        [rest @ .., b'+'] => (rest, Some(Suffix::Check)),
+        [rest @ .., b'#'] => (rest, Some(Suffix::Checkmate)),
+        _ => (s, None),
+    };
+    let san = match body {
+        b"O-O" => San::Castle(CastlingSide::KingSide),
+        b"O-O-O" => San::Castle(CastlingSide::QueenSide),
+        _ => {
+            let (b, promotion) = match body {
+                [rest @ .., b'=', p @ (b'N' | b'B' | b'R' | b'Q')] => {
+                    (rest, Role::from_char(*p as char))
+                }
+                _ => (body, None),
+            };
+            let [rest @ .., f @ b'a'..=b'h', r @ b'1'..=b'8'] = b else {
+                return None;
+            };
+            let to = Square::from_coords(
+                File::new(u32::from(f - b'a')),
+                Rank::new(u32::from(r - b'1')),
+            );
+            let (rest, capture) = match rest {
+                [r @ .., b'x'] => (r, true),
+                _ => (rest, false),
+            };
+            let (role, rest) = match rest {
+                [c @ (b'N' | b'B' | b'R' | b'Q' | b'K'), r @ ..] => {
+                    (Role::from_char(*c as char)?, r)
+                }
+                _ => (Role::Pawn, rest),
+            };
+            let (file, rank) = match rest {
+                [] => (None, None),
+                [f @ b'a'..=b'h'] => (Some(File::new(u32::from(f - b'a'))), None),
+                [r @ b'1'..=b'8'] if role != Role::Pawn => {
+                    (None, Some(Rank::new(u32::from(r - b'1'))))
+                }
+                [f @ b'a'..=b'h', r @ b'1'..=b'8'] if role != Role::Pawn => (
+                    Some(File::new(u32::from(f - b'a'))),
+                    Some(Rank::new(u32::from(r - b'1'))),
+                ),
+                _ => return None,
+            };
+            if promotion.is_some() && role != Role::Pawn {
+                return None;
+            }
+            San::Normal {
+                role,
+                file,
+                rank,
+                capture,
+                to,
+                promotion,
+            }
+        }
+    };
+    Some(SanPlus { san, suffix })
+}
 
 /// The legal move `san` stands for in `pos`.
 ///
@@ -105,8 +184,18 @@ fn fast(pos: &Position, san: &San) -> Option<Move> {
                 .next()
                 .is_none_or(|c: Square| c == to || between(king, c).contains(to));
             blocks && {
-                let p = *pinned.get_or_insert_with(|| pos.pinned());
-                !p.contains(from) || aligned(king, from, to)
+                // Only a piece on a line with its king and an enemy slider
+                // that moves along that line can be pinned.
+                let l = line(king, from);
+                let sliders = if king.file() == from.file() || king.rank() == from.rank() {
+                    pos.pieces(them, Role::Rook) | pos.pieces(them, Role::Queen)
+                } else {
+                    pos.pieces(them, Role::Bishop) | pos.pieces(them, Role::Queen)
+                };
+                !l.intersects(sliders) || {
+                    let p = *pinned.get_or_insert_with(|| pos.pinned());
+                    !p.contains(from) || aligned(king, from, to)
+                }
             }
         };
         if legal {
@@ -168,6 +257,41 @@ mod tests {
         ] {
             let pos = Position::from_fen(fen).unwrap();
             agree(&pos);
+        }
+    }
+
+    #[test]
+    fn fast_parse_agrees_with_core() {
+        let mut texts: Vec<String> = Vec::new();
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "1k6/8/8/8/1N3N2/8/1N3N2/4K3 w - - 0 1",
+            "8/1P6/8/8/8/8/k6K/8 w - - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            for m in pos.legal_moves().iter().copied() {
+                texts.push(SanPlus::from_move(&pos, m).to_string());
+                texts.push(San::from_move(&pos, m).to_string());
+            }
+        }
+        for t in [
+            "e4", "exd5", "Nbd2", "R1e2", "Qh4e1", "e8=Q+", "O-O#", "O-O-O", "Kxe2", "e8Q", "e2e4",
+            "Pe4", "e8=K", "Nf3+#", "0-0", "Nxf3!", "e1=Q#", "bxa8=N", "h9", "i4", "Ng1f3", "Bb",
+            "x", "", "+", "=Q", "Qxx4", "Rd1d2", "exd", "e4e5",
+        ] {
+            texts.push(t.to_owned());
+        }
+        for t in &texts {
+            if let Some(fast) = parse_fast(t.as_bytes()) {
+                assert_eq!(Ok(fast), SanPlus::from_ascii(t.as_bytes()), "{t}");
+            }
+            assert_eq!(
+                parse(t.as_bytes()),
+                SanPlus::from_ascii(t.as_bytes()),
+                "{t}"
+            );
         }
     }
 

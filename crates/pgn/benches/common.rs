@@ -1,0 +1,200 @@
+//! Visitors shared by the parse benchmark and the speed example: each one
+//! parses, resolves every mainline SAN and plays it (variations skipped),
+//! starting from the FEN tag when there is one.
+
+#![allow(dead_code, missing_docs)]
+
+use std::ops::ControlFlow;
+
+/// rookery: parse + SAN + play.
+pub struct RookeryPlayer {
+    pub pos: rookery_core::Position,
+    pub fen: Option<String>,
+    pub plies: u64,
+    pub errors: u64,
+    dead: bool,
+}
+
+impl Default for RookeryPlayer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RookeryPlayer {
+    pub fn new() -> Self {
+        RookeryPlayer {
+            pos: rookery_core::Position::startpos(),
+            fen: None,
+            plies: 0,
+            errors: 0,
+            dead: false,
+        }
+    }
+}
+
+impl rookery_pgn::Visitor for RookeryPlayer {
+    type Output = ();
+    fn begin_game(&mut self, _at: rookery_pgn::Location) {
+        self.fen = None;
+        self.dead = false;
+    }
+    fn tag(&mut self, name: &[u8], value: rookery_pgn::RawTag<'_>) {
+        if name == b"FEN" {
+            self.fen = Some(value.decode());
+        }
+    }
+    fn end_tags(&mut self) -> rookery_pgn::Skip {
+        self.pos = match self.fen.take() {
+            None => rookery_core::Position::startpos(),
+            Some(f) => match rookery_core::Position::from_fen_lenient(&f) {
+                Ok((p, _)) => p,
+                Err(_) => {
+                    self.errors += 1;
+                    return rookery_pgn::Skip(true);
+                }
+            },
+        };
+        rookery_pgn::Skip(false)
+    }
+    fn san(&mut self, san: rookery_core::SanPlus, _token: &[u8], _at: rookery_pgn::Location) {
+        if self.dead {
+            return;
+        }
+        match rookery_pgn::san::resolve(&self.pos, &san.san) {
+            Ok(m) => {
+                self.pos.play_unchecked(m);
+                self.plies += 1;
+            }
+            Err(_) => {
+                self.errors += 1;
+                self.dead = true;
+            }
+        }
+    }
+    fn begin_variation(&mut self) -> rookery_pgn::Skip {
+        rookery_pgn::Skip(true)
+    }
+    fn end_game(&mut self) {}
+}
+
+/// pgn-reader with shakmaty: parse + SAN + play.
+pub struct ShakmatyPlayer {
+    pub plies: u64,
+    pub errors: u64,
+}
+
+impl pgn_reader::Visitor for ShakmatyPlayer {
+    type Tags = Option<shakmaty::Chess>;
+    type Movetext = Option<shakmaty::Chess>;
+    type Output = ();
+
+    fn begin_tags(&mut self) -> ControlFlow<(), Self::Tags> {
+        ControlFlow::Continue(None)
+    }
+    fn tag(
+        &mut self,
+        tags: &mut Self::Tags,
+        name: &[u8],
+        value: pgn_reader::RawTag<'_>,
+    ) -> ControlFlow<()> {
+        if name == b"FEN" {
+            let pos = shakmaty::fen::Fen::from_ascii(value.as_bytes())
+                .ok()
+                .and_then(|f| f.into_position(shakmaty::CastlingMode::Chess960).ok());
+            match pos {
+                Some(p) => *tags = Some(p),
+                None => self.errors += 1,
+            }
+        }
+        ControlFlow::Continue(())
+    }
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<(), Self::Movetext> {
+        ControlFlow::Continue(Some(tags.unwrap_or_default()))
+    }
+    fn san(&mut self, pos: &mut Self::Movetext, san: pgn_reader::SanPlus) -> ControlFlow<()> {
+        use shakmaty::Position as _;
+        if let Some(p) = pos {
+            match san.san.to_move(p) {
+                Ok(m) => {
+                    p.play_unchecked(m);
+                    self.plies += 1;
+                }
+                Err(_) => {
+                    self.errors += 1;
+                    *pos = None;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+    fn begin_variation(&mut self, _m: &mut Self::Movetext) -> ControlFlow<(), pgn_reader::Skip> {
+        ControlFlow::Continue(pgn_reader::Skip(true))
+    }
+    fn end_game(&mut self, _m: Self::Movetext) {}
+}
+
+/// The corpora: the shared throughput files when present, else the test data.
+pub fn corpora() -> Vec<(String, Vec<u8>)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    for name in ["twic0920.pgn", "tcec-superfinals-s6-s18.pgn"] {
+        let p = root.join("../../../shared/data/pgn").join(name);
+        if let Ok(bytes) = std::fs::read(&p) {
+            out.push((name.to_owned(), bytes));
+        }
+    }
+    if out.is_empty() {
+        let mut all = Vec::new();
+        let mut names: Vec<_> = std::fs::read_dir(root.join("tests/data"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+            .collect();
+        names.sort();
+        for p in names {
+            all.extend(std::fs::read(p).unwrap_or_default());
+            all.extend_from_slice(b"\n\n");
+        }
+        out.push(("tests/data (all files)".to_owned(), all));
+    }
+    out
+}
+
+/// Runs rookery's player over `bytes`: (games, plies, errors).
+pub fn run_rookery(bytes: &[u8]) -> (u64, u64, u64) {
+    let mut r = rookery_pgn::Reader::new(bytes);
+    let mut v = RookeryPlayer::new();
+    let mut games = 0;
+    while let Ok(Some(())) = r.read_game(&mut v) {
+        games += 1;
+    }
+    (games, v.plies, v.errors)
+}
+
+/// Runs rookery's full game-tree builder over `bytes`: (games, mainline plies, errors).
+pub fn run_rookery_tree(bytes: &[u8]) -> (u64, u64, u64) {
+    let (mut games, mut plies, mut errors) = (0, 0, 0);
+    for g in rookery_pgn::Games::new(bytes).flatten() {
+        games += 1;
+        plies += g.game.mainline.nodes.len() as u64;
+        errors += u64::from(g.error.is_some());
+    }
+    (games, plies, errors)
+}
+
+/// Runs pgn-reader + shakmaty over `bytes`: (games, plies, errors).
+pub fn run_pgn_reader(bytes: &[u8]) -> (u64, u64, u64) {
+    let mut r = pgn_reader::Reader::new(bytes);
+    let mut v = ShakmatyPlayer {
+        plies: 0,
+        errors: 0,
+    };
+    let mut games = 0;
+    while let Ok(Some(())) = r.read_game(&mut v) {
+        games += 1;
+    }
+    (games, v.plies, v.errors)
+}
