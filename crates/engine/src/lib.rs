@@ -586,3 +586,112 @@ fn pick_weakened(moves: &[search::RootMove], elo: u32, seed: u64) -> usize {
     }
     best
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strength_limit_caps_nodes() {
+        let mut e = Engine::new();
+        e.set_config(Config {
+            limit_strength: true,
+            elo: ELO_MIN,
+            ..Config::default()
+        });
+        let out = e.search_sync(Limits {
+            depth: Some(30),
+            ..Limits::default()
+        });
+        assert!(out.best.is_some());
+        // The main thread stops at the cap; allow one check interval over.
+        assert!(
+            out.nodes <= strength_nodes(ELO_MIN) + params::TIME_CHECK_NODES,
+            "{}",
+            out.nodes
+        );
+        assert!(strength_nodes(ELO_MAX) > 100 * strength_nodes(ELO_MIN));
+    }
+
+    #[test]
+    fn searchmoves_restrict_the_root() {
+        let mut e = Engine::new();
+        let pos = Position::startpos();
+        let only = pos
+            .legal_moves()
+            .iter()
+            .copied()
+            .find(|m| m.to_uci(&pos, rookery_core::CastlingMode::Standard) == "a2a3")
+            .unwrap();
+        e.set_position(pos, &[]);
+        let out = e.search_sync(Limits {
+            depth: Some(5),
+            searchmoves: vec![only],
+            ..Limits::default()
+        });
+        assert_eq!(out.best, Some(only));
+    }
+
+    #[test]
+    fn threads_and_multipv() {
+        let mut e = Engine::new();
+        e.set_config(Config {
+            threads: 2,
+            multipv: 3,
+            ..Config::default()
+        });
+        let (tx, rx) = mpsc::channel();
+        e.go(
+            Limits {
+                depth: Some(6),
+                ..Limits::default()
+            },
+            move |ev| {
+                let _ = tx.send(ev);
+            },
+        );
+        let events: Vec<Event> = rx.iter().collect();
+        e.wait();
+        let last_depth: Vec<&Report> = events
+            .iter()
+            .filter_map(|ev| match ev {
+                Event::Report(r) if r.depth == 6 => Some(r),
+                _ => None,
+            })
+            .collect();
+        let pvs: std::collections::BTreeSet<u32> = last_depth.iter().map(|r| r.multipv).collect();
+        assert_eq!(pvs.into_iter().collect::<Vec<_>>(), vec![1, 2, 3]);
+        assert!(matches!(
+            events.last(),
+            Some(Event::BestMove { best: Some(_), .. })
+        ));
+    }
+
+    #[test]
+    fn repetition_is_a_draw() {
+        // After Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1, Black can repeat with Ng8.
+        let mut e = Engine::new();
+        let mut pos = Position::startpos();
+        let mut moves = Vec::new();
+        for u in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"] {
+            let m = u
+                .parse::<rookery_core::UciMove>()
+                .unwrap()
+                .to_move(&pos)
+                .unwrap();
+            moves.push(m);
+            pos.play_unchecked(m);
+        }
+        e.set_position(Position::startpos(), &moves);
+        let out = e.search_sync(Limits {
+            depth: Some(1),
+            searchmoves: vec!["f6g8"
+                .parse::<rookery_core::UciMove>()
+                .unwrap()
+                .to_move(&pos)
+                .unwrap()],
+            ..Limits::default()
+        });
+        assert_eq!(out.score, Some(Score::Cp(0)));
+    }
+}

@@ -475,6 +475,9 @@ impl<'a> Thread<'a> {
         let pv_node = beta - alpha > 1;
         let root = ply == 0;
         self.pv_len[ply] = 0;
+        if !root && self.is_repetition(pos) {
+            return DRAW;
+        }
         if depth <= 0 && !pos.is_check() {
             return self.qsearch(pos, alpha, beta, ply);
         }
@@ -484,7 +487,7 @@ impl<'a> Thread<'a> {
             if self.stopped() {
                 return 0;
             }
-            if pos.halfmoves() >= 100 || pos.is_insufficient_material() || self.is_repetition(pos) {
+            if pos.halfmoves() >= 100 || pos.is_insufficient_material() {
                 if pos.halfmoves() >= 100 && pos.is_checkmate() {
                     return mated_in(ply);
                 }

@@ -1,0 +1,148 @@
+"""Play a match between two UCI engines with python-chess (a stand-in until
+`rookery match` exists).
+
+Usage: python3 match.py --engine CMD --opponent CMD --games N --tc SECONDS --inc SECONDS
+                        --openings FILE [--pgn OUT.pgn] [--option Name=Value ...]
+
+Openings: one FEN (or EPD) per line; each opening is played twice, colours
+reversed. Clocks are kept here: the time a `play` call takes is charged to
+the engine, which loses if its clock falls below zero. An illegal move loses
+too. Games end by the rules (mate, stalemate, 50 moves, threefold, material)
+or are adjudicated a draw at 400 plies. Prints W/D/L from the first engine's
+side and an Elo estimate with its 95% interval.
+"""
+
+import argparse
+import math
+import shlex
+import sys
+import time
+
+import chess
+import chess.engine
+import chess.pgn
+
+
+def elo(score):
+    score = min(max(score, 1e-6), 1 - 1e-6)
+    return -400 * math.log10(1 / score - 1)
+
+
+def play_game(engines, names, fen, tc, inc, white_first):
+    board = chess.Board(fen)
+    clock = {chess.WHITE: tc, chess.BLACK: tc}
+    order = {chess.WHITE: 0 if white_first else 1, chess.BLACK: 1 if white_first else 0}
+    game = chess.pgn.Game()
+    game.setup(board)
+    game.headers["White"] = names[order[chess.WHITE]]
+    game.headers["Black"] = names[order[chess.BLACK]]
+    node = game
+    reason = None
+    for e in engines:
+        e.configure({}) if False else None
+    while True:
+        outcome = board.outcome(claim_draw=True)
+        if outcome is not None:
+            result = outcome.result()
+            reason = outcome.termination.name.lower()
+            break
+        if board.ply() >= 400:
+            result, reason = "1/2-1/2", "adjudicated"
+            break
+        side = board.turn
+        eng = engines[order[side]]
+        limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
+                                   white_inc=inc, black_inc=inc)
+        t0 = time.monotonic()
+        try:
+            res = eng.play(board, limit, game=game)
+        except chess.engine.EngineError as err:
+            result = "0-1" if side == chess.WHITE else "1-0"
+            reason = f"engine error: {err}"
+            break
+        spent = time.monotonic() - t0
+        clock[side] -= spent
+        if clock[side] < 0:
+            result = "0-1" if side == chess.WHITE else "1-0"
+            reason = "time forfeit"
+            break
+        clock[side] += inc
+        if res.move is None or res.move not in board.legal_moves:
+            result = "0-1" if side == chess.WHITE else "1-0"
+            reason = f"illegal move {res.move}"
+            break
+        board.push(res.move)
+        node = node.add_variation(res.move)
+    game.headers["Result"] = result
+    game.headers["Termination"] = reason
+    return result, reason, game
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--engine", required=True)
+    ap.add_argument("--opponent", required=True)
+    ap.add_argument("--games", type=int, default=20)
+    ap.add_argument("--tc", type=float, default=10.0)
+    ap.add_argument("--inc", type=float, default=0.1)
+    ap.add_argument("--openings", required=True)
+    ap.add_argument("--pgn")
+    ap.add_argument("--option", action="append", default=[])
+    args = ap.parse_args()
+
+    openings = []
+    with open(args.openings) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 4:
+                fen = " ".join(parts[:4]) + " 0 1"
+                try:
+                    chess.Board(fen)
+                    openings.append(fen)
+                except ValueError:
+                    pass
+    cmds = [shlex.split(args.engine), shlex.split(args.opponent)]
+    engines = [chess.engine.SimpleEngine.popen_uci(c) for c in cmds]
+    names = [e.id.get("name", c[0]) for e, c in zip(engines, cmds)]
+    for opt in args.option:
+        k, v = opt.split("=", 1)
+        engines[0].configure({k: v})
+    w = d = l = 0
+    problems = []
+    pgn_out = open(args.pgn, "w") if args.pgn else None
+    try:
+        for g in range(args.games):
+            fen = openings[(g // 2) % len(openings)]
+            first_white = g % 2 == 0
+            result, reason, game = play_game(engines, names, fen, args.tc, args.inc, first_white)
+            if result == "1/2-1/2":
+                d += 1
+            elif (result == "1-0") == first_white:
+                w += 1
+            else:
+                l += 1
+            if reason in ("time forfeit",) or reason.startswith("illegal") or reason.startswith("engine error"):
+                loser = names[0] if (result == "0-1") == first_white else names[1]
+                problems.append(f"game {g + 1}: {loser} {reason}")
+            if pgn_out:
+                print(game, file=pgn_out, end="\n\n")
+                pgn_out.flush()
+            print(f"game {g + 1}: {result} ({reason}); {names[0]} as {'white' if first_white else 'black'}; "
+                  f"W/D/L {w}/{d}/{l}", flush=True)
+    finally:
+        for e in engines:
+            e.quit()
+    n = w + d + l
+    score = (w + d / 2) / n
+    var = (w * (1 - score) ** 2 + d * (0.5 - score) ** 2 + l * (0 - score) ** 2) / n
+    se = math.sqrt(var / n)
+    lo, hi = elo(score - 1.96 * se), elo(score + 1.96 * se)
+    print(f"{names[0]} vs {names[1]}: {n} games, W/D/L {w}/{d}/{l}, score {score:.3f}, "
+          f"Elo {elo(score):+.0f} (95% {lo:+.0f} .. {hi:+.0f})")
+    for p in problems:
+        print("problem:", p)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

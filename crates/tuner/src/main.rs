@@ -1,0 +1,109 @@
+//! `rookery-tune`: Texel-tunes the engine's evaluation weights.
+//!
+//! ```text
+//! rookery-tune DATA [--epochs N] [--lr X] [--l2 X] [--freeze material|pst|mobility]... [--out crates/engine/src/weights.rs]
+//! ```
+//! DATA holds `FEN;result` lines (see extract_positions.py). One sample in
+//! ten is held out to measure the error on unseen positions.
+
+use rookery_engine::eval::Classical;
+use rookery_tuner::{parse_line, weights_source, Tuner};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut data = None;
+    let mut epochs = 1000usize;
+    let mut lr = 1.0f64;
+    let mut l2 = 0.0f64;
+    let mut out = None;
+    let mut frozen: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let val = args.get(i + 1).cloned();
+        match args[i].as_str() {
+            "--epochs" => epochs = val.and_then(|v| v.parse().ok()).unwrap_or(epochs),
+            "--lr" => lr = val.and_then(|v| v.parse().ok()).unwrap_or(lr),
+            "--l2" => l2 = val.and_then(|v| v.parse().ok()).unwrap_or(l2),
+            "--out" => out = val,
+            "--freeze" => frozen.extend(val),
+            other => {
+                data = Some(other.to_string());
+                i += 1;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    let Some(data) = data else {
+        eprintln!("usage: rookery-tune DATA [--epochs N] [--lr X] [--l2 X] [--out FILE]");
+        return ExitCode::from(2);
+    };
+    let text = match std::fs::read_to_string(&data) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("rookery-tune: {data}: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let mut train = Vec::new();
+    let mut valid = Vec::new();
+    let mut bad = 0;
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match parse_line(line) {
+            Ok(s) if n % 10 == 9 => valid.push(s),
+            Ok(s) => train.push(s),
+            Err(e) => {
+                bad += 1;
+                eprintln!("{data}:{}:1: error: {e}", n + 1);
+            }
+        }
+    }
+    let start = Classical::default();
+    let mut tuner = Tuner::new(train, start.weights());
+    for group in &frozen {
+        use rookery_engine::eval::idx;
+        let range = match group.as_str() {
+            "material" => idx::MATERIAL..idx::PST,
+            "pst" => idx::PST..idx::MOB_N,
+            "mobility" => idx::MOB_N..idx::PASSED,
+            other => {
+                eprintln!("rookery-tune: unknown group {other} (material, pst, mobility)");
+                return ExitCode::from(2);
+            }
+        };
+        tuner.freeze(range);
+    }
+    let k = tuner.fit_k();
+    let (t0, v0) = (tuner.error(k), tuner.error_on(&valid, k));
+    println!(
+        "{} training, {} validation samples ({bad} bad lines); K = {k:.4}",
+        tuner.len(),
+        valid.len()
+    );
+    println!("before: train MSE {t0:.6}, validation MSE {v0:.6}");
+    tuner.train(k, epochs, lr, l2);
+    let (t1, v1) = (tuner.error(k), tuner.error_on(&valid, k));
+    println!("after {epochs} epochs: train MSE {t1:.6}, validation MSE {v1:.6}");
+    if let Some(out) = out {
+        let note = format!(
+            "Last run: {} training positions, K = {k:.4}, {epochs} epochs, lr {lr}, l2 {l2}, \
+             frozen: {frozen:?};\n\
+             train MSE {t0:.6} -> {t1:.6}, validation MSE {v0:.6} -> {v1:.6}.",
+            tuner.len()
+        );
+        if let Err(e) = std::fs::write(&out, weights_source(&tuner.weights(), &note)) {
+            eprintln!("rookery-tune: {out}: {e}");
+            return ExitCode::from(1);
+        }
+        println!("wrote {out}");
+    }
+    if bad > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
