@@ -30,6 +30,7 @@ pub mod convert;
 pub mod game;
 pub mod reader;
 pub mod san;
+pub mod split;
 pub mod tags;
 pub mod types;
 pub mod writer;

@@ -148,6 +148,18 @@ impl<R: Read> Reader<R> {
         }
     }
 
+    /// A reader for input that continues a stream at `at` (a chunk cut at a
+    /// game boundary): locations count from there, and a byte-order mark is
+    /// only looked for at offset 0.
+    pub fn starting_at(inner: R, at: Location) -> Reader<R> {
+        let mut r = Reader::new(inner);
+        r.base = at.offset;
+        r.line = at.line;
+        r.line_start = at.offset.saturating_sub(at.col.saturating_sub(1));
+        r.bom_checked = at.offset > 0;
+        r
+    }
+
     /// Sets the longest token (comment, tag, symbol) kept whole, at least 1 KiB.
     #[must_use]
     pub fn with_max_token(mut self, max: usize) -> Reader<R> {
