@@ -148,7 +148,7 @@ pub(crate) fn read_move(pos: &Position, legal: &mut Legal, text: &[u8]) -> MoveR
             Err(e) => return MoveRead::Bad(e.to_string()),
         },
     };
-    let canonical = san_text(pos, m, false);
+    let canonical = san_text_with(pos, m, false, Some(legal.get(pos)));
     if canonical.as_bytes() == strip_suffix(text) {
         MoveRead::San(m)
     } else {
@@ -167,6 +167,12 @@ fn castle_side(m: Move) -> CastlingSide {
 /// The canonical SAN of a legal move: minimal disambiguation, `x` for
 /// captures, `=Q` promotions, and `+`/`#` if `suffix`.
 pub(crate) fn san_text(pos: &Position, m: Move, suffix: bool) -> SanBuf {
+    san_text_with(pos, m, suffix, None)
+}
+
+/// [`san_text`], using the position's legal moves for disambiguation when
+/// they are at hand.
+fn san_text_with(pos: &Position, m: Move, suffix: bool, legal: Option<&MoveList>) -> SanBuf {
     let mut b = SanBuf::default();
     if m.is_null() {
         b.push(b'-');
@@ -199,7 +205,11 @@ pub(crate) fn san_text(pos: &Position, m: Move, suffix: bool) -> SanBuf {
                 let mut rank_clash = false;
                 let mut any = false;
                 for o in others {
-                    if pos.is_legal(Move::normal(o, to)) {
+                    let legal_move = match legal {
+                        Some(list) => list.iter().any(|x| x.from() == o && x.to() == to),
+                        None => pos.is_legal(Move::normal(o, to)),
+                    };
+                    if legal_move {
                         any = true;
                         file_clash |= o.file() == from.file();
                         rank_clash |= o.rank() == from.rank();
@@ -227,13 +237,35 @@ pub(crate) fn san_text(pos: &Position, m: Move, suffix: bool) -> SanBuf {
             b.push(p.upper_char() as u8);
         }
     }
-    if suffix {
+    if suffix && gives_check(pos, m) {
         let after = pos.after(m);
-        if after.is_check() {
-            b.push(if after.has_legal_move() { b'+' } else { b'#' });
-        }
+        b.push(if after.has_legal_move() { b'+' } else { b'#' });
     }
     b
+}
+
+/// Whether a legal move gives check, without making it: the pieces of the
+/// side to move that attack the enemy king once the move is on the board.
+fn gives_check(pos: &Position, m: Move) -> bool {
+    if m.is_null() || m.is_castle() || m.is_en_passant() {
+        // Rare: play it out.
+        return pos.after(m).is_check();
+    }
+    let us = pos.turn();
+    let king = pos.king(us.other());
+    let (from, to) = (m.from(), m.to());
+    let occ = pos.occupied().without(from).with(to);
+    let role = m
+        .promotion()
+        .or_else(|| pos.role_at(from))
+        .unwrap_or(Role::Pawn);
+    // The moved piece from its new square.
+    if attacks(us, role, to, occ).contains(king) {
+        return true;
+    }
+    // Any other piece of ours, through the new occupancy (discovered checks);
+    // a captured piece on `to` is theirs and no longer counts.
+    (pos.attackers(king, us, occ).without(from).without(to)).nonempty()
 }
 
 #[cfg(test)]

@@ -329,6 +329,11 @@ impl fmt::Display for Clock {
 /// Appends `s` as a quoted EPD string, escaping `"` and `\` with a backslash.
 pub fn write_string(out: &mut String, s: &str) {
     out.push('"');
+    if !s.bytes().any(|c| c == b'"' || c == b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         if c == '"' || c == '\\' {
             out.push('\\');

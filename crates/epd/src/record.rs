@@ -3,7 +3,7 @@
 use core::fmt;
 use core::str::FromStr;
 
-use rookery_core::{Fen, Move, Position};
+use rookery_core::{Bitboard, Color, Fen, File, Move, Position, Rank, Square};
 
 use crate::diag::Diagnostic;
 use crate::moves::san_text;
@@ -323,9 +323,7 @@ impl Record {
     /// their order), single spaces, `bm`/`am` operands in ASCII order of
     /// their SAN, every other operand list in its order.
     pub fn write_to(&self, out: &mut String) {
-        use fmt::Write;
-        // Writing to a String cannot fail.
-        let _ = write!(out, "{}", Fen::from_position(&self.position).epd());
+        write_epd_fields(&self.position, out);
         let sorted = self
             .entries
             .windows(2)
@@ -354,6 +352,10 @@ impl Record {
             Operation::Acn(v) | Operation::Acs(v) => {
                 sep(out);
                 let _ = write!(out, "{v}");
+            }
+            Operation::Am(ms) | Operation::Bm(ms) if ms.len() == 1 => {
+                sep(out);
+                out.push_str(san_text(pos, ms[0], true).as_str());
             }
             Operation::Am(ms) | Operation::Bm(ms) => {
                 let mut sans: Vec<_> = ms.iter().map(|&m| san_text(pos, m, true)).collect();
@@ -465,5 +467,117 @@ impl FromStr for Record {
     /// Reads in lenient mode.
     fn from_str(s: &str) -> Result<Record, ParseRecordError> {
         Record::parse(s.as_bytes(), Mode::Lenient).map(|(r, _)| r)
+    }
+}
+
+/// Writes the four EPD position fields; the common case (standard castling
+/// rights) without going through `fmt`, anything else via core's writer.
+fn write_epd_fields(pos: &Position, out: &mut String) {
+    use fmt::Write;
+    let mut castling = [0u8; 4];
+    let mut n = 0;
+    let rights = pos.castling_rooks();
+    for color in Color::ALL {
+        let back = color.back_rank();
+        let mine = rights & Bitboard::rank(back);
+        if mine.is_empty() {
+            continue;
+        }
+        let king = pos.king(color);
+        let standard = king == Square::from_coords(File::E, back)
+            && mine
+                .into_iter()
+                .all(|r| r.file() == File::H || r.file() == File::A);
+        if !standard {
+            // Chess960 or unusual rights: X-FEN rules live in core.
+            let _ = write!(out, "{}", Fen::from_position(pos).epd());
+            return;
+        }
+        for (file, ch) in [(File::H, b'K'), (File::A, b'Q')] {
+            if mine.contains(Square::from_coords(file, back)) {
+                castling[n] = if color == Color::White {
+                    ch
+                } else {
+                    ch.to_ascii_lowercase()
+                };
+                n += 1;
+            }
+        }
+    }
+    for rank in Rank::ALL.iter().rev() {
+        let mut empty = 0u8;
+        for file in File::ALL {
+            match pos.piece_at(Square::from_coords(file, *rank)) {
+                Some(p) => {
+                    if empty > 0 {
+                        out.push(char::from(b'0' + empty));
+                        empty = 0;
+                    }
+                    out.push(p.char());
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            out.push(char::from(b'0' + empty));
+        }
+        if *rank != Rank::First {
+            out.push('/');
+        }
+    }
+    out.push(' ');
+    out.push(pos.turn().char());
+    out.push(' ');
+    if n == 0 {
+        out.push('-');
+    } else {
+        // Only ASCII letters were stored.
+        out.push_str(core::str::from_utf8(&castling[..n]).unwrap_or("-"));
+    }
+    out.push(' ');
+    match pos.ep_square() {
+        Some(sq) => {
+            out.push(sq.file().char());
+            out.push(sq.rank().char());
+        }
+        None => out.push('-'),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_field_writer_agrees_with_core() {
+        let starts = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "rk2r3/8/8/8/8/8/8/RK2R3 w KQkq - 0 1",
+            "2r1k2r/2pn1pp1/1p3n1p/p3PP2/4q2B/P1P5/2Q1N1PP/R4RK1 w q - 0 1",
+        ];
+        let mut seed = 12345u64;
+        for fen in starts {
+            let mut pos = Position::from_fen_lenient(fen).unwrap().0;
+            for _ in 0..200 {
+                let mut ours = String::new();
+                write_epd_fields(&pos, &mut ours);
+                assert_eq!(ours, Fen::from_position(&pos).epd().to_string());
+                for &m in pos.legal_moves().iter() {
+                    assert_eq!(
+                        crate::moves::san_text(&pos, m, true).as_str(),
+                        rookery_core::SanPlus::from_move(&pos, m).to_string()
+                    );
+                }
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                pos.play_unchecked(legal[(seed >> 33) as usize % legal.len()]);
+            }
+        }
     }
 }

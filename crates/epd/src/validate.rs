@@ -18,7 +18,7 @@ use rookery_core::{Color, Move, Position};
 
 use crate::diag::{Diagnostic, Problem, Severity};
 use crate::operand::RawOperand;
-use crate::operation::{is_valid_opcode, Operation};
+use crate::operation::{is_valid_opcode, Operation, KNOWN_OPCODES};
 use crate::parse::Mode;
 use crate::record::Record;
 
@@ -28,18 +28,26 @@ fn at(offset: u32, severity: Severity, problem: Problem) -> Diagnostic {
 
 pub(crate) fn validate(rec: &Record, mode: Mode, out: &mut Vec<Diagnostic>) {
     let err = Severity::Error;
-    let lenient_warn = if mode == Mode::Strict {
-        Severity::Error
-    } else {
-        Severity::Warning
-    };
     // Opcode syntax, duplicates, order.
+    // Known opcodes by index in KNOWN_OPCODES: a bit each.
+    let mut seen = 0u64;
     for (i, e) in rec.entries.iter().enumerate() {
         let name = e.op.opcode();
-        if !is_valid_opcode(name) {
-            out.push(at(e.offset, err, Problem::BadOpcode(name.to_owned())));
-        }
-        if rec.entries[..i].iter().any(|p| p.op.opcode() == name) {
+        let dup = match known_index(&e.op) {
+            Some(k) => {
+                let bit = 1u64 << k;
+                let dup = seen & bit != 0;
+                seen |= bit;
+                dup
+            }
+            None => {
+                if !is_valid_opcode(name) {
+                    out.push(at(e.offset, err, Problem::BadOpcode(name.to_owned())));
+                }
+                rec.entries[..i].iter().any(|p| p.op.opcode() == name)
+            }
+        };
+        if dup {
             out.push(at(e.offset, err, Problem::DuplicateOpcode(name.to_owned())));
         }
     }
@@ -56,8 +64,23 @@ pub(crate) fn validate(rec: &Record, mode: Mode, out: &mut Vec<Diagnostic>) {
             ));
         }
     }
-    let find = |name: &str| rec.entries.iter().find(|e| e.op.opcode() == name);
-    let pos = &rec.position;
+    let has = |name: &str| {
+        KNOWN_OPCODES
+            .binary_search(&name)
+            .is_ok_and(|k| seen & (1u64 << k) != 0)
+    };
+    let find = |name: &str| {
+        if has(name) {
+            rec.entries.iter().find(|e| e.op.opcode() == name)
+        } else {
+            None
+        }
+    };
+    // Typed operations of the draw family, pm/sm/pv/sv: only look when present.
+    if seen & interesting_mask() == 0 {
+        per_operation(rec, mode, out);
+        return;
+    }
     // pm / pv, sm / sv.
     if let (Some(pm), Some(pv)) = (rec.pm(), rec.pv()) {
         if let Some(&first) = pv.first() {
@@ -111,7 +134,51 @@ pub(crate) fn validate(rec: &Record, mode: Mode, out: &mut Vec<Diagnostic>) {
             }
         }
     }
-    // Per-operation checks.
+    per_operation(rec, mode, out);
+}
+
+#[cfg(test)]
+#[test]
+fn known_opcodes_are_sorted_for_binary_search() {
+    assert!(KNOWN_OPCODES.windows(2).all(|w| w[0] < w[1]));
+    assert!(KNOWN_OPCODES.len() <= 64);
+}
+
+/// Bits of the opcodes the record-level rules look at.
+fn interesting_mask() -> u64 {
+    [
+        "draw_accept",
+        "draw_claim",
+        "draw_offer",
+        "draw_reject",
+        "pm",
+        "pv",
+        "resign",
+        "sm",
+        "sv",
+    ]
+    .iter()
+    .filter_map(|n| KNOWN_OPCODES.binary_search(n).ok())
+    .fold(0, |m, k| m | (1u64 << k))
+}
+
+/// The index of a typed operation's opcode in [`KNOWN_OPCODES`] (`None`
+/// for raw operations, whatever their name).
+fn known_index(op: &Operation) -> Option<usize> {
+    match op {
+        Operation::Raw { .. } => None,
+        other => KNOWN_OPCODES.binary_search(&other.opcode()).ok(),
+    }
+}
+
+fn per_operation(rec: &Record, mode: Mode, out: &mut Vec<Diagnostic>) {
+    let err = Severity::Error;
+    let lenient_warn = if mode == Mode::Strict {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let pos = &rec.position;
     for e in &rec.entries {
         let range = |opcode: &'static str, value: i64, expected: &'static str| {
             at(

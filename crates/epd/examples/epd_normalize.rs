@@ -1,0 +1,59 @@
+//! Normalizes a file to stdout and prints records/s to stderr (a benchmark
+//! aid without the CLI's dependencies): `epd_normalize FILE > out.epd`.
+use std::io::{BufReader, BufWriter};
+use std::time::Instant;
+
+fn main() -> std::io::Result<()> {
+    let path = std::env::args().nth(1).expect("usage: epd_normalize FILE");
+    let input = BufReader::with_capacity(1 << 16, std::fs::File::open(&path)?);
+    let out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let start = Instant::now();
+    if std::env::var_os("EPD_CORE_ONLY").is_some() {
+        // The four position fields alone (rookery-core), for comparison.
+        use std::io::BufRead;
+        let mut n = 0u64;
+        let mut legal = 0usize;
+        for line in input.split(b'\n') {
+            let line = line?;
+            if let Ok((setup, _)) =
+                rookery_core::Setup::from_epd_prefix(&line, rookery_core::Mode::Lenient)
+            {
+                if let Ok((pos, _)) = setup.into_position(rookery_core::Mode::Lenient) {
+                    n += 1;
+                    if std::env::var_os("EPD_MOVEGEN").is_some() {
+                        legal += pos.legal_moves().len();
+                    }
+                }
+            }
+        }
+        let secs = start.elapsed().as_secs_f64();
+        eprintln!(
+            "core: {n} positions in {secs:.3} s: {:.0}/s ({legal})",
+            n as f64 / secs
+        );
+        return Ok(());
+    }
+    if std::env::var_os("EPD_READ_ONLY").is_some() {
+        // Reading alone (with validation), for comparison.
+        let mut reader =
+            rookery_epd::Reader::new(input, rookery_epd::Mode::Lenient).validating(true);
+        let mut n = 0u64;
+        while let Some(line) = reader.next_line()? {
+            n += u64::from(matches!(line.kind, rookery_epd::LineKind::Record(_)));
+        }
+        let secs = start.elapsed().as_secs_f64();
+        eprintln!(
+            "read {n} records in {secs:.3} s: {:.0} records/s",
+            n as f64 / secs
+        );
+        return Ok(());
+    }
+    let sum = rookery_epd::stream::normalize(input, out, rookery_epd::Mode::Lenient, |_| {})?;
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "{} records in {secs:.3} s: {:.0} records/s ({sum:?})",
+        sum.records,
+        sum.records as f64 / secs
+    );
+    Ok(())
+}
