@@ -21,12 +21,12 @@ else
     export RUSTC_BOOTSTRAP=1
 fi
 
-cargo "${toolchain[@]}" fuzz build
+cargo ${toolchain[@]+"${toolchain[@]}"} fuzz build
 status=0
-for target in $(cargo "${toolchain[@]}" fuzz list); do
+for target in $(cargo ${toolchain[@]+"${toolchain[@]}"} fuzz list); do
     echo "== fuzz target $target: ${secs}s"
     # New inputs land in corpus/<target>/ (git ignores all but seed-*).
-    if ! cargo "${toolchain[@]}" fuzz run "$target" -- -max_total_time="$secs"; then
+    if ! cargo ${toolchain[@]+"${toolchain[@]}"} fuzz run "$target" -- -max_total_time="$secs"; then
         echo "fuzz target $target FAILED; see fuzz/artifacts/$target/" >&2
         status=1
     fi
