@@ -2,7 +2,7 @@
 `rookery match` exists).
 
 Usage: python3 match.py --engine CMD --opponent CMD --games N --tc SECONDS --inc SECONDS
-                        --openings FILE [--pgn OUT.pgn] [--option Name=Value ...]
+                        --openings FILE [--pgn OUT.pgn] [--option Name=Value ...] [--opponent-option Name=Value ...]
 
 Openings: one FEN (or EPD) per line; each opening is played twice, colours
 reversed. Clocks are kept here: the time a `play` call takes is charged to
@@ -38,8 +38,6 @@ def play_game(engines, names, fen, tc, inc, white_first):
     game.headers["Black"] = names[order[chess.BLACK]]
     node = game
     reason = None
-    for e in engines:
-        e.configure({}) if False else None
     while True:
         outcome = board.outcome(claim_draw=True)
         if outcome is not None:
@@ -87,7 +85,8 @@ def main():
     ap.add_argument("--inc", type=float, default=0.1)
     ap.add_argument("--openings", required=True)
     ap.add_argument("--pgn")
-    ap.add_argument("--option", action="append", default=[])
+    ap.add_argument("--option", action="append", default=[], help="Name=Value for the first engine")
+    ap.add_argument("--opponent-option", action="append", default=[], help="Name=Value for the second engine")
     args = ap.parse_args()
 
     openings = []
@@ -104,9 +103,10 @@ def main():
     cmds = [shlex.split(args.engine), shlex.split(args.opponent)]
     engines = [chess.engine.SimpleEngine.popen_uci(c) for c in cmds]
     names = [e.id.get("name", c[0]) for e, c in zip(engines, cmds)]
-    for opt in args.option:
-        k, v = opt.split("=", 1)
-        engines[0].configure({k: v})
+    for i, opts in ((0, args.option), (1, args.opponent_option)):
+        for opt in opts:
+            k, v = opt.split("=", 1)
+            engines[i].configure({k: v})
     w = d = l = 0
     problems = []
     pgn_out = open(args.pgn, "w") if args.pgn else None

@@ -17,6 +17,7 @@ import chess.engine
 
 def run(cmd, records, seconds, threads):
     eng = chess.engine.SimpleEngine.popen_uci(shlex.split(cmd))
+    name = eng.id.get("name", cmd)
     if "Threads" in eng.options:
         eng.configure({"Threads": threads})
     solved = 0
@@ -35,7 +36,7 @@ def run(cmd, records, seconds, threads):
                 missed.append(ops.get("id", str(i + 1)))
     finally:
         eng.quit()
-    return eng.id.get("name", cmd), solved, missed
+    return name, solved, missed
 
 
 def main():

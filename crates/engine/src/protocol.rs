@@ -594,6 +594,49 @@ mod tests {
     }
 
     #[test]
+    fn refutations_and_currline() {
+        let out = transcript(
+            "setoption name uci_showrefutations value TRUE\n\
+             setoption name UCI_ShowCurrLine value true\n\
+             position startpos\ngo nodes 20000\n",
+        );
+        assert!(
+            out.iter().any(|l| l.starts_with("info refutation ")),
+            "{out:?}"
+        );
+        assert!(
+            out.iter().any(|l| l.starts_with("info currline ")),
+            "{out:?}"
+        );
+        let quiet = transcript("position startpos\ngo nodes 20000\n");
+        assert!(!quiet
+            .iter()
+            .any(|l| l.contains("refutation") || l.contains("currline")));
+    }
+
+    #[test]
+    fn register_and_options() {
+        let out = transcript(
+            "register later\nregister name A B code 1\nsetoption name Bogus value 1\n\
+             setoption name Hash value x\nsetoption name Hash value 8\nisready\n",
+        );
+        assert_eq!(
+            out.iter()
+                .filter(|l| l.starts_with("registration "))
+                .count(),
+            4,
+            "{out:?}"
+        );
+        assert!(out
+            .iter()
+            .any(|l| l.contains("unknown option ignored: Bogus")));
+        assert!(out
+            .iter()
+            .any(|l| l.contains("invalid value for option Hash")));
+        assert_eq!(out.last().unwrap(), "readyok");
+    }
+
+    #[test]
     fn opponent_parse() {
         let o = Opponent::parse("GM 2800 human Gary Kasparov");
         assert_eq!(o.title.as_deref(), Some("GM"));

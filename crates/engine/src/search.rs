@@ -141,7 +141,7 @@ pub struct Thread<'a> {
     /// The deepest completed iteration.
     pub completed_depth: i32,
     reporter: Option<&'a mut (dyn FnMut(Event) + Send)>,
-    last_currline_ms: u64,
+    last_currline_ms: Option<u64>,
 }
 
 fn mate_in(ply: usize) -> i32 {
@@ -238,7 +238,7 @@ impl<'a> Thread<'a> {
                 .collect(),
             completed_depth: 0,
             reporter,
-            last_currline_ms: 0,
+            last_currline_ms: None,
         }
     }
 
@@ -286,8 +286,8 @@ impl<'a> Thread<'a> {
         }
         if self.plan.show_currline {
             let now = self.ctl.elapsed_ms();
-            if now >= self.last_currline_ms + 500 {
-                self.last_currline_ms = now;
+            if self.last_currline_ms.is_none_or(|last| now >= last + 500) {
+                self.last_currline_ms = Some(now);
                 let line: Vec<Move> = self.stack[..ply].iter().map(|f| f.mv).collect();
                 let cpu = (self.ctl.nodes.len() > 1).then_some(1);
                 self.emit(Event::CurrLine { cpu, line });

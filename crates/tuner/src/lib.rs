@@ -27,6 +27,8 @@
 
 #![deny(missing_docs)]
 
+pub mod selfplay;
+
 use rookery_core::Position;
 use rookery_engine::eval::{idx, trace, Trace, MAX_PHASE};
 use std::collections::BTreeMap;

@@ -12,6 +12,9 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("selfplay") {
+        return selfplay(&args[1..]);
+    }
     let mut data = None;
     let mut epochs = 1000usize;
     let mut lr = 1.0f64;
@@ -106,4 +109,84 @@ fn main() -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// `rookery-tune selfplay OPENINGS OUT GAMES [NODES]`: plays GAMES games of
+/// the engine against itself (NODES per move), cycling through the openings
+/// (one FEN/EPD per line, each played with both colours), appending labelled
+/// positions to OUT as each game ends.
+fn selfplay(args: &[String]) -> ExitCode {
+    use std::io::Write;
+    let (Some(openings), Some(out), Some(games)) = (
+        args.first(),
+        args.get(1),
+        args.get(2).and_then(|g| g.parse::<usize>().ok()),
+    ) else {
+        eprintln!("usage: rookery-tune selfplay OPENINGS OUT GAMES [NODES]");
+        return ExitCode::from(2);
+    };
+    let mut settings = rookery_tuner::selfplay::Settings::default();
+    if let Some(n) = args.get(3).and_then(|n| n.parse().ok()) {
+        settings.nodes = n;
+    }
+    let starts: Vec<rookery_core::Position> = match std::fs::read_to_string(openings) {
+        Ok(t) => t
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().take(4).collect();
+                (f.len() == 4)
+                    .then(|| {
+                        rookery_core::Position::from_fen_lenient(&format!("{} 0 1", f.join(" ")))
+                            .ok()
+                    })
+                    .flatten()
+                    .map(|(p, _)| p)
+            })
+            .collect(),
+        Err(e) => {
+            eprintln!("rookery-tune: {openings}: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if starts.is_empty() {
+        eprintln!("rookery-tune: {openings}: no positions");
+        return ExitCode::from(1);
+    }
+    let mut file = match std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(out)
+    {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("rookery-tune: {out}: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let mut engine = rookery_engine::Engine::new();
+    for g in 0..games {
+        let start = &starts[(g / 2) % starts.len()];
+        // The second game of a pair starts one ply later with the engine's move,
+        // so both sides of an opening get played.
+        let mut pos = start.clone();
+        if g % 2 == 1 {
+            engine.set_position(pos.clone(), &[]);
+            let o = engine.search_sync(rookery_engine::Limits {
+                nodes: Some(settings.nodes),
+                ..rookery_engine::Limits::default()
+            });
+            if let Some(m) = o.best {
+                pos.play_unchecked(m);
+            }
+        }
+        engine.clear_hash();
+        let lines = rookery_tuner::selfplay::play_game(&mut engine, &pos, &settings);
+        for l in &lines {
+            if writeln!(file, "{l}").is_err() {
+                return ExitCode::from(1);
+            }
+        }
+        println!("game {}: {} positions", g + 1, lines.len());
+    }
+    ExitCode::SUCCESS
 }
