@@ -18,10 +18,18 @@
 
 mod analyst;
 pub mod pipeline;
+mod run;
 pub mod suite;
 mod verbs;
 
 pub use analyst::{
     Analysis, AnalysisLimits, Analyst, AnalystError, BuiltinAnalyst, Progress, Score, UciAnalyst,
 };
+pub use run::{run_suite, run_verb, LineProblem, Tick, VerbOptions, VerbSummary};
 pub use verbs::{apply, ce_of, Applied, Extras, Verb};
+
+/// Suites compiled into the library, for runs with no file given.
+pub mod bundled {
+    /// Win At Chess: 300 tactical positions with `bm` and `id` (see `data/SOURCES.md`).
+    pub const WAC: &str = include_str!("../data/wac.epd");
+}

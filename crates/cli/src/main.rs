@@ -33,6 +33,10 @@ enum Command {
     Uci(cmd::uci::Args),
     /// Engine search benchmark: fixed positions and depth; node signature and nodes/s.
     Bench(cmd::bench::Args),
+    /// Run test suites with an engine (built-in or UCI), score them, write a report.
+    Suite(cmd::suite::Args),
+    /// Reports from suite results: totals, solved/missed, distributions, comparisons.
+    Report(cmd::report::Args),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +59,8 @@ fn main() -> ExitCode {
         Command::Pgn(args) => cmd::pgn::run(args),
         Command::Uci(args) => cmd::uci::run(args),
         Command::Bench(args) => cmd::bench::run(args),
+        Command::Suite(args) => cmd::suite::run(args),
+        Command::Report(args) => cmd::report::run(args),
     };
     output::finish(result)
 }

@@ -49,7 +49,7 @@ pub fn create(path: &std::path::Path) -> io::Result<Box<dyn Write>> {
 }
 
 /// Opens `path` for reading, `-` meaning stdin.
-pub fn open(path: &std::path::Path) -> io::Result<Box<dyn io::BufRead>> {
+pub fn open(path: &std::path::Path) -> io::Result<Box<dyn io::BufRead + Send>> {
     if path.as_os_str() == "-" {
         Ok(Box::new(io::BufReader::with_capacity(1 << 16, io::stdin())))
     } else {

@@ -59,6 +59,12 @@ enum Verb {
         #[arg(long)]
         json: bool,
     },
+    /// pfga: analyse every record with an engine; adds pv and ce (pm, sm, acn, acs on request).
+    Analyse(crate::cmd::verbs::AnalyseArgs),
+    /// pfms: search for mates in N moves; adds dm and pm where found.
+    Mate(crate::cmd::verbs::MateArgs),
+    /// pfts: analyse every record and add the predicted move pm.
+    Target(crate::cmd::verbs::TargetArgs),
     /// EPD <-> FEN: `--to fen` writes six-field FEN (clocks from hmvc/fmvn)
     /// followed by the other operations; `--to epd` turns FEN clocks into
     /// hmvc/fmvn operations.
@@ -135,6 +141,9 @@ fn status(sum: &Summary) -> Status {
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<Status> {
     match args.verb {
+        Verb::Analyse(a) => crate::cmd::verbs::run_analyse(a),
+        Verb::Mate(a) => crate::cmd::verbs::run_mate(a),
+        Verb::Target(a) => crate::cmd::verbs::run_target(a),
         Verb::Normalize {
             input,
             output,

@@ -1,8 +1,13 @@
 //! One module per subcommand.
 
 pub mod bench;
+pub mod engines;
 pub mod epd;
 pub mod perft;
 pub mod pgn;
+pub mod progress;
+pub mod report;
 pub mod show;
+pub mod suite;
 pub mod uci;
+pub mod verbs;

@@ -1,0 +1,89 @@
+//! Flags shared by the commands that run an engine over positions.
+
+use anyhow::{bail, Context};
+use rookery_analysis::{AnalysisLimits, Analyst, BuiltinAnalyst, UciAnalyst};
+use rookery_uci::host::{EngineSpec, Timeouts};
+use std::time::Duration;
+
+/// Which engine, how hard, how many at once.
+#[derive(clap::Args, Debug, Clone)]
+pub struct EngineArgs {
+    /// `builtin` (the rookery engine, in process) or the path of a UCI engine.
+    #[arg(long, default_value = "builtin", value_name = "builtin|PATH")]
+    pub engine: String,
+    /// A UCI option for an external engine, `NAME=VALUE` (repeatable; checked
+    /// against the options the engine declares).
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    pub options: Vec<String>,
+    /// Time per position in milliseconds (a hard limit).
+    #[arg(long, value_name = "MS")]
+    pub movetime: Option<u64>,
+    /// Depth per position in plies.
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Nodes per position.
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Engine instances run in parallel (default: the number of CPUs).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// Hash table size in MB for the built-in engine.
+    #[arg(long, default_value_t = 16)]
+    pub hash: usize,
+}
+
+impl EngineArgs {
+    /// The limits; `default_movetime` applies when no limit was given.
+    pub fn limits(&self, default_movetime: u64) -> AnalysisLimits {
+        let mut l = AnalysisLimits {
+            movetime_ms: self.movetime,
+            depth: self.depth,
+            nodes: self.nodes,
+            ..AnalysisLimits::default()
+        };
+        if l.movetime_ms.is_none() && l.depth.is_none() && l.nodes.is_none() {
+            l.movetime_ms = Some(default_movetime);
+        }
+        l
+    }
+
+    /// How many engines to start.
+    pub fn jobs(&self) -> usize {
+        self.jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1)
+    }
+
+    /// Starts the engines.
+    pub fn start(&self) -> anyhow::Result<Vec<Box<dyn Analyst>>> {
+        let n = self.jobs();
+        let mut out: Vec<Box<dyn Analyst>> = Vec::with_capacity(n);
+        if self.engine == "builtin" {
+            if !self.options.is_empty() {
+                bail!("--option is for external engines; the built-in engine takes --hash");
+            }
+            for _ in 0..n {
+                out.push(Box::new(BuiltinAnalyst::new(self.hash)));
+            }
+            return Ok(out);
+        }
+        let mut spec = EngineSpec::new(&self.engine);
+        for o in &self.options {
+            let (name, value) = match o.split_once('=') {
+                Some((n, v)) => (n.trim().to_string(), Some(v.trim().to_string())),
+                None => (o.trim().to_string(), None),
+            };
+            spec.options.push((name, value));
+        }
+        let timeouts = Timeouts {
+            search_margin: Duration::from_secs(2),
+            ..Timeouts::default()
+        };
+        for _ in 0..n {
+            let a = UciAnalyst::start(spec.clone(), timeouts)
+                .with_context(|| format!("cannot start engine {}", self.engine))?;
+            out.push(Box::new(a));
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,458 @@
+//! `rookery epd analyse|mate|target` and `rookery suite`/`report` end to end:
+//! with the built-in engine, with Stockfish (when installed), and with
+//! engines that crash or hang mid-search.
+
+use rookery_core::{Position, SanPlus};
+use rookery_epd::Record;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn rookery(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args(args)
+        .output()
+        .expect("run rookery")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rookery-analysis-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Small suite: two mates in one, a mate in two, a stalemate, a quiet
+/// position, an unreadable line, a comment.
+const SUITE: &str = "\
+6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"m1a\";
+# a comment line
+r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - bm Qxf7#; id \"m1b\";
+this line is not a record
+k7/8/2K5/8/8/8/8/7R w - - bm Kb6; id \"m2\";
+7k/5Q2/6K1/8/8/8/8/8 b - - id \"stale\";
+rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"start\";
+";
+
+fn write_suite() -> PathBuf {
+    let p = tmp("suite.epd");
+    std::fs::write(&p, SUITE).unwrap();
+    p
+}
+
+fn stockfish() -> Option<&'static str> {
+    let found = ["/usr/games/stockfish", "/usr/bin/stockfish"]
+        .into_iter()
+        .find(|p| Path::new(p).exists());
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but Stockfish is missing"
+        );
+        eprintln!("skipping: Stockfish not installed");
+    }
+    found
+}
+
+/// Whether the side to move can force mate within `moves` moves.
+fn mate_within(pos: &Position, moves: u32) -> bool {
+    if moves == 0 {
+        return false;
+    }
+    pos.legal_moves().iter().any(|&m| {
+        let after = pos.after(m);
+        if after.is_checkmate() {
+            return true;
+        }
+        let replies = after.legal_moves();
+        !replies.is_empty()
+            && replies
+                .iter()
+                .all(|&r| mate_within(&after.after(r), moves - 1))
+    })
+}
+
+/// Lines of the output, checked to match the input line for line: same
+/// count, comments and unreadable lines verbatim, records in the same order
+/// with the same position and id.
+fn check_shape(input: &str, output: &str) -> Vec<Option<Record>> {
+    let (inl, outl): (Vec<&str>, Vec<&str>) = (input.lines().collect(), output.lines().collect());
+    assert_eq!(inl.len(), outl.len(), "line count differs:\n{output}");
+    let mut records = Vec::new();
+    for (a, b) in inl.iter().zip(&outl) {
+        match a.parse::<Record>() {
+            Ok(ra) if !a.starts_with('#') => {
+                let rb: Record = b
+                    .parse()
+                    .unwrap_or_else(|e| panic!("output record unreadable: {b}: {e}"));
+                assert_eq!(ra.position(), rb.position());
+                assert_eq!(ra.id(), rb.id());
+                records.push(Some(rb));
+            }
+            _ => {
+                assert_eq!(a, b, "non-record lines are copied verbatim");
+                records.push(None);
+            }
+        }
+    }
+    records
+}
+
+fn check_analyse(output: &str) {
+    for rec in check_shape(SUITE, output).into_iter().flatten() {
+        let pos = rec.position();
+        let pv = rec.pv().expect("pfga always writes pv");
+        assert!(rec.ce().is_some(), "pfga always writes ce: {rec}");
+        if pos.has_legal_move() {
+            assert!(!pv.is_empty(), "{rec}");
+            assert_eq!(
+                rec.pm(),
+                pv.first().copied(),
+                "pm is pv's first move: {rec}"
+            );
+            // pv is legal: the record parser plays it; check it again here.
+            let mut p = pos.clone();
+            for &m in pv {
+                assert!(p.is_legal(m), "{rec}");
+                p.play_unchecked(m);
+            }
+        } else {
+            assert!(pv.is_empty() && rec.pm().is_none(), "{rec}");
+            let expected = if pos.is_check() { -32767 } else { 0 };
+            assert_eq!(rec.ce(), Some(expected), "{rec}");
+        }
+        if rec.id() == Some("m1a") || rec.id() == Some("m1b") {
+            assert_eq!(rec.ce(), Some(32766), "mate in one: {rec}");
+        }
+    }
+}
+
+#[test]
+fn analyse_builtin() {
+    let suite = write_suite();
+    let o = rookery(&[
+        "epd",
+        "analyse",
+        suite.to_str().unwrap(),
+        "--depth",
+        "5",
+        "--pm",
+        "--acn",
+        "--acs",
+        "--jobs",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "the unreadable line makes exit 1");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("suite.epd:4:"), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    check_analyse(&out);
+    assert!(out.lines().filter(|l| l.contains("acn ")).count() >= 4);
+}
+
+#[test]
+fn analyse_stockfish() {
+    let Some(sf) = stockfish() else { return };
+    let suite = write_suite();
+    let o = rookery(&[
+        "epd",
+        "analyse",
+        suite.to_str().unwrap(),
+        "--engine",
+        sf,
+        "--depth",
+        "8",
+        "--pm",
+        "--option",
+        "Hash=16",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    check_analyse(&String::from_utf8_lossy(&o.stdout));
+}
+
+fn check_mate(output: &str, n: u32) {
+    let mut found = Vec::new();
+    for rec in check_shape(SUITE, output).into_iter().flatten() {
+        if let Some(dm) = rec.dm() {
+            assert!(dm as u32 <= n);
+            assert!(
+                mate_within(rec.position(), dm as u32),
+                "dm {dm} without such a mate: {rec}"
+            );
+            let pm = rec.pm().expect("pm with dm");
+            let after = rec.position().after(pm);
+            assert!(
+                after.is_checkmate() || mate_within_reply(&after, dm as u32 - 1),
+                "pm does not mate: {rec}"
+            );
+            found.push(rec.id().unwrap().to_string());
+        }
+    }
+    let expect: Vec<&str> = if n >= 2 {
+        vec!["m1a", "m1b", "m2"]
+    } else {
+        vec!["m1a", "m1b"]
+    };
+    assert_eq!(found, expect, "{output}");
+}
+
+/// After our move: every reply still allows mate within `moves`.
+fn mate_within_reply(after: &Position, moves: u32) -> bool {
+    let replies = after.legal_moves();
+    !replies.is_empty() && replies.iter().all(|&r| mate_within(&after.after(r), moves))
+}
+
+#[test]
+fn mate_builtin_in_passes() {
+    let suite = write_suite();
+    let o = rookery(&[
+        "epd",
+        "mate",
+        "--moves",
+        "1",
+        "--up-to",
+        "2",
+        suite.to_str().unwrap(),
+        "--depth",
+        "6",
+        "--pv",
+    ]);
+    check_mate(&String::from_utf8_lossy(&o.stdout), 2);
+    let o = rookery(&[
+        "epd",
+        "mate",
+        "--moves",
+        "1",
+        suite.to_str().unwrap(),
+        "--depth",
+        "6",
+    ]);
+    check_mate(&String::from_utf8_lossy(&o.stdout), 1);
+}
+
+#[test]
+fn mate_stockfish() {
+    let Some(sf) = stockfish() else { return };
+    let suite = write_suite();
+    let o = rookery(&[
+        "epd",
+        "mate",
+        "--moves",
+        "2",
+        suite.to_str().unwrap(),
+        "--engine",
+        sf,
+        "--movetime",
+        "500",
+    ]);
+    check_mate(&String::from_utf8_lossy(&o.stdout), 2);
+}
+
+fn check_target(output: &str) {
+    for rec in check_shape(SUITE, output).into_iter().flatten() {
+        let pos = rec.position();
+        if pos.has_legal_move() {
+            let pm = rec.pm().unwrap_or_else(|| panic!("pfts writes pm: {rec}"));
+            assert!(pos.is_legal(pm));
+            if let Some(bm) = rec.bm() {
+                if rec.id() != Some("m2") {
+                    assert!(
+                        bm.contains(&pm),
+                        "mate in one missed: {rec} ({})",
+                        SanPlus::from_move(pos, pm)
+                    );
+                }
+            }
+        } else {
+            assert!(rec.pm().is_none(), "no pm for a side without moves: {rec}");
+        }
+    }
+}
+
+#[test]
+fn target_builtin_and_stockfish() {
+    let suite = write_suite();
+    let o = rookery(&["epd", "target", suite.to_str().unwrap(), "--depth", "5"]);
+    check_target(&String::from_utf8_lossy(&o.stdout));
+    if let Some(sf) = stockfish() {
+        let o = rookery(&[
+            "epd",
+            "target",
+            suite.to_str().unwrap(),
+            "--engine",
+            sf,
+            "--movetime",
+            "100",
+            "--jobs",
+            "2",
+        ]);
+        check_target(&String::from_utf8_lossy(&o.stdout));
+    }
+}
+
+fn script(name: &str, on_go: &str) -> PathBuf {
+    let p = tmp(name);
+    let body = format!(
+        "#!/bin/sh\nwhile read line; do\n  case \"$line\" in\n    uci) echo \"id name {name}\"; echo uciok;;\n    isready) echo readyok;;\n    go*) {on_go};;\n    quit) exit 0;;\n  esac\ndone\n"
+    );
+    std::fs::write(&p, body).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    p
+}
+
+#[test]
+fn crashing_engine_reports_and_completes() {
+    let suite = write_suite();
+    let crash = script("crashy", "echo 'crashy: giving up' >&2; exit 7");
+    let out = tmp("crash-out.epd");
+    let o = rookery(&[
+        "epd",
+        "target",
+        suite.to_str().unwrap(),
+        "--engine",
+        crash.to_str().unwrap(),
+        "--movetime",
+        "50",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("engine exited unexpectedly"), "{err}");
+    assert!(err.contains("exit status: 7"), "{err}");
+    assert!(err.contains("crashy: giving up"), "{err}");
+    // Every line is there, records unchanged (no pm could be added).
+    let text = std::fs::read_to_string(&out).unwrap();
+    let recs = check_shape(SUITE, &text);
+    assert!(recs.iter().flatten().all(|r| r.pm().is_none()));
+}
+
+#[test]
+fn hanging_engine_reports_and_completes() {
+    let mut suite_text = String::new();
+    for l in SUITE.lines().take(3) {
+        suite_text.push_str(l);
+        suite_text.push('\n');
+    }
+    let suite = tmp("hang-suite.epd");
+    std::fs::write(&suite, &suite_text).unwrap();
+    let hang = script("hangs", "exec sleep 100000");
+    let out = tmp("hang-out.epd");
+    let t0 = std::time::Instant::now();
+    let o = rookery(&[
+        "epd",
+        "target",
+        suite.to_str().unwrap(),
+        "--engine",
+        hang.to_str().unwrap(),
+        "--movetime",
+        "50",
+        "-o",
+        out.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("did not answer bestmove"), "{err}");
+    assert!(t0.elapsed().as_secs() < 30);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), suite_text);
+}
+
+#[test]
+fn resume_finishes_an_interrupted_run() {
+    let suite = write_suite();
+    let full = tmp("full.epd");
+    let part = tmp("part.epd");
+    let args = |o: &Path| {
+        vec![
+            "epd".to_string(),
+            "target".into(),
+            suite.to_str().unwrap().into(),
+            "--depth".into(),
+            "4".into(),
+            "--jobs".into(),
+            "1".into(),
+            "-o".into(),
+            o.to_str().unwrap().into(),
+        ]
+    };
+    let run = |a: Vec<String>| {
+        Command::new(env!("CARGO_BIN_EXE_rookery"))
+            .args(a)
+            .output()
+            .unwrap()
+    };
+    run(args(&full));
+    let full_text = std::fs::read_to_string(&full).unwrap();
+    // Keep three complete lines and half of the fourth, as if killed mid-write.
+    let lines: Vec<&str> = full_text.lines().collect();
+    std::fs::write(
+        &part,
+        format!(
+            "{}\n{}\n{}\n{}",
+            lines[0],
+            lines[1],
+            lines[2],
+            &lines[3][..5]
+        ),
+    )
+    .unwrap();
+    let mut a = args(&part);
+    a.push("--resume".into());
+    run(a);
+    assert_eq!(std::fs::read_to_string(&part).unwrap(), full_text);
+}
+
+#[test]
+fn suite_and_report() {
+    let suite = write_suite();
+    let html = tmp("report.html");
+    let results = tmp("results.json");
+    let o = rookery(&[
+        "suite",
+        suite.to_str().unwrap(),
+        "--depth",
+        "5",
+        "--html",
+        html.to_str().unwrap(),
+        "--results",
+        results.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "unreadable line reported");
+    let out = String::from_utf8_lossy(&o.stdout);
+    // Three scorable positions (two mates in one, one mate in two); the
+    // stalemate and the start position have nothing to score.
+    assert!(out.contains("suite "), "{out}");
+    let runs: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+    let positions = runs[0]["positions"].as_array().unwrap();
+    assert_eq!(
+        positions.len(),
+        6,
+        "every record, the unreadable one included"
+    );
+    let solved: Vec<&str> = positions
+        .iter()
+        .filter(|p| p["solved"] == true)
+        .map(|p| p["id"].as_str().unwrap_or("?"))
+        .collect();
+    assert!(
+        solved.contains(&"m1a") && solved.contains(&"m1b"),
+        "{solved:?}"
+    );
+    assert!(positions.iter().any(|p| p["error"].is_string()));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<title>rookery suite report: suite</title>"));
+    let o = rookery(&[
+        "report",
+        results.to_str().unwrap(),
+        results.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["comparisons"].as_array().unwrap().len(), 1);
+}
