@@ -12,7 +12,7 @@ mod common;
 
 use rookery_core::fen::PositionProblem;
 use rookery_core::{
-    CastlingMode, Fen, FenError, Mode, Move, Position, San, SanPlus, Setup, UciMove,
+    CastlingMode, Fen, FenError, Mode, Move, Position, Role, San, SanPlus, Setup, UciMove,
 };
 use shakmaty::fen::Fen as SFen;
 use shakmaty::san::SanPlus as SSanPlus;
@@ -328,4 +328,81 @@ fn chess960_suite_playouts() {
     eprintln!("chess960 suites ({} starts): {stats:?}", fens.len());
     assert!(stats.positions >= 4000, "{stats:?}");
     assert!(stats.castles > 0, "{stats:?}");
+}
+
+/// SAN as people write it (over- or under-disambiguated, long algebraic,
+/// with or without `x`, `P` for pawns): whenever shakmaty resolves a text we
+/// resolve it to the same move, and whenever we both resolve it we agree.
+/// (We are more lenient: a wrong or missing `x`, `-` in long algebraic and a
+/// king move standing for castling are accepted.)
+#[test]
+fn san_variants_agree() {
+    let mut rng = Rng(4);
+    let (mut texts, mut both, mut ours_only) = (0usize, 0usize, 0usize);
+    for game in 0..300 {
+        let mut pos = Position::startpos();
+        for _ in 0..game % 150 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play_unchecked(moves[rng.below(moves.len())]);
+        }
+        let fen = pos.fen();
+        let theirs: Chess = fen
+            .parse::<SFen>()
+            .expect("our FEN")
+            .into_position(SCastlingMode::Standard)
+            .expect("legal");
+        let mut variants = Vec::new();
+        for &m in pos.legal_moves().iter() {
+            let (from, to) = (m.from().to_string(), m.to().to_string());
+            let piece = match pos.role_at(m.from()) {
+                Some(Role::Pawn) | None => String::new(),
+                Some(r) => r.upper_char().to_string(),
+            };
+            let promo = m
+                .promotion()
+                .map(|r| format!("={}", r.upper_char()))
+                .unwrap_or_default();
+            variants.extend([
+                format!("{piece}{to}{promo}"),
+                format!("{piece}x{to}{promo}"),
+                format!("{piece}{}{to}{promo}", &from[..1]),
+                format!("{piece}{}{to}{promo}", &from[1..]),
+                format!("{piece}{from}{to}{promo}"),
+                format!("{piece}{from}x{to}{promo}"),
+                format!("{piece}{from}-{to}{promo}"),
+                format!("{}x{to}{promo}", &from[..1]),
+                format!("{piece}{to}"),
+                format!("K{to}"),
+                format!("P{to}{promo}"),
+            ]);
+        }
+        variants.sort();
+        variants.dedup();
+        for text in variants {
+            texts += 1;
+            let ours = San::from_ascii(text.as_bytes())
+                .ok()
+                .and_then(|s| s.to_move(&pos).ok())
+                .map(|m| UciMove::from_move(&pos, m, CastlingMode::Chess960).to_string());
+            let peer = text
+                .parse::<shakmaty::san::San>()
+                .ok()
+                .and_then(|s| s.to_move(&theirs).ok())
+                .map(|m| m.to_uci(SCastlingMode::Chess960).to_string());
+            match (&ours, &peer) {
+                (Some(a), Some(b)) => {
+                    assert_eq!(a, b, "{fen}: {text}");
+                    both += 1;
+                }
+                (None, Some(b)) => panic!("{fen}: {text}: shakmaty plays {b}, we reject it"),
+                (Some(_), None) => ours_only += 1,
+                (None, None) => {}
+            }
+        }
+    }
+    eprintln!("SAN variants: {texts} texts, {both} resolved alike, {ours_only} only by us");
+    assert!(both > 10_000, "{both}");
 }
