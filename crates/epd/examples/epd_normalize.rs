@@ -1,10 +1,23 @@
 //! Normalizes a file to stdout and prints records/s to stderr (a benchmark
 //! aid without the CLI's dependencies): `epd_normalize FILE > out.epd`.
+//! `epd_normalize --generate N > big.epd` writes N records cycled from the
+//! test suites (every record line of every suite, files in name order).
 use std::io::{BufReader, BufWriter};
 use std::time::Instant;
 
 fn main() -> std::io::Result<()> {
-    let path = std::env::args().nth(1).expect("usage: epd_normalize FILE");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--generate") {
+        let n: usize = args
+            .get(1)
+            .and_then(|n| n.parse().ok())
+            .expect("--generate N");
+        return generate(n);
+    }
+    let path = args
+        .first()
+        .expect("usage: epd_normalize FILE | --generate N")
+        .clone();
     let input = BufReader::with_capacity(1 << 16, std::fs::File::open(&path)?);
     let out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let start = Instant::now();
@@ -56,4 +69,28 @@ fn main() -> std::io::Result<()> {
         sum.records as f64 / secs
     );
     Ok(())
+}
+
+fn generate(n: usize) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/suites");
+    let mut names: Vec<_> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    names.retain(|p| p.extension().is_some_and(|x| x == "epd"));
+    names.sort();
+    let mut lines = Vec::new();
+    for path in names {
+        for line in std::fs::read(&path)?.split(|&c| c == b'\n') {
+            if !line.iter().all(u8::is_ascii_whitespace) && !line.starts_with(b"#") {
+                lines.push(line.to_vec());
+            }
+        }
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for line in lines.iter().cycle().take(n) {
+        out.write_all(line)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()
 }

@@ -303,6 +303,159 @@ impl Operation {
     }
 }
 
+/// Index of each known opcode in [`KNOWN_OPCODES`].
+pub(crate) mod code {
+    pub const ACN: u8 = 0;
+    pub const ACS: u8 = 1;
+    pub const AM: u8 = 2;
+    pub const BM: u8 = 3;
+    pub const C0: u8 = 4;
+    pub const C1: u8 = 5;
+    pub const C2: u8 = 6;
+    pub const C3: u8 = 7;
+    pub const C4: u8 = 8;
+    pub const C5: u8 = 9;
+    pub const C6: u8 = 10;
+    pub const C7: u8 = 11;
+    pub const C8: u8 = 12;
+    pub const C9: u8 = 13;
+    pub const CC: u8 = 14;
+    pub const CE: u8 = 15;
+    pub const DM: u8 = 16;
+    pub const DRAW_ACCEPT: u8 = 17;
+    pub const DRAW_CLAIM: u8 = 18;
+    pub const DRAW_OFFER: u8 = 19;
+    pub const DRAW_REJECT: u8 = 20;
+    pub const ECO: u8 = 21;
+    pub const FMVN: u8 = 22;
+    pub const HMVC: u8 = 23;
+    pub const ID: u8 = 24;
+    pub const NIC: u8 = 25;
+    pub const NOOP: u8 = 26;
+    pub const PM: u8 = 27;
+    pub const PTP: u8 = 28;
+    pub const PV: u8 = 29;
+    pub const RC: u8 = 30;
+    pub const REFCOM: u8 = 31;
+    pub const REFREQ: u8 = 32;
+    pub const RESIGN: u8 = 33;
+    pub const SM: u8 = 34;
+    pub const SV: u8 = 35;
+    pub const TCGS: u8 = 36;
+    pub const TCRI: u8 = 37;
+    pub const TCSI: u8 = 38;
+    pub const TS: u8 = 39;
+    pub const V0: u8 = 40;
+    pub const V1: u8 = 41;
+    pub const V2: u8 = 42;
+    pub const V3: u8 = 43;
+    pub const V4: u8 = 44;
+    pub const V5: u8 = 45;
+    pub const V6: u8 = 46;
+    pub const V7: u8 = 47;
+    pub const V8: u8 = 48;
+    pub const V9: u8 = 49;
+}
+
+/// The index in [`KNOWN_OPCODES`] of an opcode as written, if known.
+pub(crate) fn code_of(name: &[u8]) -> Option<u8> {
+    Some(match name {
+        b"acn" => code::ACN,
+        b"acs" => code::ACS,
+        b"am" => code::AM,
+        b"bm" => code::BM,
+        b"c0" => code::C0,
+        b"c1" => code::C1,
+        b"c2" => code::C2,
+        b"c3" => code::C3,
+        b"c4" => code::C4,
+        b"c5" => code::C5,
+        b"c6" => code::C6,
+        b"c7" => code::C7,
+        b"c8" => code::C8,
+        b"c9" => code::C9,
+        b"cc" => code::CC,
+        b"ce" => code::CE,
+        b"dm" => code::DM,
+        b"draw_accept" => code::DRAW_ACCEPT,
+        b"draw_claim" => code::DRAW_CLAIM,
+        b"draw_offer" => code::DRAW_OFFER,
+        b"draw_reject" => code::DRAW_REJECT,
+        b"eco" => code::ECO,
+        b"fmvn" => code::FMVN,
+        b"hmvc" => code::HMVC,
+        b"id" => code::ID,
+        b"nic" => code::NIC,
+        b"noop" => code::NOOP,
+        b"pm" => code::PM,
+        b"ptp" => code::PTP,
+        b"pv" => code::PV,
+        b"rc" => code::RC,
+        b"refcom" => code::REFCOM,
+        b"refreq" => code::REFREQ,
+        b"resign" => code::RESIGN,
+        b"sm" => code::SM,
+        b"sv" => code::SV,
+        b"tcgs" => code::TCGS,
+        b"tcri" => code::TCRI,
+        b"tcsi" => code::TCSI,
+        b"ts" => code::TS,
+        b"v0" => code::V0,
+        b"v1" => code::V1,
+        b"v2" => code::V2,
+        b"v3" => code::V3,
+        b"v4" => code::V4,
+        b"v5" => code::V5,
+        b"v6" => code::V6,
+        b"v7" => code::V7,
+        b"v8" => code::V8,
+        b"v9" => code::V9,
+        _ => return None,
+    })
+}
+
+impl Operation {
+    /// The index of a typed operation's opcode in [`KNOWN_OPCODES`]; `None`
+    /// for [`Operation::Raw`], whatever its name.
+    pub(crate) fn code(&self) -> Option<u8> {
+        Some(match self {
+            Operation::Acn(_) => code::ACN,
+            Operation::Acs(_) => code::ACS,
+            Operation::Am(_) => code::AM,
+            Operation::Bm(_) => code::BM,
+            Operation::Cc(..) => code::CC,
+            Operation::Ce(_) => code::CE,
+            Operation::Dm(_) => code::DM,
+            Operation::DrawAccept => code::DRAW_ACCEPT,
+            Operation::DrawClaim => code::DRAW_CLAIM,
+            Operation::DrawOffer => code::DRAW_OFFER,
+            Operation::DrawReject => code::DRAW_REJECT,
+            Operation::Eco(_) => code::ECO,
+            Operation::Fmvn(_) => code::FMVN,
+            Operation::Hmvc(_) => code::HMVC,
+            Operation::Id(_) => code::ID,
+            Operation::Nic(_) => code::NIC,
+            Operation::Noop(_) => code::NOOP,
+            Operation::Pm(_) => code::PM,
+            Operation::Ptp(_) => code::PTP,
+            Operation::Pv(_) => code::PV,
+            Operation::Rc(_) => code::RC,
+            Operation::Refcom(_) => code::REFCOM,
+            Operation::Refreq(_) => code::REFREQ,
+            Operation::Resign => code::RESIGN,
+            Operation::Sm(_) => code::SM,
+            Operation::Sv(_) => code::SV,
+            Operation::Tcgs(_) => code::TCGS,
+            Operation::Tcri(..) => code::TCRI,
+            Operation::Tcsi(..) => code::TCSI,
+            Operation::Ts(..) => code::TS,
+            Operation::Comment(n, _) => code::C0 + (*n).min(9),
+            Operation::Variation(n, _) => code::V0 + (*n).min(9),
+            Operation::Raw { .. } => return None,
+        })
+    }
+}
+
 /// Whether `name` is a known opcode of §6.
 pub fn is_known_opcode(name: &str) -> bool {
     KNOWN_OPCODES.contains(&name)
@@ -351,6 +504,15 @@ pub fn mate_from_ce(ce: i32) -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn codes_match_the_opcode_list() {
+        for (i, name) in KNOWN_OPCODES.iter().enumerate() {
+            assert_eq!(code_of(name.as_bytes()), Some(i as u8), "{name}");
+        }
+        assert!(KNOWN_OPCODES.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(code_of(b"Bm"), None);
+    }
 
     #[test]
     fn mate_scores_follow_the_spec_examples() {

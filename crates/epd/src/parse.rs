@@ -9,7 +9,7 @@ use crate::moves::{read_move, Legal, MoveRead};
 use crate::operand::{
     parse_count, parse_integer, Clock, Date, Identifier, ParseOperandError, RawOperand, TimeOfDay,
 };
-use crate::operation::{Operation, Refcom, Refreq};
+use crate::operation::{code, code_of, Operation, Refcom, Refreq};
 use crate::record::{Entry, Record};
 
 pub use rookery_core::Mode;
@@ -56,7 +56,11 @@ fn severity(mode: Mode) -> Severity {
 }
 
 fn lossy(s: &[u8]) -> String {
-    String::from_utf8_lossy(s).into_owned()
+    // Lines are checked to be UTF-8 before typing, so this is the fast path.
+    match core::str::from_utf8(s) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(s).into_owned(),
+    }
 }
 
 fn is_ws(c: u8) -> bool {
@@ -530,9 +534,8 @@ impl Parser {
                 RawOperand::Token(lossy(text(t)))
             }
         };
-        let digit = name_bytes.get(1).map(|d| d.wrapping_sub(b'0'));
-        let result = match name {
-            "acn" | "acs" => {
+        let result = match code_of(name_bytes) {
+            Some(code::ACN | code::ACS) => {
                 if !count("exactly one non-negative integer", toks.len() == 1, diags)
                     || !unquoted(&toks[0], "an integer", diags)
                 {
@@ -547,7 +550,7 @@ impl Parser {
                     Operation::Acs(v)
                 }
             }
-            "am" | "bm" => {
+            Some(code::AM | code::BM) => {
                 if let [t] = toks {
                     let s = text(t);
                     if !t.quoted && is_chest_mate(s) {
@@ -585,7 +588,7 @@ impl Parser {
                     Operation::Bm(moves)
                 }
             }
-            "pm" | "sm" => {
+            Some(code::PM | code::SM) => {
                 if !count("exactly one move", toks.len() == 1, diags) {
                     return None;
                 }
@@ -596,7 +599,7 @@ impl Parser {
                     Operation::Sm(m)
                 }
             }
-            "pv" | "sv" => {
+            Some(code::PV | code::SV) => {
                 let mut p = pos.clone();
                 let mut moves = Vec::with_capacity(toks.len());
                 for (ply, t) in toks.iter().enumerate() {
@@ -610,11 +613,12 @@ impl Parser {
                     Operation::Sv(moves)
                 }
             }
-            _ if name_bytes.len() == 2
-                && (name_bytes[0] == b'c' || name_bytes[0] == b'v')
-                && digit.is_some_and(|d| d <= 9) =>
-            {
-                let n = digit.unwrap_or(0);
+            Some(c @ (code::C0..=code::C9 | code::V0..=code::V9)) => {
+                let n = if c <= code::C9 {
+                    c - code::C0
+                } else {
+                    c - code::V0
+                };
                 let s = opt_string(diags)?;
                 if name_bytes[0] == b'c' {
                     Operation::Comment(n, s)
@@ -622,7 +626,7 @@ impl Parser {
                     Operation::Variation(n, s)
                 }
             }
-            "eco" | "nic" => {
+            Some(code::ECO | code::NIC) => {
                 let s = opt_string(diags)?;
                 if name == "eco" {
                     Operation::Eco(s)
@@ -630,13 +634,13 @@ impl Parser {
                     Operation::Nic(s)
                 }
             }
-            "id" => {
+            Some(code::ID) => {
                 if !count("exactly one string", toks.len() == 1, diags) {
                     return None;
                 }
                 Operation::Id(string(&toks[0], diags)?)
             }
-            "cc" => {
+            Some(code::CC) => {
                 if !count("two clock values", toks.len() == 2, diags)
                     || !unquoted(&toks[0], "a clock value", diags)
                     || !unquoted(&toks[1], "a clock value", diags)
@@ -649,13 +653,13 @@ impl Parser {
                     Clock::from_ascii(text(&toks[1])).map_err(|e| bad_operand(&toks[1], e, diags));
                 Operation::Cc(a.ok()?, b.ok()?)
             }
-            "ce" => Operation::Ce(integer(diags)?),
-            "dm" => Operation::Dm(integer(diags)?),
-            "fmvn" => Operation::Fmvn(integer(diags)?),
-            "hmvc" => Operation::Hmvc(integer(diags)?),
-            "rc" => Operation::Rc(integer(diags)?),
-            "tcgs" => Operation::Tcgs(integer(diags)?),
-            "draw_accept" | "draw_claim" | "draw_offer" | "draw_reject" | "resign" => {
+            Some(code::CE) => Operation::Ce(integer(diags)?),
+            Some(code::DM) => Operation::Dm(integer(diags)?),
+            Some(code::FMVN) => Operation::Fmvn(integer(diags)?),
+            Some(code::HMVC) => Operation::Hmvc(integer(diags)?),
+            Some(code::RC) => Operation::Rc(integer(diags)?),
+            Some(code::TCGS) => Operation::Tcgs(integer(diags)?),
+            Some(code::DRAW_ACCEPT..=code::DRAW_REJECT | code::RESIGN) => {
                 if !count("no operands", toks.is_empty(), diags) {
                     return None;
                 }
@@ -667,8 +671,8 @@ impl Parser {
                     _ => Operation::Resign,
                 }
             }
-            "noop" => Operation::Noop(toks.iter().map(raw).collect()),
-            "ptp" => {
+            Some(code::NOOP) => Operation::Noop(toks.iter().map(raw).collect()),
+            Some(code::PTP) => {
                 if !count(
                     "an even number of operands (tag, value pairs)",
                     toks.len() % 2 == 0,
@@ -699,7 +703,7 @@ impl Parser {
                 }
                 Operation::Ptp(pairs)
             }
-            "refcom" | "refreq" => {
+            Some(code::REFCOM | code::REFREQ) => {
                 if !count("exactly one identifier", toks.len() == 1, diags)
                     || !unquoted(&toks[0], "an identifier", diags)
                 {
@@ -731,7 +735,7 @@ impl Parser {
                     }
                 }
             }
-            "tcri" | "tcsi" => {
+            Some(code::TCRI | code::TCSI) => {
                 if !count("two strings", toks.len() == 2, diags) {
                     return None;
                 }
@@ -744,7 +748,7 @@ impl Parser {
                     Operation::Tcsi(a, b)
                 }
             }
-            "ts" => {
+            Some(code::TS) => {
                 if !count("a date and a time of day", toks.len() == 2, diags)
                     || !unquoted(&toks[0], "a date", diags)
                     || !unquoted(&toks[1], "a time of day", diags)

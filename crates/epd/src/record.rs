@@ -504,27 +504,36 @@ fn write_epd_fields(pos: &Position, out: &mut String) {
             }
         }
     }
+    // At most 64 piece letters and 7 slashes.
+    let mut buf = [0u8; 71];
+    let mut len = 0;
     for rank in Rank::ALL.iter().rev() {
         let mut empty = 0u8;
         for file in File::ALL {
             match pos.piece_at(Square::from_coords(file, *rank)) {
                 Some(p) => {
                     if empty > 0 {
-                        out.push(char::from(b'0' + empty));
+                        buf[len] = b'0' + empty;
+                        len += 1;
                         empty = 0;
                     }
-                    out.push(p.char());
+                    buf[len] = p.char() as u8;
+                    len += 1;
                 }
                 None => empty += 1,
             }
         }
         if empty > 0 {
-            out.push(char::from(b'0' + empty));
+            buf[len] = b'0' + empty;
+            len += 1;
         }
         if *rank != Rank::First {
-            out.push('/');
+            buf[len] = b'/';
+            len += 1;
         }
     }
+    // Only ASCII was written.
+    out.push_str(core::str::from_utf8(&buf[..len]).unwrap_or(""));
     out.push(' ');
     out.push(pos.turn().char());
     out.push(' ');

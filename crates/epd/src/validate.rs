@@ -18,7 +18,7 @@ use rookery_core::{Color, Move, Position};
 
 use crate::diag::{Diagnostic, Problem, Severity};
 use crate::operand::RawOperand;
-use crate::operation::{is_valid_opcode, Operation, KNOWN_OPCODES};
+use crate::operation::{code, code_of, is_valid_opcode, Operation};
 use crate::parse::Mode;
 use crate::record::Record;
 
@@ -33,7 +33,7 @@ pub(crate) fn validate(rec: &Record, mode: Mode, out: &mut Vec<Diagnostic>) {
     let mut seen = 0u64;
     for (i, e) in rec.entries.iter().enumerate() {
         let name = e.op.opcode();
-        let dup = match known_index(&e.op) {
+        let dup = match e.op.code() {
             Some(k) => {
                 let bit = 1u64 << k;
                 let dup = seen & bit != 0;
@@ -64,11 +64,7 @@ pub(crate) fn validate(rec: &Record, mode: Mode, out: &mut Vec<Diagnostic>) {
             ));
         }
     }
-    let has = |name: &str| {
-        KNOWN_OPCODES
-            .binary_search(&name)
-            .is_ok_and(|k| seen & (1u64 << k) != 0)
-    };
+    let has = |name: &str| code_of(name.as_bytes()).is_some_and(|k| seen & (1u64 << k) != 0);
     let find = |name: &str| {
         if has(name) {
             rec.entries.iter().find(|e| e.op.opcode() == name)
@@ -77,7 +73,7 @@ pub(crate) fn validate(rec: &Record, mode: Mode, out: &mut Vec<Diagnostic>) {
         }
     };
     // Typed operations of the draw family, pm/sm/pv/sv: only look when present.
-    if seen & interesting_mask() == 0 {
+    if seen & INTERESTING == 0 {
         per_operation(rec, mode, out);
         return;
     }
@@ -137,39 +133,16 @@ pub(crate) fn validate(rec: &Record, mode: Mode, out: &mut Vec<Diagnostic>) {
     per_operation(rec, mode, out);
 }
 
-#[cfg(test)]
-#[test]
-fn known_opcodes_are_sorted_for_binary_search() {
-    assert!(KNOWN_OPCODES.windows(2).all(|w| w[0] < w[1]));
-    assert!(KNOWN_OPCODES.len() <= 64);
-}
-
 /// Bits of the opcodes the record-level rules look at.
-fn interesting_mask() -> u64 {
-    [
-        "draw_accept",
-        "draw_claim",
-        "draw_offer",
-        "draw_reject",
-        "pm",
-        "pv",
-        "resign",
-        "sm",
-        "sv",
-    ]
-    .iter()
-    .filter_map(|n| KNOWN_OPCODES.binary_search(n).ok())
-    .fold(0, |m, k| m | (1u64 << k))
-}
-
-/// The index of a typed operation's opcode in [`KNOWN_OPCODES`] (`None`
-/// for raw operations, whatever their name).
-fn known_index(op: &Operation) -> Option<usize> {
-    match op {
-        Operation::Raw { .. } => None,
-        other => KNOWN_OPCODES.binary_search(&other.opcode()).ok(),
-    }
-}
+const INTERESTING: u64 = (1 << code::DRAW_ACCEPT)
+    | (1 << code::DRAW_CLAIM)
+    | (1 << code::DRAW_OFFER)
+    | (1 << code::DRAW_REJECT)
+    | (1 << code::PM)
+    | (1 << code::PV)
+    | (1 << code::RESIGN)
+    | (1 << code::SM)
+    | (1 << code::SV);
 
 fn per_operation(rec: &Record, mode: Mode, out: &mut Vec<Diagnostic>) {
     let err = Severity::Error;
