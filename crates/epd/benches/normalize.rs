@@ -7,6 +7,9 @@
 //! then `cargo run --release -p rookery-epd --example epd_normalize -- big.epd > /dev/null`
 //! (or `rookery epd normalize big.epd -o /dev/null`).
 
+// criterion_group! defines an undocumented `pub fn benches`.
+#![allow(missing_docs)]
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rookery_epd::{stream, Mode, Reader};
 
