@@ -406,3 +406,109 @@ fn san_variants_agree() {
     eprintln!("SAN variants: {texts} texts, {both} resolved alike, {ours_only} only by us");
     assert!(both > 10_000, "{both}");
 }
+
+/// Random edits of real positions (a piece put or removed, side to move
+/// flipped, castling or en-passant field replaced): our strict reader and
+/// shakmaty's (Chess960 castling, material not counted) accept the same
+/// setups, and for those write the same FEN and generate the same moves.
+#[test]
+fn mutated_setups_agree() {
+    const PIECES: &[u8] = b"PNBRQKpnbrqk";
+    const CASTLING: &[&str] = &[
+        "-", "K", "Q", "k", "q", "KQkq", "Kk", "Qq", "A", "H", "Hh", "Bb", "Gc", "KQ", "kq",
+    ];
+    let mut rng = Rng(5);
+    let (mut total, mut accepted) = (0usize, 0usize);
+    for game in 0..20_000 {
+        let mut pos = Position::startpos();
+        for _ in 0..game % 80 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play_unchecked(moves[rng.below(moves.len())]);
+        }
+        // The board as 64 bytes, rank 8 first; '.' for empty.
+        let mut board = [b'.'; 64];
+        for (i, sq) in (0..64).map(|i| (i, (7 - i / 8) * 8 + i % 8)) {
+            if let Some(p) = pos.piece_at(rookery_core::Square::new(sq)) {
+                board[i as usize] = p.char() as u8;
+            }
+        }
+        let fen = pos.fen();
+        let fields: Vec<&str> = fen.split(' ').collect();
+        let (mut turn, mut castling, mut ep) = (
+            fields[1].to_string(),
+            fields[2].to_string(),
+            fields[3].to_string(),
+        );
+        for _ in 0..1 + rng.below(3) {
+            match rng.below(6) {
+                0 | 1 => board[rng.below(64)] = PIECES[rng.below(PIECES.len())],
+                2 => board[rng.below(64)] = b'.',
+                3 => turn = if turn == "w" { "b" } else { "w" }.to_string(),
+                4 => castling = CASTLING[rng.below(CASTLING.len())].to_string(),
+                _ => {
+                    let file = (b'a' + rng.below(8) as u8) as char;
+                    ep = format!("{file}{}", if rng.below(2) == 0 { 3 } else { 6 });
+                }
+            }
+        }
+        let mut placement = String::new();
+        for (r, rank) in board.chunks(8).enumerate() {
+            let mut empty = 0;
+            for &c in rank {
+                if c == b'.' {
+                    empty += 1;
+                } else {
+                    if empty > 0 {
+                        placement.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    placement.push(c as char);
+                }
+            }
+            if empty > 0 {
+                placement.push_str(&empty.to_string());
+            }
+            if r < 7 {
+                placement.push('/');
+            }
+        }
+        let text = format!("{placement} {turn} {castling} {ep} 0 1");
+        total += 1;
+        let ours = Position::from_fen(&text);
+        let theirs = text
+            .parse::<SFen>()
+            .expect("well-formed")
+            .into_position::<Chess>(SCastlingMode::Chess960)
+            .or_else(|e| e.ignore_too_much_material().map_err(|e| e.kinds()));
+        match (ours, theirs) {
+            (Ok(ours), Ok(theirs)) => {
+                accepted += 1;
+                assert_eq!(ours.fen(), s_fen(&theirs), "{text}");
+                let mut a: Vec<String> = ours
+                    .legal_moves()
+                    .iter()
+                    .map(|&m| UciMove::from_move(&ours, m, CastlingMode::Chess960).to_string())
+                    .collect();
+                let mut b: Vec<String> = theirs
+                    .legal_moves()
+                    .iter()
+                    .map(|m| m.to_uci(SCastlingMode::Chess960).to_string())
+                    .collect();
+                a.sort();
+                b.sort();
+                assert_eq!(a, b, "{text}: legal moves");
+            }
+            (Err(_), Err(_)) => {}
+            (ours, theirs) => panic!(
+                "{text}: we say {:?}, shakmaty says {:?}",
+                ours.err(),
+                theirs.err()
+            ),
+        }
+    }
+    eprintln!("mutated setups: {total}, {accepted} accepted by both");
+    assert!(accepted > total / 4, "{accepted} of {total}");
+}
