@@ -224,5 +224,8 @@ fn bar_chart(
 }
 
 fn histogram_chart(h: &Buckets) -> Result<String, ReportError> {
-    bar_chart(Some(&h.what), "positions", &h.labels, &h.counts)
+    // Axis labels give each bucket's lower bound; full ranges would collide.
+    let labels: Vec<String> = h.bounds.iter().map(|&b| short(b)).collect();
+    let what = format!("{} (bucket from)", h.what);
+    bar_chart(Some(&what), "positions", &labels, &h.counts)
 }

@@ -1,0 +1,81 @@
+//! The HTML report opened in a real browser (headless Chromium): the title,
+//! the totals and every chart must be in the rendered page.
+
+use std::path::Path;
+use std::process::Command;
+
+fn chromium() -> Option<&'static str> {
+    let found = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists());
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but chromium is missing"
+        );
+        eprintln!("skipping: chromium not installed");
+    }
+    found
+}
+
+#[test]
+fn report_renders_in_chromium() {
+    let Some(browser) = chromium() else { return };
+    let dir = std::env::temp_dir().join(format!("rookery-chromium-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let suite = dir.join("mini.epd");
+    std::fs::write(
+        &suite,
+        "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"one\";\n\
+         rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm h4; id \"two\";\n\
+         k7/8/2K5/8/8/8/8/7R w - - bm Kb6; id \"three\";\n",
+    )
+    .unwrap();
+    let html = dir.join("report.html");
+    let o = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args([
+            "suite",
+            suite.to_str().unwrap(),
+            "--depth",
+            "4",
+            "--html",
+            html.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(html.exists(), "{}", String::from_utf8_lossy(&o.stderr));
+    let profile = dir.join("profile");
+    let dom = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            &format!("--user-data-dir={}", profile.display()),
+            "--dump-dom",
+            &format!("file://{}", html.display()),
+        ])
+        .output()
+        .expect("run chromium");
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(
+        dom.contains("<title>rookery suite report: mini</title>"),
+        "{dom:.500}"
+    );
+    // Totals: one run; the start position's bm h4 is (almost surely) missed,
+    // so the solved count is shown as n/3.
+    assert_eq!(dom.matches("<tr class=\"run\">").count(), 1);
+    assert!(dom.contains("/3</td>"), "totals row missing");
+    // Both charts of the run, each with an SVG inside.
+    for chart in ["time-to-solution", "nodes"] {
+        let at = dom
+            .find(&format!("data-chart=\"{chart}\""))
+            .unwrap_or_else(|| panic!("chart {chart} missing"));
+        assert!(dom[at..].contains("<svg"), "chart {chart} has no SVG");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
