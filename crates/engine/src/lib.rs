@@ -288,7 +288,8 @@ impl Engine {
             .is_some_and(|r| !r.handle.is_finished())
     }
 
-    /// Whether the running search is infinite or pondering (it only ends on `stop`).
+    /// Whether the running search is infinite, unlimited or pondering (it
+    /// only ends on `stop`).
     pub fn is_waiting_for_stop(&self) -> bool {
         self.running
             .as_ref()
@@ -383,6 +384,14 @@ impl Engine {
         let ctl = Arc::new(Control::new(threads, limits.ponder));
         let shared = Arc::clone(&self.shared);
         let ctl2 = Arc::clone(&ctl);
+        // A `go` with no limit at all runs, like `go infinite`, until `stop`.
+        let unbounded = limits.infinite
+            || (limits.depth.is_none()
+                && limits.nodes.is_none()
+                && limits.mate.is_none()
+                && limits.movetime.is_none()
+                && plan.budget.is_none()
+                && elo.is_none());
         let infinite = limits.infinite;
         let body = move || {
             run_search(
@@ -407,7 +416,7 @@ impl Engine {
                 self.running = Some(Running {
                     ctl,
                     handle,
-                    infinite,
+                    infinite: unbounded,
                 })
             }
             Err(_) => {

@@ -637,6 +637,88 @@ mod tests {
     }
 
     #[test]
+    fn random_input_never_breaks_the_loop() {
+        const WORDS: [&str; 40] = [
+            "uci",
+            "isready",
+            "go",
+            "stop",
+            "ponderhit",
+            "position",
+            "startpos",
+            "fen",
+            "moves",
+            "setoption",
+            "name",
+            "value",
+            "Hash",
+            "Threads",
+            "MultiPV",
+            "depth",
+            "nodes",
+            "mate",
+            "movetime",
+            "wtime",
+            "btime",
+            "winc",
+            "binc",
+            "movestogo",
+            "ponder",
+            "searchmoves",
+            "e2e4",
+            "e7e5",
+            "g1f3",
+            "0000",
+            "e1g1",
+            "-5",
+            "1",
+            "3",
+            "99999999999",
+            "8/8/8/8",
+            "w",
+            "KQkq",
+            "\t",
+            "debug",
+        ];
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut input = String::new();
+        for _ in 0..300 {
+            let n = next() % 8;
+            for _ in 0..n {
+                input.push_str(WORDS[(next() % WORDS.len() as u64) as usize]);
+                input.push(if next() % 5 == 0 { '\t' } else { ' ' });
+            }
+            // Keep searches short: every go gets a node limit.
+            if input.ends_with("go ") || input.ends_with("go\t") {
+                input.push_str("nodes 500");
+            }
+            input.push('\n');
+        }
+        input.push_str("isready\n");
+        let gos = input
+            .lines()
+            .filter(|l| matches!(Command::parse(l), Command::Go(_)))
+            .count();
+        let readies = input
+            .lines()
+            .filter(|l| matches!(Command::parse(l), Command::IsReady))
+            .count();
+        let out = transcript(&input);
+        // Every go is answered by exactly one bestmove, every isready by readyok.
+        assert_eq!(
+            out.iter().filter(|l| l.starts_with("bestmove ")).count(),
+            gos
+        );
+        assert_eq!(out.iter().filter(|l| *l == "readyok").count(), readies);
+    }
+
+    #[test]
     fn opponent_parse() {
         let o = Opponent::parse("GM 2800 human Gary Kasparov");
         assert_eq!(o.title.as_deref(), Some("GM"));
