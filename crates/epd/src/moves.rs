@@ -2,8 +2,11 @@
 //! one legal-move list per position is enough to resolve every SAN operand
 //! of a record, and canonical SAN is written into a small stack buffer.
 
-use rookery_core::attacks::attacks;
-use rookery_core::{CastlingSide, Move, MoveList, Position, Role, San, SanPlus, UciMove};
+use rookery_core::attacks::{aligned, attacks, between, pawn_attacks};
+use rookery_core::{
+    Bitboard, CastlingSide, Color, Move, MoveKind, MoveList, Position, Rank, Role, San, SanPlus,
+    Square, UciMove,
+};
 
 /// A short text on the stack (a SAN move is at most 7 bytes, e.g. `Qh4xe1#`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -99,6 +102,13 @@ pub(crate) fn read_move(pos: &Position, legal: &mut Legal, text: &[u8]) -> MoveR
         Ok(sp) => sp.san,
         Err(e) => return MoveRead::Bad(e.to_string()),
     };
+    if let Some((m, canonical)) = fast_resolve(pos, san) {
+        return if canonical.as_bytes() == strip_suffix(text) {
+            MoveRead::San(m)
+        } else {
+            MoveRead::NotSan(m, san_text(pos, m, true))
+        };
+    }
     let found = match san {
         San::Castle(side) => {
             let mut hit = None;
@@ -156,6 +166,137 @@ pub(crate) fn read_move(pos: &Position, legal: &mut Legal, text: &[u8]) -> MoveR
     }
 }
 
+/// What limits the moves of pieces other than the king: checkers and pins.
+struct Checks {
+    king: Square,
+    checkers: Bitboard,
+    pinned: Bitboard,
+}
+
+impl Checks {
+    fn new(pos: &Position) -> Checks {
+        Checks {
+            king: pos.king(pos.turn()),
+            checkers: pos.checkers(),
+            pinned: pos.pinned(),
+        }
+    }
+
+    /// Whether a piece (not the king) of the side to move may go from `from`
+    /// to `to`, given that it can reach `to` on an empty board and `to` holds
+    /// no piece of its own (en passant excluded).
+    fn allows(&self, pos: &Position, from: Square, to: Square) -> bool {
+        if pos.by_color(pos.turn()).contains(to) {
+            return false;
+        }
+        if self.pinned.contains(from) && !aligned(self.king, from, to) {
+            return false;
+        }
+        match self.checkers.single_square() {
+            None if self.checkers.nonempty() => false,
+            None => true,
+            Some(checker) => to == checker || between(self.king, checker).contains(to),
+        }
+    }
+}
+
+/// Resolves a piece or pawn move (not the king, not en passant, not in
+/// double check) from attack tables, pins and checks, without generating
+/// every legal move. Returns the move and its canonical SAN (no suffix);
+/// `None` when the slow path must decide (including every error).
+fn fast_resolve(pos: &Position, san: San) -> Option<(Move, SanBuf)> {
+    let San::Normal {
+        role,
+        file,
+        rank,
+        to,
+        promotion,
+        ..
+    } = san
+    else {
+        return None;
+    };
+    if role == Role::King || pos.checkers().more_than_one() {
+        return None;
+    }
+    let us = pos.turn();
+    let occ = pos.occupied();
+    let theirs = pos.by_color(us.other());
+    let mut origins = match role {
+        Role::Pawn => {
+            if Some(to) == pos.ep_square() {
+                return None;
+            }
+            let mut o = Bitboard::EMPTY;
+            if theirs.contains(to) {
+                o = pawn_attacks(us.other(), to) & pos.pieces(us, Role::Pawn);
+            } else if !occ.contains(to) {
+                let back = if us == Color::White { -8 } else { 8 };
+                if let Some(one) = to.offset(back) {
+                    if pos.pieces(us, Role::Pawn).contains(one) {
+                        o = o.with(one);
+                    } else if !occ.contains(one) && to.rank() == Rank::Fourth.relative_to(us) {
+                        if let Some(two) = one.offset(back) {
+                            if pos.pieces(us, Role::Pawn).contains(two) {
+                                o = o.with(two);
+                            }
+                        }
+                    }
+                }
+            }
+            o
+        }
+        _ => attacks(us, role, to, occ) & pos.pieces(us, role),
+    };
+    let checks = Checks::new(pos);
+    origins = origins.filter(|&o| checks.allows(pos, o, to)).collect();
+    let chosen: Bitboard = origins
+        .filter(|o| file.is_none_or(|f| f == o.file()) && rank.is_none_or(|r| r == o.rank()))
+        .collect();
+    let from = chosen.single_square()?;
+    let last_rank = role == Role::Pawn && to.rank() == Rank::Eighth.relative_to(us);
+    let m = match (last_rank, promotion) {
+        (true, Some(p @ (Role::Knight | Role::Bishop | Role::Rook | Role::Queen))) => {
+            Move::new(from, to, MoveKind::Promotion(p))
+        }
+        (false, None) => Move::normal(from, to),
+        _ => return None,
+    };
+    // Canonical SAN from the same facts.
+    let mut b = SanBuf::default();
+    let capture = theirs.contains(to);
+    if role == Role::Pawn {
+        if capture {
+            b.push(from.file().char() as u8);
+        }
+    } else {
+        b.push(role.upper_char() as u8);
+        let others = origins.without(from);
+        if others.nonempty() {
+            let file_clash = others.intersects(Bitboard::file(from.file()));
+            let rank_clash = others.intersects(Bitboard::rank(from.rank()));
+            if !file_clash {
+                b.push(from.file().char() as u8);
+            } else if !rank_clash {
+                b.push(from.rank().char() as u8);
+            } else {
+                b.push(from.file().char() as u8);
+                b.push(from.rank().char() as u8);
+            }
+        }
+    }
+    if capture {
+        b.push(b'x');
+    }
+    b.push(to.file().char() as u8);
+    b.push(to.rank().char() as u8);
+    if let Some(p) = m.promotion() {
+        b.push(b'=');
+        b.push(p.upper_char() as u8);
+    }
+    Some((m, b))
+}
+
 fn castle_side(m: Move) -> CastlingSide {
     if m.to().file() > m.from().file() {
         CastlingSide::KingSide
@@ -207,7 +348,7 @@ fn san_text_with(pos: &Position, m: Move, suffix: bool, legal: Option<&MoveList>
                 for o in others {
                     let legal_move = match legal {
                         Some(list) => list.iter().any(|x| x.from() == o && x.to() == to),
-                        None => pos.is_legal(Move::normal(o, to)),
+                        None => Checks::new(pos).allows(pos, o, to),
                     };
                     if legal_move {
                         any = true;
@@ -294,6 +435,61 @@ mod tests {
         check("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1");
         check("k7/8/8/8/1Q1Q4/8/1Q1Q4/7K w - - 0 1");
         check("3k4/1P6/8/8/8/8/8/4K2R w K - 0 1");
+    }
+
+    /// Every SAN-like text (each role, target, disambiguation, promotion)
+    /// resolves to what core's reader says, in positions along random games.
+    #[test]
+    fn fast_resolution_agrees_with_core() {
+        let starts = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1",
+            "3k4/1P6/8/8/8/8/6p1/4K2R b K - 0 1",
+        ];
+        let mut seed = 99u64;
+        let mut checked = 0;
+        for fen in starts {
+            let mut pos = Position::from_fen(fen).unwrap();
+            for _ in 0..60 {
+                let mut legal = Legal::new();
+                for role in "PNBRQ".chars() {
+                    for to in Square::all() {
+                        for dis in ["", "a", "b", "c", "d", "e", "f", "g", "h", "1", "2", "7"] {
+                            for promo in ["", "=Q", "=N"] {
+                                let p = if role == 'P' {
+                                    String::new()
+                                } else {
+                                    role.to_string()
+                                };
+                                let text = format!("{p}{dis}{to}{promo}");
+                                let Ok(sp) = SanPlus::from_ascii(text.as_bytes()) else {
+                                    continue;
+                                };
+                                let core = sp.san.to_move(&pos).ok();
+                                let ours = match read_move(&pos, &mut legal, text.as_bytes()) {
+                                    MoveRead::San(m) | MoveRead::NotSan(m, _) => Some(m),
+                                    MoveRead::Bad(_) => None,
+                                };
+                                assert_eq!(ours, core, "{text} in {}", pos.fen());
+                                checked += 1;
+                            }
+                        }
+                    }
+                }
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                pos.play_unchecked(moves[(seed >> 33) as usize % moves.len()]);
+            }
+        }
+        assert!(checked > 100_000);
     }
 
     #[test]

@@ -507,22 +507,29 @@ fn write_epd_fields(pos: &Position, out: &mut String) {
     // At most 64 piece letters and 7 slashes.
     let mut buf = [0u8; 71];
     let mut len = 0;
+    let occ = pos.occupied().0;
     for rank in Rank::ALL.iter().rev() {
         let mut empty = 0u8;
-        for file in File::ALL {
-            match pos.piece_at(Square::from_coords(file, *rank)) {
-                Some(p) => {
-                    if empty > 0 {
-                        buf[len] = b'0' + empty;
-                        len += 1;
-                        empty = 0;
-                    }
-                    buf[len] = p.char() as u8;
+        let mut row = (occ >> (8 * rank.index())) & 0xff;
+        let mut file = 0u32;
+        while row != 0 {
+            // Skip the empty squares before the next piece in one step.
+            let gap = row.trailing_zeros();
+            empty += gap as u8;
+            file += gap;
+            if let Some(p) = pos.piece_at(Square::new(8 * rank.index() as u32 + file)) {
+                if empty > 0 {
+                    buf[len] = b'0' + empty;
                     len += 1;
+                    empty = 0;
                 }
-                None => empty += 1,
+                buf[len] = p.char() as u8;
+                len += 1;
             }
+            row >>= gap + 1;
+            file += 1;
         }
+        empty += (8 - file) as u8;
         if empty > 0 {
             buf[len] = b'0' + empty;
             len += 1;
