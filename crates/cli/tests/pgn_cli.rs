@@ -1,0 +1,342 @@
+//! End-to-end tests of `rookery pgn`: validate, normalize, to-epd, stats,
+//! from-epd; parallel output equals sequential output; strict and lenient
+//! error handling; stdin.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../pgn/tests/data")
+        .join(name)
+}
+
+fn all_data_files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(data(""))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn rookery(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let mut inp = child.stdin.take().unwrap();
+        if let Some(bytes) = stdin {
+            inp.write_all(bytes).unwrap();
+        }
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A temporary directory removed on drop.
+struct Tmp(PathBuf);
+impl Tmp {
+    fn new(tag: &str) -> Tmp {
+        let p = std::env::temp_dir().join(format!("rookery-pgn-cli-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&p).unwrap();
+        Tmp(p)
+    }
+}
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn validate_names_file_line_col_and_game() {
+    let f = data("pgn_test.pgn");
+    let out = rookery(&["pgn", "validate", f.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    let errors: Vec<&str> = s.lines().filter(|l| l.contains(": error: ")).collect();
+    assert_eq!(errors.len(), 3, "{s}");
+    assert!(
+        errors[0].ends_with(
+            "pgn_test.pgn:9:47: error: game 1 (White - Black, 1996.08.15, round -): move 5. Bc4: \
+             illegal move Bc4: no piece of that kind can move there"
+        ),
+        "{s}"
+    );
+    assert!(errors[1].contains(":29:50: error: game 2 (Opocensky, Karel - Flohr, Salo, 1929.??.??, round ?): move 7. Bb3?"), "{s}");
+    assert!(s.ends_with("19 games, 3 with errors, 1 warnings\n"), "{s}");
+    // A clean file: exit 0.
+    let out = rookery(
+        &[
+            "pgn",
+            "validate",
+            data("kasparov-deep-blue-1997.pgn").to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "6 games, 0 with errors, 0 warnings\n");
+    // JSON: one object per problem and a summary.
+    let out = rookery(&["pgn", "validate", "--json", f.to_str().unwrap()], None);
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last = lines.last().unwrap();
+    assert_eq!(last["games"], 19);
+    assert_eq!(last["errors"], 3);
+    assert_eq!(lines.iter().filter(|v| v["severity"] == "error").count(), 3);
+    assert_eq!(lines[1]["line"], 9);
+    assert_eq!(lines[1]["game"], 1);
+}
+
+#[test]
+fn validate_reports_tag_semantics() {
+    let pgn = b"[Date \"2001.13.01\"]\n[TimeControl \"40/\"]\n[PlyCount \"3\"]\n[ECO \"Z99\"]\n1. e4 e5 *\n";
+    let out = rookery(&["pgn", "validate", "-"], Some(pgn));
+    let s = text(&out.stdout);
+    for needle in [
+        "bad Date value",
+        "bad TimeControl value",
+        "bad ECO value",
+        "PlyCount tag says 3, the game has 2 plies",
+    ] {
+        assert!(s.contains(needle), "{needle}: {s}");
+    }
+    assert!(s.contains("<stdin>:1:1: warning: game 1: "), "{s}");
+    assert_eq!(out.status.code(), Some(0));
+    let out = rookery(&["pgn", "validate", "--strict", "-"], Some(pgn));
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn normalize_is_idempotent_and_parallel_equals_sequential() {
+    let tmp = Tmp::new("norm");
+    let files = all_data_files();
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = vec![
+            "pgn".into(),
+            "normalize".into(),
+            "--lenient".into(),
+            "-q".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a.extend(files.iter().map(|p| p.display().to_string()));
+        a
+    };
+    let run = |extra: &[&str]| {
+        let a = args(extra);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        rookery(&a, None)
+    };
+    let seq = run(&[]);
+    assert_eq!(seq.status.code(), Some(1), "the test data has errors");
+    for jobs in ["2", "3"] {
+        for chunk in ["1", "5000"] {
+            let par = run(&["--jobs", jobs, "--chunk-bytes", chunk]);
+            assert_eq!(par.status.code(), Some(1));
+            assert!(
+                par.stdout == seq.stdout,
+                "--jobs {jobs} --chunk-bytes {chunk} differs"
+            );
+            assert_eq!(text(&par.stderr), text(&seq.stderr));
+        }
+    }
+    let once = tmp.0.join("once.pgn");
+    std::fs::write(&once, &seq.stdout).unwrap();
+    let twice = rookery(&["pgn", "normalize", once.to_str().unwrap()], None);
+    assert_eq!(twice.status.code(), Some(0), "{}", text(&twice.stderr));
+    assert!(twice.stdout == seq.stdout, "normalize is not idempotent");
+    // Every movetext line within 80 columns (save single over-long tokens).
+    for line in text(&seq.stdout).lines() {
+        if !line.starts_with('[') && line.contains(' ') && !line.contains(';') {
+            assert!(line.chars().count() <= 80, "{line:?}");
+        }
+    }
+    // Stats of the normalized output match the input's (errors dropped).
+    let a = rookery(&["pgn", "stats", "--json", once.to_str().unwrap()], None);
+    let a: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let mut sargs = vec![
+        "pgn".to_string(),
+        "stats".into(),
+        "--json".into(),
+        "-q".into(),
+    ];
+    sargs.extend(files.iter().map(|p| p.display().to_string()));
+    let sargs: Vec<&str> = sargs.iter().map(String::as_str).collect();
+    let b = rookery(&sargs, None);
+    let b: serde_json::Value = serde_json::from_slice(&b.stdout).unwrap();
+    assert_eq!(a["moves"], b["moves"]);
+    assert_eq!(
+        a["games"].as_u64().unwrap(),
+        b["games"].as_u64().unwrap() - b["errors"].as_u64().unwrap()
+    );
+}
+
+#[test]
+fn strict_normalize_stops_at_the_first_error() {
+    let pgn = b"1. e4 e5 *\n\n1. e4 e4 *\n\n1. d4 d5 *\n";
+    let out = rookery(&["pgn", "normalize", "-"], Some(pgn));
+    assert_eq!(out.status.code(), Some(1));
+    let s = text(&out.stdout);
+    assert!(s.contains("1. e4 e5 *") && !s.contains("d4"), "{s}");
+    assert!(
+        text(&out.stderr).contains(
+            "<stdin>:3:7: error: game 2 (? - ?, ?, round ?): move 1... e4: illegal move e4"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    // Lenient: the bad game is reported and skipped, the next one kept.
+    let out = rookery(&["pgn", "normalize", "--lenient", "-"], Some(pgn));
+    assert_eq!(out.status.code(), Some(1));
+    let s = text(&out.stdout);
+    assert!(s.contains("1. e4 e5 *") && s.contains("1. d4 d5 *"), "{s}");
+    assert_eq!(s.matches("[Event").count(), 2);
+    // The same with threads and one game per chunk.
+    let out2 = rookery(
+        &[
+            "pgn",
+            "normalize",
+            "--lenient",
+            "--jobs",
+            "2",
+            "--chunk-bytes",
+            "1",
+            "-",
+        ],
+        Some(pgn),
+    );
+    assert_eq!(out2.stdout, out.stdout);
+    let out3 = rookery(
+        &["pgn", "normalize", "--jobs", "2", "--chunk-bytes", "1", "-"],
+        Some(pgn),
+    );
+    assert!(!text(&out3.stdout).contains("d4"));
+}
+
+#[test]
+fn stats_counts() {
+    let f = data("kasparov-deep-blue-1997.pgn");
+    let out = rookery(&["pgn", "stats", f.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0));
+    let s = text(&out.stdout);
+    assert!(s.contains("games     6\n"), "{s}");
+    assert!(s.contains("moves     519 (mainline plies)\n"), "{s}");
+    assert!(
+        s.contains("results   1-0 3, 0-1 0, 1/2-1/2 3, * 0\n"),
+        "{s}"
+    );
+    assert!(s.contains("longest   111 plies: game 4"), "{s}");
+    let out = rookery(
+        &[
+            "pgn",
+            "stats",
+            "--json",
+            "--jobs",
+            "2",
+            "--chunk-bytes",
+            "1",
+            f.to_str().unwrap(),
+        ],
+        None,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["games"], 6);
+    assert_eq!(v["moves"], 519);
+    assert_eq!(v["longest"]["game"], 4);
+    assert_eq!(
+        v["eco"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|n| n.as_u64().unwrap())
+            .sum::<u64>(),
+        6
+    );
+    // Errors are counted, the exit status says so.
+    let out = rookery(
+        &[
+            "pgn",
+            "stats",
+            "--json",
+            data("pgn_test.pgn").to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["games"], 19);
+    assert_eq!(v["errors"], 3);
+}
+
+#[test]
+fn to_epd_and_fen() {
+    let f = data("molinari-bordais-1979.pgn");
+    let out = rookery(&["pgn", "to-epd", "--ptp", f.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0));
+    let s = text(&out.stdout);
+    let lines: Vec<&str> = s.lines().collect();
+    assert_eq!(lines.len(), 11, "10 plies, 11 positions");
+    assert!(lines[0]
+        .starts_with("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - fmvn 1; hmvc 0; id \""));
+    assert!(lines[0].ends_with("; sm e4;"), "{}", lines[0]);
+    assert!(lines[10].contains("ptp Event "), "{}", lines[10]);
+    assert!(!lines[10].contains(" sm "), "{}", lines[10]);
+    let out = rookery(&["pgn", "to-epd", "--fen", f.to_str().unwrap()], None);
+    let s = text(&out.stdout);
+    assert_eq!(s.lines().count(), 11);
+    assert_eq!(
+        s.lines().next(),
+        Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+    );
+    // Lenient by default: a bad game is reported, the others converted.
+    let out = rookery(
+        &["pgn", "to-epd", "--fen", "-"],
+        Some(b"1. e4 e5 *\n1. e4 Ke2 *\n1. d4 *\n"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout).lines().count(), 3 + 2);
+    assert!(
+        text(&out.stderr).contains("<stdin>:2:7: error: game 2"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn from_epd_makes_games() {
+    let epd = b"4k3/8/8/8/8/8/4P3/4K3 w - - hmvc 5; fmvn 40; id \"x\"; pv e4 Kd7;\nnot a record\n";
+    let out = rookery(&["pgn", "from-epd", "-"], Some(epd));
+    assert_eq!(out.status.code(), Some(1), "the bad line is an error");
+    let s = text(&out.stdout);
+    assert!(s.contains("[Event \"x\"]"), "{s}");
+    assert!(
+        s.contains("[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 5 40\"]"),
+        "{s}"
+    );
+    assert!(s.contains("40. e4 Kd7 *"), "{s}");
+    assert!(
+        text(&out.stderr).contains("<stdin>:2"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = rookery(&["pgn", "stats", "--jobs", "0"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let out = rookery(&["pgn", "nonsense"], None);
+    assert_eq!(out.status.code(), Some(2));
+}
