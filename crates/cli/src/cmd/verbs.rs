@@ -55,12 +55,14 @@ impl ExtraFlags {
     }
 }
 
-/// Flags of `rookery epd analyse` (pfga).
+/// Flags of `rookery epd analyse` (pfga) and `rookery epd target` (pfts).
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Adds pv and ce to every record (pv empty and ce for the side to move when it is \
-mated or stalemated), and pm, sm, acn, acs on request. Default effort: 1000 ms per position.\n\n\
-Example:\n  rookery epd analyse suite.epd -o analysed.epd --engine /usr/games/stockfish --movetime 500 --acn --acs"
+    after_help = "analyse (pfga) adds pv and ce to every record (pv empty and ce for the side to move \
+when it is mated or stalemated), and pm, sm, acn, acs on request. target (pfts) adds pm (not for a side \
+that is mated or stalemated), and pv, acn, acs on request. Default effort: 1000 ms per position.\n\n\
+Examples:\n  rookery epd analyse suite.epd -o analysed.epd --engine /usr/games/stockfish --movetime 500 --acn --acs\n  \
+rookery epd target wac.epd --movetime 200 --pv"
 )]
 pub struct AnalyseArgs {
     #[command(flatten)]
@@ -93,40 +95,20 @@ pub struct MateArgs {
     extra: ExtraFlags,
 }
 
-/// Flags of `rookery epd target` (pfts).
-#[derive(clap::Args, Debug)]
-#[command(
-    after_help = "Analyses every record and adds pm (not for a side that is mated or stalemated), and \
-pv, acn, acs on request. Default effort: 1000 ms per position.\n\nExample:\n  rookery epd target wac.epd --movetime 200 --pv"
-)]
-pub struct TargetArgs {
-    #[command(flatten)]
-    io: Io,
-    #[command(flatten)]
-    engine: EngineArgs,
-    #[command(flatten)]
-    extra: ExtraFlags,
-}
-
 /// Runs pfga.
 pub fn run_analyse(a: AnalyseArgs) -> anyhow::Result<Status> {
-    let limits = a.engine.limits(1000);
-    let opts = VerbOptions {
-        verb: Verb::Analyse,
-        limits,
-        extras: a.extra.extras(),
-        skip_lines: 0,
-        solution_opcodes: false,
-    };
-    run_file(&a.io, &a.engine, opts)
+    run_one(Verb::Analyse, a)
 }
 
 /// Runs pfts.
-pub fn run_target(a: TargetArgs) -> anyhow::Result<Status> {
-    let limits = a.engine.limits(1000);
+pub fn run_target(a: AnalyseArgs) -> anyhow::Result<Status> {
+    run_one(Verb::Target, a)
+}
+
+fn run_one(verb: Verb, a: AnalyseArgs) -> anyhow::Result<Status> {
     let opts = VerbOptions {
-        verb: Verb::Target,
-        limits,
+        verb,
+        limits: a.engine.limits(1000),
         extras: a.extra.extras(),
         skip_lines: 0,
         solution_opcodes: false,
