@@ -64,7 +64,7 @@ enum Verb {
     /// pfms: search for mates in N moves; adds dm and pm where found.
     Mate(crate::cmd::verbs::MateArgs),
     /// pfts: analyse every record and add the predicted move pm.
-    Target(crate::cmd::verbs::TargetArgs),
+    Target(crate::cmd::verbs::AnalyseArgs),
     /// EPD <-> FEN: `--to fen` writes six-field FEN (clocks from hmvc/fmvn)
     /// followed by the other operations; `--to epd` turns FEN clocks into
     /// hmvc/fmvn operations.
