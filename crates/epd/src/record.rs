@@ -72,11 +72,13 @@ impl Record {
         rec
     }
 
-    /// Reads one record (one line without its line ending).
+    /// Reads one record: one line (a final `\n` or `\r\n` is ignored).
     ///
     /// # Errors
     /// [`ParseRecordError`] with every problem if any is an error in `mode`.
     pub fn parse(line: &[u8], mode: Mode) -> Result<(Record, Vec<Diagnostic>), ParseRecordError> {
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
         let mut parser = Parser::new(mode);
         let mut diags = Vec::new();
         match parser.parse_record(line, &mut diags) {

@@ -186,8 +186,8 @@ fn copy(out: &mut impl Write, text: &[u8]) -> io::Result<()> {
 
 /// pfdn (§7.1): writes every record in canonical form (see
 /// [`Record::write_to`]), checks it with [`Record::validate`], passes blank
-/// and comment lines through and copies unreadable lines unchanged; every
-/// problem goes to `report`.
+/// and comment lines through and copies unreadable lines unchanged (every
+/// line ends in `\n`); every problem goes to `report`.
 ///
 /// # Errors
 /// I/O errors.
@@ -251,8 +251,9 @@ pub fn validate<R: BufRead>(
 
 /// pfop (§7.4): removes every operation whose opcode is in `opcodes`,
 /// leaving the rest of each line byte for byte as it was (the whitespace
-/// before a removed operation goes with it). Lines whose operations cannot
-/// be delimited are copied unchanged and reported; only errors are reported.
+/// before a removed operation goes with it; line endings are written as
+/// `\n`). Lines whose operations cannot be delimited are copied unchanged
+/// and reported; only errors are reported.
 ///
 /// # Errors
 /// I/O errors.
