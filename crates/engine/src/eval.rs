@@ -1,6 +1,6 @@
 //! Evaluation: a small interface ([`Evaluator`]) and the classical
-//! hand-crafted evaluation behind it, whose weights are tuned by the Texel
-//! tuner (crates/tuner).
+//! hand-crafted evaluation behind it, whose weights the Texel tuner
+//! (crates/tuner) can fit to game results (see `weights.rs` for their status).
 //!
 //! Every term is linear in its weight, and every weight is a (middlegame,
 //! endgame) pair blended by game phase. The evaluation is written once,

@@ -1,6 +1,10 @@
 //! Evaluation weights, (middlegame, endgame) per feature; see `eval::idx`.
 //!
-//! Written by the Texel tuner (crates/tuner); edit by re-running it.
+//! These are hand-set starting values. `rookery-tune DATA --out` (crates/tuner)
+//! rewrites this file with tuned values; the tuning runs made so far (on
+//! positions from master and TCEC games, and on a small self-play set) lowered
+//! the prediction error but lost in engine-vs-engine games, so they were not
+//! adopted. See crates/tuner/README.md.
 
 /// The weights, indexed by `eval::idx`.
 #[rustfmt::skip]
