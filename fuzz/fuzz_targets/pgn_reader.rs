@@ -1,0 +1,57 @@
+//! PGN reader: any bytes, read as a stream of games (game trees with every
+//! move checked, and the chunk splitter), must never panic. A game read
+//! without error must survive writing and reading back unchanged.
+//! Seeds (corpus/pgn_reader/seed-*) are cut from crates/pgn/tests/data (see
+//! its SOURCES.md).
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use rookery_pgn::split::Splitter;
+use rookery_pgn::{game_to_string, Games, Reader, Skip, Visitor};
+
+/// Skips every variation: exercises the skipping paths of the tokenizer.
+struct SkipAll(usize);
+impl Visitor for SkipAll {
+    type Output = ();
+    fn begin_variation(&mut self) -> Skip {
+        Skip(true)
+    }
+    fn end_game(&mut self) {
+        self.0 += 1;
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut games = 0;
+    for g in Games::new(data) {
+        let Ok(g) = g else { return };
+        games += 1;
+        if g.error.is_none() {
+            let text = game_to_string(&g.game);
+            let again: Vec<_> = Games::new(text.as_bytes()).collect();
+            assert_eq!(again.len(), 1, "{text}");
+            let again = again.into_iter().next().unwrap().expect("reading memory");
+            assert!(again.error.is_none(), "{:?}\n{text}", again.error);
+            assert_eq!(again.game.mainline, g.game.mainline, "{text}");
+            assert_eq!(again.game.start, g.game.start, "{text}");
+        }
+    }
+    // The same number of games with a tiny token limit, when skipping
+    // variations, and when cut into chunks.
+    let mut small = Reader::new(data).with_max_token(1024);
+    let mut v = SkipAll(0);
+    while let Ok(Some(())) = small.read_game(&mut v) {}
+    let mut skip = Reader::new(data);
+    let mut skipped = 0;
+    while let Ok(true) = skip.skip_game() {
+        skipped += 1;
+    }
+    assert_eq!(skipped, games);
+    let mut chunked = 0;
+    for chunk in Splitter::new(data, 64) {
+        let Ok(chunk) = chunk else { return };
+        chunked += chunk.games().count();
+    }
+    assert_eq!(chunked, games);
+});
