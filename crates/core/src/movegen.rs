@@ -149,6 +149,13 @@ impl Position {
     /// Generates the legal moves of `kind` into `sink`.
     #[inline(always)]
     pub(crate) fn generate<S: Sink>(&self, kind: GenType, sink: &mut S) {
+        self.generate_masked(kind, Bitboard::FULL, sink);
+    }
+
+    /// Generates the legal moves of `kind` whose [`Move::to`] is in `mask`
+    /// (for castling, the rook's square).
+    #[inline(always)]
+    pub(crate) fn generate_masked<S: Sink>(&self, kind: GenType, mask: Bitboard, sink: &mut S) {
         let us = self.turn;
         let them = us.other();
         let king = self.king(us);
@@ -161,7 +168,7 @@ impl Position {
             GenType::All => !ours,
             GenType::Noisy => theirs,
             GenType::Quiet => !occ,
-        };
+        } & mask;
 
         // King moves: squares not attacked once the king has left its square.
         let occ_no_king = occ ^ Bitboard::from_square(king);
@@ -202,10 +209,10 @@ impl Position {
             sink.piece(from, t);
         }
 
-        self.gen_pawns(kind, sink, pinned, check_mask, king);
+        self.gen_pawns(kind, sink, pinned, check_mask & mask, king);
 
         if kind != GenType::Quiet {
-            if let Some(ep) = self.ep_square {
+            if let Some(ep) = self.ep_square.filter(|&ep| mask.contains(ep)) {
                 for from in pawn_attacks(them, ep) & self.pieces(us, Role::Pawn) {
                     if self.ep_is_safe(from, ep, king) {
                         sink.single(Move::new(from, ep, MoveKind::EnPassant));
@@ -214,7 +221,7 @@ impl Position {
             }
         }
         if kind != GenType::Noisy && checkers.is_empty() {
-            self.gen_castling(sink, king, occ);
+            self.gen_castling(sink, king, occ, mask);
         }
     }
 
@@ -314,9 +321,9 @@ impl Position {
     }
 
     #[inline(always)]
-    fn gen_castling<S: Sink>(&self, sink: &mut S, king: Square, occ: Bitboard) {
+    fn gen_castling<S: Sink>(&self, sink: &mut S, king: Square, occ: Bitboard, mask: Bitboard) {
         let us = self.turn;
-        let rooks = self.castling & Bitboard::rank(us.back_rank());
+        let rooks = self.castling & Bitboard::rank(us.back_rank()) & mask;
         for rook in rooks {
             let side = if rook.file() > king.file() {
                 CastlingSide::KingSide
@@ -373,6 +380,15 @@ impl Position {
     /// automatically; this is [`Position::legal_moves`] under a name that says so).
     pub fn evasions(&self) -> MoveList {
         self.legal_moves()
+    }
+
+    /// Legal moves landing on `to` (castling excluded unless the castling
+    /// rook stands on `to`). Cheaper than [`Position::legal_moves`]: what SAN
+    /// resolution needs.
+    pub fn moves_to(&self, to: Square) -> MoveList {
+        let mut list = MoveList::new();
+        self.generate_masked(GenType::All, Bitboard::from_square(to), &mut list);
+        list
     }
 
     /// Legal moves of the piece on `from`.

@@ -165,9 +165,8 @@ impl San {
                 let mut found: Option<Move> = None;
                 let mut candidates = Vec::new();
                 let mut wrong_promotion = false;
-                let legal = pos.legal_moves();
-                for &m in legal.iter() {
-                    if m.is_castle() || m.to() != to {
+                for &m in pos.moves_to(to).iter() {
+                    if m.is_castle() {
                         continue;
                     }
                     if pos.role_at(m.from()) != Some(role) {
@@ -192,7 +191,7 @@ impl San {
                         if role == Role::King
                             && file.is_none_or(|f| f == pos.king(pos.turn()).file())
                         {
-                            for &m in legal.iter().filter(|m| m.is_castle()) {
+                            for &m in pos.legal_moves().iter().filter(|m| m.is_castle()) {
                                 let side = if m.to().file() > m.from().file() {
                                     CastlingSide::KingSide
                                 } else {
@@ -270,7 +269,7 @@ impl San {
         let (mut file, mut rank) = (None, None);
         if role != Role::King {
             let others: Bitboard = pos
-                .legal_moves()
+                .moves_to(to)
                 .iter()
                 .filter(|o| {
                     o.to() == to
