@@ -25,9 +25,9 @@ enum Command {
     Perft(cmd::perft::Args),
     /// Show a position: board, state, and every legal move in SAN and UCI.
     Show(cmd::show::Args),
-    /// EPD tools: normalize (pfdn), purge (pfop), validate, convert.
+    /// EPD tools: normalize (pfdn), purge (pfop), validate, convert; analyse (pfga), mate (pfms), target (pfts).
     Epd(cmd::epd::Args),
-    /// PGN tools: validate, normalize, to-epd, stats.
+    /// PGN tools: validate, normalize, to-epd, stats, from-epd.
     Pgn(cmd::pgn::Args),
     /// Run the built-in engine as a UCI engine on stdin/stdout.
     Uci(cmd::uci::Args),
