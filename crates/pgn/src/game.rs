@@ -311,17 +311,26 @@ pub struct ReadGame {
     pub warnings: Vec<Warning>,
 }
 
-/// Normalises comment whitespace: trimmed, every run of whitespace one space.
+/// Normalises comment whitespace: trimmed, every run of (ASCII) whitespace
+/// one space; invalid UTF-8 replaced (U+FFFD).
 pub fn normalize_comment(raw: &[u8]) -> String {
-    let text = String::from_utf8_lossy(raw);
-    let mut out = String::with_capacity(text.len());
-    for word in text.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
+    let mut out = Vec::with_capacity(raw.len());
+    let mut space = false;
+    for &b in raw {
+        if b.is_ascii_whitespace() {
+            space = true;
+        } else {
+            if space && !out.is_empty() {
+                out.push(b' ');
+            }
+            space = false;
+            out.push(b);
         }
-        out.push_str(word);
     }
-    out
+    match String::from_utf8(out) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
 }
 
 /// Whether a Variant tag value names standard chess or Chess960.

@@ -261,8 +261,24 @@ impl<R: Read> Reader<R> {
     }
 
     /// Skips whitespace and `%` escape lines.
-    #[inline]
+    #[inline(always)]
     fn skip_ws(&mut self) -> io::Result<()> {
+        // The common case: one space, then the next token.
+        if self.pos + 1 < self.end
+            && self.buf[self.pos] == b' '
+            && !matches!(
+                self.buf[self.pos + 1],
+                b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c
+            )
+        {
+            self.pos += 1;
+            return Ok(());
+        }
+        self.skip_ws_slow()
+    }
+
+    #[inline(never)]
+    fn skip_ws_slow(&mut self) -> io::Result<()> {
         loop {
             while self.pos < self.end {
                 let b = self.buf[self.pos];

@@ -2,7 +2,9 @@
 //! legal move, and defers to [`San::to_move`] for anything unusual (en
 //! passant, castling, errors), so the answers are the same.
 
-use rookery_core::attacks::{aligned, attacks, between, king_attacks, line, pawn_attacks};
+use rookery_core::attacks::{
+    aligned, between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks,
+};
 use rookery_core::san::ParseSanError;
 use rookery_core::{
     Bitboard, CastlingSide, File, Move, MoveKind, Position, Rank, Role, San, SanError, SanPlus,
@@ -152,11 +154,30 @@ fn fast(pos: &Position, san: &San) -> Option<Move> {
             }
             king_attacks(to) & pos.pieces(us, Role::King)
         }
+        Role::Knight => {
+            if promotion.is_some() {
+                return None;
+            }
+            knight_attacks(to) & pos.pieces(us, Role::Knight)
+        }
         _ => {
             if promotion.is_some() {
                 return None;
             }
-            attacks(us, role, to, occ) & pos.pieces(us, role)
+            // Sliders: pieces on a ray through `to` with nothing between
+            // (small tables instead of the big magic ones).
+            let rays = match role {
+                Role::Rook => rook_rays(to),
+                Role::Bishop => bishop_rays(to),
+                _ => rook_rays(to) | bishop_rays(to),
+            };
+            let mut reach = Bitboard::EMPTY;
+            for from in pos.pieces(us, role) & rays {
+                if (between(from, to) & occ).is_empty() {
+                    reach.add(from);
+                }
+            }
+            reach
         }
     };
     if let Some(f) = file {
@@ -169,7 +190,7 @@ fn fast(pos: &Position, san: &San) -> Option<Move> {
         return None;
     }
     let king = pos.king(us);
-    let checkers = pos.checkers();
+    let checkers = checkers(pos, king, us, occ);
     if role != Role::King && checkers.more_than_one() {
         return None;
     }
@@ -209,6 +230,36 @@ fn fast(pos: &Position, san: &San) -> Option<Move> {
         }
     }
     found
+}
+
+/// Squares on the same file or rank as `sq` (not `sq` itself).
+#[inline]
+fn rook_rays(sq: Square) -> Bitboard {
+    (Bitboard::file(sq.file()) | Bitboard::rank(sq.rank())).without(sq)
+}
+
+/// Squares on the diagonals through `sq`: the empty-board bishop attacks
+/// (one entry per square, so it stays in cache).
+#[inline]
+fn bishop_rays(sq: Square) -> Bitboard {
+    bishop_attacks(sq, Bitboard::EMPTY)
+}
+
+/// Enemy pieces giving check to `us`, computed with small tables.
+#[inline]
+fn checkers(pos: &Position, king: Square, us: rookery_core::Color, occ: Bitboard) -> Bitboard {
+    let them = us.other();
+    let mut c = (knight_attacks(king) & pos.pieces(them, Role::Knight))
+        | (pawn_attacks(us, king) & pos.pieces(them, Role::Pawn));
+    let queens = pos.pieces(them, Role::Queen);
+    let sliders = ((pos.pieces(them, Role::Rook) | queens) & rook_rays(king))
+        | ((pos.pieces(them, Role::Bishop) | queens) & bishop_rays(king));
+    for s in sliders {
+        if (between(king, s) & occ).is_empty() {
+            c.add(s);
+        }
+    }
+    c
 }
 
 #[cfg(test)]
@@ -292,6 +343,36 @@ mod tests {
                 SanPlus::from_ascii(t.as_bytes()),
                 "{t}"
             );
+        }
+    }
+
+    #[test]
+    fn agrees_with_core_along_random_games() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..20 {
+            let mut pos = Position::startpos();
+            for _ in 0..120 {
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                assert_eq!(
+                    checkers(&pos, pos.king(pos.turn()), pos.turn(), pos.occupied()),
+                    pos.checkers()
+                );
+                for m in legal.iter().copied() {
+                    let san = San::from_move(&pos, m);
+                    assert_eq!(resolve(&pos, &san), Ok(m), "{pos:?} {san}");
+                }
+                let m = legal[(next() % legal.len() as u64) as usize];
+                pos.play_unchecked(m);
+            }
         }
     }
 

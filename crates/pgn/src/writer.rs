@@ -71,7 +71,10 @@ impl Wrap {
             self.end_line();
             return;
         }
-        let words: Vec<&str> = text.split_whitespace().collect();
+        let words: Vec<&str> = text
+            .split(|c: char| c.is_ascii_whitespace())
+            .filter(|w| !w.is_empty())
+            .collect();
         match words.as_slice() {
             [] => self.token("{}"),
             [w] => self.token(&format!("{{{w}}}")),
