@@ -340,15 +340,16 @@ impl<R: Read> Reader<R> {
     fn find_close(&mut self, skip: usize, close: u8) -> io::Result<Option<(usize, bool)>> {
         let mut i = skip;
         loop {
-            let hay = &self.buf[self.pos + i..self.end];
-            let found = memchr::memchr(close, hay);
-            let upto = found.unwrap_or(hay.len());
-            let from = self.pos + i;
-            self.count_newlines(from, from + upto);
-            if let Some(j) = found {
-                return Ok(Some((i + j, true)));
+            // One pass finds both the closing byte and the newlines before it.
+            while let Some(j) = memchr::memchr2(close, b'\n', &self.buf[self.pos + i..self.end]) {
+                if self.buf[self.pos + i + j] == close {
+                    return Ok(Some((i + j, true)));
+                }
+                let at = self.pos + i + j;
+                self.newline_at(at);
+                i += j + 1;
             }
-            i += upto;
+            i = self.end - self.pos;
             if !self.fill()? {
                 if self.eof {
                     return Ok(Some((i, false)));
