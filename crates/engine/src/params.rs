@@ -90,3 +90,6 @@ pub const HARD_MAX_PERMILLE: i64 = 700;
 pub const HARD_FACTOR: i64 = 4;
 /// Safety margin kept on the clock, in milliseconds, besides Move Overhead.
 pub const CLOCK_SAFETY_MS: i64 = 5;
+/// Time management: the increment is spent only while the clock holds more
+/// than this many increments.
+pub const INC_RESERVE: i64 = 10;

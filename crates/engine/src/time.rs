@@ -34,9 +34,14 @@ pub fn budget(limits: &Limits, us: Color, overhead: u64) -> Option<Budget> {
         Some(n) if n > 0 => i64::from(n).min(MOVES_TO_GO_DEFAULT),
         _ => MOVES_TO_GO_DEFAULT,
     };
-    // The increment arrives after the move, so only count it if the clock
-    // covers it several times over.
-    let inc_part = if avail > 4 * inc { inc * 3 / 4 } else { 0 };
+    // The increment arrives after the move, and the host's own overhead per
+    // move is unknown: spend (part of) it only while the clock holds a
+    // reserve of many increments, so that a low clock refills itself.
+    let inc_part = if avail > INC_RESERVE * inc {
+        inc * 3 / 4
+    } else {
+        0
+    };
     let base = avail / mtg + inc_part;
     let (soft_cap, hard_cap) = if mtg == 1 {
         (avail * 600 / 1000, avail * 850 / 1000)
