@@ -30,7 +30,15 @@ pub struct AnalysisLimits {
     pub mate: Option<u32>,
     /// Principal variations to report (1 if unset).
     pub multipv: Option<u32>,
+    /// A soft limit (§7.2): about this many milliseconds per position on
+    /// average, the engine deciding how much each position deserves. Given
+    /// to the engine as a clock of `SOFT_MOVES` times this with `SOFT_MOVES`
+    /// moves to go; the whole clock is the hard guard.
+    pub soft_ms: Option<u64>,
 }
+
+/// Moves to go on the clock that expresses a soft limit.
+pub const SOFT_MOVES: u32 = 20;
 
 impl AnalysisLimits {
     /// The limits in words, e.g. `movetime 100 ms`.
@@ -47,6 +55,9 @@ impl AnalysisLimits {
         }
         if let Some(m) = self.mate {
             parts.push(format!("mate {m}"));
+        }
+        if let Some(ms) = self.soft_ms {
+            parts.push(format!("soft {ms} ms"));
         }
         if parts.is_empty() {
             "unlimited".to_string()
@@ -178,6 +189,9 @@ impl Analyst for BuiltinAnalyst {
                 nodes: limits.nodes,
                 mate: limits.mate,
                 movetime: limits.movetime_ms,
+                wtime: limits.soft_ms.map(|ms| (ms * u64::from(SOFT_MOVES)) as i64),
+                btime: limits.soft_ms.map(|ms| (ms * u64::from(SOFT_MOVES)) as i64),
+                movestogo: limits.soft_ms.map(|_| SOFT_MOVES),
                 ..Limits::default()
             },
             move |e| {
@@ -324,16 +338,25 @@ impl Analyst for UciAnalyst {
                 .set_option("MultiPV", Some(&multipv.to_string()))?;
             self.multipv = multipv;
         }
+        let clock = limits.soft_ms.map(|ms| (ms * u64::from(SOFT_MOVES)) as i64);
         let go = GoParams {
             depth: limits.depth,
             nodes: limits.nodes,
             mate: limits.mate,
             movetime: limits.movetime_ms.map(|m| m as i64),
+            wtime: clock,
+            btime: clock,
+            movestogo: clock.map(|_| SOFT_MOVES),
             ..GoParams::default()
         };
+        // Hard guard: the movetime, or the whole clock of a soft limit.
+        let guard = limits
+            .movetime_ms
+            .or(clock.map(|c| c as u64))
+            .map(std::time::Duration::from_millis);
         let start = PositionStart::Fen(Fen::from_position(pos).to_string());
         let mut history = Vec::new();
-        let result = self.host.search(&start, &[], &go, |info| {
+        let result = self.host.search_until(&start, &[], &go, guard, |info| {
             if info.multipv.unwrap_or(1) > 1 {
                 return;
             }

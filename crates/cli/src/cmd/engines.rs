@@ -11,6 +11,12 @@ pub struct EngineArgs {
     /// `builtin` (the rookery engine, in process) or the path of a UCI engine.
     #[arg(long, default_value = "builtin", value_name = "builtin|PATH")]
     pub engine: String,
+    /// An argument for the external engine's command line (repeatable).
+    #[arg(long = "engine-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub engine_args: Vec<String>,
+    /// Working directory of the external engine.
+    #[arg(long, value_name = "DIR")]
+    pub engine_dir: Option<std::path::PathBuf>,
     /// A UCI option for an external engine, `NAME=VALUE` (repeatable; checked
     /// against the options the engine declares).
     #[arg(long = "option", value_name = "NAME=VALUE")]
@@ -18,6 +24,10 @@ pub struct EngineArgs {
     /// Time per position in milliseconds (a hard limit).
     #[arg(long, value_name = "MS")]
     pub movetime: Option<u64>,
+    /// A soft time limit: about MS per position on average, the engine's own
+    /// time management deciding (given as a clock; the clock is the hard guard).
+    #[arg(long, value_name = "MS", conflicts_with = "movetime")]
+    pub soft_movetime: Option<u64>,
     /// Depth per position in plies.
     #[arg(long)]
     pub depth: Option<u32>,
@@ -39,9 +49,11 @@ impl EngineArgs {
             movetime_ms: self.movetime,
             depth: self.depth,
             nodes: self.nodes,
+            soft_ms: self.soft_movetime,
             ..AnalysisLimits::default()
         };
-        if l.movetime_ms.is_none() && l.depth.is_none() && l.nodes.is_none() {
+        if l.movetime_ms.is_none() && l.depth.is_none() && l.nodes.is_none() && l.soft_ms.is_none()
+        {
             l.movetime_ms = Some(default_movetime);
         }
         l
@@ -59,8 +71,9 @@ impl EngineArgs {
         let n = self.jobs();
         let mut out: Vec<Box<dyn Analyst>> = Vec::with_capacity(n);
         if self.engine == "builtin" {
-            if !self.options.is_empty() {
-                bail!("--option is for external engines; the built-in engine takes --hash");
+            if !self.options.is_empty() || !self.engine_args.is_empty() || self.engine_dir.is_some()
+            {
+                bail!("--option, --engine-arg and --engine-dir are for external engines; the built-in engine takes --hash");
             }
             for _ in 0..n {
                 out.push(Box::new(BuiltinAnalyst::new(self.hash)));
@@ -68,6 +81,8 @@ impl EngineArgs {
             return Ok(out);
         }
         let mut spec = EngineSpec::new(&self.engine);
+        spec.args.clone_from(&self.engine_args);
+        spec.working_dir.clone_from(&self.engine_dir);
         for o in &self.options {
             let (name, value) = match o.split_once('=') {
                 Some((n, v)) => (n.trim().to_string(), Some(v.trim().to_string())),
