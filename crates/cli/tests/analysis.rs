@@ -272,7 +272,26 @@ fn target_builtin_and_stockfish() {
     let suite = write_suite();
     let o = rookery(&["epd", "target", suite.to_str().unwrap(), "--depth", "5"]);
     check_target(&String::from_utf8_lossy(&o.stdout));
+    // A soft limit: the engine's own time management decides.
+    let o = rookery(&[
+        "epd",
+        "target",
+        suite.to_str().unwrap(),
+        "--soft-movetime",
+        "50",
+    ]);
+    check_target(&String::from_utf8_lossy(&o.stdout));
     if let Some(sf) = stockfish() {
+        let o = rookery(&[
+            "epd",
+            "target",
+            suite.to_str().unwrap(),
+            "--engine",
+            sf,
+            "--soft-movetime",
+            "50",
+        ]);
+        check_target(&String::from_utf8_lossy(&o.stdout));
         let o = rookery(&[
             "epd",
             "target",
