@@ -205,3 +205,80 @@ fn real_stockfish() {
     assert_eq!(top.value, rookery_uci::ScoreValue::Mate(1));
     e.quit();
 }
+
+#[test]
+fn go_watch_then_stop() {
+    use rookery_uci::host::SearchEvent;
+    let mut e = EngineHost::start(mock(&["--slow", "5000"]), quick()).unwrap();
+    e.go(
+        &PositionStart::StartPos,
+        &[],
+        &GoParams {
+            infinite: true,
+            ..GoParams::default()
+        },
+    )
+    .unwrap();
+    // The mock thinks silently: nothing comes within 100 ms.
+    assert_eq!(e.next_event(Duration::from_millis(100)).unwrap(), None);
+    e.stop().unwrap();
+    let r = e.wait_bestmove(None, |_| {}).unwrap();
+    assert_eq!(r.best.to_string(), "a2a3");
+    // No search runs any more.
+    assert!(matches!(
+        e.next_event(Duration::from_millis(10)),
+        Err(HostError::Protocol(_))
+    ));
+    let _ = SearchEvent::Info(Box::default());
+}
+
+#[test]
+fn stockfish_ponder_then_ponderhit() {
+    use rookery_uci::host::SearchEvent;
+    let Some(path) = ["/usr/games/stockfish", "/usr/bin/stockfish"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+    else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but Stockfish is missing"
+        );
+        return;
+    };
+    let mut spec = EngineSpec::new(path);
+    spec.options.push(("Ponder".into(), Some("true".into())));
+    let mut e = EngineHost::start(spec, Timeouts::default()).unwrap();
+    // Ponder on 1.e4 e5 (the expected reply), with a clock.
+    let moves: Vec<rookery_core::UciMove> = ["e2e4", "e7e5"]
+        .iter()
+        .map(|m| m.parse().unwrap())
+        .collect();
+    let go = GoParams {
+        ponder: true,
+        wtime: Some(2000),
+        btime: Some(2000),
+        ..GoParams::default()
+    };
+    e.go(&PositionStart::StartPos, &moves, &go).unwrap();
+    // While pondering, the engine must not answer bestmove on its own.
+    let until = std::time::Instant::now() + Duration::from_millis(300);
+    let mut infos = 0;
+    while std::time::Instant::now() < until {
+        match e.next_event(Duration::from_millis(50)).unwrap() {
+            Some(SearchEvent::Info(_)) => infos += 1,
+            Some(SearchEvent::BestMove(r)) => panic!("bestmove while pondering: {}", r.best),
+            None => {}
+        }
+    }
+    assert!(infos > 0, "no info while pondering");
+    e.ponder_hit().unwrap();
+    let r = e
+        .wait_bestmove(Some(Duration::from_secs(3)), |_| {})
+        .unwrap();
+    assert!(
+        !r.stopped_by_host,
+        "after ponderhit the engine keeps its own clock"
+    );
+    assert_ne!(r.best, rookery_core::UciMove::Null);
+    e.quit();
+}

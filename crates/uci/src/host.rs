@@ -28,6 +28,7 @@ use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command as ProcessCommand, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -182,6 +183,8 @@ pub struct ProcessTransport {
     stdin: Option<ChildStdin>,
     lines: Receiver<Incoming>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// Set by the stderr reader at end of file.
+    stderr_done: Arc<AtomicBool>,
 }
 
 impl ProcessTransport {
@@ -233,6 +236,8 @@ impl ProcessTransport {
         });
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let tail2 = Arc::clone(&tail);
+        let stderr_done = Arc::new(AtomicBool::new(false));
+        let done2 = Arc::clone(&stderr_done);
         std::thread::spawn(move || {
             let reader = BufReader::new(stderr);
             for line in reader.split(b'\n') {
@@ -245,12 +250,14 @@ impl ProcessTransport {
                     t.push_back(line);
                 }
             }
+            done2.store(true, Ordering::Release);
         });
         Ok(ProcessTransport {
             child,
             stdin,
             lines,
             stderr: tail,
+            stderr_done,
         })
     }
 }
@@ -294,6 +301,12 @@ impl Transport for ProcessTransport {
     }
 
     fn stderr_tail(&self) -> Vec<String> {
+        // An engine that has died may still have its last words in the pipe:
+        // give the reader a moment to reach end of file.
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while !self.stderr_done.load(Ordering::Acquire) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
         self.stderr
             .lock()
             .map(|t| t.iter().cloned().collect())
@@ -324,6 +337,22 @@ pub struct SearchResult {
     pub stopped_by_host: bool,
 }
 
+/// What the engine reports during a search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SearchEvent {
+    /// An `info` line.
+    Info(Box<Info>),
+    /// `bestmove`: the search is over.
+    BestMove(SearchResult),
+}
+
+/// The search in progress.
+struct Running {
+    t0: Instant,
+    lines: Vec<Info>,
+    stopped_by_host: bool,
+}
+
 /// A running external UCI engine.
 pub struct EngineHost {
     spec: EngineSpec,
@@ -334,6 +363,8 @@ pub struct EngineHost {
     options: Vec<OptionDecl>,
     /// Lines the engine sent that were not UCI (kept for diagnostics).
     garbage: VecDeque<String>,
+    /// The search started by `go`, until its `bestmove`.
+    search: Option<Running>,
 }
 
 impl EngineHost {
@@ -365,6 +396,7 @@ impl EngineHost {
             author: String::new(),
             options: Vec::new(),
             garbage: VecDeque::new(),
+            search: None,
         };
         host.handshake()?;
         Ok(host)
@@ -546,8 +578,7 @@ impl EngineHost {
     /// the search margin, `stop` is sent; if the engine still does not answer
     /// within the margin, the result is [`HostError::Timeout`] (the engine is
     /// hung: [`EngineHost::restart`] it). Infinite and ponder searches are
-    /// not limited by the host: call [`EngineHost::stop`] from `on_info`'s
-    /// caller side via [`EngineHost::search_until`].
+    /// not limited by the host: use [`EngineHost::go`] and the calls after it.
     ///
     /// # Errors
     /// [`HostError::Crashed`], [`HostError::Timeout`], [`HostError::Protocol`].
@@ -572,63 +603,124 @@ impl EngineHost {
         moves: &[UciMove],
         go: &GoParams,
         stop_after: Option<Duration>,
-        mut on_info: impl FnMut(&Info),
+        on_info: impl FnMut(&Info),
     ) -> Result<SearchResult, HostError> {
+        self.go(start, moves, go)?;
+        self.wait_bestmove(stop_after, on_info)
+    }
+
+    /// Starts a search and returns at once: sends `position` and `go`. Follow
+    /// with [`EngineHost::next_event`] (to watch it, e.g. while pondering),
+    /// [`EngineHost::ponder_hit`] or [`EngineHost::stop`], and
+    /// [`EngineHost::wait_bestmove`].
+    ///
+    /// # Errors
+    /// [`HostError::Crashed`] if the engine is gone.
+    pub fn go(
+        &mut self,
+        start: &PositionStart,
+        moves: &[UciMove],
+        go: &GoParams,
+    ) -> Result<(), HostError> {
         self.send(&Command::Position {
             start: start.clone(),
             moves: moves.to_vec(),
             invalid_move: None,
         })?;
-        let t0 = Instant::now();
         self.send(&Command::Go(go.clone()))?;
+        self.search = Some(Running {
+            t0: Instant::now(),
+            lines: Vec::new(),
+            stopped_by_host: false,
+        });
+        Ok(())
+    }
+
+    /// The next thing the engine reports in the running search, waiting at
+    /// most `timeout`; `None` if it said nothing in that time.
+    ///
+    /// # Errors
+    /// [`HostError::Crashed`], [`HostError::Protocol`] (also when no search runs).
+    pub fn next_event(&mut self, timeout: Duration) -> Result<Option<SearchEvent>, HostError> {
+        if self.search.is_none() {
+            return Err(HostError::Protocol("no search is running".into()));
+        }
+        match self.recv_until(Instant::now() + timeout, "bestmove") {
+            Ok(Message::Info(info)) => {
+                if let (Some(run), true) = (self.search.as_mut(), info.pv.is_some()) {
+                    let k = info.multipv.unwrap_or(1).max(1) as usize;
+                    if run.lines.len() < k {
+                        run.lines.resize(k, Info::default());
+                    }
+                    run.lines[k - 1] = (*info).clone();
+                }
+                Ok(Some(SearchEvent::Info(info)))
+            }
+            Ok(Message::BestMove(BestMove { best, ponder })) => {
+                let run = self.search.take().unwrap_or(Running {
+                    t0: Instant::now(),
+                    lines: Vec::new(),
+                    stopped_by_host: false,
+                });
+                Ok(Some(SearchEvent::BestMove(SearchResult {
+                    best,
+                    ponder,
+                    lines: run.lines,
+                    elapsed: run.t0.elapsed(),
+                    stopped_by_host: run.stopped_by_host,
+                })))
+            }
+            Ok(Message::UciOk | Message::ReadyOk) => Err(HostError::Protocol(
+                "unexpected uciok/readyok during a search".into(),
+            )),
+            Ok(_) | Err(HostError::Timeout { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Waits for the running search's `bestmove`, passing every `info` to
+    /// `on_info`. With `stop_after`, `stop` is sent that long (plus the search
+    /// margin) from now; an engine that still does not answer within the
+    /// margin is hung: [`HostError::Timeout`].
+    ///
+    /// # Errors
+    /// [`HostError::Crashed`], [`HostError::Timeout`], [`HostError::Protocol`].
+    pub fn wait_bestmove(
+        &mut self,
+        stop_after: Option<Duration>,
+        mut on_info: impl FnMut(&Info),
+    ) -> Result<SearchResult, HostError> {
         let margin = self.timeouts.search_margin;
-        let mut stop_at = stop_after.map(|d| t0 + d + margin);
+        let start = Instant::now();
+        let mut stop_at = stop_after.map(|d| start + d + margin);
         let mut give_up_at: Option<Instant> = None;
-        let mut stopped_by_host = false;
-        let mut lines: Vec<Info> = Vec::new();
         loop {
             let deadline = give_up_at
                 .or(stop_at)
                 .unwrap_or_else(|| Instant::now() + Duration::from_secs(3600));
-            match self.recv_until(deadline, "bestmove") {
-                Ok(Message::Info(info)) => {
-                    on_info(&info);
-                    if info.pv.is_some() {
-                        let k = info.multipv.unwrap_or(1).max(1) as usize;
-                        if lines.len() < k {
-                            lines.resize(k, Info::default());
-                        }
-                        lines[k - 1] = (*info).clone();
-                    }
-                }
-                Ok(Message::BestMove(BestMove { best, ponder })) => {
-                    return Ok(SearchResult {
-                        best,
-                        ponder,
-                        lines,
-                        elapsed: t0.elapsed(),
-                        stopped_by_host,
-                    })
-                }
-                Ok(Message::UciOk | Message::ReadyOk) => {
-                    return Err(HostError::Protocol(
-                        "unexpected uciok/readyok during a search".into(),
-                    ))
-                }
-                Ok(_) => {}
-                Err(HostError::Timeout { .. }) if give_up_at.is_none() && stop_at.is_some() => {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.next_event(left)? {
+                Some(SearchEvent::Info(info)) => on_info(&info),
+                Some(SearchEvent::BestMove(result)) => return Ok(result),
+                None if Instant::now() < deadline => {}
+                None if give_up_at.is_none() && stop_at.is_some() => {
                     self.send(&Command::Stop)?;
-                    stopped_by_host = true;
+                    if let Some(run) = self.search.as_mut() {
+                        run.stopped_by_host = true;
+                    }
                     stop_at = None;
                     give_up_at = Some(Instant::now() + margin);
                 }
-                Err(HostError::Timeout { .. }) => {
+                None => {
+                    let after = self
+                        .search
+                        .take()
+                        .map_or(start.elapsed(), |r| r.t0.elapsed());
                     return Err(HostError::Timeout {
                         waiting_for: "bestmove",
-                        after: t0.elapsed(),
-                    })
+                        after,
+                    });
                 }
-                Err(e) => return Err(e),
             }
         }
     }
@@ -658,6 +750,7 @@ impl EngineHost {
         self.transport = Box::new(ProcessTransport::spawn(&self.spec)?);
         self.options.clear();
         self.garbage.clear();
+        self.search = None;
         self.handshake()
     }
 
