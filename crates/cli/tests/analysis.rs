@@ -321,22 +321,30 @@ fn script(name: &str, on_go: &str) -> PathBuf {
     p
 }
 
+/// pfts over `suite` with an external `engine` at 50 ms, writing `out`.
+fn target_with_engine(suite: &Path, engine: &Path, out: &Path, jobs: u32) -> Output {
+    let jobs = jobs.to_string();
+    rookery(&[
+        "epd",
+        "target",
+        suite.to_str().unwrap(),
+        "--engine",
+        engine.to_str().unwrap(),
+        "--movetime",
+        "50",
+        "-o",
+        out.to_str().unwrap(),
+        "--jobs",
+        &jobs,
+    ])
+}
+
 #[test]
 fn crashing_engine_reports_and_completes() {
     let suite = write_suite();
     let crash = script("crashy", "echo 'crashy: giving up' >&2; exit 7");
     let out = tmp("crash-out.epd");
-    let o = rookery(&[
-        "epd",
-        "target",
-        suite.to_str().unwrap(),
-        "--engine",
-        crash.to_str().unwrap(),
-        "--movetime",
-        "50",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let o = target_with_engine(&suite, &crash, &out, 1);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("engine exited unexpectedly"), "{err}");
@@ -360,19 +368,7 @@ fn hanging_engine_reports_and_completes() {
     let hang = script("hangs", "exec sleep 100000");
     let out = tmp("hang-out.epd");
     let t0 = std::time::Instant::now();
-    let o = rookery(&[
-        "epd",
-        "target",
-        suite.to_str().unwrap(),
-        "--engine",
-        hang.to_str().unwrap(),
-        "--movetime",
-        "50",
-        "-o",
-        out.to_str().unwrap(),
-        "--jobs",
-        "2",
-    ]);
+    let o = target_with_engine(&suite, &hang, &out, 2);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("did not answer bestmove"), "{err}");
