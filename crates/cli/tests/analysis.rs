@@ -381,26 +381,24 @@ fn resume_finishes_an_interrupted_run() {
     let suite = write_suite();
     let full = tmp("full.epd");
     let part = tmp("part.epd");
-    let args = |o: &Path| {
-        vec![
-            "epd".to_string(),
-            "target".into(),
-            suite.to_str().unwrap().into(),
-            "--depth".into(),
-            "4".into(),
-            "--jobs".into(),
-            "1".into(),
-            "-o".into(),
-            o.to_str().unwrap().into(),
-        ]
+    let args = |o: &Path, resume: bool| {
+        let mut a = vec![
+            "epd",
+            "target",
+            suite.to_str().unwrap(),
+            "--depth",
+            "4",
+            "--jobs",
+            "1",
+            "-o",
+        ];
+        a.push(o.to_str().unwrap());
+        if resume {
+            a.push("--resume");
+        }
+        rookery(&a)
     };
-    let run = |a: Vec<String>| {
-        Command::new(env!("CARGO_BIN_EXE_rookery"))
-            .args(a)
-            .output()
-            .unwrap()
-    };
-    run(args(&full));
+    args(&full, false);
     let full_text = std::fs::read_to_string(&full).unwrap();
     // Keep three complete lines and half of the fourth, as if killed mid-write.
     let lines: Vec<&str> = full_text.lines().collect();
@@ -415,9 +413,7 @@ fn resume_finishes_an_interrupted_run() {
         ),
     )
     .unwrap();
-    let mut a = args(&part);
-    a.push("--resume".into());
-    run(a);
+    args(&part, true);
     assert_eq!(std::fs::read_to_string(&part).unwrap(), full_text);
 }
 
