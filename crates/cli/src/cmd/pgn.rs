@@ -539,6 +539,26 @@ fn run_plan(
     Ok(total)
 }
 
+/// Runs `plan` over the inputs, writing to `out_path` (diagnostics to stderr).
+fn write_plan(
+    plan: Plan,
+    inputs: &[PathBuf],
+    common: &Common,
+    out_path: &Path,
+) -> anyhow::Result<Status> {
+    let mut out = output::create(out_path)
+        .with_context(|| format!("cannot create {}", out_path.display()))?;
+    let stats = run_plan(
+        plan,
+        inputs,
+        common,
+        &mut out,
+        &mut std::io::stderr(),
+        false,
+    )?;
+    Ok(status(&stats, false))
+}
+
 fn status(stats: &Stats, strict_warnings: bool) -> Status {
     if stats.error_games > 0 || (strict_warnings && stats.warnings > 0) {
         Status::InputErrors
@@ -689,17 +709,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 strict: !lenient,
                 quiet: common.quiet,
             };
-            let mut out = output::create(&out_path)
-                .with_context(|| format!("cannot create {}", out_path.display()))?;
-            let stats = run_plan(
-                plan,
-                &inputs,
-                &common,
-                &mut out,
-                &mut std::io::stderr(),
-                false,
-            )?;
-            Ok(status(&stats, false))
+            write_plan(plan, &inputs, &common, &out_path)
         }
         Verb::ToEpd {
             inputs,
@@ -718,17 +728,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 strict,
                 quiet: common.quiet,
             };
-            let mut out = output::create(&out_path)
-                .with_context(|| format!("cannot create {}", out_path.display()))?;
-            let stats = run_plan(
-                plan,
-                &inputs,
-                &common,
-                &mut out,
-                &mut std::io::stderr(),
-                false,
-            )?;
-            Ok(status(&stats, false))
+            write_plan(plan, &inputs, &common, &out_path)
         }
         Verb::Stats {
             inputs,

@@ -19,3 +19,30 @@ pub fn bar(what: &str, total: Option<u64>) -> ProgressBar {
     pb.set_message(what.to_string());
     pb
 }
+
+/// The number of non-empty lines of a file, counted in constant memory (for a
+/// progress bar's total); `None` for stdin or a file that cannot be read.
+pub fn count_lines(path: &std::path::Path) -> Option<u64> {
+    use std::io::Read;
+    if path.as_os_str() == "-" {
+        return None;
+    }
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut buf = vec![0u8; 1 << 16];
+    let (mut lines, mut in_line) = (0u64, false);
+    loop {
+        let n = file.read(&mut buf).ok()?;
+        if n == 0 {
+            break;
+        }
+        for &b in &buf[..n] {
+            if b == b'\n' {
+                lines += u64::from(in_line);
+                in_line = false;
+            } else {
+                in_line = true;
+            }
+        }
+    }
+    Some(lines + u64::from(in_line))
+}

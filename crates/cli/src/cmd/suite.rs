@@ -69,15 +69,10 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             Some(p) if p.as_os_str() == "-" => {
                 (Box::new(std::io::BufReader::new(std::io::stdin())), None)
             }
-            Some(p) => {
-                let text =
-                    std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
-                let lines = text
-                    .split(|&b| b == b'\n')
-                    .filter(|l| !l.is_empty())
-                    .count() as u64;
-                (Box::new(std::io::Cursor::new(text)), Some(lines))
-            }
+            Some(p) => (
+                output::open(p).with_context(|| format!("cannot read {}", p.display()))?,
+                progress::count_lines(p),
+            ),
         };
         let analysts = args.engine.start()?;
         let bar = progress::bar(&format!("{name} ({})", limits.describe()), total);

@@ -170,13 +170,7 @@ fn read_all(path: &Path) -> anyhow::Result<Vec<u8>> {
 fn run_file(io: &Io, engine: &EngineArgs, mut opts: VerbOptions) -> anyhow::Result<Status> {
     let input =
         output::open(&io.input).with_context(|| format!("cannot open {}", io.input.display()))?;
-    let total = if io.input.as_os_str() == "-" {
-        None
-    } else {
-        std::fs::read(&io.input)
-            .ok()
-            .map(|d| d.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count() as u64)
-    };
+    let total = progress::count_lines(&io.input);
     let mut out: Box<dyn Write> = if io.resume {
         if io.output.as_os_str() == "-" {
             anyhow::bail!("--resume needs an output file (-o FILE)");
