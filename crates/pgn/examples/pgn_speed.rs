@@ -80,20 +80,14 @@ print(games, plies, time.process_time() - c)
 
 /// python-chess on the first `n` games, beside rookery on the same bytes.
 fn python_sample(bytes: &[u8], n: usize, rounds: u32) {
-    let Some(chunk) = rookery_pgn::split::Splitter::new(bytes, usize::MAX)
-        .next()
-        .and_then(Result::ok)
-    else {
-        return;
-    };
     // Cut after the n-th game: skip n games in a reader over the bytes.
-    let mut r = rookery_pgn::Reader::new(&chunk.bytes[..]);
+    let mut r = rookery_pgn::Reader::new(bytes);
     for _ in 0..n {
         if !r.skip_game().unwrap_or(false) {
             break;
         }
     }
-    let sample = &chunk.bytes[..r.offset() as usize];
+    let sample = &bytes[..r.offset() as usize];
     let path = std::env::temp_dir().join(format!("pgn_speed_{}.pgn", std::process::id()));
     if std::fs::write(&path, sample).is_err() {
         return;

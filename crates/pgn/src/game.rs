@@ -311,6 +311,16 @@ pub struct ReadGame {
     pub warnings: Vec<Warning>,
 }
 
+impl ReadGame {
+    /// Gives the game another index (in its error's [`GameId`] too).
+    pub fn renumber(&mut self, index: usize) {
+        self.index = index;
+        if let Some(e) = &mut self.error {
+            e.game.index = index;
+        }
+    }
+}
+
 /// Normalises comment whitespace: trimmed, every run of (ASCII) whitespace
 /// one space; invalid UTF-8 replaced (U+FFFD).
 pub fn normalize_comment(raw: &[u8]) -> String {
@@ -704,6 +714,11 @@ impl<R: Read> Games<R> {
             reader,
             builder: GameBuilder::starting_at(first_index),
         }
+    }
+
+    /// Where the reader stood when the input ran out (see [`Reader::end_state`]).
+    pub fn end_state(&self) -> crate::reader::EndState {
+        self.reader.end_state()
     }
 }
 

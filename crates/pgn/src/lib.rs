@@ -39,6 +39,6 @@ pub use game::{
     Game, GameBuilder, GameError, GameErrorKind, GameId, Games, Line, Node, ReadGame, Tags,
     Warning, WarningKind,
 };
-pub use reader::{Problem, Reader, Skip, Visitor};
+pub use reader::{EndState, Problem, Reader, Skip, Visitor};
 pub use types::{GameResult, Location, Nag, RawComment, RawTag};
 pub use writer::{game_to_string, write_game};

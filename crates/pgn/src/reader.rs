@@ -123,12 +123,31 @@ pub struct Reader<R> {
     line_start: u64,
     bom_checked: bool,
     max_token: usize,
+    /// Where the last game stopped (see [`EndState`]).
+    end_state: EndState,
+    /// A comment or reserved token ran into the end of the input.
+    unterminated: bool,
 }
 
 enum End {
     Result,
     NextGame,
     Eof,
+}
+
+/// Where a reader stood when its input ran out: what [`crate::split`] needs
+/// to know to trust a chunk boundary.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EndState {
+    /// Between games: the last game ended with its termination marker (or
+    /// there was no game). Any continuation starts a new game.
+    BetweenGames,
+    /// In a game's movetext, outside any comment: a continuation starting
+    /// with `[` starts a new game, anything else would continue this one.
+    Movetext,
+    /// Inside a comment or reserved token, or in a game's tag section: a
+    /// continuation belongs to the current game.
+    Open,
 }
 
 impl<R: Read> Reader<R> {
@@ -145,6 +164,8 @@ impl<R: Read> Reader<R> {
             line_start: 0,
             bom_checked: false,
             max_token: DEFAULT_MAX_TOKEN,
+            end_state: EndState::BetweenGames,
+            unterminated: false,
         }
     }
 
@@ -183,6 +204,16 @@ impl<R: Read> Reader<R> {
     /// Bytes consumed so far.
     pub fn offset(&self) -> u64 {
         self.base + self.pos as u64
+    }
+
+    /// Where the reader stands in the PGN grammar; meaningful once
+    /// [`Reader::read_game`] has returned `None` (the input ran out).
+    pub fn end_state(&self) -> EndState {
+        if self.unterminated {
+            EndState::Open
+        } else {
+            self.end_state
+        }
     }
 
     /// Moves the unread bytes to the front and reads more. Returns whether any
@@ -352,6 +383,7 @@ impl<R: Read> Reader<R> {
             i = self.end - self.pos;
             if !self.fill()? {
                 if self.eof {
+                    self.unterminated = true;
                     return Ok(Some((i, false)));
                 }
                 // Too long: drop what was scanned (its newlines are counted).
@@ -375,6 +407,7 @@ impl<R: Read> Reader<R> {
                 return Ok(());
             }
             if !self.fill()? && self.pos >= self.end {
+                self.unterminated = true;
                 return Ok(());
             }
         }
@@ -498,6 +531,7 @@ impl<R: Read> Reader<R> {
         let skip = visitor.end_tags().0;
         let end = self.movetext(visitor, skip)?;
         if let End::Result = end {
+            self.end_state = EndState::BetweenGames;
             // A comment on the same line after the result still belongs to this game.
             if let Some(n) = self.scan(0, |b| b == b' ' || b == b'\t')? {
                 self.pos += n;
@@ -527,11 +561,18 @@ impl<R: Read> Reader<R> {
 
     fn movetext<V: Visitor>(&mut self, v: &mut V, skip_all: bool) -> io::Result<End> {
         let mut depth = 0usize;
+        let start = self.offset();
         // Depth at which a skipped variation started.
         let mut skip_from: Option<usize> = None;
         loop {
             self.skip_ws()?;
             let Some(b) = self.peek()? else {
+                // Nothing after the tags yet: more tags could follow.
+                self.end_state = if self.offset() == start {
+                    EndState::Open
+                } else {
+                    EndState::Movetext
+                };
                 if depth > 0 {
                     v.problem(Problem::UnclosedVariations(depth), self.location());
                     self.close_variations(v, depth, skip_all, &mut skip_from);

@@ -1,141 +1,442 @@
-//! Cutting a PGN stream into chunks of whole games, for parsing them in
-//! parallel: each [`Chunk`] carries its bytes, the index of its first game
-//! and the location it starts at, so that reading the chunks one by one (in
-//! any thread) gives exactly what reading the stream at once gives.
+//! Reading one PGN stream on several threads, with exactly the result of
+//! reading it on one.
 //!
-//! The cutting pass uses the reader in skipping mode (no SAN is parsed), so it
-//! is much cheaper than parsing; memory stays bounded by the chunk size.
+//! [`for_each_piece`] does it all: a [`Cutter`] cuts the raw bytes into
+//! [`Piece`]s of about a target size at *likely* game boundaries (a line that
+//! starts with `[` after a line that is not a tag, or a line after one that
+//! ends with a result token), looking only at bytes (memchr), so cutting costs
+//! next to nothing. It also counts the lines that look like a game's first
+//! tag, which gives every piece a guess at the index of its first game.
+//! Worker threads read the pieces and run your `work` on their games. Then,
+//! in stream order, every guess is checked: a cut was exact if the reader of
+//! the piece before it stood between games, or in movetext with a `[` next
+//! (which ends a game anyway), and a guessed index must match the real one.
+//! A wrong guess (a cut inside a comment, a variation or a tag section; a
+//! game without tags) makes the piece be read again, on the calling thread,
+//! from the right place with the right index. Guessing wrong costs time,
+//! never a different result.
+//!
+//! Locations (line, column, offset) and indices are those of the whole
+//! stream. A stream with no boundary a piece could end at is held as one piece.
 //!
 //! ```
-//! use rookery_pgn::split::Splitter;
-//! let pgn = b"1. e4 e5 *\n1. d4 d5 *\n1. c4 c5 *\n";
-//! let chunks: Vec<_> = Splitter::new(&pgn[..], 1).collect::<Result<_, _>>()?;
-//! assert_eq!(chunks.len(), 3);
-//! assert_eq!(chunks[2].first_index, 3);
-//! let read = chunks[2].games().next().unwrap()?;
-//! assert_eq!((read.index, read.at.line), (3, 3));
+//! use rookery_pgn::split::for_each_piece;
+//! let pgn = b"[Event \"a\"]\n\n1. e4 e5 *\n\n[Event \"b\"]\n\n1. d4 d5 *\n\n[Event \"c\"]\n\n1. c4 *\n";
+//! let mut found = Vec::new();
+//! for_each_piece(
+//!     &pgn[..],
+//!     2,  // threads
+//!     16, // bytes a piece, about
+//!     &|games| games.map(|g| (g.index, g.at.line)).collect::<Vec<_>>(), // on the threads
+//!     &mut |batch, _bytes_done| -> std::io::Result<bool> {
+//!         found.extend(batch); // in stream order
+//!         Ok(true) // go on
+//!     },
+//! )?;
+//! assert_eq!(found, [(1, 1), (2, 5), (3, 9)]);
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::io::{self, Read};
-use std::rc::Rc;
+use std::sync::{mpsc, Arc, Mutex};
 
-use crate::game::Games;
-use crate::reader::Reader;
+use crate::game::{Games, ReadGame};
+use crate::reader::{EndState, Reader};
 use crate::types::Location;
 
-/// Whole games cut from a stream.
+/// Raw bytes of a stream, cut where a game probably starts.
 #[derive(Clone, Debug)]
-pub struct Chunk {
-    /// The bytes, from the end of the previous chunk to the end of its last game.
+pub struct Piece {
+    /// The bytes.
     pub bytes: Vec<u8>,
-    /// Index (from 1) of the first game in the chunk.
-    pub first_index: usize,
-    /// How many games the chunk holds.
-    pub games: usize,
-    /// Where the chunk starts in the stream.
+    /// Where the piece starts in the stream.
     pub start: Location,
+    /// How many lines in it look like the first tag of a game: a guess at
+    /// how many games start in it.
+    pub starts: usize,
+    /// Whether the byte after the piece is `[`.
+    pub tag_follows: bool,
+    /// Whether this is the last piece of the stream.
+    pub last: bool,
 }
 
-impl Chunk {
-    /// Reads the chunk's games, with stream-wide indices and locations.
-    pub fn games(&self) -> Games<&[u8]> {
-        Games::from_reader(
-            Reader::starting_at(&self.bytes[..], self.start),
-            self.first_index,
-        )
+/// What reading a piece found.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Games read.
+    pub games: usize,
+    /// Where the reader stood when the piece ran out.
+    pub end: EndState,
+}
+
+impl Piece {
+    /// Reads the piece as if it were the start of a stream, its first game
+    /// numbered `first_index` (locations are those of the whole stream),
+    /// handing the games to `work`. Games `work` leaves unread are read
+    /// anyway, to count them.
+    pub fn read<T>(
+        &self,
+        first_index: usize,
+        work: impl FnOnce(&mut dyn Iterator<Item = ReadGame>) -> T,
+    ) -> (T, Outcome) {
+        let mut it = PieceGames {
+            games: Games::from_reader(
+                Reader::starting_at(&self.bytes[..], self.start),
+                first_index,
+            ),
+            count: 0,
+        };
+        let out = work(&mut it);
+        for _ in it.by_ref() {}
+        let outcome = Outcome {
+            games: it.count,
+            end: it.games.end_state(),
+        };
+        (out, outcome)
     }
 
-    /// A reader over the chunk, with stream-wide locations (for your own visitor).
-    pub fn reader(&self) -> Reader<&[u8]> {
-        Reader::starting_at(&self.bytes[..], self.start)
+    /// Whether a piece ending with `outcome` ends where the next one can
+    /// start afresh.
+    pub fn ends_cleanly(&self, outcome: &Outcome) -> bool {
+        self.last
+            || match outcome.end {
+                EndState::BetweenGames => true,
+                EndState::Movetext => self.tag_follows,
+                EndState::Open => false,
+            }
     }
 }
 
-/// Keeps a copy of every byte read, so chunks can be cut from it.
-struct Tee<R> {
-    inner: R,
-    log: Rc<RefCell<Vec<u8>>>,
+/// The games of a piece, counted.
+struct PieceGames<'a> {
+    games: Games<&'a [u8]>,
+    count: usize,
 }
 
-impl<R: Read> Read for Tee<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.log.borrow_mut().extend_from_slice(&buf[..n]);
-        Ok(n)
+impl Iterator for PieceGames<'_> {
+    type Item = ReadGame;
+    fn next(&mut self) -> Option<ReadGame> {
+        // Reading from memory cannot fail.
+        let g = self.games.next()?.ok()?;
+        self.count += 1;
+        Some(g)
     }
 }
 
-/// Cuts a stream into [`Chunk`]s of about `target` bytes (at least one game each).
-pub struct Splitter<R> {
-    reader: Reader<Tee<R>>,
-    log: Rc<RefCell<Vec<u8>>>,
-    /// Stream offset of `log[0]`.
-    log_base: u64,
-    next_index: usize,
-    target: u64,
+/// Cuts a stream into [`Piece`]s of about `target` bytes.
+pub struct Cutter<R> {
+    input: R,
+    /// Bytes read and not yet handed out.
+    pending: Vec<u8>,
+    /// Where `pending[0]` is in the stream.
+    start: Location,
+    /// `pending[..scanned]` holds no acceptable cut past `target`.
+    scanned: usize,
+    target: usize,
+    eof: bool,
+    done: bool,
+    /// The last non-blank line cut so far was a tag.
+    after_tag: bool,
 }
 
-impl<R: Read> Splitter<R> {
-    /// A splitter aiming at chunks of `target` bytes.
-    pub fn new(input: R, target: usize) -> Splitter<R> {
-        let log = Rc::new(RefCell::new(Vec::new()));
-        Splitter {
-            reader: Reader::new(Tee {
-                inner: input,
-                log: Rc::clone(&log),
-            }),
-            log,
-            log_base: 0,
-            next_index: 1,
-            target: target.max(1) as u64,
+impl<R: Read> Cutter<R> {
+    /// A cutter aiming at pieces of `target` bytes (at least 1).
+    pub fn new(input: R, target: usize) -> Cutter<R> {
+        Cutter {
+            input,
+            pending: Vec::new(),
+            start: Location {
+                offset: 0,
+                line: 1,
+                col: 1,
+            },
+            scanned: 0,
+            target: target.max(1),
+            eof: false,
+            done: false,
+            after_tag: false,
         }
     }
 
-    /// Bytes of the stream consumed so far.
+    /// Bytes of the stream handed out so far.
     pub fn offset(&self) -> u64 {
-        self.reader.offset()
+        self.start.offset
     }
-}
 
-impl<R: Read> Iterator for Splitter<R> {
-    type Item = io::Result<Chunk>;
-
-    fn next(&mut self) -> Option<io::Result<Chunk>> {
-        let start = self.reader.location();
-        let mut games = 0;
-        let mut end = start.offset;
-        loop {
-            match self.reader.skip_game() {
-                Ok(true) => {
-                    games += 1;
-                    end = self.reader.offset();
-                    if end - start.offset >= self.target {
-                        break;
-                    }
+    /// Reads about `target` more bytes; `false` at the end of the input.
+    fn fill(&mut self) -> io::Result<bool> {
+        let want = self.target.clamp(1 << 12, 1 << 24);
+        let old = self.pending.len();
+        self.pending.resize(old + want, 0);
+        let mut got = 0;
+        while got < want {
+            match self.input.read(&mut self.pending[old + got..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
                 }
-                Ok(false) => break,
-                Err(e) => return Some(Err(e)),
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.pending.truncate(old + got);
+                    return Err(e);
+                }
             }
         }
-        if games == 0 {
+        self.pending.truncate(old + got);
+        Ok(got > 0)
+    }
+
+    /// The first acceptable cut at or after `from`: the start of a line that
+    /// is not the first of the data.
+    fn find_cut(&self, from: usize) -> Option<usize> {
+        let bytes = &self.pending;
+        let mut i = from.max(1);
+        while i < bytes.len() {
+            let nl = i - 1 + memchr::memchr(b'\n', &bytes[i - 1..])?;
+            let line = nl + 1;
+            if line >= bytes.len() {
+                return None;
+            }
+            if good_cut(bytes, line) {
+                return Some(line);
+            }
+            i = line + 1;
+        }
+        None
+    }
+
+    fn cut(&mut self, at: usize, last: bool) -> Piece {
+        let rest = self.pending.split_off(at);
+        let bytes = std::mem::replace(&mut self.pending, rest);
+        let start = self.start;
+        let body = if start.offset == 0 {
+            bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes)
+        } else {
+            &bytes
+        };
+        let starts = count_starts(body, &mut self.after_tag);
+        let newlines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
+        let end = start.offset + bytes.len() as u64;
+        self.start = if newlines == 0 {
+            Location {
+                offset: end,
+                line: start.line,
+                col: start.col + bytes.len() as u64,
+            }
+        } else {
+            let last_nl = memchr::memrchr(b'\n', &bytes).unwrap_or(0);
+            Location {
+                offset: end,
+                line: start.line + newlines,
+                col: (bytes.len() - last_nl) as u64,
+            }
+        };
+        self.scanned = 0;
+        Piece {
+            tag_follows: self.pending.first() == Some(&b'['),
+            bytes,
+            start,
+            starts,
+            last,
+        }
+    }
+}
+
+/// Counts the lines of `bytes` that open a tag section: a tag line whose last
+/// non-blank line before it was not a tag (`after_tag` carries that from
+/// piece to piece).
+fn count_starts(bytes: &[u8], after_tag: &mut bool) -> usize {
+    let mut n = 0;
+    let mut from = 0;
+    while from < bytes.len() {
+        let end = memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |i| from + i);
+        let first = bytes[from..end]
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .copied();
+        if let Some(b) = first {
+            let tag = b == b'[';
+            n += usize::from(tag && !*after_tag);
+            *after_tag = tag;
+        }
+        from = end + 1;
+    }
+    n
+}
+
+/// Whether a piece may end just before `line` (the start of a line of
+/// `bytes`): the line opens a tag and the one before is not a tag, or the
+/// line is not blank and the one before ends with a game-termination marker.
+fn good_cut(bytes: &[u8], line: usize) -> bool {
+    let prev_end = line - 1; // the '\n'
+    let prev_start = memchr::memrchr(b'\n', &bytes[..prev_end]).map_or(0, |i| i + 1);
+    let prev = bytes[prev_start..prev_end].trim_ascii();
+    if matches!(bytes[line], b'\n' | b'\r') {
+        // Blank lines go with the piece before.
+        return false;
+    }
+    if bytes[line] == b'[' {
+        return !prev.starts_with(b"[");
+    }
+    let last_token = prev
+        .rsplit(|b| b.is_ascii_whitespace())
+        .next()
+        .unwrap_or_default();
+    matches!(last_token, b"1-0" | b"0-1" | b"1/2-1/2" | b"*")
+}
+
+impl<R: Read> Iterator for Cutter<R> {
+    type Item = io::Result<Piece>;
+
+    fn next(&mut self) -> Option<io::Result<Piece>> {
+        if self.done {
             return None;
         }
-        let mut log = self.log.borrow_mut();
-        // The log holds every byte from log_base on; `end` is within it.
-        let cut = usize::try_from(end - self.log_base)
-            .unwrap_or(log.len())
-            .min(log.len());
-        let bytes: Vec<u8> = log.drain(..cut).collect();
-        self.log_base = end;
-        let chunk = Chunk {
-            bytes,
-            first_index: self.next_index,
-            games,
-            start,
-        };
-        self.next_index += games;
-        Some(Ok(chunk))
+        loop {
+            if self.pending.len() > self.target {
+                let from = self.scanned.max(self.target);
+                if let Some(at) = self.find_cut(from) {
+                    return Some(Ok(self.cut(at, false)));
+                }
+                // Look again from the last line start, which may now be complete.
+                self.scanned = memchr::memrchr(b'\n', &self.pending)
+                    .map_or(self.pending.len(), |i| i + 1)
+                    .max(from);
+            }
+            if self.eof {
+                self.done = true;
+                if self.pending.is_empty() {
+                    return None;
+                }
+                let all = self.pending.len();
+                return Some(Ok(self.cut(all, true)));
+            }
+            if let Err(e) = self.fill() {
+                self.done = true;
+                return Some(Err(e));
+            }
+        }
     }
+}
+
+/// Runs `work` over the games of `input` on `jobs` threads (at least one)
+/// and hands its results to `sink` in stream order, with the number of input
+/// bytes cut so far; `sink` returns `false` to stop early. The games `work`
+/// sees, their indices, locations, errors and warnings, are exactly those one
+/// [`Games`] reader over the whole stream gives (see the module
+/// documentation); `work` may run more than once on the same games (only one
+/// result reaches `sink`), so it should have no other effect.
+///
+/// # Errors
+/// An I/O error reading `input`, or the first error `sink` returns.
+pub fn for_each_piece<R, T, E>(
+    input: R,
+    jobs: usize,
+    target: usize,
+    work: &(dyn Fn(&mut dyn Iterator<Item = ReadGame>) -> T + Sync),
+    sink: &mut dyn FnMut(T, u64) -> Result<bool, E>,
+) -> Result<(), E>
+where
+    R: Read,
+    T: Send,
+    E: From<io::Error>,
+{
+    let jobs = jobs.max(1);
+    // Piece number, piece, guessed first index.
+    let (work_tx, work_rx) = mpsc::channel::<(usize, Piece, usize)>();
+    let work_rx = Arc::new(Mutex::new(work_rx));
+    let (done_tx, done_rx) = mpsc::channel::<(usize, Piece, usize, T, Outcome)>();
+    std::thread::scope(|scope| -> Result<(), E> {
+        // Owned here, so that any early return stops the threads.
+        let work_tx = work_tx;
+        for _ in 0..jobs {
+            let rx = Arc::clone(&work_rx);
+            let tx = done_tx.clone();
+            scope.spawn(move || loop {
+                // A poisoned lock means another worker panicked: stop too.
+                let next = match rx.lock() {
+                    Ok(guard) => guard.recv(),
+                    Err(_) => return,
+                };
+                let Ok((seq, piece, first)) = next else {
+                    return;
+                };
+                let (out, outcome) = piece.read(first, work);
+                if tx.send((seq, piece, first, out, outcome)).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(done_tx);
+        let worker_gone = || io::Error::other("a worker thread stopped");
+        let mut cutter = Cutter::new(input, target);
+        let mut input_done = false;
+        let (mut sent, mut taken) = (0usize, 0usize);
+        // The real index of the next game to hand out, and the games guessed
+        // to start in the pieces sent but not yet taken (and in a held one).
+        let mut next_index = 1usize;
+        let mut ahead = 0usize;
+        let mut arrived = BTreeMap::new();
+        // A piece that ended inside a game, with its index: read it again with the next.
+        let mut carry: Option<(Piece, usize)> = None;
+        loop {
+            while !input_done && sent - taken < 2 * jobs {
+                match cutter.next() {
+                    None => input_done = true,
+                    Some(piece) => {
+                        let piece = piece?;
+                        let first = next_index + ahead;
+                        ahead += piece.starts;
+                        work_tx
+                            .send((sent, piece, first))
+                            .map_err(|_| worker_gone())?;
+                        sent += 1;
+                    }
+                }
+            }
+            if taken == sent {
+                break;
+            }
+            while !arrived.contains_key(&taken) {
+                let (seq, piece, first, out, outcome) =
+                    done_rx.recv().map_err(|_| worker_gone())?;
+                arrived.insert(seq, (piece, first, out, outcome));
+            }
+            let Some((piece, first, out, outcome)) = arrived.remove(&taken) else {
+                continue;
+            };
+            taken += 1;
+            ahead = ahead.saturating_sub(piece.starts);
+            let (piece, out, outcome) = match carry.take() {
+                Some((mut held, index)) => {
+                    // The cut before this piece was wrong: read on from the held piece.
+                    ahead = ahead.saturating_sub(held.starts);
+                    held.starts += piece.starts;
+                    held.bytes.extend_from_slice(&piece.bytes);
+                    held.tag_follows = piece.tag_follows;
+                    held.last = piece.last;
+                    let (out, outcome) = held.read(index, work);
+                    (held, out, outcome)
+                }
+                None if first != next_index => {
+                    // The guessed index was wrong.
+                    let (out, outcome) = piece.read(next_index, work);
+                    (piece, out, outcome)
+                }
+                None => (piece, out, outcome),
+            };
+            if !piece.ends_cleanly(&outcome) {
+                ahead += piece.starts;
+                carry = Some((piece, next_index));
+                continue;
+            }
+            next_index += outcome.games;
+            if !sink(out, cutter.offset())? {
+                break;
+            }
+        }
+        Ok(())
+    })
 }

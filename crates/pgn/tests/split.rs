@@ -1,18 +1,54 @@
-//! Reading a stream cut into chunks (any chunk size) gives exactly what
-//! reading it at once gives: same games, indices, locations, errors, warnings.
+//! Reading a stream cut into pieces (any piece size, any cuts) gives exactly
+//! what reading it at once gives: same games, indices, locations, errors,
+//! warnings.
 
-use rookery_pgn::split::Splitter;
+use proptest::prelude::*;
+use rookery_pgn::split::{for_each_piece, Cutter};
 use rookery_pgn::Games;
 
 fn summary(g: &rookery_pgn::ReadGame) -> String {
     format!(
-        "{} {:?} {:?} {:?} {:?} {:?}",
-        g.index, g.at, g.game.tags, g.game.mainline, g.error, g.warnings
+        "{} {:?} {:?} {:?} {:?} {:?} {:?}",
+        g.index, g.at, g.game.tags, g.game.mainline, g.game.result, g.error, g.warnings
     )
 }
 
+fn whole(bytes: &[u8]) -> Vec<String> {
+    Games::new(bytes).map(|g| summary(&g.unwrap())).collect()
+}
+
+/// Reads `bytes` in pieces of about `target` bytes on `jobs` threads; also
+/// returns how many pieces the cutter made.
+fn pieces_on(bytes: &[u8], target: usize, jobs: usize) -> (Vec<String>, usize) {
+    let mut out = Vec::new();
+    for_each_piece(
+        bytes,
+        jobs,
+        target,
+        &|games| games.map(|g| summary(&g)).collect::<Vec<_>>(),
+        &mut |batch, _| -> std::io::Result<bool> {
+            out.extend(batch);
+            Ok(true)
+        },
+    )
+    .unwrap();
+    let mut n = 0;
+    let mut total = 0;
+    for piece in Cutter::new(bytes, target) {
+        let piece = piece.unwrap();
+        total += piece.bytes.len();
+        n += 1;
+    }
+    assert_eq!(total, bytes.len(), "every byte is in exactly one piece");
+    (out, n)
+}
+
+fn pieces(bytes: &[u8], target: usize) -> (Vec<String>, usize) {
+    pieces_on(bytes, target, 2)
+}
+
 #[test]
-fn chunked_reading_is_sequential_reading() {
+fn pieces_read_as_the_whole_stream() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -28,26 +64,108 @@ fn chunked_reading_is_sequential_reading() {
     let mut inputs: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
     inputs.push(all);
     for bytes in &inputs {
-        let whole: Vec<String> = Games::new(&bytes[..])
-            .map(|g| summary(&g.unwrap()))
-            .collect();
+        let expected = whole(bytes);
         for target in [1, 100, 3000, 1 << 20] {
-            let mut parts = Vec::new();
-            let mut total = 0;
-            for chunk in Splitter::new(&bytes[..], target) {
-                let chunk = chunk.unwrap();
-                let games: Vec<String> = chunk.games().map(|g| summary(&g.unwrap())).collect();
-                assert_eq!(
-                    games.len(),
-                    chunk.games,
-                    "{:?}",
-                    String::from_utf8_lossy(&chunk.bytes)
-                );
-                total += chunk.bytes.len();
-                parts.extend(games);
+            for jobs in [1, 3] {
+                let (got, _) = pieces_on(bytes, target, jobs);
+                assert_eq!(got, expected, "target {target}, {jobs} threads");
             }
-            assert_eq!(parts, whole, "target {target}");
-            assert!(total <= bytes.len());
         }
+    }
+}
+
+#[test]
+fn small_targets_give_many_pieces() {
+    let pgn = "[Event \"a\"]\n\n1. e4 e5 1-0\n\n".repeat(50);
+    let (got, n) = pieces(pgn.as_bytes(), 10);
+    assert_eq!(got, whole(pgn.as_bytes()));
+    assert_eq!(got.len(), 50);
+    assert_eq!(n, 50, "one game a piece");
+}
+
+#[test]
+fn stopping_early_hands_out_a_prefix() {
+    let pgn = "[Event \"a\"]\n\n1. e4 e5 1-0\n\n".repeat(40);
+    let mut batches = 0;
+    let mut seen = Vec::new();
+    for_each_piece(
+        pgn.as_bytes(),
+        2,
+        10,
+        &|games| games.map(|g| g.index).collect::<Vec<_>>(),
+        &mut |batch, _| -> std::io::Result<bool> {
+            seen.extend(batch);
+            batches += 1;
+            Ok(batches < 3)
+        },
+    )
+    .unwrap();
+    assert_eq!(seen, [1, 2, 3]);
+}
+
+#[test]
+fn wrong_guesses_are_read_again() {
+    // Every likely boundary here is inside a comment, a variation, a tag
+    // section or a game without a result.
+    let cases: [&str; 6] = [
+        "[Event \"a\"]\n\n1. e4 {a comment\n\n[Event \"fake\"]\n} e5 1-0\n\n[Event \"b\"]\n1. d4 *\n",
+        "1. e4 (1. d4 d5 1-0\n1. c4) e5 1-0\n2. Nf3 *\n",
+        "[Event \"a\"]\n{x}\n[Site \"b\"]\n\n1. e4 *\n",
+        "1. e4 e5\n\n[Event \"b\"]\n1. d4\n[Event \"c\"]\n",
+        "1. e4 e5 1-0 {trailing\n\n[Event \"x\"]}\n1. d4 *\n",
+        "1. e4 <reserved\n\n[Event \"x\"] >\ne5 *\n%escape 1-0\n1. d4 *\n",
+    ];
+    for case in cases {
+        let expected = whole(case.as_bytes());
+        for target in 1..case.len() + 2 {
+            let (got, _) = pieces(case.as_bytes(), target);
+            assert_eq!(got, expected, "target {target} on {case:?}");
+        }
+    }
+}
+
+fn token() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "[Event \"x\"]",
+        "[White \"a\\\"b\"]",
+        "[",
+        "]",
+        "\"",
+        "{",
+        "}",
+        "(",
+        ")",
+        ";c",
+        "%e",
+        "<",
+        ">",
+        "1-0",
+        "0-1",
+        "1/2-1/2",
+        "*",
+        "1.",
+        "e4",
+        "e5",
+        "Nf3",
+        "$1",
+        "!",
+        "--",
+        "\n",
+        "\n\n",
+        "\r\n",
+        " ",
+        "\u{feff}",
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Token soup, cut at every target size, reads as the whole.
+    #[test]
+    fn any_soup_reads_the_same(tokens in prop::collection::vec(token(), 0..80), target in 1usize..60) {
+        let text: String = tokens.concat();
+        let (got, _) = pieces(text.as_bytes(), target);
+        prop_assert_eq!(got, whole(text.as_bytes()));
     }
 }

@@ -11,12 +11,11 @@
 use crate::output::{self, Status};
 use anyhow::Context;
 use rookery_pgn::convert::{epd_to_game, game_to_epd, game_to_fens, EpdOptions};
-use rookery_pgn::split::{Chunk, Splitter};
+use rookery_pgn::split::for_each_piece;
 use rookery_pgn::{GameBuilder, GameResult, ReadGame, Reader};
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Arc, Mutex};
 
 /// Flags of `rookery pgn`.
 #[derive(clap::Args, Debug)]
@@ -391,8 +390,8 @@ fn process_file(
     Ok(())
 }
 
-/// Cuts the input into chunks of whole games, parses them on `jobs` threads,
-/// and hands the parts to `sink` in input order (at most 2 x jobs chunks in flight).
+/// Reads the input on `jobs` threads (see `rookery_pgn::split`: the result
+/// is exactly that of one reader) and hands the parts to `sink` in input order.
 fn parallel(
     plan: &Plan,
     input: Box<dyn std::io::BufRead>,
@@ -402,87 +401,29 @@ fn parallel(
     pb: Option<&indicatif::ProgressBar>,
     sink: &mut dyn FnMut(Part) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let (work_tx, work_rx) = mpsc::channel::<(usize, Chunk)>();
-    let work_rx = Arc::new(Mutex::new(work_rx));
-    let (done_tx, done_rx) = mpsc::channel::<(usize, Part)>();
-    std::thread::scope(|scope| -> anyhow::Result<()> {
-        for _ in 0..jobs {
-            let rx = Arc::clone(&work_rx);
-            let tx = done_tx.clone();
-            scope.spawn(move || loop {
-                // A poisoned lock means another worker panicked: stop too.
-                let next = match rx.lock() {
-                    Ok(guard) => guard.recv(),
-                    Err(_) => return,
-                };
-                let Ok((seq, chunk)) = next else { return };
-                let mut part = Part::default();
-                for g in chunk.games() {
-                    match g {
-                        Ok(g) => handle(plan, file, g, &mut part),
-                        // Reading from memory cannot fail.
-                        Err(_) => break,
-                    }
-                }
-                if tx.send((seq, part)).is_err() {
-                    return;
-                }
-            });
-        }
-        drop(done_tx);
-        let mut pending: BTreeMap<usize, Part> = BTreeMap::new();
-        let mut next_out = 0;
-        let mut sent = 0;
-        let mut stopped = false;
-        let mut deliver = |pending: &mut BTreeMap<usize, Part>,
-                           next_out: &mut usize,
-                           stopped: &mut bool|
-         -> anyhow::Result<()> {
-            while let Some(part) = pending.remove(next_out) {
-                *next_out += 1;
-                if !*stopped {
-                    *stopped = part.stopped;
-                    sink(part)?;
-                }
-            }
-            Ok(())
-        };
-        let mut splitter = Splitter::new(input, chunk_bytes);
-        loop {
-            if stopped {
+    let work = |games: &mut dyn Iterator<Item = ReadGame>| {
+        let mut part = Part::default();
+        for g in games {
+            handle(plan, file, g, &mut part);
+            if part.stopped {
                 break;
             }
-            while sent - next_out >= 2 * jobs {
-                let Ok((seq, part)) = done_rx.recv() else {
-                    anyhow::bail!("a worker thread stopped");
-                };
-                pending.insert(seq, part);
-                deliver(&mut pending, &mut next_out, &mut stopped)?;
-            }
-            match splitter.next() {
-                None => break,
-                Some(chunk) => {
-                    let chunk = chunk.with_context(|| format!("cannot read {file}"))?;
-                    if work_tx.send((sent, chunk)).is_err() {
-                        anyhow::bail!("the worker threads stopped");
-                    }
-                    sent += 1;
-                    if let Some(pb) = pb {
-                        pb.set_position(splitter.offset());
-                    }
-                }
-            }
         }
-        drop(work_tx);
-        while next_out < sent {
-            let Ok((seq, part)) = done_rx.recv() else {
-                anyhow::bail!("a worker thread stopped");
-            };
-            pending.insert(seq, part);
-            deliver(&mut pending, &mut next_out, &mut stopped)?;
+        part
+    };
+    for_each_piece(input, jobs, chunk_bytes, &work, &mut |part: Part,
+                                                          bytes|
+     -> anyhow::Result<
+        bool,
+    > {
+        if let Some(pb) = pb {
+            pb.set_position(bytes);
         }
-        Ok(())
+        let go_on = !part.stopped;
+        sink(part)?;
+        Ok(go_on)
     })
+    .with_context(|| format!("cannot read {file}"))
 }
 
 fn print_diag(out: &mut dyn Write, file: &str, d: &Diag, json: bool) -> std::io::Result<()> {
