@@ -5,9 +5,12 @@
 //!
 //! python-chess is line-oriented where the PGN standard is token-oriented, so a
 //! few malformed files are read differently on purpose; they are listed in
-//! [`DIVERGENT`] with the reason and checked against our own expectation.
+//! [`DIVERGENT`] with the reason and checked against our own expectation, and,
+//! where a third reader agrees with us, against pgn-extract (whose test
+//! files most of them are).
 //!
-//! Fails when `CI` is set and python3 with the `chess` module is missing.
+//! Fails when `CI` is set and python3 with the `chess` module (or
+//! pgn-extract) is missing.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -27,6 +30,9 @@ struct Divergent {
     /// Games whose tags python-chess reads wrongly (tag comparison skipped).
     tags_differ: &'static [usize],
     aligned: bool,
+    /// pgn-extract, a third reader, reads the same games as we do
+    /// ([`divergent_files_read_as_pgn_extract_reads_them`]).
+    pgn_extract_agrees: bool,
     why: &'static str,
 }
 
@@ -37,6 +43,7 @@ const DIVERGENT: &[Divergent] = &[
         missing_in_python: &[],
         tags_differ: &[],
         aligned: false,
+        pgn_extract_agrees: true,
         why: "nine one-line games '[Result ..] e4 <marker>': python-chess wants movetext on \
               its own line and reads one game with no moves",
     },
@@ -46,6 +53,7 @@ const DIVERGENT: &[Divergent] = &[
         missing_in_python: &[],
         tags_differ: &[],
         aligned: false,
+        pgn_extract_agrees: true,
         why: "four tag-less games, one per line, each ending with '*': python-chess ignores \
               the markers and merges them into one game (then fails on an illegal move)",
     },
@@ -55,6 +63,7 @@ const DIVERGENT: &[Divergent] = &[
         missing_in_python: &[],
         tags_differ: &[],
         aligned: false,
+        pgn_extract_agrees: true,
         why: "no blank line between a game's marker and the next tags: python-chess reads \
               the next tags as movetext and splits that game in two (4 games)",
     },
@@ -64,6 +73,7 @@ const DIVERGENT: &[Divergent] = &[
         missing_in_python: &[],
         tags_differ: &[],
         aligned: false,
+        pgn_extract_agrees: true,
         why: "a blank line between a pre-game comment and the moves: python-chess ends the \
               game there (tags and comment, no moves) and reads the moves as a third, \
               tag-less game",
@@ -74,6 +84,7 @@ const DIVERGENT: &[Divergent] = &[
         missing_in_python: &[],
         tags_differ: &[],
         aligned: false,
+        pgn_extract_agrees: false,
         why: "'<br />' instead of line breaks: python-chess reads one tag and no moves; we \
               skip '<...>' (reserved tokens) and read the tags (but one with an invalid name, skipped with a warning) and the 77 plies",
     },
@@ -83,6 +94,7 @@ const DIVERGENT: &[Divergent] = &[
         missing_in_python: &[],
         tags_differ: &[],
         aligned: false,
+        pgn_extract_agrees: false,
         why: "nested braces: python-chess reads '--nestedcomment' after the first '}' as a \
               null move; we report the words after it as unknown tokens (1 ply)",
     },
@@ -92,6 +104,7 @@ const DIVERGENT: &[Divergent] = &[
         missing_in_python: &[13],
         tags_differ: &[1],
         aligned: true,
+        pgn_extract_agrees: false,
         why: "game 13 is one line (tags and moves): python-chess cannot match it as a tag \
               line and drops the game; game 1 has several tags on one line, which \
               python-chess reads as one Site tag",
@@ -306,6 +319,52 @@ fn same_games_as_python_chess() {
     }
     eprintln!("{}", report.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn pgn_extract() -> Option<PathBuf> {
+    ["/usr/games/pgn-extract", "/usr/bin/pgn-extract"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+}
+
+/// Where python-chess reads a malformed file differently, pgn-extract (a C
+/// reader of its own, with its own move checking) is asked too: for the files
+/// marked `pgn_extract_agrees`, its output, read back, has our games: the same
+/// count, and per game the same mainline length and final position.
+#[test]
+fn divergent_files_read_as_pgn_extract_reads_them() {
+    let Some(exe) = pgn_extract() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but pgn-extract is missing"
+        );
+        eprintln!("note: pgn-extract not found; test skipped");
+        return;
+    };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let tmp = std::env::temp_dir().join(format!("rookery-pgn-pe-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut checked = 0;
+    for d in DIVERGENT.iter().filter(|d| d.pgn_extract_agrees) {
+        let out = tmp.join(d.file);
+        let status = Command::new(&exe)
+            .arg("--quiet")
+            .arg("-o")
+            .arg(&out)
+            .arg(dir.join(d.file))
+            .output()
+            .expect("run pgn-extract");
+        assert!(status.status.success(), "pgn-extract failed on {}", d.file);
+        let key = |s: &Summary| (s.plies, s.fen.clone(), s.status.clone());
+        let us: Vec<_> = ours(&dir.join(d.file)).iter().map(key).collect();
+        let them: Vec<_> = ours(&out).iter().map(key).collect();
+        assert_eq!(us, them, "{}: ours vs pgn-extract's", d.file);
+        assert_eq!(us.len(), d.games, "{}", d.file);
+        checked += 1;
+    }
+    std::fs::remove_dir_all(&tmp).ok();
+    assert_eq!(checked, 4);
 }
 
 /// Our normalize output (every game read without error, in export format),
