@@ -57,8 +57,32 @@ pub mod idx {
     pub const TEMPO: usize = ROOK_SEMI + 1;
     /// Passed pawn whose path to promotion is empty, by relative rank.
     pub const PASSED_FREE: usize = TEMPO + 1;
+    /// Enemy knight, bishop, rook, queen attacked by a pawn.
+    pub const THREAT_PAWN: usize = PASSED_FREE + 8;
+    /// Enemy rook, queen attacked by a knight or bishop.
+    pub const THREAT_MINOR: usize = THREAT_PAWN + 4;
+    /// Enemy queen attacked by a rook.
+    pub const THREAT_ROOK: usize = THREAT_MINOR + 2;
+    /// Enemy piece (not pawn or king) attacked and not defended.
+    pub const HANGING: usize = THREAT_ROOK + 1;
+    /// King danger by attack units on the enemy king zone (0..=39), counted
+    /// once at least two pieces (or a queen) attack the zone.
+    pub const KING_DANGER: usize = HANGING + 1;
+    /// Own king's distance to a passed pawn's stop square, by relative rank.
+    pub const PASSER_KING_OWN: usize = KING_DANGER + 40;
+    /// Enemy king's distance to a passed pawn's stop square, by relative rank.
+    pub const PASSER_KING_THEIR: usize = PASSER_KING_OWN + 8;
+    /// Pawn with a friendly pawn beside it, by relative rank.
+    pub const PHALANX: usize = PASSER_KING_THEIR + 8;
+    /// Pawn defended by a friendly pawn, by relative rank.
+    pub const SUPPORTED: usize = PHALANX + 8;
+    /// Knight, bishop on an outpost (4th-6th rank, pawn-defended, no enemy
+    /// pawn can attack it).
+    pub const OUTPOST: usize = SUPPORTED + 8;
+    /// Rook on the seventh rank.
+    pub const ROOK_7TH: usize = OUTPOST + 2;
     /// Number of weights.
-    pub const COUNT: usize = PASSED_FREE + 8;
+    pub const COUNT: usize = ROOK_7TH + 1;
 }
 
 /// Total phase of the starting material (N, B = 1; R = 2; Q = 4).
@@ -203,6 +227,30 @@ fn rel_rank(c: Color, sq: Square) -> usize {
 pub fn trace<T: Trace>(pos: &Position, t: &mut T) -> i32 {
     let occ = pos.occupied();
     let mut phase = 0;
+    // Attack maps of both sides: by pawns, by minors, by rooks, by all.
+    let mut att_pawn = [0u64; 2];
+    let mut att_minor = [0u64; 2];
+    let mut att_rook = [0u64; 2];
+    let mut att_all = [0u64; 2];
+    for c in Color::ALL {
+        let ci = c.index();
+        att_pawn[ci] = pawn_attacks_bb(c, pos.pieces(c, Role::Pawn).0);
+        for sq in pos.pieces(c, Role::Knight) {
+            att_minor[ci] |= knight_attacks(sq).0;
+        }
+        for sq in pos.pieces(c, Role::Bishop) {
+            att_minor[ci] |= bishop_attacks(sq, occ).0;
+        }
+        for sq in pos.pieces(c, Role::Rook) {
+            att_rook[ci] |= rook_attacks(sq, occ).0;
+        }
+        let mut queens = 0;
+        for sq in pos.pieces(c, Role::Queen) {
+            queens |= queen_attacks(sq, occ).0;
+        }
+        att_all[ci] =
+            att_pawn[ci] | att_minor[ci] | att_rook[ci] | queens | king_attacks(pos.king(c)).0;
+    }
     for c in Color::ALL {
         let sign = if c == Color::White { 1 } else { -1 };
         let us = pos.by_color(c);
@@ -213,6 +261,38 @@ pub fn trace<T: Trace>(pos: &Position, t: &mut T) -> i32 {
         let safe = !(us.0 | enemy_pawn_att);
         let their_king = pos.king(them);
         let zone = (king_attacks(their_king) | Bitboard::from_square(their_king)).0;
+        let (ci, ti) = (c.index(), them.index());
+        let mut danger_units = 0i32;
+        let mut danger_pieces = 0i32;
+        let mut queen_attacks_zone = false;
+
+        // Threats against their pieces.
+        for (i, role) in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
+            .into_iter()
+            .enumerate()
+        {
+            let theirs = pos.pieces(them, role).0;
+            let n = (theirs & att_pawn[ci]).count_ones() as i32;
+            if n > 0 {
+                t.add(idx::THREAT_PAWN + i, sign * n);
+            }
+            if role == Role::Rook || role == Role::Queen {
+                let n = (theirs & att_minor[ci]).count_ones() as i32;
+                if n > 0 {
+                    t.add(idx::THREAT_MINOR + i - 2, sign * n);
+                }
+            }
+            if role == Role::Queen {
+                let n = (theirs & att_rook[ci]).count_ones() as i32;
+                if n > 0 {
+                    t.add(idx::THREAT_ROOK, sign * n);
+                }
+            }
+            let n = (theirs & att_all[ci] & !att_all[ti]).count_ones() as i32;
+            if n > 0 {
+                t.add(idx::HANGING, sign * n);
+            }
+        }
 
         for role in Role::ALL {
             let pieces = pos.pieces(c, role);
@@ -245,8 +325,24 @@ pub fn trace<T: Trace>(pos: &Position, t: &mut T) -> i32 {
                 let k = (att & zone).count_ones() as i32;
                 if k > 0 {
                     t.add(idx::KING_ATTACK + katt, sign * k);
+                    danger_pieces += 1;
+                    danger_units += [2, 2, 3, 5][katt] + k;
+                    queen_attacks_zone |= role == Role::Queen;
+                }
+                if role == Role::Knight || role == Role::Bishop {
+                    let rr = rel_rank(c, sq);
+                    let f = sq.file().index();
+                    if (3..=5).contains(&rr)
+                        && att_pawn[ci] & (1u64 << sq.index()) != 0
+                        && their_pawns & adjacent_files(f) & ranks_ahead(c, sq.rank().index()) == 0
+                    {
+                        t.add(idx::OUTPOST + katt, sign);
+                    }
                 }
                 if role == Role::Rook {
+                    if rel_rank(c, sq) == 6 {
+                        t.add(idx::ROOK_7TH, sign);
+                    }
                     let f = file_bb(sq.file().index());
                     if f & (our_pawns | their_pawns) == 0 {
                         t.add(idx::ROOK_OPEN, sign);
@@ -255,6 +351,9 @@ pub fn trace<T: Trace>(pos: &Position, t: &mut T) -> i32 {
                     }
                 }
             }
+        }
+        if danger_pieces >= 2 || (queen_attacks_zone && danger_pieces >= 1) {
+            t.add(idx::KING_DANGER + danger_units.min(39) as usize, sign);
         }
         phase += pos.pieces(c, Role::Knight).count() as i32
             + pos.pieces(c, Role::Bishop).count() as i32
@@ -271,8 +370,26 @@ pub fn trace<T: Trace>(pos: &Position, t: &mut T) -> i32 {
             let r = sq.rank().index();
             let ahead = ranks_ahead(c, r);
             let rr = rel_rank(c, sq);
+            let bit = 1u64 << sq.index();
+            let beside = ((bit & !FILE_A) >> 1) | ((bit & !(FILE_A << 7)) << 1);
+            if our_pawns & beside != 0 {
+                t.add(idx::PHALANX + rr, sign);
+            }
+            if our_att & bit != 0 {
+                t.add(idx::SUPPORTED + rr, sign);
+            }
             if their_pawns & ahead & (file_bb(f) | adjacent_files(f)) == 0 {
                 t.add(idx::PASSED + rr, sign);
+                if rr >= 3 {
+                    let stop_rank = if c == Color::White { r + 1 } else { r - 1 };
+                    let dist = |k: Square| {
+                        let df = (k.file().index() as i32 - f as i32).abs();
+                        let dr = (k.rank().index() as i32 - stop_rank as i32).abs();
+                        df.max(dr)
+                    };
+                    t.add(idx::PASSER_KING_OWN + rr, sign * dist(pos.king(c)));
+                    t.add(idx::PASSER_KING_THEIR + rr, sign * dist(their_king));
+                }
                 if occ.0 & ahead & file_bb(f) == 0 {
                     t.add(idx::PASSED_FREE + rr, sign);
                 }
@@ -335,6 +452,83 @@ pub fn trace<T: Trace>(pos: &Position, t: &mut T) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
+
+    struct Counts(HashMap<usize, i32>);
+
+    impl Trace for Counts {
+        fn add(&mut self, index: usize, n: i32) {
+            *self.0.entry(index).or_insert(0) += n;
+        }
+    }
+
+    fn counts(fen: &str) -> HashMap<usize, i32> {
+        let mut c = Counts(HashMap::new());
+        trace(&Position::from_fen(fen).unwrap(), &mut c);
+        c.0.retain(|_, n| *n != 0);
+        c.0
+    }
+
+    #[test]
+    fn threats_and_hanging_pieces() {
+        // e4 attacks the knight on d5, which nothing defends.
+        let c = counts("4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1");
+        assert_eq!(c.get(&idx::THREAT_PAWN), Some(&1));
+        assert_eq!(c.get(&idx::HANGING), Some(&1));
+        // Defended by the c6 pawn: still a pawn threat, no longer hanging.
+        let c = counts("4k3/8/2p5/3n4/4P3/8/8/4K3 w - - 0 1");
+        assert_eq!(c.get(&idx::THREAT_PAWN), Some(&1));
+        assert_eq!(c.get(&idx::HANGING), None);
+        // A black bishop attacks the white queen: negative count.
+        let c = counts("4k3/8/8/8/8/2b5/8/Q3K3 w - - 0 1");
+        assert_eq!(c.get(&(idx::THREAT_MINOR + 1)), Some(&-1));
+    }
+
+    #[test]
+    fn passed_pawn_king_distances() {
+        // e5 passer: its stop square e6 is 5 king steps from a1 and from h1.
+        let c = counts("8/8/8/4P3/8/8/8/K6k w - - 0 1");
+        assert_eq!(c.get(&(idx::PASSER_KING_OWN + 4)), Some(&5));
+        assert_eq!(c.get(&(idx::PASSER_KING_THEIR + 4)), Some(&5));
+        // Black's e4 passer (relative rank 4): stop square e3, 3 steps
+        // from the black king on h1, 1 from the white king on e2.
+        let c = counts("8/8/8/8/4p3/8/4K3/7k w - - 0 1");
+        assert_eq!(c.get(&(idx::PASSER_KING_OWN + 4)), Some(&-3));
+        assert_eq!(c.get(&(idx::PASSER_KING_THEIR + 4)), Some(&-1));
+    }
+
+    #[test]
+    fn pawn_chains_outposts_and_seventh_rank() {
+        let c = counts("4k3/8/8/8/3PP3/8/8/4K3 w - - 0 1");
+        assert_eq!(c.get(&(idx::PHALANX + 3)), Some(&2));
+        assert_eq!(c.get(&(idx::SUPPORTED + 3)), None);
+        let c = counts("4k3/8/8/4P3/3P4/8/8/4K3 w - - 0 1");
+        assert_eq!(c.get(&(idx::SUPPORTED + 4)), Some(&1));
+        // Knight on d5 defended by e4, no black pawn on c or e files.
+        let c = counts("4k3/8/8/3N4/4P3/8/8/4K3 w - - 0 1");
+        assert_eq!(c.get(&idx::OUTPOST), Some(&1));
+        // A black pawn on c6 could attack d5: no outpost.
+        let c = counts("4k3/8/2p5/3N4/4P3/8/8/4K3 w - - 0 1");
+        assert_eq!(c.get(&idx::OUTPOST), None);
+        let c = counts("4k3/R7/8/8/8/8/8/4K3 w - - 0 1");
+        assert_eq!(c.get(&idx::ROOK_7TH), Some(&1));
+    }
+
+    #[test]
+    fn king_danger_needs_two_attackers() {
+        // Queen and rook bear on the black king's zone.
+        let c = counts("6k1/5ppp/8/8/8/8/5Q2/K5R1 w - - 0 1");
+        let danger: Vec<_> = c
+            .iter()
+            .filter(|(&i, _)| (idx::KING_DANGER..idx::KING_DANGER + 40).contains(&i))
+            .collect();
+        assert_eq!(danger.len(), 1, "{danger:?}");
+        // A lone knight does not count.
+        let c = counts("6k1/5ppp/8/6N1/8/8/8/6K1 w - - 0 1");
+        assert!(!c
+            .keys()
+            .any(|i| (idx::KING_DANGER..idx::KING_DANGER + 40).contains(i)));
+    }
 
     #[test]
     fn symmetric() {

@@ -71,6 +71,9 @@ pub const HISTORY_MAX: i32 = 16_384;
 /// Largest history bonus per update.
 pub const HISTORY_BONUS_MAX: i32 = 1_600;
 
+/// Quiet moves remembered per node for the history malus.
+pub const MAX_QUIETS_TRIED: usize = 64;
+
 /// Quiescence: delta-pruning margin.
 pub const QS_DELTA: i32 = 200;
 

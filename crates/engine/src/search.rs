@@ -615,7 +615,8 @@ impl<'a> Thread<'a> {
         let mut best_score = -INFINITE;
         let mut best_move = Move::NULL;
         let mut searched = 0usize;
-        let mut quiets_tried: Vec<Move> = Vec::new();
+        let mut quiets_tried = [Move::NULL; MAX_QUIETS_TRIED];
+        let mut n_quiets = 0usize;
         let original_alpha = alpha;
 
         while let Some((m, order)) = picker.pick() {
@@ -727,14 +728,15 @@ impl<'a> Thread<'a> {
                     self.pv_len[ply] = n + 1;
                     if score >= beta {
                         if quiet {
-                            self.update_quiet_stats(pos, ply, m, depth, &quiets_tried);
+                            self.update_quiet_stats(pos, ply, m, depth, &quiets_tried[..n_quiets]);
                         }
                         break;
                     }
                 }
             }
-            if quiet && m != best_move {
-                quiets_tried.push(m);
+            if quiet && m != best_move && n_quiets < MAX_QUIETS_TRIED {
+                quiets_tried[n_quiets] = m;
+                n_quiets += 1;
             }
         }
 
@@ -883,4 +885,128 @@ impl<'a> Thread<'a> {
 
 fn sort_root(moves: &mut [RootMove]) {
     moves.sort_by_key(|m| std::cmp::Reverse(m.score));
+}
+
+/// The quiet position a quiescence search of `pos` settles on: the leaf of
+/// its principal variation (captures and promotions that pass the same delta
+/// and SEE tests as the search's own quiescence, all evasions in check), and
+/// the score of `pos` for the side to move. `None` when the leaf is in check
+/// (mate, or a check the search does not resolve), which has no static score.
+///
+/// The Texel tuner labels these leaves with game results, so it fits the
+/// evaluation on the positions the search actually evaluates.
+pub fn quiet_leaf(pos: &Position, eval: &dyn Evaluator) -> Option<(Position, i32)> {
+    let mut line = Vec::new();
+    let score = leaf_search(pos, eval, -INFINITE, INFINITE, 0, &mut line);
+    let mut leaf = pos.clone();
+    for m in line {
+        leaf.play_unchecked(m);
+    }
+    (!leaf.is_check()).then_some((leaf, score))
+}
+
+fn leaf_search(
+    pos: &Position,
+    eval: &dyn Evaluator,
+    mut alpha: i32,
+    beta: i32,
+    ply: usize,
+    line: &mut Vec<Move>,
+) -> i32 {
+    line.clear();
+    let in_check = pos.is_check();
+    if ply >= MAX_PLY || pos.halfmoves() >= 100 || pos.is_insufficient_material() {
+        return eval.evaluate(pos);
+    }
+    let mut best = -INFINITE;
+    let stand_pat = if in_check {
+        -INFINITE
+    } else {
+        let e = eval.evaluate(pos);
+        if e >= beta {
+            return e;
+        }
+        best = e;
+        alpha = alpha.max(e);
+        e
+    };
+    let moves = if in_check {
+        pos.legal_moves()
+    } else {
+        pos.noisy_moves()
+    };
+    if in_check && moves.is_empty() {
+        return mated_in(ply);
+    }
+    let mut picker = Picker::noisy(pos, moves);
+    let mut child_line = Vec::new();
+    while let Some((m, _)) = picker.pick() {
+        if !in_check {
+            let gain = pos.captured_role(m).map_or(0, |r| SEE_VALUE[r.index()])
+                + m.promotion().map_or(0, |r| SEE_VALUE[r.index()] - 100);
+            if stand_pat + gain + QS_DELTA <= alpha || !see_ge(pos, m, 0) {
+                continue;
+            }
+        }
+        let mut child = pos.clone();
+        child.play_unchecked(m);
+        let score = -leaf_search(&child, eval, -beta, -alpha, ply + 1, &mut child_line);
+        if score > best {
+            best = score;
+            if score > alpha {
+                alpha = score;
+                line.clear();
+                line.push(m);
+                line.extend_from_slice(&child_line);
+                if score >= beta {
+                    break;
+                }
+            }
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::Classical;
+
+    fn fen(s: &str) -> Position {
+        Position::from_fen(s).expect("test FEN")
+    }
+
+    #[test]
+    fn quiet_leaf_takes_the_hanging_queen() {
+        let e = Classical::default();
+        let pos = fen("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1");
+        let (leaf, score) = quiet_leaf(&pos, &e).expect("quiet leaf");
+        assert_eq!(leaf.fen(), "4k3/8/8/3R4/8/8/8/4K3 b - - 0 1");
+        assert_eq!(score, -e.evaluate(&leaf));
+    }
+
+    #[test]
+    fn quiet_leaf_of_a_quiet_position_is_itself() {
+        let e = Classical::default();
+        let pos = fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
+        let (leaf, score) = quiet_leaf(&pos, &e).expect("quiet leaf");
+        assert_eq!(leaf.fen(), pos.fen());
+        assert_eq!(score, e.evaluate(&pos));
+    }
+
+    #[test]
+    fn quiet_leaf_skips_a_losing_capture() {
+        // Qxd5 wins a pawn but loses the queen to exd5: the leaf is the root.
+        let e = Classical::default();
+        let pos = fen("4k3/8/4p3/3p4/8/8/8/3QK3 w - - 0 1");
+        let (leaf, _) = quiet_leaf(&pos, &e).expect("quiet leaf");
+        assert_eq!(leaf.fen(), pos.fen());
+    }
+
+    #[test]
+    fn quiet_leaf_of_mate_is_none() {
+        let e = Classical::default();
+        let pos = fen("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1");
+        assert!(quiet_leaf(&pos, &e).is_none());
+    }
 }

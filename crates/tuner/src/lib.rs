@@ -92,20 +92,56 @@ pub fn sample(pos: &Position, result: f64) -> Sample {
 /// # Errors
 /// [`ParseError`] naming what is wrong.
 pub fn parse_line(line: &str) -> Result<Sample, ParseError> {
-    let (fen, res) = line
-        .rsplit_once(';')
-        .ok_or_else(|| ParseError::Shape(line.to_string()))?;
+    let r = parse_record(line)?;
+    Ok(sample(&r.position, r.result))
+}
+
+/// One labelled position: `FEN;result` or `FEN;result;game`.
+#[derive(Clone, Debug)]
+pub struct Record {
+    /// The position.
+    pub position: Position,
+    /// Result from White's side.
+    pub result: f64,
+    /// The game it came from, when the line names one.
+    pub game: Option<u64>,
+}
+
+/// Parses `FEN;result` or `FEN;result;game` (the game a number).
+///
+/// # Errors
+/// [`ParseError`] naming what is wrong.
+pub fn parse_record(line: &str) -> Result<Record, ParseError> {
+    let mut parts = line.split(';');
+    let (Some(fen), Some(res)) = (parts.next(), parts.next()) else {
+        return Err(ParseError::Shape(line.to_string()));
+    };
+    let game = match parts.next() {
+        None => None,
+        Some(g) => Some(
+            g.trim()
+                .parse::<u64>()
+                .map_err(|_| ParseError::Shape(line.to_string()))?,
+        ),
+    };
+    if parts.next().is_some() {
+        return Err(ParseError::Shape(line.to_string()));
+    }
     let result = match res.trim() {
         "1.0" | "1" | "1-0" => 1.0,
         "0.5" | "1/2-1/2" => 0.5,
         "0.0" | "0" | "0-1" => 0.0,
         other => return Err(ParseError::Result(other.to_string())),
     };
-    let (pos, _) = Position::from_fen_lenient(fen.trim()).map_err(|e| ParseError::Fen {
+    let (position, _) = Position::from_fen_lenient(fen.trim()).map_err(|e| ParseError::Fen {
         fen: fen.to_string(),
         reason: e.to_string(),
     })?;
-    Ok(sample(&pos, result))
+    Ok(Record {
+        position,
+        result,
+        game,
+    })
 }
 
 /// Weights being tuned and the samples they are fitted to.
@@ -298,6 +334,23 @@ mod tests {
         assert!(matches!(
             parse_line("4k3/8/8/8/8/8/8/4K3 w - - 0 1;2"),
             Err(ParseError::Result(_))
+        ));
+    }
+
+    #[test]
+    fn records_name_their_game() {
+        let r = parse_record("4k3/8/8/8/8/8/8/3QK3 w - - 0 1;1-0;17").unwrap();
+        assert_eq!(r.game, Some(17));
+        assert_eq!(r.result, 1.0);
+        assert_eq!(
+            parse_record("4k3/8/8/8/8/8/8/3QK3 w - - 0 1;0.5")
+                .unwrap()
+                .game,
+            None
+        );
+        assert!(matches!(
+            parse_record("4k3/8/8/8/8/8/8/3QK3 w - - 0 1;0.5;x"),
+            Err(ParseError::Shape(_))
         ));
     }
 

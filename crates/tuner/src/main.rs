@@ -1,13 +1,19 @@
 //! `rookery-tune`: Texel-tunes the engine's evaluation weights.
 //!
 //! ```text
-//! rookery-tune DATA [--epochs N] [--lr X] [--l2 X] [--freeze material|pst|mobility]... [--out crates/engine/src/weights.rs]
+//! rookery-tune DATA [--epochs N] [--lr X] [--l2 X] [--k K] [--resolve]
+//!              [--freeze material|pst|mobility|classic|extra|rest]... [--out crates/engine/src/weights.rs]
 //! ```
-//! DATA holds `FEN;result` lines (see extract_positions.py). One sample in
-//! ten is held out to measure the error on unseen positions.
+//! DATA holds `FEN;result` or `FEN;result;game` lines (see
+//! extract_positions.py, extract_games.py). Lines that name their game are
+//! split by game: games numbered 9 modulo 10 are held out to measure the
+//! error on unseen positions; other lines are split one in ten. `--resolve`
+//! replaces each position by the leaf of the engine's quiescence search
+//! (positions whose leaf is in check are dropped). `K` is fitted to the
+//! starting weights unless given, and stays fixed while training.
 
 use rookery_engine::eval::Classical;
-use rookery_tuner::{parse_line, weights_source, Tuner};
+use rookery_tuner::{parse_record, sample, weights_source, Tuner};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -20,6 +26,8 @@ fn main() -> ExitCode {
     let mut lr = 1.0f64;
     let mut l2 = 0.0f64;
     let mut out = None;
+    let mut fixed_k: Option<f64> = None;
+    let mut resolve = false;
     let mut frozen: Vec<String> = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -29,6 +37,12 @@ fn main() -> ExitCode {
             "--lr" => lr = val.and_then(|v| v.parse().ok()).unwrap_or(lr),
             "--l2" => l2 = val.and_then(|v| v.parse().ok()).unwrap_or(l2),
             "--out" => out = val,
+            "--k" => fixed_k = val.and_then(|v| v.parse().ok()),
+            "--resolve" => {
+                resolve = true;
+                i += 1;
+                continue;
+            }
             "--freeze" => frozen.extend(val),
             other => {
                 data = Some(other.to_string());
@@ -52,20 +66,38 @@ fn main() -> ExitCode {
     let mut train = Vec::new();
     let mut valid = Vec::new();
     let mut bad = 0;
+    let mut unresolved = 0;
+    let start = Classical::default();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        match parse_line(line) {
-            Ok(s) if n % 10 == 9 => valid.push(s),
-            Ok(s) => train.push(s),
+        match parse_record(line) {
+            Ok(r) => {
+                let pos = if resolve {
+                    match rookery_engine::search::quiet_leaf(&r.position, &start) {
+                        Some((leaf, _)) => leaf,
+                        None => {
+                            unresolved += 1;
+                            continue;
+                        }
+                    }
+                } else {
+                    r.position
+                };
+                let s = sample(&pos, r.result);
+                if r.game.map_or(n % 10 == 9, |g| g % 10 == 9) {
+                    valid.push(s);
+                } else {
+                    train.push(s);
+                }
+            }
             Err(e) => {
                 bad += 1;
                 eprintln!("{data}:{}:1: error: {e}", n + 1);
             }
         }
     }
-    let start = Classical::default();
     let mut tuner = Tuner::new(train, start.weights());
     for group in &frozen {
         use rookery_engine::eval::idx;
@@ -73,17 +105,22 @@ fn main() -> ExitCode {
             "material" => idx::MATERIAL..idx::PST,
             "pst" => idx::PST..idx::MOB_N,
             "mobility" => idx::MOB_N..idx::PASSED,
+            "rest" => idx::PASSED..idx::COUNT,
+            "classic" => idx::PASSED..idx::THREAT_PAWN,
+            "extra" => idx::THREAT_PAWN..idx::COUNT,
             other => {
-                eprintln!("rookery-tune: unknown group {other} (material, pst, mobility)");
+                eprintln!(
+                    "rookery-tune: unknown group {other} (material, pst, mobility, rest = classic + extra)"
+                );
                 return ExitCode::from(2);
             }
         };
         tuner.freeze(range);
     }
-    let k = tuner.fit_k();
+    let k = fixed_k.unwrap_or_else(|| tuner.fit_k());
     let (t0, v0) = (tuner.error(k), tuner.error_on(&valid, k));
     println!(
-        "{} training, {} validation samples ({bad} bad lines); K = {k:.4}",
+        "{} training, {} validation samples ({bad} bad lines, {unresolved} left in check); K = {k:.4}",
         tuner.len(),
         valid.len()
     );
