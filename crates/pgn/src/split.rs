@@ -347,7 +347,9 @@ where
     // Piece number, piece, guessed first index.
     let (work_tx, work_rx) = mpsc::channel::<(usize, Piece, usize)>();
     let work_rx = Arc::new(Mutex::new(work_rx));
-    let (done_tx, done_rx) = mpsc::channel::<(usize, Piece, usize, T, Outcome)>();
+    // A worker's result, or `None` if `work` panicked.
+    type Done<T> = Option<(usize, Piece, usize, T, Outcome)>;
+    let (done_tx, done_rx) = mpsc::channel::<Done<T>>();
     std::thread::scope(|scope| -> Result<(), E> {
         // Owned here, so that any early return stops the threads.
         let work_tx = work_tx;
@@ -363,14 +365,21 @@ where
                 let Ok((seq, piece, first)) = next else {
                     return;
                 };
-                let (out, outcome) = piece.read(first, work);
-                if tx.send((seq, piece, first, out, outcome)).is_err() {
+                // A panic in `work` (a bug) becomes an error, not a hang.
+                let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    piece.read(first, work)
+                }));
+                let done = read
+                    .ok()
+                    .map(|(out, outcome)| (seq, piece, first, out, outcome));
+                let failed = done.is_none();
+                if tx.send(done).is_err() || failed {
                     return;
                 }
             });
         }
         drop(done_tx);
-        let worker_gone = || io::Error::other("a worker thread stopped");
+        let worker_gone = || io::Error::other("a worker thread failed");
         let mut cutter = Cutter::new(input, target);
         let mut input_done = false;
         let (mut sent, mut taken) = (0usize, 0usize);
@@ -401,7 +410,7 @@ where
             }
             while !arrived.contains_key(&taken) {
                 let (seq, piece, first, out, outcome) =
-                    done_rx.recv().map_err(|_| worker_gone())?;
+                    done_rx.recv().ok().flatten().ok_or_else(worker_gone)?;
                 arrived.insert(seq, (piece, first, out, outcome));
             }
             let Some((piece, first, out, outcome)) = arrived.remove(&taken) else {
@@ -434,8 +443,14 @@ where
             }
             next_index += outcome.games;
             if !sink(out, cutter.offset())? {
-                break;
+                return Ok(());
             }
+        }
+        // Only the last piece may end inside a game, and it is never held;
+        // should one be held anyway, it is read to the end here.
+        if let Some((held, index)) = carry {
+            let (out, _) = held.read(index, work);
+            sink(out, cutter.offset())?;
         }
         Ok(())
     })

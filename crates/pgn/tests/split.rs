@@ -169,3 +169,20 @@ proptest! {
         prop_assert_eq!(got, whole(text.as_bytes()));
     }
 }
+
+#[test]
+fn a_panic_in_the_work_is_an_error_not_a_hang() {
+    let pgn = "[Event \"a\"]\n\n1. e4 e5 1-0\n\n".repeat(40);
+    let read = for_each_piece(
+        pgn.as_bytes(),
+        2,
+        10,
+        &|games| {
+            for g in games {
+                assert_ne!(g.index, 7, "a bug in the work");
+            }
+        },
+        &mut |(), _| -> std::io::Result<bool> { Ok(true) },
+    );
+    assert!(read.is_err());
+}

@@ -1,8 +1,9 @@
 //! `rookery pgn`: validate | normalize | to-epd | stats | from-epd.
 //!
 //! Every verb streams with constant memory and keeps the input order; with
-//! `--jobs N` the input is cut into chunks of whole games that N threads parse
-//! while the output is still written in input order. Problems are reported as
+//! `--jobs N` the input is cut into pieces where games start, N threads read
+//! and handle them, and the output is written in input order, exactly as one
+//! thread writes it (see `rookery_pgn::split`). Problems are reported as
 //! `file:line:col: error|warning: message` (on stdout for `validate`, on
 //! stderr otherwise). A game with an error (an illegal or ambiguous move, a bad
 //! FEN tag, an unsupported variant) is reported; in lenient mode it is skipped
@@ -114,8 +115,10 @@ enum Verb {
 
 #[derive(clap::Args, Debug)]
 struct Common {
-    /// Parse with N threads (the input is cut at game boundaries; the output
-    /// stays in input order).
+    /// Parse with N threads. The input is cut where games start; the
+    /// output is exactly that of one thread, in input order. (A file with
+    /// neither tags nor result tokens has no such place and is held whole in
+    /// memory.)
     #[arg(short, long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     jobs: u32,
     /// Do not report warnings.

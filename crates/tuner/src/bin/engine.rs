@@ -1,7 +1,7 @@
-//! `rookery-engine`: the engine's UCI loop on stdin/stdout, built from the
+//! `rookery-tune-engine`: the engine's UCI loop on stdin/stdout, built from the
 //! engine crate alone, for engine-vs-engine matches (`match.py`) while the
 //! rest of the workspace changes. `rookery uci` is the shipped equivalent;
-//! `rookery-engine bench [DEPTH]` prints the bench node signature and speed
+//! `rookery-tune-engine bench [DEPTH]` prints the bench node signature and speed
 //! like `rookery bench`.
 
 use std::process::ExitCode;
@@ -27,7 +27,7 @@ fn main() -> ExitCode {
     match rookery_engine::protocol::run(stdin.lock(), std::io::stdout()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("rookery-engine: {e}");
+            eprintln!("rookery-tune-engine: {e}");
             ExitCode::from(1)
         }
     }
