@@ -843,15 +843,8 @@ impl<'a> Thread<'a> {
         }
         let mut picker = Picker::noisy(pos, moves);
         while let Some((m, _)) = picker.pick() {
-            if !in_check {
-                let gain = pos.captured_role(m).map_or(0, |r| SEE_VALUE[r.index()])
-                    + m.promotion().map_or(0, |r| SEE_VALUE[r.index()] - 100);
-                if stand_pat + gain + QS_DELTA <= alpha {
-                    continue;
-                }
-                if !see_ge(pos, m, 0) {
-                    continue;
-                }
+            if !in_check && qs_prunes(pos, m, stand_pat, alpha) {
+                continue;
             }
             let mut child = pos.clone();
             child.play_unchecked(m);
@@ -905,6 +898,16 @@ pub fn quiet_leaf(pos: &Position, eval: &dyn Evaluator) -> Option<(Position, i32
     (!leaf.is_check()).then_some((leaf, score))
 }
 
+/// Quiescence pruning of a noisy move when not in check: delta pruning (even
+/// winning the captured piece cannot reach `alpha`) or a losing exchange.
+/// Shared by the search and [`quiet_leaf`], so the two cannot drift apart.
+#[inline]
+fn qs_prunes(pos: &Position, m: Move, stand_pat: i32, alpha: i32) -> bool {
+    let gain = pos.captured_role(m).map_or(0, |r| SEE_VALUE[r.index()])
+        + m.promotion().map_or(0, |r| SEE_VALUE[r.index()] - 100);
+    stand_pat + gain + QS_DELTA <= alpha || !see_ge(pos, m, 0)
+}
+
 fn leaf_search(
     pos: &Position,
     eval: &dyn Evaluator,
@@ -941,12 +944,8 @@ fn leaf_search(
     let mut picker = Picker::noisy(pos, moves);
     let mut child_line = Vec::new();
     while let Some((m, _)) = picker.pick() {
-        if !in_check {
-            let gain = pos.captured_role(m).map_or(0, |r| SEE_VALUE[r.index()])
-                + m.promotion().map_or(0, |r| SEE_VALUE[r.index()] - 100);
-            if stand_pat + gain + QS_DELTA <= alpha || !see_ge(pos, m, 0) {
-                continue;
-            }
+        if !in_check && qs_prunes(pos, m, stand_pat, alpha) {
+            continue;
         }
         let mut child = pos.clone();
         child.play_unchecked(m);
