@@ -16,8 +16,11 @@ node count (both engines alike) to get new games rather than repeats. Otherwise
 clocks are kept here: the time a `play` call takes is charged to the engine,
 which loses if its clock falls below zero. An illegal move loses too.
 --concurrency N plays N games at once, each with its own pair of engine
-processes. While the --pause-file exists no new game is started. Games end by the rules (mate, stalemate, 50 moves, threefold, material)
-or are adjudicated a draw at 400 plies. Prints W/D/L from the first engine's
+processes. While the --pause-file exists no new game is started. Games end by
+the rules (mate, stalemate, 50 moves, threefold, material), or by adjudication
+when both engines agree (a win once the last 8 plies all score 10 pawns or more
+for one side; a draw from move 40 once the last 16 plies all score within
+0.1 pawn; --no-adjudication turns this off), or as a draw at 400 plies. Prints W/D/L from the first engine's
 side and an Elo estimate with its 95% interval.
 """
 
@@ -40,7 +43,32 @@ def elo(score):
     return -400 * math.log10(1 / score - 1)
 
 
-def play_game(engines, names, fen, tc, inc, white_first, nodes=None):
+RESIGN_CP, RESIGN_PLIES = 1000, 8
+DRAW_FROM_PLY, DRAW_CP, DRAW_PLIES = 80, 10, 16
+
+
+def adjudicate(scores, ply):
+    """The result both engines' own scores agree on, or None.
+
+    `scores` holds each move's score from White's side (None when the engine
+    gave none). Like the usual tournament rules: a win when the last 8 plies
+    (4 moves by each engine) all say at least 10 pawns for the same side; a
+    draw from move 40 when the last 16 plies all say within 0.1 pawn.
+    """
+    last = scores[-RESIGN_PLIES:]
+    if len(last) == RESIGN_PLIES and None not in last:
+        if all(s >= RESIGN_CP for s in last):
+            return "1-0"
+        if all(s <= -RESIGN_CP for s in last):
+            return "0-1"
+    last = scores[-DRAW_PLIES:]
+    if ply >= DRAW_FROM_PLY and len(last) == DRAW_PLIES and None not in last:
+        if all(abs(s) <= DRAW_CP for s in last):
+            return "1/2-1/2"
+    return None
+
+
+def play_game(engines, names, fen, tc, inc, white_first, nodes=None, adjudication=True):
     board = chess.Board(fen)
     clock = {chess.WHITE: tc, chess.BLACK: tc}
     order = {chess.WHITE: 0 if white_first else 1, chess.BLACK: 1 if white_first else 0}
@@ -50,6 +78,7 @@ def play_game(engines, names, fen, tc, inc, white_first, nodes=None):
     game.headers["Black"] = names[order[chess.BLACK]]
     node = game
     reason = None
+    scores = []
     while True:
         outcome = board.outcome(claim_draw=True)
         if outcome is not None:
@@ -57,7 +86,7 @@ def play_game(engines, names, fen, tc, inc, white_first, nodes=None):
             reason = outcome.termination.name.lower()
             break
         if board.ply() >= 400:
-            result, reason = "1/2-1/2", "adjudicated"
+            result, reason = "1/2-1/2", "adjudicated (400 plies)"
             break
         side = board.turn
         eng = engines[order[side]]
@@ -68,7 +97,7 @@ def play_game(engines, names, fen, tc, inc, white_first, nodes=None):
                                        white_inc=inc, black_inc=inc)
         t0 = time.monotonic()
         try:
-            res = eng.play(board, limit, game=game)
+            res = eng.play(board, limit, game=game, info=chess.engine.INFO_SCORE)
         except chess.engine.EngineError as err:
             result = "0-1" if side == chess.WHITE else "1-0"
             reason = f"engine error: {err}"
@@ -86,6 +115,14 @@ def play_game(engines, names, fen, tc, inc, white_first, nodes=None):
             break
         board.push(res.move)
         node = node.add_variation(res.move)
+        if not nodes:
+            node.set_clock(max(clock[side], 0.0))
+        score = res.info.get("score")
+        scores.append(None if score is None else score.white().score(mate_score=100_000))
+        verdict = adjudicate(scores, board.ply()) if adjudication else None
+        if verdict is not None:
+            result, reason = verdict, "adjudicated"
+            break
     game.headers["Result"] = result
     game.headers["Termination"] = reason
     return result, reason, game
@@ -111,6 +148,8 @@ def main():
     ap.add_argument("--concurrency", type=int, default=1, help="games played at once")
     ap.add_argument("--pause-file", help="start no new game while this file exists")
     ap.add_argument("--openings", required=True)
+    ap.add_argument("--no-adjudication", action="store_true",
+                    help="play every game out (by default both engines' scores can end it)")
     ap.add_argument("--pgn")
     ap.add_argument("--option", action="append", default=[], help="Name=Value for the first engine")
     ap.add_argument("--opponent-option", action="append", default=[], help="Name=Value for the second engine")
@@ -156,7 +195,7 @@ def main():
                 if args.nodes:
                     nodes = args.nodes + args.nodes * (g // (2 * len(openings))) // 100
                 result, reason, game = play_game(engines, names, fen, args.tc, args.inc, first_white,
-                                                 nodes)
+                                                 nodes, not args.no_adjudication)
                 game.headers["Round"] = str(g + 1)
                 with lock:
                     if result == "1/2-1/2":
