@@ -39,6 +39,33 @@ pub struct Shared {
     pub tt: tt::Table,
     /// The evaluation.
     pub evaluator: Box<dyn Evaluator>,
+    /// Each search thread's move-ordering statistics between searches of a
+    /// game (cleared with the table).
+    pub histories: std::sync::Mutex<Vec<search::Histories>>,
+}
+
+impl Shared {
+    /// The statistics thread `id` starts a search with (aged), or fresh ones.
+    fn take_histories(&self, id: usize) -> search::Histories {
+        let mut h = self
+            .histories
+            .lock()
+            .ok()
+            .and_then(|mut v| v.get_mut(id).map(std::mem::take))
+            .unwrap_or_default();
+        h.age();
+        h
+    }
+
+    /// Keeps thread `id`'s statistics for the next search.
+    fn put_histories(&self, id: usize, h: search::Histories) {
+        if let Ok(mut v) = self.histories.lock() {
+            if v.len() <= id {
+                v.resize_with(id + 1, search::Histories::default);
+            }
+            v[id] = h;
+        }
+    }
 }
 
 /// Limits of one search (the parameters of `go`, resolved to moves).
@@ -237,6 +264,7 @@ impl Engine {
             shared: Arc::new(Shared {
                 tt: tt::Table::new(config.hash_mb),
                 evaluator,
+                histories: std::sync::Mutex::new(Vec::new()),
             }),
             config,
             root: Position::startpos(),
@@ -279,6 +307,9 @@ impl Engine {
         self.stop();
         self.wait();
         self.shared.tt.clear();
+        if let Ok(mut v) = self.shared.histories.lock() {
+            v.clear();
+        }
     }
 
     /// Whether a search is running (it may be waiting for `stop`).
@@ -509,13 +540,25 @@ fn run_search(
                 let b = std::thread::Builder::new().stack_size(64 << 20);
                 // A helper that fails to start only weakens the search.
                 let _ = b.spawn_scoped(scope, move || {
-                    let mut t = Thread::new(id, shared, ctl, plan, history, root_moves, None);
+                    let h = shared.take_histories(id);
+                    let mut t = Thread::new(id, shared, ctl, plan, history, root_moves, None, h);
                     t.iterate(root);
                     t.flush_nodes();
+                    shared.put_histories(id, t.into_histories());
                 });
             }
             let reporter: &mut (dyn FnMut(Event) + Send) = &mut *on_event;
-            let mut main = Thread::new(0, shared, ctl, plan, history, root_moves, Some(reporter));
+            let h = shared.take_histories(0);
+            let mut main = Thread::new(
+                0,
+                shared,
+                ctl,
+                plan,
+                history,
+                root_moves,
+                Some(reporter),
+                h,
+            );
             main.iterate(root);
             main.flush_nodes();
             wait_for_release(ctl, infinite);
@@ -538,7 +581,7 @@ fn run_search(
             let missing_mate = plan
                 .mate
                 .filter(|&n| rm.display_mate().is_none_or(|m| m > n as i32));
-            drop(main);
+            shared.put_histories(0, main.into_histories());
             if let Some(n) = missing_mate {
                 on_event(Event::Message(format!("no mate in {n} found")));
             }
@@ -599,6 +642,30 @@ fn pick_weakened(moves: &[search::RootMove], elo: u32, seed: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn histories_carry_over_until_the_table_is_cleared() {
+        let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+        let pos = Position::from_fen(fen).unwrap();
+        let limits = Limits {
+            depth: Some(7),
+            ..Limits::default()
+        };
+        let run = |e: &mut Engine| {
+            e.set_position(pos.clone(), &[]);
+            e.search_sync(limits.clone()).nodes
+        };
+        let mut e = Engine::new();
+        let fresh = run(&mut e);
+        e.clear_hash();
+        assert_eq!(run(&mut e), fresh, "clear_hash must forget the histories");
+        // Without clearing, the second search starts from the first one's
+        // table and statistics and takes another path.
+        let warm = run(&mut e);
+        assert_ne!(warm, fresh);
+        let histories = e.shared.histories.lock().unwrap();
+        assert_eq!(histories.len(), 1);
+    }
 
     #[test]
     fn strength_limit_caps_nodes() {

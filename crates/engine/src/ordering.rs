@@ -107,6 +107,21 @@ pub struct Hints<'a> {
     pub counter: Move,
     /// Butterfly history of the side to move, indexed from*64+to.
     pub history: &'a [i32],
+    /// Continuation histories after the moves one and two plies back,
+    /// indexed piece*64+to (piece = colour*6+role of the moving piece).
+    pub continuation: [Option<&'a [i32]>; 2],
+}
+
+impl Hints<'_> {
+    /// The history score of a quiet move `m` made by `piece` (colour*6+role).
+    pub fn quiet_score(&self, piece: usize, m: Move) -> i32 {
+        let to = m.to().index();
+        let mut s = self.history[m.from().index() * 64 + to];
+        for c in self.continuation.iter().flatten() {
+            s += c[piece * 64 + to];
+        }
+        s
+    }
 }
 
 impl Picker {
@@ -137,7 +152,8 @@ impl Picker {
             } else if m == h.counter {
                 COUNTER
             } else {
-                h.history[m.from().index() * 64 + m.to().index()]
+                let piece = pos.turn().index() * 6 + pos.role_at(m.from()).map_or(0, |r| r.index());
+                h.quiet_score(piece, m)
             };
         }
         Picker {

@@ -118,6 +118,36 @@ struct Frame {
     piece: usize,
 }
 
+/// Move-ordering statistics (butterfly, continuation and counter-move
+/// histories) that a thread carries from one search to the next of the same
+/// game; halved at the start of each search.
+#[derive(Clone, Debug)]
+pub struct Histories {
+    history: Vec<i32>,
+    /// Continuation history: (previous piece*64+to)*768 + piece*64+to.
+    continuation: Vec<i32>,
+    counter: Vec<Move>,
+}
+
+impl Default for Histories {
+    fn default() -> Self {
+        Histories {
+            history: vec![0; 2 * 64 * 64],
+            continuation: vec![0; 768 * 768],
+            counter: vec![Move::NULL; 12 * 64],
+        }
+    }
+}
+
+impl Histories {
+    /// Halves every score, so that older searches count less.
+    pub fn age(&mut self) {
+        for h in self.history.iter_mut().chain(self.continuation.iter_mut()) {
+            *h /= 2;
+        }
+    }
+}
+
 /// Per-thread search state.
 pub struct Thread<'a> {
     id: usize,
@@ -133,8 +163,7 @@ pub struct Thread<'a> {
     stack: Vec<Frame>,
     pv: Vec<[Move; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 2],
-    history: Vec<i32>,
-    counter: Vec<Move>,
+    h: Histories,
     lmr: Vec<[i32; 64]>,
     /// The root moves, best first after each iteration.
     pub root_moves: Vec<RootMove>,
@@ -201,6 +230,7 @@ impl<'a> Thread<'a> {
         history: &[u64],
         root_moves: &[Move],
         reporter: Option<&'a mut (dyn FnMut(Event) + Send)>,
+        histories: Histories,
     ) -> Thread<'a> {
         let mut lmr = vec![[0i32; 64]; 64];
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
@@ -222,8 +252,7 @@ impl<'a> Thread<'a> {
             stack: vec![Frame::default(); MAX_PLY + 4],
             pv: vec![[Move::NULL; MAX_PLY + 1]; MAX_PLY + 2],
             pv_len: [0; MAX_PLY + 2],
-            history: vec![0; 2 * 64 * 64],
-            counter: vec![Move::NULL; 12 * 64],
+            h: histories,
             lmr,
             root_moves: root_moves
                 .iter()
@@ -596,19 +625,15 @@ impl<'a> Thread<'a> {
             (0, 0)
         };
         let counter = if ply > 0 && !self.stack[ply - 1].mv.is_null() {
-            self.counter[prev_piece * 64 + prev_to]
+            self.h.counter[prev_piece * 64 + prev_to]
         } else {
             Move::NULL
         };
         let us = pos.turn().index();
         let hist_base = us * 4096;
+        let cont_base = [self.cont_base(ply, 1), self.cont_base(ply, 2)];
         let mut picker = {
-            let hints = Hints {
-                tt: tt_move,
-                killers: self.stack[ply].killers,
-                counter,
-                history: &self.history[hist_base..hist_base + 4096],
-            };
+            let hints = self.hints(tt_move, ply, counter, hist_base, cont_base);
             Picker::new(pos, moves, &hints)
         };
 
@@ -673,8 +698,8 @@ impl<'a> Thread<'a> {
                         r += i32::from(!improving);
                         r -= i32::from(pv_node);
                         r -= i32::from(gives_check);
-                        r -= self.history[hist_base + m.from().index() * 64 + m.to().index()]
-                            / LMR_HISTORY_DIV;
+                        let hints = self.hints(tt_move, ply, counter, hist_base, cont_base);
+                        r -= hints.quiet_score(piece_index(pos, m), m) / LMR_HISTORY_DIV;
                     } else if Picker::is_bad_noisy(order) {
                         r = 1;
                     }
@@ -728,7 +753,14 @@ impl<'a> Thread<'a> {
                     self.pv_len[ply] = n + 1;
                     if score >= beta {
                         if quiet {
-                            self.update_quiet_stats(pos, ply, m, depth, &quiets_tried[..n_quiets]);
+                            self.update_quiet_stats(
+                                pos,
+                                ply,
+                                m,
+                                depth,
+                                &quiets_tried[..n_quiets],
+                                cont_base,
+                            );
                         }
                         break;
                     }
@@ -766,6 +798,33 @@ impl<'a> Thread<'a> {
         best_score
     }
 
+    /// Where the continuation history after the move `back` plies before
+    /// `ply` starts, if there was such a move.
+    fn cont_base(&self, ply: usize, back: usize) -> Option<usize> {
+        if ply < back {
+            return None;
+        }
+        let f = self.stack[ply - back];
+        (!f.mv.is_null()).then(|| (f.piece * 64 + f.mv.to().index()) * 768)
+    }
+
+    fn hints(
+        &self,
+        tt: Move,
+        ply: usize,
+        counter: Move,
+        hist_base: usize,
+        cont_base: [Option<usize>; 2],
+    ) -> Hints<'_> {
+        Hints {
+            tt,
+            killers: self.stack[ply].killers,
+            counter,
+            history: &self.h.history[hist_base..hist_base + 4096],
+            continuation: cont_base.map(|b| b.map(|b| &self.h.continuation[b..b + 768])),
+        }
+    }
+
     fn update_quiet_stats(
         &mut self,
         pos: &Position,
@@ -773,6 +832,7 @@ impl<'a> Thread<'a> {
         m: Move,
         depth: i32,
         tried: &[Move],
+        cont_base: [Option<usize>; 2],
     ) {
         let f = &mut self.stack[ply];
         if f.killers[0] != m {
@@ -781,17 +841,28 @@ impl<'a> Thread<'a> {
         }
         if ply > 0 && !self.stack[ply - 1].mv.is_null() {
             let p = self.stack[ply - 1];
-            self.counter[p.piece * 64 + p.mv.to().index()] = m;
+            self.h.counter[p.piece * 64 + p.mv.to().index()] = m;
         }
         let base = pos.turn().index() * 4096;
         let bonus = (depth * depth * 16).min(HISTORY_BONUS_MAX);
         let mut update = |mv: Move, b: i32| {
-            let h = &mut self.history[base + mv.from().index() * 64 + mv.to().index()];
+            let h = &mut self.h.history[base + mv.from().index() * 64 + mv.to().index()];
             *h += b - *h * b.abs() / HISTORY_MAX;
         };
         update(m, bonus);
         for &q in tried {
             update(q, -bonus);
+        }
+        let pc = |mv: Move| piece_index(pos, mv) * 64 + mv.to().index();
+        for b in cont_base.into_iter().flatten() {
+            let mut update = |i: usize, b: i32| {
+                let h = &mut self.h.continuation[i];
+                *h += b - *h * b.abs() / HISTORY_MAX;
+            };
+            update(b + pc(m), bonus);
+            for &q in tried {
+                update(b + pc(q), -bonus);
+            }
         }
     }
 
@@ -863,6 +934,11 @@ impl<'a> Thread<'a> {
             }
         }
         best
+    }
+
+    /// The thread's move-ordering statistics, to carry into the next search.
+    pub fn into_histories(self) -> Histories {
+        self.h
     }
 
     /// Nodes searched by this thread.
