@@ -97,6 +97,8 @@ pub struct RootMove {
     pub pv: Vec<Move>,
     /// Deepest ply reached under it.
     pub seldepth: usize,
+    /// Nodes this thread has spent under the move in this search.
+    pub nodes: u64,
 }
 
 impl RootMove {
@@ -263,6 +265,7 @@ impl<'a> Thread<'a> {
                     bound: Bound::Exact,
                     pv: vec![mv],
                     seldepth: 0,
+                    nodes: 0,
                 })
                 .collect(),
             completed_depth: 0,
@@ -343,8 +346,11 @@ impl<'a> Thread<'a> {
         let multipv = self.plan.multipv.clamp(1, self.root_moves.len().max(1));
         let max_depth = self.plan.depth.clamp(1, MAX_DEPTH);
         let mut depth = 1;
-        let mut stable_best = 0;
-        let mut last_best = Move::NULL;
+        let mut trend = Trend {
+            stable: 0,
+            best: Move::NULL,
+            scores: Vec::new(),
+        };
         while depth <= max_depth {
             // Helpers skip ahead so that threads spread over depths.
             let search_depth = if self.id > 0 && depth > 1 {
@@ -376,7 +382,7 @@ impl<'a> Thread<'a> {
             self.completed_depth = search_depth;
             if self.id == 0 {
                 self.report_pvs(search_depth, multipv, false);
-                if self.finish_iteration(search_depth, &mut stable_best, &mut last_best) {
+                if self.finish_iteration(search_depth, &mut trend) {
                     break;
                 }
             }
@@ -385,7 +391,7 @@ impl<'a> Thread<'a> {
     }
 
     /// Decides after a completed iteration whether to stop (main thread only).
-    fn finish_iteration(&mut self, depth: i32, stable: &mut i32, last: &mut Move) -> bool {
+    fn finish_iteration(&mut self, depth: i32, trend: &mut Trend) -> bool {
         let best = &self.root_moves[0];
         if let Some(n) = self.plan.mate {
             if best.score >= MATE_BOUND && (MATE - best.score + 1) / 2 <= n as i32 {
@@ -395,26 +401,20 @@ impl<'a> Thread<'a> {
                 return true;
             }
         }
-        if best.mv == *last {
-            *stable += 1;
+        if best.mv == trend.best {
+            trend.stable += 1;
         } else {
-            *stable = 0;
-            *last = best.mv;
+            trend.stable = 0;
+            trend.best = best.mv;
         }
+        trend.scores.push(best.score);
         if self.root_moves.len() == 1 && self.plan.budget.is_some() && depth >= 4 {
             // One legal move: no need to think while the clock runs.
             return !self.ctl.pondering.load(Relaxed);
         }
         if let Some(b) = self.plan.budget.filter(|b| b.soft < b.hard) {
             if !self.ctl.pondering.load(Relaxed) {
-                // Stable best moves let us stop earlier; changing ones later.
-                let scale = match *stable {
-                    0 => 130,
-                    1 => 110,
-                    2..=3 => 90,
-                    _ => 70,
-                };
-                let soft = b.soft * scale / 100;
+                let soft = b.soft * trend.scale_permille(best.nodes, self.nodes) / 1000;
                 if self.ctl.clock_ms() >= soft.min(b.hard) {
                     return true;
                 }
@@ -673,6 +673,7 @@ impl<'a> Thread<'a> {
                 }
             }
 
+            let nodes_before = self.nodes;
             if root && self.id == 0 && self.ctl.elapsed_ms() > 2000 {
                 self.emit(Event::CurrMove {
                     mv: m,
@@ -723,7 +724,9 @@ impl<'a> Thread<'a> {
                 let refute = self.plan.show_refutations && self.id == 0;
                 let child_pv: Vec<Move> = self.pv[ply + 1][..self.pv_len[ply + 1]].to_vec();
                 let seldepth = self.seldepth;
+                let spent = self.nodes - nodes_before;
                 if let Some(rm) = self.root_moves.iter_mut().find(|rm| rm.mv == m) {
+                    rm.nodes += spent;
                     if searched == 1 || score > alpha {
                         rm.score = score;
                         rm.seldepth = seldepth;
@@ -952,6 +955,48 @@ impl<'a> Thread<'a> {
     }
 }
 
+/// What the main thread remembers between iterations to decide when to stop.
+struct Trend {
+    /// Iterations in a row that kept the best move.
+    stable: i32,
+    /// The best move of the last iteration.
+    best: Move,
+    /// The best score of each completed iteration.
+    scores: Vec<i32>,
+}
+
+impl Trend {
+    /// How much of the soft time limit to use, in per mille, from three signs
+    /// that more thought pays: the best move keeps changing, the score is
+    /// falling, and the best move's subtree took a small share of the nodes
+    /// (its rivals were hard to refute).
+    fn scale_permille(&self, best_nodes: u64, total_nodes: u64) -> u64 {
+        let stability: u64 = match self.stable {
+            0 => 1300,
+            1 => 1100,
+            2..=3 => 900,
+            _ => 750,
+        };
+        // Score falling against the iteration before last and the one before
+        // that (the last one alone swings with odd and even depths).
+        let now = self.scores.last().copied().unwrap_or(0);
+        let drop = self
+            .scores
+            .iter()
+            .rev()
+            .skip(2)
+            .take(2)
+            .map(|&s| s - now)
+            .max()
+            .unwrap_or(0)
+            .clamp(0, 100) as u64;
+        let falling = 1000 + drop * 5;
+        let share = (best_nodes * 1000).checked_div(total_nodes).unwrap_or(500).min(1000);
+        let effort = 1600 - share;
+        stability * falling / 1000 * effort / 1000
+    }
+}
+
 fn sort_root(moves: &mut [RootMove]) {
     moves.sort_by_key(|m| std::cmp::Reverse(m.score));
 }
@@ -1083,5 +1128,27 @@ mod tests {
         let e = Classical::default();
         let pos = fen("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1");
         assert!(quiet_leaf(&pos, &e).is_none());
+    }
+
+    #[test]
+    fn time_scale_follows_stability_score_and_effort() {
+        let trend = |stable, scores: &[i32]| Trend {
+            stable,
+            best: Move::NULL,
+            scores: scores.to_vec(),
+        };
+        let calm = trend(6, &[30, 32, 31, 30]);
+        let unsure = trend(0, &[30, 32, 31, 30]);
+        let falling = trend(6, &[30, 32, 31, -40]);
+        // A best move that took 90% of the nodes ends the search soonest.
+        let easy = calm.scale_permille(900, 1000);
+        assert!(easy < 1000, "{easy}");
+        assert!(calm.scale_permille(300, 1000) > easy);
+        assert!(unsure.scale_permille(900, 1000) > easy);
+        assert!(falling.scale_permille(900, 1000) > easy);
+        // Mate scores and empty counts stay in range.
+        let mated = trend(0, &[MATE - 5, MATE - 5, -MATE + 5]);
+        assert!(mated.scale_permille(0, 0) <= 1300 * 1500 / 1000 * 1600 / 1000);
+        assert!(trend(0, &[]).scale_permille(0, 0) > 0);
     }
 }
