@@ -549,16 +549,8 @@ fn run_search(
             }
             let reporter: &mut (dyn FnMut(Event) + Send) = &mut *on_event;
             let h = shared.take_histories(0);
-            let mut main = Thread::new(
-                0,
-                shared,
-                ctl,
-                plan,
-                history,
-                root_moves,
-                Some(reporter),
-                h,
-            );
+            let mut main =
+                Thread::new(0, shared, ctl, plan, history, root_moves, Some(reporter), h);
             main.iterate(root);
             main.flush_nodes();
             wait_for_release(ctl, infinite);

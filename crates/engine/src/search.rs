@@ -991,7 +991,10 @@ impl Trend {
             .unwrap_or(0)
             .clamp(0, 100) as u64;
         let falling = 1000 + drop * 5;
-        let share = (best_nodes * 1000).checked_div(total_nodes).unwrap_or(500).min(1000);
+        let share = (best_nodes * 1000)
+            .checked_div(total_nodes)
+            .unwrap_or(500)
+            .min(1000);
         let effort = 1600 - share;
         stability * falling / 1000 * effort / 1000
     }
