@@ -112,6 +112,12 @@ pub struct Hints<'a> {
     pub continuation: [Option<&'a [i32]>; 2],
 }
 
+/// The index (colour*6+role) of the piece that makes move `m` in `pos`.
+pub(crate) fn piece_index(pos: &Position, m: Move) -> usize {
+    let role = pos.role_at(m.from()).map_or(0, |r| r.index());
+    pos.turn().index() * 6 + role
+}
+
 impl Hints<'_> {
     /// The history score of a quiet move `m` made by `piece` (colour*6+role).
     pub fn quiet_score(&self, piece: usize, m: Move) -> i32 {
@@ -152,8 +158,7 @@ impl Picker {
             } else if m == h.counter {
                 COUNTER
             } else {
-                let piece = pos.turn().index() * 6 + pos.role_at(m.from()).map_or(0, |r| r.index());
-                h.quiet_score(piece, m)
+                h.quiet_score(piece_index(pos, m), m)
             };
         }
         Picker {

@@ -11,7 +11,7 @@
 //! may lag a little; the table's races are described in [`crate::tt`].
 
 use crate::eval::Evaluator;
-use crate::ordering::{see_ge, Hints, Picker};
+use crate::ordering::{piece_index, see_ge, Hints, Picker};
 use crate::params::*;
 use crate::time::Budget;
 use crate::tt::{Bound, Entry};
@@ -213,11 +213,6 @@ pub fn uci_score(score: i32) -> Score {
     } else {
         Score::Cp(score)
     }
-}
-
-fn piece_index(pos: &Position, m: Move) -> usize {
-    let role = pos.role_at(m.from()).map_or(0, |r| r.index());
-    pos.turn().index() * 6 + role
 }
 
 impl<'a> Thread<'a> {
@@ -848,23 +843,16 @@ impl<'a> Thread<'a> {
         }
         let base = pos.turn().index() * 4096;
         let bonus = (depth * depth * 16).min(HISTORY_BONUS_MAX);
-        let mut update = |mv: Move, b: i32| {
-            let h = &mut self.h.history[base + mv.from().index() * 64 + mv.to().index()];
-            *h += b - *h * b.abs() / HISTORY_MAX;
-        };
-        update(m, bonus);
+        let butterfly = |mv: Move| base + mv.from().index() * 64 + mv.to().index();
+        gravity(&mut self.h.history[butterfly(m)], bonus);
         for &q in tried {
-            update(q, -bonus);
+            gravity(&mut self.h.history[butterfly(q)], -bonus);
         }
         let pc = |mv: Move| piece_index(pos, mv) * 64 + mv.to().index();
         for b in cont_base.into_iter().flatten() {
-            let mut update = |i: usize, b: i32| {
-                let h = &mut self.h.continuation[i];
-                *h += b - *h * b.abs() / HISTORY_MAX;
-            };
-            update(b + pc(m), bonus);
+            gravity(&mut self.h.continuation[b + pc(m)], bonus);
             for &q in tried {
-                update(b + pc(q), -bonus);
+                gravity(&mut self.h.continuation[b + pc(q)], -bonus);
             }
         }
     }
@@ -953,6 +941,13 @@ impl<'a> Thread<'a> {
     pub fn flush_nodes(&self) {
         self.ctl.nodes[self.id].store(self.nodes, Relaxed);
     }
+}
+
+/// Moves a history score toward the bonus's sign, the more slowly the closer
+/// it already is to `HISTORY_MAX` in that direction.
+#[inline]
+fn gravity(h: &mut i32, bonus: i32) {
+    *h += bonus - *h * bonus.abs() / HISTORY_MAX;
 }
 
 /// What the main thread remembers between iterations to decide when to stop.
