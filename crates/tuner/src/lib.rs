@@ -153,6 +153,27 @@ pub struct Tuner {
     frozen: Vec<bool>,
 }
 
+/// How often [`Tuner::train_early_stopping`] measures the validation error, in
+/// epochs.
+pub const VALIDATE_EVERY: usize = 50;
+
+/// Adam's moment estimates for the middlegame and endgame weights.
+struct Adam {
+    m: Vec<f64>,
+    v: Vec<f64>,
+    t: i32,
+}
+
+impl Adam {
+    fn new(n: usize) -> Adam {
+        Adam {
+            m: vec![0.0; 2 * n],
+            v: vec![0.0; 2 * n],
+            t: 0,
+        }
+    }
+}
+
 fn sigmoid(k: f64, e: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-k * e / 400.0))
 }
@@ -241,40 +262,83 @@ impl Tuner {
     /// Runs `epochs` full-batch Adam steps with learning rate `lr` (in
     /// centipawns) and an L2 pull of strength `l2` toward the starting weights.
     pub fn train(&mut self, k: f64, epochs: usize, lr: f64, l2: f64) {
-        let n = idx::COUNT;
-        let (mut m1, mut v1) = (vec![0.0; 2 * n], vec![0.0; 2 * n]);
-        let (b1, b2, eps) = (0.9, 0.999, 1e-8);
-        let count = self.samples.len().max(1) as f64;
-        for t in 1..=epochs {
-            let mut grad = vec![0.0; 2 * n];
-            for s in &self.samples {
-                let e = self.eval(s);
-                let sg = sigmoid(k, e);
-                let g = (sg - s.result) * sg * (1.0 - sg) * k * std::f64::consts::LN_10 / 400.0;
-                let p = f64::from(s.phase) / f64::from(MAX_PHASE);
-                for &(i, c) in &s.features {
-                    let c = f64::from(c) * g;
-                    grad[i as usize] += c * p;
-                    grad[n + i as usize] += c * (1.0 - p);
+        let mut adam = Adam::new(idx::COUNT);
+        for _ in 0..epochs {
+            self.step(&mut adam, k, lr, l2);
+        }
+    }
+
+    /// Like [`Tuner::train`], but measures the error on `valid` every
+    /// [`VALIDATE_EVERY`] epochs and ends with the weights that had the lowest
+    /// one (early stopping); with no validation samples it trains all epochs. Returns the epoch of those weights and their
+    /// validation error; `report` sees (epoch, training error, validation
+    /// error) at each check.
+    pub fn train_early_stopping(
+        &mut self,
+        k: f64,
+        epochs: usize,
+        lr: f64,
+        l2: f64,
+        valid: &[Sample],
+        mut report: impl FnMut(usize, f64, f64),
+    ) -> (usize, f64) {
+        if valid.is_empty() {
+            self.train(k, epochs, lr, l2);
+            return (epochs, 0.0);
+        }
+        let mut adam = Adam::new(idx::COUNT);
+        let mut best = (0, self.error_on(valid, k));
+        let mut best_weights = (self.mg.clone(), self.eg.clone());
+        for epoch in 1..=epochs {
+            self.step(&mut adam, k, lr, l2);
+            if epoch % VALIDATE_EVERY == 0 || epoch == epochs {
+                let v = self.error_on(valid, k);
+                report(epoch, self.error(k), v);
+                if v < best.1 {
+                    best = (epoch, v);
+                    best_weights = (self.mg.clone(), self.eg.clone());
                 }
             }
-            for i in 0..2 * n {
-                if self.frozen[i % n] {
-                    continue;
-                }
-                let w = if i < n { self.mg[i] } else { self.eg[i - n] };
-                let start = self.start[i % n][i / n];
-                let gi = 2.0 * grad[i] / count + 2.0 * l2 * (w - start);
-                m1[i] = b1 * m1[i] + (1.0 - b1) * gi;
-                v1[i] = b2 * v1[i] + (1.0 - b2) * gi * gi;
-                let mh = m1[i] / (1.0 - f64::powi(b1, t as i32));
-                let vh = v1[i] / (1.0 - f64::powi(b2, t as i32));
-                let step = lr * mh / (vh.sqrt() + eps);
-                if i < n {
-                    self.mg[i] -= step;
-                } else {
-                    self.eg[i - n] -= step;
-                }
+        }
+        (self.mg, self.eg) = best_weights;
+        best
+    }
+
+    /// One full-batch Adam step.
+    fn step(&mut self, adam: &mut Adam, k: f64, lr: f64, l2: f64) {
+        let n = idx::COUNT;
+        let (b1, b2, eps) = (0.9, 0.999, 1e-8);
+        let count = self.samples.len().max(1) as f64;
+        adam.t += 1;
+        let t = adam.t;
+        let mut grad = vec![0.0; 2 * n];
+        for s in &self.samples {
+            let e = self.eval(s);
+            let sg = sigmoid(k, e);
+            let g = (sg - s.result) * sg * (1.0 - sg) * k * std::f64::consts::LN_10 / 400.0;
+            let p = f64::from(s.phase) / f64::from(MAX_PHASE);
+            for &(i, c) in &s.features {
+                let c = f64::from(c) * g;
+                grad[i as usize] += c * p;
+                grad[n + i as usize] += c * (1.0 - p);
+            }
+        }
+        for i in 0..2 * n {
+            if self.frozen[i % n] {
+                continue;
+            }
+            let w = if i < n { self.mg[i] } else { self.eg[i - n] };
+            let start = self.start[i % n][i / n];
+            let gi = 2.0 * grad[i] / count + 2.0 * l2 * (w - start);
+            adam.m[i] = b1 * adam.m[i] + (1.0 - b1) * gi;
+            adam.v[i] = b2 * adam.v[i] + (1.0 - b2) * gi * gi;
+            let mh = adam.m[i] / (1.0 - f64::powi(b1, t));
+            let vh = adam.v[i] / (1.0 - f64::powi(b2, t));
+            let step = lr * mh / (vh.sqrt() + eps);
+            if i < n {
+                self.mg[i] -= step;
+            } else {
+                self.eg[i - n] -= step;
             }
         }
     }
@@ -384,5 +448,31 @@ mod tests {
         t.train(1.0, 200, 2.0, 0.0);
         assert!(t.error(1.0) < before);
         assert!(t.weights()[idx::MATERIAL + 4][1] > 0);
+    }
+
+    #[test]
+    fn early_stopping_keeps_the_best_validated_weights() {
+        let parse = |lines: &[&str]| -> Vec<Sample> {
+            lines.iter().map(|l| parse_line(l).unwrap()).collect()
+        };
+        let train = parse(&[
+            "4k3/8/8/8/8/8/8/3QK3 w - - 0 1;1.0",
+            "3qk3/8/8/8/8/8/8/4K3 w - - 0 1;0.0",
+        ]);
+        // A validation set that agrees with the training set: learning helps.
+        let agree = parse(&["4k3/8/8/8/8/8/8/Q3K3 b - - 0 1;1.0"]);
+        let mut t = Tuner::new(train.clone(), &vec![[0, 0]; idx::COUNT]);
+        let mut checks = 0;
+        let (epoch, err) =
+            t.train_early_stopping(1.0, 200, 2.0, 0.0, &agree, |_, _, _| checks += 1);
+        assert_eq!(checks, 200 / VALIDATE_EVERY);
+        assert!(epoch > 0 && err < 0.25, "{epoch} {err}");
+        // One that contradicts it: every step makes validation worse, so the
+        // starting weights are kept.
+        let disagree = parse(&["4k3/8/8/8/8/8/8/Q3K3 b - - 0 1;0.0"]);
+        let mut t = Tuner::new(train, &vec![[0, 0]; idx::COUNT]);
+        let (epoch, err) = t.train_early_stopping(1.0, 200, 2.0, 0.0, &disagree, |_, _, _| {});
+        assert_eq!((epoch, err), (0, 0.25));
+        assert!(t.weights().iter().all(|w| *w == [0, 0]));
     }
 }

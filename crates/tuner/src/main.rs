@@ -125,12 +125,16 @@ fn main() -> ExitCode {
         valid.len()
     );
     println!("before: train MSE {t0:.6}, validation MSE {v0:.6}");
-    tuner.train(k, epochs, lr, l2);
+    let (best_epoch, _) = tuner.train_early_stopping(k, epochs, lr, l2, &valid, |epoch, t, v| {
+        println!("epoch {epoch}: train MSE {t:.6}, validation MSE {v:.6}");
+    });
     let (t1, v1) = (tuner.error(k), tuner.error_on(&valid, k));
-    println!("after {epochs} epochs: train MSE {t1:.6}, validation MSE {v1:.6}");
+    println!(
+        "kept epoch {best_epoch} (lowest validation error): train MSE {t1:.6}, validation MSE {v1:.6}"
+    );
     if let Some(out) = out {
         let note = format!(
-            "Last run: {} training positions, K = {k:.4}, {epochs} epochs, lr {lr}, l2 {l2}, \
+            "Last run: {} training positions, K = {k:.4}, epoch {best_epoch} of {epochs}, lr {lr}, l2 {l2}, \
              frozen: {frozen:?};\n\
              train MSE {t0:.6} -> {t1:.6}, validation MSE {v0:.6} -> {v1:.6}.",
             tuner.len()
@@ -148,10 +152,12 @@ fn main() -> ExitCode {
     }
 }
 
-/// `rookery-tune selfplay OPENINGS OUT GAMES [NODES]`: plays GAMES games of
-/// the engine against itself (NODES per move), cycling through the openings
-/// (one FEN/EPD per line, each played with both colours), appending labelled
-/// positions to OUT as each game ends.
+/// `rookery-tune selfplay OPENINGS OUT GAMES [NODES] [FIRST]`: plays GAMES
+/// games of the engine against itself (NODES per move), numbered from FIRST
+/// (default 0; give parallel runs disjoint ranges), cycling through the
+/// openings (one FEN/EPD per line), each followed by a few random moves drawn
+/// from the game number, and appends labelled positions to OUT as each game
+/// ends.
 fn selfplay(args: &[String]) -> ExitCode {
     use std::io::Write;
     let (Some(openings), Some(out), Some(games)) = (
@@ -159,13 +165,14 @@ fn selfplay(args: &[String]) -> ExitCode {
         args.get(1),
         args.get(2).and_then(|g| g.parse::<usize>().ok()),
     ) else {
-        eprintln!("usage: rookery-tune selfplay OPENINGS OUT GAMES [NODES]");
+        eprintln!("usage: rookery-tune selfplay OPENINGS OUT GAMES [NODES] [FIRST]");
         return ExitCode::from(2);
     };
     let mut settings = rookery_tuner::selfplay::Settings::default();
     if let Some(n) = args.get(3).and_then(|n| n.parse().ok()) {
         settings.nodes = n;
     }
+    let first: usize = args.get(4).and_then(|n| n.parse().ok()).unwrap_or(0);
     let starts: Vec<rookery_core::Position> = match std::fs::read_to_string(openings) {
         Ok(t) => t
             .lines()
@@ -201,23 +208,15 @@ fn selfplay(args: &[String]) -> ExitCode {
         }
     };
     let mut engine = rookery_engine::Engine::new();
-    for g in 0..games {
-        let start = &starts[(g / 2) % starts.len()];
-        // The second game of a pair starts one ply later with the engine's move,
-        // so both sides of an opening get played.
-        let mut pos = start.clone();
-        if g % 2 == 1 {
-            engine.set_position(pos.clone(), &[]);
-            let o = engine.search_sync(rookery_engine::Limits {
-                nodes: Some(settings.nodes),
-                ..rookery_engine::Limits::default()
-            });
-            if let Some(m) = o.best {
-                pos.play_unchecked(m);
-            }
-        }
+    for g in first..first + games {
+        // Each opening is used twice in a row, with different random moves.
+        let opening = &starts[(g / 2) % starts.len()];
+        let mut rng = rookery_tuner::selfplay::Rng::new(g as u64);
         engine.clear_hash();
-        let lines = rookery_tuner::selfplay::play_game(&mut engine, &pos, &settings);
+        let pos =
+            rookery_tuner::selfplay::randomised_start(&mut engine, opening, &settings, &mut rng);
+        engine.clear_hash();
+        let lines = rookery_tuner::selfplay::play_game(&mut engine, &pos, &settings, g);
         for l in &lines {
             if writeln!(file, "{l}").is_err() {
                 return ExitCode::from(1);

@@ -15,6 +15,11 @@ pub struct Settings {
     pub resign_cp: i32,
     /// Adjudicate a draw after this many plies.
     pub max_plies: usize,
+    /// Random legal moves played after the opening position, for variety.
+    pub random_plies: usize,
+    /// Openings whose search score after the random moves exceeds this many
+    /// centipawns (either side) are drawn again.
+    pub max_start_cp: i32,
 }
 
 impl Default for Settings {
@@ -24,14 +29,72 @@ impl Default for Settings {
             min_ply: 4,
             resign_cp: 1_000,
             max_plies: 300,
+            random_plies: 4,
+            max_start_cp: 300,
         }
     }
 }
 
-/// Plays one game from `start`; returns `FEN;result` lines of its quiet
+/// A small xorshift generator: self-play needs repeatable variety, not
+/// statistical quality.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator seeded with `seed` (any value, zero included).
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// The next value below `n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// Plays `s.random_plies` random legal moves from `opening` (drawing again,
+/// up to 20 times, while the position ends the game or the engine scores it
+/// beyond `s.max_start_cp`); returns the start of a self-play game.
+pub fn randomised_start(
+    engine: &mut Engine,
+    opening: &Position,
+    s: &Settings,
+    rng: &mut Rng,
+) -> Position {
+    let mut pos = opening.clone();
+    for _ in 0..20 {
+        pos = opening.clone();
+        for _ in 0..s.random_plies {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play_unchecked(moves[rng.below(moves.len())]);
+        }
+        if pos.legal_moves().is_empty() {
+            continue;
+        }
+        engine.set_position(pos.clone(), &[]);
+        let out = engine.search_sync(Limits {
+            nodes: Some(s.nodes),
+            ..Limits::default()
+        });
+        if let Some(Score::Cp(c)) = out.score {
+            if c.abs() <= s.max_start_cp {
+                return pos;
+            }
+        }
+    }
+    pos
+}
+
+/// Plays one game from `start`; returns `FEN;result;game` lines of its quiet
 /// positions (not in check, and the engine's choice there was not a capture
-/// or promotion).
-pub fn play_game(engine: &mut Engine, start: &Position, s: &Settings) -> Vec<String> {
+/// or promotion), `id` naming the game so that tuning can split by game.
+pub fn play_game(engine: &mut Engine, start: &Position, s: &Settings, id: usize) -> Vec<String> {
     let mut game = Game::new(start.clone());
     let mut kept: Vec<String> = Vec::new();
     let mut big = 0usize;
@@ -95,6 +158,6 @@ pub fn play_game(engine: &mut Engine, start: &Position, s: &Settings) -> Vec<Str
         }
     };
     kept.into_iter()
-        .map(|f| format!("{f};{result:.1}"))
+        .map(|f| format!("{f};{result:.1};{id}"))
         .collect()
 }
