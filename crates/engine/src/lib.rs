@@ -20,6 +20,7 @@ pub mod ordering;
 pub mod params;
 pub mod protocol;
 pub mod search;
+pub mod strength;
 pub mod time;
 pub mod tt;
 mod weights;
@@ -205,10 +206,7 @@ impl Default for Config {
     }
 }
 
-/// Weakest strength setting.
-pub const ELO_MIN: u32 = 1100;
-/// Strongest strength setting.
-pub const ELO_MAX: u32 = 2600;
+pub use strength::{ELO_MAX, ELO_MIN};
 
 /// The result of a finished search.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -403,11 +401,9 @@ impl Engine {
         if let Some(n) = plan.mate {
             plan.depth = plan.depth.min((2 * n as i32 + 1).min(MAX_DEPTH));
         }
-        let elo = cfg
-            .limit_strength
-            .then_some(cfg.elo.clamp(ELO_MIN, ELO_MAX));
-        if let Some(elo) = elo {
-            let cap = strength_nodes(elo);
+        let level = cfg.limit_strength.then(|| strength::level_for_elo(cfg.elo));
+        if let Some(level) = level {
+            let cap = strength::node_cap(level);
             plan.nodes = Some(plan.nodes.map_or(cap, |n| n.min(cap)));
             plan.multipv = plan.multipv.max(4);
         }
@@ -422,7 +418,7 @@ impl Engine {
                 && limits.mate.is_none()
                 && limits.movetime.is_none()
                 && plan.budget.is_none()
-                && elo.is_none());
+                && level.is_none());
         let infinite = limits.infinite;
         let body = move || {
             run_search(
@@ -434,7 +430,7 @@ impl Engine {
                 &root_moves,
                 threads,
                 infinite,
-                elo,
+                level,
                 &mut on_event,
             );
         };
@@ -495,12 +491,6 @@ impl Engine {
     }
 }
 
-/// Node budget per move for a strength setting (doubling every 100 Elo).
-fn strength_nodes(elo: u32) -> u64 {
-    let steps = (elo.saturating_sub(ELO_MIN)) as f64 / 100.0;
-    (400.0 * 2f64.powf(steps)) as u64
-}
-
 #[allow(clippy::too_many_arguments)]
 fn run_search(
     shared: &Shared,
@@ -511,7 +501,7 @@ fn run_search(
     root_moves: &[Move],
     threads: usize,
     infinite: bool,
-    elo: Option<u32>,
+    level: Option<u32>,
     on_event: &mut (dyn FnMut(Event) + Send),
 ) {
     let mut best = None;
@@ -555,8 +545,8 @@ fn run_search(
             main.flush_nodes();
             wait_for_release(ctl, infinite);
             ctl.stop.store(true, Relaxed);
-            let chosen = match elo {
-                Some(elo) => pick_weakened(&main.root_moves, elo, ctl.total_nodes()),
+            let chosen = match level {
+                Some(level) => strength::pick(&main.root_moves, level, ctl.total_nodes()),
                 None => 0,
             };
             let rm = &main.root_moves[chosen];
@@ -603,34 +593,6 @@ fn wait_for_release(ctl: &Control, infinite: bool) {
     }
 }
 
-/// Chooses among the searched root moves with noise that grows as the
-/// strength setting drops.
-fn pick_weakened(moves: &[search::RootMove], elo: u32, seed: u64) -> usize {
-    let spread = ((ELO_MAX - elo) / 5) as i64;
-    let mut x = seed ^ 0x9e37_79b9_7f4a_7c15;
-    let mut best = 0;
-    let mut best_val = i64::MIN;
-    for (i, rm) in moves.iter().enumerate().take(4) {
-        if rm.score == -params::INFINITE && i > 0 {
-            continue;
-        }
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let noise = if spread > 0 {
-            (x % (spread as u64 + 1)) as i64
-        } else {
-            0
-        };
-        let v = i64::from(rm.score) + noise;
-        if v > best_val {
-            best_val = v;
-            best = i;
-        }
-    }
-    best
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -674,11 +636,11 @@ mod tests {
         assert!(out.best.is_some());
         // The main thread stops at the cap; allow one check interval over.
         assert!(
-            out.nodes <= strength_nodes(ELO_MIN) + params::TIME_CHECK_NODES,
+            out.nodes
+                <= strength::node_cap(strength::level_for_elo(ELO_MIN)) + params::TIME_CHECK_NODES,
             "{}",
             out.nodes
         );
-        assert!(strength_nodes(ELO_MAX) > 100 * strength_nodes(ELO_MIN));
     }
 
     #[test]
