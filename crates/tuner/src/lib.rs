@@ -323,13 +323,13 @@ impl Tuner {
                 grad[n + i as usize] += c * (1.0 - p);
             }
         }
-        for i in 0..2 * n {
+        for (i, &g) in grad.iter().enumerate() {
             if self.frozen[i % n] {
                 continue;
             }
             let w = if i < n { self.mg[i] } else { self.eg[i - n] };
             let start = self.start[i % n][i / n];
-            let gi = 2.0 * grad[i] / count + 2.0 * l2 * (w - start);
+            let gi = 2.0 * g / count + 2.0 * l2 * (w - start);
             adam.m[i] = b1 * adam.m[i] + (1.0 - b1) * gi;
             adam.v[i] = b2 * adam.v[i] + (1.0 - b2) * gi * gi;
             let mh = adam.m[i] / (1.0 - f64::powi(b1, t));
