@@ -446,8 +446,8 @@ impl Record {
         out.push(';');
     }
 
-    /// Checks every rule the spec states for a record (§5, §6); see
-    /// [`crate::validate`]. Strict mode also warns about operations out of
+    /// Checks every rule the spec states for a record (§5, §6), returning a
+    /// [`Diagnostic`] for each breach. Strict mode also warns about operations out of
     /// ASCII order; lenient mode makes over-long strings warnings.
     pub fn validate(&self, mode: Mode) -> Vec<Diagnostic> {
         let mut out = Vec::new();
