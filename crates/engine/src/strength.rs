@@ -34,7 +34,7 @@ use crate::search::RootMove;
 /// | 2300 | 1,638,400 | 60 cp | 2200 (3/20/27) | 2500 (1/6/43) | 2030 ± 95 |
 /// | 2600 | 13,107,200 | 0 | 2400 (2/11/37) | 2700 (0/9/41) | 2160 ± 108 |
 ///
-/// From level 2000 on the clock rather than the node cap limits the search
+/// From about level 2000 on the clock rather than the node cap limits the search
 /// at 6s+0.06s, so the top settings play stronger at slower time controls.
 pub const CALIBRATION: [(u32, u32); 6] = [
     (1370, 1100),
