@@ -270,9 +270,9 @@ impl Tuner {
 
     /// Like [`Tuner::train`], but measures the error on `valid` every
     /// [`VALIDATE_EVERY`] epochs and ends with the weights that had the lowest
-    /// one (early stopping); with no validation samples it trains all epochs. Returns the epoch of those weights and their
-    /// validation error; `report` sees (epoch, training error, validation
-    /// error) at each check.
+    /// one (early stopping); with no validation samples it trains all epochs.
+    /// Returns the epoch of those weights and their validation error;
+    /// `report` sees (epoch, training error, validation error) at each check.
     pub fn train_early_stopping(
         &mut self,
         k: f64,
