@@ -1,1 +1,3 @@
 //! The EPD referee server (refcom/refreq over TCP) and tournament management (work in progress).
+
+pub mod stats;

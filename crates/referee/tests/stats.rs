@@ -1,0 +1,667 @@
+//! Match statistics and SPRT checked against figures computed outside this
+//! crate.
+//!
+//! Where the figures come from:
+//! - (H) by hand, the derivation written beside the test;
+//! - (P) Python 3 with only the `math` module (`math.erf`, `math.log10`), a
+//!   separate implementation of the textbook formulas, run while writing these
+//!   tests; the script, kept here so the numbers can be re-derived:
+//!
+//! ```text
+//! import math
+//! Z = 1.959963984540054; K = 800 / math.log(10)
+//! def elo(s): return -400*math.log10(1/s - 1) if 0 < s < 1 else (math.inf if s >= 1 else -math.inf)
+//! def lscore(e): return 1 / (1 + 10**(-e/400))
+//! def phi(x): return 0.5 * (1 + math.erf(x / math.sqrt(2)))
+//! def sample(vals, counts):
+//!     n = sum(counts); m = sum(v*c for v, c in zip(vals, counts)) / n
+//!     return n, m, sum(c*(v - m)**2 for v, c in zip(vals, counts)) / n
+//! def est(vals, counts, gps, los):           # gps: games per sample (1 game, 2 pair)
+//!     n, m, var = sample(vals, counts); se = math.sqrt(var/n)
+//!     lo, hi = max(m - Z*se, 0), min(m + Z*se, 1)
+//!     return dict(score=m, elo=elo(m), lo=elo(lo), hi=elo(hi), los=los(n, m, se),
+//!                 nelo=(m - .5)/math.sqrt(gps*var)*K if var > 0 else None, nerr=Z*K/math.sqrt(n*gps))
+//! def wdl(W, D, L): return est([1, .5, 0], [W, D, L], 1,
+//!     lambda n, m, se: .5*(1 + math.erf((W - L)/math.sqrt(2*(W + L)))) if W + L else .5)
+//! def ptnml(p): return est([0, .25, .5, .75, 1], p, 2,
+//!     lambda n, m, se: phi((m - .5)/se) if se > 0 else (1. if m > .5 else 0. if m < .5 else .5))
+//! def llr(vals, counts, gps, e0, e1, model):
+//!     n, m, var = sample(vals, counts)
+//!     if model == 'logistic': s0, s1 = lscore(e0), lscore(e1)
+//!     else: sg = math.sqrt(gps*var); s0, s1 = .5 + e0/K*sg, .5 + e1/K*sg
+//!     return n*(s1 - s0)*(2*m - s0 - s1)/(2*var)
+//! ```
+//!
+//! - (F) figures published by a fishtest instance for a real test
+//!   (montytest.muzhen.org, test 69d3c8dc7c5b3724e29d2712, pentanomial
+//!   `[13, 37, 50, 25, 3]`, SPRT normalized [0, 4]): an implementation that is
+//!   not ours.
+
+use proptest::prelude::*;
+use rookery_referee::stats::{
+    elo_from_score, EloEstimate, EloModel, InvalidSprtError, Outcome, ParseSprtError, Pentanomial,
+    Sprt, SprtConfig, SprtState, Tally, Wdl,
+};
+
+fn wdl(wins: u64, draws: u64, losses: u64) -> Wdl {
+    Wdl {
+        wins,
+        draws,
+        losses,
+    }
+}
+
+fn ptnml(counts: [u64; 5]) -> Pentanomial {
+    Pentanomial { counts }
+}
+
+fn close(got: f64, want: f64, tol: f64, what: &str) {
+    assert!((got - want).abs() <= tol, "{what}: got {got}, want {want}");
+}
+
+fn sprt(elo0: f64, elo1: f64, model: EloModel) -> Sprt {
+    Sprt::new(SprtConfig {
+        elo0,
+        elo1,
+        alpha: 0.05,
+        beta: 0.05,
+        model,
+    })
+    .unwrap()
+}
+
+fn games_only(w: Wdl) -> Tally {
+    Tally {
+        wdl: w,
+        ptnml: Pentanomial::default(),
+    }
+}
+
+fn pairs_only(p: Pentanomial) -> Tally {
+    Tally {
+        wdl: Wdl::default(),
+        ptnml: p,
+    }
+}
+
+/// (H) W/D/L 30/40/20, N = 90.
+/// s = (30 + 40/2)/90 = 5/9 = 0.555556.
+/// var = (30·(4/9)² + 40·(1/18)² + 20·(5/9)²)/90 = (5.92593 + 0.12346 + 6.17284)/90 = 0.135802.
+/// se = sqrt(0.135802/90) = 0.0388448; s ± 1.959964·se = [0.479421, 0.631690].
+/// Elo = -400·log10(9/5 - 1) = -400·log10(0.8) = 38.7640;
+/// lower = -400·log10(1/0.479421 - 1) = -14.3077; upper = -400·log10(1/0.631690 - 1) = 93.7161;
+/// LOS = ½(1 + erf((30-20)/sqrt(2·50))) = ½(1 + erf(1)) = ½(1 + 0.8427008) = 0.921350;
+/// nElo = (5/9 - ½)/sqrt(0.135802)·800/ln 10 = 0.150756·347.4356 = 52.3779;
+/// nElo error = 1.959964·347.4356/sqrt(90) = 71.7796. (P) agrees to every digit given.
+#[test]
+fn wdl_30_40_20_by_hand() {
+    let w = wdl(30, 40, 20);
+    assert_eq!(w.games(), 90);
+    close(w.score().unwrap(), 5.0 / 9.0, 1e-15, "score");
+    close(w.draw_ratio().unwrap(), 4.0 / 9.0, 1e-15, "draw ratio");
+    let e = w.estimate().unwrap();
+    assert_eq!(e.games, 90);
+    close(e.elo, 38.764_005_203_222_61, 1e-9, "elo");
+    close(e.elo_lower, -14.307_696_542_161_489, 1e-9, "lower");
+    close(e.elo_upper, 93.716_129_280_962_45, 1e-9, "upper");
+    close(e.elo_error(), 54.011_912_911_561_97, 1e-9, "error");
+    close(e.los, 0.921_350_396_474_857_5, 1e-12, "los");
+    close(w.los().unwrap(), e.los, 0.0, "los");
+    close(e.nelo.unwrap(), 52.377_885_272_541_09, 1e-9, "nelo");
+    close(e.nelo_error, 71.779_616_650_911_68, 1e-9, "nelo error");
+}
+
+/// (P) W/D/L 120/260/100: score 0.5208333, Elo 14.484869 [-6.526660, 35.602956],
+/// LOS 0.9112351, nElo 21.423796 +/- 31.081486.
+/// (P) The mirror 20/40/30 of the hand case gives -38.764005 [-93.716129, 14.307697], LOS 0.0786496.
+#[test]
+fn wdl_more_cases_python() {
+    let e = wdl(120, 260, 100).estimate().unwrap();
+    close(e.score, 0.520_833_333_333_333_4, 1e-15, "score");
+    close(e.elo, 14.484_869_061_777_905, 1e-9, "elo");
+    close(e.elo_lower, -6.526_659_618_963_195, 1e-9, "lower");
+    close(e.elo_upper, 35.602_956_405_730_055, 1e-9, "upper");
+    close(e.los, 0.911_235_073_793_923_2, 1e-12, "los");
+    close(e.nelo.unwrap(), 21.423_795_988_409_21, 1e-9, "nelo");
+    close(e.nelo_error, 31.081_485_746_799, 1e-9, "nelo error");
+
+    let m = wdl(20, 40, 30).estimate().unwrap();
+    close(m.elo, -38.764_005_203_222_57, 1e-9, "mirror elo");
+    close(m.elo_lower, -93.716_129_280_962_45, 1e-9, "mirror lower");
+    close(m.elo_upper, 14.307_696_542_161_441, 1e-9, "mirror upper");
+    close(m.los, 0.078_649_603_525_142_55, 1e-12, "mirror los");
+}
+
+/// Edge cases: no NaN, no panic, explicit None / infinities.
+/// (H) 10 wins: s = 1, Elo = +inf, no spread so both ends +inf; LOS = ½(1 + erf(10/sqrt(20)))
+/// = ½(1 + erf(2.236068)) = 0.9992173 (P). 10 losses: the mirror, LOS 0.0007827 (P).
+/// 10 draws: s = ½, Elo 0 +/- 0, LOS ½ (no decisive game), nElo undefined.
+/// (P) 3/1/0: s = 0.875, var = 0.046875, se = 0.108253, s + 1.96·se > 1, so upper = +inf;
+/// Elo 338.039216, lower 117.419485, LOS ½(1 + erf(3/sqrt(6))) = 0.9583677.
+#[test]
+fn wdl_edge_cases() {
+    let none = Wdl::default();
+    assert_eq!(none.score(), None);
+    assert_eq!(none.draw_ratio(), None);
+    assert_eq!(none.los(), None);
+    assert_eq!(none.estimate(), None);
+
+    let wins = wdl(10, 0, 0).estimate().unwrap();
+    assert_eq!(
+        (wins.elo, wins.elo_lower, wins.elo_upper),
+        (f64::INFINITY, f64::INFINITY, f64::INFINITY)
+    );
+    assert_eq!(wins.elo_error(), f64::INFINITY);
+    assert_eq!(wins.nelo, None);
+    close(wins.los, 0.999_217_298_870_998_7, 1e-12, "all wins los");
+
+    let losses = wdl(0, 0, 10).estimate().unwrap();
+    assert_eq!(
+        (losses.elo, losses.elo_upper),
+        (f64::NEG_INFINITY, f64::NEG_INFINITY)
+    );
+    assert_eq!(losses.elo_error(), f64::INFINITY);
+    close(
+        losses.los,
+        0.000_782_701_129_001_250_9,
+        1e-12,
+        "all losses los",
+    );
+
+    let draws = wdl(0, 10, 0).estimate().unwrap();
+    assert_eq!(
+        (
+            draws.elo,
+            draws.elo_lower,
+            draws.elo_upper,
+            draws.elo_error()
+        ),
+        (0.0, 0.0, 0.0, 0.0)
+    );
+    assert_eq!((draws.los, draws.nelo), (0.5, None));
+
+    let e = wdl(3, 1, 0).estimate().unwrap();
+    close(e.elo, 338.039_216_005_702_8, 1e-9, "elo");
+    close(e.elo_lower, 117.419_484_905_970_22, 1e-9, "lower");
+    assert_eq!(e.elo_upper, f64::INFINITY);
+    close(e.los, 0.958_367_741_668_224_8, 1e-12, "los");
+}
+
+/// (F) montytest's page for ptnml [13, 37, 50, 25, 3] (128 pairs) lists: score 0.43750,
+/// variance (of a pair's mean score) 0.05762, Elo -43.6578, normalized Elo -63.97, the H1
+/// score for nElo 4 as 0.50391 (logistic 2.716), and among its LLR approximations
+/// "Logistic (alt2)" -0.55961 for those same two scores (our formula; its exact LLR is -0.549).
+/// (H) score = (37·0.25 + 50·0.5 + 25·0.75 + 3)/128 = 56/128 = 0.4375.
+/// (P) interval [-73.397216, -14.542887] (fishtest prints a different interval method),
+/// LOS Φ((0.4375-0.5)/sqrt(0.0576172/128)) = 0.0016104, nElo error 1.96·347.4356/sqrt(256) = 42.56008.
+#[test]
+fn pentanomial_matches_fishtest_figures() {
+    let p = ptnml([13, 37, 50, 25, 3]);
+    assert_eq!(p.pairs(), 128);
+    let e = p.estimate().unwrap();
+    assert_eq!(e.games, 256);
+    close(e.score, 0.4375, 1e-15, "score");
+    close(e.elo, -43.6578, 5e-5, "elo (F)");
+    close(e.nelo.unwrap(), -63.97, 5e-3, "nelo (F)");
+    close(e.elo_lower, -73.397_216_196_862_47, 1e-9, "lower (P)");
+    close(e.elo_upper, -14.542_887_158_519_918, 1e-9, "upper (P)");
+    close(e.los, 0.001_610_401_145_416_662_2, 1e-12, "los (P)");
+    close(e.nelo_error, 42.560_077_160_742_79, 1e-9, "nelo error (P)");
+
+    let normalized = sprt(0.0, 4.0, EloModel::Normalized);
+    close(
+        normalized.llr(&pairs_only(p)),
+        -0.55961,
+        5e-6,
+        "normalized llr (F)",
+    );
+    close(
+        normalized.llr(&pairs_only(p)),
+        -0.559_609_630_346_844_3,
+        1e-12,
+        "normalized llr (P)",
+    );
+    let logistic = sprt(0.0, 2.716, EloModel::Logistic);
+    // The page rounds elo1 to 2.716 (2.71575 unrounded), which moves the LLR by about 5e-5.
+    close(
+        logistic.llr(&pairs_only(p)),
+        -0.55961,
+        1e-4,
+        "logistic llr at 2.716 (F)",
+    );
+    close(elo_from_score(0.50391), 2.716, 5e-3, "H1 logistic Elo (F)");
+}
+
+/// (P) ptnml [10, 50, 100, 60, 20]: score 0.53125, Elo 21.743065 [0.375656, 43.276221],
+/// LOS 0.9769495, nElo 31.628649 (pair variance 0.0589193, per-game sigma sqrt(2·0.0589193)).
+/// Edges: [0,0,5,0,0] Elo 0 +/- 0, LOS ½; [0,0,0,0,4] Elo +inf, LOS 1;
+/// [0,0,0,3,0] s = 0.75, Elo = -400·log10(1/3) = 190.848502 with no spread, LOS 1.
+#[test]
+fn pentanomial_cases_python() {
+    let e = ptnml([10, 50, 100, 60, 20]).estimate().unwrap();
+    close(e.score, 0.53125, 1e-15, "score");
+    close(e.elo, 21.743_064_929_037_08, 1e-9, "elo");
+    close(e.elo_lower, 0.375_656_314_549_763_7, 1e-9, "lower");
+    close(e.elo_upper, 43.276_221_040_641_55, 1e-9, "upper");
+    close(e.los, 0.976_949_505_101_031_8, 1e-12, "los");
+    close(e.nelo.unwrap(), 31.628_648_906_708_122, 1e-9, "nelo");
+
+    assert_eq!(Pentanomial::default().estimate(), None);
+    assert_eq!(Pentanomial::default().los(), None);
+    let even = ptnml([0, 0, 5, 0, 0]).estimate().unwrap();
+    assert_eq!(
+        (even.elo, even.elo_error(), even.los, even.nelo),
+        (0.0, 0.0, 0.5, None)
+    );
+    let sweep = ptnml([0, 0, 0, 0, 4]).estimate().unwrap();
+    assert_eq!(
+        (sweep.elo, sweep.elo_error(), sweep.los),
+        (f64::INFINITY, f64::INFINITY, 1.0)
+    );
+    let e = ptnml([0, 0, 0, 3, 0]).estimate().unwrap();
+    close(e.elo, 190.848_501_887_865, 1e-9, "elo");
+    assert_eq!(
+        (e.elo_lower, e.elo_upper, e.elo_error(), e.los),
+        (e.elo, e.elo, 0.0, 1.0)
+    );
+}
+
+/// (H) bounds: ln(0.05/0.95) = -ln 19 = -2.944439, ln(0.95/0.05) = ln 19;
+/// alpha 0.05, beta 0.1: ln(0.1/0.95) = -2.251292, ln(0.9/0.05) = ln 18 = 2.890372.
+#[test]
+fn sprt_bounds() {
+    let (lo, hi) = sprt(0.0, 5.0, EloModel::Normalized).bounds();
+    close(lo, -(19f64.ln()), 1e-15, "lower");
+    close(hi, 19f64.ln(), 1e-15, "upper");
+    let s = Sprt::new("elo0=0 elo1=5 alpha=0.05 beta=0.1".parse().unwrap()).unwrap();
+    let (lo, hi) = s.bounds();
+    close(lo, -2.251_291_798_606_495, 1e-12, "lower");
+    close(hi, 18f64.ln(), 1e-12, "upper");
+}
+
+/// (P) trinomial LLRs, elo0 = 0, elo1 = 5, alpha = beta = 0.05 (bounds ±2.944):
+/// logistic 600/800/400 = 4.955108 (H1), 400/800/600 = -5.641285 (H0), 30/40/20 = 0.247755;
+/// normalized 3.718792 (H1), -4.091582 (H0), 0.185940.
+/// (H) check of 30/40/20 logistic: s0 = ½, s1 = 1/(1 + 10^(-5/400)) = 0.5071955;
+/// 90·0.0071955·(2·0.5555556 - 1.0071955)/(2·0.1358025) = 0.24776.
+#[test]
+fn sprt_trinomial_decisions() {
+    let cases = [
+        (
+            wdl(600, 800, 400),
+            EloModel::Logistic,
+            4.955_107_918_636_501,
+            SprtState::AcceptH1,
+        ),
+        (
+            wdl(400, 800, 600),
+            EloModel::Logistic,
+            -5.641_285_143_784_604,
+            SprtState::AcceptH0,
+        ),
+        (
+            wdl(30, 40, 20),
+            EloModel::Logistic,
+            0.247_755_395_931_825_05,
+            SprtState::Continue,
+        ),
+        (
+            wdl(600, 800, 400),
+            EloModel::Normalized,
+            3.718_792_486_141_094,
+            SprtState::AcceptH1,
+        ),
+        (
+            wdl(400, 800, 600),
+            EloModel::Normalized,
+            -4.091_582_197_034_108,
+            SprtState::AcceptH0,
+        ),
+        (
+            wdl(30, 40, 20),
+            EloModel::Normalized,
+            0.185_939_624_307_054_7,
+            SprtState::Continue,
+        ),
+    ];
+    for (w, model, llr, state) in cases {
+        let status = sprt(0.0, 5.0, model).status(&games_only(w));
+        close(status.llr, llr, 1e-9, &format!("{w:?} {model}"));
+        assert_eq!(status.state, state, "{w:?} {model}");
+    }
+}
+
+/// (P) pentanomial LLRs (pairs as samples, pair variance):
+/// normalized [0,5]: [40,300,700,400,60] = 3.036552 (H1), [60,400,700,300,40] = -3.657868 (H0),
+/// [10,50,100,60,20] = 0.579139 (continue); logistic [0,5] on the last = 0.810445;
+/// logistic [-1.75, 0.25] on the first = 2.327219 (continue).
+#[test]
+fn sprt_pentanomial_decisions() {
+    let cases = [
+        (
+            [40, 300, 700, 400, 60],
+            0.0,
+            5.0,
+            EloModel::Normalized,
+            3.036_551_560_325_379,
+            SprtState::AcceptH1,
+        ),
+        (
+            [60, 400, 700, 300, 40],
+            0.0,
+            5.0,
+            EloModel::Normalized,
+            -3.657_867_745_147_073,
+            SprtState::AcceptH0,
+        ),
+        (
+            [10, 50, 100, 60, 20],
+            0.0,
+            5.0,
+            EloModel::Normalized,
+            0.579_139_232_247_244_1,
+            SprtState::Continue,
+        ),
+        (
+            [10, 50, 100, 60, 20],
+            0.0,
+            5.0,
+            EloModel::Logistic,
+            0.810_444_665_158_336_5,
+            SprtState::Continue,
+        ),
+        (
+            [40, 300, 700, 400, 60],
+            -1.75,
+            0.25,
+            EloModel::Logistic,
+            2.327_218_524_679_488_5,
+            SprtState::Continue,
+        ),
+    ];
+    for (counts, elo0, elo1, model, llr, state) in cases {
+        let status = sprt(elo0, elo1, model).status(&pairs_only(ptnml(counts)));
+        close(status.llr, llr, 1e-9, &format!("{counts:?} {model}"));
+        assert_eq!(status.state, state, "{counts:?} {model}");
+    }
+}
+
+/// The pairs decide when there are any: a tally fed pair by pair for
+/// [10,50,100,60,20] (the 100 one-point pairs half W+L, half D+D) has the
+/// games 150/210/120, whose trinomial LLR (P) is 0.527950; the tally's LLR
+/// must be the pentanomial 0.579139.
+#[test]
+fn tally_prefers_pairs() {
+    use Outcome::{Draw as D, Loss as L, Win as W};
+    let mut t = Tally::default();
+    let pairs = [
+        ((L, L), 10),
+        ((L, D), 50),
+        ((W, L), 50),
+        ((D, D), 50),
+        ((D, W), 60),
+        ((W, W), 20),
+    ];
+    for ((a, b), n) in pairs {
+        (0..n).for_each(|_| t.add_pair(a, b));
+    }
+    assert_eq!(t.ptnml.counts, [10, 50, 100, 60, 20]);
+    assert_eq!(t.wdl, wdl(150, 210, 120));
+    let s = sprt(0.0, 5.0, EloModel::Normalized);
+    close(s.llr(&t), 0.579_139_232_247_244_1, 1e-9, "tally llr");
+    close(
+        s.llr(&games_only(t.wdl)),
+        0.527_950_221_127_572_6,
+        1e-9,
+        "games-only llr",
+    );
+    assert_eq!(t.estimate(), t.ptnml.estimate());
+    t.add_game(W);
+    assert_eq!(t.wdl.games(), 481);
+    assert_eq!(t.ptnml.pairs(), 240);
+}
+
+/// No evidence, no decision: LLR 0 before any game and while every result is alike.
+#[test]
+fn sprt_without_spread_continues() {
+    let s = sprt(0.0, 5.0, EloModel::Normalized);
+    for t in [
+        Tally::default(),
+        games_only(wdl(10, 0, 0)),
+        pairs_only(ptnml([0, 0, 0, 0, 7])),
+    ] {
+        let st = s.status(&t);
+        assert_eq!((st.llr, st.state), (0.0, SprtState::Continue));
+    }
+}
+
+#[test]
+fn sprt_config_parses_and_round_trips() {
+    let c: SprtConfig = "elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized"
+        .parse()
+        .unwrap();
+    assert_eq!(
+        c,
+        SprtConfig {
+            elo0: 0.0,
+            elo1: 5.0,
+            alpha: 0.05,
+            beta: 0.05,
+            model: EloModel::Normalized
+        }
+    );
+    assert_eq!(
+        c.to_string(),
+        "elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized"
+    );
+    let c: SprtConfig = "  model=logistic elo1=2.5\telo0=-1.75 ".parse().unwrap();
+    assert_eq!(
+        c,
+        SprtConfig {
+            elo0: -1.75,
+            elo1: 2.5,
+            alpha: 0.05,
+            beta: 0.05,
+            model: EloModel::Logistic
+        }
+    );
+    assert_eq!(c.to_string().parse::<SprtConfig>().unwrap(), c);
+    let s = Sprt::new(c).unwrap();
+    assert_eq!(s.config(), &c);
+}
+
+#[test]
+fn sprt_config_errors_name_the_word() {
+    use ParseSprtError as E;
+    let cases: [(&str, ParseSprtError, &str); 8] = [
+        ("elo0=0 elo1=x", E::BadNumber("elo1=x".into()), "elo1=x"),
+        (
+            "elo0=nan elo1=5",
+            E::BadNumber("elo0=nan".into()),
+            "elo0=nan",
+        ),
+        (
+            "elo0=0 elo1=5 model=bayesian",
+            E::BadModel("model=bayesian".into()),
+            "model=bayesian",
+        ),
+        (
+            "elo0=0 elo1=5 gamma=1",
+            E::UnknownKey("gamma=1".into()),
+            "gamma=1",
+        ),
+        ("elo0 elo1=5", E::NotKeyValue("elo0".into()), "`elo0`"),
+        (
+            "elo0=0 elo1=5 elo1=6",
+            E::Repeated("elo1=6".into()),
+            "elo1=6",
+        ),
+        ("elo1=5", E::Missing("elo0"), "elo0="),
+        ("elo0=0", E::Missing("elo1"), "elo1="),
+    ];
+    for (text, want, named) in cases {
+        let err = text.parse::<SprtConfig>().unwrap_err();
+        assert_eq!(err, want, "{text}");
+        assert!(err.to_string().contains(named), "{text}: {err}");
+    }
+    let invalid = [
+        (
+            "elo0=5 elo1=0",
+            InvalidSprtError::EloOrder {
+                elo0: 5.0,
+                elo1: 0.0,
+            },
+            "elo0=5",
+        ),
+        (
+            "elo0=0 elo1=5 alpha=0",
+            InvalidSprtError::Probability {
+                key: "alpha",
+                value: 0.0,
+            },
+            "alpha=0",
+        ),
+        (
+            "elo0=0 elo1=5 beta=1.5",
+            InvalidSprtError::Probability {
+                key: "beta",
+                value: 1.5,
+            },
+            "beta=1.5",
+        ),
+        (
+            "elo0=0 elo1=5 alpha=0.6 beta=0.5",
+            InvalidSprtError::RatesTooLarge {
+                alpha: 0.6,
+                beta: 0.5,
+            },
+            "alpha=0.6",
+        ),
+    ];
+    for (text, want, named) in invalid {
+        let err = text.parse::<SprtConfig>().unwrap_err();
+        assert_eq!(err, ParseSprtError::Invalid(want.clone()), "{text}");
+        assert!(err.to_string().contains(named), "{text}: {err}");
+        let config = SprtConfig {
+            elo0: 0.0,
+            elo1: 5.0,
+            alpha: 0.05,
+            beta: 0.05,
+            model: EloModel::Logistic,
+        };
+        let config = match want {
+            InvalidSprtError::EloOrder { elo0, elo1 } => SprtConfig {
+                elo0,
+                elo1,
+                ..config
+            },
+            InvalidSprtError::Probability {
+                key: "alpha",
+                value,
+            } => SprtConfig {
+                alpha: value,
+                ..config
+            },
+            InvalidSprtError::Probability { value, .. } => SprtConfig {
+                beta: value,
+                ..config
+            },
+            InvalidSprtError::RatesTooLarge { alpha, beta } => SprtConfig {
+                alpha,
+                beta,
+                ..config
+            },
+        };
+        assert_eq!(Sprt::new(config).unwrap_err(), want, "Sprt::new for {text}");
+    }
+}
+
+/// The one-line summary; its figures are the hand case above (30/40/20, logistic [0, 5]).
+#[test]
+fn summary_line() {
+    let s = sprt(0.0, 5.0, EloModel::Logistic);
+    assert_eq!(
+        games_only(wdl(30, 40, 20)).summary(Some(&s)).to_string(),
+        "Games: 90, W/D/L: 30/40/20, Score: 55.6 %, Elo: 38.8 +/- 54.0, LOS: 92.1 %, \
+         DrawRatio: 44.4 %, nElo: 52.4 +/- 71.8, LLR: 0.25 (-2.94, 2.94) [0.00, 5.00]"
+    );
+    // Pairs (P): [10,50,100,60,20] Elo 21.743 +/- 21.450, LOS 97.69 %, nElo 31.63 +/- 31.08, LLR 0.579.
+    let mut t = pairs_only(ptnml([10, 50, 100, 60, 20]));
+    t.wdl = wdl(150, 210, 120);
+    let line = t
+        .summary(Some(&sprt(0.0, 5.0, EloModel::Normalized)))
+        .to_string();
+    assert_eq!(
+        line,
+        "Games: 480, W/D/L: 150/210/120, Score: 53.1 %, Elo: 21.7 +/- 21.5, LOS: 97.7 %, \
+         DrawRatio: 43.8 %, nElo: 31.6 +/- 31.1, Ptnml(0-2): [10, 50, 100, 60, 20], \
+         LLR: 0.58 (-2.94, 2.94) [0.00, 5.00]"
+    );
+    assert_eq!(
+        Tally::default().summary(None).to_string(),
+        "Games: 0, W/D/L: 0/0/0, Score: n/a, Elo: n/a, LOS: n/a, DrawRatio: n/a, nElo: n/a"
+    );
+    assert_eq!(
+        games_only(wdl(4, 0, 0)).summary(None).to_string(),
+        "Games: 4, W/D/L: 4/0/0, Score: 100.0 %, Elo: inf +/- inf, LOS: 97.7 %, DrawRatio: 0.0 %, nElo: n/a"
+    );
+}
+
+fn finite_or_inf(e: &EloEstimate) -> bool {
+    [
+        e.score,
+        e.elo,
+        e.elo_lower,
+        e.elo_upper,
+        e.elo_error(),
+        e.los,
+        e.nelo_error,
+    ]
+    .iter()
+    .chain(e.nelo.iter())
+    .all(|x| !x.is_nan())
+}
+
+proptest! {
+    #[test]
+    fn wdl_elo_is_antisymmetric(w in 0u64..500, d in 0u64..500, l in 0u64..500) {
+        prop_assume!(w + d + l > 0);
+        let a = wdl(w, d, l).estimate().unwrap();
+        let b = wdl(l, d, w).estimate().unwrap();
+        prop_assert!(finite_or_inf(&a));
+        prop_assert!((0.0..=1.0).contains(&a.los));
+        prop_assert!(a.elo_lower <= a.elo && a.elo <= a.elo_upper);
+        let same = |x: f64, y: f64| x == y || (x - y).abs() < 1e-9;
+        prop_assert!(same(a.elo, -b.elo), "{} vs {}", a.elo, b.elo);
+        prop_assert!(same(a.elo_lower, -b.elo_upper));
+        prop_assert!(same(a.elo_upper, -b.elo_lower));
+        prop_assert!(same(a.los, 1.0 - b.los));
+        prop_assert!(!wdl(w, d, l).reversed().estimate().unwrap().elo.is_nan());
+    }
+
+    #[test]
+    fn pentanomial_elo_is_antisymmetric(c in prop::array::uniform5(0u64..200)) {
+        let p = ptnml(c);
+        prop_assume!(p.pairs() > 0);
+        let a = p.estimate().unwrap();
+        let b = p.reversed().estimate().unwrap();
+        prop_assert!(finite_or_inf(&a));
+        prop_assert!((0.0..=1.0).contains(&a.los));
+        let same = |x: f64, y: f64| x == y || (x - y).abs() < 1e-9;
+        prop_assert!(same(a.elo, -b.elo));
+        prop_assert!(same(a.elo_lower, -b.elo_upper));
+        prop_assert!(same(a.los, 1.0 - b.los));
+    }
+
+    #[test]
+    fn sprt_state_follows_llr(c in prop::array::uniform5(0u64..300), logistic in any::<bool>()) {
+        let model = if logistic { EloModel::Logistic } else { EloModel::Normalized };
+        let s = sprt(0.0, 5.0, model);
+        let st = s.status(&pairs_only(ptnml(c)));
+        prop_assert!(st.llr.is_finite());
+        let want = if st.llr >= st.upper { SprtState::AcceptH1 }
+            else if st.llr <= st.lower { SprtState::AcceptH0 } else { SprtState::Continue };
+        prop_assert_eq!(st.state, want);
+        prop_assert!(!pairs_only(ptnml(c)).summary(Some(&s)).to_string().contains("NaN"));
+    }
+}
