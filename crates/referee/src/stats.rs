@@ -451,14 +451,15 @@ impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let percent =
             |x: Option<f64>| x.map_or("n/a".to_string(), |x| format!("{:.1} %", 100.0 * x));
-        let w = &self.wdl;
+        let Wdl {
+            wins,
+            draws,
+            losses,
+        } = self.wdl;
         write!(
             f,
-            "Games: {}, W/D/L: {}/{}/{}, ",
-            w.games(),
-            w.wins,
-            w.draws,
-            w.losses
+            "Games: {}, W/D/L: {wins}/{draws}/{losses}, ",
+            self.wdl.games()
         )?;
         write!(f, "Score: {}, ", percent(self.score))?;
         match &self.estimate {
@@ -467,10 +468,7 @@ impl fmt::Display for Summary {
         }
         write!(f, "LOS: {}, ", percent(self.estimate.map(|e| e.los)))?;
         write!(f, "DrawRatio: {}, ", percent(self.draw_ratio))?;
-        match self
-            .estimate
-            .and_then(|e| e.nelo.map(|n| (n, e.nelo_error)))
-        {
+        match self.estimate.and_then(|e| Some((e.nelo?, e.nelo_error))) {
             Some((nelo, err)) => write!(f, "nElo: {nelo:.1} +/- {err:.1}")?,
             None => write!(f, "nElo: n/a")?,
         }
@@ -478,12 +476,8 @@ impl fmt::Display for Summary {
             write!(f, ", Ptnml(0-2): [{a}, {b}, {c}, {d}, {e}]")?;
         }
         if let Some(s) = &self.sprt {
-            let (elo0, elo1) = (s.config.elo0, s.config.elo1);
-            write!(
-                f,
-                ", LLR: {:.2} ({:.2}, {:.2}) [{elo0:.2}, {elo1:.2}]",
-                s.llr, s.lower, s.upper
-            )?;
+            let (llr, lo, hi, e0, e1) = (s.llr, s.lower, s.upper, s.config.elo0, s.config.elo1);
+            write!(f, ", LLR: {llr:.2} ({lo:.2}, {hi:.2}) [{e0:.2}, {e1:.2}]")?;
         }
         Ok(())
     }

@@ -282,6 +282,7 @@ fn sprt_bounds() {
 /// (P) trinomial LLRs, elo0 = 0, elo1 = 5, alpha = beta = 0.05 (bounds ±2.944):
 /// logistic 600/800/400 = 4.955108 (H1), 400/800/600 = -5.641285 (H0), 30/40/20 = 0.247755;
 /// normalized 3.718792 (H1), -4.091582 (H0), 0.185940.
+/// 120/260/100 with elo0 = -3, elo1 = 1: normalized 0.356666, logistic 0.539116.
 /// (H) check of 30/40/20 logistic: s0 = ½, s1 = 1/(1 + 10^(-5/400)) = 0.5071955;
 /// 90·0.0071955·(2·0.5555556 - 1.0071955)/(2·0.1358025) = 0.24776.
 #[test]
@@ -329,12 +330,26 @@ fn sprt_trinomial_decisions() {
         close(status.llr, llr, 1e-9, &format!("{w:?} {model}"));
         assert_eq!(status.state, state, "{w:?} {model}");
     }
+    let t = games_only(wdl(120, 260, 100));
+    close(
+        sprt(-3.0, 1.0, EloModel::Normalized).llr(&t),
+        0.356_666_044_742_101_23,
+        1e-9,
+        "normalized [-3, 1]",
+    );
+    close(
+        sprt(-3.0, 1.0, EloModel::Logistic).llr(&t),
+        0.539_116_014_105_527_1,
+        1e-9,
+        "logistic [-3, 1]",
+    );
 }
 
 /// (P) pentanomial LLRs (pairs as samples, pair variance):
 /// normalized [0,5]: [40,300,700,400,60] = 3.036552 (H1), [60,400,700,300,40] = -3.657868 (H0),
 /// [10,50,100,60,20] = 0.579139 (continue); logistic [0,5] on the last = 0.810445;
-/// logistic [-1.75, 0.25] on the first = 2.327219 (continue).
+/// logistic [-1.75, 0.25] on the first = 2.327219 (continue); normalized [2, 7] on the first =
+/// 2.788025 (continue) and [-2, 3] on [10,50,100,60,20] = 0.618903.
 #[test]
 fn sprt_pentanomial_decisions() {
     let cases = [
