@@ -23,6 +23,7 @@
 
 pub mod attacks;
 mod bitboard;
+pub mod chess960;
 pub mod fen;
 mod game;
 mod movegen;
