@@ -4,7 +4,7 @@
 //! (clap), calls one library function and prints. Exit status: 0 success,
 //! 1 the input had errors (reported; the rest was still processed), 2 usage.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cmd;
@@ -37,11 +37,27 @@ enum Command {
     Suite(cmd::suite::Args),
     /// Reports from suite results: totals, solved/missed, distributions, comparisons.
     Report(cmd::report::Args),
+    /// Games between engines: matches, gauntlets, round-robins, SPRT; resumable.
+    Match(cmd::matches::Args),
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let cli = match parsed {
+        Ok((mut cli, matches)) => {
+            // `--engine` words grouped per engine, which the derive cannot express.
+            if let (Command::Match(args), Some(sub)) =
+                (&mut cli.command, matches.subcommand_matches("match"))
+            {
+                args.engine_groups = sub
+                    .get_occurrences::<String>("engine")
+                    .map(|o| o.map(|g| g.cloned().collect()).collect())
+                    .unwrap_or_default();
+            }
+            cli
+        }
         Err(e) => {
             // Help and version go to stdout with status 0; usage errors exit 2.
             let _ = e.print();
@@ -61,6 +77,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => cmd::bench::run(args),
         Command::Suite(args) => cmd::suite::run(args),
         Command::Report(args) => cmd::report::run(args),
+        Command::Match(args) => cmd::matches::run(args),
     };
     output::finish(result)
 }

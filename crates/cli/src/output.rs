@@ -1,5 +1,6 @@
 //! Shared output plumbing: buffered stdout, broken pipes, error reporting.
 
+use std::fmt;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -12,8 +13,26 @@ pub enum Status {
     InputErrors,
 }
 
+/// A usage error: the flags make no sense together (exit status 2).
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// A usage error as an `anyhow::Error` (exit status 2).
+pub fn usage(message: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(UsageError(message.into()))
+}
+
 /// Turns a subcommand's result into the process exit code, printing errors.
-/// A closed stdout (`rookery ... | head`) counts as success.
+/// A closed stdout (`rookery ... | head`) counts as success; a usage error
+/// exits 2, any other error 1.
 pub fn finish(result: anyhow::Result<Status>) -> ExitCode {
     match result {
         Ok(Status::Ok) => ExitCode::SUCCESS,
@@ -26,7 +45,11 @@ pub fn finish(result: anyhow::Result<Status>) -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("rookery: error: {e:#}");
-            ExitCode::from(1)
+            if e.chain().any(|c| c.downcast_ref::<UsageError>().is_some()) {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
         }
     }
 }

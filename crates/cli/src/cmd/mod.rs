@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod engines;
 pub mod epd;
+pub mod matches;
 pub mod perft;
 pub mod pgn;
 pub mod progress;

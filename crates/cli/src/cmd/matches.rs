@@ -1,0 +1,407 @@
+//! `rookery match`: games between engines (cutechess-cli / fastchess vocabulary).
+
+use crate::output::{self, Status};
+use anyhow::Context;
+use rookery_referee::adjudicate::{DrawRule, ResignRule, Rules};
+use rookery_referee::journal::JournalState;
+use rookery_referee::player::EngineConfig;
+use rookery_referee::schedule::{BookConfig, Pairing};
+use rookery_referee::stats::{Sprt, SprtConfig};
+use rookery_referee::tournament::{self, MatchEvent, MatchPlan, MatchSummary};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+const AFTER_HELP: &str = "\
+Engine words (for --engine and --each; an engine's own words win over --each):
+  cmd=PATH|builtin   the program (builtin: rookery's engine, in process)
+  name=NAME          its name in the PGN (default: the engine's id name)
+  arg=ARG, dir=DIR   a command-line argument (repeatable), the working directory
+  option.NAME=VALUE  a UCI option, e.g. option.Hash=64 option.Threads=1
+  tc=[MOVES/]SECS[+INC]  a clock: 40/60+0.6, 10+0.1, 0:30 (tc=inf: none)
+  st=SECS, nodes=N, depth=N  fixed time, nodes or depth per move
+  timemargin=MS      how far a move may overrun the clock (default 0)
+  restart=on|off     a new process for every game (default off)
+
+Every move is written to a journal (PGN path + .journal, or --journal) before
+the next is asked for. After a crash or kill -9, `rookery match --resume
+JOURNAL` finishes the match: a game cut off in the middle goes on from its
+last move with its clocks restored, and the PGN holds every game once.
+
+Examples:
+  rookery match --engine cmd=builtin name=new --engine cmd=/usr/games/stockfish \\
+      option.Skill\\ Level=5 --each tc=10+0.1 option.Hash=64 --rounds 50 --games 2 \\
+      --concurrency 2 --openings file=openings.epd order=random --pgnout games.pgn
+  rookery match --engine cmd=./new --engine cmd=./base --each tc=8+0.08 \\
+      --games 2 --rounds 5000 --sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 --pgnout sprt.pgn
+  rookery match --resume sprt.pgn.journal
+
+From cutechess-cli / fastchess: -engine cmd=X -> --engine cmd=X, -each -> --each,
+-rounds/-games/-repeat/-concurrency/-recover/-srand/-maxmoves -> the same with
+two dashes, -openings file=F format=epd order=random plies=N start=N -> the same,
+-pgnout F (fastchess: file=F) -> --pgnout F, -epdout F -> --epdout F,
+-draw movenumber=N movecount=N score=N -> the same, -resign movecount=N score=N
+[twosided=true] -> the same, -sprt elo0= elo1= alpha= beta= [model=normalized|logistic]
+-> the same, -tournament round-robin|gauntlet -> --tournament, -variant
+fischerandom -> --variant fischerandom, -debug -> --log FILE, -ratinginterval N
+-> --ratinginterval N, -event/-site -> the same.";
+
+/// Flags of `rookery match`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// An engine and its words (repeat the flag for each engine).
+    #[arg(long, num_args = 1.., value_name = "WORD", action = clap::ArgAction::Append, required_unless_present = "resume")]
+    engine: Vec<String>,
+    /// The words of each `--engine`, grouped by occurrence (clap's derive
+    /// flattens them; `main` fills this from the matches).
+    #[arg(skip)]
+    pub engine_groups: Vec<Vec<String>>,
+    /// Words applied to every engine before its own.
+    #[arg(long, num_args = 1.., value_name = "WORD")]
+    each: Vec<String>,
+    /// How the engines are paired.
+    #[arg(
+        long,
+        default_value = "round-robin",
+        value_name = "round-robin|gauntlet"
+    )]
+    tournament: Pairing,
+    /// Rounds: every encounter is played this many times.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    rounds: u32,
+    /// Games per encounter and round; 2 plays each opening with colours reversed.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    games: u32,
+    /// Play each opening twice with colours reversed (= --games 2).
+    #[arg(long)]
+    repeat: bool,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    concurrency: u32,
+    /// The opening book: file=F [format=epd|pgn] [order=random|sequential] [plies=N] [start=N].
+    #[arg(long, num_args = 1.., value_name = "WORD")]
+    openings: Vec<String>,
+    /// Seed for the random opening order and Chess960 starts (default: from the clock).
+    #[arg(long)]
+    srand: Option<u64>,
+    /// standard or fischerandom (Chess960: random starts unless --openings).
+    #[arg(long, default_value = "standard", value_parser = ["standard", "fischerandom", "chess960"])]
+    variant: String,
+    /// Draw adjudication: movenumber=N movecount=N score=CP.
+    #[arg(long, num_args = 1.., value_name = "WORD")]
+    draw: Vec<String>,
+    /// Resign adjudication: movecount=N score=CP [twosided=true].
+    #[arg(long, num_args = 1.., value_name = "WORD")]
+    resign: Vec<String>,
+    /// A draw once both sides have made N moves.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    maxmoves: Option<u32>,
+    /// Stop when the SPRT decides: elo0=0 elo1=5 alpha=0.05 beta=0.05 [model=normalized|logistic].
+    #[arg(long, num_args = 1.., value_name = "WORD")]
+    sprt: Vec<String>,
+    /// After a crash or stall, restart the engine and go on (otherwise the match stops).
+    #[arg(long)]
+    recover: bool,
+    /// Append the games to this PGN file (`F` or `file=F`).
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    pgnout: Vec<String>,
+    /// Append the final position of every game to this EPD file.
+    #[arg(long, value_name = "FILE")]
+    epdout: Option<PathBuf>,
+    /// The journal (default: the PGN path + .journal; none without either).
+    #[arg(long, value_name = "FILE")]
+    journal: Option<PathBuf>,
+    /// Do not sync the journal to disk after each move (faster; a kill -9 is
+    /// still survived, a power loss may lose the last moves).
+    #[arg(long)]
+    no_sync: bool,
+    /// Log every line sent to and received from every engine to FILE.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+    /// The Event tag.
+    #[arg(long, default_value = "rookery match")]
+    event: String,
+    /// The Site tag.
+    #[arg(long, default_value = "?")]
+    site: String,
+    /// Print the statistics every N games (and at the end).
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    ratinginterval: usize,
+    /// Seconds a move without a clock (nodes=, depth=) may take before the engine counts as stalled.
+    #[arg(long, default_value_t = 60, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    stall_timeout: u64,
+    /// Print the final results as JSON on stdout (the running commentary goes to stderr).
+    #[arg(long)]
+    json: bool,
+    /// Finish the match of this journal (no other flag is needed).
+    #[arg(long, value_name = "JOURNAL", conflicts_with_all = ["engine", "each", "openings", "pgnout", "journal", "sprt"])]
+    resume: Option<PathBuf>,
+}
+
+fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
+    let mut engines = Vec::new();
+    for words in &args.engine_groups {
+        let mut e = EngineConfig::builtin();
+        for w in args.each.iter().chain(words) {
+            e.apply(w).map_err(|e| output::usage(e.to_string()))?;
+        }
+        if e.tc.is_infinite() {
+            return Err(output::usage(format!(
+                "engine {} has no time control: give tc=, st=, nodes= or depth= (or --each tc=...)",
+                e.label()
+            )));
+        }
+        engines.push(e);
+    }
+    if engines.len() < 2 {
+        return Err(output::usage("a match needs at least two --engine"));
+    }
+    let mut plan = MatchPlan::new(engines);
+    plan.pairing = args.tournament;
+    plan.rounds = args.rounds as usize;
+    plan.games = if args.repeat { 2 } else { args.games as usize };
+    plan.concurrency = args.concurrency as usize;
+    plan.chess960 = args.variant != "standard";
+    plan.seed = args.srand.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    if !args.openings.is_empty() {
+        let book: BookConfig = args.openings.join(" ").parse().map_err(output::usage)?;
+        plan.book = Some(book);
+    }
+    let mut rules = Rules::default();
+    if !args.draw.is_empty() {
+        rules.draw = Some(
+            args.draw
+                .join(" ")
+                .parse::<DrawRule>()
+                .map_err(|e| output::usage(e.to_string()))?,
+        );
+    }
+    if !args.resign.is_empty() {
+        rules.resign = Some(
+            args.resign
+                .join(" ")
+                .parse::<ResignRule>()
+                .map_err(|e| output::usage(e.to_string()))?,
+        );
+    }
+    rules.max_moves = args.maxmoves;
+    plan.rules = rules;
+    if !args.sprt.is_empty() {
+        let words = args.sprt.join(" ");
+        let cfg: SprtConfig = words.parse().map_err(|e| output::usage(format!("{e}")))?;
+        Sprt::new(cfg).map_err(|e| output::usage(format!("{e}")))?;
+        if plan.engines.len() != 2 {
+            return Err(output::usage("--sprt needs exactly two engines"));
+        }
+        plan.sprt = Some(words);
+    }
+    plan.recover = args.recover;
+    plan.event.clone_from(&args.event);
+    plan.site.clone_from(&args.site);
+    let pgn = match args.pgnout.as_slice() {
+        [] => None,
+        [one] => Some(PathBuf::from(one.strip_prefix("file=").unwrap_or(one))),
+        more => {
+            let file = more
+                .iter()
+                .find_map(|w| w.strip_prefix("file="))
+                .ok_or_else(|| output::usage("--pgnout takes a file name or file=NAME"))?;
+            Some(PathBuf::from(file))
+        }
+    };
+    plan.pgn_offset = pgn.as_deref().map_or(0, tournament::file_len);
+    plan.epd_offset = args.epdout.as_deref().map_or(0, tournament::file_len);
+    plan.journal = args.journal.clone().or_else(|| {
+        pgn.as_ref().map(|p| {
+            let mut s = p.clone().into_os_string();
+            s.push(".journal");
+            PathBuf::from(s)
+        })
+    });
+    plan.pgn_out = pgn;
+    plan.epd_out.clone_from(&args.epdout);
+    plan.log.clone_from(&args.log);
+    plan.sync = !args.no_sync;
+    plan.stall_timeout = Duration::from_secs(args.stall_timeout);
+    // Absolute paths, so that a resume from another directory finds them.
+    for p in [
+        &mut plan.pgn_out,
+        &mut plan.epd_out,
+        &mut plan.log,
+        &mut plan.journal,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if let Ok(abs) = std::path::absolute(&*p) {
+            *p = abs;
+        }
+    }
+    if let Some(b) = plan.book.as_mut() {
+        if let Ok(abs) = std::path::absolute(&b.file) {
+            b.file = abs;
+        }
+    }
+    Ok(plan)
+}
+
+fn score_line(s: &tournament::Standings) -> String {
+    let w = &s.versus[1].wdl;
+    let games = w.games();
+    let pts = w.wins as f64 + 0.5 * w.draws as f64;
+    format!(
+        "Score of {} vs {}: {} - {} - {}  [{:.3}] {}",
+        s.names[0],
+        s.names[1],
+        w.wins,
+        w.losses,
+        w.draws,
+        if games == 0 { 0.0 } else { pts / games as f64 },
+        games
+    )
+}
+
+fn table(s: &tournament::Standings) -> String {
+    let mut rows: Vec<(usize, f64)> = s
+        .engines
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (i, w.wins as f64 + 0.5 * w.draws as f64))
+        .collect();
+    rows.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut out = format!(
+        "{:<4} {:<28} {:>7} {:>6} {:>14}\n",
+        "Rank", "Name", "Points", "Games", "W/D/L"
+    );
+    for (rank, (i, pts)) in rows.iter().enumerate() {
+        let w = &s.engines[*i];
+        out.push_str(&format!(
+            "{:<4} {:<28} {:>7.1} {:>6} {:>14}\n",
+            rank + 1,
+            s.names[*i],
+            pts,
+            w.games(),
+            format!("{}/{}/{}", w.wins, w.draws, w.losses)
+        ));
+    }
+    out
+}
+
+/// Runs the subcommand.
+pub fn run(args: Args) -> anyhow::Result<Status> {
+    let (plan, state) = match &args.resume {
+        Some(path) => {
+            let state = JournalState::read(path)?;
+            let plan: MatchPlan =
+                serde_json::from_value(state.plan.clone()).with_context(|| {
+                    format!("{}: the journal's plan is not a match plan", path.display())
+                })?;
+            (plan, Some(state))
+        }
+        None => (plan_of(&args)?, None),
+    };
+    let sprt = plan
+        .sprt
+        .as_deref()
+        .and_then(|w| w.parse::<SprtConfig>().ok())
+        .and_then(|c| Sprt::new(c).ok());
+    let total = plan.total_games();
+    let json = args.json;
+    let tty = std::io::stderr().is_terminal() && !json;
+    let interval = args.ratinginterval.max(1);
+    let two = plan.engines.len() == 2;
+    // Commentary goes to stdout, or to stderr when stdout carries JSON.
+    let say = |line: &str| {
+        if json {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    };
+    if let Some(s) = &state {
+        let done = s.finished().len();
+        say(&format!(
+            "Resuming {}: {done} of {total} games finished, {} cut off mid-game",
+            s.path.display(),
+            s.games.values().filter(|g| g.end.is_none()).count()
+        ));
+    }
+    let _ = tty;
+    let summary: MatchSummary = tournament::run_match(&plan, state.as_ref(), &mut |ev| match ev {
+        MatchEvent::Started {
+            number,
+            white,
+            black,
+            resumed,
+        } => say(&format!(
+            "{} game {} of {total} ({white} vs {black})",
+            if resumed { "Resumed" } else { "Started" },
+            number + 1
+        )),
+        MatchEvent::Finished { record, standings } => {
+            say(&format!(
+                "Finished game {} ({} vs {}): {} {{{}}}",
+                record.number + 1,
+                record.white,
+                record.black,
+                record.outcome.as_str(),
+                record.reason
+            ));
+            if two {
+                say(&score_line(standings));
+            }
+            if standings.games % interval == 0 {
+                if two {
+                    say(&format!("{}", standings.versus[1].summary(sprt.as_ref())));
+                } else {
+                    say(table(standings).trim_end());
+                }
+            }
+        }
+        MatchEvent::Note(n) => say(&n),
+    })?;
+    let s = &summary.standings;
+    if two {
+        say(&score_line(s));
+        say(&format!("{}", s.versus[1].summary(sprt.as_ref())));
+    } else {
+        say(table(s).trim_end());
+    }
+    if let Some(v) = &summary.sprt {
+        say(v);
+    }
+    if let Some((median, p99)) = summary.overhead_us {
+        say(&format!(
+            "Referee time per move: median {median} us, 99th percentile {p99} us; time forfeits: {}",
+            s.time_forfeits
+        ));
+    }
+    if let Some(why) = &summary.stopped {
+        say(&format!(
+            "Stopped: {why} ({} games not played)",
+            summary.unplayed
+        ));
+    }
+    if json {
+        let mut out = output::stdout();
+        serde_json::to_writer_pretty(&mut out, &summary)?;
+        writeln!(out)?;
+        out.flush()?;
+    }
+    // An SPRT decision is a normal end; a stop for engine failures is not.
+    let failed = summary.stopped.is_some()
+        && summary
+            .sprt
+            .as_ref()
+            .is_none_or(|v| !v.contains("accepted"));
+    Ok(if failed {
+        Status::InputErrors
+    } else {
+        Status::Ok
+    })
+}

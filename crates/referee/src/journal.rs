@@ -1,0 +1,377 @@
+//! The journal: an append-only log of a match or event, from which it can
+//! be resumed after any stop, `kill -9` and power loss included.
+//!
+//! One JSON object per line: first the plan (whatever the caller needs to
+//! run the match again, with the sizes its output files had), then for each
+//! game a `start`, every move as it is played (written and synced to disk
+//! before the next move is asked for) and an `end` holding the finished
+//! record. A line cut off by a crash is recognised (it is the last and has
+//! no line end) and dropped; a damaged line elsewhere is an error naming it.
+//!
+//! ```
+//! use rookery_referee::journal::{Entry, Journal, JournalState};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = std::env::temp_dir().join(format!("rookery-journal-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let path = dir.join("m.journal");
+//! let mut j = Journal::create(&path, &serde_json::json!({"rounds": 1}), false)?;
+//! j.append(&Entry::Start { game: 0 })?;
+//! drop(j);
+//! let state = JournalState::read(&path)?;
+//! assert!(state.games[&0].end.is_none());
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok(()) }
+//! ```
+
+use crate::record::{GameRecord, MoveRecord};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The journal format's version, in the first line.
+pub const VERSION: u32 = 1;
+
+/// One line of the journal.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Entry {
+    /// The first line: the format version and the plan.
+    Plan {
+        /// [`VERSION`].
+        version: u32,
+        /// The caller's plan.
+        plan: serde_json::Value,
+    },
+    /// A game begins.
+    Start {
+        /// Its number.
+        game: usize,
+    },
+    /// A move of a game.
+    Move {
+        /// The game's number.
+        game: usize,
+        /// The move.
+        #[serde(flatten)]
+        mv: MoveRecord,
+    },
+    /// A game is over.
+    End {
+        /// The game's number.
+        game: usize,
+        /// Its record.
+        record: Box<GameRecord>,
+    },
+}
+
+/// A journal open for appending.
+#[derive(Debug)]
+pub struct Journal {
+    file: File,
+    path: PathBuf,
+    sync: bool,
+}
+
+/// A journal that cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// Reading or writing failed.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The journal.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// A line is not a journal entry.
+    #[error("{}:{line}: not a journal entry: {reason}", .path.display())]
+    Bad {
+        /// The journal.
+        path: PathBuf,
+        /// The line (1-based).
+        line: usize,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl Journal {
+    /// Creates (or replaces) a journal and writes the plan.
+    ///
+    /// `sync` makes every entry durable (`fdatasync`) before `append`
+    /// returns, which is what survives a power loss; without it an entry
+    /// survives the process being killed but not the machine stopping.
+    ///
+    /// # Errors
+    /// [`JournalError::Io`].
+    pub fn create(
+        path: &Path,
+        plan: &serde_json::Value,
+        sync: bool,
+    ) -> Result<Journal, JournalError> {
+        let io_err = |source| JournalError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = File::create(path).map_err(io_err)?;
+        let mut j = Journal {
+            file,
+            path: path.to_path_buf(),
+            sync,
+        };
+        j.append(&Entry::Plan {
+            version: VERSION,
+            plan: plan.clone(),
+        })?;
+        Ok(j)
+    }
+
+    /// Reopens a journal read by [`JournalState::read`] for appending, cutting
+    /// off a torn last line first.
+    ///
+    /// # Errors
+    /// [`JournalError::Io`].
+    pub fn reopen(state: &JournalState, sync: bool) -> Result<Journal, JournalError> {
+        let io_err = |source| JournalError::Io {
+            path: state.path.clone(),
+            source,
+        };
+        let file = OpenOptions::new()
+            .write(true)
+            .open(&state.path)
+            .map_err(io_err)?;
+        file.set_len(state.valid_len).map_err(io_err)?;
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(&state.path)
+            .map_err(io_err)?;
+        file.flush().map_err(io_err)?;
+        Ok(Journal {
+            file,
+            path: state.path.clone(),
+            sync,
+        })
+    }
+
+    /// Appends an entry: one write of one line, synced when asked.
+    ///
+    /// # Errors
+    /// [`JournalError::Io`].
+    pub fn append(&mut self, e: &Entry) -> Result<(), JournalError> {
+        let io_err = |source| JournalError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        let mut line = serde_json::to_vec(e).map_err(|e| io_err(io::Error::other(e)))?;
+        line.push(b'\n');
+        self.file.write_all(&line).map_err(io_err)?;
+        if self.sync {
+            self.file.sync_data().map_err(io_err)?;
+        }
+        Ok(())
+    }
+
+    /// The journal's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// What a journal says of one game.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GameState {
+    /// Moves played so far, in order.
+    pub moves: Vec<MoveRecord>,
+    /// The finished record, if the game ended.
+    pub end: Option<GameRecord>,
+    /// Position of its `end` among all ends (the order games finished).
+    pub finished_order: Option<usize>,
+}
+
+/// Everything a journal holds, read back.
+#[derive(Clone, Debug)]
+pub struct JournalState {
+    /// The journal.
+    pub path: PathBuf,
+    /// The plan of its first line.
+    pub plan: serde_json::Value,
+    /// Every game that started, by number.
+    pub games: BTreeMap<usize, GameState>,
+    /// Bytes up to the end of the last whole entry.
+    pub valid_len: u64,
+    /// Whether a torn last line was dropped.
+    pub torn: bool,
+}
+
+impl JournalState {
+    /// Reads a journal.
+    ///
+    /// # Errors
+    /// [`JournalError`]: unreadable file, no plan, or a damaged line before
+    /// the last.
+    pub fn read(path: &Path) -> Result<JournalState, JournalError> {
+        let bytes = std::fs::read(path).map_err(|source| JournalError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let bad = |line: usize, reason: String| JournalError::Bad {
+            path: path.to_path_buf(),
+            line,
+            reason,
+        };
+        let mut state = JournalState {
+            path: path.to_path_buf(),
+            plan: serde_json::Value::Null,
+            games: BTreeMap::new(),
+            valid_len: 0,
+            torn: false,
+        };
+        let mut offset = 0usize;
+        let mut ends = 0usize;
+        for (i, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+            let complete = line.ends_with(b"\n");
+            let entry: Entry = match serde_json::from_slice(line) {
+                Ok(e) if complete => e,
+                // The last line, cut off by a crash: dropped.
+                _ if !complete => {
+                    state.torn = true;
+                    break;
+                }
+                Ok(_) => unreachable!("complete is true here"),
+                Err(e) => return Err(bad(i + 1, e.to_string())),
+            };
+            match entry {
+                Entry::Plan { version, plan } => {
+                    if i != 0 {
+                        return Err(bad(i + 1, "a second plan".into()));
+                    }
+                    if version != VERSION {
+                        return Err(bad(
+                            i + 1,
+                            format!("version {version}; this build reads {VERSION}"),
+                        ));
+                    }
+                    state.plan = plan;
+                }
+                _ if i == 0 => return Err(bad(1, "the first line is not the plan".into())),
+                Entry::Start { game } => {
+                    // A game started again after a resume keeps its moves.
+                    state.games.entry(game).or_default();
+                }
+                Entry::Move { game, mv } => {
+                    let g = state.games.get_mut(&game).ok_or_else(|| {
+                        bad(i + 1, format!("a move of game {game}, which never started"))
+                    })?;
+                    g.moves.push(mv);
+                }
+                Entry::End { game, record } => {
+                    let g = state.games.get_mut(&game).ok_or_else(|| {
+                        bad(
+                            i + 1,
+                            format!("the end of game {game}, which never started"),
+                        )
+                    })?;
+                    if g.end.is_none() {
+                        g.end = Some(*record);
+                        g.finished_order = Some(ends);
+                        ends += 1;
+                    }
+                }
+            }
+            offset += line.len();
+        }
+        if state.plan.is_null() {
+            return Err(bad(1, "no plan: the journal is empty".into()));
+        }
+        state.valid_len = offset as u64;
+        Ok(state)
+    }
+
+    /// Finished records in the order the games ended.
+    pub fn finished(&self) -> Vec<&GameRecord> {
+        let mut v: Vec<(usize, &GameRecord)> = self
+            .games
+            .values()
+            .filter_map(|g| Some((g.finished_order?, g.end.as_ref()?)))
+            .collect();
+        v.sort_by_key(|(o, _)| *o);
+        v.into_iter().map(|(_, r)| r).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("rookery-journal-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d.join("j")
+    }
+
+    fn mv(uci: &str) -> MoveRecord {
+        MoveRecord {
+            uci: uci.into(),
+            san: uci.into(),
+            book: false,
+            time_ms: 5,
+            clock_ms: Some(100),
+            score: None,
+            depth: None,
+            nodes: None,
+        }
+    }
+
+    #[test]
+    fn a_torn_last_line_is_dropped_and_cut_off() {
+        let p = tmp("torn");
+        let mut j = Journal::create(&p, &serde_json::json!({"x": 1}), true).unwrap();
+        j.append(&Entry::Start { game: 3 }).unwrap();
+        j.append(&Entry::Move {
+            game: 3,
+            mv: mv("e2e4"),
+        })
+        .unwrap();
+        drop(j);
+        let whole = std::fs::read(&p).unwrap();
+        let mut f = OpenOptions::new().append(true).open(&p).unwrap();
+        f.write_all(br#"{"type":"move","game":3,"uci":"e7"#)
+            .unwrap();
+        drop(f);
+        let s = JournalState::read(&p).unwrap();
+        assert!(s.torn);
+        assert_eq!(s.valid_len, whole.len() as u64);
+        assert_eq!(s.games[&3].moves, vec![mv("e2e4")]);
+        let mut j = Journal::reopen(&s, false).unwrap();
+        j.append(&Entry::Move {
+            game: 3,
+            mv: mv("e7e5"),
+        })
+        .unwrap();
+        drop(j);
+        let s = JournalState::read(&p).unwrap();
+        assert!(!s.torn);
+        assert_eq!(s.games[&3].moves, vec![mv("e2e4"), mv("e7e5")]);
+        std::fs::remove_dir_all(p.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn damage_before_the_end_is_an_error_naming_the_line() {
+        let p = tmp("bad");
+        std::fs::write(
+            &p,
+            "{\"type\":\"plan\",\"version\":1,\"plan\":{}}\nnot json\n{\"type\":\"start\",\"game\":0}\n",
+        )
+        .unwrap();
+        let e = JournalState::read(&p).unwrap_err().to_string();
+        assert!(e.contains(":2: not a journal entry"), "{e}");
+        std::fs::write(&p, "{\"type\":\"start\",\"game\":0}\n").unwrap();
+        assert!(JournalState::read(&p).is_err());
+        std::fs::write(&p, "{\"type\":\"plan\",\"version\":1,\"plan\":{}}\n{\"type\":\"move\",\"game\":9,\"uci\":\"e2e4\",\"san\":\"e4\"}\n").unwrap();
+        let e = JournalState::read(&p).unwrap_err().to_string();
+        assert!(e.contains("never started"), "{e}");
+        std::fs::remove_dir_all(p.parent().unwrap()).unwrap();
+    }
+}

@@ -1,0 +1,748 @@
+//! The `Player` seam: whatever can be asked for a move.
+//!
+//! The game core ([`crate::game`]) asks a [`Player`] for a move with a
+//! [`MoveRequest`] (the game so far and the limits) and gets a [`MoveReply`]
+//! (the move, unchecked, and what the player said about it). It checks the
+//! move, times it and keeps the clocks: a player is never trusted with the
+//! rules or the time.
+//!
+//! [`UciPlayer`] drives any UCI engine through `rookery-uci`'s host: an
+//! external program, or the built-in engine, which runs its own UCI loop in
+//! process over [`builtin_transport`], so both take exactly the same path.
+
+use crate::clock::TimeControl;
+use rookery_analysis::Score;
+use rookery_core::{CastlingMode, Fen, Move, Position, UciMove};
+use rookery_uci::host::{
+    EngineHost, EngineSpec, HostError, Incoming, ProcessTransport, SearchEvent, Timeouts, Transport,
+};
+use rookery_uci::{GoParams, Info, PositionStart, ScoreValue};
+use serde::{Deserialize, Serialize};
+use std::io::{self, BufRead, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitStatus;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// The limits of one move, as the referee's clocks stand.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ThinkLimits {
+    /// White's time left.
+    pub wtime: Option<Duration>,
+    /// Black's time left.
+    pub btime: Option<Duration>,
+    /// White's increment.
+    pub winc: Option<Duration>,
+    /// Black's increment.
+    pub binc: Option<Duration>,
+    /// Moves to the next time control.
+    pub movestogo: Option<u32>,
+    /// Fixed time for this move.
+    pub movetime: Option<Duration>,
+    /// Node limit.
+    pub nodes: Option<u64>,
+    /// Depth limit.
+    pub depth: Option<u32>,
+}
+
+/// A request for a move.
+#[derive(Clone, Debug)]
+pub struct MoveRequest<'a> {
+    /// The game's starting position.
+    pub start: &'a Position,
+    /// The moves played since, the last one the opponent's.
+    pub moves: &'a [Move],
+    /// The limits from the clocks.
+    pub limits: ThinkLimits,
+    /// How long the player may take before it is given up on (its limit plus
+    /// the margin, or the stall timeout when nothing limits the move).
+    pub deadline: Duration,
+}
+
+/// What a player answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveReply {
+    /// The move as sent, not yet checked ([`UciMove::Null`] for `0000`).
+    pub mv: UciMove,
+    /// The player's last score for it, from its own point of view.
+    pub score: Option<Score>,
+    /// Depth reached.
+    pub depth: Option<u32>,
+    /// Selective depth.
+    pub seldepth: Option<u32>,
+    /// Nodes searched.
+    pub nodes: Option<u64>,
+    /// The principal variation as sent.
+    pub pv: Vec<UciMove>,
+}
+
+/// How a player failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayerError {
+    /// It could not be started or did not finish its handshake.
+    #[error("cannot start {name}: {reason}")]
+    Start {
+        /// The player.
+        name: String,
+        /// Why.
+        reason: String,
+    },
+    /// The program exited or the connection closed.
+    #[error("{0}")]
+    Crashed(String),
+    /// No answer by the deadline. `responsive` tells whether it still
+    /// answered `stop` (a slow engine) or not (a stalled one).
+    #[error("no move within {} ms{}", .after.as_millis(), if *.responsive { "" } else { "; it did not answer stop either" })]
+    Timeout {
+        /// How long it was given.
+        after: Duration,
+        /// Whether it answered `stop` afterwards.
+        responsive: bool,
+    },
+    /// It broke the protocol.
+    #[error("protocol violation: {0}")]
+    Protocol(String),
+}
+
+impl PlayerError {
+    fn from_host(e: HostError) -> PlayerError {
+        match e {
+            HostError::Crashed { .. } | HostError::Io(_) => PlayerError::Crashed(e.to_string()),
+            HostError::Timeout { after, .. } => PlayerError::Timeout {
+                after,
+                responsive: false,
+            },
+            other => PlayerError::Protocol(other.to_string()),
+        }
+    }
+}
+
+/// Anything that can play a game: asked for moves, told when a game begins.
+pub trait Player: Send {
+    /// The player's name for the PGN.
+    fn name(&self) -> &str;
+    /// Prepares for a new game (`ucinewgame`); `chess960` says how castling
+    /// is written.
+    ///
+    /// # Errors
+    /// [`PlayerError`] if the player is gone or does not answer.
+    fn new_game(&mut self, chess960: bool) -> Result<(), PlayerError>;
+    /// Asks for a move and waits at most `request.deadline` for it.
+    ///
+    /// # Errors
+    /// [`PlayerError`]: crash, timeout, protocol violation.
+    fn request_move(&mut self, request: &MoveRequest<'_>) -> Result<MoveReply, PlayerError>;
+    /// Starts the player afresh after a failure.
+    ///
+    /// # Errors
+    /// [`PlayerError::Start`] if it cannot be brought back.
+    fn restart(&mut self) -> Result<(), PlayerError>;
+    /// Ends the player (`quit`, then kill).
+    fn quit(&mut self);
+}
+
+/// How an engine is started: the built-in one, or a program.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EngineCommand {
+    /// The rookery engine, in process.
+    Builtin,
+    /// A UCI program.
+    External {
+        /// The program.
+        path: PathBuf,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Its working directory.
+        dir: Option<PathBuf>,
+    },
+}
+
+/// One engine of a match: how to start it, its options and its limits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineConfig {
+    /// The name in the PGN (default: the engine's `id name`).
+    pub name: Option<String>,
+    /// How to start it.
+    pub command: EngineCommand,
+    /// UCI options set after the handshake, in order.
+    pub options: Vec<(String, String)>,
+    /// Its time control (time odds when the engines' differ).
+    pub tc: TimeControl,
+    /// How far a move may overrun the clock before the flag falls.
+    pub timemargin: Duration,
+    /// Start the engine afresh for every game.
+    pub restart: bool,
+}
+
+/// An `EngineConfig` word that cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad engine word {word:?}: {reason}")]
+pub struct EngineWordError {
+    /// The word.
+    pub word: String,
+    /// What was expected.
+    pub reason: String,
+}
+
+impl EngineConfig {
+    /// The default: the built-in engine, no options, no time limit.
+    pub fn builtin() -> EngineConfig {
+        EngineConfig {
+            name: None,
+            command: EngineCommand::Builtin,
+            options: Vec::new(),
+            tc: TimeControl::default(),
+            timemargin: Duration::ZERO,
+            restart: false,
+        }
+    }
+
+    /// Applies one cutechess/fastchess engine word: `cmd=PATH|builtin`,
+    /// `name=N`, `arg=A` (repeatable), `dir=D`, `option.NAME=VALUE`,
+    /// `tc=`, `st=`, `nodes=`, `depth=`, `timemargin=MS`, `restart=on|off`,
+    /// `proto=uci`.
+    ///
+    /// # Errors
+    /// [`EngineWordError`] naming the word.
+    pub fn apply(&mut self, word: &str) -> Result<(), EngineWordError> {
+        let bad = |reason: &str| EngineWordError {
+            word: word.to_string(),
+            reason: reason.to_string(),
+        };
+        let (key, value) = word
+            .split_once('=')
+            .ok_or_else(|| bad("expected key=value"))?;
+        if let Some(opt) = key.strip_prefix("option.") {
+            if opt.is_empty() {
+                return Err(bad("option. needs a name"));
+            }
+            self.options.retain(|(n, _)| !n.eq_ignore_ascii_case(opt));
+            self.options.push((opt.to_string(), value.to_string()));
+            return Ok(());
+        }
+        match key {
+            "cmd" => {
+                self.command = if value == "builtin" {
+                    EngineCommand::Builtin
+                } else if value.is_empty() {
+                    return Err(bad("cmd= needs a program"));
+                } else {
+                    let (args, dir) = match &self.command {
+                        EngineCommand::External { args, dir, .. } => (args.clone(), dir.clone()),
+                        EngineCommand::Builtin => (Vec::new(), None),
+                    };
+                    EngineCommand::External {
+                        path: PathBuf::from(value),
+                        args,
+                        dir,
+                    }
+                }
+            }
+            "name" => self.name = Some(value.to_string()),
+            "arg" | "dir" => match &mut self.command {
+                EngineCommand::External { args, dir, .. } => {
+                    if key == "arg" {
+                        args.push(value.to_string());
+                    } else {
+                        *dir = Some(PathBuf::from(value));
+                    }
+                }
+                EngineCommand::Builtin => return Err(bad("arg= and dir= need cmd=PATH first")),
+            },
+            "tc" | "st" | "nodes" | "depth" | "plies" => {
+                self.tc.set(key, value).map_err(|e| bad(e.reason))?
+            }
+            "timemargin" => {
+                let ms: u64 = value.parse().map_err(|_| bad("expected milliseconds"))?;
+                if ms > 3_600_000 {
+                    return Err(bad("at most 3600000 ms"));
+                }
+                self.timemargin = Duration::from_millis(ms);
+            }
+            "restart" => {
+                self.restart = match value {
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err(bad("expected on or off")),
+                }
+            }
+            "proto" if value == "uci" => {}
+            "proto" => return Err(bad("only proto=uci is spoken")),
+            _ => return Err(bad("unknown key")),
+        }
+        Ok(())
+    }
+
+    /// A short label for messages before the engine has told its name.
+    pub fn label(&self) -> String {
+        if let Some(n) = &self.name {
+            return n.clone();
+        }
+        match &self.command {
+            EngineCommand::Builtin => "rookery".to_string(),
+            EngineCommand::External { path, .. } => path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+        }
+    }
+
+    /// Starts the engine and returns it as a [`UciPlayer`]. Every line sent
+    /// and received goes to `log` when given.
+    ///
+    /// # Errors
+    /// [`PlayerError::Start`].
+    pub fn start(
+        &self,
+        timeouts: Timeouts,
+        log: Option<EngineLog>,
+    ) -> Result<UciPlayer, PlayerError> {
+        UciPlayer::start(self.clone(), timeouts, log)
+    }
+}
+
+/// Where an engine's conversation is written: a shared log file and the
+/// name to write in front of each line.
+#[derive(Clone)]
+pub struct EngineLog {
+    /// The log (shared by every engine of a match).
+    pub sink: Arc<Mutex<dyn Write + Send>>,
+    /// The label of this engine's lines.
+    pub label: String,
+    /// When the log began: lines carry milliseconds since then.
+    pub epoch: Instant,
+}
+
+impl EngineLog {
+    fn write(&self, dir: &str, line: &str) {
+        let ms = self.epoch.elapsed().as_millis();
+        // The lock only fails if another writer panicked mid-line; logging
+        // goes on with what is there.
+        let mut w = match self.sink.lock() {
+            Ok(w) => w,
+            Err(p) => p.into_inner(),
+        };
+        // A failing log must not stop a game; the match reports log errors
+        // when it flushes at the end.
+        let _ = writeln!(w, "{ms:>9} {}{dir}{line}", self.label);
+    }
+}
+
+/// A transport that writes every line to an [`EngineLog`].
+struct LoggedTransport {
+    inner: Box<dyn Transport>,
+    log: EngineLog,
+}
+
+impl Transport for LoggedTransport {
+    fn send_line(&mut self, line: &str) -> io::Result<()> {
+        self.log.write(" < ", line);
+        self.inner.send_line(line)
+    }
+    fn recv_line(&mut self, timeout: Duration) -> Option<Incoming> {
+        let r = self.inner.recv_line(timeout);
+        match &r {
+            Some(Incoming::Line(l)) => self.log.write(" > ", l),
+            Some(Incoming::Closed) => self.log.write(" > ", "(end of output)"),
+            None => {}
+        }
+        r
+    }
+    fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        self.inner.wait_exit(timeout)
+    }
+    fn kill(&mut self) {
+        self.inner.kill();
+    }
+    fn stderr_tail(&self) -> Vec<String> {
+        self.inner.stderr_tail()
+    }
+}
+
+/// Reads lines sent over a channel, as the engine's UCI loop reads stdin.
+struct ChannelReader {
+    rx: Receiver<String>,
+    buf: Vec<u8>,
+    at: usize,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = avail.len().min(out.len());
+        out[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for ChannelReader {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.at >= self.buf.len() {
+            self.buf.clear();
+            self.at = 0;
+            // A closed channel is the end of input, which ends the loop.
+            if let Ok(line) = self.rx.recv() {
+                self.buf.extend_from_slice(line.as_bytes());
+                self.buf.push(b'\n');
+            }
+        }
+        Ok(&self.buf[self.at..])
+    }
+    fn consume(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.buf.len());
+    }
+}
+
+/// Splits what the engine writes into lines for the host.
+struct ChannelWriter {
+    tx: Sender<Incoming>,
+    partial: Vec<u8>,
+}
+
+impl Write for ChannelWriter {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.partial.extend_from_slice(data);
+        while let Some(i) = self.partial.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.partial.drain(..=i).collect();
+            let text = String::from_utf8_lossy(&line[..i])
+                .trim_end_matches('\r')
+                .to_string();
+            // The host may be gone (game over); the engine keeps running
+            // until its input closes.
+            let _ = self.tx.send(Incoming::Line(text));
+        }
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The built-in engine's UCI loop on a thread of this process.
+struct BuiltinTransport {
+    to_engine: Option<Sender<String>>,
+    from_engine: Receiver<Incoming>,
+    thread: Option<JoinHandle<()>>,
+    closed: bool,
+}
+
+/// A transport to the built-in engine running its UCI loop on a thread of
+/// this process: the same protocol, options and time management a GUI gets.
+pub fn builtin_transport() -> Box<dyn Transport> {
+    let (to_engine, rx) = mpsc::channel::<String>();
+    let (tx, from_engine) = mpsc::channel::<Incoming>();
+    let closer = tx.clone();
+    let thread = std::thread::Builder::new()
+        .name("rookery-builtin".into())
+        .spawn(move || {
+            let input = ChannelReader {
+                rx,
+                buf: Vec::new(),
+                at: 0,
+            };
+            let output = ChannelWriter {
+                tx,
+                partial: Vec::new(),
+            };
+            // Errors come only from reading the channel, which cannot fail.
+            let _ = rookery_engine::protocol::run(input, output);
+            let _ = closer.send(Incoming::Closed);
+        });
+    match thread {
+        Ok(handle) => Box::new(BuiltinTransport {
+            to_engine: Some(to_engine),
+            from_engine,
+            thread: Some(handle),
+            closed: false,
+        }),
+        // Without a thread there is no engine: a transport that is closed.
+        Err(_) => {
+            let (tx, from_engine) = mpsc::channel();
+            let _ = tx.send(Incoming::Closed);
+            Box::new(BuiltinTransport {
+                to_engine: None,
+                from_engine,
+                thread: None,
+                closed: true,
+            })
+        }
+    }
+}
+
+fn success() -> ExitStatus {
+    use std::os::unix::process::ExitStatusExt;
+    ExitStatus::from_raw(0)
+}
+
+impl Transport for BuiltinTransport {
+    fn send_line(&mut self, line: &str) -> io::Result<()> {
+        match &self.to_engine {
+            Some(tx) if !self.closed => tx
+                .send(line.to_string())
+                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "engine thread ended")),
+            _ => Err(io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "engine thread ended",
+            )),
+        }
+    }
+    fn recv_line(&mut self, timeout: Duration) -> Option<Incoming> {
+        if self.closed {
+            return Some(Incoming::Closed);
+        }
+        match self.from_engine.recv_timeout(timeout) {
+            Ok(Incoming::Closed) | Err(RecvTimeoutError::Disconnected) => {
+                self.closed = true;
+                Some(Incoming::Closed)
+            }
+            Ok(line) => Some(line),
+            Err(RecvTimeoutError::Timeout) => None,
+        }
+    }
+    fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        while self.thread.as_ref().is_some_and(|t| !t.is_finished()) {
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        Some(success())
+    }
+    fn kill(&mut self) {
+        // A thread cannot be killed: closing its input ends the loop (a
+        // search in progress is stopped by the loop at end of input).
+        self.to_engine = None;
+        self.closed = true;
+    }
+    fn stderr_tail(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// A UCI engine (external or built-in) as a [`Player`].
+pub struct UciPlayer {
+    config: EngineConfig,
+    timeouts: Timeouts,
+    log: Option<EngineLog>,
+    host: Option<EngineHost>,
+    name: String,
+    chess960: Option<bool>,
+}
+
+/// How long an engine that missed its deadline gets to answer `stop`.
+const STOP_GRACE: Duration = Duration::from_millis(1000);
+
+impl UciPlayer {
+    /// Starts the engine of `config`.
+    ///
+    /// # Errors
+    /// [`PlayerError::Start`].
+    pub fn start(
+        config: EngineConfig,
+        timeouts: Timeouts,
+        log: Option<EngineLog>,
+    ) -> Result<UciPlayer, PlayerError> {
+        let mut p = UciPlayer {
+            name: config.label(),
+            config,
+            timeouts,
+            log,
+            host: None,
+            chess960: None,
+        };
+        p.restart()?;
+        Ok(p)
+    }
+
+    fn host(&mut self) -> Result<&mut EngineHost, PlayerError> {
+        self.host
+            .as_mut()
+            .ok_or_else(|| PlayerError::Crashed(format!("{} is not running", self.name)))
+    }
+
+    fn connect(&self) -> Result<EngineHost, HostError> {
+        let mut spec = match &self.config.command {
+            EngineCommand::Builtin => EngineSpec::new("builtin"),
+            EngineCommand::External { path, args, dir } => {
+                let mut s = EngineSpec::new(path);
+                s.args.clone_from(args);
+                s.working_dir.clone_from(dir);
+                s
+            }
+        };
+        spec.options = self
+            .config
+            .options
+            .iter()
+            .map(|(n, v)| (n.clone(), Some(v.clone())))
+            .collect();
+        let transport: Box<dyn Transport> = match &self.config.command {
+            EngineCommand::Builtin => builtin_transport(),
+            EngineCommand::External { .. } => Box::new(ProcessTransport::spawn(&spec)?),
+        };
+        let transport: Box<dyn Transport> = match &self.log {
+            Some(log) => Box::new(LoggedTransport {
+                inner: transport,
+                log: log.clone(),
+            }),
+            None => transport,
+        };
+        EngineHost::with_transport(spec, self.timeouts, transport)
+    }
+
+    fn go_params(limits: &ThinkLimits) -> GoParams {
+        let ms = |d: Option<Duration>| d.map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        GoParams {
+            wtime: ms(limits.wtime),
+            btime: ms(limits.btime),
+            winc: ms(limits.winc),
+            binc: ms(limits.binc),
+            movestogo: limits.movestogo,
+            movetime: ms(limits.movetime),
+            nodes: limits.nodes,
+            depth: limits.depth,
+            infinite: limits == &ThinkLimits::default(),
+            ..GoParams::default()
+        }
+    }
+}
+
+fn score_of(v: ScoreValue) -> Score {
+    match v {
+        ScoreValue::Cp(c) => Score::Cp(c),
+        ScoreValue::Mate(m) => Score::Mate(m),
+    }
+}
+
+impl Player for UciPlayer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn new_game(&mut self, chess960: bool) -> Result<(), PlayerError> {
+        let host = self.host()?;
+        if host
+            .options()
+            .iter()
+            .any(|o| o.name.eq_ignore_ascii_case("UCI_Chess960"))
+            && self.chess960 != Some(chess960)
+        {
+            let host = self.host()?;
+            host.set_option(
+                "UCI_Chess960",
+                Some(if chess960 { "true" } else { "false" }),
+            )
+            .map_err(PlayerError::from_host)?;
+            self.chess960 = Some(chess960);
+        }
+        self.host()?.new_game().map_err(PlayerError::from_host)
+    }
+
+    fn request_move(&mut self, req: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
+        let mode = if self.chess960 == Some(true) || req.start.is_chess960_castling() {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        };
+        let mut pos = req.start.clone();
+        let mut moves = Vec::with_capacity(req.moves.len());
+        for &m in req.moves {
+            moves.push(UciMove::from_move(&pos, m, mode));
+            pos.play_unchecked(m);
+        }
+        let start = if *req.start == Position::startpos() {
+            PositionStart::StartPos
+        } else {
+            PositionStart::Fen(Fen::from_position(req.start).to_string())
+        };
+        let go = UciPlayer::go_params(&req.limits);
+        let host = self.host()?;
+        host.go(&start, &moves, &go)
+            .map_err(PlayerError::from_host)?;
+        let deadline = Instant::now() + req.deadline;
+        let mut last: Option<Info> = None;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                // Missed the deadline: ask it to stop, and see whether it can.
+                let mut responsive = false;
+                if host.stop().is_ok() {
+                    let grace = Instant::now() + STOP_GRACE;
+                    while let Ok(Some(ev)) =
+                        host.next_event(grace.saturating_duration_since(Instant::now()))
+                    {
+                        if let SearchEvent::BestMove(_) = ev {
+                            responsive = true;
+                            break;
+                        }
+                        if Instant::now() >= grace {
+                            break;
+                        }
+                    }
+                }
+                return Err(PlayerError::Timeout {
+                    after: req.deadline,
+                    responsive,
+                });
+            }
+            match host.next_event(left).map_err(PlayerError::from_host)? {
+                Some(SearchEvent::Info(info))
+                    if info.multipv.unwrap_or(1) <= 1
+                        && (info.score.is_some() || info.pv.is_some()) =>
+                {
+                    last = Some(*info);
+                }
+                Some(SearchEvent::Info(_)) | None => {}
+                Some(SearchEvent::BestMove(result)) => {
+                    let info = last.unwrap_or_default();
+                    return Ok(MoveReply {
+                        mv: result.best,
+                        score: info.score.map(|s| score_of(s.value)),
+                        depth: info.depth,
+                        seldepth: info.seldepth,
+                        nodes: info.nodes,
+                        pv: info.pv.unwrap_or_default(),
+                    });
+                }
+            }
+        }
+    }
+
+    fn restart(&mut self) -> Result<(), PlayerError> {
+        if let Some(h) = self.host.take() {
+            h.quit();
+        }
+        self.chess960 = None;
+        let host = self.connect().map_err(|e| PlayerError::Start {
+            name: self.config.label(),
+            reason: match e {
+                HostError::Spawn { source, .. } => source.to_string(),
+                other => other.to_string(),
+            },
+        })?;
+        if self.config.name.is_none() {
+            self.name = host.name().to_string();
+        }
+        self.host = Some(host);
+        Ok(())
+    }
+
+    fn quit(&mut self) {
+        if let Some(h) = self.host.take() {
+            h.quit();
+        }
+    }
+}
+
+impl Drop for UciPlayer {
+    fn drop(&mut self) {
+        self.quit();
+    }
+}

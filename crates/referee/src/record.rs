@@ -1,0 +1,447 @@
+//! The record of a game, and the PGN written from it.
+//!
+//! A [`GameRecord`] is plain data: the start position, every move with the
+//! time it took, the clock after it and what the engine said, and how the
+//! game ended. It is what the game core produces, what the journal stores
+//! and what PGN is written from; live engine objects never reach the PGN.
+
+use crate::clock::TimeControl;
+use rookery_analysis::Score;
+use rookery_core::{Color, Fen, Move, Position, SanPlus, UciMove};
+use rookery_pgn::{Game as PgnGame, GameResult, Line, Node, Tags};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::time::Duration;
+
+/// Why a game ended, as the PGN `Termination` tag says it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Termination {
+    /// By the rules: mate, stalemate, a draw rule.
+    Normal,
+    /// Decided by the referee on the engines' scores or a move limit.
+    Adjudication,
+    /// A player ran out of time.
+    TimeForfeit,
+    /// A player's program crashed or its connection closed.
+    Abandoned,
+    /// A player stopped answering.
+    StalledConnection,
+    /// A player sent an illegal move.
+    IllegalMove,
+    /// A player broke the protocol.
+    RulesInfraction,
+    /// Not finished.
+    Unterminated,
+}
+
+impl Termination {
+    /// The tag value (`normal`, `time forfeit`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::Normal => "normal",
+            Termination::Adjudication => "adjudication",
+            Termination::TimeForfeit => "time forfeit",
+            Termination::Abandoned => "abandoned",
+            Termination::StalledConnection => "stalled connection",
+            Termination::IllegalMove => "illegal move",
+            Termination::RulesInfraction => "rules infraction",
+            Termination::Unterminated => "unterminated",
+        }
+    }
+}
+
+impl fmt::Display for Termination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A score as the engine reported it, from the mover's point of view,
+/// stored as `cp N` or `mate N`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MoveScore {
+    /// Centipawns.
+    Cp(i32),
+    /// Mate in N moves (negative: being mated).
+    Mate(i32),
+}
+
+impl From<Score> for MoveScore {
+    fn from(s: Score) -> MoveScore {
+        match s {
+            Score::Cp(c) => MoveScore::Cp(c),
+            Score::Mate(m) => MoveScore::Mate(m),
+        }
+    }
+}
+
+impl From<MoveScore> for Score {
+    fn from(s: MoveScore) -> Score {
+        match s {
+            MoveScore::Cp(c) => Score::Cp(c),
+            MoveScore::Mate(m) => Score::Mate(m),
+        }
+    }
+}
+
+impl MoveScore {
+    /// Centipawns, with a mate as ±(100,000 − moves) so that nearer mates
+    /// rank higher (for adjudication thresholds).
+    pub fn as_cp(self) -> i64 {
+        match self {
+            MoveScore::Cp(c) => i64::from(c),
+            MoveScore::Mate(m) if m > 0 => 100_000 - i64::from(m),
+            MoveScore::Mate(m) => -100_000 - i64::from(m),
+        }
+    }
+}
+
+impl fmt::Display for MoveScore {
+    /// `+0.56`, `-1.20`, `+M5`, `-M3` (pawns, the cutechess convention).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            MoveScore::Cp(c) => {
+                let sign = if c < 0 { '-' } else { '+' };
+                let a = c.unsigned_abs();
+                write!(f, "{sign}{}.{:02}", a / 100, a % 100)
+            }
+            MoveScore::Mate(m) => {
+                write!(f, "{}M{}", if m < 0 { '-' } else { '+' }, m.unsigned_abs())
+            }
+        }
+    }
+}
+
+/// One move of a game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveRecord {
+    /// The move in UCI notation (king-takes-rook castling in Chess960).
+    pub uci: String,
+    /// The move in SAN.
+    pub san: String,
+    /// An opening move, not played by an engine.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub book: bool,
+    /// Milliseconds the move took, measured by the referee.
+    #[serde(default)]
+    pub time_ms: u64,
+    /// The mover's clock after the move, in milliseconds (clock controls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_ms: Option<u64>,
+    /// The engine's score for the move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<MoveScore>,
+    /// Depth reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// Nodes searched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+}
+
+impl MoveRecord {
+    /// The PGN comment engine authors share: `+0.56/18 1.23s` (score from
+    /// the mover's side, depth, time); book moves get `book`.
+    pub fn comment(&self) -> String {
+        if self.book {
+            return "book".to_string();
+        }
+        let secs = format!("{:.3}", self.time_ms as f64 / 1000.0);
+        let secs = secs.trim_end_matches('0').trim_end_matches('.');
+        let mut out = String::new();
+        if let Some(s) = self.score {
+            out.push_str(&s.to_string());
+            if let Some(d) = self.depth {
+                out.push_str(&format!("/{d}"));
+            }
+            out.push(' ');
+        }
+        out.push_str(secs);
+        out.push('s');
+        out
+    }
+}
+
+/// The result of a finished game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum GameOutcome {
+    /// White won.
+    WhiteWins,
+    /// Black won.
+    BlackWins,
+    /// A draw.
+    Draw,
+    /// Not finished.
+    Unfinished,
+}
+
+impl GameOutcome {
+    /// A win for `c`.
+    pub fn win_for(c: Color) -> GameOutcome {
+        match c {
+            Color::White => GameOutcome::WhiteWins,
+            Color::Black => GameOutcome::BlackWins,
+        }
+    }
+
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameOutcome::WhiteWins => "1-0",
+            GameOutcome::BlackWins => "0-1",
+            GameOutcome::Draw => "1/2-1/2",
+            GameOutcome::Unfinished => "*",
+        }
+    }
+
+    /// White's points ×2 (2 win, 1 draw, 0 loss); `None` if unfinished.
+    pub fn white_half_points(self) -> Option<u32> {
+        match self {
+            GameOutcome::WhiteWins => Some(2),
+            GameOutcome::Draw => Some(1),
+            GameOutcome::BlackWins => Some(0),
+            GameOutcome::Unfinished => None,
+        }
+    }
+}
+
+/// A whole game, as the referee saw it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// The game's number in its match or event (0-based).
+    pub number: usize,
+    /// Event name.
+    pub event: String,
+    /// Site.
+    pub site: String,
+    /// Round, as written in the `Round` tag (`3`, `3.1`).
+    pub round: String,
+    /// White's name.
+    pub white: String,
+    /// Black's name.
+    pub black: String,
+    /// White's time control.
+    pub white_tc: TimeControl,
+    /// Black's time control.
+    pub black_tc: TimeControl,
+    /// The starting position (FEN) before the opening moves.
+    pub start_fen: String,
+    /// Every move, opening moves first.
+    pub moves: Vec<MoveRecord>,
+    /// The result.
+    pub outcome: GameOutcome,
+    /// Why the game ended.
+    pub termination: Termination,
+    /// The ending in words (`White mates`, `Black loses on time`).
+    pub reason: String,
+    /// UTC start time, `YYYY.MM.DD` and `HH:MM:SS`.
+    pub started: (String, String),
+    /// Wall time of the game in milliseconds.
+    pub duration_ms: u64,
+}
+
+/// A record that does not replay (a damaged journal).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("game {game}: {reason}")]
+pub struct RecordError {
+    /// The game's number.
+    pub game: usize,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl GameRecord {
+    /// The starting position.
+    ///
+    /// # Errors
+    /// [`RecordError`] if the FEN is not a legal position.
+    pub fn start_position(&self) -> Result<Position, RecordError> {
+        Position::from_fen(&self.start_fen).map_err(|e| RecordError {
+            game: self.number,
+            reason: format!("bad start FEN {:?}: {e}", self.start_fen),
+        })
+    }
+
+    /// The moves, checked by replaying them from the start.
+    ///
+    /// # Errors
+    /// [`RecordError`] naming the first move that does not replay.
+    pub fn replay(&self) -> Result<(Position, Vec<Move>), RecordError> {
+        let start = self.start_position()?;
+        let mut pos = start.clone();
+        let mut out = Vec::with_capacity(self.moves.len());
+        for (i, r) in self.moves.iter().enumerate() {
+            let m = r
+                .uci
+                .parse::<UciMove>()
+                .ok()
+                .and_then(|u| u.to_move(&pos).ok())
+                .ok_or_else(|| RecordError {
+                    game: self.number,
+                    reason: format!("move {} ({}) is not legal", i + 1, r.uci),
+                })?;
+            pos.play_unchecked(m);
+            out.push(m);
+        }
+        Ok((start, out))
+    }
+
+    /// The final position.
+    ///
+    /// # Errors
+    /// As [`GameRecord::replay`].
+    pub fn final_position(&self) -> Result<Position, RecordError> {
+        let (mut pos, moves) = self.replay()?;
+        for m in moves {
+            pos.play_unchecked(m);
+        }
+        Ok(pos)
+    }
+
+    /// The game as a PGN game tree: the Seven Tag Roster, then `TimeControl`
+    /// (or `WhiteTimeControl`/`BlackTimeControl` at time odds), `FEN` and
+    /// `SetUp` when the game did not start from the standard position,
+    /// `PlyCount`, `Termination`, `GameStartTime`, `GameDuration`; each
+    /// engine move with its `{+0.56/18 1.23s}` comment, and the ending in
+    /// words after the last move.
+    ///
+    /// # Errors
+    /// As [`GameRecord::replay`].
+    pub fn to_pgn(&self) -> Result<PgnGame, RecordError> {
+        let (start, moves) = self.replay()?;
+        let mut tags = Tags::default();
+        tags.insert("Event", self.event.clone());
+        tags.insert("Site", self.site.clone());
+        tags.insert("Date", self.started.0.clone());
+        tags.insert("Round", self.round.clone());
+        tags.insert("White", self.white.clone());
+        tags.insert("Black", self.black.clone());
+        tags.insert("Result", self.outcome.as_str().to_string());
+        if self.white_tc == self.black_tc {
+            tags.insert("TimeControl", self.white_tc.pgn_tag());
+        } else {
+            tags.insert("WhiteTimeControl", self.white_tc.pgn_tag());
+            tags.insert("BlackTimeControl", self.black_tc.pgn_tag());
+        }
+        if start != Position::startpos() {
+            tags.insert("FEN", Fen::from_position(&start).to_string());
+            tags.insert("SetUp", "1".to_string());
+            if start.is_chess960_castling() {
+                tags.insert("Variant", "Chess960".to_string());
+            }
+        }
+        tags.insert("PlyCount", self.moves.len().to_string());
+        tags.insert("Termination", self.termination.as_str().to_string());
+        tags.insert(
+            "GameStartTime",
+            format!(
+                "{}T{} UTC",
+                self.started.0.replace('.', "-"),
+                self.started.1
+            ),
+        );
+        tags.insert(
+            "GameDuration",
+            fmt_hms(Duration::from_millis(self.duration_ms)),
+        );
+        let mut line = Line::default();
+        for (m, r) in moves.iter().zip(&self.moves) {
+            let mut node = Node::new(*m);
+            node.comments_after.push(r.comment());
+            line.nodes.push(node);
+        }
+        if !self.reason.is_empty() {
+            match line.nodes.last_mut() {
+                Some(n) => n.comments_after.push(self.reason.clone()),
+                None => line.trailing_comments.push(self.reason.clone()),
+            }
+        }
+        Ok(PgnGame {
+            tags,
+            start,
+            mainline: line,
+            result: match self.outcome {
+                GameOutcome::WhiteWins => GameResult::WhiteWins,
+                GameOutcome::BlackWins => GameResult::BlackWins,
+                GameOutcome::Draw => GameResult::Draw,
+                GameOutcome::Unfinished => GameResult::Unknown,
+            },
+        })
+    }
+
+    /// The game in PGN export format, ending with a blank line.
+    ///
+    /// # Errors
+    /// As [`GameRecord::replay`].
+    pub fn pgn_text(&self) -> Result<String, RecordError> {
+        Ok(rookery_pgn::writer::game_to_string(&self.to_pgn()?))
+    }
+
+    /// The final position as an EPD line with the game's `id` and result.
+    ///
+    /// # Errors
+    /// As [`GameRecord::replay`].
+    pub fn epd_line(&self) -> Result<String, RecordError> {
+        let pos = self.final_position()?;
+        let fen = Fen::from_position(&pos).epd().to_string();
+        Ok(format!(
+            "{fen} id \"{} vs {}, game {}\"; c0 \"{} {}\";",
+            self.white.replace('"', "'"),
+            self.black.replace('"', "'"),
+            self.number + 1,
+            self.outcome.as_str(),
+            self.termination.as_str()
+        ))
+    }
+}
+
+/// `H:MM:SS`.
+fn fmt_hms(d: Duration) -> String {
+    let s = d.as_secs();
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+/// SAN of `m` in `pos`, with its check suffix.
+pub fn san_of(pos: &Position, m: Move) -> String {
+    SanPlus::from_move(pos, m).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_print_as_pawns() {
+        assert_eq!(MoveScore::Cp(56).to_string(), "+0.56");
+        assert_eq!(MoveScore::Cp(-120).to_string(), "-1.20");
+        assert_eq!(MoveScore::Cp(0).to_string(), "+0.00");
+        assert_eq!(MoveScore::Cp(-5).to_string(), "-0.05");
+        assert_eq!(MoveScore::Mate(5).to_string(), "+M5");
+        assert_eq!(MoveScore::Mate(-3).to_string(), "-M3");
+        assert!(MoveScore::Mate(3).as_cp() > MoveScore::Mate(5).as_cp());
+        assert!(MoveScore::Mate(-3).as_cp() < MoveScore::Mate(-5).as_cp());
+        assert!(MoveScore::Mate(-5).as_cp() < MoveScore::Cp(-30_000).as_cp());
+    }
+
+    #[test]
+    fn comments() {
+        let r = MoveRecord {
+            uci: "e2e4".into(),
+            san: "e4".into(),
+            book: false,
+            time_ms: 1230,
+            clock_ms: None,
+            score: Some(MoveScore::Cp(56)),
+            depth: Some(18),
+            nodes: None,
+        };
+        assert_eq!(r.comment(), "+0.56/18 1.23s");
+        let r = MoveRecord {
+            time_ms: 1000,
+            score: None,
+            ..r
+        };
+        assert_eq!(r.comment(), "1s");
+    }
+}
