@@ -3,9 +3,9 @@
 //!
 //! One JSON object per line: first the plan (whatever the caller needs to
 //! run the match again, with the sizes its output files had), then for each
-//! game a `start`, every move as it is played (written and synced to disk
-//! before the next move is asked for) and an `end` holding the finished
-//! record. A line cut off by a crash is recognised (it is the last and has
+//! game a `start`, every move as it is played (written to the file before
+//! the next move is asked for, and synced to disk within
+//! [`SYNC_INTERVAL`]) and an `end` holding the finished record. A line cut off by a crash is recognised (it is the last and has
 //! no line end) and dropped; a damaged line elsewhere is an error naming it.
 //!
 //! ```
@@ -29,6 +29,10 @@ use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 /// The journal format's version, in the first line.
 pub const VERSION: u32 = 1;
@@ -66,12 +70,64 @@ pub enum Entry {
     },
 }
 
+/// How often the background syncer makes new entries durable.
+pub const SYNC_INTERVAL: Duration = Duration::from_millis(50);
+
 /// A journal open for appending.
 #[derive(Debug)]
 pub struct Journal {
     file: File,
     path: PathBuf,
-    sync: bool,
+    syncer: Option<Syncer>,
+}
+
+/// The thread that makes written entries durable (`fdatasync`) at most every
+/// [`SYNC_INTERVAL`], off the path between one move and the next request.
+#[derive(Debug)]
+struct Syncer {
+    dirty: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Syncer {
+    fn start(file: &File) -> io::Result<Syncer> {
+        let file = file.try_clone()?;
+        let dirty = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (d, s) = (dirty.clone(), stop.clone());
+        let thread = std::thread::Builder::new()
+            .name("journal-sync".into())
+            .spawn(move || loop {
+                let last = s.load(Ordering::SeqCst);
+                if d.swap(false, Ordering::SeqCst) {
+                    // A failed sync leaves the entries written (they survive
+                    // the process being killed); it is retried next time.
+                    if file.sync_data().is_err() {
+                        d.store(true, Ordering::SeqCst);
+                    }
+                }
+                if last {
+                    break;
+                }
+                std::thread::park_timeout(SYNC_INTERVAL);
+            })?;
+        Ok(Syncer {
+            dirty,
+            stop,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Syncer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
 }
 
 /// A journal that cannot be read or written.
@@ -100,9 +156,11 @@ pub enum JournalError {
 impl Journal {
     /// Creates (or replaces) a journal and writes the plan.
     ///
-    /// `sync` makes every entry durable (`fdatasync`) before `append`
-    /// returns, which is what survives a power loss; without it an entry
-    /// survives the process being killed but not the machine stopping.
+    /// Every entry is written to the file before `append` returns, so it
+    /// survives the process being killed. `sync` also makes entries durable
+    /// (`fdatasync` on a background thread, within [`SYNC_INTERVAL`]), so a
+    /// power loss costs at most the last moves of that interval: the games
+    /// resume from a slightly earlier move, never from an inconsistent one.
     ///
     /// # Errors
     /// [`JournalError::Io`].
@@ -116,10 +174,15 @@ impl Journal {
             source,
         };
         let file = File::create(path).map_err(io_err)?;
+        let syncer = if sync {
+            Some(Syncer::start(&file).map_err(io_err)?)
+        } else {
+            None
+        };
         let mut j = Journal {
             file,
             path: path.to_path_buf(),
-            sync,
+            syncer,
         };
         j.append(&Entry::Plan {
             version: VERSION,
@@ -148,10 +211,15 @@ impl Journal {
             .open(&state.path)
             .map_err(io_err)?;
         file.flush().map_err(io_err)?;
+        let syncer = if sync {
+            Some(Syncer::start(&file).map_err(io_err)?)
+        } else {
+            None
+        };
         Ok(Journal {
             file,
             path: state.path.clone(),
-            sync,
+            syncer,
         })
     }
 
@@ -167,8 +235,8 @@ impl Journal {
         let mut line = serde_json::to_vec(e).map_err(|e| io_err(io::Error::other(e)))?;
         line.push(b'\n');
         self.file.write_all(&line).map_err(io_err)?;
-        if self.sync {
-            self.file.sync_data().map_err(io_err)?;
+        if let Some(s) = &self.syncer {
+            s.dirty.store(true, Ordering::SeqCst);
         }
         Ok(())
     }

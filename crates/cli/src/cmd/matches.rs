@@ -1,5 +1,6 @@
 //! `rookery match`: games between engines (cutechess-cli / fastchess vocabulary).
 
+use crate::cmd::progress;
 use crate::output::{self, Status};
 use anyhow::Context;
 use rookery_referee::adjudicate::{DrawRule, ResignRule, Rules};
@@ -112,8 +113,9 @@ pub struct Args {
     /// The journal (default: the PGN path + .journal; none without either).
     #[arg(long, value_name = "FILE")]
     journal: Option<PathBuf>,
-    /// Do not sync the journal to disk after each move (faster; a kill -9 is
-    /// still survived, a power loss may lose the last moves).
+    /// Do not sync the journal to disk (by default a background thread does,
+    /// every 50 ms; a kill -9 is survived either way, a power loss may then
+    /// lose more than the last moves).
     #[arg(long)]
     no_sync: bool,
     /// Log every line sent to and received from every engine to FILE.
@@ -312,13 +314,22 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         .and_then(|c| Sprt::new(c).ok());
     let total = plan.total_games();
     let json = args.json;
-    let tty = std::io::stderr().is_terminal() && !json;
+    // A live status line on a terminal (stderr); the commentary prints above it.
+    let bar = (std::io::stderr().is_terminal() && !json).then(|| {
+        let b = progress::bar("games", Some(total as u64));
+        if let Some(s) = &state {
+            b.set_position(s.finished().len() as u64);
+        }
+        b
+    });
     let interval = args.ratinginterval.max(1);
     let two = plan.engines.len() == 2;
     // Commentary goes to stdout, or to stderr when stdout carries JSON.
     let say = |line: &str| {
         if json {
             eprintln!("{line}");
+        } else if let Some(b) = &bar {
+            b.suspend(|| println!("{line}"));
         } else {
             println!("{line}");
         }
@@ -331,7 +342,6 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             s.games.values().filter(|g| g.end.is_none()).count()
         ));
     }
-    let _ = tty;
     let summary: MatchSummary = tournament::run_match(&plan, state.as_ref(), &mut |ev| match ev {
         MatchEvent::Started {
             number,
@@ -355,6 +365,13 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             if two {
                 say(&score_line(standings));
             }
+            if let Some(b) = &bar {
+                b.inc(1);
+                if two {
+                    let w = &standings.versus[1].wdl;
+                    b.set_message(format!("{} - {} - {}", w.wins, w.losses, w.draws));
+                }
+            }
             if standings.games % interval == 0 {
                 if two {
                     say(&format!("{}", standings.versus[1].summary(sprt.as_ref())));
@@ -365,9 +382,14 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         }
         MatchEvent::Note(n) => say(&n),
     })?;
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
     let s = &summary.standings;
     if two {
-        say(&score_line(s));
+        if s.games == 0 {
+            say(&score_line(s));
+        }
         say(&format!("{}", s.versus[1].summary(sprt.as_ref())));
     } else {
         say(table(s).trim_end());
