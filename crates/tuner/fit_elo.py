@@ -2,10 +2,11 @@
 
 Usage: python3 fit_elo.py LEVEL:OPPONENT_ELO:FILE ...
 
-Each FILE is the output of match.py for rookery at one weakening level (a
+Each FILE is the output of `rookery match` (or of the retired match.py) for
+rookery at one weakening level (a
 build whose UCI_Elo is the level itself, see crates/tuner/README.md) against
 an opponent of known rating, e.g. Stockfish with UCI_LimitStrength at that
-UCI_Elo. The last "W/D/L a/b/c" in the file is used, so unfinished matches
+UCI_Elo. The last "W/D/L a/b/c" (or "W/D/L: a/b/c") in the file is used, so unfinished matches
 count with the games they have.
 
 For each level, all its matches are pooled and the rating R that maximises
@@ -52,7 +53,7 @@ def last_wdl(path):
     found = None
     with open(path) as f:
         for line in f:
-            m = re.search(r"W/D/L (\d+)/(\d+)/(\d+)", line)
+            m = re.search(r"W/D/L:? (\d+)/(\d+)/(\d+)", line)
             if m:
                 found = tuple(map(int, m.groups()))
     return found

@@ -615,10 +615,12 @@ fn tally(
         }
         if let Some(block) = blocks.get_mut(g.block) {
             block.push((w, b, r.outcome));
-            if block.len() == 2 {
+            // Every two games of a block (one opening, colours reversed) make a pair.
+            let n = block.len();
+            if n % 2 == 0 {
                 if let (Some(x), Some(y)) = (
-                    first_view(block[0].0, block[0].2),
-                    first_view(block[1].0, block[1].2),
+                    first_view(block[n - 2].0, block[n - 2].2),
+                    first_view(block[n - 1].0, block[n - 1].2),
                 ) {
                     s.versus[opponent].ptnml.add_pair(x, y);
                 }
