@@ -1,6 +1,6 @@
 //! `rookery-tune-engine`: the engine's UCI loop on stdin/stdout, built from the
-//! engine crate alone, for engine-vs-engine matches (`match.py`) while the
-//! rest of the workspace changes. `rookery uci` is the shipped equivalent;
+//! engine crate alone, for engine-vs-engine matches (`rookery match`) against
+//! a saved build while the rest of the workspace changes. `rookery uci` is the shipped equivalent;
 //! `rookery-tune-engine bench [DEPTH]` prints the bench node signature and speed
 //! like `rookery bench`.
 
