@@ -250,10 +250,12 @@ pub fn validate<R: BufRead>(
 }
 
 /// pfop (§7.4): removes every operation whose opcode is in `opcodes`,
-/// leaving the rest of each line byte for byte as it was (the whitespace
-/// before a removed operation goes with it; line endings are written as
-/// `\n`). Lines whose operations cannot be delimited are copied unchanged
-/// and reported; only errors are reported.
+/// leaving the rest of each line byte for byte as it was, its line ending
+/// (`\n` or `\r\n`) included. The whitespace before a removed operation
+/// goes with it; where an operation followed the removed one with no
+/// whitespace (`id "x";bm Rd8#;`), one space keeps it apart from what now
+/// precedes it. Lines whose operations cannot be delimited are copied
+/// unchanged and reported; only errors are reported.
 ///
 /// # Errors
 /// I/O errors.
@@ -277,15 +279,20 @@ pub fn purge<R: BufRead, W: Write>(
         }
         number += 1;
         sum.lines += 1;
+        // The line ending, written back as it was.
+        let mut ending: &[u8] = b"";
         if buf.last() == Some(&b'\n') {
             buf.pop();
+            ending = b"\n";
             if buf.last() == Some(&b'\r') {
                 buf.pop();
+                ending = b"\r\n";
             }
         }
         if Reader::<R>::classify(&buf).is_some() {
             sum.passed += 1;
-            copy(&mut output, &buf)?;
+            output.write_all(&buf)?;
+            output.write_all(ending)?;
             continue;
         }
         diags.clear();
@@ -297,23 +304,40 @@ pub fn purge<R: BufRead, W: Write>(
         sum.count(&diags, &mut report);
         let Some((shape, _)) = shape.filter(|_| diags.is_empty()) else {
             sum.unparsed += 1;
-            copy(&mut output, &buf)?;
+            output.write_all(&buf)?;
+            output.write_all(ending)?;
             continue;
         };
         sum.records += 1;
         out.clear();
         let mut prev = shape.ops_start;
         out.extend_from_slice(&buf[..prev]);
+        let mut removed = false;
         for op in &parser.ops {
             let name = &buf[op.name_start as usize..op.name_end as usize];
             let end = op.end as usize;
-            if !opcodes.iter().any(|o| o.as_bytes() == name) {
-                out.extend_from_slice(&buf[prev..end]);
+            if opcodes.iter().any(|o| o.as_bytes() == name) {
+                removed = true;
+            } else {
+                let span = &buf[prev..end];
+                // Glued to a removed operation's ';': keep it apart from
+                // whatever now comes before it.
+                if removed
+                    && span.first().is_some_and(|b| !b.is_ascii_whitespace())
+                    && out
+                        .last()
+                        .is_some_and(|&b| !b.is_ascii_whitespace() && b != b';')
+                {
+                    out.push(b' ');
+                }
+                out.extend_from_slice(span);
+                removed = false;
             }
             prev = end;
         }
         out.extend_from_slice(&buf[prev..]);
-        copy(&mut output, &out)?;
+        output.write_all(&out)?;
+        output.write_all(ending)?;
     }
     output.flush()?;
     Ok(sum)

@@ -309,9 +309,21 @@ pub struct ReadGame {
     pub error: Option<GameError>,
     /// Warnings.
     pub warnings: Vec<Warning>,
+    /// Where each tag pair stands, in input order.
+    pub tag_locations: Vec<(String, Location)>,
 }
 
 impl ReadGame {
+    /// Where the tag pair `name` stands (the last one of that name), else
+    /// where the game starts.
+    pub fn tag_location(&self, name: &str) -> Location {
+        self.tag_locations
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map_or(self.at, |(_, at)| *at)
+    }
+
     /// Gives the game another index (in its error's [`GameId`] too).
     pub fn renumber(&mut self, index: usize) {
         self.index = index;
@@ -435,6 +447,7 @@ pub struct GameBuilder {
     dead: bool,
     /// Where the last move was (for warnings about what follows it).
     last_loc: Location,
+    tag_locations: Vec<(String, Location)>,
 }
 
 impl Default for GameBuilder {
@@ -462,6 +475,7 @@ impl GameBuilder {
             warnings: Vec::new(),
             dead: false,
             last_loc: Location::default(),
+            tag_locations: Vec::new(),
         }
     }
 
@@ -508,11 +522,18 @@ impl Visitor for GameBuilder {
         self.warnings = Vec::new();
         self.dead = false;
         self.start = Position::startpos();
+        self.tag_locations = Vec::new();
     }
 
     fn tag(&mut self, name: &[u8], value: RawTag<'_>) {
         let name = String::from_utf8_lossy(name);
         self.tags.insert(&name, value.decode());
+    }
+
+    fn tag_at(&mut self, name: &[u8], value: RawTag<'_>, at: Location) {
+        self.tag_locations
+            .push((String::from_utf8_lossy(name).into_owned(), at));
+        self.tag(name, value);
     }
 
     fn end_tags(&mut self) -> Skip {
@@ -696,6 +717,7 @@ impl Visitor for GameBuilder {
             game,
             error: self.error.take(),
             warnings: std::mem::take(&mut self.warnings),
+            tag_locations: std::mem::take(&mut self.tag_locations),
         };
         self.index += 1;
         out

@@ -55,6 +55,12 @@ pub trait Visitor {
     fn tag(&mut self, name: &[u8], value: RawTag<'_>) {
         let _ = (name, value);
     }
+    /// A tag pair with where its `[` stands; the reader calls this, and by
+    /// default it hands the pair to [`Visitor::tag`].
+    fn tag_at(&mut self, name: &[u8], value: RawTag<'_>, at: Location) {
+        let _ = at;
+        self.tag(name, value);
+    }
     /// The tag section is over; return `Skip(true)` to skip the movetext.
     fn end_tags(&mut self) -> Skip {
         Skip(false)
@@ -491,7 +497,7 @@ impl<R: Read> Reader<R> {
         let line = &self.buf[self.pos..self.pos + line_len];
         match parse_tag(line) {
             Some((name, value, used)) => {
-                v.tag(name, RawTag(value));
+                v.tag_at(name, RawTag(value), at);
                 self.pos += used;
             }
             None => {
