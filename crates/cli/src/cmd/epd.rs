@@ -213,7 +213,10 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             let mut any_error = false;
             for input in &inputs {
                 let file = name(input);
-                let inp = match output::open_input(input) {
+                // Raw bytes: a line that is not UTF-8 is reported as such.
+                let inp = match output::open(input).map_err(|e| {
+                    anyhow::anyhow!("cannot open {}: {e}", output::display_name(input))
+                }) {
                     Ok(i) => i,
                     Err(e) => {
                         // A missing file is reported; the others are still checked.
