@@ -578,3 +578,44 @@ impl Analyst for UciAnalyst {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_engine_in_process_loses_no_time_per_move() {
+        // Move Overhead is for clocks over a pipe: a movetime given in process
+        // is searched in full (the engine's own default would keep 30 ms).
+        assert!(Engine::new().config().move_overhead > 0);
+        assert_eq!(BuiltinAnalyst::new(16).config().move_overhead, 0);
+        // Unless asked for, through the engine's own option handling.
+        let a = BuiltinAnalyst::with_options(
+            16,
+            &[
+                ("Move Overhead".into(), Some("40".into())),
+                ("UCI_Elo".into(), Some("1600".into())),
+            ],
+        )
+        .unwrap();
+        assert_eq!(a.config().move_overhead, 40);
+        assert_eq!(a.config().elo, 1600);
+        assert!(matches!(
+            BuiltinAnalyst::with_options(16, &[("Bogus".into(), None)]),
+            Err(AnalystError::Option(_))
+        ));
+    }
+
+    #[test]
+    fn reported_nodes_are_never_fewer_than_searched() {
+        let mut a = BuiltinAnalyst::new(16);
+        let pos = Position::startpos();
+        let limits = AnalysisLimits {
+            depth: Some(5),
+            ..AnalysisLimits::default()
+        };
+        let r = a.analyse(&pos, &limits).unwrap();
+        assert_eq!(r.nodes, a.engine.last_nodes());
+        assert!(r.nodes >= r.history.last().map_or(0, |p| p.nodes));
+    }
+}

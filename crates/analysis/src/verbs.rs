@@ -184,3 +184,39 @@ pub fn apply(
     }
     Ok(Applied::Analysed(Box::new(analysis)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::BuiltinAnalyst;
+
+    #[test]
+    fn mate_search_writes_the_mate_found_not_the_one_asked_for() {
+        let mut rec: Record = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - id \"m1\";"
+            .parse()
+            .unwrap();
+        let mut a = BuiltinAnalyst::new(16);
+        let limits = AnalysisLimits {
+            depth: Some(6),
+            ..AnalysisLimits::default()
+        };
+        let extras = Extras {
+            pv: true,
+            ..Extras::default()
+        };
+        apply(Verb::Mate(3), &mut rec, &mut a, &limits, extras).unwrap();
+        assert_eq!(rec.dm(), Some(1), "{rec}");
+        assert!(is_mate_line(rec.position(), rec.pv().unwrap(), 1), "{rec}");
+    }
+
+    #[test]
+    fn mate_lines_are_checked() {
+        let rec: Record = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - pv Rd8#; sv Rd7;"
+            .parse()
+            .unwrap();
+        let pos = rec.position();
+        assert!(is_mate_line(pos, rec.pv().unwrap(), 1));
+        assert!(!is_mate_line(pos, rec.sv().unwrap(), 1));
+        assert!(!is_mate_line(pos, rec.pv().unwrap(), 2));
+    }
+}

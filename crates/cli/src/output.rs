@@ -4,9 +4,10 @@
 //! target only when the command finished, so that an interrupted or failed
 //! run leaves the previous file as it was.
 
+use rookery_epd::stream::Latin1Fallback;
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -125,120 +126,6 @@ pub fn open_input(path: &Path) -> anyhow::Result<Box<dyn BufRead + Send>> {
             "{name}:{line}: warning: not UTF-8; read as ISO 8859-1 (Latin-1) from here on where a line is not UTF-8"
         );
     })))
-}
-
-/// A reader whose output is UTF-8: lines of the input that are valid UTF-8
-/// pass through untouched (without copying), any other line is decoded as
-/// ISO 8859-1 (every byte is the code point of the same value). `warn` is
-/// called once, with the 1-based number of the first line decoded so.
-pub struct Latin1Fallback<R, F> {
-    inner: R,
-    /// A decoded line being handed out.
-    decoded: Vec<u8>,
-    pos: usize,
-    /// Lines handed out so far (for the warning's line number).
-    lines: u64,
-    warn: Option<F>,
-}
-
-impl<R: BufRead, F: FnOnce(u64)> Latin1Fallback<R, F> {
-    /// Wraps `inner`; `warn` hears about the first non-UTF-8 line.
-    pub fn new(inner: R, warn: F) -> Latin1Fallback<R, F> {
-        Latin1Fallback {
-            inner,
-            decoded: Vec::new(),
-            pos: 0,
-            lines: 0,
-            warn: Some(warn),
-        }
-    }
-
-    /// Reads one whole line from `inner` and decodes it into `decoded`.
-    fn decode_line(&mut self) -> io::Result<()> {
-        let mut raw = Vec::new();
-        self.inner.read_until(b'\n', &mut raw)?;
-        self.decoded.clear();
-        self.pos = 0;
-        match std::str::from_utf8(&raw) {
-            Ok(_) => self.decoded = raw,
-            Err(_) => {
-                if let Some(w) = self.warn.take() {
-                    w(self.lines + 1);
-                }
-                let text: String = raw.iter().map(|&b| char::from(b)).collect();
-                self.decoded = text.into_bytes();
-            }
-        }
-        Ok(())
-    }
-}
-
-impl<R: BufRead, F: FnOnce(u64)> Read for Latin1Fallback<R, F> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let avail = self.fill_buf()?;
-        let n = avail.len().min(buf.len());
-        buf[..n].copy_from_slice(&avail[..n]);
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead, F: FnOnce(u64)> BufRead for Latin1Fallback<R, F> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.pos < self.decoded.len() {
-            return Ok(&self.decoded[self.pos..]);
-        }
-        // Whole lines of the inner buffer that are valid UTF-8 pass as they are.
-        let valid = {
-            let buf = self.inner.fill_buf()?;
-            if buf.is_empty() {
-                return Ok(&[]);
-            }
-            match memchr_last(buf) {
-                // No whole line in the buffer: decode one line on its own.
-                None => 0,
-                Some(last) => match std::str::from_utf8(&buf[..=last]) {
-                    Ok(_) => last + 1,
-                    // Up to the start of the first line that is not UTF-8.
-                    Err(e) => buf[..e.valid_up_to()]
-                        .iter()
-                        .rposition(|&b| b == b'\n')
-                        .map_or(0, |i| i + 1),
-                },
-            }
-        };
-        if valid > 0 {
-            let buf = self.inner.fill_buf()?;
-            return Ok(&buf[..valid]);
-        }
-        // A line that is not valid UTF-8, or longer than the buffer.
-        self.decode_line()?;
-        Ok(&self.decoded[self.pos..])
-    }
-
-    fn consume(&mut self, amt: usize) {
-        if self.pos < self.decoded.len() {
-            let n = amt.min(self.decoded.len() - self.pos);
-            self.lines += self.decoded[self.pos..self.pos + n]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count() as u64;
-            self.pos += n;
-            return;
-        }
-        if self.warn.is_some() {
-            // Count lines only while the warning may still be needed.
-            if let Ok(buf) = self.inner.fill_buf() {
-                let n = amt.min(buf.len());
-                self.lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
-            }
-        }
-        self.inner.consume(amt);
-    }
-}
-
-fn memchr_last(buf: &[u8]) -> Option<usize> {
-    buf.iter().rposition(|&b| b == b'\n')
 }
 
 /// Whether `a` and `b` name the same existing file (the same inode: the
