@@ -715,5 +715,5 @@ quit) exit 0;;\n  esac\ndone\n",
         "50",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert_eq!(records(&text(&o.stdout))[0].pm().is_some(), true);
+    assert!(records(&text(&o.stdout))[0].pm().is_some());
 }

@@ -167,7 +167,7 @@ fn read_fen(fen: &str) -> anyhow::Result<Position> {
     Ok(pos)
 }
 
-fn run_suite(args: &Args, path: &PathBuf) -> anyhow::Result<Status> {
+fn run_suite(args: &Args, path: &std::path::Path) -> anyhow::Result<Status> {
     let mut text = String::new();
     std::io::Read::read_to_string(&mut output::open_input(path)?, &mut text)
         .with_context(|| format!("cannot read {}", output::display_name(path)))?;
