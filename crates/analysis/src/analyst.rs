@@ -112,6 +112,26 @@ pub enum AnalystError {
     /// The engine answered a move that is not legal.
     #[error("engine played an illegal move {0}")]
     IllegalMove(String),
+    /// The engine answered `bestmove 0000` (no move) in a position with legal moves.
+    #[error("engine answered bestmove 0000 (no move) though the position has legal moves")]
+    NoMove,
+    /// The search ended before it reported a score: nothing to write.
+    #[error(
+        "the search ended before it reported a score (the limits are too small for an analysis)"
+    )]
+    NoScore,
+    /// An option the built-in engine does not take, or a bad value.
+    #[error("built-in engine: {0}")]
+    Option(String),
+    /// The engine could not be started (or restarted) this many times in a
+    /// row; it is not tried again.
+    #[error("the engine failed to start {failures} times in a row, last: {last}; not tried again, the remaining records are copied unanalysed")]
+    GaveUp {
+        /// Consecutive failures.
+        failures: u32,
+        /// The last failure.
+        last: String,
+    },
 }
 
 /// Anything that can analyse a position.
@@ -148,12 +168,41 @@ pub struct BuiltinAnalyst {
 
 impl BuiltinAnalyst {
     /// The built-in engine with a hash table of `hash_mb` MB and one thread.
+    /// It runs in this process: no time is lost passing moves, so Move
+    /// Overhead is 0 and a `movetime` is searched in full.
     pub fn new(hash_mb: usize) -> BuiltinAnalyst {
         let mut engine = Engine::new();
         let mut cfg = engine.config().clone();
         cfg.hash_mb = hash_mb.max(1);
+        cfg.move_overhead = 0;
         engine.set_config(cfg);
         BuiltinAnalyst { engine }
+    }
+
+    /// [`BuiltinAnalyst::new`], then UCI options by name (`Hash`, `Threads`,
+    /// `MultiPV`, `Move Overhead`, `UCI_LimitStrength`, `UCI_Elo`, ...), set
+    /// as the engine's own UCI loop sets them.
+    ///
+    /// # Errors
+    /// [`AnalystError::Option`] for an option the engine does not have (or
+    /// one that means nothing for analysis) or a value it does not take.
+    pub fn with_options(
+        hash_mb: usize,
+        options: &[(String, Option<String>)],
+    ) -> Result<BuiltinAnalyst, AnalystError> {
+        let mut a = BuiltinAnalyst::new(hash_mb);
+        let mut cfg = a.engine.config().clone();
+        for (name, value) in options {
+            rookery_engine::protocol::set_config_option(&mut cfg, name, value.as_deref())
+                .map_err(|e| AnalystError::Option(e.to_string()))?;
+        }
+        a.engine.set_config(cfg);
+        Ok(a)
+    }
+
+    /// The engine's settings.
+    pub fn config(&self) -> &rookery_engine::Config {
+        self.engine.config()
     }
 }
 
@@ -174,11 +223,14 @@ impl Analyst for BuiltinAnalyst {
         pos: &Position,
         limits: &AnalysisLimits,
     ) -> Result<Analysis, AnalystError> {
-        let multipv = limits.multipv.unwrap_or(1).max(1) as usize;
-        let mut cfg = self.engine.config().clone();
-        if cfg.multipv != multipv {
-            cfg.multipv = multipv;
-            self.engine.set_config(cfg);
+        // MultiPV from the limits when given there, else as configured.
+        if let Some(multipv) = limits.multipv {
+            let mut cfg = self.engine.config().clone();
+            let multipv = multipv.max(1) as usize;
+            if cfg.multipv != multipv {
+                cfg.multipv = multipv;
+                self.engine.set_config(cfg);
+            }
         }
         self.engine.set_position(pos.clone(), &[]);
         let (tx, rx) = mpsc::channel();
@@ -243,6 +295,11 @@ impl Analyst for BuiltinAnalyst {
         }
         self.engine.wait();
         out.elapsed = t0.elapsed();
+        // Reports can lag behind the search: count every node searched.
+        out.nodes = out.nodes.max(self.engine.last_nodes());
+        if out.best.is_none() && pos.has_legal_move() {
+            return Err(AnalystError::NoMove);
+        }
         if let Some(b) = out.best {
             if out.pv.first() != Some(&b) {
                 out.pv = vec![b];
@@ -257,12 +314,22 @@ impl Analyst for BuiltinAnalyst {
     }
 }
 
-/// An external engine driven over UCI.
+/// An external engine driven over UCI. An engine that fails to start (or
+/// restart) is started again before the next position; after
+/// [`MAX_START_FAILURES`] failures in a row it is given up.
 pub struct UciAnalyst {
-    host: EngineHost,
+    spec: EngineSpec,
+    timeouts: Timeouts,
+    host: Option<EngineHost>,
     chess960: bool,
     multipv: u32,
+    start_failures: u32,
+    last_failure: String,
 }
+
+/// Consecutive failures to start an external engine after which it is
+/// given up (see [`AnalystError::GaveUp`]).
+pub const MAX_START_FAILURES: u32 = 3;
 
 impl UciAnalyst {
     /// Starts the engine of `spec`.
@@ -270,12 +337,75 @@ impl UciAnalyst {
     /// # Errors
     /// [`AnalystError::Host`] if it cannot be started.
     pub fn start(spec: EngineSpec, timeouts: Timeouts) -> Result<UciAnalyst, AnalystError> {
-        let host = EngineHost::start(spec, timeouts)?;
-        Ok(UciAnalyst {
+        let host = EngineHost::start(spec.clone(), timeouts)?;
+        Ok(UciAnalyst::with_host(spec, timeouts, Some(host)))
+    }
+
+    /// Starts the engine of `spec`, keeping going when it runs but fails its
+    /// handshake (it crashes, hangs or breaks the protocol): the failure
+    /// counts as the first of [`MAX_START_FAILURES`], and the engine is
+    /// started again before the first position.
+    ///
+    /// # Errors
+    /// [`AnalystError::Host`] with [`HostError::Spawn`] if the program
+    /// cannot be run at all, or an option error if an option is refused.
+    pub fn start_lenient(spec: EngineSpec, timeouts: Timeouts) -> Result<UciAnalyst, AnalystError> {
+        match EngineHost::start(spec.clone(), timeouts) {
+            Ok(host) => Ok(UciAnalyst::with_host(spec, timeouts, Some(host))),
+            // Not worth retrying: the program cannot run, or the options are wrong.
+            Err(
+                e @ (HostError::Spawn { .. }
+                | HostError::UnknownOption(_)
+                | HostError::BadOptionValue { .. }),
+            ) => Err(e.into()),
+            Err(e) => {
+                let mut a = UciAnalyst::with_host(spec, timeouts, None);
+                a.start_failures = 1;
+                a.last_failure = e.to_string();
+                Ok(a)
+            }
+        }
+    }
+
+    fn with_host(spec: EngineSpec, timeouts: Timeouts, host: Option<EngineHost>) -> UciAnalyst {
+        UciAnalyst {
+            spec,
+            timeouts,
             host,
             chess960: false,
             multipv: 1,
-        })
+            start_failures: 0,
+            last_failure: String::new(),
+        }
+    }
+
+    /// The running engine, started first if it is not running.
+    fn host(&mut self) -> Result<&mut EngineHost, AnalystError> {
+        if self.host.is_none() {
+            if self.start_failures >= MAX_START_FAILURES {
+                return Err(AnalystError::GaveUp {
+                    failures: self.start_failures,
+                    last: self.last_failure.clone(),
+                });
+            }
+            match EngineHost::start(self.spec.clone(), self.timeouts) {
+                Ok(h) => {
+                    self.host = Some(h);
+                    self.start_failures = 0;
+                    self.chess960 = false;
+                    self.multipv = 1;
+                }
+                Err(e) => {
+                    self.start_failures += 1;
+                    self.last_failure = e.to_string();
+                    return Err(e.into());
+                }
+            }
+        }
+        // Just ensured above.
+        self.host
+            .as_mut()
+            .ok_or_else(|| AnalystError::Option("engine not running".into()))
     }
 
     /// Resolves a UCI line from `pos`, stopping at the first move that is not legal.
@@ -304,7 +434,13 @@ fn uci_score(v: ScoreValue) -> Score {
 
 impl Analyst for UciAnalyst {
     fn name(&self) -> String {
-        self.host.name().to_string()
+        match &self.host {
+            Some(h) => h.name().to_string(),
+            None => self.spec.path.file_name().map_or_else(
+                || self.spec.path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+        }
     }
 
     fn analyse(
@@ -313,30 +449,31 @@ impl Analyst for UciAnalyst {
         limits: &AnalysisLimits,
     ) -> Result<Analysis, AnalystError> {
         let chess960 = pos.is_chess960_castling();
-        if chess960 != self.chess960
-            && self
-                .host
+        // Start the engine first if needed (that resets what it was told).
+        self.host()?;
+        let (mut cur960, mut cur_multipv) = (self.chess960, self.multipv);
+        let host = self.host()?;
+        if chess960 != cur960
+            && host
                 .options()
                 .iter()
                 .any(|o| o.name.eq_ignore_ascii_case("UCI_Chess960"))
         {
-            self.host.set_option(
+            host.set_option(
                 "UCI_Chess960",
                 Some(if chess960 { "true" } else { "false" }),
             )?;
-            self.chess960 = chess960;
+            cur960 = chess960;
         }
         let multipv = limits.multipv.unwrap_or(1).max(1);
-        if multipv != self.multipv
-            && self
-                .host
+        if multipv != cur_multipv
+            && host
                 .options()
                 .iter()
                 .any(|o| o.name.eq_ignore_ascii_case("MultiPV"))
         {
-            self.host
-                .set_option("MultiPV", Some(&multipv.to_string()))?;
-            self.multipv = multipv;
+            host.set_option("MultiPV", Some(&multipv.to_string()))?;
+            cur_multipv = multipv;
         }
         let clock = limits.soft_ms.map(|ms| (ms * u64::from(SOFT_MOVES)) as i64);
         let go = GoParams {
@@ -356,7 +493,7 @@ impl Analyst for UciAnalyst {
             .map(std::time::Duration::from_millis);
         let start = PositionStart::Fen(Fen::from_position(pos).to_string());
         let mut history = Vec::new();
-        let result = self.host.search_until(&start, &[], &go, guard, |info| {
+        let result = host.search_until(&start, &[], &go, guard, |info| {
             if info.multipv.unwrap_or(1) > 1 {
                 return;
             }
@@ -373,7 +510,10 @@ impl Analyst for UciAnalyst {
                 });
             }
         })?;
+        self.chess960 = cur960;
+        self.multipv = cur_multipv;
         let best = match result.best {
+            UciMove::Null if pos.has_legal_move() => return Err(AnalystError::NoMove),
             UciMove::Null => None,
             um => Some(
                 um.to_move(pos)
@@ -419,13 +559,63 @@ impl Analyst for UciAnalyst {
     }
 
     fn new_game(&mut self) -> Result<(), AnalystError> {
-        Ok(self.host.new_game()?)
+        Ok(self.host()?.new_game()?)
     }
 
     fn recover(&mut self) -> Result<(), AnalystError> {
-        self.host.restart()?;
+        // An engine that is not running is started before the next position.
+        let Some(host) = self.host.as_mut() else {
+            return Ok(());
+        };
         self.chess960 = false;
         self.multipv = 1;
+        if let Err(e) = host.restart() {
+            self.host = None;
+            self.start_failures += 1;
+            self.last_failure = e.to_string();
+            return Err(e.into());
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_engine_in_process_loses_no_time_per_move() {
+        // Move Overhead is for clocks over a pipe: a movetime given in process
+        // is searched in full (the engine's own default would keep 30 ms).
+        assert!(Engine::new().config().move_overhead > 0);
+        assert_eq!(BuiltinAnalyst::new(16).config().move_overhead, 0);
+        // Unless asked for, through the engine's own option handling.
+        let a = BuiltinAnalyst::with_options(
+            16,
+            &[
+                ("Move Overhead".into(), Some("40".into())),
+                ("UCI_Elo".into(), Some("1600".into())),
+            ],
+        )
+        .unwrap();
+        assert_eq!(a.config().move_overhead, 40);
+        assert_eq!(a.config().elo, 1600);
+        assert!(matches!(
+            BuiltinAnalyst::with_options(16, &[("Bogus".into(), None)]),
+            Err(AnalystError::Option(_))
+        ));
+    }
+
+    #[test]
+    fn reported_nodes_are_never_fewer_than_searched() {
+        let mut a = BuiltinAnalyst::new(16);
+        let pos = Position::startpos();
+        let limits = AnalysisLimits {
+            depth: Some(5),
+            ..AnalysisLimits::default()
+        };
+        let r = a.analyse(&pos, &limits).unwrap();
+        assert_eq!(r.nodes, a.engine.last_nodes());
+        assert!(r.nodes >= r.history.last().map_or(0, |p| p.nodes));
     }
 }

@@ -24,9 +24,12 @@ mod verbs;
 
 pub use analyst::{
     Analysis, AnalysisLimits, Analyst, AnalystError, BuiltinAnalyst, Progress, Score, UciAnalyst,
+    MAX_START_FAILURES,
 };
-pub use run::{run_suite, run_verb, LineProblem, Tick, VerbOptions, VerbSummary};
-pub use verbs::{apply, ce_of, Applied, Extras, Verb};
+pub use run::{resumable, run_suite, run_verb, LineProblem, Tick, VerbOptions, VerbSummary};
+pub use verbs::{
+    apply, ce_of, has_verb_opcodes, is_mate_line, Applied, Extras, Verb, ANALYSIS_OPCODES,
+};
 
 /// Suites compiled into the library, for runs with no file given.
 pub mod bundled {

@@ -3,11 +3,12 @@
 //! record that cannot be read or analysed is reported and copied through
 //! unchanged; nothing is dropped.
 
-use crate::analyst::{AnalysisLimits, Analyst};
+use crate::analyst::{Analysis, AnalysisLimits, Analyst, Score};
 use crate::pipeline::run_parallel;
 use crate::suite::score_record;
-use crate::verbs::{apply, Applied, Extras, Verb};
-use rookery_epd::{LineKind, Mode, Operation, RawOperand, Reader, Record};
+use crate::verbs::{apply, ce_of, has_verb_opcodes, Applied, Extras, Verb};
+use rookery_core::Fen;
+use rookery_epd::{mate_from_ce, LineKind, Mode, Operation, RawOperand, Reader, Record};
 use rookery_report::{PositionResult, SuiteRun};
 use std::io::{self, BufRead, Write};
 
@@ -20,11 +21,13 @@ pub struct VerbOptions {
     pub limits: AnalysisLimits,
     /// Optional operations to add.
     pub extras: Extras,
-    /// Input lines to skip (already in the output, for `--resume`).
-    pub skip_lines: u64,
     /// Add the private opcodes `Tsol` (ms) and `Nsol` (nodes) with the time
-    /// and nodes to solution, for suite runs.
+    /// and nodes to solution (and `ce`), for suite runs.
     pub solution_opcodes: bool,
+    /// With earlier outputs (resume): keep the records that are finished
+    /// for this verb (default: `verb`); pfms in passes keeps what the last
+    /// pass would keep.
+    pub keep_as: Option<Verb>,
 }
 
 /// One problem met while processing, located by input line.
@@ -45,8 +48,10 @@ pub struct VerbSummary {
     pub records: u64,
     /// Records analysed.
     pub analysed: u64,
-    /// Records skipped by the verb's own rule (pfms: dm already short enough) or by resume.
+    /// Records skipped by the verb's own rule (pfms: dm already short enough).
     pub skipped: u64,
+    /// Records whose analysis was kept from an earlier output (resume).
+    pub kept: u64,
     /// Records copied unchanged because they could not be read or analysed.
     pub failed: u64,
     /// The problems, in input order.
@@ -67,7 +72,8 @@ struct Work {
     text: String,
     record: Option<Record>,
     unreadable: Option<(Option<u32>, String)>,
-    skipped: bool,
+    /// The analysis of this record kept from an earlier output.
+    kept: Option<Record>,
 }
 
 struct Done {
@@ -77,26 +83,100 @@ struct Done {
     analysed: bool,
     is_record: bool,
     skipped: bool,
+    kept: bool,
     scored: Option<PositionResult>,
+}
+
+/// Whether `earlier` (a line of an earlier run's output) is `verb`'s
+/// analysis of the input record `input` (whose text is `input_text`): the
+/// same position and id, the verb's opcodes present, and not the input
+/// copied through unchanged. Returns the record to keep.
+pub fn resumable(verb: Verb, input: &Record, input_text: &str, earlier: &str) -> Option<Record> {
+    if earlier.trim_end() == input_text.trim_end() {
+        return None;
+    }
+    let rec: Record = earlier.parse().ok().or_else(|| {
+        let mut r = Reader::new(earlier.as_bytes(), Mode::Lenient);
+        match r.next_line() {
+            Ok(Some(l)) => match l.kind {
+                LineKind::Record(rec) => Some(rec),
+                _ => None,
+            },
+            _ => None,
+        }
+    })?;
+    let same_position = Fen::from_position(rec.position()).epd().to_string()
+        == Fen::from_position(input.position()).epd().to_string();
+    (same_position && rec.id() == input.id() && has_verb_opcodes(verb, &rec)).then_some(rec)
+}
+
+/// What a kept record (an earlier run's pfts output) says, as an analysis
+/// for scoring: its `pm`, `pv`, `ce`, `acn` and `acs`.
+fn analysis_of(record: &Record) -> Analysis {
+    let best = record.pm();
+    let pv = match (record.pv(), best) {
+        (Some(pv), Some(b)) if pv.first() == Some(&b) => pv.to_vec(),
+        (_, Some(b)) => vec![b],
+        _ => Vec::new(),
+    };
+    let score = record
+        .ce()
+        .map(|ce| mate_from_ce(ce).map_or(Score::Cp(ce), Score::Mate));
+    let int = |name: &str| match record.get(name) {
+        Some(Operation::Acn(n)) => Some(*n),
+        Some(Operation::Acs(n)) => Some(*n),
+        _ => None,
+    };
+    Analysis {
+        best,
+        pv,
+        other_lines: Vec::new(),
+        score,
+        depth: 0,
+        nodes: int("acn").unwrap_or(0),
+        elapsed: std::time::Duration::from_secs(int("acs").unwrap_or(0)),
+        history: Vec::new(),
+    }
+}
+
+/// The value of a private numeric opcode (`Tsol`, `Nsol`).
+fn raw_number(record: &Record, opcode: &str) -> Option<u64> {
+    match record.get(opcode) {
+        Some(Operation::Raw { operands, .. }) => match operands.as_slice() {
+            [RawOperand::Token(t)] => t.parse().ok(),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Runs `opts.verb` over the EPD lines of `input`, writing every line to
 /// `output` in order. `analysts` are the engines (one thread each).
 ///
+/// `previous` are earlier outputs of the same run (`--resume`), most recent
+/// first, read line by line beside the input (a caller with several inputs
+/// writing one output passes the same readers on): where line N of one of them
+/// is the verb's analysis of input line N (see [`resumable`]) it is written
+/// instead of analysing again; any other record is analysed.
+///
 /// # Errors
 /// Only I/O errors of `input` or `output`; record and engine problems are
-/// reported in the summary.
+/// reported in the summary. Earlier outputs that cannot be read are ignored
+/// (their records are analysed again).
 pub fn run_verb(
     input: impl BufRead + Send,
     output: &mut dyn Write,
     analysts: Vec<Box<dyn Analyst>>,
     opts: &VerbOptions,
     score: bool,
+    previous: &mut [Box<dyn BufRead + Send>],
     mut progress: impl FnMut(Tick),
 ) -> io::Result<VerbSummary> {
     let mut reader = Reader::new(input, Mode::Lenient);
     let mut read_error: Option<io::Error> = None;
-    let skip = opts.skip_lines;
+    let mut previous: Vec<Option<&mut Box<dyn BufRead + Send>>> =
+        previous.iter_mut().map(Some).collect();
+    let mut earlier_line = String::new();
     let mut record_index = 0usize;
     let items = std::iter::from_fn(|| {
         let line = match reader.next_line() {
@@ -108,7 +188,6 @@ pub fn run_verb(
             }
         };
         let text = String::from_utf8_lossy(line.text).into_owned();
-        let skipped = line.number <= skip;
         let (record, unreadable) = match line.kind {
             LineKind::Record(r) => (Some(r), None),
             LineKind::Unparsed => {
@@ -122,12 +201,34 @@ pub fn run_verb(
             }
             LineKind::Blank | LineKind::Comment => (None, None),
         };
+        // Line N of every earlier output (each is read in step with the input).
+        let mut kept = None;
+        for source in &mut previous {
+            let Some(src) = source.as_mut() else { continue };
+            earlier_line.clear();
+            match src.read_line(&mut earlier_line) {
+                Ok(n) if n > 0 && earlier_line.ends_with('\n') => {}
+                // Ended, unreadable, or a last line cut short by a killed
+                // run: nothing more to take from it.
+                _ => {
+                    *source = None;
+                    continue;
+                }
+            }
+            if kept.is_none() {
+                if let Some(r) = &record {
+                    let verb = opts.keep_as.unwrap_or(opts.verb);
+                    let earlier = earlier_line.trim_end_matches(['\n', '\r']);
+                    kept = resumable(verb, r, &text, earlier);
+                }
+            }
+        }
         Some(Work {
             line: line.number,
             text,
             record,
             unreadable,
-            skipped,
+            kept,
         })
     });
     let mut summary = VerbSummary::default();
@@ -140,20 +241,29 @@ pub fn run_verb(
             problem: w.unreadable,
             analysed: false,
             is_record,
-            skipped: w.skipped,
+            skipped: false,
+            kept: false,
             scored: None,
         };
+        if let Some(kept) = w.kept {
+            done.kept = true;
+            if score {
+                let mut row = score_record(0, &kept, Some(&analysis_of(&kept)), None);
+                row.time_to_solution_ms = raw_number(&kept, "Tsol");
+                row.nodes_to_solution = raw_number(&kept, "Nsol");
+                done.scored = Some(row);
+            }
+            done.text = kept.to_string();
+            return done;
+        }
         let Some(mut record) = w.record else {
-            if score && !w.skipped {
+            if score {
                 if let Some((_, message)) = &done.problem {
                     done.scored = Some(unreadable_row(&done.text, message));
                 }
             }
             return done;
         };
-        if w.skipped {
-            return done;
-        }
         let _ = analyst.new_game();
         match apply(
             opts.verb,
@@ -170,6 +280,10 @@ pub fn run_verb(
                 if score || opts.solution_opcodes {
                     let row = score_record(0, &record, analysis, None);
                     if opts.solution_opcodes {
+                        // The score too, so that a resumed run can score the record again.
+                        if let Some(s) = analysis.and_then(|a| a.score) {
+                            record.set(Operation::Ce(ce_of(s)));
+                        }
                         if let (Some(t), Some(n)) = (row.time_to_solution_ms, row.nodes_to_solution)
                         {
                             record.set(Operation::Raw {
@@ -209,7 +323,9 @@ pub fn run_verb(
         if done.is_record {
             summary.records += 1;
             record_index += 1;
-            if done.skipped {
+            if done.kept {
+                summary.kept += 1;
+            } else if done.skipped {
                 summary.skipped += 1;
             } else if done.problem.is_some() {
                 summary.failed += 1;
@@ -228,11 +344,8 @@ pub fn run_verb(
                 message,
             });
         }
-        // Lines up to `skip` are already in the output (resume).
-        if done.line > skip {
-            if let Err(e) = writeln!(output, "{}", done.text).and_then(|_| output.flush()) {
-                io_error.get_or_insert(e);
-            }
+        if let Err(e) = writeln!(output, "{}", done.text).and_then(|_| output.flush()) {
+            io_error.get_or_insert(e);
         }
         progress(Tick { lines_done });
     });
@@ -275,6 +388,7 @@ pub fn run_suite(
     output: &mut dyn Write,
     analysts: Vec<Box<dyn Analyst>>,
     limits: &AnalysisLimits,
+    previous: &mut [Box<dyn BufRead + Send>],
     progress: impl FnMut(Tick),
 ) -> io::Result<(SuiteRun, VerbSummary)> {
     let engine = analysts
@@ -289,10 +403,10 @@ pub fn run_suite(
             acs: true,
             ..Extras::default()
         },
-        skip_lines: 0,
         solution_opcodes: true,
+        keep_as: None,
     };
-    let mut summary = run_verb(input, output, analysts, &opts, true, progress)?;
+    let mut summary = run_verb(input, output, analysts, &opts, true, previous, progress)?;
     let run = SuiteRun {
         suite: suite.to_string(),
         engine,

@@ -1,10 +1,12 @@
 //! Test-suite scoring: bm (any listed move), am (none of them), STS points
-//! from `c0` ("Nf5=10, Nd2=3"), dm (a mate no longer than dm), and the time
-//! and nodes to solution (when the best move last became, and stayed, right).
+//! from `c0` ("Nf5=10, Nd2=3"), dm (a mate no longer than dm), the mate
+//! notation of matetrack's suites (`bm #N`: a mate in at most N; `bm #-N`:
+//! the side to move gets mated, any move is right), and the time and nodes
+//! to solution (when the best move last became, and stayed, right).
 
 use crate::analyst::{Analysis, Score};
 use rookery_core::{Move, Position, San, SanPlus};
-use rookery_epd::Record;
+use rookery_epd::{Operation, RawOperand, Record};
 use rookery_report::{Expected, PositionResult};
 
 /// What a suite position asks for, resolved to moves.
@@ -18,6 +20,20 @@ pub struct Target {
     pub dm: Option<u32>,
     /// Points per move (STS), best first.
     pub points: Vec<(Move, u32)>,
+    /// The side to move gets mated in this many moves (`bm #-N`): any move is right.
+    pub mated: Option<u32>,
+}
+
+/// The `N` of a `bm #N` / `bm #-N` operation (mate-in-N notation, kept by
+/// the EPD reader as a raw operation), if the record has one.
+pub fn chest_mate(record: &Record) -> Option<i32> {
+    record.operations().find_map(|op| match op {
+        Operation::Raw { opcode, operands } if opcode == "bm" => match operands.as_slice() {
+            [RawOperand::Token(t)] => t.strip_prefix('#')?.parse::<i32>().ok(),
+            _ => None,
+        },
+        _ => None,
+    })
 }
 
 impl Target {
@@ -30,7 +46,16 @@ impl Target {
             am: record.am().map(<[Move]>::to_vec).unwrap_or_default(),
             dm: record.dm().filter(|&d| d > 0).map(|d| d as u32),
             points: Vec::new(),
+            mated: None,
         };
+        match chest_mate(record) {
+            Some(n) if n > 0 => {
+                let n = n as u32;
+                t.dm = Some(t.dm.map_or(n, |d| d.min(n)));
+            }
+            Some(n) if n < 0 => t.mated = Some(n.unsigned_abs()),
+            _ => {}
+        }
         if let Some(c0) = record.comment(0) {
             t.points = parse_points(pos, c0).unwrap_or_default();
         }
@@ -39,11 +64,19 @@ impl Target {
 
     /// Whether the position has anything to score.
     pub fn is_empty(&self) -> bool {
-        self.bm.is_empty() && self.am.is_empty() && self.dm.is_none() && self.points.is_empty()
+        self.bm.is_empty()
+            && self.am.is_empty()
+            && self.dm.is_none()
+            && self.points.is_empty()
+            && self.mated.is_none()
     }
 
-    /// The most points the position offers (1 for a bm/am/dm position).
+    /// The most points the position offers (1 for a bm/am/dm position, 0
+    /// for one that asks for nothing).
     pub fn max_points(&self) -> u32 {
+        if self.is_empty() {
+            return 0;
+        }
         self.points.iter().map(|p| p.1).max().unwrap_or(1)
     }
 
@@ -51,6 +84,10 @@ impl Target {
     pub fn solved_by(&self, best: Move, score: Option<Score>) -> bool {
         if self.is_empty() {
             return false;
+        }
+        // Mated whatever it does: any (legal) move is right.
+        if self.mated.is_some() {
+            return true;
         }
         if let Some(dm) = self.dm {
             if !matches!(score, Some(Score::Mate(m)) if m > 0 && m as u32 <= dm) {
@@ -137,6 +174,7 @@ pub fn score_record(
             .iter()
             .map(|&(m, p)| (san(pos, m), p))
             .collect(),
+        mated: target.mated,
     };
     let fen = rookery_core::Fen::from_position(pos).epd().to_string();
     let mut row = PositionResult {

@@ -38,6 +38,46 @@ pub fn ce_of(score: Score) -> i32 {
     }
 }
 
+/// Opcodes that hold the result of an analysis: a verb that writes a new
+/// analysis removes these from the record first, so that nothing left over
+/// from an earlier run contradicts it (§6.19: `pm` is `pv`'s first move).
+pub const ANALYSIS_OPCODES: [&str; 8] = ["acd", "acn", "acs", "ce", "pm", "pv", "Tsol", "Nsol"];
+
+/// Whether `record` holds what `verb` writes: `pv` and `ce` for pfga, `pm`
+/// for pfts, a `dm` of at most N with its `pm` for pfms (a record where no
+/// mate was found does not).
+pub fn has_verb_opcodes(verb: Verb, record: &Record) -> bool {
+    match verb {
+        Verb::Analyse => record.pv().is_some() && record.ce().is_some(),
+        Verb::Target => record.pm().is_some(),
+        Verb::Mate(n) => {
+            record.pm().is_some() && record.dm().is_some_and(|d| d > 0 && d as u32 <= n)
+        }
+    }
+}
+
+/// Whether `pv` from `pos` is a legal line that ends in checkmate after
+/// `2 * moves - 1` plies.
+pub fn is_mate_line(pos: &rookery_core::Position, pv: &[rookery_core::Move], moves: u32) -> bool {
+    if pv.len() as u64 != 2 * u64::from(moves) - 1 {
+        return false;
+    }
+    let mut p = pos.clone();
+    for &m in pv {
+        if !p.is_legal(m) {
+            return false;
+        }
+        p.play_unchecked(m);
+    }
+    p.is_check() && !p.has_legal_move()
+}
+
+fn drop_stale(record: &mut Record) {
+    for op in ANALYSIS_OPCODES {
+        record.remove(op);
+    }
+}
+
 /// What applying a verb to one record did.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Applied {
@@ -71,6 +111,7 @@ pub fn apply(
     if !pos.has_legal_move() {
         match verb {
             Verb::Analyse => {
+                drop_stale(record);
                 record.set(Operation::Pv(Vec::new()));
                 let ce = if pos.is_check() {
                     ce_from_mate(0).unwrap_or(-32767)
@@ -79,7 +120,9 @@ pub fn apply(
                 };
                 record.set(Operation::Ce(ce));
             }
-            Verb::Mate(_) | Verb::Target => {}
+            // No move to predict: an old pm cannot be right.
+            Verb::Target => drop_stale(record),
+            Verb::Mate(_) => {}
         }
         return Ok(Applied::NoMoves);
     }
@@ -93,27 +136,40 @@ pub fn apply(
     };
     match verb {
         Verb::Analyse => {
+            // A ce needs a score: never write one the engine did not give.
+            let Some(score) = analysis.score else {
+                return Err(AnalystError::NoScore);
+            };
+            drop_stale(record);
             record.set(Operation::Pv(analysis.pv.clone()));
-            record.set(Operation::Ce(analysis.score.map_or(0, ce_of)));
+            record.set(Operation::Ce(ce_of(score)));
             if extras.pm {
                 record.set(Operation::Pm(best));
             }
             if extras.sm {
                 record.set(Operation::Sm(best));
+                // A supplied variation starting otherwise would contradict it.
+                if record.sv().is_some_and(|sv| sv.first() != Some(&best)) {
+                    record.remove("sv");
+                }
             }
         }
         Verb::Mate(n) => {
-            let mated = matches!(analysis.score, Some(Score::Mate(m)) if m > 0 && m as u32 <= n);
-            if !mated {
-                return Ok(Applied::NothingFound(Box::new(analysis)));
-            }
-            record.set(Operation::Dm(n as i32));
+            // The length of the mate found (at most n), as the score says.
+            let found = match analysis.score {
+                Some(Score::Mate(m)) if m > 0 && m as u32 <= n => m as u32,
+                _ => return Ok(Applied::NothingFound(Box::new(analysis))),
+            };
+            drop_stale(record);
+            record.set(Operation::Dm(found as i32));
             record.set(Operation::Pm(best));
-            if extras.pv {
+            // Only a line that really ends in mate is written as the pv.
+            if extras.pv && is_mate_line(&pos, &analysis.pv, found) {
                 record.set(Operation::Pv(analysis.pv.clone()));
             }
         }
         Verb::Target => {
+            drop_stale(record);
             record.set(Operation::Pm(best));
             if extras.pv {
                 record.set(Operation::Pv(analysis.pv.clone()));
@@ -127,4 +183,40 @@ pub fn apply(
         record.set(Operation::Acs(analysis.elapsed.as_secs()));
     }
     Ok(Applied::Analysed(Box::new(analysis)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::BuiltinAnalyst;
+
+    #[test]
+    fn mate_search_writes_the_mate_found_not_the_one_asked_for() {
+        let mut rec: Record = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - id \"m1\";"
+            .parse()
+            .unwrap();
+        let mut a = BuiltinAnalyst::new(16);
+        let limits = AnalysisLimits {
+            depth: Some(6),
+            ..AnalysisLimits::default()
+        };
+        let extras = Extras {
+            pv: true,
+            ..Extras::default()
+        };
+        apply(Verb::Mate(3), &mut rec, &mut a, &limits, extras).unwrap();
+        assert_eq!(rec.dm(), Some(1), "{rec}");
+        assert!(is_mate_line(rec.position(), rec.pv().unwrap(), 1), "{rec}");
+    }
+
+    #[test]
+    fn mate_lines_are_checked() {
+        let rec: Record = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - pv Rd8#; sv Rd7;"
+            .parse()
+            .unwrap();
+        let pos = rec.position();
+        assert!(is_mate_line(pos, rec.pv().unwrap(), 1));
+        assert!(!is_mate_line(pos, rec.sv().unwrap(), 1));
+        assert!(!is_mate_line(pos, rec.pv().unwrap(), 2));
+    }
 }

@@ -1,7 +1,14 @@
-//! Shared output plumbing: buffered stdout, broken pipes, error reporting.
+//! Shared output plumbing: buffered stdout, broken pipes, error reporting,
+//! usage errors (exit status 2), and [`Output`], the one way every command
+//! writes a file: into a partial file beside the target, renamed over the
+//! target only when the command finished, so that an interrupted or failed
+//! run leaves the previous file as it was.
 
+use rookery_epd::stream::Latin1Fallback;
 use std::fmt;
-use std::io::{self, Write};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufRead, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// What a subcommand reports when it finishes normally.
@@ -44,7 +51,7 @@ pub fn finish(result: anyhow::Result<Status>) -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("rookery: error: {e:#}");
+            eprintln!("rookery: error: {}", error_text(&e));
             if e.chain().any(|c| c.downcast_ref::<UsageError>().is_some()) {
                 ExitCode::from(2)
             } else {
@@ -54,31 +61,326 @@ pub fn finish(result: anyhow::Result<Status>) -> ExitCode {
     }
 }
 
+/// An error and its causes, `a: b: c`, each cause said once: a cause whose
+/// text its parent's message already contains is left out.
+pub fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let c = cause.to_string();
+        if text.contains(&c) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&c);
+    }
+    text
+}
+
 /// A buffered, locked stdout.
 pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
     io::BufWriter::with_capacity(1 << 16, io::stdout().lock())
 }
 
-/// Opens `path` for writing, `-` meaning stdout.
-pub fn create(path: &std::path::Path) -> io::Result<Box<dyn Write>> {
-    if path.as_os_str() == "-" {
-        Ok(Box::new(stdout()))
+/// Whether `path` is `-` (stdin or stdout).
+pub fn is_std(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How an input is named in messages: `<stdin>` for `-`, else the path.
+pub fn display_name(path: &Path) -> String {
+    if is_std(path) {
+        "<stdin>".to_owned()
     } else {
-        Ok(Box::new(io::BufWriter::with_capacity(
-            1 << 16,
-            std::fs::File::create(path)?,
-        )))
+        path.display().to_string()
     }
 }
 
 /// Opens `path` for reading, `-` meaning stdin.
-pub fn open(path: &std::path::Path) -> io::Result<Box<dyn io::BufRead + Send>> {
-    if path.as_os_str() == "-" {
+pub fn open(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
+    if is_std(path) {
         Ok(Box::new(io::BufReader::with_capacity(1 << 16, io::stdin())))
     } else {
         Ok(Box::new(io::BufReader::with_capacity(
             1 << 16,
-            std::fs::File::open(path)?,
+            File::open(path)?,
         )))
     }
+}
+
+/// Opens a text input (`-`: stdin), with a message naming it on failure.
+/// Its lines reach the caller as UTF-8: a line that is not valid UTF-8 is
+/// read as ISO 8859-1 (Latin-1, the PGN standard's character set), and the
+/// first such line is reported as a warning naming the file — never are
+/// characters replaced.
+///
+/// # Errors
+/// The file cannot be opened.
+pub fn open_input(path: &Path) -> anyhow::Result<Box<dyn BufRead + Send>> {
+    let inner =
+        open(path).map_err(|e| anyhow::anyhow!("cannot open {}: {e}", display_name(path)))?;
+    let name = display_name(path);
+    Ok(Box::new(Latin1Fallback::new(inner, move |line| {
+        eprintln!(
+            "{name}:{line}: warning: not UTF-8; read as ISO 8859-1 (Latin-1) from here on where a line is not UTF-8"
+        );
+    })))
+}
+
+/// Whether `a` and `b` name the same existing file (the same inode: the
+/// same path written differently, a symbolic link, or a hard link).
+fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (fs::metadata(a), fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        ma.dev() == mb.dev() && ma.ino() == mb.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (ma, mb);
+        matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+    }
+}
+
+/// Refuses an output that is one of the inputs, unless `in_place`.
+///
+/// # Errors
+/// A usage error naming the file.
+pub fn check_not_input(output: &Path, inputs: &[&Path], in_place: bool) -> anyhow::Result<()> {
+    if is_std(output) || in_place {
+        return Ok(());
+    }
+    for input in inputs {
+        if !is_std(input) && same_file(output, input) {
+            return Err(usage(format!(
+                "the output {} is the input {}; give --in-place to replace it",
+                output.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The partial file beside `target` that a run writes before it is renamed
+/// over `target`; it is left behind when a run is killed, and
+/// `--resume` reads it.
+pub fn partial_path(target: &Path) -> PathBuf {
+    sibling(target, "rookery-partial")
+}
+
+/// The partial file of an earlier interrupted run, kept while a resumed run
+/// reads it.
+pub fn previous_partial_path(target: &Path) -> PathBuf {
+    sibling(target, "rookery-partial-prev")
+}
+
+fn sibling(target: &Path, suffix: &str) -> PathBuf {
+    let name = target
+        .file_name()
+        .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+    target.with_file_name(format!(".{name}.{suffix}"))
+}
+
+/// Where output goes: stdout, or a file replaced only when [`Output::commit`]
+/// is called. Until then the bytes go to a partial file beside the target;
+/// an output dropped without a commit (an error) removes its partial file,
+/// a killed process leaves it behind for `--resume`.
+pub struct Output {
+    inner: Inner,
+}
+
+enum Inner {
+    Stdout(io::BufWriter<io::StdoutLock<'static>>),
+    File {
+        writer: io::BufWriter<File>,
+        partial: PathBuf,
+        target: PathBuf,
+        done: bool,
+    },
+}
+
+impl Output {
+    /// Output to `path` (`-`: stdout), which must not be one of `inputs`
+    /// unless `in_place`. Nothing is changed at `path` before the commit.
+    ///
+    /// # Errors
+    /// A usage error when the output is an input; I/O errors creating the
+    /// partial file.
+    pub fn create(path: &Path, inputs: &[&Path], in_place: bool) -> anyhow::Result<Output> {
+        check_not_input(path, inputs, in_place)?;
+        if is_std(path) {
+            return Ok(Output {
+                inner: Inner::Stdout(stdout()),
+            });
+        }
+        // Replace what a symbolic link points to, not the link.
+        let target = resolve_target(path);
+        let partial = partial_path(&target);
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&partial)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", partial.display()))?;
+        // Keep the permissions of the file being replaced.
+        if let Ok(m) = fs::metadata(&target) {
+            let _ = fs::set_permissions(&partial, m.permissions());
+        }
+        Ok(Output {
+            inner: Inner::File {
+                writer: io::BufWriter::with_capacity(1 << 16, file),
+                partial,
+                target,
+                done: false,
+            },
+        })
+    }
+
+    /// Flushes and, for a file, moves the partial file over the target.
+    ///
+    /// # Errors
+    /// I/O errors (the target is then unchanged).
+    pub fn commit(mut self) -> anyhow::Result<()> {
+        match &mut self.inner {
+            Inner::Stdout(w) => w.flush()?,
+            Inner::File {
+                writer,
+                partial,
+                target,
+                done,
+            } => {
+                writer.flush()?;
+                writer.get_ref().sync_all()?;
+                fs::rename(&*partial, &*target).map_err(|e| {
+                    anyhow::anyhow!(
+                        "cannot move {} to {}: {e}",
+                        partial.display(),
+                        target.display()
+                    )
+                })?;
+                *done = true;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.inner {
+            Inner::Stdout(w) => w.write(buf),
+            Inner::File { writer, .. } => writer.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match &mut self.inner {
+            Inner::Stdout(w) => w.write_all(buf),
+            Inner::File { writer, .. } => writer.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.inner {
+            Inner::Stdout(w) => w.flush(),
+            Inner::File { writer, .. } => writer.flush(),
+        }
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        if let Inner::File {
+            partial,
+            done: false,
+            ..
+        } = &self.inner
+        {
+            let _ = fs::remove_file(partial);
+        }
+    }
+}
+
+/// Writes `data` to `path` (`-`: stdout) through an [`Output`].
+///
+/// # Errors
+/// As [`Output::create`] and [`Output::commit`].
+pub fn write_whole(path: &Path, data: &[u8]) -> anyhow::Result<()> {
+    let mut out = Output::create(path, &[], false)?;
+    out.write_all(data)?;
+    out.commit()
+}
+
+/// The file an [`Output`] for `path` replaces: what a symbolic link points to.
+fn resolve_target(path: &Path) -> PathBuf {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
+/// For `--resume` into `path`: the earlier outputs to take finished records
+/// from, most recent first — the partial file of an interrupted run (kept
+/// aside as the previous partial, merged with an older one if a resumed run
+/// was interrupted too), then the output file itself. Call
+/// [`resume_done`] after the new output is committed.
+///
+/// # Errors
+/// I/O errors reading or moving the partial files.
+pub fn resume_sources(path: &Path) -> anyhow::Result<Vec<Box<dyn BufRead + Send>>> {
+    let target = resolve_target(path);
+    let partial = partial_path(&target);
+    let prev = previous_partial_path(&target);
+    if partial.exists() {
+        if prev.exists() {
+            // Line N from the newer partial where it has one, else from the older.
+            let merged = sibling(&target, "rookery-partial-merge");
+            {
+                let mut newer = io::BufReader::new(File::open(&partial)?);
+                let mut older = io::BufReader::new(File::open(&prev)?);
+                let mut out = io::BufWriter::new(File::create(&merged)?);
+                let (mut a, mut b) = (String::new(), String::new());
+                loop {
+                    a.clear();
+                    b.clear();
+                    let na = newer.read_line(&mut a)?;
+                    let nb = older.read_line(&mut b)?;
+                    let a_ok = na > 0 && a.ends_with('\n');
+                    let b_ok = nb > 0 && b.ends_with('\n');
+                    match (a_ok, b_ok) {
+                        (true, _) => out.write_all(a.as_bytes())?,
+                        (false, true) => out.write_all(b.as_bytes())?,
+                        (false, false) => break,
+                    }
+                }
+                out.flush()?;
+            }
+            fs::rename(&merged, &prev)?;
+            fs::remove_file(&partial)?;
+        } else {
+            fs::rename(&partial, &prev)?;
+        }
+    }
+    let mut sources: Vec<Box<dyn BufRead + Send>> = Vec::new();
+    for p in [&prev, &target] {
+        match File::open(p) {
+            Ok(f) => sources.push(Box::new(io::BufReader::new(f))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", p.display())),
+        }
+    }
+    Ok(sources)
+}
+
+/// Removes what [`resume_sources`] kept aside, once the resumed output is
+/// in place.
+pub fn resume_done(path: &Path) {
+    let _ = fs::remove_file(previous_partial_path(&resolve_target(path)));
 }

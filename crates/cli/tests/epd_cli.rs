@@ -109,7 +109,7 @@ not a record at all\n\
     let usage = rookery(&["epd", "purge", "-"], b"");
     assert_eq!(usage.status.code(), Some(2));
     let bad = rookery(&["epd", "purge", "--op", "1x", "-"], b"");
-    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(bad.status.code(), Some(2), "a bad --op is a usage error");
 }
 
 #[test]

@@ -63,6 +63,9 @@ pub struct Setup {
     /// Byte offsets of the fields (board, turn, castling, en passant, halfmove, fullmove);
     /// used to point at the field a [`PositionError`] is about.
     pub field_offsets: [usize; 6],
+    /// Where lenient reading met two digits in a row in the board field
+    /// (`44` for `8`): [`Setup::into_position`] warns about it.
+    pub adjacent_digits: Option<usize>,
 }
 
 /// One castling right as written in a FEN castling field.
@@ -184,6 +187,8 @@ pub enum PositionProblem {
     BadEnPassant(Square),
     /// The fullmove number is 0.
     ZeroFullmoves,
+    /// Two digits in a row in the board field (`44`), read as their sum.
+    AdjacentDigits,
 }
 
 impl fmt::Display for PositionProblem {
@@ -208,6 +213,9 @@ impl fmt::Display for PositionProblem {
                 "en-passant square {sq} without a pawn that just moved two squares past it"
             ),
             ZeroFullmoves => f.write_str("fullmove number 0 (expected 1 or more)"),
+            AdjacentDigits => f.write_str(
+                "two digits in a row in piece placement (read as their sum; one digit per run of empty squares)",
+            ),
         }
     }
 }
@@ -327,8 +335,12 @@ fn err(offset: usize, kind: ParseFenErrorKind) -> ParseFenError {
     ParseFenError { offset, kind }
 }
 
-fn parse_board(field: &[u8], off: usize, mode: Mode) -> Result<[Option<Piece>; 64], ParseFenError> {
+/// The board, and where two digits stand in a row (lenient mode only).
+type Board = ([Option<Piece>; 64], Option<usize>);
+
+fn parse_board(field: &[u8], off: usize, mode: Mode) -> Result<Board, ParseFenError> {
     let mut board = [None; 64];
+    let mut adjacent = None;
     let mut rank_idx = 0usize; // 0 = rank 8
     let mut file = 0u32;
     for (i, &c) in field.iter().enumerate() {
@@ -348,8 +360,11 @@ fn parse_board(field: &[u8], off: usize, mode: Mode) -> Result<[Option<Piece>; 6
                 }
             }
             b'1'..=b'8' => {
-                if mode == Mode::Strict && i > 0 && field[i - 1].is_ascii_digit() {
-                    return Err(err(at, ParseFenErrorKind::AdjacentDigits));
+                if i > 0 && field[i - 1].is_ascii_digit() {
+                    if mode == Mode::Strict {
+                        return Err(err(at, ParseFenErrorKind::AdjacentDigits));
+                    }
+                    adjacent.get_or_insert(at);
                 }
                 file += u32::from(c - b'0');
                 if file > 8 {
@@ -385,7 +400,7 @@ fn parse_board(field: &[u8], off: usize, mode: Mode) -> Result<[Option<Piece>; 6
             ParseFenErrorKind::RankTooShort(Rank::First),
         ));
     }
-    Ok(board)
+    Ok((board, adjacent))
 }
 
 fn parse_castling(
@@ -473,7 +488,7 @@ impl Setup {
         }
         let mut fields = Fields { s, pos: 0, mode };
         let (board_f, board_off) = fields.next("piece placement")?;
-        let board = parse_board(board_f, board_off, mode)?;
+        let (board, adjacent_digits) = parse_board(board_f, board_off, mode)?;
         let (turn_f, turn_off) = fields.next("side to move")?;
         let turn = match turn_f {
             b"w" => Color::White,
@@ -513,6 +528,7 @@ impl Setup {
             field_offsets: [
                 board_off, turn_off, cast_off, ep_off, fields.pos, fields.pos,
             ],
+            adjacent_digits,
         };
         if !with_clocks {
             return Ok((setup, fields.pos));
@@ -565,6 +581,9 @@ impl Setup {
         }
         if !errors.is_empty() {
             return Err(PositionError { problems: errors });
+        }
+        if let Some(off) = self.adjacent_digits {
+            warnings.push((PositionProblem::AdjacentDigits, off));
         }
 
         // Castling rights.

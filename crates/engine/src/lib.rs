@@ -240,6 +240,8 @@ pub struct Engine {
     history: Vec<u64>,
     running: Option<Running>,
     table_mb: usize,
+    /// Nodes searched by the last search that was waited for.
+    last_nodes: u64,
 }
 
 impl Default for Engine {
@@ -269,6 +271,7 @@ impl Engine {
             history: Vec::new(),
             running: None,
             table_mb: mb,
+            last_nodes: 0,
         }
     }
 
@@ -348,7 +351,14 @@ impl Engine {
             // A panic in the search thread has already been reported by the
             // runtime; the engine stays usable.
             let _ = r.handle.join();
+            self.last_nodes = r.ctl.total_nodes();
         }
+    }
+
+    /// Nodes searched by the last search, by all threads, counted when
+    /// [`Engine::wait`] saw it end (reports may lag behind this).
+    pub fn last_nodes(&self) -> u64 {
+        self.last_nodes
     }
 
     fn prepare_table(&mut self) {

@@ -84,6 +84,69 @@ pub fn options() -> Vec<OptionDecl> {
     ]
 }
 
+/// Why [`set_config_option`] refused an option.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    /// Not an option of [`Config`] (see [`options`] for all the engine declares).
+    #[error("unknown option {0:?}")]
+    Unknown(String),
+    /// A value the option does not take.
+    #[error("invalid value for option {name}: {value:?}")]
+    BadValue {
+        /// The option.
+        name: String,
+        /// The value given.
+        value: String,
+    },
+}
+
+fn parse_flag(value: &str) -> Option<bool> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "on" | "1" => Some(true),
+        "false" | "off" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// Sets one of the options that live in [`Config`] — Hash, Threads,
+/// MultiPV, Move Overhead, UCI_ShowCurrLine, UCI_ShowRefutations,
+/// UCI_LimitStrength, UCI_Elo — from its UCI name (any case) and value, the
+/// one place both the UCI loop and in-process hosts set them. Numbers out of
+/// the declared range are clamped to it, as the UCI loop always did.
+///
+/// # Errors
+/// [`OptionError::Unknown`] for any other name, [`OptionError::BadValue`]
+/// for a value the option does not take.
+pub fn set_config_option(
+    cfg: &mut Config,
+    name: &str,
+    value: Option<&str>,
+) -> Result<(), OptionError> {
+    let text = value.unwrap_or("").trim();
+    let bad = || OptionError::BadValue {
+        name: name.to_string(),
+        value: text.to_string(),
+    };
+    let spin = |min: i64, max: i64| {
+        text.parse::<i64>()
+            .map(|v| v.clamp(min, max))
+            .map_err(|_| bad())
+    };
+    let flag = || parse_flag(text).ok_or_else(bad);
+    match name.trim().to_ascii_lowercase().as_str() {
+        "hash" => cfg.hash_mb = spin(1, 65_536)? as usize,
+        "threads" => cfg.threads = spin(1, 256)? as usize,
+        "multipv" => cfg.multipv = spin(1, 256)? as usize,
+        "move overhead" => cfg.move_overhead = spin(0, 5_000)? as u64,
+        "uci_elo" => cfg.elo = spin(i64::from(ELO_MIN), i64::from(ELO_MAX))? as u32,
+        "uci_showcurrline" => cfg.show_currline = flag()?,
+        "uci_showrefutations" => cfg.show_refutations = flag()?,
+        "uci_limitstrength" => cfg.limit_strength = flag()?,
+        _ => return Err(OptionError::Unknown(name.to_string())),
+    }
+    Ok(())
+}
+
 /// The opponent as described by `UCI_Opponent`: `[title] [elo] [computer|human] name`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Opponent {
@@ -235,74 +298,46 @@ impl Session {
 
     fn set_option(&mut self, name: &str, value: Option<&str>) {
         let key = name.to_ascii_lowercase();
-        let value = value.unwrap_or("").trim();
-        let flag = || match value.to_ascii_lowercase().as_str() {
-            "true" | "on" | "1" => Some(true),
-            "false" | "off" | "0" => Some(false),
+        let text = value.unwrap_or("").trim();
+        let session_flag = match key.as_str() {
+            "ponder" | "uci_chess960" | "uci_analysemode" => Some(parse_flag(text)),
             _ => None,
         };
-        let spin = |min: i64, max: i64| value.parse::<i64>().ok().map(|v| v.clamp(min, max));
-        let mut cfg = self.engine.config().clone();
-        let mut ok = true;
-        match key.as_str() {
-            "hash" => match spin(1, 65_536) {
-                Some(v) => cfg.hash_mb = v as usize,
-                None => ok = false,
-            },
-            "threads" => match spin(1, 256) {
-                Some(v) => cfg.threads = v as usize,
-                None => ok = false,
-            },
-            "multipv" => match spin(1, 256) {
-                Some(v) => cfg.multipv = v as usize,
-                None => ok = false,
-            },
-            "move overhead" => match spin(0, 5_000) {
-                Some(v) => cfg.move_overhead = v as u64,
-                None => ok = false,
-            },
-            "uci_elo" => match spin(i64::from(ELO_MIN), i64::from(ELO_MAX)) {
-                Some(v) => cfg.elo = v as u32,
-                None => ok = false,
-            },
-            "clear hash" => {
+        match (key.as_str(), session_flag) {
+            (_, Some(None)) => {
+                info_string(
+                    &self.out,
+                    format!("invalid value for option {name}: {text:?} (ignored)"),
+                );
+                return;
+            }
+            ("ponder", Some(Some(b))) => self.ponder = b,
+            ("uci_chess960", Some(Some(b))) => self.chess960 = b,
+            ("uci_analysemode", Some(Some(b))) => self.analyse_mode = b,
+            ("clear hash", _) => {
                 if self.engine.is_searching() {
                     info_string(&self.out, "Clear Hash ignored while searching");
                 } else {
                     self.engine.clear_hash();
                 }
             }
-            "ponder"
-            | "uci_chess960"
-            | "uci_showcurrline"
-            | "uci_showrefutations"
-            | "uci_limitstrength"
-            | "uci_analysemode" => match flag() {
-                Some(b) => match key.as_str() {
-                    "ponder" => self.ponder = b,
-                    "uci_chess960" => self.chess960 = b,
-                    "uci_showcurrline" => cfg.show_currline = b,
-                    "uci_showrefutations" => cfg.show_refutations = b,
-                    "uci_limitstrength" => cfg.limit_strength = b,
-                    _ => self.analyse_mode = b,
-                },
-                None => ok = false,
-            },
-            "uci_opponent" => self.opponent = Opponent::parse(value),
-            "uci_engineabout" => {}
+            ("uci_opponent", _) => self.opponent = Opponent::parse(text),
+            ("uci_engineabout", _) => {}
             _ => {
-                info_string(&self.out, format!("unknown option ignored: {name}"));
-                return;
+                let mut cfg = self.engine.config().clone();
+                match set_config_option(&mut cfg, name, value) {
+                    Ok(()) => self.engine.set_config(cfg),
+                    Err(OptionError::Unknown(_)) => {
+                        info_string(&self.out, format!("unknown option ignored: {name}"));
+                        return;
+                    }
+                    Err(e) => {
+                        info_string(&self.out, format!("{e} (ignored)"));
+                        return;
+                    }
+                }
             }
         }
-        if !ok {
-            info_string(
-                &self.out,
-                format!("invalid value for option {name}: {value:?} (ignored)"),
-            );
-            return;
-        }
-        self.engine.set_config(cfg);
         if self.debug {
             info_string(&self.out, format!("option {name} set"));
         }
@@ -349,6 +384,10 @@ impl Session {
 
     fn go(&mut self, go: GoParams) {
         let pos = self.current();
+        if let Some(depth) = go.perft {
+            self.perft(&pos, depth);
+            return;
+        }
         let searchmoves = go
             .searchmoves
             .iter()
@@ -381,6 +420,35 @@ impl Session {
                 send(&out, &msg);
             }
         });
+    }
+}
+
+impl Session {
+    /// `go perft N`: counts the leaf nodes below each legal move and prints
+    /// them as Stockfish does (`e2e4: 20`, a blank line, `Nodes searched: N`);
+    /// no search is started and no `bestmove` follows.
+    fn perft(&mut self, pos: &Position, depth: u32) {
+        // A search still running would interleave its output with the counts.
+        self.engine.stop();
+        self.engine.wait();
+        let mode = self.mode();
+        let mut w = match self.out.lock() {
+            Ok(w) => w,
+            Err(p) => p.into_inner(),
+        };
+        let mut total = 0u64;
+        if depth == 0 {
+            total = 1;
+        } else {
+            for (m, n) in rookery_core::divide(pos, depth) {
+                total += n;
+                let _ = writeln!(w, "{}: {n}", UciMove::from_move(pos, m, mode));
+            }
+        }
+        let _ = writeln!(w);
+        let _ = writeln!(w, "Nodes searched: {total}");
+        let _ = writeln!(w);
+        let _ = w.flush();
     }
 }
 
@@ -728,5 +796,51 @@ mod tests {
         let o = Opponent::parse("none none computer Shredder");
         assert_eq!((o.title, o.elo, o.computer), (None, None, Some(true)));
         assert_eq!(o.name, "Shredder");
+    }
+
+    #[test]
+    fn go_perft_counts_in_stockfish_divide_format() {
+        // Kiwipete: 48 moves, 2039 positions at depth 2 (the published counts).
+        let out = transcript(
+            "position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1\ngo perft 2\nisready\n",
+        );
+        assert!(!out.iter().any(|l| l.starts_with("bestmove")), "{out:?}");
+        assert!(!out.iter().any(|l| l.starts_with("info")), "{out:?}");
+        let moves: Vec<&String> = out
+            .iter()
+            .filter(|l| l.contains(": ") && !l.starts_with("Nodes"))
+            .collect();
+        assert_eq!(moves.len(), 48, "{out:?}");
+        let sum: u64 = moves
+            .iter()
+            .map(|l| l.rsplit(": ").next().unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(sum, 2039);
+        assert!(out.iter().any(|l| l == "e1g1: 43"), "{out:?}");
+        assert!(out.iter().any(|l| l == "Nodes searched: 2039"), "{out:?}");
+        assert_eq!(out.last().map(String::as_str), Some("readyok"));
+    }
+
+    #[test]
+    fn config_options_are_set_in_one_place() {
+        let mut cfg = Config::default();
+        set_config_option(&mut cfg, "Move Overhead", Some("0")).unwrap();
+        set_config_option(&mut cfg, "hash", Some("64")).unwrap();
+        set_config_option(&mut cfg, "UCI_LimitStrength", Some("true")).unwrap();
+        set_config_option(&mut cfg, "UCI_Elo", Some("1500")).unwrap();
+        set_config_option(&mut cfg, "MultiPV", Some("3")).unwrap();
+        assert_eq!(cfg.move_overhead, 0);
+        assert_eq!(cfg.hash_mb, 64);
+        assert!(cfg.limit_strength);
+        assert_eq!(cfg.elo, 1500);
+        assert_eq!(cfg.multipv, 3);
+        assert!(matches!(
+            set_config_option(&mut cfg, "Bogus", Some("1")),
+            Err(OptionError::Unknown(_))
+        ));
+        assert!(matches!(
+            set_config_option(&mut cfg, "Threads", Some("many")),
+            Err(OptionError::BadValue { .. })
+        ));
     }
 }

@@ -250,10 +250,12 @@ pub fn validate<R: BufRead>(
 }
 
 /// pfop (§7.4): removes every operation whose opcode is in `opcodes`,
-/// leaving the rest of each line byte for byte as it was (the whitespace
-/// before a removed operation goes with it; line endings are written as
-/// `\n`). Lines whose operations cannot be delimited are copied unchanged
-/// and reported; only errors are reported.
+/// leaving the rest of each line byte for byte as it was, its line ending
+/// (`\n` or `\r\n`) included. The whitespace before a removed operation
+/// goes with it; where an operation followed the removed one with no
+/// whitespace (`id "x";bm Rd8#;`), one space keeps it apart from what now
+/// precedes it. Lines whose operations cannot be delimited are copied
+/// unchanged and reported; only errors are reported.
 ///
 /// # Errors
 /// I/O errors.
@@ -277,15 +279,20 @@ pub fn purge<R: BufRead, W: Write>(
         }
         number += 1;
         sum.lines += 1;
+        // The line ending, written back as it was.
+        let mut ending: &[u8] = b"";
         if buf.last() == Some(&b'\n') {
             buf.pop();
+            ending = b"\n";
             if buf.last() == Some(&b'\r') {
                 buf.pop();
+                ending = b"\r\n";
             }
         }
         if Reader::<R>::classify(&buf).is_some() {
             sum.passed += 1;
-            copy(&mut output, &buf)?;
+            output.write_all(&buf)?;
+            output.write_all(ending)?;
             continue;
         }
         diags.clear();
@@ -297,23 +304,40 @@ pub fn purge<R: BufRead, W: Write>(
         sum.count(&diags, &mut report);
         let Some((shape, _)) = shape.filter(|_| diags.is_empty()) else {
             sum.unparsed += 1;
-            copy(&mut output, &buf)?;
+            output.write_all(&buf)?;
+            output.write_all(ending)?;
             continue;
         };
         sum.records += 1;
         out.clear();
         let mut prev = shape.ops_start;
         out.extend_from_slice(&buf[..prev]);
+        let mut removed = false;
         for op in &parser.ops {
             let name = &buf[op.name_start as usize..op.name_end as usize];
             let end = op.end as usize;
-            if !opcodes.iter().any(|o| o.as_bytes() == name) {
-                out.extend_from_slice(&buf[prev..end]);
+            if opcodes.iter().any(|o| o.as_bytes() == name) {
+                removed = true;
+            } else {
+                let span = &buf[prev..end];
+                // Glued to a removed operation's ';': keep it apart from
+                // whatever now comes before it.
+                if removed
+                    && span.first().is_some_and(|b| !b.is_ascii_whitespace())
+                    && out
+                        .last()
+                        .is_some_and(|&b| !b.is_ascii_whitespace() && b != b';')
+                {
+                    out.push(b' ');
+                }
+                out.extend_from_slice(span);
+                removed = false;
             }
             prev = end;
         }
         out.extend_from_slice(&buf[prev..]);
-        copy(&mut output, &out)?;
+        output.write_all(&out)?;
+        output.write_all(ending)?;
     }
     output.flush()?;
     Ok(sum)
@@ -389,4 +413,132 @@ pub fn convert<R: BufRead, W: Write>(
     }
     output.flush()?;
     Ok(sum)
+}
+
+/// A reader whose output is UTF-8 (for text files in the PGN standard's
+/// character set, ISO 8859-1, or in UTF-8): lines of the input that are valid UTF-8
+/// pass through untouched (without copying), any other line is decoded as
+/// ISO 8859-1 (every byte is the code point of the same value). `warn` is
+/// called once, with the 1-based number of the first line decoded so.
+/// Characters are never replaced.
+///
+/// ```
+/// use rookery_epd::stream::Latin1Fallback;
+/// use std::io::Read;
+/// let mut first_bad = None;
+/// let mut text = String::new();
+/// Latin1Fallback::new(&b"ok\ncaf\xe9\n"[..], |line| first_bad = Some(line))
+///     .read_to_string(&mut text)?;
+/// assert_eq!(text, "ok\ncafé\n");
+/// assert_eq!(first_bad, Some(2));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct Latin1Fallback<R, F> {
+    inner: R,
+    /// A decoded line being handed out.
+    decoded: Vec<u8>,
+    pos: usize,
+    /// Lines handed out so far (for the warning's line number).
+    lines: u64,
+    warn: Option<F>,
+}
+
+impl<R: BufRead, F: FnOnce(u64)> Latin1Fallback<R, F> {
+    /// Wraps `inner`; `warn` hears about the first non-UTF-8 line.
+    pub fn new(inner: R, warn: F) -> Latin1Fallback<R, F> {
+        Latin1Fallback {
+            inner,
+            decoded: Vec::new(),
+            pos: 0,
+            lines: 0,
+            warn: Some(warn),
+        }
+    }
+
+    /// Reads one whole line from `inner` and decodes it into `decoded`.
+    fn decode_line(&mut self) -> io::Result<()> {
+        let mut raw = Vec::new();
+        self.inner.read_until(b'\n', &mut raw)?;
+        self.decoded.clear();
+        self.pos = 0;
+        match std::str::from_utf8(&raw) {
+            Ok(_) => self.decoded = raw,
+            Err(_) => {
+                if let Some(w) = self.warn.take() {
+                    w(self.lines + 1);
+                }
+                let text: String = raw.iter().map(|&b| char::from(b)).collect();
+                self.decoded = text.into_bytes();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<R: BufRead, F: FnOnce(u64)> io::Read for Latin1Fallback<R, F> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = avail.len().min(buf.len());
+        buf[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead, F: FnOnce(u64)> BufRead for Latin1Fallback<R, F> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.pos < self.decoded.len() {
+            return Ok(&self.decoded[self.pos..]);
+        }
+        // Whole lines of the inner buffer that are valid UTF-8 pass as they are.
+        let valid = {
+            let buf = self.inner.fill_buf()?;
+            if buf.is_empty() {
+                return Ok(&[]);
+            }
+            match memchr_last(buf) {
+                // No whole line in the buffer: decode one line on its own.
+                None => 0,
+                Some(last) => match std::str::from_utf8(&buf[..=last]) {
+                    Ok(_) => last + 1,
+                    // Up to the start of the first line that is not UTF-8.
+                    Err(e) => buf[..e.valid_up_to()]
+                        .iter()
+                        .rposition(|&b| b == b'\n')
+                        .map_or(0, |i| i + 1),
+                },
+            }
+        };
+        if valid > 0 {
+            let buf = self.inner.fill_buf()?;
+            return Ok(&buf[..valid]);
+        }
+        // A line that is not valid UTF-8, or longer than the buffer.
+        self.decode_line()?;
+        Ok(&self.decoded[self.pos..])
+    }
+
+    fn consume(&mut self, amt: usize) {
+        if self.pos < self.decoded.len() {
+            let n = amt.min(self.decoded.len() - self.pos);
+            self.lines += self.decoded[self.pos..self.pos + n]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u64;
+            self.pos += n;
+            return;
+        }
+        if self.warn.is_some() {
+            // Count lines only while the warning may still be needed.
+            if let Ok(buf) = self.inner.fill_buf() {
+                let n = amt.min(buf.len());
+                self.lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+            }
+        }
+        self.inner.consume(amt);
+    }
+}
+
+fn memchr_last(buf: &[u8]) -> Option<usize> {
+    buf.iter().rposition(|&b| b == b'\n')
 }

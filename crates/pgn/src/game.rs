@@ -84,6 +84,10 @@ pub struct Node {
     pub nags: Vec<Nag>,
     /// Comments after the move.
     pub comments_after: Vec<String>,
+    /// For each NAG, how many of `comments_after` stand before it (`b3 {c1}
+    /// $1 {c2}` is nags `[$1]`, comments `[c1, c2]`, slots `[1]`). Missing
+    /// entries mean 0: the NAG comes straight after the move.
+    pub nag_slots: Vec<usize>,
     /// Alternatives to this move, each a line starting from the same position.
     pub variations: Vec<Line>,
 }
@@ -96,6 +100,7 @@ impl Node {
             comments_before: Vec::new(),
             nags: Vec::new(),
             comments_after: Vec::new(),
+            nag_slots: Vec::new(),
             variations: Vec::new(),
         }
     }
@@ -244,6 +249,13 @@ pub enum GameErrorKind {
     /// A Variant tag naming rules other than chess and Chess960.
     #[error("unsupported variant {0:?} (only standard chess and Chess960 are played)")]
     UnsupportedVariant(String),
+    /// A `{` comment (opened where the error points) that is not closed
+    /// before the next game's tags.
+    #[error("comment opened here is not closed; the next game starts at line {resumed_at}")]
+    UnclosedComment {
+        /// The line where the next game starts.
+        resumed_at: u64,
+    },
 }
 
 /// An error in one game: which game, where, and what.
@@ -309,9 +321,21 @@ pub struct ReadGame {
     pub error: Option<GameError>,
     /// Warnings.
     pub warnings: Vec<Warning>,
+    /// Where each tag pair stands, in input order.
+    pub tag_locations: Vec<(String, Location)>,
 }
 
 impl ReadGame {
+    /// Where the tag pair `name` stands (the last one of that name), else
+    /// where the game starts.
+    pub fn tag_location(&self, name: &str) -> Location {
+        self.tag_locations
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map_or(self.at, |(_, at)| *at)
+    }
+
     /// Gives the game another index (in its error's [`GameId`] too).
     pub fn renumber(&mut self, index: usize) {
         self.index = index;
@@ -435,6 +459,7 @@ pub struct GameBuilder {
     dead: bool,
     /// Where the last move was (for warnings about what follows it).
     last_loc: Location,
+    tag_locations: Vec<(String, Location)>,
 }
 
 impl Default for GameBuilder {
@@ -462,6 +487,7 @@ impl GameBuilder {
             warnings: Vec::new(),
             dead: false,
             last_loc: Location::default(),
+            tag_locations: Vec::new(),
         }
     }
 
@@ -508,11 +534,18 @@ impl Visitor for GameBuilder {
         self.warnings = Vec::new();
         self.dead = false;
         self.start = Position::startpos();
+        self.tag_locations = Vec::new();
     }
 
     fn tag(&mut self, name: &[u8], value: RawTag<'_>) {
         let name = String::from_utf8_lossy(name);
         self.tags.insert(&name, value.decode());
+    }
+
+    fn tag_at(&mut self, name: &[u8], value: RawTag<'_>, at: Location) {
+        self.tag_locations
+            .push((String::from_utf8_lossy(name).into_owned(), at));
+        self.tag(name, value);
     }
 
     fn end_tags(&mut self) -> Skip {
@@ -578,7 +611,14 @@ impl Visitor for GameBuilder {
         }
         let at = self.last_loc;
         match self.top().line.nodes.last_mut() {
-            Some(node) => node.nags.push(nag),
+            Some(node) => {
+                // Keep where the NAG stood among the comments after the move.
+                if !node.comments_after.is_empty() || !node.nag_slots.is_empty() {
+                    node.nag_slots.resize(node.nags.len(), 0);
+                    node.nag_slots.push(node.comments_after.len());
+                }
+                node.nags.push(nag);
+            }
             None => self.warn(at, WarningKind::NoMoveBefore("NAG")),
         }
     }
@@ -645,6 +685,10 @@ impl Visitor for GameBuilder {
             Problem::UnterminatedComment => {
                 WarningKind::Malformed("comment not closed before the end of the input".into())
             }
+            Problem::UnclosedComment { resumed_at } => {
+                self.fail(at, GameErrorKind::UnclosedComment { resumed_at });
+                return;
+            }
             Problem::UnmatchedClose => WarningKind::Malformed("')' with no open variation".into()),
             Problem::UnclosedVariations(n) => WarningKind::Malformed(format!(
                 "{n} variation(s) not closed at the end of the game"
@@ -696,6 +740,7 @@ impl Visitor for GameBuilder {
             game,
             error: self.error.take(),
             warnings: std::mem::take(&mut self.warnings),
+            tag_locations: std::mem::take(&mut self.tag_locations),
         };
         self.index += 1;
         out

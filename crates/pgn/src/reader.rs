@@ -29,6 +29,13 @@ pub enum Problem<'a> {
     BadTag(&'a [u8]),
     /// A `{` comment that runs to the end of the input.
     UnterminatedComment,
+    /// A `{` comment not closed before a line that starts the next game
+    /// (`[Event `, or a tag pair after a blank line): the comment ends
+    /// before that line, which is read as the next game.
+    UnclosedComment {
+        /// The line where reading resumed.
+        resumed_at: u64,
+    },
     /// A `)` with no variation open.
     UnmatchedClose,
     /// Variations still open when the game ended (how many).
@@ -54,6 +61,12 @@ pub trait Visitor {
     /// A tag pair (value escapes unresolved; see [`RawTag::decode`]).
     fn tag(&mut self, name: &[u8], value: RawTag<'_>) {
         let _ = (name, value);
+    }
+    /// A tag pair with where its `[` stands; the reader calls this, and by
+    /// default it hands the pair to [`Visitor::tag`].
+    fn tag_at(&mut self, name: &[u8], value: RawTag<'_>, at: Location) {
+        let _ = at;
+        self.tag(name, value);
     }
     /// The tag section is over; return `Skip(true)` to skip the movetext.
     fn end_tags(&mut self) -> Skip {
@@ -369,28 +382,75 @@ impl<R: Read> Reader<R> {
     /// Finds `close` from `pos + skip`, counting newlines. Returns the length up
     /// to (not including) `close`, whether it was found, or `None` if too long.
     fn find_close(&mut self, skip: usize, close: u8) -> io::Result<Option<(usize, bool)>> {
+        self.find_close_or_game(skip, close, false)
+            .map(|r| r.map(|(len, found, _)| (len, found)))
+    }
+
+    /// [`Reader::find_close`]; with `recover`, also stops before a line that
+    /// starts the next game (`[Event `, or a tag pair after a blank line),
+    /// returning `(length up to that line, false, true)`.
+    fn find_close_or_game(
+        &mut self,
+        skip: usize,
+        close: u8,
+        recover: bool,
+    ) -> io::Result<Option<(usize, bool, bool)>> {
         let mut i = skip;
+        // Where the current line starts (relative to `pos`).
+        let mut line_start = skip;
         loop {
             // One pass finds both the closing byte and the newlines before it.
             while let Some(j) = memchr::memchr2(close, b'\n', &self.buf[self.pos + i..self.end]) {
                 if self.buf[self.pos + i + j] == close {
-                    return Ok(Some((i + j, true)));
+                    return Ok(Some((i + j, true, false)));
                 }
                 let at = self.pos + i + j;
+                let blank = self.buf[self.pos + line_start..at]
+                    .iter()
+                    .all(u8::is_ascii_whitespace);
                 self.newline_at(at);
                 i += j + 1;
+                line_start = i;
+                if recover && self.starts_game(i, blank)? {
+                    return Ok(Some((i, false, true)));
+                }
             }
             i = self.end - self.pos;
             if !self.fill()? {
                 if self.eof {
                     self.unterminated = true;
-                    return Ok(Some((i, false)));
+                    return Ok(Some((i, false, false)));
                 }
                 // Too long: drop what was scanned (its newlines are counted).
                 self.pos += i;
                 return Ok(None);
             }
         }
+    }
+
+    /// Whether the line at `pos + i` starts a game: `[Event `, or (after a
+    /// blank line) a tag pair `[Name "`. Reads ahead as needed.
+    fn starts_game(&mut self, i: usize, after_blank: bool) -> io::Result<bool> {
+        const LOOK: usize = 40;
+        while self.end - (self.pos + i) < LOOK && !self.eof {
+            if !self.fill()? {
+                break;
+            }
+        }
+        let rest = &self.buf[self.pos + i..self.end];
+        if rest.starts_with(b"[Event ") {
+            return Ok(true);
+        }
+        if !after_blank || rest.first() != Some(&b'[') {
+            return Ok(false);
+        }
+        let name_len = rest[1..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        let after = &rest[1 + name_len..];
+        let spaces = after.iter().take_while(|b| **b == b' ').count();
+        Ok(name_len > 0 && spaces > 0 && after.get(spaces) == Some(&b'"'))
     }
 
     /// Skips the rest of an over-long token of bytes other than `close`
@@ -430,12 +490,15 @@ impl<R: Read> Reader<R> {
     /// Reads a `{` comment (the `{` at `pos`) and hands it to the visitor.
     fn brace_comment<V: Visitor>(&mut self, v: &mut V, deliver: bool) -> io::Result<()> {
         let at = self.location();
-        match self.find_close(1, b'}')? {
-            Some((len, found)) => {
+        match self.find_close_or_game(1, b'}', true)? {
+            Some((len, found, next_game)) => {
                 if deliver {
                     v.comment(RawComment(&self.buf[self.pos + 1..self.pos + len]));
                 }
-                if !found {
+                if next_game {
+                    let resumed_at = self.line;
+                    v.problem(Problem::UnclosedComment { resumed_at }, at);
+                } else if !found {
                     v.problem(Problem::UnterminatedComment, at);
                 }
                 self.pos += len + usize::from(found);
@@ -491,7 +554,7 @@ impl<R: Read> Reader<R> {
         let line = &self.buf[self.pos..self.pos + line_len];
         match parse_tag(line) {
             Some((name, value, used)) => {
-                v.tag(name, RawTag(value));
+                v.tag_at(name, RawTag(value), at);
                 self.pos += used;
             }
             None => {

@@ -122,11 +122,21 @@ fn write_line(w: &mut Wrap, line: &Line, start: &Position) {
         san.clear();
         let _ = write!(san, "{}", SanPlus::from_move(&pos, node.mv));
         w.token(&san);
-        for nag in &node.nags {
+        need_number = false;
+        // NAGs and comments after the move, in the order they were read.
+        let mut comments = node.comments_after.iter();
+        let mut written = 0usize;
+        for (i, nag) in node.nags.iter().enumerate() {
+            let slot = node.nag_slots.get(i).copied().unwrap_or(0);
+            while written < slot {
+                let Some(c) = comments.next() else { break };
+                w.comment(c);
+                written += 1;
+                need_number = true;
+            }
             w.token(&nag.to_string());
         }
-        need_number = false;
-        for c in &node.comments_after {
+        for c in comments {
             w.comment(c);
             need_number = true;
         }

@@ -121,7 +121,18 @@ struct Summary {
 }
 
 fn ours(path: &Path) -> Vec<Summary> {
-    summaries(&std::fs::read(path).unwrap())
+    summaries(&decoded(&std::fs::read(path).unwrap()))
+}
+
+/// The file as the command line reads it: UTF-8, or ISO 8859-1 (the PGN
+/// standard's character set) where it is not; never a replacement character.
+fn decoded(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut text = Vec::new();
+    rookery_epd::stream::Latin1Fallback::new(bytes, |_| {})
+        .read_to_end(&mut text)
+        .unwrap();
+    text
 }
 
 fn summaries(bytes: &[u8]) -> Vec<Summary> {
@@ -149,7 +160,16 @@ SUPPORTED = {"", "standard", "chess", "normal", "from position", "fromposition",
              "chess 960", "fischerandom", "fischerrandom", "fischer random", "960"}
 unesc = lambda v: re.sub(r'\\(["\\])', r'\1', v)
 for path in sys.argv[1:]:
-    with open(path, encoding="utf-8", errors="replace") as f:
+    # The PGN standard's character set is ISO 8859-1: a file that is not
+    # UTF-8 is read as Latin-1, so that both readers see the real characters
+    # (replacing bad bytes on both sides would hide a reader that mangles them).
+    data = open(path, "rb").read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    import io
+    with io.StringIO(text) as f:
         while True:
             g = chess.pgn.read_game(f)
             if g is None:

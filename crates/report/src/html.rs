@@ -137,7 +137,11 @@ pub fn render(
 
     // Missed positions with diagrams.
     for run in runs {
-        let missed: Vec<_> = run.positions.iter().filter(|p| !p.solved).collect();
+        let missed: Vec<_> = run
+            .positions
+            .iter()
+            .filter(|p| !p.solved && p.is_scorable())
+            .collect();
         let _ = writeln!(
             s,
             "<h2>Missed by {} on {} ({})</h2>\n<div class=\"missed-list\">",

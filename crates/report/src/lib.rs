@@ -134,11 +134,34 @@ pub fn load(path: &Path) -> Result<Vec<SuiteRun>, ReportError> {
         path: path.display().to_string(),
         source,
     })?;
-    parse(&text).map_err(|e| ReportError::Json {
-        path: path.display().to_string(),
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
+    load_text(&path.display().to_string(), &text)
+}
+
+/// [`parse`] with errors that name `name` (a file name, `<stdin>`), the
+/// line and the column, and say in words what was wrong.
+///
+/// # Errors
+/// [`ReportError::Json`].
+pub fn load_text(name: &str, text: &str) -> Result<Vec<SuiteRun>, ReportError> {
+    parse(text).map_err(|e| {
+        // serde's message ends in its own " at line L column C": said once, in front.
+        let full = e.to_string();
+        let what = full
+            .rfind(" at line ")
+            .map_or(full.as_str(), |i| &full[..i])
+            .to_string();
+        let kind = match e.classify() {
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                "not valid JSON"
+            }
+            _ => "not rookery suite results (as written by `rookery suite --results`)",
+        };
+        ReportError::Json {
+            path: name.to_string(),
+            line: e.line(),
+            column: e.column(),
+            message: format!("{kind}: {what}"),
+        }
     })
 }
 

@@ -35,6 +35,21 @@ pub struct Expected {
     /// Points per move (STS style, from `c0`), best first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub points: Vec<(String, u32)>,
+    /// The side to move gets mated in this many moves (`bm #-N`): any move is right.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mated: Option<u32>,
+}
+
+impl Expected {
+    /// Whether the position asks for nothing that can be scored (no bm, am,
+    /// dm, points or `#-N`).
+    pub fn is_empty(&self) -> bool {
+        self.bm.is_empty()
+            && self.am.is_empty()
+            && self.dm.is_none()
+            && self.points.is_empty()
+            && self.mated.is_none()
+    }
 }
 
 /// An engine's evaluation.
@@ -102,6 +117,18 @@ pub struct PositionResult {
 }
 
 impl PositionResult {
+    /// Whether the position could be scored: it ran, and it asks for
+    /// something ([`Expected::is_empty`] is false). An unscorable position
+    /// is neither solved nor missed.
+    pub fn is_scorable(&self) -> bool {
+        self.error.is_some() || !self.expected.is_empty()
+    }
+
+    /// Whether the position was run, could be scored and was not solved.
+    pub fn is_missed(&self) -> bool {
+        !self.solved && self.error.is_none() && !self.expected.is_empty()
+    }
+
     /// The record's id, or `#index`.
     pub fn label(&self) -> String {
         self.id
@@ -121,6 +148,9 @@ impl PositionResult {
         }
         if let Some(dm) = e.dm {
             parts.push(format!("dm {dm}"));
+        }
+        if let Some(n) = e.mated {
+            parts.push(format!("mated in {n} (any move)"));
         }
         if !e.points.is_empty() && e.bm.is_empty() {
             parts.push(

@@ -12,8 +12,10 @@ pub struct Summary {
     pub engine: String,
     /// Limits in words.
     pub limits: String,
-    /// Positions in the run.
+    /// Positions in the run that could be scored (errors included).
     pub total: usize,
+    /// Positions that ask for nothing that can be scored (neither solved nor missed).
+    pub unscorable: usize,
     /// Positions solved.
     pub solved: usize,
     /// Positions not solved (errors excluded).
@@ -44,7 +46,7 @@ impl Summary {
         let missed_indices: Vec<usize> = run
             .positions
             .iter()
-            .filter(|p| !p.solved && p.error.is_none())
+            .filter(|p| p.is_missed())
             .map(|p| p.index)
             .collect();
         let mut tts: Vec<u64> = run
@@ -58,7 +60,8 @@ impl Summary {
             suite: run.suite.clone(),
             engine: run.engine.clone(),
             limits: run.limits.clone(),
-            total: run.positions.len(),
+            total: run.positions.iter().filter(|p| p.is_scorable()).count(),
+            unscorable: run.positions.iter().filter(|p| !p.is_scorable()).count(),
             solved,
             missed: missed_indices.len(),
             errors,

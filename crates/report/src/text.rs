@@ -33,7 +33,7 @@ pub fn render(runs: &[SuiteRun], comparisons: &[Comparison]) -> String {
         let missed: Vec<String> = run
             .positions
             .iter()
-            .filter(|p| !p.solved)
+            .filter(|p| !p.solved && p.is_scorable())
             .map(|p| match (&p.error, &p.answer) {
                 (Some(e), _) => format!("{} (error: {e})", p.label()),
                 (None, Some(a)) => format!("{} ({} played {a})", p.label(), p.expected_text()),
@@ -51,6 +51,23 @@ pub fn render(runs: &[SuiteRun], comparisons: &[Comparison]) -> String {
             for m in missed {
                 let _ = writeln!(s, "  {m}");
             }
+        }
+    }
+    for run in runs {
+        let unscorable: Vec<String> = run
+            .positions
+            .iter()
+            .filter(|p| !p.is_scorable())
+            .map(|p| p.label())
+            .collect();
+        if !unscorable.is_empty() {
+            let _ = writeln!(
+                s,
+                "\nnot scored on {} ({}: no bm, am, dm or points): {}",
+                run.suite,
+                unscorable.len(),
+                unscorable.join(", ")
+            );
         }
     }
     for c in comparisons {

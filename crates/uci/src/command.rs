@@ -98,6 +98,9 @@ pub struct GoParams {
     pub movetime: Option<i64>,
     /// `infinite`.
     pub infinite: bool,
+    /// `perft N`: count the leaf nodes of the legal move tree to this depth
+    /// instead of searching (an extension Stockfish and others understand).
+    pub perft: Option<u32>,
 }
 
 const COMMANDS: [&str; 11] = [
@@ -242,6 +245,7 @@ fn parse_go(args: &[&str]) -> GoParams {
             "nodes" => took = set(&mut go.nodes, next),
             "mate" => took = set(&mut go.mate, next),
             "movetime" => took = set(&mut go.movetime, next),
+            "perft" => took = set(&mut go.perft, next),
             _ => took = false,
         }
         if took {
@@ -344,6 +348,7 @@ impl fmt::Display for GoParams {
         if self.infinite {
             f.write_str(" infinite")?;
         }
+        num(f, "perft", self.perft)?;
         Ok(())
     }
 }

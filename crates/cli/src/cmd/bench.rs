@@ -17,7 +17,10 @@ pub struct Args {
 /// Runs the bench and prints its figures.
 pub fn run(args: Args) -> anyhow::Result<crate::output::Status> {
     if args.depth == 0 || args.depth > 64 {
-        anyhow::bail!("--depth must be between 1 and 64 (got {})", args.depth);
+        return Err(crate::output::usage(format!(
+            "--depth must be between 1 and 64 (got {})",
+            args.depth
+        )));
     }
     let r = rookery_engine::bench::run(args.depth);
     let ms = r.elapsed.as_millis().max(1) as u64;

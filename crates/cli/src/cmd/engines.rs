@@ -1,6 +1,6 @@
 //! Flags shared by the commands that run an engine over positions.
 
-use anyhow::{bail, Context};
+use crate::output::usage;
 use rookery_analysis::{AnalysisLimits, Analyst, BuiltinAnalyst, UciAnalyst};
 use rookery_uci::host::{EngineSpec, Timeouts};
 use std::time::Duration;
@@ -17,8 +17,10 @@ pub struct EngineArgs {
     /// Working directory of the external engine.
     #[arg(long, value_name = "DIR")]
     pub engine_dir: Option<std::path::PathBuf>,
-    /// A UCI option for an external engine, `NAME=VALUE` (repeatable; checked
-    /// against the options the engine declares).
+    /// A UCI option, `NAME=VALUE` (repeatable): checked against the options
+    /// an external engine declares; for the built-in engine one of Hash,
+    /// Threads, MultiPV, Move Overhead, UCI_LimitStrength, UCI_Elo,
+    /// UCI_ShowCurrLine, UCI_ShowRefutations.
     #[arg(long = "option", value_name = "NAME=VALUE")]
     pub options: Vec<String>,
     /// Time per position in milliseconds (a hard limit).
@@ -44,7 +46,25 @@ pub struct EngineArgs {
 
 impl EngineArgs {
     /// The limits; `default_movetime` applies when no limit was given.
-    pub fn limits(&self, default_movetime: u64) -> AnalysisLimits {
+    ///
+    /// # Errors
+    /// A usage error for a limit that cannot give an analysis (0).
+    pub fn limits(&self, default_movetime: u64) -> anyhow::Result<AnalysisLimits> {
+        for (flag, v) in [
+            ("--movetime", self.movetime),
+            ("--soft-movetime", self.soft_movetime),
+            ("--depth", self.depth.map(u64::from)),
+            ("--nodes", self.nodes),
+        ] {
+            if v == Some(0) {
+                return Err(usage(format!(
+                    "{flag} 0 cannot give an analysis: give at least 1"
+                )));
+            }
+        }
+        if self.jobs == Some(0) {
+            return Err(usage("--jobs must be at least 1"));
+        }
         let mut l = AnalysisLimits {
             movetime_ms: self.movetime,
             depth: self.depth,
@@ -56,7 +76,7 @@ impl EngineArgs {
         {
             l.movetime_ms = Some(default_movetime);
         }
-        l
+        Ok(l)
     }
 
     /// How many engines to start.
@@ -66,37 +86,54 @@ impl EngineArgs {
             .max(1)
     }
 
-    /// Starts the engines.
+    /// The `--option` flags as (name, value) pairs.
+    fn option_pairs(&self) -> Vec<(String, Option<String>)> {
+        self.options
+            .iter()
+            .map(|o| match o.split_once('=') {
+                Some((n, v)) => (n.trim().to_string(), Some(v.trim().to_string())),
+                None => (o.trim().to_string(), None),
+            })
+            .collect()
+    }
+
+    /// Starts the engines. An external engine that runs but fails its
+    /// handshake does not stop the run: it is started again before each
+    /// record (each failure reported with the record, which is copied
+    /// through) until it has failed `MAX_START_FAILURES` times in a row.
+    ///
+    /// # Errors
+    /// A usage error for flags the built-in engine does not take or an
+    /// option it does not have; an error when an external engine's program
+    /// cannot be run at all.
     pub fn start(&self) -> anyhow::Result<Vec<Box<dyn Analyst>>> {
         let n = self.jobs();
         let mut out: Vec<Box<dyn Analyst>> = Vec::with_capacity(n);
         if self.engine == "builtin" {
-            if !self.options.is_empty() || !self.engine_args.is_empty() || self.engine_dir.is_some()
-            {
-                bail!("--option, --engine-arg and --engine-dir are for external engines; the built-in engine takes --hash");
+            if !self.engine_args.is_empty() || self.engine_dir.is_some() {
+                return Err(usage(
+                    "--engine-arg and --engine-dir are for external engines",
+                ));
             }
+            let options = self.option_pairs();
             for _ in 0..n {
-                out.push(Box::new(BuiltinAnalyst::new(self.hash)));
+                let a = BuiltinAnalyst::with_options(self.hash, &options)
+                    .map_err(|e| usage(e.to_string()))?;
+                out.push(Box::new(a));
             }
             return Ok(out);
         }
         let mut spec = EngineSpec::new(&self.engine);
         spec.args.clone_from(&self.engine_args);
         spec.working_dir.clone_from(&self.engine_dir);
-        for o in &self.options {
-            let (name, value) = match o.split_once('=') {
-                Some((n, v)) => (n.trim().to_string(), Some(v.trim().to_string())),
-                None => (o.trim().to_string(), None),
-            };
-            spec.options.push((name, value));
-        }
+        spec.options = self.option_pairs();
         let timeouts = Timeouts {
             search_margin: Duration::from_secs(2),
             ..Timeouts::default()
         };
         for _ in 0..n {
-            let a = UciAnalyst::start(spec.clone(), timeouts)
-                .with_context(|| format!("cannot start engine {}", self.engine))?;
+            // The host's error already names the engine.
+            let a = UciAnalyst::start_lenient(spec.clone(), timeouts)?;
             out.push(Box::new(a));
         }
         Ok(out)

@@ -2,8 +2,7 @@
 //! convert (EPD <-> FEN). All stream with constant memory, keep the input
 //! order and copy a line they cannot read unchanged while reporting it.
 
-use crate::output::{self, Status};
-use anyhow::Context;
+use crate::output::{self, usage, Output, Status};
 use rookery_epd::stream::{self, Target};
 use rookery_epd::{Diagnostic, Mode, Severity, Summary};
 use std::io::Write;
@@ -27,9 +26,12 @@ enum Verb {
     Normalize {
         /// Input file (`-` for stdin).
         input: PathBuf,
-        /// Output file (`-` for stdout).
+        /// Output file (`-` for stdout), replaced when the run finishes.
         #[arg(short, long, default_value = "-")]
         output: PathBuf,
+        /// Allow the output to be the input.
+        #[arg(long)]
+        in_place: bool,
         #[command(flatten)]
         read: ReadFlags,
     },
@@ -41,9 +43,12 @@ enum Verb {
         ops: Vec<String>,
         /// Input file (`-` for stdin).
         input: PathBuf,
-        /// Output file (`-` for stdout).
+        /// Output file (`-` for stdout), replaced when the run finishes.
         #[arg(short, long, default_value = "-")]
         output: PathBuf,
+        /// Allow the output to be the input.
+        #[arg(long)]
+        in_place: bool,
         #[command(flatten)]
         read: ReadFlags,
     },
@@ -77,9 +82,12 @@ enum Verb {
         fen_only: bool,
         /// Input file (`-` for stdin).
         input: PathBuf,
-        /// Output file (`-` for stdout).
+        /// Output file (`-` for stdout), replaced when the run finishes.
         #[arg(short, long, default_value = "-")]
         output: PathBuf,
+        /// Allow the output to be the input.
+        #[arg(long)]
+        in_place: bool,
         /// Do not report warnings.
         #[arg(short, long)]
         quiet: bool,
@@ -114,11 +122,7 @@ enum To {
 }
 
 fn name(path: &Path) -> String {
-    if path.as_os_str() == "-" {
-        "<stdin>".to_owned()
-    } else {
-        path.display().to_string()
-    }
+    output::display_name(path)
 }
 
 /// Prints diagnostics to stderr (the verbs that write EPD to stdout).
@@ -147,43 +151,43 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         Verb::Normalize {
             input,
             output,
+            in_place,
             read,
         } => {
-            let inp =
-                output::open(&input).with_context(|| format!("cannot open {}", input.display()))?;
-            let out = output::create(&output)
-                .with_context(|| format!("cannot create {}", output.display()))?;
+            let inp = output::open_input(&input)?;
+            let mut out = Output::create(&output, &[&input], in_place)?;
             let sum = stream::normalize(
                 inp,
-                out,
+                &mut out,
                 read.mode(),
                 stderr_reporter(name(&input), read.quiet),
             )?;
+            out.commit()?;
             Ok(status(&sum))
         }
         Verb::Purge {
             ops,
             input,
             output,
+            in_place,
             read,
         } => {
             if let Some(bad) = ops.iter().find(|o| !rookery_epd::is_valid_opcode(o)) {
-                anyhow::bail!(
+                return Err(usage(format!(
                     "--op {bad:?} is not an opcode (a letter, then up to 14 letters, digits or '_')"
-                );
+                )));
             }
-            let inp =
-                output::open(&input).with_context(|| format!("cannot open {}", input.display()))?;
-            let out = output::create(&output)
-                .with_context(|| format!("cannot create {}", output.display()))?;
+            let inp = output::open_input(&input)?;
+            let mut out = Output::create(&output, &[&input], in_place)?;
             let ops: Vec<&str> = ops.iter().map(String::as_str).collect();
             let sum = stream::purge(
                 inp,
-                out,
+                &mut out,
                 &ops,
                 read.mode(),
                 stderr_reporter(name(&input), read.quiet),
             )?;
+            out.commit()?;
             Ok(status(&sum))
         }
         Verb::Convert {
@@ -191,17 +195,17 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             fen_only,
             input,
             output,
+            in_place,
             quiet,
         } => {
-            let inp =
-                output::open(&input).with_context(|| format!("cannot open {}", input.display()))?;
-            let out = output::create(&output)
-                .with_context(|| format!("cannot create {}", output.display()))?;
+            let inp = output::open_input(&input)?;
+            let mut out = Output::create(&output, &[&input], in_place)?;
             let target = match to {
                 To::Fen => Target::Fen { fen_only },
                 To::Epd => Target::Epd,
             };
-            let sum = stream::convert(inp, out, target, stderr_reporter(name(&input), quiet))?;
+            let sum = stream::convert(inp, &mut out, target, stderr_reporter(name(&input), quiet))?;
+            out.commit()?;
             Ok(status(&sum))
         }
         Verb::Validate { inputs, read, json } => {
@@ -209,8 +213,19 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             let mut any_error = false;
             for input in &inputs {
                 let file = name(input);
-                let inp = output::open(input)
-                    .with_context(|| format!("cannot open {}", input.display()))?;
+                // Raw bytes: a line that is not UTF-8 is reported as such.
+                let inp = match output::open(input).map_err(|e| {
+                    anyhow::anyhow!("cannot open {}: {e}", output::display_name(input))
+                }) {
+                    Ok(i) => i,
+                    Err(e) => {
+                        // A missing file is reported; the others are still checked.
+                        out.flush()?;
+                        eprintln!("rookery: error: {}", output::error_text(&e));
+                        any_error = true;
+                        continue;
+                    }
+                };
                 let mut write_err: Option<std::io::Error> = None;
                 let sum = stream::validate(inp, read.mode(), |d| {
                     if write_err.is_some() || (read.quiet && d.severity == Severity::Warning) {

@@ -1,6 +1,6 @@
 //! `rookery perft`: count leaf nodes of the legal move tree.
 
-use crate::output::{self, Status};
+use crate::output::{self, usage, Status};
 use anyhow::Context;
 use rookery_core::{CastlingMode, Mode, Position, Setup, UciMove};
 use serde::Serialize;
@@ -28,8 +28,9 @@ pub struct Args {
     /// field that only makes sense in Chess960).
     #[arg(long)]
     chess960: bool,
-    /// Run a perft suite: lines `FEN ;D1 20 ;D2 400 ...` or `id`/`epd`/`perft` blocks.
-    /// Exit status 1 if any count differs.
+    /// Run a perft suite (`-`: stdin): lines `FEN ;D1 20 ;D2 400 ...` or
+    /// `id`/`epd`/`perft` blocks. Exit status 1 if any count differs. Not
+    /// with --fen, --divide, --json or --no-bulk.
     #[arg(long, value_name = "FILE")]
     suite: Option<PathBuf>,
     /// Worker threads (root moves are shared out).
@@ -61,7 +62,22 @@ struct DivideEntry {
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<Status> {
     if let Some(suite) = &args.suite {
+        for (given, flag) in [
+            (args.fen.is_some(), "--fen"),
+            (args.divide, "--divide"),
+            (args.json, "--json"),
+            (args.no_bulk, "--no-bulk"),
+        ] {
+            if given {
+                return Err(usage(format!(
+                    "{flag} cannot be used with --suite (the suite gives the positions and counts)"
+                )));
+            }
+        }
         return run_suite(&args, suite);
+    }
+    if args.depth == Some(0) && args.divide {
+        return Err(usage("--divide needs a depth of at least 1"));
     }
     let pos = match &args.fen {
         Some(fen) => read_fen(fen)?,
@@ -151,11 +167,13 @@ fn read_fen(fen: &str) -> anyhow::Result<Position> {
     Ok(pos)
 }
 
-fn run_suite(args: &Args, path: &PathBuf) -> anyhow::Result<Status> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let cases = rookery_core::parse_perft_suite(&text)
-        .map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))?;
+fn run_suite(args: &Args, path: &std::path::Path) -> anyhow::Result<Status> {
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut output::open_input(path)?, &mut text)
+        .with_context(|| format!("cannot read {}", output::display_name(path)))?;
+    let shown = output::display_name(path);
+    let cases =
+        rookery_core::parse_perft_suite(&text).map_err(|e| anyhow::anyhow!("{shown}:{e}"))?;
     let mut out = output::stdout();
     let (mut passed, mut failed, mut nodes_total) = (0usize, 0usize, 0u64);
     let start = Instant::now();
@@ -166,12 +184,7 @@ fn run_suite(args: &Args, path: &PathBuf) -> anyhow::Result<Status> {
         {
             Ok(p) => p,
             Err(e) => {
-                writeln!(
-                    out,
-                    "FAIL {}:{}: invalid FEN: {e}",
-                    path.display(),
-                    case.line
-                )?;
+                writeln!(out, "FAIL {shown}:{}: invalid FEN: {e}", case.line)?;
                 failed += 1;
                 continue;
             }

@@ -9,7 +9,7 @@
 //! FEN tag, an unsupported variant) is reported; in lenient mode it is skipped
 //! and the next game is read, in strict mode reading stops there.
 
-use crate::output::{self, Status};
+use crate::output::{self, Output, Status};
 use anyhow::Context;
 use rookery_pgn::convert::{epd_to_game, game_to_epd, game_to_fens, EpdOptions};
 use rookery_pgn::split::for_each_piece;
@@ -52,9 +52,12 @@ enum Verb {
         /// Input files (`-` for stdin).
         #[arg(default_value = "-")]
         inputs: Vec<PathBuf>,
-        /// Output file (`-` for stdout).
+        /// Output file (`-` for stdout), replaced when the run finishes.
         #[arg(short, long, default_value = "-")]
         output: PathBuf,
+        /// Allow the output to be one of the inputs.
+        #[arg(long)]
+        in_place: bool,
         /// Report a game with an error, skip it and go on.
         #[arg(long)]
         lenient: bool,
@@ -68,9 +71,12 @@ enum Verb {
         /// Input files (`-` for stdin).
         #[arg(default_value = "-")]
         inputs: Vec<PathBuf>,
-        /// Output file (`-` for stdout).
+        /// Output file (`-` for stdout), replaced when the run finishes.
         #[arg(short, long, default_value = "-")]
         output: PathBuf,
+        /// Allow the output to be one of the inputs.
+        #[arg(long)]
+        in_place: bool,
         /// Write one FEN per line instead of EPD records.
         #[arg(long)]
         fen: bool,
@@ -107,9 +113,12 @@ enum Verb {
         /// Input file (`-` for stdin).
         #[arg(default_value = "-")]
         input: PathBuf,
-        /// Output file (`-` for stdout).
+        /// Output file (`-` for stdout), replaced when the run finishes.
         #[arg(short, long, default_value = "-")]
         output: PathBuf,
+        /// Allow the output to be the input.
+        #[arg(long)]
+        in_place: bool,
     },
 }
 
@@ -161,6 +170,8 @@ struct Stats {
     moves: u64,
     results: [u64; 4],
     error_games: u64,
+    /// Input files that could not be opened (reported, the others read).
+    missing_files: u64,
     warnings: u64,
     /// (plies, game index, file, white, black)
     longest: Option<(usize, usize, String, String, String)>,
@@ -175,6 +186,7 @@ impl Stats {
             *a += b;
         }
         self.error_games += o.error_games;
+        self.missing_files += o.missing_files;
         self.warnings += o.warnings;
         if let Some(l) = o.longest {
             if self.longest.as_ref().is_none_or(|m| l.0 > m.0) {
@@ -206,36 +218,40 @@ fn result_slot(r: GameResult) -> usize {
     }
 }
 
-/// Tag values that do not have their tag's form, as warnings.
+/// Tag values that do not have their tag's form, as warnings at the tag.
 fn tag_warnings(g: &ReadGame, diags: &mut Vec<Diag>) {
     let tags = &g.game.tags;
-    let mut bad = Vec::new();
+    let mut bad: Vec<(&str, String)> = Vec::new();
     if let Err(e) = tags.date() {
-        bad.push(e.to_string());
+        bad.push(("Date", e.to_string()));
     }
     if let Err(e) = tags.time_control() {
-        bad.push(e.to_string());
+        bad.push(("TimeControl", e.to_string()));
     }
     if let Err(e) = tags.result() {
-        bad.push(e.to_string());
+        bad.push(("Result", e.to_string()));
     }
     if let Err(e) = tags.eco() {
-        bad.push(e.to_string());
+        bad.push(("ECO", e.to_string()));
     }
     match tags.ply_count() {
-        Err(e) => bad.push(e.to_string()),
+        Err(e) => bad.push(("PlyCount", e.to_string())),
         Ok(Some(n)) if g.error.is_none() && n as usize != g.game.mainline.nodes.len() => {
-            bad.push(format!(
-                "PlyCount tag says {n}, the game has {} plies",
-                g.game.mainline.nodes.len()
+            bad.push((
+                "PlyCount",
+                format!(
+                    "PlyCount tag says {n}, the game has {} plies",
+                    g.game.mainline.nodes.len()
+                ),
             ));
         }
         _ => {}
     }
-    for message in bad {
+    for (tag, message) in bad {
+        let at = g.tag_location(tag);
         diags.push(Diag {
-            line: g.at.line,
-            col: g.at.col,
+            line: at.line,
+            col: at.col,
             error: false,
             game: g.index,
             message: format!("game {}: {message}", g.index),
@@ -319,11 +335,7 @@ fn handle(plan: &Plan, file: &str, g: ReadGame, part: &mut Part) {
 }
 
 fn display_name(path: &Path) -> String {
-    if path.as_os_str() == "-" {
-        "<stdin>".to_owned()
-    } else {
-        path.display().to_string()
-    }
+    output::display_name(path)
 }
 
 /// A byte-count progress bar on stderr, only when stderr is a terminal.
@@ -352,7 +364,7 @@ fn process_file(
     (jobs, chunk_bytes): (u32, usize),
     sink: &mut dyn FnMut(Part) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let input = output::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let input = output::open_input(path)?;
     let file = display_name(path);
     let pb = progress(path);
     if jobs <= 1 {
@@ -434,7 +446,7 @@ fn print_diag(out: &mut dyn Write, file: &str, d: &Diag, json: bool) -> std::io:
         let v = serde_json::json!({
             "file": file,
             "line": d.line,
-            "col": d.col,
+            "column": d.col,
             "severity": if d.error { "error" } else { "warning" },
             "game": d.game,
             "message": d.message,
@@ -459,6 +471,16 @@ fn run_plan(
     let mut total = Stats::default();
     for path in inputs {
         let file = display_name(path);
+        if !output::is_std(path) {
+            if let Err(e) = std::fs::File::open(path) {
+                // A file that cannot be read is reported; the others still are.
+                out.flush()?;
+                diag_out.flush()?;
+                eprintln!("rookery: error: cannot open {file}: {e}");
+                total.missing_files += 1;
+                continue;
+            }
+        }
         let mut stopped = false;
         process_file(
             &plan,
@@ -489,9 +511,10 @@ fn write_plan(
     inputs: &[PathBuf],
     common: &Common,
     out_path: &Path,
+    in_place: bool,
 ) -> anyhow::Result<Status> {
-    let mut out = output::create(out_path)
-        .with_context(|| format!("cannot create {}", out_path.display()))?;
+    let ins: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let mut out = Output::create(out_path, &ins, in_place)?;
     let stats = run_plan(
         plan,
         inputs,
@@ -500,11 +523,12 @@ fn write_plan(
         &mut std::io::stderr(),
         false,
     )?;
+    out.commit()?;
     Ok(status(&stats, false))
 }
 
 fn status(stats: &Stats, strict_warnings: bool) -> Status {
-    if stats.error_games > 0 || (strict_warnings && stats.warnings > 0) {
+    if stats.error_games > 0 || stats.missing_files > 0 || (strict_warnings && stats.warnings > 0) {
         Status::InputErrors
     } else {
         Status::Ok
@@ -569,10 +593,9 @@ fn print_stats(out: &mut dyn Write, s: &Stats, json: bool) -> std::io::Result<()
     Ok(())
 }
 
-fn from_epd(input: &Path, output_path: &Path) -> anyhow::Result<Status> {
-    let inp = output::open(input).with_context(|| format!("cannot open {}", input.display()))?;
-    let mut out = output::create(output_path)
-        .with_context(|| format!("cannot create {}", output_path.display()))?;
+fn from_epd(input: &Path, output_path: &Path, in_place: bool) -> anyhow::Result<Status> {
+    let inp = output::open_input(input)?;
+    let mut out = Output::create(output_path, &[input], in_place)?;
     let file = display_name(input);
     let mut reader = rookery_epd::Reader::new(inp, rookery_epd::Mode::Lenient);
     let mut errors = 0;
@@ -590,7 +613,7 @@ fn from_epd(input: &Path, output_path: &Path) -> anyhow::Result<Status> {
             _ => {}
         }
     }
-    out.flush()?;
+    out.commit()?;
     Ok(if errors > 0 {
         Status::InputErrors
     } else {
@@ -645,6 +668,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         Verb::Normalize {
             inputs,
             output: out_path,
+            in_place,
             lenient,
             common,
         } => {
@@ -653,11 +677,12 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 strict: !lenient,
                 quiet: common.quiet,
             };
-            write_plan(plan, &inputs, &common, &out_path)
+            write_plan(plan, &inputs, &common, &out_path, in_place)
         }
         Verb::ToEpd {
             inputs,
             output: out_path,
+            in_place,
             fen,
             ptp,
             comments,
@@ -672,7 +697,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 strict,
                 quiet: common.quiet,
             };
-            write_plan(plan, &inputs, &common, &out_path)
+            write_plan(plan, &inputs, &common, &out_path, in_place)
         }
         Verb::Stats {
             inputs,
@@ -698,6 +723,10 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             out.flush()?;
             Ok(status(&stats, false))
         }
-        Verb::FromEpd { input, output } => from_epd(&input, &output),
+        Verb::FromEpd {
+            input,
+            output,
+            in_place,
+        } => from_epd(&input, &output, in_place),
     }
 }

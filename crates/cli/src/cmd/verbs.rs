@@ -3,10 +3,9 @@
 
 use crate::cmd::engines::EngineArgs;
 use crate::cmd::progress;
-use crate::output::{self, Status};
-use anyhow::Context;
-use rookery_analysis::{run_verb, Extras, Verb, VerbOptions, VerbSummary};
-use std::io::{BufRead, Write};
+use crate::output::{self, usage, Output, Status};
+use rookery_analysis::{run_verb, Analyst, Extras, Verb, VerbOptions, VerbSummary};
+use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Input, output and resumption, shared by the three verbs.
@@ -14,13 +13,46 @@ use std::path::{Path, PathBuf};
 pub struct Io {
     /// Input EPD file (`-` for stdin).
     input: PathBuf,
-    /// Output file (`-` for stdout).
+    /// Output file (`-` for stdout). It is replaced only when the run
+    /// finishes: until then the output goes to `.NAME.rookery-partial`
+    /// beside it.
     #[arg(short, long, default_value = "-")]
     output: PathBuf,
-    /// Continue an interrupted run: records already in the output file are
-    /// kept and not analysed again (needs -o FILE).
+    /// Continue an interrupted run (needs -o FILE): records the output file
+    /// (or the partial file of a killed run) already holds, analysed by this
+    /// verb from the same position and id, are kept; the others are analysed.
     #[arg(long)]
     resume: bool,
+    /// Allow the output to be the input (it is replaced when the run finishes).
+    #[arg(long)]
+    in_place: bool,
+}
+
+impl Io {
+    /// Checks the flags before anything is started.
+    fn check(&self) -> anyhow::Result<()> {
+        if self.resume && output::is_std(&self.output) {
+            return Err(usage("--resume needs an output file (-o FILE)"));
+        }
+        output::check_not_input(&self.output, &[&self.input], self.in_place)
+    }
+
+    /// The earlier outputs to resume from (none without --resume).
+    fn previous(&self) -> anyhow::Result<Vec<Box<dyn BufRead + Send>>> {
+        if self.resume {
+            output::resume_sources(&self.output)
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
+    fn commit(&self, out: Output) -> anyhow::Result<()> {
+        out.commit()?;
+        if self.resume {
+            output::resume_done(&self.output);
+        }
+        Ok(())
+    }
 }
 
 /// Optional operations to add.
@@ -60,7 +92,8 @@ impl ExtraFlags {
 #[command(
     after_help = "analyse (pfga) adds pv and ce to every record (pv empty and ce for the side to move \
 when it is mated or stalemated), and pm, sm, acn, acs on request. target (pfts) adds pm (not for a side \
-that is mated or stalemated), and pv, acn, acs on request. Default effort: 1000 ms per position.\n\n\
+that is mated or stalemated), and pv, acn, acs on request. Analysis a record already carries (pm, pv, ce, \
+acn, acs, acd) is replaced. Default effort: 1000 ms per position.\n\n\
 Examples:\n  rookery epd analyse suite.epd -o analysed.epd --engine /usr/games/stockfish --movetime 500 --acn --acs\n  \
 rookery epd target wac.epd --movetime 200 --pv"
 )]
@@ -77,14 +110,14 @@ pub struct AnalyseArgs {
 #[derive(clap::Args, Debug)]
 #[command(
     after_help = "Searches every record without a dm of at most N for a mate in N moves; where one is \
-found, adds dm N and pm. With --up-to M, passes N, N+1, ..., M are made in turn (each skips what an earlier \
-pass solved) and the final output is written.\n\nExample:\n  rookery epd mate --moves 1 --up-to 3 problems.epd -o solved.epd --pv"
+found, adds dm (the length of the mate found, at most N) and pm. With --up-to M, passes N, N+1, ..., M are \
+made in turn (each skips what an earlier pass solved) and the final output is written.\n\nExample:\n  rookery epd mate --moves 1 --up-to 3 problems.epd -o solved.epd --pv"
 )]
 pub struct MateArgs {
     /// Mate length in moves.
     #[arg(long, default_value_t = 1)]
     moves: u32,
-    /// Repeat with increasing length up to this many moves.
+    /// Repeat with increasing length up to this many moves (at least --moves).
     #[arg(long, value_name = "M")]
     up_to: Option<u32>,
     #[command(flatten)]
@@ -106,44 +139,74 @@ pub fn run_target(a: AnalyseArgs) -> anyhow::Result<Status> {
 }
 
 fn run_one(verb: Verb, a: AnalyseArgs) -> anyhow::Result<Status> {
+    a.io.check()?;
     let opts = VerbOptions {
         verb,
-        limits: a.engine.limits(1000),
+        limits: a.engine.limits(1000)?,
         extras: a.extra.extras(),
-        skip_lines: 0,
         solution_opcodes: false,
+        keep_as: None,
     };
     run_file(&a.io, &a.engine, opts)
 }
 
 /// Runs pfms, once or in passes of increasing length.
 pub fn run_mate(a: MateArgs) -> anyhow::Result<Status> {
-    let last = a.up_to.unwrap_or(a.moves).max(a.moves);
     if a.moves == 0 {
-        anyhow::bail!("--moves must be at least 1");
+        return Err(usage("--moves must be at least 1"));
     }
+    if let Some(m) = a.up_to {
+        if m < a.moves {
+            return Err(usage(format!(
+                "--up-to {m} is less than --moves {}",
+                a.moves
+            )));
+        }
+    }
+    a.io.check()?;
+    let last = a.up_to.unwrap_or(a.moves);
     // Without an explicit limit, a mate search gets 5 s per position.
-    let limits = a.engine.limits(5000);
+    let limits = a.engine.limits(5000)?;
     let make = |n: u32| VerbOptions {
         verb: Verb::Mate(n),
         limits: limits.clone(),
         extras: a.extra.extras(),
-        skip_lines: 0,
         solution_opcodes: false,
+        keep_as: Some(Verb::Mate(last)),
     };
     if last == a.moves {
         return run_file(&a.io, &a.engine, make(a.moves));
     }
     // Several passes: each pass reads the previous pass's output from memory.
     let mut data = read_all(&a.io.input)?;
+    // Engines first: an engine that cannot start changes nothing.
+    let mut analysts = Some(a.engine.start()?);
+    let earlier: Vec<Vec<u8>> =
+        a.io.previous()?
+            .into_iter()
+            .map(|mut r| {
+                let mut v = Vec::new();
+                r.read_to_end(&mut v).map(|_| v)
+            })
+            .collect::<Result<_, _>>()?;
+    let mut out = Output::create(&a.io.output, &[&a.io.input], a.io.in_place)?;
     let mut status = Status::Ok;
     for n in a.moves..=last {
         let mut next = Vec::with_capacity(data.len() + data.len() / 4);
+        let engines = match analysts.take() {
+            Some(e) => e,
+            None => a.engine.start()?,
+        };
+        let mut previous: Vec<Box<dyn BufRead + Send>> = earlier
+            .iter()
+            .map(|v| Box::new(std::io::Cursor::new(v.clone())) as Box<dyn BufRead + Send>)
+            .collect();
         let summary = process(
             std::io::Cursor::new(std::mem::take(&mut data)),
             &mut next,
-            &a.engine,
+            engines,
             make(n),
+            &mut previous,
             &format!("mate in {n}"),
             None,
         )?;
@@ -152,44 +215,27 @@ pub fn run_mate(a: MateArgs) -> anyhow::Result<Status> {
         }
         data = next;
     }
-    let mut out = output::create(&a.io.output)
-        .with_context(|| format!("cannot write {}", a.io.output.display()))?;
     out.write_all(&data)?;
-    out.flush()?;
+    a.io.commit(out)?;
     Ok(status)
 }
 
 fn read_all(path: &Path) -> anyhow::Result<Vec<u8>> {
     let mut data = Vec::new();
-    output::open(path)
-        .with_context(|| format!("cannot open {}", path.display()))?
-        .read_to_end(&mut data)?;
+    output::open_input(path)?.read_to_end(&mut data)?;
     Ok(data)
 }
 
-fn run_file(io: &Io, engine: &EngineArgs, mut opts: VerbOptions) -> anyhow::Result<Status> {
-    let input =
-        output::open(&io.input).with_context(|| format!("cannot open {}", io.input.display()))?;
+fn run_file(io: &Io, engine: &EngineArgs, opts: VerbOptions) -> anyhow::Result<Status> {
+    let input = output::open_input(&io.input)?;
     let total = progress::count_lines(&io.input);
-    let mut out: Box<dyn Write> = if io.resume {
-        if io.output.as_os_str() == "-" {
-            anyhow::bail!("--resume needs an output file (-o FILE)");
-        }
-        opts.skip_lines = prepare_resume(&io.output)?;
-        Box::new(std::io::BufWriter::new(
-            std::fs::OpenOptions::new()
-                .append(true)
-                .create(true)
-                .open(&io.output)
-                .with_context(|| format!("cannot append to {}", io.output.display()))?,
-        ))
-    } else {
-        output::create(&io.output)
-            .with_context(|| format!("cannot write {}", io.output.display()))?
-    };
-    let what = io.input.display().to_string();
-    let summary = process(input, &mut out, engine, opts, &what, total)?;
-    out.flush()?;
+    // Engines first: an engine that cannot start changes nothing.
+    let analysts = engine.start()?;
+    let mut previous = io.previous()?;
+    let mut out = Output::create(&io.output, &[&io.input], io.in_place)?;
+    let what = output::display_name(&io.input);
+    let summary = process(input, &mut out, analysts, opts, &mut previous, &what, total)?;
+    io.commit(out)?;
     Ok(if report(&io.input, &summary) {
         Status::InputErrors
     } else {
@@ -197,33 +243,17 @@ fn run_file(io: &Io, engine: &EngineArgs, mut opts: VerbOptions) -> anyhow::Resu
     })
 }
 
-/// Lines already complete in `path`; a partial last line (an interrupted
-/// write) is cut off so that it is redone.
-fn prepare_resume(path: &Path) -> anyhow::Result<u64> {
-    let data = match std::fs::read(path) {
-        Ok(d) => d,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    let complete = data.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    if complete < data.len() {
-        let f = std::fs::OpenOptions::new().write(true).open(path)?;
-        f.set_len(complete as u64)?;
-    }
-    Ok(data[..complete].iter().filter(|&&b| b == b'\n').count() as u64)
-}
-
 fn process(
     input: impl BufRead + Send,
     out: &mut dyn Write,
-    engine: &EngineArgs,
+    analysts: Vec<Box<dyn Analyst>>,
     opts: VerbOptions,
+    previous: &mut [Box<dyn BufRead + Send>],
     what: &str,
     total: Option<u64>,
 ) -> anyhow::Result<VerbSummary> {
-    let analysts = engine.start()?;
     let bar = progress::bar(&format!("{what} ({})", opts.limits.describe()), total);
-    let summary = run_verb(input, out, analysts, &opts, false, |t| {
+    let summary = run_verb(input, out, analysts, &opts, false, previous, |t| {
         bar.set_position(t.lines_done)
     })?;
     bar.finish_and_clear();
@@ -232,24 +262,19 @@ fn process(
 
 /// Prints the problems as `file:line[:col]: error: ...`; whether there were any.
 fn report(input: &Path, s: &VerbSummary) -> bool {
+    let name = output::display_name(input);
     for p in &s.problems {
         match p.column {
-            Some(c) => eprintln!("{}:{}:{c}: error: {}", input.display(), p.line, p.message),
+            Some(c) => eprintln!("{name}:{}:{c}: error: {}", p.line, p.message),
             None => eprintln!(
-                "{}:{}: error: {} (record copied unchanged)",
-                input.display(),
-                p.line,
-                p.message
+                "{name}:{}: error: {} (record copied unchanged)",
+                p.line, p.message
             ),
         }
     }
     eprintln!(
-        "{}: {} records, {} analysed, {} skipped, {} failed",
-        input.display(),
-        s.records,
-        s.analysed,
-        s.skipped,
-        s.failed
+        "{name}: {} records, {} analysed, {} kept from earlier output, {} skipped, {} failed",
+        s.records, s.analysed, s.kept, s.skipped, s.failed
     );
     !s.problems.is_empty()
 }

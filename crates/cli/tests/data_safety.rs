@@ -1,0 +1,719 @@
+//! Nothing lost, nothing invented: outputs are replaced only when a run
+//! finishes (a killed run leaves the previous file), an output that is the
+//! input is refused, `--resume` keeps only what really is the analysis of
+//! the input, Latin-1 text survives, and the analysis verbs never write
+//! what the engine did not say.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use rookery_epd::Record;
+
+/// A temporary directory of its own for each test, removed at the end.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir =
+            std::env::temp_dir().join(format!("rookery-data-safety-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    fn write(&self, name: &str, data: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(name);
+        std::fs::write(&p, data).unwrap();
+        p
+    }
+
+    /// A shell script standing in for a UCI engine.
+    fn script(&self, name: &str, body: &str) -> PathBuf {
+        let p = self.write(name, format!("#!/bin/sh\n{body}"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn rookery_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The command may not read its stdin at all.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn rookery(args: &[&str]) -> Output {
+    rookery_in(&std::env::temp_dir(), args, b"")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn records(text: &str) -> Vec<Record> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| l.parse().unwrap_or_else(|e| panic!("{l:?}: {e}")))
+        .collect()
+}
+
+const MATE1: &str = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"m1\";";
+const MATE2: &str = "k7/8/2K5/8/8/8/8/7R w - - bm Kb6; id \"m2\";";
+const QUIET: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"start\";";
+
+fn suite_text() -> String {
+    format!("{MATE1}\n# a comment\n{MATE2}\n{QUIET}\n")
+}
+
+// ---------------------------------------------------------------- item 1
+
+#[test]
+fn an_output_that_is_the_input_is_refused_and_the_input_kept() {
+    let t = TempDir::new("same-file");
+    let epd = t.write("b.epd", suite_text());
+    let pgn = t.write("g.pgn", "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 *\n");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["epd", "normalize", s(&epd), "-o", s(&epd)],
+        vec!["epd", "purge", "--op", "id", s(&epd), "-o", s(&epd)],
+        vec!["epd", "convert", "--to", "fen", s(&epd), "-o", s(&epd)],
+        vec!["epd", "analyse", s(&epd), "--depth", "1", "-o", s(&epd)],
+        vec!["pgn", "normalize", s(&pgn), "-o", s(&pgn)],
+    ];
+    for args in &cases {
+        let before_epd = std::fs::read(&epd).unwrap();
+        let before_pgn = std::fs::read(&pgn).unwrap();
+        let o = rookery(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
+        assert!(
+            text(&o.stderr).contains("--in-place"),
+            "{}",
+            text(&o.stderr)
+        );
+        assert_eq!(std::fs::read(&epd).unwrap(), before_epd, "{args:?}");
+        assert_eq!(std::fs::read(&pgn).unwrap(), before_pgn, "{args:?}");
+    }
+    // The same file by another name: a path with `.`, and a hard link.
+    let dotted = t.path("./b.epd");
+    let o = rookery(&["epd", "normalize", s(&epd), "-o", s(&dotted)]);
+    assert_eq!(o.status.code(), Some(2));
+    let link = t.path("link.epd");
+    std::fs::hard_link(&epd, &link).unwrap();
+    let o = rookery(&["epd", "normalize", s(&epd), "-o", s(&link)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&epd).unwrap(), suite_text());
+    // With --in-place the file is replaced by its normalized form.
+    let o = rookery(&["epd", "normalize", s(&epd), "-o", s(&epd), "--in-place"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let after = std::fs::read_to_string(&epd).unwrap();
+    assert_eq!(records(&after).len(), 3, "{after}");
+}
+
+#[test]
+fn an_engine_that_cannot_start_leaves_the_previous_output() {
+    let t = TempDir::new("no-engine");
+    let input = t.write("in.epd", suite_text());
+    let prev = t.write("prev.epd", "previous results, precious\n");
+    let o = rookery(&[
+        "epd",
+        "analyse",
+        s(&input),
+        "--engine",
+        "/no/such/engine",
+        "-o",
+        s(&prev),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert_eq!(err.matches("cannot start engine").count(), 1, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&prev).unwrap(),
+        "previous results, precious\n"
+    );
+}
+
+/// Lines of `path` that end in a newline (0 when it does not exist).
+fn complete_lines(path: &Path) -> usize {
+    std::fs::read(path)
+        .map(|d| d.iter().filter(|&&b| b == b'\n').count())
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_killed_run_leaves_the_previous_output_and_resume_uses_its_work() {
+    let t = TempDir::new("killed");
+    // Ten records; an engine that answers slowly, so the run can be killed
+    // mid-way (after the first records are written, before the last).
+    let mut input = String::new();
+    for i in 0..10 {
+        input.push_str(&format!("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - id \"r{i}\";\n"));
+    }
+    let input = t.write("in.epd", &input);
+    let engine = t.script(
+        "slow-engine",
+        "while read line; do\n  case \"$line\" in\n    uci) echo 'id name slow'; echo uciok;;\n    \
+isready) echo readyok;;\n    go*) sleep 0.3; echo 'info depth 1 score mate 1 nodes 10 pv d1d8'; echo 'bestmove d1d8';;\n    \
+quit) exit 0;;\n  esac\ndone\n",
+    );
+    let out = t.write("out.epd", "the previous output\n");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args([
+            "epd",
+            "target",
+            s(&input),
+            "--engine",
+            s(&engine),
+            "--jobs",
+            "1",
+            "--movetime",
+            "1000",
+            "-o",
+            s(&out),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let partial = t.path(".out.epd.rookery-partial");
+    // Liveness bound only: wait until some records are written.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while complete_lines(&partial) < 2 {
+        assert!(Instant::now() < deadline, "no progress in the partial file");
+        assert!(child.try_wait().unwrap().is_none(), "finished too early");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "the previous output\n",
+        "a killed run must not touch the output"
+    );
+    let done_before = complete_lines(&partial);
+    assert!((2..10).contains(&done_before), "{done_before}");
+    // Resume: what the killed run wrote is kept, the rest analysed.
+    let o = rookery(&[
+        "epd",
+        "target",
+        s(&input),
+        "--engine",
+        s(&engine),
+        "--jobs",
+        "1",
+        "--movetime",
+        "1000",
+        "-o",
+        s(&out),
+        "--resume",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(&format!("{done_before} kept from earlier output")),
+        "{err}"
+    );
+    let recs = records(&std::fs::read_to_string(&out).unwrap());
+    assert_eq!(recs.len(), 10);
+    for (i, r) in recs.iter().enumerate() {
+        assert_eq!(r.id(), Some(format!("r{i}").as_str()));
+        assert!(r.pm().is_some(), "record {i} has no pm");
+    }
+    assert!(
+        !partial.exists(),
+        "the partial file is gone after a finished run"
+    );
+}
+
+// ---------------------------------------------------------------- item 2
+
+#[test]
+fn resume_keeps_only_the_analysis_of_the_matching_input_records() {
+    let t = TempDir::new("resume-wrong");
+    let input = t.write("in.epd", suite_text());
+    // An output holding other records (another suite), and one record of
+    // this input copied through unanalysed (an earlier failure).
+    let other = "4k3/8/8/8/8/8/8/4K2R w K - id \"other1\"; pm Rh8+;\n\
+4k3/8/8/8/8/8/8/R3K3 w Q - id \"other2\"; pm Ra8+;\n";
+    let out = t.write("out.epd", format!("{other}# a comment\n{MATE2}\n{QUIET}\n"));
+    let o = rookery(&[
+        "epd",
+        "target",
+        s(&input),
+        "--depth",
+        "3",
+        "--jobs",
+        "1",
+        "-o",
+        s(&out),
+        "--resume",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("0 kept from earlier output"),
+        "{}",
+        text(&o.stderr)
+    );
+    let got = records(&std::fs::read_to_string(&out).unwrap());
+    let want = records(&suite_text());
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g.id(), w.id());
+        assert_eq!(g.position(), w.position());
+        assert!(g.pm().is_some(), "{g}");
+    }
+    // A second resume keeps everything.
+    let o = rookery(&[
+        "epd",
+        "target",
+        s(&input),
+        "--depth",
+        "3",
+        "--jobs",
+        "1",
+        "-o",
+        s(&out),
+        "--resume",
+    ]);
+    assert!(
+        text(&o.stderr).contains("3 kept from earlier output"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn mate_in_passes_resumes_instead_of_overwriting() {
+    let t = TempDir::new("mate-resume");
+    let input = t.write("in.epd", format!("{MATE1}\n{QUIET}\n"));
+    // The earlier output already solved the first record (a marker acn
+    // shows it is kept, not recomputed).
+    let out = t.write(
+        "out.epd",
+        "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - acn 424242; bm Rd8#; dm 1; id \"m1\"; pm Rd8#;\n",
+    );
+    let o = rookery(&[
+        "epd",
+        "mate",
+        "--moves",
+        "1",
+        "--up-to",
+        "2",
+        s(&input),
+        "--depth",
+        "4",
+        "--jobs",
+        "1",
+        "-o",
+        s(&out),
+        "--resume",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let got = std::fs::read_to_string(&out).unwrap();
+    assert!(got.contains("acn 424242"), "{got}");
+    assert_eq!(records(&got).len(), 2);
+}
+
+// ---------------------------------------------------------------- item 4
+
+fn latin1_pgn() -> Vec<u8> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../pgn/tests/data/pe-odds-latin1.pgn"
+    );
+    std::fs::read(path).unwrap()
+}
+
+#[test]
+fn latin1_pgn_is_decoded_not_mangled() {
+    let t = TempDir::new("latin1-pgn");
+    let data = latin1_pgn();
+    assert!(std::str::from_utf8(&data).is_err(), "the file is Latin-1");
+    let input = t.write("odds.pgn", &data);
+    let o = rookery(&["pgn", "normalize", "--lenient", s(&input)]);
+    let out = text(&o.stdout);
+    // The file mixes lines: a few are UTF-8 (holding replacement characters
+    // of their own), the rest Latin-1. No replacement character is added.
+    let fffd = "\u{FFFD}".as_bytes();
+    let in_input = data.windows(3).filter(|w| *w == fffd).count();
+    assert_eq!(out.matches('\u{FFFD}').count(), in_input, "{out}");
+    // Every non-ASCII byte of the Latin-1 lines is its character in the output.
+    let expected: std::collections::BTreeSet<char> = data
+        .split(|&b| b == b'\n')
+        .filter(|l| std::str::from_utf8(l).is_err())
+        .flat_map(|l| l.iter().filter(|&&b| b >= 0x80).map(|&b| char::from(b)))
+        .collect();
+    assert!(!expected.is_empty());
+    for c in &expected {
+        assert!(out.contains(*c), "{c:?} lost: {out}");
+    }
+    let err = text(&o.stderr);
+    assert!(err.contains("odds.pgn") && err.contains("Latin-1"), "{err}");
+    // validate says so too.
+    let v = rookery(&["pgn", "validate", s(&input)]);
+    assert!(text(&v.stderr).contains("Latin-1"), "{}", text(&v.stderr));
+}
+
+#[test]
+fn latin1_epd_lines_copied_unchanged_keep_their_characters() {
+    let t = TempDir::new("latin1-epd");
+    let mut data = Vec::new();
+    data.extend_from_slice(b"# caf\xe9 cr\xe8me\n");
+    data.extend_from_slice(b"not a record: gar\xe7on\n");
+    data.extend_from_slice(MATE1.as_bytes());
+    data.push(b'\n');
+    let input = t.write("in.epd", &data);
+    let o = rookery(&["epd", "target", s(&input), "--depth", "2", "--jobs", "1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let out = String::from_utf8(o.stdout).expect("UTF-8 output");
+    assert!(
+        out.starts_with("# café crème\nnot a record: garçon\n"),
+        "{out}"
+    );
+    assert!(text(&o.stderr).contains("Latin-1"));
+}
+
+// ---------------------------------------------------------------- item 5
+
+#[test]
+fn an_unclosed_comment_does_not_swallow_the_games_after_it() {
+    let t = TempDir::new("unclosed");
+    let mut pgn = String::from("[Event \"broken\"]\n[Result \"*\"]\n\n1. e4 {never closed\n\n");
+    for i in 1..=6 {
+        pgn.push_str(&format!(
+            "[Event \"g{i}\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n"
+        ));
+    }
+    let input = t.write("in.pgn", &pgn);
+    let v = rookery(&["pgn", "validate", s(&input)]);
+    assert_eq!(v.status.code(), Some(1), "{}", text(&v.stdout));
+    let out = text(&v.stdout);
+    assert!(out.contains("in.pgn:4:7: error"), "{out}");
+    assert!(out.contains("7 games, 1 with errors"), "{out}");
+    let n = rookery(&["pgn", "normalize", "--lenient", s(&input)]);
+    assert_eq!(text(&n.stdout).matches("[Event \"g").count(), 6);
+}
+
+// ---------------------------------------------------------------- item 6
+
+#[test]
+fn options_reach_the_builtin_engine() {
+    let t = TempDir::new("options");
+    let input = t.write("in.epd", format!("{MATE1}\n"));
+    for opt in [
+        "Move Overhead=0",
+        "Hash=8",
+        "Threads=1",
+        "UCI_LimitStrength=true",
+        "UCI_Elo=1500",
+    ] {
+        let o = rookery(&[
+            "epd",
+            "target",
+            s(&input),
+            "--depth",
+            "2",
+            "--jobs",
+            "1",
+            "--option",
+            opt,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{opt}: {}", text(&o.stderr));
+    }
+    let o = rookery(&["epd", "target", s(&input), "--option", "Bogus=1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("Bogus"));
+    let o = rookery(&["epd", "target", s(&input), "--option", "Hash=lots"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+}
+
+// ---------------------------------------------------------------- item 7
+
+#[test]
+fn mate_writes_the_length_of_the_mate_found_with_a_mating_pv() {
+    let t = TempDir::new("mate-len");
+    let input = t.write("in.epd", format!("{MATE1}\n"));
+    let o = rookery(&[
+        "epd",
+        "mate",
+        "--moves",
+        "2",
+        s(&input),
+        "--depth",
+        "6",
+        "--jobs",
+        "1",
+        "--pv",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let rec = &records(&text(&o.stdout))[0];
+    assert_eq!(rec.dm(), Some(1), "{rec}");
+    let pv = rec.pv().expect("pv");
+    assert!(
+        rookery_analysis::is_mate_line(rec.position(), pv, 1),
+        "{rec}"
+    );
+}
+
+// ---------------------------------------------------------------- item 8
+
+#[test]
+fn bestmove_0000_with_legal_moves_is_an_engine_error() {
+    let t = TempDir::new("nullmove");
+    let input = t.write("in.epd", format!("{MATE1}\n"));
+    let engine = t.script(
+        "null-engine",
+        "while read line; do\n  case \"$line\" in\n    uci) echo 'id name null'; echo uciok;;\n    \
+isready) echo readyok;;\n    go*) echo 'bestmove 0000';;\n    quit) exit 0;;\n  esac\ndone\n",
+    );
+    let o = rookery(&[
+        "epd",
+        "analyse",
+        s(&input),
+        "--engine",
+        s(&engine),
+        "--jobs",
+        "1",
+        "--movetime",
+        "50",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("bestmove 0000"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(text(&o.stdout).trim_end(), MATE1, "copied unchanged");
+    let o = rookery_in(
+        &t.0,
+        &[
+            "suite",
+            s(&input),
+            "--engine",
+            s(&engine),
+            "--jobs",
+            "1",
+            "--movetime",
+            "50",
+            "--no-html",
+            "--json",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["summaries"][0]["errors"], 1, "{v}");
+    assert_eq!(v["summaries"][0]["missed"], 0, "{v}");
+}
+
+// ---------------------------------------------------------------- item 9
+
+#[test]
+fn suite_scores_mate_notation_and_lists_unscorable_records() {
+    let t = TempDir::new("chest");
+    let input = t.write(
+        "mates.epd",
+        "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm #1; id \"m1\";\n\
+6Qk/PP1PP1np/1N1BN2P/7R/4B3/2Q5/P3KP2/6R1 b - - bm #-1; id \"mated\";\n\
+rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"nothing\";\n",
+    );
+    let o = rookery_in(
+        &t.0,
+        &[
+            "suite",
+            s(&input),
+            "--depth",
+            "4",
+            "--jobs",
+            "1",
+            "--no-html",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("2/2"), "both scorable records solved: {out}");
+    assert!(!out.contains("missed"), "{out}");
+    assert!(
+        out.contains("not scored") && out.contains("nothing"),
+        "{out}"
+    );
+}
+
+// ---------------------------------------------------------------- item 10
+
+#[test]
+fn meaningless_limits_are_refused_and_nothing_is_made_up() {
+    let t = TempDir::new("limits");
+    let input = t.write("in.epd", format!("{MATE2}\n"));
+    for flag in ["--depth", "--nodes", "--movetime"] {
+        let o = rookery(&["epd", "analyse", s(&input), flag, "0"]);
+        assert_eq!(o.status.code(), Some(2), "{flag} 0: {}", text(&o.stderr));
+    }
+    let o = rookery(&[
+        "epd",
+        "analyse",
+        s(&input),
+        "--nodes",
+        "1",
+        "--jobs",
+        "1",
+        "--acn",
+    ]);
+    let out = text(&o.stdout);
+    let rec = &records(&out)[0];
+    if let Some(ce) = rec.ce() {
+        // If a score was written, it is the engine's and acn counts real nodes.
+        let acn = match rec.get("acn") {
+            Some(rookery_epd::Operation::Acn(n)) => *n,
+            _ => panic!("no acn: {out}"),
+        };
+        assert!(acn >= 1, "{out}");
+        assert_ne!(ce, 0, "a mate in 2 scored 0: {out}");
+    } else {
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+        assert_eq!(out.trim_end(), MATE2, "copied unchanged");
+        assert!(text(&o.stderr).contains("reported a score"));
+    }
+}
+
+// ---------------------------------------------------------------- item 11
+
+#[test]
+fn every_verb_replaces_stale_analysis_and_validate_accepts_the_output() {
+    let t = TempDir::new("stale");
+    let stale = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - acd 3; acn 5; acs 9; bm Rd8#; ce -50; id \"s\"; pm h3; pv h3 h6;\n\
+k7/8/2K5/8/8/8/8/7R w - - acn 7; ce 12; id \"s2\"; pm Rh2; pv Rh2;\n";
+    let input = t.write("in.epd", stale);
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["epd", "analyse", s(&input), "--depth", "4", "--jobs", "1"],
+        vec![
+            "epd",
+            "analyse",
+            s(&input),
+            "--depth",
+            "4",
+            "--jobs",
+            "1",
+            "--pm",
+            "--acn",
+        ],
+        vec!["epd", "target", s(&input), "--depth", "4", "--jobs", "1"],
+        vec![
+            "epd",
+            "target",
+            s(&input),
+            "--depth",
+            "4",
+            "--jobs",
+            "1",
+            "--pv",
+        ],
+        vec![
+            "epd",
+            "mate",
+            "--moves",
+            "2",
+            s(&input),
+            "--depth",
+            "6",
+            "--jobs",
+            "1",
+        ],
+    ];
+    for args in &runs {
+        let o = rookery(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o.stderr));
+        let out = t.write("out.epd", &o.stdout);
+        let v = rookery(&["epd", "validate", s(&out)]);
+        assert_eq!(
+            v.status.code(),
+            Some(0),
+            "{args:?}:\n{}\n{}",
+            text(&o.stdout),
+            text(&v.stdout)
+        );
+        let text_out = text(&o.stdout);
+        assert!(!text_out.contains("pm h3"), "{args:?}: {text_out}");
+        assert!(!text_out.contains("acs 9"), "{args:?}: {text_out}");
+    }
+}
+
+// ---------------------------------------------------------------- item 12
+
+#[test]
+fn an_engine_failing_its_handshake_is_reported_per_record_and_retried() {
+    let t = TempDir::new("handshake");
+    let input = t.write("in.epd", format!("{MATE1}\n{MATE2}\n{QUIET}\n{MATE1}\n"));
+    let dead = t.script("dead-engine", "read line; echo 'dying' >&2; exit 5\n");
+    let o = rookery(&[
+        "epd",
+        "target",
+        s(&input),
+        "--engine",
+        s(&dead),
+        "--jobs",
+        "1",
+        "--movetime",
+        "50",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    // Every record copied through, each reported.
+    assert_eq!(records(&text(&o.stdout)).len(), 4);
+    let err = text(&o.stderr);
+    for line in 1..=4 {
+        assert!(err.contains(&format!("in.epd:{line}: error")), "{err}");
+    }
+    assert!(err.contains("failed to start 3 times in a row"), "{err}");
+    // An engine that fails its first handshake only is started again.
+    let marker = t.path("started-once");
+    let flaky = t.script(
+        "flaky-engine",
+        &format!(
+            "if [ ! -e '{m}' ]; then touch '{m}'; exit 3; fi\n\
+while read line; do\n  case \"$line\" in\n    uci) echo 'id name flaky'; echo uciok;;\n    \
+isready) echo readyok;;\n    go*) echo 'info depth 1 score cp 10 pv d1d8'; echo 'bestmove d1d8';;\n    \
+quit) exit 0;;\n  esac\ndone\n",
+            m = s(&marker)
+        ),
+    );
+    let one = t.write("one.epd", format!("{MATE1}\n"));
+    let o = rookery(&[
+        "epd",
+        "target",
+        s(&one),
+        "--engine",
+        s(&flaky),
+        "--jobs",
+        "1",
+        "--movetime",
+        "50",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(records(&text(&o.stdout))[0].pm().is_some());
+}

@@ -1,0 +1,334 @@
+//! The README's promises about the command line: every usage error exits 2,
+//! `-` is stdin/stdout everywhere, a missing file among several is reported
+//! and the rest processed, errors say things once and in words.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("rookery-usage-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn write(&self, name: &str, data: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, data).unwrap();
+        p
+    }
+
+    /// The names of the files in the directory.
+    fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn run(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const MATE1: &str = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"m1\";\n";
+
+#[test]
+fn usage_errors_exit_2() {
+    let t = TempDir::new("exit2");
+    let epd = t.write("in.epd", MATE1);
+    let e = s(&epd);
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["epd", "analyse", e, "--resume"],
+        vec!["epd", "target", e, "--resume", "-o", "-"],
+        vec!["epd", "mate", "--moves", "0", e],
+        vec!["epd", "mate", "--moves", "3", "--up-to", "2", e],
+        vec!["epd", "analyse", e, "--depth", "0"],
+        vec!["epd", "analyse", e, "--jobs", "0"],
+        vec!["epd", "purge", "--op", "1x", e],
+        vec!["epd", "analyse", e, "--engine-arg", "x"],
+        vec!["bench", "--depth", "0"],
+        vec!["perft", "--suite", e, "--json"],
+        vec!["perft", "--suite", e, "--divide"],
+        vec![
+            "perft",
+            "--suite",
+            e,
+            "--fen",
+            "8/8/8/8/8/8/8/K6k w - - 0 1",
+        ],
+        vec!["suite", e, "--resume"],
+        vec!["suite", e, "--html", "-", "--results", "-"],
+        vec!["report", "-", "--html", "-", "--json"],
+    ];
+    for args in &cases {
+        let o = run(&t.0, args, b"");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
+        assert!(text(&o.stderr).contains("error"), "{args:?}");
+    }
+}
+
+fn perft_suite() -> &'static str {
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 400\n"
+}
+
+#[test]
+fn dash_is_stdin_and_stdout_everywhere() {
+    let t = TempDir::new("dash");
+    // perft --suite - reads stdin.
+    let o = run(
+        &t.0,
+        &["perft", "--suite", "-", "--depth", "2"],
+        perft_suite().as_bytes(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("1 passed, 0 failed"));
+    // suite --results - and --html - write stdout, and no file named `-`.
+    let epd = t.write("in.epd", MATE1);
+    let o = run(
+        &t.0,
+        &[
+            "suite",
+            s(&epd),
+            "--depth",
+            "2",
+            "--jobs",
+            "1",
+            "--results",
+            "-",
+            "--no-html",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let results: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    assert_eq!(results[0]["positions"][0]["solved"], true);
+    let o = run(
+        &t.0,
+        &[
+            "suite",
+            s(&epd),
+            "--depth",
+            "2",
+            "--jobs",
+            "1",
+            "--html",
+            "-",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("<html"), "HTML on stdout");
+    // report - reads stdin; report --html - writes stdout.
+    let o = run(&t.0, &["report", "-"], &results.to_string().into_bytes());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("1/1"), "{}", text(&o.stdout));
+    let o = run(
+        &t.0,
+        &["report", "-", "--html", "-"],
+        &results.to_string().into_bytes(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("<html"));
+    assert_eq!(t.names(), vec!["in.epd".to_string()], "no file named `-`");
+}
+
+#[test]
+fn suite_resume_scores_what_the_output_holds() {
+    let t = TempDir::new("suite-resume");
+    let epd = t.write("in.epd", MATE1);
+    let out = t.0.join("out.epd");
+    let first = run(
+        &t.0,
+        &[
+            "suite",
+            s(&epd),
+            "--depth",
+            "2",
+            "--jobs",
+            "1",
+            "--no-html",
+            "--epd-out",
+            s(&out),
+        ],
+        b"",
+    );
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let again = run(
+        &t.0,
+        &[
+            "suite",
+            s(&epd),
+            "--depth",
+            "2",
+            "--jobs",
+            "1",
+            "--no-html",
+            "--epd-out",
+            s(&out),
+            "--resume",
+            "--json",
+        ],
+        b"",
+    );
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    assert!(
+        text(&again.stderr).contains("1 records scored from earlier output"),
+        "{}",
+        text(&again.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(v["summaries"][0]["solved"], 1, "{v}");
+}
+
+#[test]
+fn a_missing_file_among_several_is_reported_and_the_rest_processed() {
+    let t = TempDir::new("missing");
+    let game = "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 *\n";
+    let a = t.write("a.pgn", game);
+    let b = t.write("b.pgn", game);
+    let missing = t.0.join("missing.pgn");
+    let o = run(&t.0, &["pgn", "validate", s(&a), s(&missing), s(&b)], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stdout).contains("2 games"), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stderr).contains("missing.pgn"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = run(
+        &t.0,
+        &["pgn", "stats", s(&a), s(&missing), s(&b), "--json"],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["games"], 2);
+    let e1 = t.write("a.epd", MATE1);
+    let o = run(
+        &t.0,
+        &["epd", "validate", s(&e1), "missing.epd", s(&e1)],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stdout).matches("1 records").count(),
+        2,
+        "{}",
+        text(&o.stdout)
+    );
+    let o = run(
+        &t.0,
+        &[
+            "suite",
+            s(&e1),
+            "missing.epd",
+            "--depth",
+            "2",
+            "--jobs",
+            "1",
+            "--no-html",
+            "--json",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("missing.epd"));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["summaries"][0]["solved"], 1);
+}
+
+#[test]
+fn messages_say_things_once_and_name_the_input_alike() {
+    let t = TempDir::new("messages");
+    // A wrong JSON for report: file, line, column and words, no parser internals.
+    let bad = t.write("bad.json", "{\"suite\": \"x\", \"engine\": 3}\n");
+    let o = run(&t.0, &["report", s(&bad)], b"");
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(err.contains("bad.json:1:"), "{err}");
+    assert!(err.contains("not rookery suite results"), "{err}");
+    assert_eq!(err.matches("line").count(), 0, "{err}");
+    // stdin is `<stdin>` in every verb.
+    let o = run(
+        &t.0,
+        &["epd", "target", "-", "--depth", "1", "--jobs", "1"],
+        b"not a record\n",
+    );
+    assert!(text(&o.stderr).contains("<stdin>:1"), "{}", text(&o.stderr));
+    let o = run(&t.0, &["pgn", "validate", "-"], b"1. e4 e5 2. Kxe8 *\n");
+    assert!(text(&o.stdout).contains("<stdin>:1"), "{}", text(&o.stdout));
+    // JSON diagnostics say `column` in PGN as in EPD.
+    let o = run(
+        &t.0,
+        &["pgn", "validate", "--json", "-"],
+        b"1. e4 e5 2. Kxe8 *\n",
+    );
+    let first: serde_json::Value =
+        serde_json::from_str(text(&o.stdout).lines().next().unwrap()).unwrap();
+    assert!(
+        first.get("column").is_some() && first.get("col").is_none(),
+        "{first}"
+    );
+}
+
+#[test]
+fn tag_warnings_point_at_the_tag() {
+    let t = TempDir::new("tags");
+    let pgn = t.write(
+        "t.pgn",
+        "[Event \"x\"]\n[Site \"?\"]\n[Date \"2024.13.45\"]\n[Result \"*\"]\n\n1. e4 *\n",
+    );
+    let o = run(&t.0, &["pgn", "validate", s(&pgn)], b"");
+    let out = text(&o.stdout);
+    let line = out
+        .lines()
+        .find(|l| l.contains("warning") && l.contains("2024.13.45"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("t.pgn:3:1:"), "{line}");
+}
+
+#[test]
+fn normalize_keeps_which_comment_belongs_to_which_nag() {
+    let t = TempDir::new("nags");
+    let pgn = t.write(
+        "n.pgn",
+        "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 2. b3 {c1} $1 {c2} *\n",
+    );
+    let o = run(&t.0, &["pgn", "normalize", s(&pgn)], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("b3 {c1} $1 {c2}"),
+        "{}",
+        text(&o.stdout)
+    );
+}
