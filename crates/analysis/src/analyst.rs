@@ -112,6 +112,9 @@ pub enum AnalystError {
     /// The engine answered a move that is not legal.
     #[error("engine played an illegal move {0}")]
     IllegalMove(String),
+    /// The engine finished a search without ever giving a score.
+    #[error("engine gave no score for the position")]
+    NoScore,
 }
 
 /// Anything that can analyse a position.
