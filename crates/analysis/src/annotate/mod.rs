@@ -288,9 +288,18 @@ fn better_lines(
         .collect()
 }
 
-/// The summary comment: engine, limits, each player's figures.
+fn count(n: u32, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The summary comment: the start position's evaluation (when it was
+/// searched), engine, limits, each player's figures.
 fn summary_comment(game: &Game, a: &GameAnalysis, opts: &AnnotateOptions) -> String {
-    let mut s = format!("Annotated by rookery with {} ({})", a.engine, a.limits);
+    let mut s = match a.positions.first() {
+        Some(Some(p)) => format!("{} ", eval_command(p.eval)),
+        _ => String::new(),
+    };
+    s.push_str(&format!("Annotated by rookery with {} ({})", a.engine, a.limits));
     if opts.book_plies > 0 {
         s.push_str(&format!(", first {} plies not judged", opts.book_plies));
     }
@@ -305,8 +314,10 @@ fn summary_comment(game: &Game, a: &GameAnalysis, opts: &AnnotateOptions) -> Str
         };
         match (f.accuracy(), f.acpl()) {
             (Some(acc), Some(acpl)) => s.push_str(&format!(
-                " {who}: accuracy {acc:.1}%, ACPL {acpl}, {} inaccuracies, {} mistakes, {} blunders.",
-                f.inaccuracies, f.mistakes, f.blunders
+                " {who}: accuracy {acc:.1}%, ACPL {acpl}, {}, {}, {}.",
+                count(f.inaccuracies, "inaccuracy", "inaccuracies"),
+                count(f.mistakes, "mistake", "mistakes"),
+                count(f.blunders, "blunder", "blunders")
             )),
             _ => s.push_str(&format!(" {who}: no move judged.")),
         }

@@ -1,4 +1,5 @@
-//! `rookery pgn`: validate | normalize | to-epd | stats | from-epd.
+//! `rookery pgn`: validate | normalize | to-epd | stats | from-epd | annotate
+//! (annotate: see `cmd/annotate.rs`).
 //!
 //! Every verb streams with constant memory and keeps the input order; with
 //! `--jobs N` the input is cut into pieces where games start, N threads read
@@ -111,6 +112,11 @@ enum Verb {
         #[arg(short, long, default_value = "-")]
         output: PathBuf,
     },
+    /// Judge every move of every game with an engine: [%eval] on each
+    /// mainline move, ?!/?/?? by the drop in winning chances, the better
+    /// line at mistakes and blunders, per-player ACPL/accuracy tags and
+    /// summary; optionally an HTML page (--html).
+    Annotate(crate::cmd::annotate::AnnotateArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -699,5 +705,6 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             Ok(status(&stats, false))
         }
         Verb::FromEpd { input, output } => from_epd(&input, &output),
+        Verb::Annotate(a) => crate::cmd::annotate::run(a),
     }
 }
