@@ -20,7 +20,8 @@ struct Tmp(PathBuf);
 
 impl Tmp {
     fn new(name: &str) -> Tmp {
-        let d = std::env::temp_dir().join(format!("rookery-annotate-{name}-{}", std::process::id()));
+        let d =
+            std::env::temp_dir().join(format!("rookery-annotate-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         Tmp(d)
@@ -62,7 +63,10 @@ fn peer(name: &str) -> Option<PathBuf> {
 
 fn python_chess() -> bool {
     let ok = Command::new("python3")
-        .args(["-c", "import chess, sys; sys.exit(chess.__version__ != '1.11.2')"])
+        .args([
+            "-c",
+            "import chess, sys; sys.exit(chess.__version__ != '1.11.2')",
+        ])
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
@@ -157,7 +161,11 @@ fn builtin_engine_python_chess_agrees() {
     assert!(text.contains("Qh4# {[%eval #0]}"), "{text}");
     // Book plies: evaluated, not judged.
     let out = t.path("book.pgn");
-    annotate(&input, &out, &["--depth", "5", "--jobs", "1", "--book-plies", "10"]);
+    annotate(
+        &input,
+        &out,
+        &["--depth", "5", "--jobs", "1", "--book-plies", "10"],
+    );
     let c = check(&input, &out, 10);
     assert_eq!(c["judged"], 62, "{c}");
 }
@@ -192,16 +200,24 @@ fn stockfish_python_chess_agrees() {
         assert_eq!(c["mate_games"], mates, "{file}: {c}");
         assert!(c["judged"].as_u64().unwrap() > 0, "{file}: {c}");
         let text = std::fs::read_to_string(&out).unwrap();
-        assert!(text.contains("[Annotator \"rookery (Stockfish"), "{text:.600}");
+        assert!(
+            text.contains("[Annotator \"rookery (Stockfish"),
+            "{text:.600}"
+        );
     }
 }
 
 /// An engine that answers the handshake and dies at its first search.
 fn crashing_engine(dir: &Tmp) -> PathBuf {
-    let p = dir.path("crashy");
+    engine_script(dir, "crashy", "echo 'crashy: giving up' >&2; exit 7")
+}
+
+/// An engine script named `name` that does `on_go` when told to search.
+fn engine_script(dir: &Tmp, name: &str, on_go: &str) -> PathBuf {
+    let p = dir.path(name);
     std::fs::write(
         &p,
-        "#!/bin/sh\nwhile read line; do\n  case \"$line\" in\n    uci) echo \"id name crashy\"; echo uciok;;\n    isready) echo readyok;;\n    go*) echo 'crashy: giving up' >&2; exit 7;;\n    quit) exit 0;;\n  esac\ndone\n",
+        format!("#!/bin/sh\nwhile read line; do\n  case \"$line\" in\n    uci) echo \"id name {name}\"; echo uciok;;\n    isready) echo readyok;;\n    go*) {on_go};;\n    quit) exit 0;;\n  esac\ndone\n"),
     )
     .unwrap();
     #[cfg(unix)]
@@ -244,10 +260,24 @@ fn unreadable_games_are_copied_and_engine_failures_written_unannotated() {
     assert_eq!(text.matches("[Event ").count(), 3);
     // The other two games are annotated (4 + 3 mainline moves, each with an eval).
     let flat = one_line(&text);
-    for mv in ["1. f3", "1... e5", "2. g4", "2... Qh4#", "1. d4", "1... d5", "2. c4"] {
-        assert!(flat.contains(&format!("{mv} {{[%eval")) || flat.contains(&format!("{mv} $")), "{mv}: {flat}");
+    for mv in [
+        "1. f3",
+        "1... e5",
+        "2. g4",
+        "2... Qh4#",
+        "1. d4",
+        "1... d5",
+        "2. c4",
+    ] {
+        assert!(
+            flat.contains(&format!("{mv} {{[%eval")) || flat.contains(&format!("{mv} $")),
+            "{mv}: {flat}"
+        );
     }
-    assert!(flat.contains("{a comment}") && flat.contains("(1... Nf6 2. c4)"), "{flat}");
+    assert!(
+        flat.contains("{a comment}") && flat.contains("(1... Nf6 2. c4)"),
+        "{flat}"
+    );
     // An engine that crashes: every game is still written, unannotated, and reported.
     let crash = crashing_engine(&t);
     let out = t.path("crash.pgn");
@@ -272,7 +302,41 @@ fn unreadable_games_are_copied_and_engine_failures_written_unannotated() {
     assert_eq!(text.matches("[Event ").count(), 3, "{text}");
     assert!(!text.contains("[%eval"), "{text}");
     assert!(text.contains("1. f3 e5 2. g4 Qh4# 0-1"), "{text}");
-    assert!(text.contains("1. d4 {a comment} 1... d5 (1... Nf6 2. c4) 2. c4 $1 *"), "{text}");
+    assert!(
+        text.contains("1. d4 {a comment} 1... d5 (1... Nf6 2. c4) 2. c4 $1 *"),
+        "{text}"
+    );
+}
+
+#[test]
+fn hanging_engine_is_reported_and_the_game_written() {
+    let t = Tmp::new("hang");
+    let input = data("pe-checkmate.pgn");
+    let hang = engine_script(&t, "hangs", "exec sleep 100000");
+    let out = t.path("out.pgn");
+    let o = rookery(&[
+        "pgn",
+        "annotate",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--engine",
+        hang.to_str().unwrap(),
+        "--movetime",
+        "50",
+        "--jobs",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("engine failed").count(), 2, "{err}");
+    assert!(err.contains("did not answer bestmove"), "{err}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.matches("[Event ").count(), 2);
+    assert!(
+        one_line(&text).contains("1. f3 e5 2. g4 Qh4# 0-1"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -286,7 +350,8 @@ fn resume_keeps_what_was_written() {
     let second = full_text[1..].find("[Event ").unwrap() + 1;
     // The first game with a sentinel planted in it, and half of the second,
     // as if the run had been killed while writing.
-    let first = full_text[..second].replace("Annotated by rookery", "SENTINEL Annotated by rookery");
+    let first =
+        full_text[..second].replace("Annotated by rookery", "SENTINEL Annotated by rookery");
     assert_ne!(first, full_text[..second]);
     let cut = second + (full_text.len() - second) / 2;
     let part = t.path("part.pgn");
@@ -316,15 +381,21 @@ fn page_renders_in_chromium() {
     annotate(
         &input,
         &out,
-        &["--depth", "6", "--jobs", "2", "--html", html.to_str().unwrap()],
+        &[
+            "--depth",
+            "6",
+            "--jobs",
+            "2",
+            "--html",
+            html.to_str().unwrap(),
+        ],
     );
     let pgn = std::fs::read_to_string(&out).unwrap();
     // The page shows the judgements the tags count (a human's NAG in the
     // input stands in the PGN, the engine's judgement is still counted).
     let blunders = tag_sum(&pgn, "Blunders") as usize;
-    let marked = blunders
-        + tag_sum(&pgn, "Mistakes") as usize
-        + tag_sum(&pgn, "Inaccuracies") as usize;
+    let marked =
+        blunders + tag_sum(&pgn, "Mistakes") as usize + tag_sum(&pgn, "Inaccuracies") as usize;
     let dom = Command::new(&browser)
         .args([
             "--headless",
@@ -347,7 +418,11 @@ fn page_renders_in_chromium() {
     );
     assert_eq!(dom.matches("<section class=\"game\"").count(), 2);
     // One evaluation graph per game, each an SVG.
-    assert_eq!(dom.matches("data-chart=\"eval\"><svg").count(), 2, "{dom:.2000}");
+    assert_eq!(
+        dom.matches("data-chart=\"eval\"><svg").count(),
+        2,
+        "{dom:.2000}"
+    );
     // Every move of the PGN in the move list; the signs as in the PGN.
     assert_eq!(dom.matches("<span class=\"mv").count(), 76);
     assert_eq!(dom.matches("<span class=\"mv blunder\"").count(), blunders);
@@ -366,5 +441,8 @@ fn page_renders_in_chromium() {
         .nth(1)
         .and_then(|s| s.split('"').next())
         .unwrap();
-    assert!(dom.contains(&format!("<td class=\"acpl\">{acpl}</td>")), "{acpl}");
+    assert!(
+        dom.contains(&format!("<td class=\"acpl\">{acpl}</td>")),
+        "{acpl}"
+    );
 }

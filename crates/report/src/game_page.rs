@@ -116,8 +116,7 @@ fn move_list(s: &mut String, moves: &[PageMove]) {
     for m in moves {
         let class = m.mark.map_or("", mark_class);
         let sign = m.mark.map_or("", MoveMark::sign);
-        let number = if m.by_white || m.ply == 1 || moves.first().is_some_and(|f| f.ply == m.ply)
-        {
+        let number = if m.by_white || m.ply == 1 || moves.first().is_some_and(|f| f.ply == m.ply) {
             format!("{} ", m.number)
         } else {
             String::new()
@@ -148,11 +147,7 @@ fn moments(s: &mut String, moves: &[PageMove]) {
     s.push_str("<h3>Turning points</h3>\n<div class=\"moments\">\n");
     for m in marked {
         let class = m.mark.map_or("note", mark_class);
-        let _ = write!(
-            s,
-            "<div class=\"moment {class}\" data-ply=\"{}\">",
-            m.ply
-        );
+        let _ = write!(s, "<div class=\"moment {class}\" data-ply=\"{}\">", m.ply);
         if let Some(d) = &m.diagram {
             s.push_str(&board(d));
             s.push_str("<br>");
@@ -357,7 +352,10 @@ mod tests {
         assert_eq!(html.matches("<svg class=\"board\"").count(), 1);
         assert_eq!(html.matches("class=\"arrow ").count(), 2);
         // Two marks on the graph: circles of the mistake's and the blunder's colours.
-        assert!(html.contains("#E07000") || html.contains("#e07000"), "{html}");
+        assert!(
+            html.contains("#E07000") || html.contains("#e07000"),
+            "{html}"
+        );
         assert!(html.contains("#CC0000") || html.contains("#cc0000"));
     }
 

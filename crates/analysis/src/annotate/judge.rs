@@ -310,7 +310,12 @@ mod tests {
     #[test]
     fn scores_turn_to_whites_view_and_back() {
         for turn in [Color::White, Color::Black] {
-            for s in [Score::Cp(50), Score::Cp(-7), Score::Mate(2), Score::Mate(-4)] {
+            for s in [
+                Score::Cp(50),
+                Score::Cp(-7),
+                Score::Mate(2),
+                Score::Mate(-4),
+            ] {
                 assert_eq!(Eval::from_score(s, turn).to_score(turn), s);
             }
         }

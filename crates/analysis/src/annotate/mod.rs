@@ -31,9 +31,7 @@ mod page;
 mod run;
 
 pub use page::page_game;
-pub use run::{
-    annotate_stream, resume_point, AnnotateRun, AnnotateSummary, GameProblem, GameTick,
-};
+pub use run::{annotate_stream, resume_point, AnnotateRun, AnnotateSummary, GameProblem, GameTick};
 
 use crate::analyst::{AnalysisLimits, Analyst, AnalystError};
 use judge::{judge, Class, Eval, PlayerFigures, Verdict};
@@ -299,7 +297,10 @@ fn summary_comment(game: &Game, a: &GameAnalysis, opts: &AnnotateOptions) -> Str
         Some(Some(p)) => format!("{} ", eval_command(p.eval)),
         _ => String::new(),
     };
-    s.push_str(&format!("Annotated by rookery with {} ({})", a.engine, a.limits));
+    s.push_str(&format!(
+        "Annotated by rookery with {} ({})",
+        a.engine, a.limits
+    ));
     if opts.book_plies > 0 {
         s.push_str(&format!(", first {} plies not judged", opts.book_plies));
     }
@@ -421,7 +422,10 @@ mod tests {
 
     #[test]
     fn old_evals_are_removed_other_commands_kept() {
-        assert_eq!(strip_eval("[%eval 0.3] [%clk 0:01:00] good"), "[%clk 0:01:00] good");
+        assert_eq!(
+            strip_eval("[%eval 0.3] [%clk 0:01:00] good"),
+            "[%clk 0:01:00] good"
+        );
         assert_eq!(strip_eval("[%eval #-2]"), "");
         assert_eq!(strip_eval("plain"), "plain");
         assert_eq!(strip_eval("broken [%eval 1"), "broken");

@@ -1,11 +1,9 @@
 //! From an analysed game to the page model of `rookery-report`.
 
 use super::judge::{Class, PlayerFigures};
-use super::{better_lines, line_text, wants_lines, GameAnalysis, AnnotateOptions};
-use rookery_core::{Color, File, Fen, Move, Position, SanPlus, Square};
-use rookery_report::game_model::{
-    Diagram, MoveMark, PageGame, PageLine, PageMove, PlayerSummary,
-};
+use super::{better_lines, line_text, wants_lines, AnnotateOptions, GameAnalysis};
+use rookery_core::{Color, Fen, File, Move, Position, SanPlus, Square};
+use rookery_report::game_model::{Diagram, MoveMark, PageGame, PageLine, PageMove, PlayerSummary};
 
 fn mark(c: Class) -> MoveMark {
     match c {

@@ -199,8 +199,8 @@ pub fn annotate_stream(
             Ok(a) => {
                 done.searched = u64::from(a.searched);
                 done.annotated = true;
-                done.text = rookery_pgn::game_to_string(&annotated_game(&g.game, &a, opts))
-                    .into_bytes();
+                done.text =
+                    rookery_pgn::game_to_string(&annotated_game(&g.game, &a, opts)).into_bytes();
                 if run.page {
                     done.page = Some(page_game(g.index, &g.game, Some(&a), opts, None));
                 }
@@ -280,9 +280,9 @@ pub fn resume_point(existing: &[u8]) -> (usize, u64) {
     loop {
         // The next game starts after the whitespace where the reader stands.
         let off = reader.offset() as usize;
-        let ws = existing
-            .get(off..)
-            .map_or(0, |r| r.iter().take_while(|b| b.is_ascii_whitespace()).count());
+        let ws = existing.get(off..).map_or(0, |r| {
+            r.iter().take_while(|b| b.is_ascii_whitespace()).count()
+        });
         // Reading from memory cannot fail.
         match reader.skip_game() {
             Ok(true) => starts.push((off + ws) as u64),

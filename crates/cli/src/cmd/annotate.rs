@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 /// Flags of `rookery pgn annotate`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Each mainline position is searched once; every mainline move gets \
+#[command(
+    after_help = "Each mainline position is searched once; every mainline move gets \
 [%eval ...] (White's view: pawns, or #N / #-N for a mate) in its comment; inaccuracies, mistakes \
 and blunders get ?!, ?, ?? by the drop in the mover's winning chances (5, 10, 15 points; the \
 logistic curve lichess publishes); at mistakes and blunders the engine's better line is added as a \
@@ -21,7 +22,8 @@ comment before the first move. Existing tags, comments, NAGs and variations are 
 cannot be read is reported and copied unchanged; a game the engine fails on is reported and written \
 unannotated. Default effort: 300 ms per position.\n\nExamples:\n  rookery pgn annotate games.pgn -o \
 annotated.pgn --engine /usr/games/stockfish --depth 14 --jobs 2 --html games.html\n  rookery pgn \
-annotate mygame.pgn --movetime 500 --book-plies 10")]
+annotate mygame.pgn --movetime 500 --book-plies 10"
+)]
 pub struct AnnotateArgs {
     /// Input PGN file (`-` for stdin).
     input: PathBuf,
@@ -102,18 +104,13 @@ pub fn run(a: AnnotateArgs) -> anyhow::Result<Status> {
         );
         Box::new(std::io::BufWriter::new(f))
     } else {
-        output::create(&a.output)
-            .with_context(|| format!("cannot write {}", a.output.display()))?
+        output::create(&a.output).with_context(|| format!("cannot write {}", a.output.display()))?
     };
     let analysts = a.engine.start()?;
     let engine_name = analysts.first().map_or_else(String::new, |e| e.name());
     let total = count_games(&a.input);
     let bar = crate::cmd::progress::bar(
-        &format!(
-            "{} ({})",
-            a.input.display(),
-            plan.options.limits.describe()
-        ),
+        &format!("{} ({})", a.input.display(), plan.options.limits.describe()),
         total,
     );
     if let Ok(style) = indicatif::ProgressStyle::with_template(if total.is_some() {
