@@ -1,6 +1,6 @@
 //! Game annotation: every mainline position of a game analysed once (the
 //! evaluation after a move is the one before the next), each move judged by
-//! the drop in its player's winning chances ([`judge`]), and the game written
+//! the drop in its player's winning chances ([`mod@judge`]), and the game written
 //! back with `[%eval ...]` on every mainline move, `?!`/`?`/`??` on the
 //! inaccuracies, mistakes and blunders, the engine's better line as a
 //! variation at mistakes and blunders (and missed mates), the players'
