@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 /// Answers from a table keyed by FEN (score for the side to move, best line
-/// in SAN); any other position: 0 cp and its first legal move. Records
+/// in SAN; the lines differ from the moves played unless a test wants
+/// otherwise); any other position: 0 cp and its first legal move. Records
 /// every position it is asked about.
 struct Scripted {
     table: HashMap<String, (Score, Vec<&'static str>)>,
@@ -84,9 +85,9 @@ fn scripted() -> Scripted {
     // Before 3. Bc4 (White to move): +0.30 with 3. Bb5 a6.
     table.insert(fen(&ps[4]), (Score::Cp(30), vec!["Bb5", "a6"]));
     // After 3. Bc4 (Black to move): Black is 3 pawns up.
-    table.insert(fen(&ps[5]), (Score::Cp(300), vec!["d6"]));
+    table.insert(fen(&ps[5]), (Score::Cp(300), vec!["Nf6"]));
     // After 2. Nf3 (Black to move): Black 2 pawns up: a blunder, but $1 from the input stands.
-    table.insert(fen(&ps[3]), (Score::Cp(200), vec!["Nc6"]));
+    table.insert(fen(&ps[3]), (Score::Cp(200), vec!["d6"]));
     Scripted {
         table,
         asked: Vec::new(),
@@ -167,4 +168,35 @@ fn engine_failure_is_an_error() {
         analyse_game(&game, &mut engine, &AnnotateOptions::default()),
         Err(AnalystError::NoScore)
     ));
+}
+
+#[test]
+fn the_engines_own_move_is_not_blamed_for_what_a_deeper_search_finds() {
+    let pgn = "1. e4 e5 *\n";
+    let game = Games::new(pgn.as_bytes()).next().unwrap().unwrap().game;
+    let start = Position::startpos();
+    let e4 = line(&start, &["e4"])[0];
+    let after_e4 = start.after(e4);
+    let after_e5 = after_e4.after(line(&after_e4, &["e5"])[0]);
+    let mut table = HashMap::new();
+    // After 1. e4 the engine likes 1... e5 and calls it equal; searched
+    // after 1... e5, Black turns out 3 pawns up.
+    table.insert(fen(&after_e4), (Score::Cp(0), vec!["e5"]));
+    table.insert(fen(&after_e5), (Score::Cp(-300), vec!["Nf3"]));
+    let mut engine = Scripted {
+        table,
+        asked: Vec::new(),
+        fail_at: None,
+    };
+    let opts = AnnotateOptions::default();
+    let a = analyse_game(&game, &mut engine, &opts).unwrap();
+    let flat = game_to_string(&annotated_game(&game, &a, &opts))
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    // 1... e5 was the engine's move: the value found after it is the value
+    // before it; the loss belongs to 1. e4.
+    assert!(flat.contains("1. e4 $4 {[%eval -3.00] Blunder."), "{flat}");
+    assert!(flat.contains("1... e5 {[%eval -3.00]} *"), "{flat}");
+    assert!(flat.contains("[BlackBlunders \"0\"]"), "{flat}");
 }

@@ -135,6 +135,7 @@ pub fn analyse_game(
             pos.play_unchecked(node.mv);
         }
     }
+    back_up_best_moves(game, &mut positions);
     let mut verdicts = Vec::with_capacity(n);
     let (mut white, mut black) = (PlayerFigures::default(), PlayerFigures::default());
     let mut turn = game.start.turn();
@@ -162,6 +163,43 @@ pub fn analyse_game(
         black,
         searched,
     })
+}
+
+/// A position is worth what its best move is worth. Where the game went on
+/// with the engine's own first choice, the search of the next position
+/// looked one move deeper along that very move, so its evaluation is taken
+/// for both (from the end of the game back, so that runs of best moves
+/// agree). Without this, what a deeper search finds beyond the horizon
+/// would be blamed on the player who played the engine's move.
+fn back_up_best_moves(game: &Game, positions: &mut [Option<PositionEval>]) {
+    let mut turns = Vec::with_capacity(game.mainline.nodes.len());
+    let mut turn = game.start.turn();
+    for _ in &game.mainline.nodes {
+        turns.push(turn);
+        turn = !turn;
+    }
+    for (i, node) in game.mainline.nodes.iter().enumerate().rev() {
+        let Some(after) = positions
+            .get(i + 1)
+            .and_then(|p| p.as_ref())
+            .map(|p| p.eval)
+        else {
+            continue;
+        };
+        let Some(Some(before)) = positions.get_mut(i) else {
+            continue;
+        };
+        if before.lines.first().and_then(|(pv, _)| pv.first()) == Some(&node.mv) {
+            before.eval = match after {
+                // The mover's mate is one move longer before the move.
+                Eval::Mate { winner, moves } if winner == turns[i] => Eval::Mate {
+                    winner,
+                    moves: moves.saturating_add(1),
+                },
+                e => e,
+            };
+        }
+    }
 }
 
 fn evaluate(

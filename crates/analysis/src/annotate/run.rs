@@ -160,6 +160,9 @@ pub fn annotate_stream(
             searched: 0,
             page: None,
         };
+        if item.skip {
+            return done;
+        }
         for w in &g.warnings {
             done.problems.push(GameProblem {
                 game: g.index,
@@ -168,9 +171,6 @@ pub fn annotate_stream(
                 error: false,
                 message: format!("game {}: {}", g.index, w.kind),
             });
-        }
-        if item.skip {
-            return done;
         }
         if let Some(e) = &g.error {
             done.problems.push(GameProblem {

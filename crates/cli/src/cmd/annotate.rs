@@ -42,7 +42,8 @@ pub struct AnnotateArgs {
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
     multipv: u32,
     /// Also write one self-contained HTML page: evaluation graphs, the moves
-    /// with signs and evaluations, better lines, diagrams at the blunders.
+    /// with signs and evaluations, better lines, diagrams at the blunders
+    /// (with --resume: the games annotated in this run).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
     #[command(flatten)]
