@@ -1,6 +1,7 @@
 //! Analysis with any engine: the [`Analyst`] seam over the built-in engine
 //! and external UCI engines, the EPD verbs pfga, pfms and pfts (§7 of the
-//! EPD specification), and test-suite scoring.
+//! EPD specification), test-suite scoring, and PGN game annotation
+//! ([`annotate`]).
 //!
 //! ```
 //! use rookery_analysis::{apply, AnalysisLimits, BuiltinAnalyst, Extras, Verb};
@@ -17,6 +18,7 @@
 #![deny(missing_docs)]
 
 mod analyst;
+pub mod annotate;
 pub mod pipeline;
 mod run;
 pub mod suite;

@@ -42,6 +42,8 @@
 
 pub mod board;
 pub mod compare;
+pub mod game_model;
+pub mod game_page;
 pub mod html;
 mod model;
 pub mod stats;

@@ -1,4 +1,5 @@
-//! `rookery pgn`: validate | normalize | to-epd | stats | from-epd.
+//! `rookery pgn`: validate | normalize | to-epd | stats | from-epd | annotate
+//! (annotate: see `cmd/annotate.rs`).
 //!
 //! Every verb streams with constant memory and keeps the input order; with
 //! `--jobs N` the input is cut into pieces where games start, N threads read
@@ -120,6 +121,11 @@ enum Verb {
         #[arg(long)]
         in_place: bool,
     },
+    /// Judge every move of every game with an engine: [%eval] on each
+    /// mainline move, ?!/?/?? by the drop in winning chances, the better
+    /// line at mistakes and blunders, per-player ACPL/accuracy tags and
+    /// summary; optionally an HTML page (--html).
+    Annotate(crate::cmd::annotate::AnnotateArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -728,5 +734,6 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             output,
             in_place,
         } => from_epd(&input, &output, in_place),
+        Verb::Annotate(a) => crate::cmd::annotate::run(a),
     }
 }
