@@ -160,14 +160,16 @@ SUPPORTED = {"", "standard", "chess", "normal", "from position", "fromposition",
              "chess 960", "fischerandom", "fischerrandom", "fischer random", "960"}
 unesc = lambda v: re.sub(r'\\(["\\])', r'\1', v)
 for path in sys.argv[1:]:
-    # The PGN standard's character set is ISO 8859-1: a file that is not
+    # The PGN standard's character set is ISO 8859-1: a line that is not
     # UTF-8 is read as Latin-1, so that both readers see the real characters
     # (replacing bad bytes on both sides would hide a reader that mangles them).
-    data = open(path, "rb").read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")
+    # Line by line, as the command line does (some files mix the two).
+    def dec(line):
+        try:
+            return line.decode("utf-8")
+        except UnicodeDecodeError:
+            return line.decode("latin-1")
+    text = "".join(dec(l) for l in open(path, "rb").read().splitlines(keepends=True))
     import io
     with io.StringIO(text) as f:
         while True:
