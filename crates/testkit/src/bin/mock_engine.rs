@@ -83,6 +83,11 @@ fn main() {
                         std::thread::sleep(Duration::from_secs(3600));
                     }
                 }
+                if b.illegal_on_go == Some(gos) {
+                    let m = rookery_testkit::illegal_move(&pos);
+                    say(&mut out, &format!("bestmove {m}"));
+                    continue;
+                }
                 if b.slow_ms > 0 {
                     if let Ok(l) = rx.recv_timeout(Duration::from_millis(b.slow_ms)) {
                         if let Some(f) = record.as_mut() {
