@@ -8,6 +8,7 @@
 //! | `--no-uciok` | never answers `uci` |
 //! | `--crash-on-go N` | exits with status 3 (after a line on stderr) on the N-th `go` |
 //! | `--hang-on-go N` | on the N-th `go` never answers, and ignores `stop` |
+//! | `--random SEED` | plays a legal move drawn from the position and SEED instead of the first |
 //! | `--illegal-on-go N` | on the N-th `go` answers an illegal move ([`illegal_move`]) |
 //! | `--garbage` | prints a non-UCI line before every answer |
 //! | `--slow MS` | waits MS milliseconds before `bestmove` (unless stopped) |
@@ -29,6 +30,8 @@ pub struct MockBehaviour {
     pub hang_on_go: Option<u32>,
     /// Answer an illegal move on this `go` (1-based).
     pub illegal_on_go: Option<u32>,
+    /// Draw the move from the position and this seed (longer, varied games).
+    pub random: Option<u64>,
     /// Print garbage before answers.
     pub garbage: bool,
     /// Delay before `bestmove`, in ms.
@@ -48,6 +51,7 @@ impl MockBehaviour {
                 "--garbage" => b.garbage = true,
                 "--crash-on-go" => b.crash_on_go = it.next().and_then(|n| n.parse().ok()),
                 "--hang-on-go" => b.hang_on_go = it.next().and_then(|n| n.parse().ok()),
+                "--random" => b.random = it.next().and_then(|n| n.parse().ok()),
                 "--illegal-on-go" => b.illegal_on_go = it.next().and_then(|n| n.parse().ok()),
                 "--slow" => b.slow_ms = it.next().and_then(|n| n.parse().ok()).unwrap_or(0),
                 "--record" => b.record = it.next(),
@@ -84,6 +88,21 @@ pub fn illegal_move(pos: &Position) -> String {
     "a1a2".to_string()
 }
 
+/// The index of the move `--random SEED` plays among `count` sorted legal
+/// moves of the position with this FEN: FNV-1a of the FEN and the seed.
+pub fn random_pick(fen: &str, seed: u64, count: usize) -> usize {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
+    for b in fen.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    if count == 0 {
+        0
+    } else {
+        (h % count as u64) as usize
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +118,19 @@ mod tests {
         assert_eq!(b.hang_on_go, None);
         assert_eq!(b.slow_ms, 5);
         assert_eq!(MockBehaviour::from_args(Vec::new()), MockBehaviour::default());
+        let b = MockBehaviour::from_args(["--random".to_string(), "7".to_string()]);
+        assert_eq!(b.random, Some(7));
+    }
+
+    #[test]
+    fn random_picks_vary_with_the_position_and_stay_in_range() {
+        let picks: std::collections::BTreeSet<usize> = (0..50)
+            .map(|i| random_pick(&format!("fen {i}"), 1, 20))
+            .collect();
+        assert!(picks.len() > 5, "{picks:?}");
+        assert!(picks.iter().all(|&p| p < 20));
+        assert_eq!(random_pick("x", 1, 0), 0);
+        assert_eq!(random_pick("x", 1, 7), random_pick("x", 1, 7));
     }
 
     #[test]

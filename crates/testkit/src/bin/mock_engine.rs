@@ -101,7 +101,11 @@ fn main() {
                     .map(|&m| UciMove::from_move(&pos, m, CastlingMode::Standard).to_string())
                     .collect();
                 moves.sort();
-                match moves.first() {
+                let pick = b.random.map_or(0, |seed| {
+                    let fen = rookery_core::Fen::from_position(&pos).to_string();
+                    rookery_testkit::random_pick(&fen, seed, moves.len())
+                });
+                match moves.get(pick) {
                     Some(m) => {
                         say(
                             &mut out,
