@@ -117,7 +117,10 @@ mod tests {
         assert_eq!(b.illegal_on_go, Some(3));
         assert_eq!(b.hang_on_go, None);
         assert_eq!(b.slow_ms, 5);
-        assert_eq!(MockBehaviour::from_args(Vec::new()), MockBehaviour::default());
+        assert_eq!(
+            MockBehaviour::from_args(Vec::new()),
+            MockBehaviour::default()
+        );
         let b = MockBehaviour::from_args(["--random".to_string(), "7".to_string()]);
         assert_eq!(b.random, Some(7));
     }
