@@ -156,20 +156,29 @@ fn skip_missing(what: &str) -> bool {
 fn python_chess() -> bool {
     static OK: OnceLock<bool> = OnceLock::new();
     *OK.get_or_init(|| {
-        Command::new("python3")
-            .args([
-                "-c",
-                "import chess, chess.pgn; assert chess.__version__ == '1.11.2', chess.__version__",
-            ])
-            .output()
-            .is_ok_and(|o| o.status.success())
+        let out = Command::new("python3")
+            .args(["-c", "import chess, chess.pgn; print(chess.__version__)"])
+            .output();
+        match out {
+            Ok(o) if o.status.success() => {
+                let version = text(&o.stdout).trim().to_string();
+                if version != "1.11.2" {
+                    eprintln!(
+                        "note: python-chess {version}; these checks were written against 1.11.2"
+                    );
+                }
+                true
+            }
+            _ => false,
+        }
     })
 }
 
-/// Whether python-chess 1.11.2 and pgn-extract are there (or the test may skip).
+/// Whether python-chess (1.11.2 is the version these checks were written
+/// against) and pgn-extract are there (or the test may skip).
 fn judges_available() -> bool {
     if !python_chess() {
-        return !skip_missing("python3 with python-chess 1.11.2");
+        return !skip_missing("python3 with python-chess");
     }
     if find_program("pgn-extract").is_none() {
         return !skip_missing("pgn-extract");
