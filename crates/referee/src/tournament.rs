@@ -659,6 +659,12 @@ fn start_player(shared: &Shared<'_>, e: usize, worker: usize) -> Box<dyn Player>
 
 fn worker(id: usize, shared: &Shared<'_>, tx: mpsc::Sender<Msg>) {
     let plan = shared.plan;
+    // A fatal failure stops the match before this worker takes another
+    // game: the flag is set here, not when the caller reads the message.
+    let fatal = |msg: String| {
+        shared.stop.store(true, Ordering::SeqCst);
+        let _ = tx.send(Msg::Fatal(msg));
+    };
     let mut players: Vec<Option<Box<dyn Player>>> = (0..plan.engines.len()).map(|_| None).collect();
     loop {
         if shared.stop.load(Ordering::SeqCst) {
@@ -736,7 +742,7 @@ fn worker(id: usize, shared: &Shared<'_>, tx: mpsc::Sender<Msg>) {
         let fin = match result {
             Ok(f) => f,
             Err(e) => {
-                let _ = tx.send(Msg::Fatal(format!("game {}: {e}", g.number + 1)));
+                fatal(format!("game {}: {e}", g.number + 1));
                 break;
             }
         };
@@ -744,10 +750,7 @@ fn worker(id: usize, shared: &Shared<'_>, tx: mpsc::Sender<Msg>) {
             game: g.number,
             record: Box::new(fin.record.clone()),
         }) {
-            let _ = tx.send(Msg::Fatal(format!(
-                "game {}: cannot record the end: {e}",
-                g.number + 1
-            )));
+            fatal(format!("game {}: cannot record the end: {e}", g.number + 1));
             break;
         }
         // Decide what to do with each player after the game.
@@ -766,15 +769,15 @@ fn worker(id: usize, shared: &Shared<'_>, tx: mpsc::Sender<Msg>) {
                         f[e]
                     });
                 if !plan.recover {
-                    let _ = tx.send(Msg::Fatal(format!(
+                    fatal(format!(
                         "{name} could not play game {}: {} (use --recover to go on after engine failures)",
                         g.number + 1,
                         fin.record.reason
-                    )));
+                    ));
                 } else if n >= MAX_START_FAILURES {
-                    let _ = tx.send(Msg::Fatal(format!(
+                    fatal(format!(
                         "{name} failed to start {n} times in a row: stopping the match"
-                    )));
+                    ));
                 }
             } else if matches!(fault, Some(Fault::Crashed | Fault::Stalled)) {
                 if plan.recover {
@@ -788,11 +791,11 @@ fn worker(id: usize, shared: &Shared<'_>, tx: mpsc::Sender<Msg>) {
                         g.number + 1
                     )));
                 } else {
-                    let _ = tx.send(Msg::Fatal(format!(
+                    fatal(format!(
                         "{name} {} in game {}: stopping the match (use --recover to restart engines and go on)",
                         if fault == Some(Fault::Crashed) { "crashed" } else { "stalled" },
                         g.number + 1
-                    )));
+                    ));
                 }
             }
         }

@@ -83,6 +83,11 @@ fn main() {
                         std::thread::sleep(Duration::from_secs(3600));
                     }
                 }
+                if b.illegal_on_go == Some(gos) {
+                    let m = rookery_testkit::illegal_move(&pos);
+                    say(&mut out, &format!("bestmove {m}"));
+                    continue;
+                }
                 if b.slow_ms > 0 {
                     if let Ok(l) = rx.recv_timeout(Duration::from_millis(b.slow_ms)) {
                         if let Some(f) = record.as_mut() {
@@ -96,7 +101,11 @@ fn main() {
                     .map(|&m| UciMove::from_move(&pos, m, CastlingMode::Standard).to_string())
                     .collect();
                 moves.sort();
-                match moves.first() {
+                let pick = b.random.map_or(0, |seed| {
+                    let fen = rookery_core::Fen::from_position(&pos).to_string();
+                    rookery_testkit::random_pick(&fen, seed, moves.len())
+                });
+                match moves.get(pick) {
                     Some(m) => {
                         say(
                             &mut out,

@@ -1,0 +1,1163 @@
+//! Acceptance tests of `rookery match` (issue 14), end to end against the
+//! built binaries:
+//!
+//! - real games between the built-in engine and Stockfish, Glaurung and
+//!   Toga II, every game replayed and judged by python-chess and read again
+//!   by pgn-extract (python/match_check.py);
+//! - endings forced from EPD openings (mate, stalemate, fifty moves,
+//!   insufficient material after a capture, threefold repetition);
+//! - engine failures played out with `rookery-mock-engine` (crash with and
+//!   without `--recover`, hang on a clock and without one, illegal move, no
+//!   handshake);
+//! - `kill -9` in the middle of a game and `--resume` (a torn journal line
+//!   included);
+//! - usage errors, `--json`, `--epdout`, `--log`, and 64 concurrent games.
+//!
+//! Peers (Stockfish, Glaurung, Toga II, python-chess, pgn-extract) are
+//! looked up on PATH and in /usr/games. A test that needs a missing peer
+//! fails when the environment variable `CI` is set and is skipped with a
+//! note otherwise. The mock engine is the sibling of the `rookery` binary
+//! (built by `cargo test --workspace`; built on demand otherwise, or taken
+//! from `ROOKERY_MOCK_ENGINE`).
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// A liveness bound for one `rookery match` run (not a speed assertion).
+const RUN_LIMIT: Duration = Duration::from_secs(600);
+
+/// A temporary directory, unique per test, removed on drop.
+struct Tmp(PathBuf);
+
+impl Tmp {
+    fn new(tag: &str) -> Tmp {
+        let p =
+            std::env::temp_dir().join(format!("rookery-match-cli-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Tmp(p)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    /// Writes `text` to `name` in the directory and returns the path as a string.
+    fn write(&self, name: &str, text: &str) -> String {
+        let p = self.path(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    }
+
+    fn file(&self, name: &str) -> String {
+        self.path(name).to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn rookery_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_rookery")
+}
+
+/// The newest modification time of `path` and the files under it.
+fn newest_source(path: &Path) -> std::time::SystemTime {
+    let mut newest = std::time::SystemTime::UNIX_EPOCH;
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        if p.is_dir() {
+            stack.extend(
+                std::fs::read_dir(&p)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+        } else if let Ok(t) = std::fs::metadata(&p).and_then(|m| m.modified()) {
+            newest = newest.max(t);
+        }
+    }
+    newest
+}
+
+/// `rookery-mock-engine`: `ROOKERY_MOCK_ENGINE`; else the one next to
+/// `rookery` (built by `cargo test --workspace`) when it is newer than the
+/// testkit's sources; else one built by cargo in a target directory of its
+/// own (so that the workspace's build is left alone).
+fn mock_engine() -> String {
+    static PATH: OnceLock<String> = OnceLock::new();
+    PATH.get_or_init(|| {
+        if let Some(p) = std::env::var_os("ROOKERY_MOCK_ENGINE") {
+            return p.to_string_lossy().into_owned();
+        }
+        let exe = format!("rookery-mock-engine{}", std::env::consts::EXE_SUFFIX);
+        let bin_dir = Path::new(rookery_bin()).parent().unwrap();
+        let testkit = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testkit");
+        let sources = newest_source(&testkit);
+        let sibling = bin_dir.join(&exe);
+        let fresh = |p: &Path| {
+            std::fs::metadata(p)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t >= sources)
+        };
+        if fresh(&sibling) {
+            return sibling.to_string_lossy().into_owned();
+        }
+        let own_target = bin_dir.join("match-cli-mock");
+        let built = own_target.join("debug").join(&exe);
+        let status = Command::new(env!("CARGO"))
+            .args([
+                "build",
+                "-q",
+                "-p",
+                "rookery-testkit",
+                "--bin",
+                "rookery-mock-engine",
+            ])
+            .arg("--target-dir")
+            .arg(&own_target)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("run cargo to build rookery-mock-engine");
+        assert!(status.success(), "cannot build rookery-mock-engine");
+        assert!(built.exists(), "{} is missing", built.display());
+        built.to_string_lossy().into_owned()
+    })
+    .clone()
+}
+
+/// A program on PATH or in /usr/games.
+fn find_program(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/games"), PathBuf::from("/usr/bin")])
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// Whether a missing peer may be skipped: not under CI.
+fn skip_missing(what: &str) -> bool {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI is set but {what} is missing"
+    );
+    eprintln!("note: {what} not found; skipping");
+    true
+}
+
+fn python_chess() -> bool {
+    static OK: OnceLock<bool> = OnceLock::new();
+    *OK.get_or_init(|| {
+        let out = Command::new("python3")
+            .args(["-c", "import chess, chess.pgn; print(chess.__version__)"])
+            .output();
+        match out {
+            Ok(o) if o.status.success() => {
+                let version = text(&o.stdout).trim().to_string();
+                if version != "1.11.2" {
+                    eprintln!(
+                        "note: python-chess {version}; these checks were written against 1.11.2"
+                    );
+                }
+                true
+            }
+            _ => false,
+        }
+    })
+}
+
+/// Whether python-chess (1.11.2 is the version these checks were written
+/// against) and pgn-extract are there (or the test may skip).
+fn judges_available() -> bool {
+    if !python_chess() {
+        return !skip_missing("python3 with python-chess");
+    }
+    if find_program("pgn-extract").is_none() {
+        return !skip_missing("pgn-extract");
+    }
+    true
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Waits for a child, killing it past `limit`.
+fn wait_bounded(mut child: Child, limit: Duration) -> Output {
+    let t0 = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if t0.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "rookery match did not finish within {limit:?}\nstdout:\n{}\nstderr:\n{}",
+                text(&out.stdout),
+                text(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn spawn_match(args: &[&str]) -> Child {
+    Command::new(rookery_bin())
+        .arg("match")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start rookery match")
+}
+
+/// Runs `rookery match ARGS` to the end.
+fn run_match(args: &[&str]) -> Output {
+    // Drain both pipes on threads so a chatty match cannot block on them.
+    let mut child = spawn_match(args);
+    let mut so = child.stdout.take().unwrap();
+    let mut se = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut so, &mut v).unwrap();
+        v
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut se, &mut v).unwrap();
+        v
+    });
+    let out = wait_bounded(child, RUN_LIMIT);
+    Output {
+        status: out.status,
+        stdout: t_out.join().unwrap(),
+        stderr: t_err.join().unwrap(),
+    }
+}
+
+fn describe(out: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        text(&out.stdout),
+        text(&out.stderr)
+    )
+}
+
+/// python-chess and pgn-extract judge every game of `pgn`; panics on any
+/// problem and returns the facts of each game (see python/match_check.py).
+fn judge(pgn: &str) -> Vec<Value> {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/match_check.py");
+    let mut cmd = Command::new("python3");
+    cmd.arg(script).arg(pgn);
+    if let Some(pe) = find_program("pgn-extract") {
+        cmd.arg(pe);
+    }
+    let out = cmd.output().expect("run python3");
+    assert!(out.status.success(), "match_check.py: {}", describe(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("match_check.py prints JSON");
+    let problems = v["problems"].as_array().unwrap();
+    assert!(
+        problems.is_empty(),
+        "{pgn}: python-chess / pgn-extract disagree:\n{}\n\nPGN:\n{}",
+        problems
+            .iter()
+            .map(|p| p.as_str().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        std::fs::read_to_string(pgn).unwrap_or_default()
+    );
+    v["games"].as_array().unwrap().clone()
+}
+
+/// The value of a tag in every game of a PGN file, in order (read with no
+/// help from rookery or python, to count games).
+fn tag_values(pgn: &str, tag: &str) -> Vec<String> {
+    let prefix = format!("[{tag} \"");
+    std::fs::read_to_string(pgn)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .map(|v| v.trim_end_matches("\"]").to_string())
+        .collect()
+}
+
+fn s(v: &Value) -> &str {
+    v.as_str().unwrap_or_default()
+}
+
+// ---------------------------------------------------------------------
+// 1. Real games against real engines.
+// ---------------------------------------------------------------------
+
+/// A gauntlet of the built-in engine against Stockfish, Glaurung and Toga
+/// II (each 2 games, colours reversed, openings drawn from a small book):
+/// every move legal for python-chess, every rule ending the one python-chess
+/// sees in the final position, and pgn-extract reading the same moves,
+/// final FEN and results.
+#[test]
+fn real_games_against_stockfish_glaurung_and_toga_are_judged_alike() {
+    if !judges_available() {
+        return;
+    }
+    let mut opponents = Vec::new();
+    for name in ["stockfish", "glaurung", "toga2"] {
+        match find_program(name) {
+            Some(p) => opponents.push(p),
+            None => {
+                skip_missing(name);
+            }
+        }
+    }
+    if opponents.is_empty() {
+        return;
+    }
+    let t = Tmp::new("real");
+    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd");
+    let pgn = t.file("real.pgn");
+    let mut args: Vec<String> = vec![
+        "--engine".into(),
+        "cmd=builtin".into(),
+        "name=rookery".into(),
+    ];
+    for p in &opponents {
+        args.extend([
+            "--engine".into(),
+            format!("cmd={}", p.display()),
+            "option.Hash=16".into(),
+        ]);
+    }
+    // A clock, with a margin so that a loaded machine rarely flags; a move
+    // limit so that a shuffling endgame does not run long.
+    for w in [
+        "--tournament",
+        "gauntlet",
+        "--each",
+        "tc=1+0.05",
+        "timemargin=300",
+        "--games",
+        "2",
+        "--maxmoves",
+        "150",
+        "--openings",
+        &format!("file={book}"),
+        "order=random",
+        "--srand",
+        "11",
+        "--pgnout",
+        &pgn,
+    ] {
+        args.push(w.to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run_match(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let games = judge(&pgn);
+    assert_eq!(games.len(), 2 * opponents.len(), "{}", describe(&out));
+    let book_fens: Vec<String> = std::fs::read_to_string(book)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().take(4).collect::<Vec<_>>().join(" "))
+        .collect();
+    let mut starts = std::collections::BTreeSet::new();
+    for g in &games {
+        // Each game starts from a book position and the built-in engine plays in it.
+        let start: String = s(&g["start_fen"])
+            .split(' ')
+            .take(4)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(book_fens.contains(&start), "{start} is not in the book");
+        starts.insert(start);
+        assert!(
+            s(&g["white"]) == "rookery" || s(&g["black"]) == "rookery",
+            "{g}"
+        );
+        assert!(!g["moves"].as_array().unwrap().is_empty(), "{g}");
+        let term = s(&g["termination"]);
+        assert!(
+            ["normal", "time forfeit", "adjudication"].contains(&term),
+            "unexpected Termination {term}: {g}"
+        );
+    }
+    // Pairs of games share an opening; different pairs use different ones.
+    assert!(starts.len() > 1, "every game from the same opening");
+    // The opponents told their names (from `id name`), not the program file.
+    let names: Vec<String> = games
+        .iter()
+        .flat_map(|g| [s(&g["white"]).to_string(), s(&g["black"]).to_string()])
+        .collect();
+    for (prog, id) in [
+        ("stockfish", "Stockfish"),
+        ("glaurung", "Glaurung"),
+        ("toga2", "Toga"),
+    ] {
+        if opponents.iter().any(|p| p.ends_with(prog)) {
+            assert!(names.iter().any(|n| n.contains(id)), "{id}: {names:?}");
+        }
+    }
+    let normal = games
+        .iter()
+        .filter(|g| s(&g["termination"]) == "normal")
+        .count();
+    eprintln!(
+        "real games: {} games, {normal} ended by the rules (each judged by python-chess)",
+        games.len()
+    );
+}
+
+// ---------------------------------------------------------------------
+// 2. Endings forced from the opening position.
+// ---------------------------------------------------------------------
+
+/// Openings where the first move ends the game, with what must follow:
+/// (EPD, Result, reason in rookery's words, python-chess's termination).
+const FORCED: [(&str, &str, &str, &str); 4] = [
+    // White's only legal move, Qxf7, stalemates Black.
+    (
+        "7k/5r2/8/8/8/8/Q3P1P1/4RKR1 w - -",
+        "1/2-1/2",
+        "Draw by stalemate",
+        "STALEMATE",
+    ),
+    // Back-rank mate in one.
+    (
+        "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - -",
+        "1-0",
+        "White mates",
+        "CHECKMATE",
+    ),
+    // Halfmove clock 99, no capture or pawn move, no mate in one.
+    (
+        "8/8/8/4k3/8/8/8/R3K3 w - - hmvc 99;",
+        "1/2-1/2",
+        "Draw by fifty moves rule",
+        "FIFTY_MOVES",
+    ),
+    // The king takes the hanging rook: king against king.
+    (
+        "7k/8/8/8/8/2r5/1K6/8 w - -",
+        "1/2-1/2",
+        "Draw by insufficient mating material",
+        "INSUFFICIENT_MATERIAL",
+    ),
+];
+
+/// Depth-limited built-in engines from openings that end at the first move:
+/// stalemate, mate, the fifty-move rule (halfmove clock 99) and
+/// insufficient material after a capture, each with the right Result and
+/// Termination "normal", as python-chess judges the final position.
+#[test]
+fn forced_endings_end_the_game_as_python_chess_judges_them() {
+    if !judges_available() {
+        return;
+    }
+    let t = Tmp::new("forced");
+    let epd: String = FORCED.iter().map(|f| format!("{}\n", f.0)).collect();
+    let book = t.write("forced.epd", &epd);
+    let pgn = t.file("forced.pgn");
+    let rounds = FORCED.len().to_string();
+    let out = run_match(&[
+        "--engine",
+        "cmd=builtin",
+        "name=A",
+        "--engine",
+        "cmd=builtin",
+        "name=B",
+        "--each",
+        "depth=3",
+        "--rounds",
+        &rounds,
+        "--openings",
+        &format!("file={book}"),
+        "order=sequential",
+        "--pgnout",
+        &pgn,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let games = judge(&pgn);
+    assert_eq!(games.len(), FORCED.len());
+    for (g, (epd, result, reason, python)) in games.iter().zip(FORCED) {
+        let want_start = epd.split_whitespace().take(4).collect::<Vec<_>>().join(" ");
+        assert!(s(&g["start_fen"]).starts_with(&want_start), "{epd}: {g}");
+        assert_eq!(s(&g["termination"]), "normal", "{epd}: {g}");
+        assert_eq!(s(&g["result"]), result, "{epd}: {g}");
+        assert!(s(&g["reason"]).ends_with(reason), "{epd}: {g}");
+        assert_eq!(s(&g["python_outcome"]["termination"]), python, "{epd}: {g}");
+        assert_eq!(g["moves"].as_array().unwrap().len(), 1, "{epd}: {g}");
+    }
+    // The fifty-move game kept its halfmove clock from the EPD.
+    assert!(s(&games[2]["fen_tag"]).contains(" 99 "), "{}", games[2]);
+}
+
+/// Threefold repetition: two mock engines (each plays its first legal move
+/// in sorted UCI order) shuffle Na1-b3 and Ra8-b8, so the start position
+/// comes back for the third time after 8 plies and the game ends there.
+#[test]
+fn threefold_repetition_ends_the_game_at_the_third_occurrence() {
+    if !judges_available() {
+        return;
+    }
+    let t = Tmp::new("threefold");
+    let book = t.write("rep.epd", "r6k/p7/P7/8/8/8/8/N6K w - -\n");
+    let pgn = t.file("rep.pgn");
+    let mock = mock_engine();
+    let out = run_match(&[
+        "--engine",
+        &format!("cmd={mock}"),
+        "name=A",
+        "--engine",
+        &format!("cmd={mock}"),
+        "name=B",
+        "--each",
+        "nodes=1",
+        "--openings",
+        &format!("file={book}"),
+        "--pgnout",
+        &pgn,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let games = judge(&pgn);
+    assert_eq!(games.len(), 1);
+    let g = &games[0];
+    assert_eq!(s(&g["termination"]), "normal", "{g}");
+    assert_eq!(s(&g["result"]), "1/2-1/2", "{g}");
+    assert!(
+        s(&g["reason"]).ends_with("Draw by 3-fold repetition"),
+        "{g}"
+    );
+    assert_eq!(
+        s(&g["python_outcome"]["termination"]),
+        "THREEFOLD_REPETITION"
+    );
+    let moves: Vec<&str> = g["moves"].as_array().unwrap().iter().map(s).collect();
+    assert_eq!(
+        moves,
+        ["a1b3", "a8b8", "b3a1", "b8a8", "a1b3", "a8b8", "b3a1", "b8a8"]
+    );
+}
+
+// ---------------------------------------------------------------------
+// 3. Engine failures, with the mock engine.
+// ---------------------------------------------------------------------
+
+/// Arguments for a match of a misbehaving mock (`bad`, with its flags)
+/// against a well-behaved one, both at `control`.
+fn mock_match(bad: &[&str], control: &[&str], extra: &[&str], pgn: &str) -> Output {
+    let mock = mock_engine();
+    let mut args: Vec<String> = vec!["--engine".into(), format!("cmd={mock}"), "name=bad".into()];
+    for f in bad {
+        args.push(format!("arg={f}"));
+    }
+    args.extend([
+        "--engine".into(),
+        format!("cmd={mock}"),
+        "name=good".into(),
+        "--each".into(),
+    ]);
+    args.extend(control.iter().map(|s| s.to_string()));
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend(["--pgnout".into(), pgn.to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run_match(&args)
+}
+
+/// `bad` lost game `g`: the winner's result from the PGN facts.
+fn assert_bad_lost(g: &Value) {
+    let want = if s(&g["white"]) == "bad" {
+        "0-1"
+    } else {
+        "1-0"
+    };
+    assert_eq!(s(&g["result"]), want, "{g}");
+}
+
+/// An engine that crashes on its third `go`: the game is "abandoned" and
+/// lost by it after its two moves; with `--recover` the engine is started
+/// again and the match plays all its games (each ends the same way).
+#[test]
+fn crash_mid_game_is_abandoned_and_recover_goes_on() {
+    if !judges_available() {
+        return;
+    }
+    let t = Tmp::new("crash-recover");
+    let pgn = t.file("c.pgn");
+    let log = t.file("c.log");
+    let out = mock_match(
+        &["--crash-on-go", "3"],
+        &["nodes=1"],
+        &["--rounds", "3", "--recover", "--log", &log],
+        &pgn,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let games = judge(&pgn);
+    assert_eq!(games.len(), 3, "{}", describe(&out));
+    for g in &games {
+        assert_eq!(s(&g["termination"]), "abandoned", "{g}");
+        assert_bad_lost(g);
+        // Mid-game: the crashing engine had made two moves.
+        assert!(g["moves"].as_array().unwrap().len() >= 4, "{g}");
+    }
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.matches("bad crashed in game").count(), 3, "{stdout}");
+    assert!(
+        stdout.contains("restarting it for the next game"),
+        "{stdout}"
+    );
+    // Three processes of `bad` finished the handshake: it was restarted.
+    let log = std::fs::read_to_string(&log).unwrap();
+    let handshakes = log
+        .lines()
+        .filter(|l| l.contains(" bad#1.1 > uciok"))
+        .count();
+    assert_eq!(handshakes, 3, "{log}");
+}
+
+/// The same crash without `--recover`: the match stops after the game,
+/// says why, and exits with status 1; no further game is started.
+#[test]
+fn crash_without_recover_stops_the_match() {
+    let t = Tmp::new("crash-stop");
+    let pgn = t.file("c.pgn");
+    let out = mock_match(
+        &["--crash-on-go", "3"],
+        &["nodes=1"],
+        &["--rounds", "3"],
+        &pgn,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("bad crashed in game 1: stopping the match"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Stopped: "), "{stdout}");
+    assert!(!stdout.contains("Started game 2"), "{stdout}");
+    assert_eq!(tag_values(&pgn, "Termination"), ["abandoned"]);
+}
+
+/// An engine that hangs (ignoring `stop`) on its second move with a clock
+/// running loses on time; the match goes on with `--recover`.
+#[test]
+fn hang_on_a_clock_is_a_time_forfeit() {
+    if !judges_available() {
+        return;
+    }
+    let t = Tmp::new("hang-clock");
+    let pgn = t.file("h.pgn");
+    let out = mock_match(
+        &["--hang-on-go", "2"],
+        &["tc=1+0.01"],
+        &["--rounds", "2", "--recover"],
+        &pgn,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let games = judge(&pgn);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(s(&g["termination"]), "time forfeit", "{g}");
+        assert_bad_lost(g);
+        assert!(s(&g["reason"]).contains("loses on time"), "{g}");
+    }
+    assert!(
+        text(&out.stdout).contains("bad stalled in game 1"),
+        "{}",
+        describe(&out)
+    );
+}
+
+/// The same hang with a node limit (no clock): after `--stall-timeout 2`
+/// the game ends as a "stalled connection", lost by the silent engine.
+#[test]
+fn hang_without_a_clock_is_a_stalled_connection() {
+    if !judges_available() {
+        return;
+    }
+    let t = Tmp::new("hang-nodes");
+    let pgn = t.file("h.pgn");
+    let out = mock_match(
+        &["--hang-on-go", "2"],
+        &["nodes=1"],
+        &["--stall-timeout", "2", "--recover"],
+        &pgn,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let games = judge(&pgn);
+    assert_eq!(games.len(), 1);
+    assert_eq!(
+        s(&games[0]["termination"]),
+        "stalled connection",
+        "{}",
+        games[0]
+    );
+    assert_bad_lost(&games[0]);
+}
+
+/// An illegal move loses at once ("illegal move"); the move is not in the
+/// PGN, which python-chess and pgn-extract read as legal throughout.
+#[test]
+fn an_illegal_move_loses() {
+    if !judges_available() {
+        return;
+    }
+    let t = Tmp::new("illegal");
+    let pgn = t.file("i.pgn");
+    let out = mock_match(&["--illegal-on-go", "2"], &["nodes=1"], &[], &pgn);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let games = judge(&pgn);
+    assert_eq!(games.len(), 1);
+    let g = &games[0];
+    assert_eq!(s(&g["termination"]), "illegal move", "{g}");
+    assert_bad_lost(g);
+    assert!(s(&g["reason"]).contains("makes an illegal move"), "{g}");
+    // bad made one legal move before its illegal second one.
+    let plies = g["moves"].as_array().unwrap().len();
+    assert!((2..=3).contains(&plies), "{g}");
+}
+
+/// An engine that never answers `uci` forfeits the game ("abandoned");
+/// without `--recover` the match stops with a message naming it, status 1.
+#[test]
+fn an_engine_without_handshake_forfeits_and_stops_the_match() {
+    let t = Tmp::new("no-uciok");
+    let pgn = t.file("n.pgn");
+    let out = mock_match(&["--no-uciok"], &["nodes=1"], &["--rounds", "2"], &pgn);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("bad could not play game 1"), "{stdout}");
+    assert!(!stdout.contains("Started game 2"), "{stdout}");
+    assert_eq!(tag_values(&pgn, "Termination"), ["abandoned"]);
+    let results = tag_values(&pgn, "Result");
+    let whites = tag_values(&pgn, "White");
+    let want = if whites[0] == "bad" { "0-1" } else { "1-0" };
+    assert_eq!(results, [want]);
+}
+
+// ---------------------------------------------------------------------
+// 4. kill -9 and --resume.
+// ---------------------------------------------------------------------
+
+fn journal_entries(path: &Path) -> Vec<Value> {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    bytes
+        .split(|&b| b == b'\n')
+        .filter_map(|l| serde_json::from_slice(l).ok())
+        .collect()
+}
+
+/// Kills the match with SIGKILL in the middle of its second game, tears the
+/// journal's last line, and resumes: the PGN then has every game exactly
+/// once, the cut game starts with the moves journaled before the kill and
+/// goes on with the clocks restored, and python-chess reads it all.
+#[test]
+fn resume_after_kill_9_keeps_every_game_once_and_the_cut_games_moves() {
+    if !judges_available() {
+        return;
+    }
+    let t = Tmp::new("resume");
+    let pgn = t.file("r.pgn");
+    let journal = t.path("r.pgn.journal");
+    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd");
+    let mut child = spawn_match(&[
+        "--engine",
+        "cmd=builtin",
+        "name=A",
+        "--engine",
+        "cmd=builtin",
+        "name=B",
+        "--each",
+        "tc=1+0.02",
+        "timemargin=200",
+        "--rounds",
+        "3",
+        "--maxmoves",
+        "80",
+        "--openings",
+        &format!("file={book}"),
+        "order=sequential",
+        "--pgnout",
+        &pgn,
+    ]);
+    // Wait (bounded) until the second game has some moves in the journal.
+    let t0 = Instant::now();
+    let cut_moves = loop {
+        let entries = journal_entries(&journal);
+        let moves: Vec<String> = entries
+            .iter()
+            .filter(|e| e["type"] == "move" && e["game"] == 1)
+            .map(|e| s(&e["uci"]).to_string())
+            .collect();
+        if moves.len() >= 6 {
+            break moves;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the match ended ({status}) before it could be killed");
+        }
+        assert!(t0.elapsed() < RUN_LIMIT, "the second game never started");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let pid = child.id().to_string();
+    let st = Command::new("kill").args(["-9", &pid]).status().unwrap();
+    assert!(st.success());
+    let _ = child.wait();
+    // Everything journaled by the moment of the kill.
+    let entries = journal_entries(&journal);
+    let before: Vec<Value> = entries
+        .iter()
+        .filter(|e| e["type"] == "move" && e["game"] == 1)
+        .cloned()
+        .collect();
+    assert!(before.len() >= cut_moves.len());
+    assert!(
+        !entries.iter().any(|e| e["type"] == "end" && e["game"] == 1),
+        "game 2 was over before the kill"
+    );
+    assert!(entries.iter().any(|e| e["type"] == "end" && e["game"] == 0));
+    // The PGN has game 1 and nothing of the cut game.
+    assert_eq!(tag_values(&pgn, "Round"), ["1"]);
+    // A torn last line, as a crash in the middle of a write leaves it.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&journal)
+        .unwrap();
+    f.write_all(br#"{"type":"move","game":1,"uci":"e2"#)
+        .unwrap();
+    drop(f);
+
+    let out = run_match(&["--resume", journal.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("1 of 3 games finished, 1 cut off mid-game"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Resumed game 2 of 3"), "{stdout}");
+    // Every game exactly once.
+    let mut rounds = tag_values(&pgn, "Round");
+    rounds.sort();
+    assert_eq!(rounds, ["1", "2", "3"], "{}", describe(&out));
+    let games = judge(&pgn);
+    let cut = games.iter().find(|g| s(&g["round"]) == "2").unwrap();
+    let moves: Vec<String> = cut["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| s(m).to_string())
+        .collect();
+    let kept: Vec<String> = before.iter().map(|e| s(&e["uci"]).to_string()).collect();
+    assert!(
+        moves.len() >= kept.len() && moves[..kept.len()] == kept[..],
+        "the cut game does not start with its journaled moves\njournal: {kept:?}\nPGN: {moves:?}"
+    );
+    // Clocks restored: the first move after the resume by each side starts
+    // from that side's journaled clock (plus at most the increment), not
+    // from a fresh clock.
+    let after: Vec<Value> = journal_entries(&journal)
+        .into_iter()
+        .filter(|e| e["type"] == "move" && e["game"] == 1)
+        .skip(before.len())
+        .collect();
+    assert!(
+        after.len() >= 2 || moves.len() <= kept.len() + 1,
+        "{after:?}"
+    );
+    for (k, next) in after.iter().take(2).enumerate() {
+        // The same side's last clock before the kill.
+        let ply = before.len() + k;
+        let last_same_side = before
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(i, _)| i % 2 == ply % 2)
+            .map(|(_, e)| e["clock_ms"].as_u64().unwrap());
+        if let (Some(last), Some(now)) = (last_same_side, next["clock_ms"].as_u64()) {
+            assert!(
+                now <= last + 20,
+                "clock after the resume {now} ms, before the kill {last} ms (+20 ms increment)"
+            );
+        }
+    }
+    // The finished games' records in the journal match the PGN's count.
+    let ends = journal_entries(&journal)
+        .iter()
+        .filter(|e| e["type"] == "end")
+        .count();
+    assert_eq!(ends, 3);
+}
+
+// ---------------------------------------------------------------------
+// 5. Usage errors.
+// ---------------------------------------------------------------------
+
+/// Usage errors exit with status 2 and say what is wrong; `--help` maps the
+/// cutechess-cli flags.
+#[test]
+fn usage_errors_exit_2() {
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--engine", "cmd=builtin", "--engine", "cmd=builtin"],
+            "no time control",
+        ),
+        (
+            &[
+                "--engine",
+                "cmd=builtin",
+                "--engine",
+                "cmd=builtin",
+                "--each",
+                "tc=abc",
+            ],
+            "tc=abc",
+        ),
+        (
+            &[
+                "--engine",
+                "cmd=builtin",
+                "--engine",
+                "cmd=builtin",
+                "--engine",
+                "cmd=builtin",
+                "--each",
+                "nodes=10",
+                "--sprt",
+                "elo0=0",
+                "elo1=5",
+                "alpha=0.05",
+                "beta=0.05",
+            ],
+            "exactly two engines",
+        ),
+        (
+            &[
+                "--engine",
+                "cmd=builtin",
+                "frobnicate=1",
+                "--engine",
+                "cmd=builtin",
+                "--each",
+                "nodes=1",
+            ],
+            "frobnicate",
+        ),
+        (&["--engine", "cmd=builtin", "nodes=1"], "two --engine"),
+    ];
+    for (args, needle) in cases {
+        let out = run_match(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", describe(&out));
+        let err = text(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {needle:?} not in {err}");
+    }
+    let out = Command::new(rookery_bin())
+        .args(["match", "--help"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    for needle in [
+        "cutechess-cli",
+        "-engine cmd=X -> --engine cmd=X",
+        "--resume",
+        "-pgnout F",
+    ] {
+        assert!(help.contains(needle), "{needle:?} not in --help:\n{help}");
+    }
+}
+
+// ---------------------------------------------------------------------
+// 6. --json, --epdout, --log.
+// ---------------------------------------------------------------------
+
+/// `--json` prints the summary (standings with names and results, the
+/// stop reason, games not played); `--epdout` has one EPD line per game,
+/// which python-chess reads as the final position of the PGN's game; the
+/// `--log` has lines to and from both engines.
+#[test]
+fn json_epdout_and_log() {
+    if !judges_available() {
+        return;
+    }
+    let t = Tmp::new("outputs");
+    let pgn = t.file("o.pgn");
+    let epd = t.file("o.epd");
+    let log = t.file("o.log");
+    let mock = mock_engine();
+    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd");
+    let out = run_match(&[
+        "--engine",
+        "cmd=builtin",
+        "name=Inside",
+        "depth=2",
+        "--engine",
+        &format!("cmd={mock}"),
+        "name=Outside",
+        "arg=--random",
+        "arg=3",
+        "nodes=1",
+        "--games",
+        "2",
+        "--rounds",
+        "2",
+        "--maxmoves",
+        "60",
+        "--openings",
+        &format!("file={book}"),
+        "--json",
+        "--pgnout",
+        &pgn,
+        "--epdout",
+        &epd,
+        "--log",
+        &log,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("--json output does not parse: {e}\n{}", describe(&out)));
+    let st = &v["standings"];
+    assert_eq!(st["names"], serde_json::json!(["Inside", "Outside"]), "{v}");
+    assert_eq!(st["games"], 4, "{v}");
+    let wdl = |x: &Value| {
+        x["wins"].as_u64().unwrap() + x["draws"].as_u64().unwrap() + x["losses"].as_u64().unwrap()
+    };
+    assert_eq!(wdl(&st["engines"][0]), 4, "{v}");
+    assert_eq!(st["engines"][0]["wins"], st["engines"][1]["losses"], "{v}");
+    assert_eq!(wdl(&st["versus"][1]["wdl"]), 4, "{v}");
+    // Two complete pairs of games on one opening each.
+    let ptnml: u64 = st["versus"][1]["ptnml"]["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .sum();
+    assert_eq!(ptnml, 2, "{v}");
+    assert_eq!(v["stopped"], Value::Null);
+    assert_eq!(v["unplayed"], 0);
+    // The commentary went to stderr, not into the JSON.
+    assert!(
+        text(&out.stderr).contains("Finished game 4"),
+        "{}",
+        describe(&out)
+    );
+
+    let games = judge(&pgn);
+    assert_eq!(games.len(), 4);
+    let lines: Vec<String> = std::fs::read_to_string(&epd)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    // python-chess reads each EPD line; its position is the final position
+    // of a PGN game (the finishing order may differ from the PGN order only
+    // with concurrency, here it is the same).
+    let script = "import chess, sys, json\n\
+                  print(json.dumps([chess.Board.from_epd(l)[0].fen() for l in sys.stdin.read().splitlines()]))";
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(lines.join("\n").as_bytes())
+        .unwrap();
+    let py = child.wait_with_output().unwrap();
+    assert!(py.status.success(), "{}", describe(&py));
+    let fens: Vec<String> = serde_json::from_slice(&py.stdout).unwrap();
+    for (i, (fen, g)) in fens.iter().zip(&games).enumerate() {
+        let four = |f: &str| f.split(' ').take(4).collect::<Vec<_>>().join(" ");
+        assert_eq!(four(fen), four(s(&g["final_fen"])), "EPD line {}", i + 1);
+        assert!(
+            lines[i].contains(&format!(
+                "c0 \"{} {}\"",
+                s(&g["result"]),
+                s(&g["termination"])
+            )),
+            "{}",
+            lines[i]
+        );
+    }
+    // The log: both engines, both directions.
+    let log = std::fs::read_to_string(&log).unwrap();
+    for needle in [
+        " Inside#1.1 < uci",
+        " Inside#1.1 > uciok",
+        " Inside#1.1 > bestmove ",
+        " Outside#2.1 < go nodes 1",
+        " Outside#2.1 > bestmove ",
+        " Outside#2.1 < position ",
+    ] {
+        assert!(log.contains(needle), "{needle:?} not in the log:\n{log}");
+    }
+}
+
+// ---------------------------------------------------------------------
+// 7. Scale.
+// ---------------------------------------------------------------------
+
+/// 64 games at once between mock engines (128 processes) that answer at
+/// once: all finish, the PGN has 64 games, every one judged.
+#[test]
+fn sixty_four_concurrent_games() {
+    if !judges_available() {
+        return;
+    }
+    let t = Tmp::new("scale");
+    let pgn = t.file("s.pgn");
+    let mock = mock_engine();
+    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd");
+    let out = run_match(&[
+        "--engine",
+        &format!("cmd={mock}"),
+        "name=m1",
+        "arg=--random",
+        "arg=1",
+        "--engine",
+        &format!("cmd={mock}"),
+        "name=m2",
+        "arg=--random",
+        "arg=2",
+        "--each",
+        "nodes=1",
+        "--rounds",
+        "32",
+        "--games",
+        "2",
+        "--concurrency",
+        "64",
+        "--openings",
+        &format!("file={book}"),
+        "order=random",
+        "--srand",
+        "5",
+        "--ratinginterval",
+        "64",
+        "--pgnout",
+        &pgn,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let games = judge(&pgn);
+    assert_eq!(games.len(), 64);
+    let mut rounds: Vec<u32> = tag_values(&pgn, "Round")
+        .iter()
+        .map(|r| r.parse().unwrap())
+        .collect();
+    rounds.sort_unstable();
+    assert_eq!(rounds, (1..=64).collect::<Vec<_>>());
+    for g in &games {
+        assert_eq!(s(&g["termination"]), "normal", "{g}");
+    }
+}
