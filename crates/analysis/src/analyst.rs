@@ -40,7 +40,64 @@ pub struct AnalysisLimits {
 /// Moves to go on the clock that expresses a soft limit.
 pub const SOFT_MOVES: u32 = 20;
 
+/// The longest time any engine is given for one position, in milliseconds:
+/// 2^31 - 1 (24.8 days), the largest value a 32-bit `int` holds, which is
+/// what many engines read `go movetime` and the clocks into.
+pub const MAX_TIME_MS: u64 = i32::MAX as u64;
+/// The largest depth, mate distance or MultiPV sent to an engine (engines
+/// read them into a 32-bit `int`).
+pub const MAX_COUNT: u32 = i32::MAX as u32;
+/// The largest node limit sent to an engine (a signed 64-bit value).
+pub const MAX_NODES: u64 = i64::MAX as u64;
+
+/// A limit no engine can honour.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{what} {value} is more than any engine takes (at most {max})")]
+pub struct LimitError {
+    /// Which limit.
+    pub what: &'static str,
+    /// The value asked for.
+    pub value: u64,
+    /// The largest value allowed.
+    pub max: u64,
+}
+
 impl AnalysisLimits {
+    /// Checks that every limit is one an engine can honour: times at most
+    /// [`MAX_TIME_MS`] (a soft limit's whole clock too), counts at most
+    /// [`MAX_COUNT`], nodes at most [`MAX_NODES`].
+    ///
+    /// # Errors
+    /// [`LimitError`] naming the first limit out of range.
+    pub fn check(&self) -> Result<(), LimitError> {
+        let count = |v: Option<u32>| v.map(u64::from);
+        for (what, value, max) in [
+            ("movetime", self.movetime_ms, MAX_TIME_MS),
+            (
+                "soft movetime",
+                self.soft_ms,
+                MAX_TIME_MS / u64::from(SOFT_MOVES),
+            ),
+            ("depth", count(self.depth), u64::from(MAX_COUNT)),
+            ("mate", count(self.mate), u64::from(MAX_COUNT)),
+            ("multipv", count(self.multipv), u64::from(MAX_COUNT)),
+            ("nodes", self.nodes, MAX_NODES),
+        ] {
+            if let Some(value) = value.filter(|&v| v > max) {
+                return Err(LimitError { what, value, max });
+            }
+        }
+        Ok(())
+    }
+
+    /// The clock that expresses the soft limit (see [`AnalysisLimits::soft_ms`]).
+    fn soft_clock_ms(&self) -> Option<i64> {
+        self.soft_ms.map(|ms| {
+            let clock = ms.saturating_mul(u64::from(SOFT_MOVES));
+            i64::try_from(clock).unwrap_or(i64::MAX)
+        })
+    }
+
     /// The limits in words, e.g. `movetime 100 ms`.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
@@ -112,6 +169,12 @@ pub enum AnalystError {
     /// The engine answered a move that is not legal.
     #[error("engine played an illegal move {0}")]
     IllegalMove(String),
+    /// The built-in engine refused a setting (a size out of range, or no memory).
+    #[error(transparent)]
+    Config(#[from] rookery_engine::ConfigError),
+    /// A limit no engine can honour (see [`AnalysisLimits::check`]).
+    #[error(transparent)]
+    Limit(#[from] LimitError),
 }
 
 /// Anything that can analyse a position.
@@ -148,12 +211,16 @@ pub struct BuiltinAnalyst {
 
 impl BuiltinAnalyst {
     /// The built-in engine with a hash table of `hash_mb` MB and one thread.
-    pub fn new(hash_mb: usize) -> BuiltinAnalyst {
+    ///
+    /// # Errors
+    /// [`AnalystError::Config`] if the table size is out of range or its
+    /// memory cannot be had.
+    pub fn new(hash_mb: usize) -> Result<BuiltinAnalyst, AnalystError> {
         let mut engine = Engine::new();
         let mut cfg = engine.config().clone();
-        cfg.hash_mb = hash_mb.max(1);
-        engine.set_config(cfg);
-        BuiltinAnalyst { engine }
+        cfg.hash_mb = hash_mb;
+        engine.set_config(cfg)?;
+        Ok(BuiltinAnalyst { engine })
     }
 }
 
@@ -174,11 +241,12 @@ impl Analyst for BuiltinAnalyst {
         pos: &Position,
         limits: &AnalysisLimits,
     ) -> Result<Analysis, AnalystError> {
+        limits.check()?;
         let multipv = limits.multipv.unwrap_or(1).max(1) as usize;
         let mut cfg = self.engine.config().clone();
         if cfg.multipv != multipv {
             cfg.multipv = multipv;
-            self.engine.set_config(cfg);
+            self.engine.set_config(cfg)?;
         }
         self.engine.set_position(pos.clone(), &[]);
         let (tx, rx) = mpsc::channel();
@@ -189,8 +257,8 @@ impl Analyst for BuiltinAnalyst {
                 nodes: limits.nodes,
                 mate: limits.mate,
                 movetime: limits.movetime_ms,
-                wtime: limits.soft_ms.map(|ms| (ms * u64::from(SOFT_MOVES)) as i64),
-                btime: limits.soft_ms.map(|ms| (ms * u64::from(SOFT_MOVES)) as i64),
+                wtime: limits.soft_clock_ms(),
+                btime: limits.soft_clock_ms(),
                 movestogo: limits.soft_ms.map(|_| SOFT_MOVES),
                 ..Limits::default()
             },
@@ -338,12 +406,15 @@ impl Analyst for UciAnalyst {
                 .set_option("MultiPV", Some(&multipv.to_string()))?;
             self.multipv = multipv;
         }
-        let clock = limits.soft_ms.map(|ms| (ms * u64::from(SOFT_MOVES)) as i64);
+        let clock = limits.soft_clock_ms();
         let go = GoParams {
             depth: limits.depth,
             nodes: limits.nodes,
             mate: limits.mate,
-            movetime: limits.movetime_ms.map(|m| m as i64),
+            // Checked above: at most MAX_TIME_MS, so no wrap to negative.
+            movetime: limits
+                .movetime_ms
+                .map(|m| i64::try_from(m).unwrap_or(i64::MAX)),
             wtime: clock,
             btime: clock,
             movestogo: clock.map(|_| SOFT_MOVES),
@@ -352,7 +423,7 @@ impl Analyst for UciAnalyst {
         // Hard guard: the movetime, or the whole clock of a soft limit.
         let guard = limits
             .movetime_ms
-            .or(clock.map(|c| c as u64))
+            .or(clock.map(|c| c.unsigned_abs()))
             .map(std::time::Duration::from_millis);
         let start = PositionStart::Fen(Fen::from_position(pos).to_string());
         let mut history = Vec::new();
