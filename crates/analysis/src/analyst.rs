@@ -500,3 +500,48 @@ impl Analyst for UciAnalyst {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    #[test]
+    fn limits_no_engine_can_honour_are_refused_before_searching() {
+        let mut engine = BuiltinAnalyst::new(1).unwrap();
+        let pos = Position::startpos();
+        for limits in [
+            AnalysisLimits {
+                movetime_ms: Some(u64::MAX),
+                ..AnalysisLimits::default()
+            },
+            AnalysisLimits {
+                soft_ms: Some(MAX_TIME_MS / u64::from(SOFT_MOVES) + 1),
+                ..AnalysisLimits::default()
+            },
+            AnalysisLimits {
+                depth: Some(u32::MAX),
+                ..AnalysisLimits::default()
+            },
+            AnalysisLimits {
+                nodes: Some(u64::MAX),
+                ..AnalysisLimits::default()
+            },
+        ] {
+            let r = engine.analyse(&pos, &limits);
+            assert!(
+                matches!(r, Err(AnalystError::Limit(_))),
+                "{limits:?}: {r:?}"
+            );
+        }
+        let fine = AnalysisLimits {
+            depth: Some(1),
+            soft_ms: Some(MAX_TIME_MS / u64::from(SOFT_MOVES)),
+            ..AnalysisLimits::default()
+        };
+        assert!(fine.check().is_ok());
+        assert!(matches!(
+            BuiltinAnalyst::new(0),
+            Err(AnalystError::Config(_))
+        ));
+    }
+}

@@ -115,3 +115,53 @@ fn extreme_option_values_and_commands_are_answered() {
     let mv = last.split_whitespace().nth(1).unwrap();
     assert!(mv.starts_with("a2"), "the king on a2 moves: {last}");
 }
+
+/// Limits no engine can honour are usage errors (exit 2) naming the flag,
+/// before any engine starts: `--movetime 18446744073709551615` used to be
+/// sent as `go movetime -1`.
+#[test]
+fn out_of_range_limits_are_usage_errors() {
+    let dir = rookery_testkit::TempDir::new("extremes-limits");
+    let suite = dir.join("m1.epd");
+    std::fs::write(&suite, "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#;\n").unwrap();
+    let suite = suite.to_str().unwrap();
+    for (flag, value) in [
+        ("--movetime", "18446744073709551615"),
+        ("--movetime", "2147483648"),
+        ("--movetime", "0"),
+        ("--soft-movetime", "9223372036854775807"),
+        ("--depth", "4294967295"),
+        ("--nodes", "18446744073709551615"),
+        ("--jobs", "0"),
+        ("--hash", "65537"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rookery"))
+            .args(["epd", "target", suite, flag, value])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {err}");
+        assert!(err.contains(flag), "{flag} {value}: {err}");
+        assert!(out.stdout.is_empty(), "{flag} {value}: nothing analysed");
+    }
+    // The largest accepted value still runs.
+    let out = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args([
+            "epd",
+            "target",
+            suite,
+            "--depth",
+            "2",
+            "--nodes",
+            "9223372036854775807",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("pm Rd8#"));
+}
