@@ -4,9 +4,9 @@
 //! unchanged; nothing is dropped.
 
 use crate::analyst::{AnalysisLimits, Analyst};
-use crate::pipeline::run_parallel;
 use crate::suite::score_record;
 use crate::verbs::{apply, Applied, Extras, Verb};
+use rookery_core::parallel;
 use rookery_epd::{LineKind, Mode, Operation, RawOperand, Reader, Record};
 use rookery_report::{PositionResult, SuiteRun};
 use std::io::{self, BufRead, Write};
@@ -84,8 +84,9 @@ struct Done {
 /// `output` in order. `analysts` are the engines (one thread each).
 ///
 /// # Errors
-/// Only I/O errors of `input` or `output`; record and engine problems are
-/// reported in the summary.
+/// I/O errors of `input` or `output`, and a panic in an analyst (a bug,
+/// reported as an error rather than hanging the run); record and engine
+/// problems are reported in the summary.
 pub fn run_verb(
     input: impl BufRead + Send,
     output: &mut dyn Write,
@@ -204,7 +205,9 @@ pub fn run_verb(
         done
     };
     let mut lines_done = 0u64;
-    run_parallel(items, analysts, work, |done| {
+    // One engine a thread; results in input order; a panic in the work (a
+    // bug) ends the run with an error instead of hanging it.
+    let ran = parallel::run(items, analysts, work, |done| {
         lines_done += 1;
         if done.is_record {
             summary.records += 1;
@@ -236,6 +239,9 @@ pub fn run_verb(
         }
         progress(Tick { lines_done });
     });
+    if let Err(e) = ran {
+        return Err(io::Error::other(e));
+    }
     if let Some(e) = read_error.or(io_error) {
         return Err(e);
     }
