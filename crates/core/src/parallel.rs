@@ -7,7 +7,7 @@
 //! needs nothing but std and every crate can reach it; it does no I/O.
 //!
 //! The caller drives: [`Ordered::submit`] hands out an item,
-//! [`Ordered::next`] waits for the oldest result not yet taken. Keeping
+//! [`Ordered::take_next`] waits for the oldest result not yet taken. Keeping
 //! [`Ordered::in_flight`] under a bound keeps memory bounded however long the
 //! input; [`run`] does exactly that for a plain iterator.
 //!
@@ -105,7 +105,7 @@ impl<I, O> Ordered<I, O> {
     /// # Errors
     /// [`WorkerPanicked`] if a worker panicked (on this item or another: once
     /// one has, no further result is given) or all workers are gone.
-    pub fn next(&mut self) -> Option<Result<O, WorkerPanicked>> {
+    pub fn take_next(&mut self) -> Option<Result<O, WorkerPanicked>> {
         if let Some(e) = &self.failed {
             return Some(Err(e.clone()));
         }
@@ -151,7 +151,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// [`Ordered`] handle on the calling thread. When `body` returns, the
 /// workers finish the items they hold and end; then `body`'s value is
 /// returned. A panic in `work` is caught: the worker ends and
-/// [`Ordered::next`] reports it. A worker thread the system cannot start
+/// [`Ordered::take_next`] reports it. A worker thread the system cannot start
 /// only means fewer workers (none at all: the first `submit` fails).
 pub fn with_workers<W, I, O, R>(
     workers: Vec<W>,
@@ -197,7 +197,7 @@ where
             drop(spawned);
         }
         // Only the workers hold these now: when all are gone, `submit` and
-        // `next` see it.
+        // `take_next` see it.
         drop(work_rx);
         drop(done_tx);
         let mut ordered = Ordered {
@@ -242,7 +242,7 @@ where
                     None => more = false,
                 }
             }
-            match q.next() {
+            match q.take_next() {
                 Some(out) => emit(out?),
                 None => return Ok(()),
             }
@@ -314,11 +314,11 @@ mod tests {
             vec![()],
             |_, i: u8| i,
             |q| {
-                assert!(q.next().is_none());
+                assert!(q.take_next().is_none());
                 q.submit(5).unwrap();
                 assert_eq!(q.in_flight(), 1);
-                let five = q.next();
-                (five, q.next().is_none())
+                let five = q.take_next();
+                (five, q.take_next().is_none())
             },
         );
         assert_eq!(r, (Some(Ok(5)), true));

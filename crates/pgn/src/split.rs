@@ -372,7 +372,7 @@ where
                     }
                 }
             }
-            let Some(done) = q.next() else { break };
+            let Some(done) = q.take_next() else { break };
             let (piece, first, out, outcome) = done.map_err(worker_failed)?;
             ahead = ahead.saturating_sub(piece.starts);
             let (piece, out, outcome) = match carry.take() {
