@@ -40,7 +40,64 @@ pub struct AnalysisLimits {
 /// Moves to go on the clock that expresses a soft limit.
 pub const SOFT_MOVES: u32 = 20;
 
+/// The longest time any engine is given for one position, in milliseconds:
+/// 2^31 - 1 (24.8 days), the largest value a 32-bit `int` holds, which is
+/// what many engines read `go movetime` and the clocks into.
+pub const MAX_TIME_MS: u64 = i32::MAX as u64;
+/// The largest depth, mate distance or MultiPV sent to an engine (engines
+/// read them into a 32-bit `int`).
+pub const MAX_COUNT: u32 = i32::MAX as u32;
+/// The largest node limit sent to an engine (a signed 64-bit value).
+pub const MAX_NODES: u64 = i64::MAX as u64;
+
+/// A limit no engine can honour.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{what} {value} is more than any engine takes (at most {max})")]
+pub struct LimitError {
+    /// Which limit.
+    pub what: &'static str,
+    /// The value asked for.
+    pub value: u64,
+    /// The largest value allowed.
+    pub max: u64,
+}
+
 impl AnalysisLimits {
+    /// Checks that every limit is one an engine can honour: times at most
+    /// [`MAX_TIME_MS`] (a soft limit's whole clock too), counts at most
+    /// [`MAX_COUNT`], nodes at most [`MAX_NODES`].
+    ///
+    /// # Errors
+    /// [`LimitError`] naming the first limit out of range.
+    pub fn check(&self) -> Result<(), LimitError> {
+        let count = |v: Option<u32>| v.map(u64::from);
+        for (what, value, max) in [
+            ("movetime", self.movetime_ms, MAX_TIME_MS),
+            (
+                "soft movetime",
+                self.soft_ms,
+                MAX_TIME_MS / u64::from(SOFT_MOVES),
+            ),
+            ("depth", count(self.depth), u64::from(MAX_COUNT)),
+            ("mate", count(self.mate), u64::from(MAX_COUNT)),
+            ("multipv", count(self.multipv), u64::from(MAX_COUNT)),
+            ("nodes", self.nodes, MAX_NODES),
+        ] {
+            if let Some(value) = value.filter(|&v| v > max) {
+                return Err(LimitError { what, value, max });
+            }
+        }
+        Ok(())
+    }
+
+    /// The clock that expresses the soft limit (see [`AnalysisLimits::soft_ms`]).
+    fn soft_clock_ms(&self) -> Option<i64> {
+        self.soft_ms.map(|ms| {
+            let clock = ms.saturating_mul(u64::from(SOFT_MOVES));
+            i64::try_from(clock).unwrap_or(i64::MAX)
+        })
+    }
+
     /// The limits in words, e.g. `movetime 100 ms`.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
@@ -132,6 +189,12 @@ pub enum AnalystError {
         /// The last failure.
         last: String,
     },
+    /// The built-in engine refused a setting (a size out of range, or no memory).
+    #[error(transparent)]
+    Config(#[from] rookery_engine::ConfigError),
+    /// A limit no engine can honour (see [`AnalysisLimits::check`]).
+    #[error(transparent)]
+    Limit(#[from] LimitError),
 }
 
 /// Anything that can analyse a position.
@@ -170,13 +233,17 @@ impl BuiltinAnalyst {
     /// The built-in engine with a hash table of `hash_mb` MB and one thread.
     /// It runs in this process: no time is lost passing moves, so Move
     /// Overhead is 0 and a `movetime` is searched in full.
-    pub fn new(hash_mb: usize) -> BuiltinAnalyst {
+    ///
+    /// # Errors
+    /// [`AnalystError::Config`] if the table size is out of range or its
+    /// memory cannot be had.
+    pub fn new(hash_mb: usize) -> Result<BuiltinAnalyst, AnalystError> {
         let mut engine = Engine::new();
         let mut cfg = engine.config().clone();
-        cfg.hash_mb = hash_mb.max(1);
+        cfg.hash_mb = hash_mb;
         cfg.move_overhead = 0;
-        engine.set_config(cfg);
-        BuiltinAnalyst { engine }
+        engine.set_config(cfg)?;
+        Ok(BuiltinAnalyst { engine })
     }
 
     /// [`BuiltinAnalyst::new`], then UCI options by name (`Hash`, `Threads`,
@@ -190,13 +257,13 @@ impl BuiltinAnalyst {
         hash_mb: usize,
         options: &[(String, Option<String>)],
     ) -> Result<BuiltinAnalyst, AnalystError> {
-        let mut a = BuiltinAnalyst::new(hash_mb);
+        let mut a = BuiltinAnalyst::new(hash_mb)?;
         let mut cfg = a.engine.config().clone();
         for (name, value) in options {
             rookery_engine::protocol::set_config_option(&mut cfg, name, value.as_deref())
                 .map_err(|e| AnalystError::Option(e.to_string()))?;
         }
-        a.engine.set_config(cfg);
+        a.engine.set_config(cfg)?;
         Ok(a)
     }
 
@@ -223,13 +290,14 @@ impl Analyst for BuiltinAnalyst {
         pos: &Position,
         limits: &AnalysisLimits,
     ) -> Result<Analysis, AnalystError> {
+        limits.check()?;
         // MultiPV from the limits when given there, else as configured.
         if let Some(multipv) = limits.multipv {
             let mut cfg = self.engine.config().clone();
             let multipv = multipv.max(1) as usize;
             if cfg.multipv != multipv {
                 cfg.multipv = multipv;
-                self.engine.set_config(cfg);
+                self.engine.set_config(cfg)?;
             }
         }
         self.engine.set_position(pos.clone(), &[]);
@@ -241,8 +309,8 @@ impl Analyst for BuiltinAnalyst {
                 nodes: limits.nodes,
                 mate: limits.mate,
                 movetime: limits.movetime_ms,
-                wtime: limits.soft_ms.map(|ms| (ms * u64::from(SOFT_MOVES)) as i64),
-                btime: limits.soft_ms.map(|ms| (ms * u64::from(SOFT_MOVES)) as i64),
+                wtime: limits.soft_clock_ms(),
+                btime: limits.soft_clock_ms(),
                 movestogo: limits.soft_ms.map(|_| SOFT_MOVES),
                 ..Limits::default()
             },
@@ -475,12 +543,15 @@ impl Analyst for UciAnalyst {
             host.set_option("MultiPV", Some(&multipv.to_string()))?;
             cur_multipv = multipv;
         }
-        let clock = limits.soft_ms.map(|ms| (ms * u64::from(SOFT_MOVES)) as i64);
+        let clock = limits.soft_clock_ms();
         let go = GoParams {
             depth: limits.depth,
             nodes: limits.nodes,
             mate: limits.mate,
-            movetime: limits.movetime_ms.map(|m| m as i64),
+            // Checked above: at most MAX_TIME_MS, so no wrap to negative.
+            movetime: limits
+                .movetime_ms
+                .map(|m| i64::try_from(m).unwrap_or(i64::MAX)),
             wtime: clock,
             btime: clock,
             movestogo: clock.map(|_| SOFT_MOVES),
@@ -489,7 +560,7 @@ impl Analyst for UciAnalyst {
         // Hard guard: the movetime, or the whole clock of a soft limit.
         let guard = limits
             .movetime_ms
-            .or(clock.map(|c| c as u64))
+            .or(clock.map(|c| c.unsigned_abs()))
             .map(std::time::Duration::from_millis);
         let start = PositionStart::Fen(Fen::from_position(pos).to_string());
         let mut history = Vec::new();
@@ -588,7 +659,7 @@ mod tests {
         // Move Overhead is for clocks over a pipe: a movetime given in process
         // is searched in full (the engine's own default would keep 30 ms).
         assert!(Engine::new().config().move_overhead > 0);
-        assert_eq!(BuiltinAnalyst::new(16).config().move_overhead, 0);
+        assert_eq!(BuiltinAnalyst::new(16).unwrap().config().move_overhead, 0);
         // Unless asked for, through the engine's own option handling.
         let a = BuiltinAnalyst::with_options(
             16,
@@ -608,7 +679,7 @@ mod tests {
 
     #[test]
     fn reported_nodes_are_never_fewer_than_searched() {
-        let mut a = BuiltinAnalyst::new(16);
+        let mut a = BuiltinAnalyst::new(16).unwrap();
         let pos = Position::startpos();
         let limits = AnalysisLimits {
             depth: Some(5),
@@ -617,5 +688,50 @@ mod tests {
         let r = a.analyse(&pos, &limits).unwrap();
         assert_eq!(r.nodes, a.engine.last_nodes());
         assert!(r.nodes >= r.history.last().map_or(0, |p| p.nodes));
+    }
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    #[test]
+    fn limits_no_engine_can_honour_are_refused_before_searching() {
+        let mut engine = BuiltinAnalyst::new(1).unwrap();
+        let pos = Position::startpos();
+        for limits in [
+            AnalysisLimits {
+                movetime_ms: Some(u64::MAX),
+                ..AnalysisLimits::default()
+            },
+            AnalysisLimits {
+                soft_ms: Some(MAX_TIME_MS / u64::from(SOFT_MOVES) + 1),
+                ..AnalysisLimits::default()
+            },
+            AnalysisLimits {
+                depth: Some(u32::MAX),
+                ..AnalysisLimits::default()
+            },
+            AnalysisLimits {
+                nodes: Some(u64::MAX),
+                ..AnalysisLimits::default()
+            },
+        ] {
+            let r = engine.analyse(&pos, &limits);
+            assert!(
+                matches!(r, Err(AnalystError::Limit(_))),
+                "{limits:?}: {r:?}"
+            );
+        }
+        let fine = AnalysisLimits {
+            depth: Some(1),
+            soft_ms: Some(MAX_TIME_MS / u64::from(SOFT_MOVES)),
+            ..AnalysisLimits::default()
+        };
+        assert!(fine.check().is_ok());
+        assert!(matches!(
+            BuiltinAnalyst::new(0),
+            Err(AnalystError::Config(_))
+        ));
     }
 }

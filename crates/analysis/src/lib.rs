@@ -8,7 +8,7 @@
 //! use rookery_epd::Record;
 //!
 //! let mut record: Record = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"back rank\";".parse()?;
-//! let mut engine = BuiltinAnalyst::new(16);
+//! let mut engine = BuiltinAnalyst::new(16)?;
 //! let limits = AnalysisLimits { depth: Some(4), ..AnalysisLimits::default() };
 //! apply(Verb::Target, &mut record, &mut engine, &limits, Extras::default())?;
 //! assert_eq!(record.to_string(), "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"back rank\"; pm Rd8#;");
@@ -19,14 +19,13 @@
 
 mod analyst;
 pub mod annotate;
-pub mod pipeline;
 mod run;
 pub mod suite;
 mod verbs;
 
 pub use analyst::{
-    Analysis, AnalysisLimits, Analyst, AnalystError, BuiltinAnalyst, Progress, Score, UciAnalyst,
-    MAX_START_FAILURES,
+    Analysis, AnalysisLimits, Analyst, AnalystError, BuiltinAnalyst, LimitError, Progress, Score,
+    UciAnalyst, MAX_COUNT, MAX_NODES, MAX_START_FAILURES, MAX_TIME_MS, SOFT_MOVES,
 };
 pub use run::{resumable, run_suite, run_verb, LineProblem, Tick, VerbOptions, VerbSummary};
 pub use verbs::{

@@ -4,9 +4,9 @@
 //! unchanged; nothing is dropped.
 
 use crate::analyst::{Analysis, AnalysisLimits, Analyst, Score};
-use crate::pipeline::run_parallel;
 use crate::suite::score_record;
 use crate::verbs::{apply, ce_of, has_verb_opcodes, Applied, Extras, Verb};
+use rookery_core::parallel;
 use rookery_core::Fen;
 use rookery_epd::{mate_from_ce, LineKind, Mode, Operation, RawOperand, Reader, Record};
 use rookery_report::{PositionResult, SuiteRun};
@@ -160,9 +160,10 @@ fn raw_number(record: &Record, opcode: &str) -> Option<u64> {
 /// instead of analysing again; any other record is analysed.
 ///
 /// # Errors
-/// Only I/O errors of `input` or `output`; record and engine problems are
-/// reported in the summary. Earlier outputs that cannot be read are ignored
-/// (their records are analysed again).
+/// I/O errors of `input` or `output`, and a panic in an analyst (a bug,
+/// reported as an error rather than hanging the run); record and engine
+/// problems are reported in the summary. Earlier outputs that cannot be read
+/// are ignored (their records are analysed again).
 pub fn run_verb(
     input: impl BufRead + Send,
     output: &mut dyn Write,
@@ -318,7 +319,9 @@ pub fn run_verb(
         done
     };
     let mut lines_done = 0u64;
-    run_parallel(items, analysts, work, |done| {
+    // One engine a thread; results in input order; a panic in the work (a
+    // bug) ends the run with an error instead of hanging it.
+    let ran = parallel::run(items, analysts, work, |done| {
         lines_done += 1;
         if done.is_record {
             summary.records += 1;
@@ -349,6 +352,9 @@ pub fn run_verb(
         }
         progress(Tick { lines_done });
     });
+    if let Err(e) = ran {
+        return Err(io::Error::other(e));
+    }
     if let Some(e) = read_error.or(io_error) {
         return Err(e);
     }

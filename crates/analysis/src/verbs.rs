@@ -195,7 +195,7 @@ mod tests {
         let mut rec: Record = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - id \"m1\";"
             .parse()
             .unwrap();
-        let mut a = BuiltinAnalyst::new(16);
+        let mut a = BuiltinAnalyst::new(16).unwrap();
         let limits = AnalysisLimits {
             depth: Some(6),
             ..AnalysisLimits::default()

@@ -7,6 +7,8 @@ use rookery_epd::Record;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use rookery_testkit::TempDir;
+
 fn rookery(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rookery"))
         .args(args)
@@ -14,10 +16,9 @@ fn rookery(args: &[&str]) -> Output {
         .expect("run rookery")
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rookery-analysis-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// Each test's own temporary directory, removed when the test ends.
+fn tmp(tag: &str) -> TempDir {
+    TempDir::new(&format!("analysis-{tag}"))
 }
 
 /// Small suite: two mates in one, a mate in two, a stalemate, a quiet
@@ -32,24 +33,17 @@ k7/8/2K5/8/8/8/8/7R w - - bm Kb6; id \"m2\";
 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"start\";
 ";
 
-fn write_suite() -> PathBuf {
-    let p = tmp("suite.epd");
+/// The suite, written into the test's own directory.
+fn write_suite(dir: &TempDir) -> PathBuf {
+    let p = dir.join("suite.epd");
     std::fs::write(&p, SUITE).unwrap();
     p
 }
 
-fn stockfish() -> Option<&'static str> {
-    let found = ["/usr/games/stockfish", "/usr/bin/stockfish"]
-        .into_iter()
-        .find(|p| Path::new(p).exists());
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but Stockfish is missing"
-        );
-        eprintln!("skipping: Stockfish not installed");
-    }
-    found
+/// Stockfish on PATH (or /usr/games); missing: the test fails under CI,
+/// else is skipped with a note.
+fn stockfish() -> Option<String> {
+    rookery_testkit::peer::stockfish().map(|p| p.to_string_lossy().into_owned())
 }
 
 /// Whether the side to move can force mate within `moves` moves.
@@ -127,7 +121,8 @@ fn check_analyse(output: &str) {
 
 #[test]
 fn analyse_builtin() {
-    let suite = write_suite();
+    let dir = tmp("analyse_builtin");
+    let suite = write_suite(&dir);
     let o = rookery(&[
         "epd",
         "analyse",
@@ -151,13 +146,14 @@ fn analyse_builtin() {
 #[test]
 fn analyse_stockfish() {
     let Some(sf) = stockfish() else { return };
-    let suite = write_suite();
+    let dir = tmp("analyse_stockfish");
+    let suite = write_suite(&dir);
     let o = rookery(&[
         "epd",
         "analyse",
         suite.to_str().unwrap(),
         "--engine",
-        sf,
+        &sf,
         "--depth",
         "8",
         "--pm",
@@ -166,6 +162,25 @@ fn analyse_stockfish() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     check_analyse(&String::from_utf8_lossy(&o.stdout));
+}
+
+/// Exit status 1 with errors reported only for the suite's unreadable line
+/// 4 (once per pass); the unreadable record is the only one that failed, the
+/// engine failed on none.
+fn check_exit_1_for_line_4_only(o: &Output) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let errors: Vec<&str> = err.lines().filter(|l| l.contains(": error: ")).collect();
+    assert!(!errors.is_empty(), "{err}");
+    assert!(
+        errors
+            .iter()
+            .all(|e| e.contains("suite.epd:4:1: error: bad position")),
+        "{err}"
+    );
+    let summaries: Vec<&str> = err.lines().filter(|l| l.contains(" records, ")).collect();
+    assert_eq!(summaries.len(), errors.len(), "one summary a pass: {err}");
+    assert!(summaries.iter().all(|l| l.ends_with(", 1 failed")), "{err}");
 }
 
 fn check_mate(output: &str, n: u32) {
@@ -202,7 +217,8 @@ fn mate_within_reply(after: &Position, moves: u32) -> bool {
 
 #[test]
 fn mate_builtin_in_passes() {
-    let suite = write_suite();
+    let dir = tmp("mate_builtin_in_passes");
+    let suite = write_suite(&dir);
     let o = rookery(&[
         "epd",
         "mate",
@@ -215,6 +231,8 @@ fn mate_builtin_in_passes() {
         "6",
         "--pv",
     ]);
+    // The unreadable line (4) is reported and makes exit 1; nothing else may fail.
+    check_exit_1_for_line_4_only(&o);
     check_mate(&String::from_utf8_lossy(&o.stdout), 2);
     let o = rookery(&[
         "epd",
@@ -225,13 +243,15 @@ fn mate_builtin_in_passes() {
         "--depth",
         "6",
     ]);
+    check_exit_1_for_line_4_only(&o);
     check_mate(&String::from_utf8_lossy(&o.stdout), 1);
 }
 
 #[test]
 fn mate_stockfish() {
     let Some(sf) = stockfish() else { return };
-    let suite = write_suite();
+    let dir = tmp("mate_stockfish");
+    let suite = write_suite(&dir);
     let o = rookery(&[
         "epd",
         "mate",
@@ -239,10 +259,11 @@ fn mate_stockfish() {
         "2",
         suite.to_str().unwrap(),
         "--engine",
-        sf,
+        &sf,
         "--movetime",
         "500",
     ]);
+    check_exit_1_for_line_4_only(&o);
     check_mate(&String::from_utf8_lossy(&o.stdout), 2);
 }
 
@@ -269,8 +290,10 @@ fn check_target(output: &str) {
 
 #[test]
 fn target_builtin_and_stockfish() {
-    let suite = write_suite();
+    let dir = tmp("target_builtin_and_stockfish");
+    let suite = write_suite(&dir);
     let o = rookery(&["epd", "target", suite.to_str().unwrap(), "--depth", "5"]);
+    check_exit_1_for_line_4_only(&o);
     check_target(&String::from_utf8_lossy(&o.stdout));
     // A soft limit: the engine's own time management decides.
     let o = rookery(&[
@@ -280,6 +303,7 @@ fn target_builtin_and_stockfish() {
         "--soft-movetime",
         "50",
     ]);
+    check_exit_1_for_line_4_only(&o);
     check_target(&String::from_utf8_lossy(&o.stdout));
     if let Some(sf) = stockfish() {
         let o = rookery(&[
@@ -287,28 +311,30 @@ fn target_builtin_and_stockfish() {
             "target",
             suite.to_str().unwrap(),
             "--engine",
-            sf,
+            &sf,
             "--soft-movetime",
             "50",
         ]);
+        check_exit_1_for_line_4_only(&o);
         check_target(&String::from_utf8_lossy(&o.stdout));
         let o = rookery(&[
             "epd",
             "target",
             suite.to_str().unwrap(),
             "--engine",
-            sf,
+            &sf,
             "--movetime",
             "100",
             "--jobs",
             "2",
         ]);
+        check_exit_1_for_line_4_only(&o);
         check_target(&String::from_utf8_lossy(&o.stdout));
     }
 }
 
-fn script(name: &str, on_go: &str) -> PathBuf {
-    let p = tmp(name);
+fn script(dir: &TempDir, name: &str, on_go: &str) -> PathBuf {
+    let p = dir.join(name);
     let body = format!(
         "#!/bin/sh\nwhile read line; do\n  case \"$line\" in\n    uci) echo \"id name {name}\"; echo uciok;;\n    isready) echo readyok;;\n    go*) {on_go};;\n    quit) exit 0;;\n  esac\ndone\n"
     );
@@ -341,9 +367,10 @@ fn target_with_engine(suite: &Path, engine: &Path, out: &Path, jobs: u32) -> Out
 
 #[test]
 fn crashing_engine_reports_and_completes() {
-    let suite = write_suite();
-    let crash = script("crashy", "echo 'crashy: giving up' >&2; exit 7");
-    let out = tmp("crash-out.epd");
+    let dir = tmp("crashing_engine_reports_and_completes");
+    let suite = write_suite(&dir);
+    let crash = script(&dir, "crashy", "echo 'crashy: giving up' >&2; exit 7");
+    let out = dir.join("crash-out.epd");
     let o = target_with_engine(&suite, &crash, &out, 1);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
@@ -363,10 +390,11 @@ fn hanging_engine_reports_and_completes() {
         suite_text.push_str(l);
         suite_text.push('\n');
     }
-    let suite = tmp("hang-suite.epd");
+    let dir = tmp("hanging_engine_reports_and_completes");
+    let suite = dir.join("hang-suite.epd");
     std::fs::write(&suite, &suite_text).unwrap();
-    let hang = script("hangs", "exec sleep 100000");
-    let out = tmp("hang-out.epd");
+    let hang = script(&dir, "hangs", "exec sleep 100000");
+    let out = dir.join("hang-out.epd");
     let t0 = std::time::Instant::now();
     let o = target_with_engine(&suite, &hang, &out, 2);
     assert_eq!(o.status.code(), Some(1));
@@ -378,9 +406,10 @@ fn hanging_engine_reports_and_completes() {
 
 #[test]
 fn resume_finishes_an_interrupted_run() {
-    let suite = write_suite();
-    let full = tmp("full.epd");
-    let part = tmp("part.epd");
+    let dir = tmp("resume_finishes_an_interrupted_run");
+    let suite = write_suite(&dir);
+    let full = dir.join("full.epd");
+    let part = dir.join("part.epd");
     let args = |o: &Path, resume: bool| {
         let mut a = vec![
             "epd",
@@ -398,30 +427,42 @@ fn resume_finishes_an_interrupted_run() {
         }
         rookery(&a)
     };
-    args(&full, false);
+    let o = args(&full, false);
+    check_exit_1_for_line_4_only(&o);
     let full_text = std::fs::read_to_string(&full).unwrap();
-    // Keep three complete lines and half of the fourth, as if killed mid-write.
+    // Keep three complete lines and half of the fourth, as if killed
+    // mid-write; the first line carries a sentinel that no analysis writes,
+    // so it survives only if --resume really keeps what is there.
     let lines: Vec<&str> = full_text.lines().collect();
+    let sentinel = format!("{} c9 \"kept by resume\";", lines[0]);
     std::fs::write(
         &part,
-        format!(
-            "{}\n{}\n{}\n{}",
-            lines[0],
-            lines[1],
-            lines[2],
-            &lines[3][..5]
-        ),
+        format!("{sentinel}\n{}\n{}\n{}", lines[1], lines[2], &lines[3][..5]),
     )
     .unwrap();
-    args(&part, true);
+    let o = args(&part, true);
+    // Line 4 (unreadable) was cut mid-write: it is redone and reported again.
+    check_exit_1_for_line_4_only(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    // The two records of lines 1 to 3 were skipped, and the summary says so.
+    assert!(err.contains(", 2 skipped,"), "{err}");
+    let resumed = std::fs::read_to_string(&part).unwrap();
+    let mut expected: Vec<String> = full_text.lines().map(str::to_owned).collect();
+    expected[0] = sentinel;
+    assert_eq!(resumed.lines().collect::<Vec<_>>(), expected, "{resumed}");
+    assert!(resumed.ends_with('\n'));
+    // Without --resume the same output is written afresh: the sentinel goes.
+    let o = args(&part, false);
+    check_exit_1_for_line_4_only(&o);
     assert_eq!(std::fs::read_to_string(&part).unwrap(), full_text);
 }
 
 #[test]
 fn suite_and_report() {
-    let suite = write_suite();
-    let html = tmp("report.html");
-    let results = tmp("results.json");
+    let dir = tmp("suite_and_report");
+    let suite = write_suite(&dir);
+    let html = dir.join("report.html");
+    let results = dir.join("results.json");
     let o = rookery(&[
         "suite",
         suite.to_str().unwrap(),
@@ -436,7 +477,6 @@ fn suite_and_report() {
     let out = String::from_utf8_lossy(&o.stdout);
     // Three scorable positions (two mates in one, one mate in two); the
     // stalemate and the start position have nothing to score.
-    assert!(out.contains("suite "), "{out}");
     let runs: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
     let positions = runs[0]["positions"].as_array().unwrap();
@@ -450,11 +490,36 @@ fn suite_and_report() {
         .filter(|p| p["solved"] == true)
         .map(|p| p["id"].as_str().unwrap_or("?"))
         .collect();
-    assert!(
-        solved.contains(&"m1a") && solved.contains(&"m1b"),
-        "{solved:?}"
-    );
-    assert!(positions.iter().any(|p| p["error"].is_string()));
+    // The three mates are found at depth 5.
+    assert_eq!(solved, ["m1a", "m1b", "m2"], "{solved:?}");
+    let errors = positions.iter().filter(|p| p["error"].is_string()).count();
+    assert_eq!(errors, 1, "the unreadable line");
+    // The printed totals are those of the results: the run's row names the
+    // suite, engine and limits, then solved/total, and the error count last.
+    let row: Vec<&str> = out
+        .lines()
+        .find(|l| l.starts_with("suite ") && l.contains(" rookery "))
+        .unwrap_or_else(|| panic!("no totals row for the run:\n{out}"))
+        .split_whitespace()
+        .collect();
+    assert_eq!(&row[..4], ["suite", "rookery", "depth", "5"], "{out}");
+    let scored = positions
+        .iter()
+        .filter(|p| p["max_points"].as_u64() > Some(0))
+        .count();
+    assert_eq!(row[4], format!("{}/{scored}", solved.len()), "{out}");
+    assert_eq!(row.last(), Some(&"1"), "errors column: {out}");
+    // Every unsolved scored position is listed as missed, by id.
+    for p in positions
+        .iter()
+        .filter(|p| p["solved"] == false && p["max_points"].as_u64() > Some(0))
+    {
+        let id = p["id"].as_str().unwrap_or("#");
+        assert!(
+            out.lines().any(|l| l.trim_start().starts_with(id)),
+            "{id} not listed as missed:\n{out}"
+        );
+    }
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("<title>rookery suite report: suite</title>"));
     let o = rookery(&[

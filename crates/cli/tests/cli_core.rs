@@ -70,19 +70,73 @@ fn perft_divide_chess960_castling() {
         "--divide",
         "--chess960",
     ]);
+    assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.lines().any(|l| l == "e1h1: 1"), "{out}");
     assert!(out.lines().any(|l| l == "e1a1: 1"), "{out}");
-    // A Shredder-FEN castling field implies Chess960 notation.
+    assert!(
+        !out.lines()
+            .any(|l| l.starts_with("e1g1") || l.starts_with("e1c1")),
+        "{out}"
+    );
+    // A Shredder-FEN castling field implies Chess960 notation. Rooks on b1
+    // and g1, king on e1, both castlings legal: the king takes its rook
+    // (e1b1, e1g1); standard notation would say e1c1 (and e1g1 for the
+    // other), and e1b1 is no king move otherwise.
     let o = rookery(&[
         "perft",
         "--fen",
-        "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+        "4k3/8/8/8/8/8/8/1R2K1R1 w GB - 0 1",
+        "--depth",
+        "2",
+        "--divide",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let moves: Vec<&str> = out
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split(": ").next().unwrap())
+        .collect();
+    assert!(
+        moves.contains(&"e1b1"),
+        "queen-side castling as king takes rook: {out}"
+    );
+    assert!(
+        moves.contains(&"e1g1"),
+        "king-side castling as king takes rook: {out}"
+    );
+    assert!(
+        !moves.contains(&"e1c1"),
+        "no standard castling notation: {out}"
+    );
+    // Without the Shredder field, the same position is written the standard way.
+    let o = rookery(&[
+        "perft",
+        "--fen",
+        "4k3/8/8/8/8/8/8/4K2R w K - 0 1",
         "--depth",
         "1",
         "--divide",
     ]);
-    assert!(stdout(&o).contains("Nodes searched: 21"), "{}", stdout(&o));
+    assert!(stdout(&o).lines().any(|l| l == "e1g1: 1"), "{}", stdout(&o));
+}
+
+#[test]
+fn perft_depth_zero_is_the_position_itself() {
+    for extra in [&[][..], &["--divide"][..], &["--divide", "--no-bulk"][..]] {
+        let mut args = vec!["perft", "--depth", "0"];
+        args.extend_from_slice(extra);
+        let o = rookery(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        if extra.is_empty() {
+            assert!(out.starts_with("nodes   1\n"), "{out}");
+        } else {
+            // No moves below the position, and the same count as without --divide.
+            assert_eq!(out, "\nNodes searched: 1\n", "{extra:?}");
+        }
+    }
 }
 
 #[test]
@@ -114,8 +168,7 @@ fn perft_threads_agree() {
 
 #[test]
 fn perft_suite_passes_and_fails() {
-    let dir = std::env::temp_dir().join(format!("rookery-suite-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = rookery_testkit::TempDir::new("perft-suite");
     let good = dir.join("good.epd");
     std::fs::write(
         &good,
@@ -124,7 +177,38 @@ fn perft_suite_passes_and_fails() {
     .unwrap();
     let o = rookery(&["perft", "--suite", good.to_str().unwrap()]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    assert!(stdout(&o).contains("2 passed, 0 failed"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("2 passed, 0 failed, 0 skipped"),
+        "{}",
+        stdout(&o)
+    );
+    let ok: Vec<String> = stdout(&o)
+        .lines()
+        .filter(|l| l.starts_with("ok "))
+        .map(str::to_owned)
+        .collect();
+    assert!(ok[0].ends_with("depths [1, 2]"), "{ok:?}");
+    assert!(ok[1].ends_with("depths [1, 2]"), "{ok:?}");
+
+    // A line with no counts checks nothing: it fails, it does not pass.
+    let empty = dir.join("empty.epd");
+    std::fs::write(&empty, format!("{KIWIPETE} ;D1 48\n{KIWIPETE}\n")).unwrap();
+    let o = rookery(&["perft", "--suite", empty.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stdout(&o).contains("no perft counts"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("1 passed, 1 failed, 0 skipped"),
+        "{}",
+        stdout(&o)
+    );
+    // Counts all deeper than --depth: skipped, not passed.
+    let o = rookery(&["perft", "--suite", good.to_str().unwrap(), "--depth", "0"]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("0 passed, 0 failed, 2 skipped"),
+        "{}",
+        stdout(&o)
+    );
 
     let bad = dir.join("bad.epd");
     std::fs::write(&bad, format!("{KIWIPETE} ;D1 48 ;D2 2040\n")).unwrap();
@@ -141,7 +225,6 @@ fn perft_suite_passes_and_fails() {
     let o = rookery(&["perft", "--suite", broken.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("broken.epd:1:"), "{}", stderr(&o));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -2,13 +2,13 @@
 //! positions reached by seeded random playouts (standard chess): the same
 //! moves with the same counts, and the same total.
 //!
-//! Needs /usr/games/stockfish (or `STOCKFISH=path`). Without it the test
+//! Needs Stockfish on PATH or in /usr/games (or `STOCKFISH=path`). Without it the test
 //! fails when `CI` is set and is skipped with a note otherwise.
 //! `ROOKERY_SF_POSITIONS=N` changes the number of positions (default 240).
 
 use rookery_core::{Mode, Position, Setup};
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 struct Stockfish {
@@ -114,13 +114,6 @@ fn rookery_perft(fen: &str, depth: u32) -> Vec<String> {
     normalise(lines, total)
 }
 
-fn stockfish_path() -> Option<PathBuf> {
-    let p = std::env::var_os("STOCKFISH")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/games/stockfish"));
-    p.exists().then_some(p)
-}
-
 /// FENs of the standard-chess perft suites.
 fn suite_fens() -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/data/perft");
@@ -180,12 +173,7 @@ fn positions(count: usize) -> Vec<String> {
 
 #[test]
 fn divide_matches_stockfish() {
-    let Some(path) = stockfish_path() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Stockfish not found (set STOCKFISH=path) and CI is set"
-        );
-        eprintln!("note: Stockfish not found; skipping the Stockfish perft comparison");
+    let Some(path) = rookery_testkit::peer::stockfish() else {
         return;
     };
     let count = std::env::var("ROOKERY_SF_POSITIONS")

@@ -340,3 +340,38 @@ fn usage_errors_exit_2() {
     let out = rookery(&["pgn", "nonsense"], None);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// 100,000 variations each nested in the one before (issue 13, item 1):
+/// every verb reads (and writes) the game, on one thread and on two, where
+/// recursion in the tree's drop or the writer used to overflow the stack.
+#[test]
+fn deeply_nested_variations_every_verb() {
+    let f = data("deep/nested-100000.pgn");
+    let f = f.to_str().unwrap();
+    for jobs in ["1", "2"] {
+        let run = |verb: &str| {
+            let out = rookery(
+                &["pgn", verb, "--jobs", jobs, "--chunk-bytes", "4096", f],
+                None,
+            );
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "pgn {verb} --jobs {jobs}: {}",
+                text(&out.stderr)
+            );
+            text(&out.stdout)
+        };
+        let v = run("validate");
+        assert!(v.contains("1 games, 0 with errors"), "{v}");
+        let n = run("normalize");
+        assert_eq!(n.matches('(').count(), 100_000);
+        assert_eq!(n.matches(')').count(), 100_000);
+        assert!(n.trim_end().ends_with(") *"), "{}", &n[n.len() - 100..]);
+        let s = run("stats");
+        assert!(s.contains("games     1\n"), "{s}");
+        let e = run("to-epd");
+        // The mainline is one move: its two positions.
+        assert_eq!(e.lines().count(), 2, "{e}");
+    }
+}

@@ -1,26 +1,13 @@
 //! The HTML report opened in a real browser (headless Chromium): the title,
 //! the totals and every chart must be in the rendered page.
 
-use std::path::Path;
 use std::process::Command;
-
-fn chromium() -> Option<&'static str> {
-    let found = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .into_iter()
-        .find(|p| Path::new(p).exists());
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but chromium is missing"
-        );
-        eprintln!("skipping: chromium not installed");
-    }
-    found
-}
 
 #[test]
 fn report_renders_in_chromium() {
-    let Some(browser) = chromium() else { return };
+    let Some(browser) = rookery_testkit::peer::chromium() else {
+        return;
+    };
     let dir = std::env::temp_dir().join(format!("rookery-chromium-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let suite = dir.join("mini.epd");

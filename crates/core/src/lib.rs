@@ -2,7 +2,8 @@
 //! making moves with incremental Zobrist keys, FEN (with Shredder-FEN and
 //! X-FEN castling), SAN and UCI move notation, perft, draw rules and Chess960.
 //!
-//! No I/O and no dependencies beyond `std`.
+//! No I/O and no dependencies beyond `std`. Beside the rules, [`parallel`]
+//! holds the one ordered-parallel helper every crate shares (threads, no I/O).
 //!
 //! ```
 //! use rookery_core::{perft, CastlingMode, Position, San, SanPlus, UciMove};
@@ -28,6 +29,7 @@ pub mod fen;
 mod game;
 mod movegen;
 mod moves;
+pub mod parallel;
 mod perft;
 mod position;
 pub mod san;

@@ -151,9 +151,26 @@ impl fmt::Debug for Move {
     }
 }
 
-/// Capacity of a [`MoveList`]. Positions reachable in a game have at most
-/// 218 legal moves, but legal setups with extra promoted pieces exceed 256.
-pub const MAX_MOVES: usize = 512;
+/// Capacity of a [`MoveList`]: more than any position the rules accept can
+/// have, with any material (a setup may hold 30 queens).
+///
+/// Positions reachable in a game have at most 218 legal moves, but a setup
+/// is not limited to 16 pieces a side, so the bound must hold for any
+/// board. With `W` pieces of the side to move, two bounds hold at once:
+/// - by piece: a queen has at most 27 moves, a rook 14, a bishop 13, a
+///   knight 8, a pawn 12 (3 squares times 4 promotions), the king 8 plus 2
+///   castlings, so there are at most `27 (W - 1) + 10` moves;
+/// - by target square (one of the `64 - W` squares not holding an own
+///   piece): along each of the 8 lines through it only the nearest piece
+///   can move there (sliders, king, pawn pushes and captures, castling,
+///   en passant alike), plus at most 8 knights: 16 moves a square; a pawn
+///   move to the last rank counts 4 times (at most 3 pawns on each of 8
+///   squares: 72 more), and Chess960 castling onto the own rook 2 more: at
+///   most `16 (64 - W) + 74` moves.
+///
+/// The smaller of the two is at most 685 for every `W` (at `W` = 26), so
+/// 768 is enough and [`MoveList::push`] never finds the list full.
+pub const MAX_MOVES: usize = 768;
 
 /// A fixed-capacity list of moves on the stack: no allocation per node, and
 /// no initialisation of unused slots.
@@ -188,10 +205,16 @@ impl MoveList {
         }
     }
 
-    /// Appends a move. No chess position has more than [`MAX_MOVES`] legal
-    /// moves; pushing into a full list is ignored rather than panicking.
+    /// Appends a move. No position has as many as [`MAX_MOVES`] legal
+    /// moves (see there why), so the list is never full; were it ever, a
+    /// debug build stops here, and a release build ignores the move rather
+    /// than panicking.
     #[inline]
     pub fn push(&mut self, m: Move) {
+        debug_assert!(
+            self.len < MAX_MOVES,
+            "move list full: MAX_MOVES is too small"
+        );
         if let Some(slot) = self.moves.get_mut(self.len) {
             slot.write(m);
             self.len += 1;
@@ -264,5 +287,87 @@ impl<'a> IntoIterator for &'a MoveList {
     type IntoIter = core::slice::Iter<'a, Move>;
     fn into_iter(self) -> Self::IntoIter {
         self.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Position;
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "move list full")]
+    fn a_full_move_list_is_a_bug_not_a_silent_drop() {
+        let mut list = MoveList::new();
+        for _ in 0..=MAX_MOVES {
+            list.push(Move::NULL);
+        }
+    }
+
+    /// Boards crowded with sliders and knights (random, seeded): the move
+    /// count stays below the capacity (the bound in [`MAX_MOVES`]'s doc).
+    #[test]
+    fn crowded_setups_fit() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut most = 0;
+        for _ in 0..3000 {
+            let mut board = [None::<char>; 64];
+            board[(next() % 64) as usize] = Some('K');
+            let bk = loop {
+                let s = (next() % 64) as usize;
+                if board[s].is_none() {
+                    break s;
+                }
+            };
+            board[bk] = Some('k');
+            let pieces = 10 + next() % 30;
+            for _ in 0..pieces {
+                let s = (next() % 64) as usize;
+                if board[s].is_none() {
+                    board[s] = Some(['Q', 'Q', 'Q', 'R', 'B', 'N'][(next() % 6) as usize]);
+                }
+            }
+            let mut fen = String::new();
+            for rank in (0..8).rev() {
+                let mut empty = 0;
+                for file in 0..8 {
+                    match board[rank * 8 + file] {
+                        Some(c) => {
+                            if empty > 0 {
+                                fen.push_str(&empty.to_string());
+                                empty = 0;
+                            }
+                            fen.push(c);
+                        }
+                        None => empty += 1,
+                    }
+                }
+                if empty > 0 {
+                    fen.push_str(&empty.to_string());
+                }
+                if rank > 0 {
+                    fen.push('/');
+                }
+            }
+            fen.push_str(" w - - 0 1");
+            if let Ok((pos, _)) = Position::from_fen_lenient(&fen) {
+                let n = pos.legal_moves().len();
+                assert!(n < MAX_MOVES, "{fen}: {n}");
+                most = most.max(n);
+            }
+        }
+        assert!(most > 120, "the test reaches crowded positions: {most}");
+        // The most moves known in a position of a game (Petrović, 1964).
+        let (record, _) =
+            Position::from_fen_lenient("R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1")
+                .unwrap();
+        assert_eq!(record.legal_moves().len(), 218);
     }
 }

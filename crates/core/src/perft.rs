@@ -44,9 +44,13 @@ pub fn perft_full(pos: &Position, depth: u32) -> u64 {
     total
 }
 
-/// The perft count below each legal move, in move-generation order.
+/// The perft count below each legal move, in move-generation order. At
+/// depth 0 nothing is below the position (its perft is 1, the position
+/// itself): the list is empty.
 pub fn divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
-    let depth = depth.max(1);
+    if depth == 0 {
+        return Vec::new();
+    }
     pos.legal_moves()
         .iter()
         .map(|&m| (m, perft(&pos.after(m), depth - 1)))
@@ -56,7 +60,9 @@ pub fn divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
 /// [`divide`] spread over `threads` threads (root moves handed out one at a
 /// time); the result is in the same order as [`divide`].
 pub fn divide_parallel(pos: &Position, depth: u32, threads: usize) -> Vec<(Move, u64)> {
-    let depth = depth.max(1);
+    if depth == 0 {
+        return Vec::new();
+    }
     let moves = pos.legal_moves();
     let threads = threads.clamp(1, moves.len().max(1));
     if threads == 1 || depth <= 2 {
@@ -210,4 +216,18 @@ pub fn parse_perft_suite(text: &str) -> Result<Vec<PerftCase>, PerftSuiteError> 
         }
     }
     Ok(cases)
+}
+
+#[cfg(test)]
+mod depth_zero_tests {
+    use super::*;
+
+    #[test]
+    fn divide_at_depth_zero_agrees_with_perft() {
+        let pos = Position::startpos();
+        assert_eq!(perft(&pos, 0), 1);
+        assert!(divide(&pos, 0).is_empty());
+        assert!(divide_parallel(&pos, 0, 2).is_empty());
+        assert_eq!(divide(&pos, 1).len(), 20);
+    }
 }

@@ -42,11 +42,14 @@ pub fn run(depth: u32) -> BenchResult {
     let mut nodes = Vec::with_capacity(POSITIONS.len());
     for fen in POSITIONS {
         let mut engine = Engine::new();
-        engine.set_config(Config {
+        // The engine starts with these sizes (16 MB, one thread): there is
+        // nothing to allocate and both are in range, so this cannot fail.
+        let pinned = engine.set_config(Config {
             hash_mb: 16,
             threads: 1,
             ..Config::default()
         });
+        debug_assert!(pinned.is_ok(), "{pinned:?}");
         // The bench positions are fixed and valid.
         let pos = Position::from_fen(fen).unwrap_or_default();
         engine.set_position(pos, &[]);

@@ -46,26 +46,120 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// The statistics thread `id` starts a search with (aged), or fresh ones.
-    fn take_histories(&self, id: usize) -> search::Histories {
-        let mut h = self
+    /// The statistics thread `id` starts a search with (aged), fresh ones if
+    /// it has none, or `None` if there is no memory for them.
+    fn take_histories(&self, id: usize) -> Option<search::Histories> {
+        let kept = self
             .histories
             .lock()
             .ok()
-            .and_then(|mut v| v.get_mut(id).map(std::mem::take))
-            .unwrap_or_default();
+            .and_then(|mut v| {
+                v.get_mut(id)
+                    .map(|h| std::mem::replace(h, search::Histories::unallocated()))
+            })
+            .filter(search::Histories::is_allocated);
+        let mut h = match kept {
+            Some(h) => h,
+            None => search::Histories::try_new()?,
+        };
         h.age();
-        h
+        Some(h)
     }
 
     /// Keeps thread `id`'s statistics for the next search.
     fn put_histories(&self, id: usize, h: search::Histories) {
         if let Ok(mut v) = self.histories.lock() {
             if v.len() <= id {
-                v.resize_with(id + 1, search::Histories::default);
+                v.resize_with(id + 1, search::Histories::unallocated);
             }
             v[id] = h;
         }
+    }
+
+    /// Makes sure statistics for `threads` threads exist, allocating
+    /// fallibly; `false` if the memory cannot be had (what was allocated
+    /// before stays).
+    fn reserve_histories(&self, threads: usize) -> bool {
+        let Ok(mut v) = self.histories.lock() else {
+            return false;
+        };
+        let have = v.len();
+        if have < threads && v.try_reserve_exact(threads - have).is_err() {
+            return false;
+        }
+        while v.len() < threads {
+            v.push(search::Histories::unallocated());
+        }
+        for h in v.iter_mut().take(threads) {
+            if !h.is_allocated() {
+                match search::Histories::try_new() {
+                    Some(fresh) => *h = fresh,
+                    None => return false,
+                }
+            }
+        }
+        true
+    }
+}
+
+/// The largest `Hash` in MB (the UCI option's maximum).
+pub const MAX_HASH_MB: usize = 65_536;
+/// The most search threads (the `Threads` option's maximum).
+pub const MAX_THREADS: usize = 256;
+/// The most principal variations reported (the `MultiPV` option's maximum).
+pub const MAX_MULTIPV: usize = 256;
+/// The deepest mate `go mate N` looks for, in moves (deeper asks are
+/// searched as this): a mate in N takes 2N-1 plies, and the search goes no
+/// deeper than [`params::MAX_DEPTH`] plies.
+pub const MAX_MATE_MOVES: u32 = (MAX_DEPTH as u32 - 1) / 2;
+
+/// Why [`Engine::set_config`] refused a setting (the previous one stays).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// A value outside the option's range.
+    #[error("{option} must be from {min} to {max}, not {value}")]
+    OutOfRange {
+        /// The option.
+        option: &'static str,
+        /// The value asked for.
+        value: usize,
+        /// The smallest value allowed.
+        min: usize,
+        /// The largest value allowed.
+        max: usize,
+    },
+    /// The hash table cannot be allocated.
+    #[error(transparent)]
+    Table(#[from] tt::TableError),
+    /// The per-thread search statistics cannot be allocated.
+    #[error("cannot allocate search statistics for {threads} threads: out of memory")]
+    Threads {
+        /// The number of threads asked for.
+        threads: usize,
+    },
+}
+
+impl Config {
+    /// Checks the ranges of the sizes.
+    ///
+    /// # Errors
+    /// [`ConfigError::OutOfRange`] naming the first size out of range.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        for (option, value, max) in [
+            ("Hash", self.hash_mb, MAX_HASH_MB),
+            ("Threads", self.threads, MAX_THREADS),
+            ("MultiPV", self.multipv, MAX_MULTIPV),
+        ] {
+            if !(1..=max).contains(&value) {
+                return Err(ConfigError::OutOfRange {
+                    option,
+                    value,
+                    min: 1,
+                    max,
+                });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -280,9 +374,28 @@ impl Engine {
         &self.config
     }
 
-    /// Changes the settings; a new table size takes effect at the next search.
-    pub fn set_config(&mut self, config: Config) {
+    /// Changes the settings. The memory a new `hash_mb` or `threads` needs
+    /// is allocated here, fallibly: if it cannot be had, or a size is out of
+    /// range, nothing changes (the old table stays) and the error says why.
+    /// During a search a new table size takes effect at the next search.
+    ///
+    /// # Errors
+    /// [`ConfigError`].
+    pub fn set_config(&mut self, config: Config) -> Result<(), ConfigError> {
+        config.check()?;
+        if config.threads > self.config.threads && !self.shared.reserve_histories(config.threads) {
+            return Err(ConfigError::Threads {
+                threads: config.threads,
+            });
+        }
+        if config.hash_mb != self.table_mb {
+            if let Some(s) = Arc::get_mut(&mut self.shared) {
+                s.tt = tt::Table::try_new(config.hash_mb)?;
+                self.table_mb = config.hash_mb;
+            }
+        }
         self.config = config;
+        Ok(())
     }
 
     /// Sets the position to search: `start` followed by `moves`, which must be
@@ -361,14 +474,26 @@ impl Engine {
         self.last_nodes
     }
 
-    fn prepare_table(&mut self) {
+    /// Resizes the table if `set_config` asked for it during a search; if
+    /// the memory cannot be had, the old table stays and the message says so.
+    fn prepare_table(&mut self) -> Option<String> {
         let mb = self.config.hash_mb.max(1);
-        if mb != self.table_mb {
-            // Threads hold no reference while idle, so this always succeeds;
-            // if it did not, the old table would simply stay.
-            if let Some(s) = Arc::get_mut(&mut self.shared) {
-                s.tt = tt::Table::new(mb);
+        if mb == self.table_mb {
+            return None;
+        }
+        // Threads hold no reference while idle, so this always succeeds;
+        // if it did not, the old table would simply stay.
+        let s = Arc::get_mut(&mut self.shared)?;
+        match tt::Table::try_new(mb) {
+            Ok(t) => {
+                s.tt = t;
                 self.table_mb = mb;
+                None
+            }
+            Err(e) => {
+                let msg = format!("{e}; keeping the {} MB table", self.table_mb);
+                self.config.hash_mb = self.table_mb;
+                Some(msg)
             }
         }
     }
@@ -379,7 +504,7 @@ impl Engine {
     pub fn go(&mut self, limits: Limits, on_event: impl FnMut(Event) + Send + 'static) {
         self.stop();
         self.wait();
-        self.prepare_table();
+        let table_note = self.prepare_table();
         self.shared.tt.new_search();
         let cfg = self.config.clone();
         let root = self.root.clone();
@@ -391,6 +516,9 @@ impl Engine {
             .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
             .collect();
         let mut on_event = on_event;
+        if let Some(note) = table_note {
+            on_event(Event::Message(note));
+        }
         if root_moves.is_empty() && !legal.is_empty() {
             on_event(Event::Message(
                 "no legal move among searchmoves: searching all moves".into(),
@@ -403,7 +531,10 @@ impl Engine {
                 .map_or(MAX_DEPTH, |d| d.clamp(1, MAX_DEPTH as u32) as i32),
             nodes: limits.nodes,
             budget: time::budget(&limits, root.turn(), cfg.move_overhead),
-            mate: limits.mate.filter(|&n| n > 0),
+            mate: limits
+                .mate
+                .filter(|&n| n > 0)
+                .map(|n| n.min(MAX_MATE_MOVES)),
             multipv: cfg.multipv.max(1),
             show_currline: cfg.show_currline,
             show_refutations: cfg.show_refutations,
@@ -417,7 +548,7 @@ impl Engine {
             plan.nodes = Some(plan.nodes.map_or(cap, |n| n.min(cap)));
             plan.multipv = plan.multipv.max(4);
         }
-        let threads = cfg.threads.clamp(1, 256);
+        let threads = cfg.threads.clamp(1, MAX_THREADS);
         let ctl = Arc::new(Control::new(threads, limits.ponder));
         let shared = Arc::clone(&self.shared);
         let ctl2 = Arc::clone(&ctl);
@@ -540,7 +671,10 @@ fn run_search(
                 let b = std::thread::Builder::new().stack_size(64 << 20);
                 // A helper that fails to start only weakens the search.
                 let _ = b.spawn_scoped(scope, move || {
-                    let h = shared.take_histories(id);
+                    // No memory for its statistics: this helper sits out.
+                    let Some(h) = shared.take_histories(id) else {
+                        return;
+                    };
                     let mut t = Thread::new(id, shared, ctl, plan, history, root_moves, None, h);
                     t.iterate(root);
                     t.flush_nodes();
@@ -548,7 +682,9 @@ fn run_search(
                 });
             }
             let reporter: &mut (dyn FnMut(Event) + Send) = &mut *on_event;
-            let h = shared.take_histories(0);
+            // The main thread must search: without memory for kept
+            // statistics it takes fresh ones (2.4 MB) the ordinary way.
+            let h = shared.take_histories(0).unwrap_or_default();
             let mut main =
                 Thread::new(0, shared, ctl, plan, history, root_moves, Some(reporter), h);
             main.iterate(root);
@@ -638,7 +774,8 @@ mod tests {
             limit_strength: true,
             elo: ELO_MIN,
             ..Config::default()
-        });
+        })
+        .unwrap();
         let out = e.search_sync(Limits {
             depth: Some(30),
             ..Limits::default()
@@ -679,7 +816,8 @@ mod tests {
             threads: 2,
             multipv: 3,
             ..Config::default()
-        });
+        })
+        .unwrap();
         let (tx, rx) = mpsc::channel();
         e.go(
             Limits {

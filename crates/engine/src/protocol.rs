@@ -4,7 +4,10 @@
 //! answered at once. Nothing on the input can end the loop but `quit` or the
 //! end of input.
 
-use crate::{Config, Engine, Event, Limits, Report, Score, ELO_MAX, ELO_MIN};
+use crate::{
+    Config, Engine, Event, Limits, Report, Score, ELO_MAX, ELO_MIN, MAX_HASH_MB, MAX_MULTIPV,
+    MAX_THREADS,
+};
 use rookery_core::{CastlingMode, Move, Position, UciMove};
 use rookery_uci::{
     BestMove, Command, CurrLine, GoParams, Id, Info, Message, OptionDecl, OptionKind,
@@ -49,9 +52,9 @@ pub fn options() -> Vec<OptionDecl> {
         kind: OptionKind::Check { default },
     };
     vec![
-        spin("Hash", d.hash_mb as i64, 1, 65_536),
-        spin("Threads", d.threads as i64, 1, 256),
-        spin("MultiPV", 1, 1, 256),
+        spin("Hash", d.hash_mb as i64, 1, MAX_HASH_MB as i64),
+        spin("Threads", d.threads as i64, 1, MAX_THREADS as i64),
+        spin("MultiPV", 1, 1, MAX_MULTIPV as i64),
         check("Ponder", false),
         OptionDecl {
             name: "Clear Hash".into(),
@@ -134,9 +137,9 @@ pub fn set_config_option(
     };
     let flag = || parse_flag(text).ok_or_else(bad);
     match name.trim().to_ascii_lowercase().as_str() {
-        "hash" => cfg.hash_mb = spin(1, 65_536)? as usize,
-        "threads" => cfg.threads = spin(1, 256)? as usize,
-        "multipv" => cfg.multipv = spin(1, 256)? as usize,
+        "hash" => cfg.hash_mb = spin(1, MAX_HASH_MB as i64)? as usize,
+        "threads" => cfg.threads = spin(1, MAX_THREADS as i64)? as usize,
+        "multipv" => cfg.multipv = spin(1, MAX_MULTIPV as i64)? as usize,
         "move overhead" => cfg.move_overhead = spin(0, 5_000)? as u64,
         "uci_elo" => cfg.elo = spin(i64::from(ELO_MIN), i64::from(ELO_MAX))? as u32,
         "uci_showcurrline" => cfg.show_currline = flag()?,
@@ -326,7 +329,12 @@ impl Session {
             _ => {
                 let mut cfg = self.engine.config().clone();
                 match set_config_option(&mut cfg, name, value) {
-                    Ok(()) => self.engine.set_config(cfg),
+                    Ok(()) => {
+                        if let Err(e) = self.engine.set_config(cfg) {
+                            info_string(&self.out, format!("option {name} not changed: {e}"));
+                            return;
+                        }
+                    }
                     Err(OptionError::Unknown(_)) => {
                         info_string(&self.out, format!("unknown option ignored: {name}"));
                         return;
@@ -655,10 +663,31 @@ mod tests {
     }
 
     #[test]
-    fn mate_in_two() {
+    fn mate_in_one() {
         let out = transcript("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1\ngo mate 1\n");
         assert!(out.iter().any(|l| l.contains("score mate 1")), "{out:?}");
         assert_eq!(out.last().unwrap(), "bestmove d1d8");
+    }
+
+    #[test]
+    fn mate_in_two() {
+        // No mate in one here; 1. Kb6 (or 1. Kc7) mates next move whatever
+        // Black plays (1. Kb6 Kb8 2. Rh8#, 1. Kc7 Ka7 2. Ra1#).
+        let out = transcript("position fen k7/8/2K5/8/8/8/8/7R w - - 0 1\ngo mate 2\n");
+        assert!(out.iter().any(|l| l.contains("score mate 2")), "{out:?}");
+        assert!(!out.iter().any(|l| l.contains("score mate 1 ")), "{out:?}");
+        let best = out.last().unwrap();
+        assert!(
+            best.starts_with("bestmove c6b6") || best.starts_with("bestmove c6c7"),
+            "{out:?}"
+        );
+        // Asked for a mate in one, it finds none and says so.
+        let out = transcript("position fen k7/8/2K5/8/8/8/8/7R w - - 0 1\ngo mate 1\n");
+        assert!(!out.iter().any(|l| l.contains("score mate 1 ")), "{out:?}");
+        assert!(
+            out.iter().any(|l| l == "info string no mate in 1 found"),
+            "{out:?}"
+        );
     }
 
     #[test]

@@ -141,7 +141,39 @@ impl Default for Histories {
     }
 }
 
+/// `n` copies of `v`, or `None` if the memory cannot be had.
+fn try_filled<T: Clone>(n: usize, v: T) -> Option<Vec<T>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(n).ok()?;
+    out.resize(n, v);
+    Some(out)
+}
+
 impl Histories {
+    /// Fresh (zero) statistics, or `None` if the memory (about 2.4 MB)
+    /// cannot be had.
+    pub fn try_new() -> Option<Histories> {
+        Some(Histories {
+            history: try_filled(2 * 64 * 64, 0)?,
+            continuation: try_filled(768 * 768, 0)?,
+            counter: try_filled(12 * 64, Move::NULL)?,
+        })
+    }
+
+    /// A placeholder that owns no memory (not usable for a search).
+    pub(crate) fn unallocated() -> Histories {
+        Histories {
+            history: Vec::new(),
+            continuation: Vec::new(),
+            counter: Vec::new(),
+        }
+    }
+
+    /// Whether these are real statistics, not [`Histories::unallocated`].
+    pub(crate) fn is_allocated(&self) -> bool {
+        !self.continuation.is_empty()
+    }
+
     /// Halves every score, so that older searches count less.
     pub fn age(&mut self) {
         for h in self.history.iter_mut().chain(self.continuation.iter_mut()) {
@@ -409,7 +441,10 @@ impl<'a> Thread<'a> {
         }
         if let Some(b) = self.plan.budget.filter(|b| b.soft < b.hard) {
             if !self.ctl.pondering.load(Relaxed) {
-                let soft = b.soft * trend.scale_permille(best.nodes, self.nodes) / 1000;
+                let soft = b
+                    .soft
+                    .saturating_mul(trend.scale_permille(best.nodes, self.nodes))
+                    / 1000;
                 if self.ctl.clock_ms() >= soft.min(b.hard) {
                     return true;
                 }

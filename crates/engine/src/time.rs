@@ -15,13 +15,25 @@ pub struct Budget {
     pub hard: u64,
 }
 
+/// `x` * `permille` / 1000, without overflow (`x` >= 0, `permille` <= 1000).
+fn permille(x: i64, permille: i64) -> i64 {
+    (i128::from(x) * i128::from(permille) / 1000) as i64
+}
+
 /// The budget for `limits` with `us` to move, `None` when time does not limit
 /// the search. `overhead` is the Move Overhead option (ms lost per move in
 /// communication), always kept on the clock.
+///
+/// Any numbers a GUI sends are taken: negative clocks and increments, clocks
+/// near `i64::MAX`, movetimes near `u64::MAX`. The arithmetic saturates, so a
+/// huge clock gives a huge budget and a negative one the least (1 ms), never
+/// a wrapped value.
 pub fn budget(limits: &Limits, us: Color, overhead: u64) -> Option<Budget> {
-    let overhead = overhead as i64;
+    let overhead = i64::try_from(overhead).unwrap_or(i64::MAX);
     if let Some(mt) = limits.movetime {
-        let t = (mt as i64 - overhead).max(1) as u64;
+        let mt = i64::try_from(mt).unwrap_or(i64::MAX);
+        // At least 1, so the cast is exact.
+        let t = mt.saturating_sub(overhead).max(1) as u64;
         return Some(Budget { soft: t, hard: t });
     }
     let (time, inc) = match us {
@@ -29,7 +41,10 @@ pub fn budget(limits: &Limits, us: Color, overhead: u64) -> Option<Budget> {
         Color::Black => (limits.btime?, limits.binc.unwrap_or(0)),
     };
     let inc = inc.max(0);
-    let avail = (time - overhead - CLOCK_SAFETY_MS).max(1);
+    let avail = time
+        .saturating_sub(overhead)
+        .saturating_sub(CLOCK_SAFETY_MS)
+        .max(1);
     let mtg = match limits.movestogo {
         Some(n) if n > 0 => i64::from(n).min(MOVES_TO_GO_DEFAULT),
         _ => MOVES_TO_GO_DEFAULT,
@@ -37,22 +52,23 @@ pub fn budget(limits: &Limits, us: Color, overhead: u64) -> Option<Budget> {
     // The increment arrives after the move, and the host's own overhead per
     // move is unknown: spend (part of) it only while the clock holds a
     // reserve of many increments, so that a low clock refills itself.
-    let inc_part = if avail > INC_RESERVE * inc {
-        inc * 3 / 4
+    let inc_part = if avail > INC_RESERVE.saturating_mul(inc) {
+        permille(inc, 750)
     } else {
         0
     };
-    let base = avail / mtg + inc_part;
+    let base = (avail / mtg).saturating_add(inc_part);
     let (soft_cap, hard_cap) = if mtg == 1 {
-        (avail * 600 / 1000, avail * 850 / 1000)
+        (permille(avail, 600), permille(avail, 850))
     } else {
         (
-            avail * SOFT_MAX_PERMILLE / 1000,
-            avail * HARD_MAX_PERMILLE / 1000,
+            permille(avail, SOFT_MAX_PERMILLE),
+            permille(avail, HARD_MAX_PERMILLE),
         )
     };
+    // Both at least 1, so the casts are exact.
     let soft = base.min(soft_cap).max(1);
-    let hard = (base * HARD_FACTOR).min(hard_cap).max(soft);
+    let hard = base.saturating_mul(HARD_FACTOR).min(hard_cap).max(soft);
     Some(Budget {
         soft: soft as u64,
         hard: hard as u64,
@@ -90,6 +106,31 @@ mod tests {
             assert!(b.hard as i64 <= (w - 30).max(1), "{w} {inc} {mtg:?}: {b:?}");
         }
         assert_eq!(budget(&Limits::default(), Color::White, 30), None);
+        // Extreme clocks from a GUI: no wrap (a wrapped subtraction turned
+        // the most negative clock into a huge one, and overflow checks
+        // panicked on it).
+        for (w, inc) in [
+            (i64::MIN, i64::MIN),
+            (i64::MIN, i64::MAX),
+            (i64::MAX, i64::MAX),
+            (i64::MAX, 0),
+        ] {
+            let b = budget(&clock(w, inc, None), Color::White, u64::MAX).unwrap();
+            assert!(1 <= b.soft && b.soft <= b.hard, "{w} {inc}: {b:?}");
+            let b = budget(&clock(w, inc, Some(u32::MAX)), Color::White, 30).unwrap();
+            assert!(1 <= b.soft && b.soft <= b.hard, "{w} {inc}: {b:?}");
+            if w == i64::MIN {
+                assert_eq!(b, Budget { soft: 1, hard: 1 });
+            } else {
+                assert!(b.hard > 1 << 40, "a huge clock is a long think: {b:?}");
+            }
+        }
+        let huge = Limits {
+            movetime: Some(u64::MAX),
+            ..Limits::default()
+        };
+        let b = budget(&huge, Color::White, 30).unwrap();
+        assert_eq!(b.soft, i64::MAX as u64 - 30, "movetime u64::MAX is not -1");
         let mt = Limits {
             movetime: Some(200),
             ..Limits::default()

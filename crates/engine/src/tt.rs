@@ -82,15 +82,48 @@ fn unpack(d: u64) -> Option<(Entry, u8)> {
     ))
 }
 
+/// The table could not be made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TableError {
+    /// The allocator refused the memory (or the size does not fit in an address).
+    #[error("cannot allocate a {mb} MB hash table: out of memory")]
+    OutOfMemory {
+        /// The size asked for, in megabytes.
+        mb: usize,
+    },
+}
+
 impl Table {
-    /// A table of about `mb` megabytes (at least one entry).
-    pub fn new(mb: usize) -> Table {
-        let n = (mb.max(1) << 20) / std::mem::size_of::<Slot>();
-        let slots = (0..n.max(1)).map(|_| Slot::default()).collect();
-        Table {
-            slots,
+    /// A table of about `mb` megabytes (at least one entry), or an error if
+    /// the memory cannot be had. Nothing is aborted: a size no machine can
+    /// give is refused here, so that the caller can keep its old table.
+    ///
+    /// # Errors
+    /// [`TableError::OutOfMemory`].
+    pub fn try_new(mb: usize) -> Result<Table, TableError> {
+        let oom = TableError::OutOfMemory { mb };
+        let bytes = mb.max(1).checked_mul(1 << 20).ok_or(oom.clone())?;
+        let n = (bytes / std::mem::size_of::<Slot>()).max(1);
+        let mut slots: Vec<Slot> = Vec::new();
+        slots.try_reserve_exact(n).map_err(|_| oom)?;
+        // Within the capacity just reserved: no further allocation.
+        slots.resize_with(n, Slot::default);
+        Ok(Table {
+            slots: slots.into_boxed_slice(),
             age: AtomicU8::new(0),
-        }
+        })
+    }
+
+    /// A table of about `mb` megabytes, for sizes known to fit (tests, the
+    /// engine's small default); falls back to one megabyte if even that
+    /// allocation is refused.
+    pub fn new(mb: usize) -> Table {
+        Table::try_new(mb)
+            .or_else(|_| Table::try_new(1))
+            .unwrap_or_else(|_| Table {
+                slots: Box::new([Slot::default()]),
+                age: AtomicU8::new(0),
+            })
     }
 
     /// Number of entries.
@@ -194,5 +227,17 @@ mod tests {
         assert!(t.hashfull() <= 1000);
         t.clear();
         assert_eq!(t.probe(0xdead_beef), None);
+    }
+
+    #[test]
+    fn an_impossible_size_is_an_error_not_an_abort() {
+        // More bytes than the address space holds.
+        assert_eq!(
+            Table::try_new(usize::MAX).err(),
+            Some(TableError::OutOfMemory { mb: usize::MAX })
+        );
+        // Fits in the address space, not in any allocator (2^62 bytes).
+        assert!(Table::try_new(1 << 42).is_err());
+        assert_eq!(Table::try_new(1).map(|t| t.len()), Ok((1 << 20) / 16));
     }
 }

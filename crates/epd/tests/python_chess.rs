@@ -56,25 +56,12 @@ for orig_path, norm_path in zip(sys.argv[1::2], sys.argv[2::2]):
 print(json.dumps(result))
 "##;
 
-fn python_available() -> bool {
-    Command::new("python3")
-        .args(["-c", "import chess"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 #[test]
 fn python_chess_reads_normalized_output_the_same() {
-    if !python_available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but python3 with python-chess is missing"
-        );
-        eprintln!("note: python3 with python-chess not found; skipping");
+    let Some(python) = rookery_testkit::peer::python_chess() else {
         return;
-    }
-    let dir = std::env::temp_dir().join(format!("rookery-epd-pychess-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    };
+    let dir = rookery_testkit::TempDir::new("epd-python");
     let mut args = Vec::new();
     for entry in std::fs::read_dir("tests/data/suites").unwrap() {
         let path = entry.unwrap().path();
@@ -89,13 +76,13 @@ fn python_chess_reads_normalized_output_the_same() {
         args.push(path.canonicalize().unwrap());
         args.push(norm);
     }
-    let out = Command::new("python3")
+    let out = Command::new(&python)
         .arg("-c")
         .arg(SCRIPT)
         .args(&args)
         .output()
         .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(dir);
     assert!(
         out.status.success(),
         "python failed: {}",

@@ -74,7 +74,9 @@ impl Tags {
 }
 
 /// One move in the tree, with what the file says about it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// `Clone`, `PartialEq`, `Debug` (and `Drop` of [`Line`]) run on a heap
+/// stack, not recursively: see [`crate::tree`].
 pub struct Node {
     /// The move (legal in the position it is played from).
     pub mv: Move,
@@ -107,7 +109,10 @@ impl Node {
 }
 
 /// A sequence of moves: the mainline or a variation.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// However deep its variations nest, a line is walked, cloned, compared,
+/// printed and dropped without recursion (see [`crate::tree`]).
+#[derive(Default)]
 pub struct Line {
     /// The moves.
     pub nodes: Vec<Node>,

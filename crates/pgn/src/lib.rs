@@ -32,6 +32,7 @@ pub mod reader;
 pub mod san;
 pub mod split;
 pub mod tags;
+pub mod tree;
 pub mod types;
 pub mod writer;
 

@@ -37,9 +37,9 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-use std::collections::BTreeMap;
 use std::io::{self, Read};
-use std::sync::{mpsc, Arc, Mutex};
+
+use rookery_core::parallel::{self, WorkerPanicked};
 
 use crate::game::{Games, ReadGame};
 use crate::reader::{EndState, Reader};
@@ -344,79 +344,36 @@ where
     E: From<io::Error>,
 {
     let jobs = jobs.max(1);
-    // Piece number, piece, guessed first index.
-    let (work_tx, work_rx) = mpsc::channel::<(usize, Piece, usize)>();
-    let work_rx = Arc::new(Mutex::new(work_rx));
-    // A worker's result, or `None` if `work` panicked.
-    type Done<T> = Option<(usize, Piece, usize, T, Outcome)>;
-    let (done_tx, done_rx) = mpsc::channel::<Done<T>>();
-    std::thread::scope(|scope| -> Result<(), E> {
-        // Owned here, so that any early return stops the threads.
-        let work_tx = work_tx;
-        for _ in 0..jobs {
-            let rx = Arc::clone(&work_rx);
-            let tx = done_tx.clone();
-            scope.spawn(move || loop {
-                // A poisoned lock means another worker panicked: stop too.
-                let next = match rx.lock() {
-                    Ok(guard) => guard.recv(),
-                    Err(_) => return,
-                };
-                let Ok((seq, piece, first)) = next else {
-                    return;
-                };
-                // A panic in `work` (a bug) becomes an error, not a hang.
-                let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    piece.read(first, work)
-                }));
-                let done = read
-                    .ok()
-                    .map(|(out, outcome)| (seq, piece, first, out, outcome));
-                let failed = done.is_none();
-                if tx.send(done).is_err() || failed {
-                    return;
-                }
-            });
-        }
-        drop(done_tx);
-        let worker_gone = || io::Error::other("a worker thread failed");
+    let worker_failed = |e: WorkerPanicked| io::Error::other(e);
+    // On the worker threads (the shared ordered-parallel helper catches a
+    // panic in `work` and reports it as an error, not a hang).
+    let read_piece = |_: &mut (), (piece, first): (Piece, usize)| {
+        let (out, outcome) = piece.read(first, work);
+        (piece, first, out, outcome)
+    };
+    parallel::with_workers(vec![(); jobs], read_piece, |q| -> Result<(), E> {
         let mut cutter = Cutter::new(input, target);
         let mut input_done = false;
-        let (mut sent, mut taken) = (0usize, 0usize);
         // The real index of the next game to hand out, and the games guessed
         // to start in the pieces sent but not yet taken (and in a held one).
         let mut next_index = 1usize;
         let mut ahead = 0usize;
-        let mut arrived = BTreeMap::new();
         // A piece that ended inside a game, with its index: read it again with the next.
         let mut carry: Option<(Piece, usize)> = None;
         loop {
-            while !input_done && sent - taken < 2 * jobs {
+            while !input_done && q.in_flight() < 2 * jobs {
                 match cutter.next() {
                     None => input_done = true,
                     Some(piece) => {
                         let piece = piece?;
                         let first = next_index + ahead;
                         ahead += piece.starts;
-                        work_tx
-                            .send((sent, piece, first))
-                            .map_err(|_| worker_gone())?;
-                        sent += 1;
+                        q.submit((piece, first)).map_err(worker_failed)?;
                     }
                 }
             }
-            if taken == sent {
-                break;
-            }
-            while !arrived.contains_key(&taken) {
-                let (seq, piece, first, out, outcome) =
-                    done_rx.recv().ok().flatten().ok_or_else(worker_gone)?;
-                arrived.insert(seq, (piece, first, out, outcome));
-            }
-            let Some((piece, first, out, outcome)) = arrived.remove(&taken) else {
-                continue;
-            };
-            taken += 1;
+            let Some(done) = q.take_next() else { break };
+            let (piece, first, out, outcome) = done.map_err(worker_failed)?;
             ahead = ahead.saturating_sub(piece.starts);
             let (piece, out, outcome) = match carry.take() {
                 Some((mut held, index)) => {

@@ -13,6 +13,7 @@ use std::io;
 use rookery_core::{Color, Position, SanPlus};
 
 use crate::game::{Game, Line};
+use crate::tree::Step;
 
 /// The longest movetext line written.
 pub const LINE_LENGTH: usize = 80;
@@ -105,51 +106,85 @@ pub fn escape_tag_value(v: &str) -> String {
     out
 }
 
+/// Where the writer stands in one line.
+struct LineState {
+    /// The position before the current node's move (after it, once the
+    /// node's variations are written).
+    pos: Position,
+    /// Whether Black's next move needs its number (`N...`).
+    need_number: bool,
+}
+
+/// Writes `line` from `start` with its variations, from a heap stack (a
+/// file may nest variations as deep as it likes; see [`crate::tree`]).
 fn write_line(w: &mut Wrap, line: &Line, start: &Position) {
-    let mut pos = start.clone();
-    let mut need_number = true;
+    let mut stack: Vec<LineState> = Vec::new();
     let mut san = String::with_capacity(8);
-    for node in &line.nodes {
-        for c in &node.comments_before {
-            w.comment(c);
-            need_number = true;
-        }
-        match pos.turn() {
-            Color::White => w.token(&format!("{}.", pos.fullmoves())),
-            Color::Black if need_number => w.token(&format!("{}...", pos.fullmoves())),
-            Color::Black => {}
-        }
-        san.clear();
-        let _ = write!(san, "{}", SanPlus::from_move(&pos, node.mv));
-        w.token(&san);
-        need_number = false;
-        // NAGs and comments after the move, in the order they were read.
-        let mut comments = node.comments_after.iter();
-        let mut written = 0usize;
-        for (i, nag) in node.nags.iter().enumerate() {
-            let slot = node.nag_slots.get(i).copied().unwrap_or(0);
-            while written < slot {
-                let Some(c) = comments.next() else { break };
-                w.comment(c);
-                written += 1;
-                need_number = true;
+    for (_, step) in line.walk() {
+        match step {
+            Step::Enter(_) => {
+                let pos = match stack.last() {
+                    // A variation: from the position before the parent's move.
+                    Some(parent) => {
+                        w.open += 1;
+                        parent.pos.clone()
+                    }
+                    None => start.clone(),
+                };
+                stack.push(LineState {
+                    pos,
+                    need_number: true,
+                });
             }
-            w.token(&nag.to_string());
+            Step::Node(node) => {
+                let Some(s) = stack.last_mut() else { break };
+                for c in &node.comments_before {
+                    w.comment(c);
+                    s.need_number = true;
+                }
+                match s.pos.turn() {
+                    Color::White => w.token(&format!("{}.", s.pos.fullmoves())),
+                    Color::Black if s.need_number => w.token(&format!("{}...", s.pos.fullmoves())),
+                    Color::Black => {}
+                }
+                san.clear();
+                let _ = write!(san, "{}", SanPlus::from_move(&s.pos, node.mv));
+                w.token(&san);
+                s.need_number = false;
+                // NAGs and comments after the move, in the order they were read.
+                let mut comments = node.comments_after.iter();
+                let mut written = 0usize;
+                for (i, nag) in node.nags.iter().enumerate() {
+                    let slot = node.nag_slots.get(i).copied().unwrap_or(0);
+                    while written < slot {
+                        let Some(c) = comments.next() else { break };
+                        w.comment(c);
+                        written += 1;
+                        s.need_number = true;
+                    }
+                    w.token(&nag.to_string());
+                }
+                for c in comments {
+                    w.comment(c);
+                    s.need_number = true;
+                }
+            }
+            Step::NodeDone(node) => {
+                if let Some(s) = stack.last_mut() {
+                    s.pos.play_unchecked(node.mv);
+                }
+            }
+            Step::Leave(line) => {
+                for c in &line.trailing_comments {
+                    w.comment(c);
+                }
+                stack.pop();
+                if let Some(parent) = stack.last_mut() {
+                    w.close();
+                    parent.need_number = true;
+                }
+            }
         }
-        for c in comments {
-            w.comment(c);
-            need_number = true;
-        }
-        for v in &node.variations {
-            w.open += 1;
-            write_line(w, v, &pos);
-            w.close();
-            need_number = true;
-        }
-        pos.play_unchecked(node.mv);
-    }
-    for c in &line.trailing_comments {
-        w.comment(c);
     }
 }
 

@@ -35,15 +35,22 @@
 //! };
 //! let report = Report::new(vec![run]);
 //! assert!(report.text().contains("1/1"));
+//! # #[cfg(feature = "html")]
 //! assert!(report.html("WAC").unwrap().contains("<svg"));
 //! ```
+//!
+//! The HTML page (and with it the plotters dependency) is the `html`
+//! feature, on by default; a library that only needs the result model, text
+//! and JSON turns default features off.
 
 #![deny(missing_docs)]
 
 pub mod board;
 pub mod compare;
 pub mod game_model;
+#[cfg(feature = "html")]
 pub mod game_page;
+#[cfg(feature = "html")]
 pub mod html;
 mod model;
 pub mod stats;
@@ -80,6 +87,7 @@ pub enum ReportError {
         message: String,
     },
     /// A chart could not be drawn.
+    #[cfg(feature = "html")]
     #[error("chart: {0}")]
     Chart(String),
 }
@@ -118,10 +126,11 @@ impl Report {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// The report as one self-contained HTML page.
+    /// The report as one self-contained HTML page (feature `html`).
     ///
     /// # Errors
     /// [`ReportError::Chart`] if a chart cannot be drawn.
+    #[cfg(feature = "html")]
     pub fn html(&self, title: &str) -> Result<String, ReportError> {
         html::render(title, &self.runs, &self.comparisons)
     }

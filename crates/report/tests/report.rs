@@ -105,6 +105,7 @@ fn json_errors_have_position() {
 }
 
 #[test]
+#[cfg(feature = "html")]
 fn html_report() {
     let html = Report::new(fixture()).html("tiny suite").unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));

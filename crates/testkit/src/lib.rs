@@ -153,3 +153,196 @@ mod tests {
         assert_eq!(illegal_move(&pos), "a1e1");
     }
 }
+
+/// A temporary directory of one test: its own (named by the tag, the
+/// process and a counter, so tests running in parallel never share one),
+/// and removed when dropped, also when the test fails.
+pub struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    /// Creates a fresh directory under the system's temporary directory.
+    ///
+    /// # Panics
+    /// If the directory cannot be created (a broken test machine).
+    pub fn new(tag: &str) -> TempDir {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("rookery-test-{tag}-{}-{n}", std::process::id()));
+        // A leftover of an earlier process with the same id goes first.
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)
+            .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        TempDir(dir)
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+
+    /// A path inside the directory.
+    pub fn join(&self, name: impl AsRef<std::path::Path>) -> std::path::PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Finding the peer programs that differential tests compare against
+/// (Stockfish, pgn-extract, Chromium, python-chess).
+///
+/// A peer is looked up on `PATH` (plus `/usr/games`, where Debian puts
+/// engines), never at one fixed path. When it is missing, a test fails if
+/// the environment variable `CI` is set (CI installs every peer, so a
+/// missing one is a broken set-up, not a reason to pass), and otherwise is
+/// skipped with a note on stderr.
+pub mod peer {
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    /// The python-chess version the tests' expected counts were measured with.
+    pub const PYTHON_CHESS_VERSION: &str = "1.11.2";
+
+    /// The first of `names` found as an executable file on `PATH` or in
+    /// `/usr/games`; an environment variable `env` (if given and set) names
+    /// the program directly.
+    pub fn find(names: &[&str], env: Option<&str>) -> Option<PathBuf> {
+        if let Some(p) = env.and_then(std::env::var_os) {
+            return Some(PathBuf::from(p));
+        }
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let dirs: Vec<PathBuf> = std::env::split_paths(&path)
+            .chain(std::iter::once(PathBuf::from("/usr/games")))
+            .collect();
+        names
+            .iter()
+            .flat_map(|n| dirs.iter().map(move |d| d.join(n)))
+            .find(|p| is_executable(p))
+    }
+
+    fn is_executable(p: &Path) -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        }
+        #[cfg(not(unix))]
+        {
+            p.is_file()
+        }
+    }
+
+    /// What a test does about a missing peer: panics when `CI` is set,
+    /// otherwise notes the skip on stderr. Returns `None` for the caller to
+    /// return early.
+    pub fn missing<T>(what: &str) -> Option<T> {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but {what} is missing"
+        );
+        eprintln!("note: {what} not found; test skipped");
+        None
+    }
+
+    /// `names` on `PATH` (see [`find`]), or [`missing`].
+    pub fn require(what: &str, names: &[&str], env: Option<&str>) -> Option<PathBuf> {
+        find(names, env).or_else(|| missing(what))
+    }
+
+    /// Stockfish (`STOCKFISH` overrides), or [`missing`].
+    pub fn stockfish() -> Option<PathBuf> {
+        require("Stockfish", &["stockfish"], Some("STOCKFISH"))
+    }
+
+    /// pgn-extract, or [`missing`].
+    pub fn pgn_extract() -> Option<PathBuf> {
+        require("pgn-extract", &["pgn-extract"], None)
+    }
+
+    /// Chromium, or [`missing`].
+    pub fn chromium() -> Option<PathBuf> {
+        require("Chromium", &["chromium", "chromium-browser"], None)
+    }
+
+    /// A `python3` on `PATH` whose python-chess is exactly
+    /// [`PYTHON_CHESS_VERSION`] (the tests' expected counts depend on its
+    /// reader), or [`missing`] (a wrong version counts as missing).
+    pub fn python_chess() -> Option<PathBuf> {
+        let Some(python) = find(&["python3"], None) else {
+            return missing("python3");
+        };
+        let version = Command::new(&python)
+            .args(["-c", "import chess; print(chess.__version__)"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+        match version {
+            Some(v) if v == PYTHON_CHESS_VERSION => Some(python),
+            Some(v) => missing(&format!(
+                "python-chess=={PYTHON_CHESS_VERSION} (found {v}; pip install chess=={PYTHON_CHESS_VERSION})"
+            )),
+            None => missing(&format!("python3 with python-chess=={PYTHON_CHESS_VERSION}")),
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn finds_programs_on_path_only_if_executable() {
+            let sh = find(&["no-such-program-rookery", "sh"], None).expect("sh is on PATH");
+            assert!(sh.ends_with("sh"));
+            assert_eq!(find(&["no-such-program-rookery"], None), None);
+        }
+
+        /// CI installs the python-chess the expected counts were measured
+        /// with, and sets CI so that a missing peer fails the tests.
+        #[test]
+        fn ci_pins_python_chess_and_sets_ci() {
+            let run =
+                std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../.ci/run"))
+                    .expect(".ci/run");
+            assert!(
+                run.contains(&format!("PYTHON_CHESS={PYTHON_CHESS_VERSION}\n"))
+                    && run.contains("pip install -q \"chess==$PYTHON_CHESS\""),
+                "python-chess is not pinned to {PYTHON_CHESS_VERSION} in .ci/run"
+            );
+            assert!(run.contains("export CI="), ".ci/run does not set CI");
+        }
+
+        #[test]
+        fn a_missing_peer_fails_under_ci() {
+            // Run in a child test process with CI set: `missing` must panic.
+            if std::env::var_os("ROOKERY_PEER_CHILD").is_some() {
+                let _: Option<()> = missing("a peer no machine has");
+                return;
+            }
+            let exe = std::env::current_exe().unwrap();
+            let out = std::process::Command::new(exe)
+                .args([
+                    "--exact",
+                    "peer::tests::a_missing_peer_fails_under_ci",
+                    "--nocapture",
+                ])
+                .env("ROOKERY_PEER_CHILD", "1")
+                .env("CI", "1")
+                .output()
+                .unwrap();
+            assert!(!out.status.success(), "a missing peer passed under CI");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains("CI is set but a peer no machine has is missing"),
+                "{err}"
+            );
+        }
+    }
+}

@@ -149,8 +149,8 @@ fn hang_is_stopped_then_reported() {
 
 #[test]
 fn overrunning_engine_is_stopped() {
-    let record = std::env::temp_dir().join(format!("rookery-mock-{}.txt", std::process::id()));
-    let _ = std::fs::remove_file(&record);
+    let dir = rookery_testkit::TempDir::new("host-overrun");
+    let record = dir.join("received.txt");
     let mut e = EngineHost::start(
         mock(&["--slow", "5000", "--record", record.to_str().unwrap()]),
         quick(),
@@ -176,15 +176,7 @@ fn missing_program_is_a_spawn_error() {
 
 #[test]
 fn real_stockfish() {
-    let path = ["/usr/games/stockfish", "/usr/bin/stockfish"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists());
-    let Some(path) = path else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but Stockfish is missing"
-        );
-        eprintln!("skipping: Stockfish not installed");
+    let Some(path) = rookery_testkit::peer::stockfish() else {
         return;
     };
     let mut spec = EngineSpec::new(path);
@@ -235,14 +227,7 @@ fn go_watch_then_stop() {
 #[test]
 fn stockfish_ponder_then_ponderhit() {
     use rookery_uci::host::SearchEvent;
-    let Some(path) = ["/usr/games/stockfish", "/usr/bin/stockfish"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists())
-    else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but Stockfish is missing"
-        );
+    let Some(path) = rookery_testkit::peer::stockfish() else {
         return;
     };
     let mut spec = EngineSpec::new(path);

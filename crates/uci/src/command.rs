@@ -148,15 +148,17 @@ impl Command {
     }
 }
 
+/// `setoption name <id> [value <x>]`: the name runs from `name` to the first
+/// `value` after it, the value to the end of the line (it may hold the words
+/// `name` and `value`). Words before `name`, a `value` among them, are junk.
 fn parse_setoption(args: &[&str]) -> Command {
-    let name_at = args.iter().position(|t| *t == "name");
-    let value_at = args.iter().position(|t| *t == "value");
-    let name_start = name_at.map_or(0, |i| i + 1);
-    let name_end = match value_at {
-        Some(v) if v >= name_start => v,
-        _ => args.len(),
-    };
-    let name = args[name_start.min(name_end)..name_end].join(" ");
+    let name_start = args.iter().position(|t| *t == "name").map_or(0, |i| i + 1);
+    let value_at = args[name_start..]
+        .iter()
+        .position(|t| *t == "value")
+        .map(|i| name_start + i);
+    let name_end = value_at.unwrap_or(args.len());
+    let name = args[name_start..name_end].join(" ");
     let value = value_at.map(|v| args[v + 1..].join(" "));
     Command::SetOption { name, value }
 }
@@ -471,7 +473,7 @@ mod tests {
     }
 
     #[test]
-    fn hostile_lines_never_panic() {
+    fn hostile_lines_never_panic_and_round_trip() {
         let long = "go ".repeat(10_000);
         for line in [
             "position fen",
@@ -484,10 +486,17 @@ mod tests {
             "go depth",
             "go depth 99999999999999999999999",
             "\u{0}\u{1}\u{7f} position ÿÿ moves é",
+            // Found by the uci_command fuzz target: a `value` before `name`.
+            "setoption junk value 64 name Hash value 1 value 2",
             long.as_str(),
         ] {
+            // Parsing is a fixed point of writing: what is written reads
+            // back as the same command and writes out the same text.
             let c = Command::parse(line);
-            let _ = Command::parse(&c.to_string());
+            let written = c.to_string();
+            let again = Command::parse(&written);
+            assert_eq!(again, c, "{line:?} -> {written:?}");
+            assert_eq!(again.to_string(), written, "{line:?}");
         }
     }
 }

@@ -5,7 +5,6 @@
 
 use super::{analyse_game, annotated_game, page_game, AnnotateOptions};
 use crate::analyst::Analyst;
-use crate::pipeline::run_parallel;
 use rookery_pgn::{GameBuilder, ReadGame, Reader};
 use rookery_report::game_model::PageGame;
 use std::io::{self, Read, Write};
@@ -238,7 +237,7 @@ pub fn annotate_stream(
     };
     let mut summary = AnnotateSummary::default();
     let mut io_error: Option<io::Error> = None;
-    run_parallel(items, analysts, work, |done| {
+    rookery_core::parallel::run(items, analysts, work, |done| {
         summary.games += 1;
         summary.searched += done.searched;
         if done.skipped {
@@ -263,7 +262,8 @@ pub fn annotate_stream(
             games: summary.games,
             searched: summary.searched,
         });
-    });
+    })
+    .map_err(|e| io::Error::other(e.to_string()))?;
     if let Some(e) = read_error.or(io_error) {
         return Err(e);
     }

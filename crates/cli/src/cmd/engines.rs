@@ -1,7 +1,12 @@
 //! Flags shared by the commands that run an engine over positions.
 
 use crate::output::usage;
-use rookery_analysis::{AnalysisLimits, Analyst, BuiltinAnalyst, UciAnalyst};
+use clap::builder::RangedU64ValueParser;
+use rookery_analysis::{
+    AnalysisLimits, Analyst, BuiltinAnalyst, UciAnalyst, MAX_COUNT, MAX_NODES, MAX_TIME_MS,
+    SOFT_MOVES,
+};
+use rookery_engine::MAX_HASH_MB;
 use rookery_uci::host::{EngineSpec, Timeouts};
 use std::time::Duration;
 
@@ -23,24 +28,27 @@ pub struct EngineArgs {
     /// UCI_ShowCurrLine, UCI_ShowRefutations.
     #[arg(long = "option", value_name = "NAME=VALUE")]
     pub options: Vec<String>,
-    /// Time per position in milliseconds (a hard limit).
-    #[arg(long, value_name = "MS")]
+    /// Time per position in milliseconds (a hard limit; at most 2^31 - 1,
+    /// the most an engine takes).
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=MAX_TIME_MS))]
     pub movetime: Option<u64>,
     /// A soft time limit: about MS per position on average, the engine's own
     /// time management deciding (given as a clock; the clock is the hard guard).
-    #[arg(long, value_name = "MS", conflicts_with = "movetime")]
+    #[arg(long, value_name = "MS", conflicts_with = "movetime",
+          value_parser = clap::value_parser!(u64).range(1..=MAX_TIME_MS / u64::from(SOFT_MOVES)))]
     pub soft_movetime: Option<u64>,
     /// Depth per position in plies.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_COUNT)))]
     pub depth: Option<u32>,
     /// Nodes per position.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_NODES))]
     pub nodes: Option<u64>,
-    /// Engine instances run in parallel (default: the number of CPUs).
-    #[arg(long, short = 'j')]
+    /// Engine instances run in parallel (default: the number of CPUs; at most 256).
+    #[arg(long, short = 'j', value_parser = RangedU64ValueParser::<usize>::new().range(1..=256))]
     pub jobs: Option<usize>,
     /// Hash table size in MB for the built-in engine.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16,
+          value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_HASH_MB as u64))]
     pub hash: usize,
 }
 

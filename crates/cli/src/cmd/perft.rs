@@ -2,7 +2,7 @@
 
 use crate::output::{self, usage, Status};
 use anyhow::Context;
-use rookery_core::{CastlingMode, Mode, Position, Setup, UciMove};
+use rookery_core::{CastlingMode, Mode, Move, Position, Setup, UciMove};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -34,7 +34,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     suite: Option<PathBuf>,
     /// Worker threads (root moves are shared out).
-    #[arg(long, short = 't', default_value_t = 1)]
+    #[arg(long, short = 't', default_value_t = 1,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     threads: usize,
     /// Play every move down to the leaves instead of counting the last ply in bulk.
     #[arg(long)]
@@ -92,20 +93,23 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     let threads = args.threads.max(1);
     let start = Instant::now();
     let (nodes, moves) = if args.divide {
-        let counts = if args.no_bulk {
+        let counts: Vec<(Move, u64)> = if depth == 0 {
+            // Nothing below the position: no move lines (see `divide`).
+            Vec::new()
+        } else if args.no_bulk {
             pos.legal_moves()
                 .iter()
-                .map(|&m| {
-                    (
-                        m,
-                        rookery_core::perft_full(&pos.after(m), depth.saturating_sub(1)),
-                    )
-                })
+                .map(|&m| (m, rookery_core::perft_full(&pos.after(m), depth - 1)))
                 .collect()
         } else {
             rookery_core::divide_parallel(&pos, depth, threads)
         };
-        let total = counts.iter().map(|(_, n)| n).sum();
+        // The same total as without --divide: at depth 0 the position itself.
+        let total = if depth == 0 {
+            rookery_core::perft(&pos, 0)
+        } else {
+            counts.iter().map(|(_, n)| n).sum()
+        };
         let moves = counts
             .into_iter()
             .map(|(m, n)| DivideEntry {
@@ -175,7 +179,7 @@ fn run_suite(args: &Args, path: &std::path::Path) -> anyhow::Result<Status> {
     let cases =
         rookery_core::parse_perft_suite(&text).map_err(|e| anyhow::anyhow!("{shown}:{e}"))?;
     let mut out = output::stdout();
-    let (mut passed, mut failed, mut nodes_total) = (0usize, 0usize, 0u64);
+    let (mut passed, mut failed, mut skipped, mut nodes_total) = (0usize, 0usize, 0usize, 0u64);
     let start = Instant::now();
     for case in &cases {
         let pos = match Setup::from_fen(&case.fen, Mode::Lenient)
@@ -202,7 +206,28 @@ fn run_suite(args: &Args, path: &std::path::Path) -> anyhow::Result<Status> {
                 problems.push(format!("depth {d}: expected {expected}, got {got}"));
             }
         }
-        if problems.is_empty() {
+        if case.counts.is_empty() {
+            // A case with nothing to check is an error in the suite, not a pass.
+            failed += 1;
+            writeln!(
+                out,
+                "FAIL {} ({}) no perft counts ({}:{})",
+                case.name,
+                case.fen,
+                path.display(),
+                case.line
+            )?;
+        } else if checked.is_empty() {
+            // Every count is deeper than --depth: nothing was checked.
+            skipped += 1;
+            writeln!(
+                out,
+                "skip {} ({}) no count at depth {} or less",
+                case.name,
+                case.fen,
+                args.depth.unwrap_or(0)
+            )?;
+        } else if problems.is_empty() {
             passed += 1;
             writeln!(
                 out,
@@ -223,7 +248,7 @@ fn run_suite(args: &Args, path: &std::path::Path) -> anyhow::Result<Status> {
     let seconds = start.elapsed().as_secs_f64();
     writeln!(
         out,
-        "\n{passed} passed, {failed} failed ({} positions, {nodes_total} nodes, {seconds:.2} s)",
+        "\n{passed} passed, {failed} failed, {skipped} skipped ({} positions, {nodes_total} nodes, {seconds:.2} s)",
         cases.len()
     )?;
     out.flush()?;
