@@ -40,6 +40,7 @@
 //! ```
 
 pub mod adjudicate;
+pub mod argus;
 pub mod clock;
 pub mod game;
 pub mod journal;
