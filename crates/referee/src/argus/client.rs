@@ -118,6 +118,12 @@ pub enum ClientError {
     Refused(String),
 }
 
+/// The resolution of `cc` (whole seconds).
+const CC_RESOLUTION: Duration = Duration::from_secs(1);
+
+/// The least time left the engine is told of.
+const MIN_THINK: Duration = Duration::from_millis(20);
+
 /// How a session ended.
 enum End {
     /// The referee sent `disconnect`, or the client is done.
@@ -421,9 +427,15 @@ impl Client {
         let w = Clock::replay(&tc, used[0], made[0]);
         let b = Clock::replay(&tc, used[1], made[1]);
         let mine = if pos.turn() == Color::White { &w } else { &b };
+        // `cc` counts whole seconds (§6.6): up to a second more may be used
+        // than it says, so that second is not counted on.
+        let left = |c: &Clock| {
+            c.remaining()
+                .map(|r| r.saturating_sub(CC_RESOLUTION).max(MIN_THINK))
+        };
         ThinkLimits {
-            wtime: w.remaining(),
-            btime: b.remaining(),
+            wtime: left(&w),
+            btime: left(&b),
             winc: w.increment(),
             binc: b.increment(),
             movestogo: mine.moves_to_go(),
