@@ -110,8 +110,22 @@ impl NetPlayer {
 }
 
 fn same_position(a: &Position, b: &Position) -> bool {
-    // The four EPD fields plus the clocks (§8.1).
-    rookery_core::Fen::from_position(a).to_string() == rookery_core::Fen::from_position(b).to_string()
+    // The four EPD fields and the clocks (§8.1). An en passant square is
+    // written by some only when a capture is possible, so the squares are
+    // compared through the legal moves rather than as written.
+    let fields = |p: &Position| {
+        let fen = rookery_core::Fen::from_position(p).to_string();
+        fen.split(' ').take(3).collect::<Vec<_>>().join(" ")
+    };
+    let moves = |p: &Position| {
+        let mut v: Vec<String> = p.legal_moves().iter().map(|m| format!("{m:?}")).collect();
+        v.sort();
+        v
+    };
+    fields(a) == fields(b)
+        && a.halfmoves() == b.halfmoves()
+        && a.fullmoves() == b.fullmoves()
+        && moves(a) == moves(b)
 }
 
 impl Player for NetPlayer {
