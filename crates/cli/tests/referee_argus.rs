@@ -32,7 +32,10 @@ fn stockfish() -> Option<PathBuf> {
 
 fn python_chess() -> bool {
     Command::new("python3")
-        .args(["-c", "import chess; assert chess.__version__ == '1.11.2', chess.__version__"])
+        .args([
+            "-c",
+            "import chess; assert chess.__version__ == '1.11.2', chess.__version__",
+        ])
         .output()
         .is_ok_and(|o| o.status.success())
 }
@@ -70,7 +73,9 @@ fn event_file(dir: &Path, extra: &str, players: &[(&str, &str)]) -> PathBuf {
         "[event]\nname = \"Argus test\"\nsite = \"loopback\"\npgn = \"games.pgn\"\nlog_dir = \"logs\"\n{extra}\n"
     );
     for (name, token) in players {
-        text.push_str(&format!("[[player]]\nname = \"{name}\"\ntoken = \"{token}\"\n"));
+        text.push_str(&format!(
+            "[[player]]\nname = \"{name}\"\ntoken = \"{token}\"\n"
+        ));
     }
     let p = dir.join("event.toml");
     std::fs::write(&p, text).unwrap();
@@ -101,7 +106,9 @@ fn serve(config: &Path) -> (Proc, String, BufReader<std::process::ChildStdout>) 
 fn connect(addr: &str, engine: &str, name: &str, token: &str, extra: &[&str]) -> Proc {
     Proc(
         Command::new(ROOKERY)
-            .args(["referee", "connect", addr, "--engine", engine, "--name", name, "--token", token])
+            .args([
+                "referee", "connect", addr, "--engine", engine, "--name", name, "--token", token,
+            ])
             .args(extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -112,29 +119,48 @@ fn connect(addr: &str, engine: &str, name: &str, token: &str, extra: &[&str]) ->
 
 /// Waits for the server to end (at most `limit`); returns its stdout rest
 /// and stderr.
-fn finish(mut server: Proc, mut out: BufReader<std::process::ChildStdout>, limit: Duration) -> (String, String) {
+fn finish(
+    mut server: Proc,
+    mut out: BufReader<std::process::ChildStdout>,
+    limit: Duration,
+) -> (String, String) {
     let t = Instant::now();
     loop {
         if let Some(status) = server.0.try_wait().unwrap() {
             let mut rest = String::new();
             out.read_to_string(&mut rest).unwrap();
             let mut err = String::new();
-            server.0.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            server
+                .0
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
             assert!(status.success(), "server failed: {status}\n{rest}\n{err}");
             return (rest, err);
         }
-        assert!(t.elapsed() < limit, "the event did not end within {limit:?}");
+        assert!(
+            t.elapsed() < limit,
+            "the event did not end within {limit:?}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
 
 fn pgn_games(pgn: &str) -> Vec<String> {
-    pgn.split("[Event ").filter(|g| !g.trim().is_empty()).map(|g| format!("[Event {g}")).collect()
+    pgn.split("[Event ")
+        .filter(|g| !g.trim().is_empty())
+        .map(|g| format!("[Event {g}"))
+        .collect()
 }
 
 fn tag<'a>(game: &'a str, name: &str) -> &'a str {
     let key = format!("[{name} \"");
-    let at = game.find(&key).unwrap_or_else(|| panic!("no {name} tag in {game}")) + key.len();
+    let at = game
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {name} tag in {game}"))
+        + key.len();
     &game[at..at + game[at..].find('"').unwrap()]
 }
 
@@ -148,10 +174,18 @@ fn check_logs(logs: &Path) {
         .collect();
     files.sort();
     assert!(files.len() >= 3, "{files:?}");
-    let out = Command::new(ROOKERY).args(["epd", "validate"]).args(&files).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let out = Command::new(ROOKERY)
+        .args(["epd", "validate"])
+        .args(&files)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "epd validate: {text}");
-    assert!(!text.contains("unreadable") || text.contains(" 0 unreadable"), "{text}");
+    assert!(
+        !text.contains("unreadable") || text.contains(" 0 unreadable"),
+        "{text}"
+    );
     let event = std::fs::read_to_string(logs.join("event.log")).unwrap();
     let mut in_game = 0;
     for line in event.lines() {
@@ -193,17 +227,27 @@ fn builtin_and_stockfish_play_a_refereed_event() {
     // The PGN, read back by python-chess: the moves the clients sent (from
     // the event log), in order, and a result that fits the final position.
     let check = Command::new("python3")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/argus_pgn_check.py"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/python/argus_pgn_check.py"
+        ))
         .arg(dir.0.join("games.pgn"))
         .arg(dir.0.join("logs/event.log"))
         .output()
         .unwrap();
-    let said = String::from_utf8_lossy(&check.stdout).to_string() + &String::from_utf8_lossy(&check.stderr);
-    assert!(check.status.success() && said.contains("2 games ok"), "{said}");
+    let said = String::from_utf8_lossy(&check.stdout).to_string()
+        + &String::from_utf8_lossy(&check.stderr);
+    assert!(
+        check.status.success() && said.contains("2 games ok"),
+        "{said}"
+    );
     let pgn = std::fs::read_to_string(dir.0.join("games.pgn")).unwrap();
     let games = pgn_games(&pgn);
     assert_eq!(games.len(), 2);
-    assert_eq!((tag(&games[0], "White"), tag(&games[1], "White")), ("Rookery", "Stockfish"));
+    assert_eq!(
+        (tag(&games[0], "White"), tag(&games[1], "White")),
+        ("Rookery", "Stockfish")
+    );
     check_logs(&dir.0.join("logs"));
 }
 
@@ -221,7 +265,10 @@ fn a_hostile_python_client_is_refereed_by_the_rules() {
     );
     let (server, addr, out) = serve(&cfg);
     let mut py = Command::new("python3")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/argus_hostile.py"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/python/argus_hostile.py"
+        ))
         .args([&addr, "Hostile", "h-secret", "Builtin"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -234,25 +281,50 @@ fn a_hostile_python_client_is_refereed_by_the_rules() {
     let mut ready = String::new();
     err.read_line(&mut ready).unwrap();
     assert!(ready.starts_with("ready"), "{ready}");
-    let _b = connect(&addr, "builtin", "Builtin", "b-secret", &["--accept-cp", "100000"]);
+    let _b = connect(
+        &addr,
+        "builtin",
+        "Builtin",
+        "b-secret",
+        &["--accept-cp", "100000"],
+    );
     let (rest, _) = finish(server, out, Duration::from_secs(120));
     let py_out = py.wait_with_output().unwrap();
     let mut py_err = String::new();
     err.read_to_string(&mut py_err).unwrap();
     let said = String::from_utf8_lossy(&py_out.stdout);
-    assert!(py_out.status.success() && said.contains("all ok"), "{said}\n{py_err}");
+    assert!(
+        py_out.status.success() && said.contains("all ok"),
+        "{said}\n{py_err}"
+    );
     assert!(rest.contains("event over: 3 games"), "{rest}");
     let pgn = std::fs::read_to_string(dir.0.join("games.pgn")).unwrap();
     let games = pgn_games(&pgn);
-    let got: Vec<(&str, &str)> = games.iter().map(|g| (tag(g, "Result"), tag(g, "Termination"))).collect();
-    assert_eq!(got, [("1/2-1/2", "normal"), ("0-1", "normal"), ("0-1", "illegal move")]);
+    let got: Vec<(&str, &str)> = games
+        .iter()
+        .map(|g| (tag(g, "Result"), tag(g, "Termination")))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("1/2-1/2", "normal"),
+            ("0-1", "normal"),
+            ("0-1", "illegal move")
+        ]
+    );
     assert!(games[0].contains("Draw by agreement"), "{}", games[0]);
     assert!(games[1].contains("White resigns"), "{}", games[1]);
     assert!(games[2].contains("Ke5"), "{}", games[2]);
     check_logs(&dir.0.join("logs"));
     // The refusals and faults are in the event log.
     let event = std::fs::read_to_string(dir.0.join("logs/event.log")).unwrap();
-    for why in ["wrong or missing token", "not a registered player", "already signed on", "out of turn", "at most 4096"] {
+    for why in [
+        "wrong or missing token",
+        "not a registered player",
+        "already signed on",
+        "out of turn",
+        "at most 4096",
+    ] {
         assert!(event.contains(why), "{why} not logged");
     }
 }
@@ -265,7 +337,12 @@ fn vm_hwm_kb(pid: u32) -> Option<u64> {
 
 #[test]
 fn a_thousand_idle_connections_and_a_game_still_completes() {
-    if Command::new("python3").arg("-c").arg("pass").output().is_err() {
+    if Command::new("python3")
+        .arg("-c")
+        .arg("pass")
+        .output()
+        .is_err()
+    {
         peer_missing("python3");
         return;
     }
@@ -291,7 +368,9 @@ fn a_thousand_idle_connections_and_a_game_still_completes() {
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(idle.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    BufReader::new(idle.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     assert_eq!(line.trim(), "open 1000");
     let _a = connect(&addr, "builtin", "One", "1", &[]);
     let _b = connect(&addr, "builtin", "Two", "2", &[]);
@@ -306,7 +385,12 @@ fn a_thousand_idle_connections_and_a_game_still_completes() {
     let _ = idle.wait();
     let (rest, _) = finish(server, out, Duration::from_secs(10));
     assert!(rest.contains("event over: 1 games"), "{rest}");
-    let conns: usize = rest.split("peak ").nth(1).and_then(|s| s.split(' ').next()).and_then(|n| n.parse().ok()).unwrap();
+    let conns: usize = rest
+        .split("peak ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
     assert!(conns >= 1002, "{rest}");
     eprintln!("server peak memory (VmHWM): {peak} kB with {conns} connections open at once");
 }

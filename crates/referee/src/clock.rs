@@ -482,7 +482,11 @@ mod tests {
                 used += took;
                 let replayed = Clock::replay(&t, used, n);
                 assert_eq!(replayed.remaining(), clock.remaining(), "{text} after {n}");
-                assert_eq!(replayed.moves_to_go(), clock.moves_to_go(), "{text} after {n}");
+                assert_eq!(
+                    replayed.moves_to_go(),
+                    clock.moves_to_go(),
+                    "{text} after {n}"
+                );
             }
         }
     }

@@ -183,10 +183,14 @@ fn connect(a: ConnectArgs) -> anyhow::Result<Status> {
         .apply(&format!("cmd={}", a.engine))
         .map_err(|e| usage(e.to_string()))?;
     for arg in &a.engine_args {
-        engine.apply(&format!("arg={arg}")).map_err(|e| usage(e.to_string()))?;
+        engine
+            .apply(&format!("arg={arg}"))
+            .map_err(|e| usage(e.to_string()))?;
     }
     for o in &a.options {
-        engine.apply(&format!("option.{o}")).map_err(|e| usage(e.to_string()))?;
+        engine
+            .apply(&format!("option.{o}"))
+            .map_err(|e| usage(e.to_string()))?;
     }
     let nonzero = |v: i32| (v != 0).then_some(v);
     let cfg = ClientConfig {

@@ -327,9 +327,7 @@ impl Client {
         let mut lines = Lines::new();
         let mut played_any = false;
         loop {
-            if stop.load(Ordering::SeqCst)
-                || self.cfg.max_games.is_some_and(|n| self.games >= n)
-            {
+            if stop.load(Ordering::SeqCst) || self.cfg.max_games.is_some_and(|n| self.games >= n) {
                 let off = ClientRecord::new(
                     Request::SignOff,
                     self.history
@@ -344,9 +342,14 @@ impl Client {
                 Ok(None) => return Ok(End::Dropped("the referee closed the connection".into())),
                 Err(e) => return Ok(End::Dropped(e.to_string())),
             };
-            on_event(ClientEvent::Record(false, String::from_utf8_lossy(&line).into_owned()));
+            on_event(ClientEvent::Record(
+                false,
+                String::from_utf8_lossy(&line).into_owned(),
+            ));
             if long {
-                on_event(ClientEvent::Fault(ProtocolError::TooLong(line.len()).to_string()));
+                on_event(ClientEvent::Fault(
+                    ProtocolError::TooLong(line.len()).to_string(),
+                ));
                 continue;
             }
             let rec = match RefereeRecord::parse(&line) {
@@ -390,7 +393,11 @@ impl Client {
                 Command::Fault => {
                     let why = rec.note.clone().unwrap_or_else(|| "fault".into());
                     on_event(ClientEvent::Fault(why.clone()));
-                    if !played_any && self.games == 0 && self.history.is_none() && why.contains("sign") {
+                    if !played_any
+                        && self.games == 0
+                        && self.history.is_none()
+                        && why.contains("sign")
+                    {
                         return Err(ClientError::Refused(why));
                     }
                 }
@@ -488,7 +495,10 @@ impl Client {
             let n = n as usize;
             (n > 0 && self.scores.len() >= n).then(|| &self.scores[self.scores.len() - n..])
         };
-        if rec.draw_offer && j.accept_cp.is_some_and(|a| cp.is_some_and(|c| c <= i64::from(a))) {
+        if rec.draw_offer
+            && j.accept_cp
+                .is_some_and(|a| cp.is_some_and(|c| c <= i64::from(a)))
+        {
             out.offer = Some(Offer::Accept);
             return Ok(out);
         }
@@ -502,7 +512,8 @@ impl Client {
             Ok(m) => {
                 out.sm = Some(SuppliedMove::Legal(m));
                 if let (Some(d), Some(s)) = (j.draw_cp, last(j.draw_moves)) {
-                    if pos.fullmoves() >= j.draw_from && s.iter().all(|&c| c.abs() <= i64::from(d)) {
+                    if pos.fullmoves() >= j.draw_from && s.iter().all(|&c| c.abs() <= i64::from(d))
+                    {
                         out.offer = Some(Offer::Draw);
                     }
                 }

@@ -205,7 +205,10 @@ impl EventConfig {
         }
         for (i, p) in f.player.iter().enumerate() {
             if p.name.trim().is_empty() || p.token.is_empty() {
-                return Err(bad(format!("player {}: name and token must not be empty", i + 1)));
+                return Err(bad(format!(
+                    "player {}: name and token must not be empty",
+                    i + 1
+                )));
             }
             if f.player[..i].iter().any(|q| q.name == p.name) {
                 return Err(bad(format!("player name {:?} appears twice", p.name)));
@@ -219,16 +222,26 @@ impl EventConfig {
         }
         let mut rules = Rules::default();
         if let Some(d) = &e.draw_adjudication {
-            rules.draw = Some(d.parse().map_err(|x| bad(format!("draw_adjudication: {x}")))?);
+            rules.draw = Some(
+                d.parse()
+                    .map_err(|x| bad(format!("draw_adjudication: {x}")))?,
+            );
         }
         if let Some(r) = &e.resign_adjudication {
-            rules.resign = Some(r.parse().map_err(|x| bad(format!("resign_adjudication: {x}")))?);
+            rules.resign = Some(
+                r.parse()
+                    .map_err(|x| bad(format!("resign_adjudication: {x}")))?,
+            );
         }
         rules.max_moves = e.max_moves;
         rules.invalid_claim_loses = match e.invalid_claim.as_deref() {
             None | Some("continue") => false,
             Some("lose") => true,
-            Some(o) => return Err(bad(format!("invalid_claim {o:?}: expected continue or lose"))),
+            Some(o) => {
+                return Err(bad(format!(
+                    "invalid_claim {o:?}: expected continue or lose"
+                )))
+            }
         };
         let listen = match (e.listen, e.port) {
             (Some(l), _) => l,
@@ -261,7 +274,8 @@ impl EventConfig {
 mod tests {
     use super::*;
 
-    const BASE: &str = "[event]\nname = \"E\"\ntime_control = \"40/60+0.6\"\npgn = \"g.pgn\"\nlog_dir = \"l\"\n";
+    const BASE: &str =
+        "[event]\nname = \"E\"\ntime_control = \"40/60+0.6\"\npgn = \"g.pgn\"\nlog_dir = \"l\"\n";
 
     #[test]
     fn defaults_and_paths() {
@@ -277,13 +291,25 @@ mod tests {
     #[test]
     fn mistakes_are_named() {
         let one = format!("{BASE}[[player]]\nname = \"A\"\ntoken = \"x\"\n");
-        assert!(EventConfig::from_toml(&one, Path::new(".")).unwrap_err().to_string().contains("two"));
+        assert!(EventConfig::from_toml(&one, Path::new("."))
+            .unwrap_err()
+            .to_string()
+            .contains("two"));
         let twice = format!("{BASE}[[player]]\nname = \"A\"\ntoken = \"x\"\n[[player]]\nname = \"A\"\ntoken = \"y\"\n");
-        assert!(EventConfig::from_toml(&twice, Path::new(".")).unwrap_err().to_string().contains("twice"));
+        assert!(EventConfig::from_toml(&twice, Path::new("."))
+            .unwrap_err()
+            .to_string()
+            .contains("twice"));
         let typo = format!("{BASE}colour = 1\n[[player]]\nname = \"A\"\ntoken = \"x\"\n");
-        assert!(EventConfig::from_toml(&typo, Path::new(".")).unwrap_err().to_string().contains("colour"));
+        assert!(EventConfig::from_toml(&typo, Path::new("."))
+            .unwrap_err()
+            .to_string()
+            .contains("colour"));
         let tc = BASE.replace("40/60+0.6", "fast");
         let tc = format!("{tc}[[player]]\nname = \"A\"\ntoken = \"x\"\n[[player]]\nname = \"B\"\ntoken = \"y\"\n");
-        assert!(EventConfig::from_toml(&tc, Path::new(".")).unwrap_err().to_string().contains("time_control"));
+        assert!(EventConfig::from_toml(&tc, Path::new("."))
+            .unwrap_err()
+            .to_string()
+            .contains("time_control"));
     }
 }

@@ -45,7 +45,9 @@ pub struct EventLog {
 }
 
 fn utc(at: SystemTime) -> String {
-    let d = at.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+    let d = at
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
     let secs = d.as_secs();
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
@@ -97,7 +99,13 @@ pub fn log_record(line: &[u8], dir: Direction, peer: &str, at: SystemTime) -> St
 fn file_name(player: &str) -> String {
     let safe: String = player
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     format!("player-{safe}.log")
 }
@@ -124,9 +132,8 @@ impl EventLog {
         let mut event = open(dir.join("event.log"))?;
         let dir = dir.to_path_buf();
         let (tx, rx) = mpsc::channel::<Item>();
-        let thread = std::thread::Builder::new()
-            .name("argus-log".into())
-            .spawn(move || -> std::io::Result<()> {
+        let thread = std::thread::Builder::new().name("argus-log".into()).spawn(
+            move || -> std::io::Result<()> {
                 let mut players: HashMap<String, BufWriter<File>> = HashMap::new();
                 while let Ok(item) = rx.recv() {
                     match item {
@@ -163,7 +170,8 @@ impl EventLog {
                     f.flush()?;
                 }
                 Ok(())
-            })?;
+            },
+        )?;
         Ok(EventLog {
             tx,
             thread: Some(thread),
@@ -223,7 +231,10 @@ mod tests {
         for bad in [&b"garbage\x07\"x"[..], &[b'y'; 5000][..]] {
             let text = log_record(bad, Direction::Received, "1.2.3.4:5", at);
             let (rec, _) = Record::parse(text.as_bytes(), Mode::Strict).unwrap();
-            assert!(rec.validate(Mode::Strict).iter().all(|d| !d.is_error()), "{text}");
+            assert!(
+                rec.validate(Mode::Strict).iter().all(|d| !d.is_error()),
+                "{text}"
+            );
             assert!(text.len() < 1000);
         }
     }

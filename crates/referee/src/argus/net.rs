@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Debug)]
 pub enum Inbound {
     /// A `refreq reply`, with when it was read off the wire.
-    Reply(ClientRecord, Instant),
+    Reply(Box<ClientRecord>, Instant),
     /// The client signed off, its connection closed or the supervisor took
     /// the game away (the reason).
     Gone(String),
@@ -157,7 +157,14 @@ impl Player for NetPlayer {
             current.play_unchecked(m);
             last = Some(m);
         }
-        let mut r = self.record(Command::Respond, if last.is_some() { before } else { current.clone() });
+        let mut r = self.record(
+            Command::Respond,
+            if last.is_some() {
+                before
+            } else {
+                current.clone()
+            },
+        );
         r.sm = last;
         r.draw_offer = req.draw_offered;
         self.link.awaiting.store(true, Ordering::SeqCst);
@@ -179,7 +186,7 @@ impl Player for NetPlayer {
                     if let Ok(mut g) = self.last_reply.lock() {
                         *g = Some(when);
                     }
-                    break rec;
+                    break *rec;
                 }
                 Ok(Inbound::Reply(..)) => continue,
                 Ok(Inbound::Gone(why)) => {
@@ -251,7 +258,12 @@ impl Player for NetPlayer {
             if !m.book {
                 used[side] += Duration::from_millis(m.time_ms);
             }
-            match m.uci.parse::<UciMove>().ok().and_then(|u| u.to_move(&pos).ok()) {
+            match m
+                .uci
+                .parse::<UciMove>()
+                .ok()
+                .and_then(|u| u.to_move(&pos).ok())
+            {
                 Some(mv) => pos.play_unchecked(mv),
                 None => break,
             }
@@ -267,12 +279,149 @@ impl Player for NetPlayer {
             .cloned()
             .chain([
                 ("Result".to_string(), record.outcome.as_str().to_string()),
-                ("Termination".to_string(), record.termination.as_str().to_string()),
+                (
+                    "Termination".to_string(),
+                    record.termination.as_str().to_string(),
+                ),
             ])
             .collect();
         // The result first: nothing about the game follows `conclude`
         // (§8.1.1). A client that is gone is not told; the game is recorded
         // anyway.
         let _ = self.send(inform).and_then(|()| self.send(conclude));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::player::ThinkLimits;
+    use rookery_core::{Move, San};
+    use std::sync::mpsc;
+
+    struct Wire {
+        sent: mpsc::Receiver<RefereeRecord>,
+        replies: mpsc::Sender<Inbound>,
+        awaiting: Arc<AtomicBool>,
+    }
+
+    fn player() -> (NetPlayer, Wire) {
+        let (out_tx, sent) = mpsc::channel();
+        let (replies, inbox) = mpsc::channel();
+        let awaiting = Arc::new(AtomicBool::new(false));
+        let link = Link {
+            name: "Alpha".into(),
+            address: "here".into(),
+            send: Box::new(move |r| out_tx.send(r).is_ok()),
+            inbox,
+            awaiting: awaiting.clone(),
+        };
+        let p = NetPlayer::new(
+            link,
+            Position::startpos(),
+            vec![("White".into(), "Alpha".into())],
+            Duration::ZERO,
+            Arc::new(Mutex::new(None)),
+            Arc::new(Mutex::new(Vec::new())),
+        );
+        (
+            p,
+            Wire {
+                sent,
+                replies,
+                awaiting,
+            },
+        )
+    }
+
+    fn san(pos: &Position, s: &str) -> Move {
+        s.parse::<San>().unwrap().to_move(pos).unwrap()
+    }
+
+    fn ask(
+        p: &mut NetPlayer,
+        moves: &[Move],
+        reply: Option<ClientRecord>,
+        w: &Wire,
+    ) -> Result<MoveReply, PlayerError> {
+        if let Some(r) = reply {
+            w.replies
+                .send(Inbound::Reply(Box::new(r), Instant::now()))
+                .unwrap();
+        }
+        let start = Position::startpos();
+        let req = MoveRequest {
+            start: &start,
+            moves,
+            limits: ThinkLimits::default(),
+            deadline: Duration::from_millis(200),
+            used: [Duration::from_secs(3), Duration::from_secs(5)],
+            draw_offered: true,
+        };
+        p.request_move(&req)
+    }
+
+    #[test]
+    fn respond_relays_the_last_move_from_the_position_before_it() {
+        let (mut p, w) = player();
+        let start = Position::startpos();
+        let e4 = san(&start, "e4");
+        let mut after = start.clone();
+        after.play_unchecked(e4);
+        let mut reply = ClientRecord::new(Request::Reply, after.clone());
+        let e5 = san(&after, "e5");
+        reply.sm = Some(SuppliedMove::Legal(e5));
+        reply.offer = Some(Offer::Reject);
+        let got = ask(&mut p, &[e4], Some(reply), &w).unwrap();
+        assert_eq!(got.mv.to_string(), "e7e5");
+        assert_eq!(got.offer, Some(Offer::Reject));
+        let sent = w.sent.recv().unwrap();
+        assert_eq!(sent.command, Command::Respond);
+        assert_eq!(sent.position, start);
+        assert_eq!(sent.sm, Some(e4));
+        assert!(sent.draw_offer);
+        assert_eq!(
+            sent.cc,
+            Some([Duration::from_secs(3), Duration::from_secs(5)])
+        );
+        assert_eq!(sent.receiver, Some(("here".into(), "Alpha".into())));
+        assert!(
+            w.awaiting.load(Ordering::SeqCst),
+            "the transport was told a reply is due"
+        );
+    }
+
+    #[test]
+    fn wrong_position_illegal_move_silence_and_departure() {
+        let (mut p, w) = player();
+        let start = Position::startpos();
+        // A reply on the start position when e4 was played: not the game's.
+        let e4 = san(&start, "e4");
+        let wrong = ClientRecord::new(Request::Reply, start.clone());
+        assert!(matches!(
+            ask(&mut p, &[e4], Some(wrong), &w),
+            Err(PlayerError::Protocol(_))
+        ));
+        let mut bad = ClientRecord::new(Request::Reply, start.clone());
+        bad.sm = Some(SuppliedMove::Illegal("Ke5".into()));
+        assert!(
+            matches!(ask(&mut p, &[], Some(bad), &w), Err(PlayerError::IllegalMove(m)) if m == "Ke5")
+        );
+        assert!(matches!(
+            ask(&mut p, &[], None, &w),
+            Err(PlayerError::Timeout { .. })
+        ));
+        assert!(!w.awaiting.load(Ordering::SeqCst));
+        let mut resign = ClientRecord::new(Request::Reply, start.clone());
+        resign.offer = Some(Offer::Resign);
+        assert_eq!(
+            ask(&mut p, &[], Some(resign), &w).unwrap().offer,
+            Some(Offer::Resign)
+        );
+        w.replies.send(Inbound::Gone("signed off".into())).unwrap();
+        assert!(matches!(
+            ask(&mut p, &[], None, &w),
+            Err(PlayerError::Crashed(_))
+        ));
     }
 }

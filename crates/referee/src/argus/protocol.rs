@@ -26,9 +26,7 @@
 
 use crate::player::Offer;
 use rookery_core::{Move, Position};
-use rookery_epd::{
-    Clock, Diagnostic, Mode, Operation, Problem, RawOperand, Record,
-};
+use rookery_epd::{Clock, Diagnostic, Mode, Operation, Problem, RawOperand, Record};
 use std::time::Duration;
 
 pub use rookery_core::Color as Side;
@@ -361,9 +359,10 @@ fn read(line: &[u8]) -> Result<(Record, Option<String>), ProtocolError> {
         return Err(ProtocolError::TooLong(line.len()));
     }
     let first_error = |d: &[Diagnostic]| {
-        d.iter()
-            .find(|d| d.is_error())
-            .map_or_else(|| "unreadable".to_string(), |d| format!("column {}: {}", d.column, d.problem))
+        d.iter().find(|d| d.is_error()).map_or_else(
+            || "unreadable".to_string(),
+            |d| format!("column {}: {}", d.column, d.problem),
+        )
     };
     match Record::parse(line, Mode::Lenient) {
         Ok((rec, _)) => Ok((rec, None)),
@@ -375,7 +374,9 @@ fn read(line: &[u8]) -> Result<(Record, Option<String>), ProtocolError> {
                 return Err(ProtocolError::NotEpd(first_error(&e.diagnostics)));
             }
             // Cut `sm TEXT;` out: the diagnostic points at TEXT.
-            let at = (errors[0].column as usize).saturating_sub(1).min(line.len());
+            let at = (errors[0].column as usize)
+                .saturating_sub(1)
+                .min(line.len());
             let end = line[at..]
                 .iter()
                 .position(|&c| c == b';' || c == b' ')
@@ -385,7 +386,11 @@ fn read(line: &[u8]) -> Result<(Record, Option<String>), ProtocolError> {
                 .windows(2)
                 .rposition(|w| w == b"sm")
                 .ok_or_else(|| ProtocolError::NotEpd(first_error(&e.diagnostics)))?;
-            let op_end = if line.get(end) == Some(&b';') { end + 1 } else { end };
+            let op_end = if line.get(end) == Some(&b';') {
+                end + 1
+            } else {
+                end
+            };
             let mut rest = line[..op_start].to_vec();
             rest.extend_from_slice(&line[op_end..]);
             match Record::parse(&rest, Mode::Lenient) {
@@ -445,7 +450,10 @@ mod tests {
         assert_eq!(back.command, Command::Respond);
         assert_eq!(back.sm, Some(m));
         assert!(back.draw_offer);
-        assert_eq!(back.cc, Some([Duration::from_secs(61), Duration::from_secs(3725)]));
+        assert_eq!(
+            back.cc,
+            Some([Duration::from_secs(61), Duration::from_secs(3725)])
+        );
         assert_eq!(back.position.halfmoves(), 1);
         assert_eq!(back.position.fullmoves(), 2);
         assert_eq!(back.receiver, r.receiver);
@@ -457,7 +465,8 @@ mod tests {
 
     #[test]
     fn sign_on_reads_name_and_token_and_keeps_unknown_operations() {
-        let line = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - Hello world; Token \"s3cret\"; \
+        let line =
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - Hello world; Token \"s3cret\"; \
                     id \"x\"; refreq sign_on; tcsi \"here\" \"Alpha\";";
         let r = ClientRecord::parse(line.as_bytes()).unwrap();
         assert_eq!(r.request, Request::SignOn);
@@ -479,7 +488,9 @@ mod tests {
         let r = ClientRecord::parse(format!("{base} refreq reply; resign;").as_bytes()).unwrap();
         assert_eq!((r.offer, r.sm), (Some(Offer::Resign), None));
         assert_eq!(
-            ClientRecord::parse(format!("{base} draw_offer; refreq reply; resign; sm e5;").as_bytes()),
+            ClientRecord::parse(
+                format!("{base} draw_offer; refreq reply; resign; sm e5;").as_bytes()
+            ),
             Err(ProtocolError::Conflict("draw_offer", "resign"))
         );
         assert_eq!(
@@ -498,19 +509,39 @@ mod tests {
         let r = ClientRecord::parse(format!("{base} sm Qxh9; refreq reply;").as_bytes()).unwrap();
         assert_eq!(r.sm, Some(SuppliedMove::Illegal("Qxh9".into())));
         // Still an error when something else is wrong too.
-        assert!(ClientRecord::parse(format!("{base} refreq reply; sm Ke5; acn x;").as_bytes()).is_err());
+        assert!(
+            ClientRecord::parse(format!("{base} refreq reply; sm Ke5; acn x;").as_bytes()).is_err()
+        );
     }
 
     #[test]
     fn long_lines_and_garbage_are_errors() {
-        let long = format!("{} refreq reply; c0 \"{}\";", Record::new(Position::startpos()), "x".repeat(4100));
-        assert!(matches!(ClientRecord::parse(long.as_bytes()), Err(ProtocolError::TooLong(_))));
-        for bad in [&b"hello"[..], b"", b"\xff\xfe", b"8/8/8/8/8/8/8/8 w - - refreq reply;"] {
-            assert!(matches!(ClientRecord::parse(bad), Err(ProtocolError::NotEpd(_))), "{bad:?}");
+        let long = format!(
+            "{} refreq reply; c0 \"{}\";",
+            Record::new(Position::startpos()),
+            "x".repeat(4100)
+        );
+        assert!(matches!(
+            ClientRecord::parse(long.as_bytes()),
+            Err(ProtocolError::TooLong(_))
+        ));
+        for bad in [
+            &b"hello"[..],
+            b"",
+            b"\xff\xfe",
+            b"8/8/8/8/8/8/8/8 w - - refreq reply;",
+        ] {
+            assert!(
+                matches!(ClientRecord::parse(bad), Err(ProtocolError::NotEpd(_))),
+                "{bad:?}"
+            );
         }
         let rec = unreadable_as_record(b"\x01garbage \"quoted\"", "not EPD");
         let line = rec.to_string();
-        assert!(Record::parse(line.as_bytes(), Mode::Lenient).is_ok(), "{line}");
+        assert!(
+            Record::parse(line.as_bytes(), Mode::Lenient).is_ok(),
+            "{line}"
+        );
     }
 
     #[test]

@@ -183,7 +183,7 @@ struct Session {
 }
 
 enum Out {
-    Record(RefereeRecord),
+    Record(Box<RefereeRecord>),
     Close,
 }
 
@@ -281,7 +281,10 @@ impl Event {
     ///
     /// # Errors
     /// [`ServeError::Io`] if the PGN file cannot be written.
-    pub async fn run(self, mut controls: UnboundedReceiver<Control>) -> Result<Summary, ServeError> {
+    pub async fn run(
+        self,
+        mut controls: UnboundedReceiver<Control>,
+    ) -> Result<Summary, ServeError> {
         let shared = self.shared.clone();
         let listener = self.listener;
         let acceptor = {
@@ -334,16 +337,35 @@ impl Event {
                 while i < pending.len() {
                     let g = pending[i];
                     let names = [&cfg.players[g.white].name, &cfg.players[g.black].name];
-                    let busy_now = running
-                        .values()
-                        .any(|r| [r.sched.white, r.sched.black].iter().any(|&p| p == g.white || p == g.black));
+                    let busy_now = running.values().any(|r| {
+                        [r.sched.white, r.sched.black]
+                            .iter()
+                            .any(|&p| p == g.white || p == g.black)
+                    });
                     if !busy_now {
                         if let Some(links) = take_links(&shared, names) {
                             pending.remove(i);
                             let stop = Arc::new(Mutex::new(None));
-                            running.insert(g.number, Running { sched: g, stop: stop.clone() });
-                            shared.notice(Notice::GameStarted(g.number + 1, names[0].clone(), names[1].clone()));
-                            spawn_game(&shared, g, links, date.clone(), stop, latencies.clone(), done_tx.clone());
+                            running.insert(
+                                g.number,
+                                Running {
+                                    sched: g,
+                                    stop: stop.clone(),
+                                },
+                            );
+                            shared.notice(Notice::GameStarted(
+                                g.number + 1,
+                                names[0].clone(),
+                                names[1].clone(),
+                            ));
+                            spawn_game(
+                                &shared,
+                                g,
+                                links,
+                                date.clone(),
+                                latencies.clone(),
+                                done_tx.clone(),
+                            );
                             continue;
                         }
                     }
@@ -447,7 +469,7 @@ impl Event {
         for (name, tx) in sessions {
             let mut r = RefereeRecord::new(Command::Disconnect, Position::startpos());
             r.receiver = Some((String::new(), name));
-            let _ = tx.send(Out::Record(r));
+            let _ = tx.send(Out::Record(Box::new(r)));
             let _ = tx.send(Out::Close);
         }
         // Give the writers a moment to flush, and local clients to exit.
@@ -502,7 +524,7 @@ fn status(
     let mut games: Vec<(usize, String)> = Vec::new();
     for (n, r) in results.iter().enumerate() {
         if let Some(r) = r {
-            games.push((n, format!("{r}")));
+            games.push((n, r.clone()));
         }
     }
     for r in running.values() {
@@ -515,7 +537,12 @@ fn status(
     for (n, state) in games {
         let (w, b) = schedule(cfg.players.len(), cfg.pairing, cfg.rounds, cfg.games)
             .get(n)
-            .map(|s| (cfg.players[s.white].name.clone(), cfg.players[s.black].name.clone()))
+            .map(|s| {
+                (
+                    cfg.players[s.white].name.clone(),
+                    cfg.players[s.black].name.clone(),
+                )
+            })
             .unwrap_or_default();
         out.push_str(&format!("  game {:>3}: {w} - {b}: {state}\n", n + 1));
     }
@@ -542,7 +569,7 @@ fn take_links(shared: &Arc<Shared>, names: [&String; 2]) -> Option<[Link; 2]> {
         out.push(Link {
             name: n.clone(),
             address: s.address.clone(),
-            send: Box::new(move |r| out_tx.send(Out::Record(r)).is_ok()),
+            send: Box::new(move |r| out_tx.send(Out::Record(Box::new(r))).is_ok()),
             inbox: rx,
             awaiting: s.awaiting.clone(),
         });
@@ -576,7 +603,10 @@ fn release(shared: &Arc<Shared>, names: [&String; 2]) {
 fn interrupt(shared: &Shared, g: &Scheduled, why: &str) {
     if let Ok(sessions) = shared.sessions.lock() {
         for p in [g.white, g.black] {
-            if let Some(tx) = sessions.get(&shared.cfg.players[p].name).and_then(|s| s.inbox.as_ref()) {
+            if let Some(tx) = sessions
+                .get(&shared.cfg.players[p].name)
+                .and_then(|s| s.inbox.as_ref())
+            {
                 let _ = tx.send(Inbound::Gone(why.to_string()));
             }
         }
@@ -588,7 +618,6 @@ fn spawn_game(
     g: Scheduled,
     links: [Link; 2],
     date: String,
-    _stop: Arc<Mutex<Option<Stop>>>,
     latencies: Latencies,
     done: UnboundedSender<(Scheduled, Option<FinishedGame>)>,
 ) {
@@ -618,7 +647,14 @@ fn spawn_game(
     ];
     let quiet = cfg.quiet_period;
     let last = Arc::new(Mutex::new(None));
-    let mut white = NetPlayer::new(wl, setup.start.clone(), tags.clone(), quiet, last.clone(), latencies.clone());
+    let mut white = NetPlayer::new(
+        wl,
+        setup.start.clone(),
+        tags.clone(),
+        quiet,
+        last.clone(),
+        latencies.clone(),
+    );
     let mut black = NetPlayer::new(bl, setup.start.clone(), tags, quiet, last, latencies);
     tokio::task::spawn_blocking(move || {
         let finished = play_game(&setup, &mut white, &mut black, None, &mut |_| Ok(())).ok();
@@ -639,9 +675,14 @@ fn start_local(shared: &Shared, name: &str) -> Option<Child> {
                 .replace("{token}", &p.token)
         })
         .collect();
-    let stderr = std::fs::File::create(shared.cfg.log_dir.join(format!("{}.stderr", p.name.replace(['/', '\\'], "_"))))
-        .map(Stdio::from)
-        .unwrap_or_else(|_| Stdio::null());
+    let stderr = std::fs::File::create(
+        shared
+            .cfg
+            .log_dir
+            .join(format!("{}.stderr", p.name.replace(['/', '\\'], "_"))),
+    )
+    .map(Stdio::from)
+    .unwrap_or_else(|_| Stdio::null());
     match std::process::Command::new(&argv[0])
         .args(&argv[1..])
         .stdin(Stdio::null())
@@ -651,7 +692,10 @@ fn start_local(shared: &Shared, name: &str) -> Option<Child> {
     {
         Ok(c) => Some(c),
         Err(e) => {
-            shared.notice(Notice::Fault(name.to_string(), format!("cannot start {}: {e}", argv[0])));
+            shared.notice(Notice::Fault(
+                name.to_string(),
+                format!("cannot start {}: {e}", argv[0]),
+            ));
             None
         }
     }
@@ -670,7 +714,13 @@ async fn read_line(r: &mut BufReader<OwnedReadHalf>, buf: &mut Vec<u8>) -> std::
     loop {
         let avail = r.fill_buf().await?;
         if avail.is_empty() {
-            return Ok(if total == 0 { Line::Eof } else if total > MAX_RECORD + 1 { Line::TooLong(total) } else { Line::Record(std::mem::take(buf)) });
+            return Ok(if total == 0 {
+                Line::Eof
+            } else if total > MAX_RECORD + 1 {
+                Line::TooLong(total)
+            } else {
+                Line::Record(std::mem::take(buf))
+            });
         }
         let (chunk, found) = match avail.iter().position(|&b| b == b'\n') {
             Some(i) => (&avail[..i], Some(i)),
@@ -687,7 +737,11 @@ async fn read_line(r: &mut BufReader<OwnedReadHalf>, buf: &mut Vec<u8>) -> std::
                 buf.pop();
                 total -= 1;
             }
-            return Ok(if total > MAX_RECORD { Line::TooLong(total) } else { Line::Record(std::mem::take(buf)) });
+            return Ok(if total > MAX_RECORD {
+                Line::TooLong(total)
+            } else {
+                Line::Record(std::mem::take(buf))
+            });
         }
     }
 }
@@ -720,7 +774,12 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
                     Out::Record(r) => {
                         let line = r.to_line();
                         let name = who.lock().ok().and_then(|w| w.clone());
-                        shared.log.line(name.as_deref(), name.as_deref().unwrap_or(&address), Direction::Sent, line.as_bytes());
+                        shared.log.line(
+                            name.as_deref(),
+                            name.as_deref().unwrap_or(&address),
+                            Direction::Sent,
+                            line.as_bytes(),
+                        );
                         let mut bytes = line.into_bytes();
                         bytes.push(b'\n');
                         if wr.write_all(&bytes).await.is_err() {
@@ -736,11 +795,14 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
     let fault = |why: &str, pos: Position| {
         let mut r = RefereeRecord::new(Command::Fault, pos);
         r.note = Some(why.to_string());
-        let _ = tx.send(Out::Record(r));
+        let _ = tx.send(Out::Record(Box::new(r)));
     };
     if open > shared.cfg.max_connections {
         fault("too many connections", Position::startpos());
-        shared.notice(Notice::Refused(address.clone(), "too many connections".into()));
+        shared.notice(Notice::Refused(
+            address.clone(),
+            "too many connections".into(),
+        ));
         let _ = tx.send(Out::Close);
         let _ = writer.await;
         return;
@@ -752,12 +814,18 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
     let why_closed: String = loop {
         let timeout = match &me {
             None => shared.cfg.handshake_timeout,
-            Some((_, _, _, busy)) if busy.load(Ordering::SeqCst) => Duration::from_secs(86_400 * 365),
+            Some((_, _, _, busy)) if busy.load(Ordering::SeqCst) => {
+                Duration::from_secs(86_400 * 365)
+            }
             Some(_) => shared.cfg.idle_timeout,
         };
         let line = match tokio::time::timeout(timeout, read_line(&mut reader, &mut buf)).await {
             Err(_) => {
-                let why = if me.is_none() { "no sign_on in time" } else { "idle too long" };
+                let why = if me.is_none() {
+                    "no sign_on in time"
+                } else {
+                    "idle too long"
+                };
                 fault(why, Position::startpos());
                 break why.to_string();
             }
@@ -769,11 +837,18 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
         let peer_name = name.clone().unwrap_or_else(|| address.clone());
         let rec = match line {
             Line::TooLong(n) => {
-                shared.log.line(name.as_deref(), &peer_name, Direction::Received, format!("(a line of {n} bytes)").as_bytes());
+                shared.log.line(
+                    name.as_deref(),
+                    &peer_name,
+                    Direction::Received,
+                    format!("(a line of {n} bytes)").as_bytes(),
+                );
                 Err(format!("record of {n} bytes: at most {MAX_RECORD} allowed"))
             }
             Line::Record(bytes) => {
-                shared.log.line(name.as_deref(), &peer_name, Direction::Received, &bytes);
+                shared
+                    .log
+                    .line(name.as_deref(), &peer_name, Direction::Received, &bytes);
                 ClientRecord::parse(&bytes).map_err(|e| e.to_string())
             }
             Line::Eof => break "connection closed".to_string(),
@@ -795,11 +870,19 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
         };
         match (&me, rec.request) {
             (None, Request::SignOn) => {
-                let claimed = rec.sender.as_ref().map(|(_, n)| n.clone()).unwrap_or_default();
+                let claimed = rec
+                    .sender
+                    .as_ref()
+                    .map(|(_, n)| n.clone())
+                    .unwrap_or_default();
                 let player = shared.cfg.players.iter().find(|p| p.name == claimed);
                 let ok = player.is_some_and(|p| rec.token.as_deref() == Some(p.token.as_str()));
                 if !ok || shared.closing.load(Ordering::SeqCst) {
-                    let why = if player.is_none() { format!("sign_on: {claimed:?} is not a registered player") } else { "sign_on: wrong or missing token".to_string() };
+                    let why = if player.is_none() {
+                        format!("sign_on: {claimed:?} is not a registered player")
+                    } else {
+                        "sign_on: wrong or missing token".to_string()
+                    };
                     fault(&why, Position::startpos());
                     break why;
                 }
@@ -808,15 +891,18 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
                 let busy = Arc::new(AtomicBool::new(false));
                 let taken = match shared.sessions.lock() {
                     Ok(mut s) if !s.contains_key(&claimed) => {
-                        s.insert(claimed.clone(), Session {
-                            id,
-                            address: address.clone(),
-                            tx: tx.clone(),
-                            inbox: None,
-                            awaiting: awaiting.clone(),
-                            busy: busy.clone(),
-                            free_at: Instant::now() + shared.cfg.quiet_period,
-                        });
+                        s.insert(
+                            claimed.clone(),
+                            Session {
+                                id,
+                                address: address.clone(),
+                                tx: tx.clone(),
+                                inbox: None,
+                                awaiting: awaiting.clone(),
+                                busy: busy.clone(),
+                                free_at: Instant::now() + shared.cfg.quiet_period,
+                            },
+                        );
                         false
                     }
                     _ => true,
@@ -832,7 +918,7 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
                 // §8 step 6: a reset for the new client.
                 let mut r = RefereeRecord::new(Command::Reset, Position::startpos());
                 r.receiver = Some((address.clone(), claimed.clone()));
-                let _ = tx.send(Out::Record(r));
+                let _ = tx.send(Out::Record(Box::new(r)));
                 shared.notice(Notice::SignedOn(claimed.clone(), address.clone()));
                 me = Some((claimed, id, awaiting, busy));
                 let shared = shared.clone();
@@ -853,20 +939,30 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
             }
             (Some(_), Request::SignOff) => break "signed off".to_string(),
             (Some((n, ..)), Request::Fault) => {
-                shared.notice(Notice::Fault(n.clone(), rec.note.clone().unwrap_or_else(|| "client fault".into())));
+                shared.notice(Notice::Fault(
+                    n.clone(),
+                    rec.note.clone().unwrap_or_else(|| "client fault".into()),
+                ));
             }
             (Some((n, _, awaiting, _)), Request::Reply) => {
                 if awaiting.swap(false, Ordering::SeqCst) {
-                    let inbox = shared.sessions.lock().ok().and_then(|s| s.get(n).and_then(|s| s.inbox.clone()));
+                    let inbox = shared
+                        .sessions
+                        .lock()
+                        .ok()
+                        .and_then(|s| s.get(n).and_then(|s| s.inbox.clone()));
                     match inbox {
                         Some(tx) => {
-                            let _ = tx.send(Inbound::Reply(rec, Instant::now()));
+                            let _ = tx.send(Inbound::Reply(Box::new(rec), Instant::now()));
                         }
                         None => fault("reply out of turn: no game", rec.position.clone()),
                     }
                 } else {
                     faults += 1;
-                    fault("reply out of turn: no respond is outstanding", rec.position.clone());
+                    fault(
+                        "reply out of turn: no respond is outstanding",
+                        rec.position.clone(),
+                    );
                     shared.notice(Notice::Fault(n.clone(), "reply out of turn".into()));
                 }
                 if faults >= MAX_FAULTS {
@@ -877,7 +973,9 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
     };
     if let Some((name, id, ..)) = &me {
         let inbox = match shared.sessions.lock() {
-            Ok(mut s) if s.get(name).is_some_and(|s| s.id == *id) => s.remove(name).and_then(|s| s.inbox),
+            Ok(mut s) if s.get(name).is_some_and(|s| s.id == *id) => {
+                s.remove(name).and_then(|s| s.inbox)
+            }
             _ => None,
         };
         if let Some(tx) = inbox {
@@ -899,7 +997,10 @@ mod tests {
     #[test]
     fn supervisor_commands_read() {
         assert_eq!("status".parse(), Ok(Control::Status));
-        assert_eq!("adjudicate 2 1/2-1/2".parse(), Ok(Control::Adjudicate(1, GameOutcome::Draw)));
+        assert_eq!(
+            "adjudicate 2 1/2-1/2".parse(),
+            Ok(Control::Adjudicate(1, GameOutcome::Draw))
+        );
         assert_eq!("adjourn 1".parse(), Ok(Control::Adjourn(0)));
         assert!("adjourn 0".parse::<Control>().is_err());
         assert!("dance".parse::<Control>().is_err());
