@@ -260,7 +260,7 @@ fn a_hostile_python_client_is_refereed_by_the_rules() {
     let dir = TempDir::new("hostile");
     let cfg = event_file(
         &dir.0,
-        "rounds = 3\ngames = 1\npairing = \"round-robin\"\ntime_control = \"30+0.1\"\nquiet_period_ms = 100",
+        "rounds = 3\ngames = 1\npairing = \"round-robin\"\ntime_control = \"30+0.1\"\nquiet_period_ms = 100\nhandshake_timeout_ms = 2000",
         &[("Hostile", "h-secret"), ("Builtin", "b-secret")],
     );
     let (server, addr, out) = serve(&cfg);

@@ -1,8 +1,9 @@
 """A hostile client of the Argus referee: raw sockets and python-chess, no
 rookery code. Usage: argus_hostile.py HOST:PORT NAME TOKEN OPPONENT
 
-It checks what the referee does with: garbage, a 5,000-byte line, a reply
-out of turn, a wrong token, a second sign-on under a name in use; then, as
+It checks what the referee does with: a connection that never signs on,
+garbage, a 5,000-byte line, a reply out of turn, a wrong token, an unknown
+name, a second sign-on under a name in use; then, as
 White in a three-game event, plays random legal moves and offers a draw
 (the opponent accepts), resigns in the second game and sends an illegal
 move in the third. Prints "all ok" at the end; any failed check raises.
@@ -81,6 +82,10 @@ def expect_closed(c, why):
     assert line is None, f"{why}: connection still open, got {line}"
 
 
+# A connection that never signs on: a fault when the handshake time is up
+# (2 s in the test's event file), then closed; read at the end of the checks.
+silent = Conn()
+
 # A wrong token: fault, then the connection is closed.
 bad = Conn()
 bad.send(f'{START} refreq sign_on; tcsi "py" "{NAME}"; Token "wrong";')
@@ -115,6 +120,9 @@ me.send(f'{START} refreq reply; c0 "{"x" * 5000}";')
 assert "4096" in expect_fault(me, "5,000-byte line")
 me.send(f"{START} refreq reply; sm e4;")
 assert "out of turn" in expect_fault(me, "reply out of turn")
+
+assert "in time" in expect_fault(silent, "handshake timeout")
+expect_closed(silent, "handshake timeout")
 
 # Done with what needs no game: the test now starts the opponent.
 print("ready", file=sys.stderr, flush=True)
