@@ -556,4 +556,55 @@ mod tests {
         assert!(h.moves.is_empty());
         assert_eq!(h.start.fullmoves(), 7);
     }
+
+    #[test]
+    fn it_reconnects_after_a_drop_and_stops_at_disconnect() {
+        use std::io::{BufRead, BufReader};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let referee = std::thread::spawn(move || {
+            let mut sign_ons = Vec::new();
+            for round in 0..2 {
+                let (s, _) = listener.accept().unwrap();
+                let mut r = BufReader::new(s.try_clone().unwrap());
+                let mut line = String::new();
+                r.read_line(&mut line).unwrap();
+                sign_ons.push(ClientRecord::parse(line.trim_end().as_bytes()).unwrap());
+                if round == 1 {
+                    let d = RefereeRecord::new(Command::Disconnect, Position::startpos());
+                    (&s).write_all(format!("{}\n", d.to_line()).as_bytes())
+                        .unwrap();
+                }
+                // Dropping the stream closes the link.
+            }
+            sign_ons
+        });
+        let mut client = Client::new(ClientConfig {
+            address,
+            engine: EngineConfig::builtin(),
+            name: "Alpha".into(),
+            token: "secret".into(),
+            judgement: Judgement::default(),
+            max_games: None,
+            reconnect: true,
+            max_attempts: 3,
+        })
+        .unwrap();
+        let mut retries = 0;
+        client
+            .run(&AtomicBool::new(false), &mut |e| {
+                if let ClientEvent::Retrying(..) = e {
+                    retries += 1;
+                }
+            })
+            .unwrap();
+        let sign_ons = referee.join().unwrap();
+        assert_eq!(retries, 1);
+        assert_eq!(sign_ons.len(), 2);
+        for r in sign_ons {
+            assert_eq!(r.request, Request::SignOn);
+            assert_eq!(r.token.as_deref(), Some("secret"));
+            assert_eq!(r.sender.map(|s| s.1).as_deref(), Some("Alpha"));
+        }
+    }
 }
