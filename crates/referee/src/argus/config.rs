@@ -312,4 +312,17 @@ mod tests {
             .to_string()
             .contains("time_control"));
     }
+
+    #[test]
+    fn the_readme_event_file_reads() {
+        let readme = include_str!("../../../../README.md");
+        let section = &readme[readme.find("## Running an event").unwrap()..];
+        let start = section.find("```toml\n").unwrap() + 8;
+        let text = &section[start..start + section[start..].find("```").unwrap()];
+        let c = EventConfig::from_toml(text, Path::new("/ev")).unwrap();
+        assert_eq!(c.players.len(), 2);
+        assert_eq!(c.players[0].command.as_ref().map(Vec::len), Some(10));
+        assert_eq!(c.listen, "0.0.0.0:7000");
+        assert!(c.rules.draw.is_some() && c.rules.resign.is_some());
+    }
 }
