@@ -39,6 +39,8 @@ enum Command {
     Report(cmd::report::Args),
     /// Games between engines: matches, gauntlets, round-robins, SPRT; resumable.
     Match(cmd::matches::Args),
+    /// The Argus network referee (EPD refcom/refreq over TCP) and its client adapter.
+    Referee(cmd::referee::Args),
 }
 
 fn main() -> ExitCode {
@@ -78,6 +80,7 @@ fn main() -> ExitCode {
         Command::Suite(args) => cmd::suite::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Match(args) => cmd::matches::run(args),
+        Command::Referee(args) => cmd::referee::run(args),
     };
     output::finish(result)
 }

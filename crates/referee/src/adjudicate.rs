@@ -60,6 +60,10 @@ pub struct Rules {
     pub resign: Option<ResignRule>,
     /// A draw after this many moves of each side.
     pub max_moves: Option<u32>,
+    /// What an invalid draw claim costs: the game (`true`) or nothing, the
+    /// game goes on (`false`, the default).
+    #[serde(default)]
+    pub invalid_claim_loses: bool,
 }
 
 /// The referee's decision.

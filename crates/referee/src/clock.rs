@@ -359,6 +359,23 @@ impl Clock {
         Ok(())
     }
 
+    /// The clock of a side that has made `moves_made` moves using `used` in
+    /// all: what a client rebuilds from the EPD `cc` opcode (time used) and
+    /// the `TimeControl` tag. Time left is every period begun plus every
+    /// increment earned, less the time used.
+    pub fn replay(tc: &TimeControl, used: Duration, moves_made: u32) -> Clock {
+        let mut clock = Clock::new(tc, Duration::ZERO);
+        if let Some(c) = tc.clock {
+            let periods = c.moves.map_or(0, |p| moves_made / p);
+            let earned = c
+                .base
+                .saturating_mul(periods.saturating_add(1))
+                .saturating_add(c.increment.saturating_mul(moves_made));
+            clock.restore(earned.saturating_sub(used), moves_made);
+        }
+        clock
+    }
+
     /// Restores a clock from a journal: `remaining` left with `moves_made`
     /// moves already played by this side.
     pub fn restore(&mut self, remaining: Duration, moves_made: u32) {
@@ -449,5 +466,28 @@ mod tests {
         c.restore(Duration::from_secs(7), 39);
         assert_eq!(c.moves_to_go(), Some(1));
         assert_eq!(c.remaining(), Some(Duration::from_secs(7)));
+    }
+
+    #[test]
+    fn replay_from_time_used_matches_the_punched_clock() {
+        for text in ["40/60+0.6", "10+0.1", "60", "2/1+0.5"] {
+            let t = tc(text);
+            let mut clock = Clock::new(&t, Duration::ZERO);
+            let mut used = Duration::ZERO;
+            for n in 1..=85u32 {
+                let took = Duration::from_millis(u64::from(n % 7) * 13);
+                if clock.punch(took).is_err() {
+                    break;
+                }
+                used += took;
+                let replayed = Clock::replay(&t, used, n);
+                assert_eq!(replayed.remaining(), clock.remaining(), "{text} after {n}");
+                assert_eq!(
+                    replayed.moves_to_go(),
+                    clock.moves_to_go(),
+                    "{text} after {n}"
+                );
+            }
+        }
     }
 }

@@ -7,11 +7,14 @@
 //! asked for) and ends the game by the first rule that applies: checkmate,
 //! stalemate, insufficient material, threefold repetition, the fifty-move
 //! rule, adjudication, a time forfeit (a draw when the opponent cannot mate),
-//! an illegal move, a crash, a stall or a protocol violation.
+//! an illegal move, a crash, a stall or a protocol violation, and the
+//! players' own word: a resignation, a draw offer accepted, a draw claim (an
+//! invalid claim is refused, or loses when the rules say so). Both players
+//! are told the game is over ([`Player::game_over`]).
 
 use crate::adjudicate::{self, Rules};
 use crate::clock::{Clock, TimeControl};
-use crate::player::{MoveRequest, Player, PlayerError, ThinkLimits};
+use crate::player::{MoveRequest, Offer, Player, PlayerError, ThinkLimits};
 use crate::record::{san_of, GameOutcome, GameRecord, MoveRecord, MoveScore, Termination};
 use rookery_core::{CastlingMode, Color, Game, Move, Position, Termination as Rule, UciMove};
 use std::time::{Duration, Instant, SystemTime};
@@ -159,6 +162,8 @@ pub fn play_game(
     let done = resume.unwrap_or(&[]);
     let mut made = [0u32; 2];
     let mut left: [Option<u64>; 2] = [None, None];
+    // Time each side has used, as the `cc` of EPD reports it.
+    let mut used_total = [Duration::ZERO; 2];
     for r in done {
         let pos = game.position();
         let m = r
@@ -170,6 +175,7 @@ pub fn play_game(
         let side = idx(pos.turn());
         if !r.book {
             made[side] += 1;
+            used_total[side] += Duration::from_millis(r.time_ms);
             if r.clock_ms.is_some() {
                 left[side] = r.clock_ms;
             }
@@ -221,6 +227,8 @@ pub fn play_game(
             }
         }
         let mut last_reply: Option<Instant> = None;
+        // The side to move was offered a draw with the opponent's last move.
+        let mut draw_offered = false;
         loop {
             if let Some(rule) = game.status() {
                 break 'game by_rule(rule, game.position().turn());
@@ -259,6 +267,8 @@ pub fn play_game(
                 moves: game.moves(),
                 limits,
                 deadline,
+                used: used_total,
+                draw_offered,
             };
             let t0 = Instant::now();
             if let Some(t) = last_reply {
@@ -281,6 +291,7 @@ pub fn play_game(
                     break 'game forfeit(side, &e, "move", Some((has_clock, opponent_can_mate)));
                 }
             };
+            let offered = std::mem::take(&mut draw_offered);
             if let Err(flag) = clocks[s].punch(used) {
                 let name = side_name(side);
                 if pos.has_insufficient_material(side.other()) {
@@ -298,6 +309,30 @@ pub fn play_game(
                     termination: Termination::TimeForfeit,
                     reason: format!("{name} loses on time ({flag})"),
                 };
+            }
+            used_total[s] += used;
+            let name = side_name(side);
+            match reply.offer {
+                Some(Offer::Resign) => {
+                    break 'game Ending {
+                        outcome: GameOutcome::win_for(side.other()),
+                        termination: Termination::Normal,
+                        reason: format!("{name} resigns"),
+                    }
+                }
+                Some(Offer::Accept) if offered => {
+                    break 'game Ending {
+                        outcome: GameOutcome::Draw,
+                        termination: Termination::Normal,
+                        reason: "Draw by agreement".to_string(),
+                    }
+                }
+                Some(Offer::Accept) => {
+                    faults[s] = Some(Fault::Misbehaved);
+                    let e = PlayerError::Protocol("accepts a draw that was not offered".into());
+                    break 'game forfeit(side, &e, "move", None);
+                }
+                Some(Offer::Draw | Offer::Claim | Offer::Reject) | None => {}
             }
             let m = match reply.mv.to_move(&pos) {
                 Ok(m) => m,
@@ -330,6 +365,23 @@ pub fn play_game(
             }
             on_move(&r)?;
             records.push(r);
+            match reply.offer {
+                Some(Offer::Draw) => draw_offered = true,
+                // A valid claim is a draw by rule, which the top of the loop
+                // finds; one the rules do not support is refused.
+                Some(Offer::Claim)
+                    if setup.rules.invalid_claim_loses
+                        && !game.status().is_some_and(|r| r != Rule::Checkmate) =>
+                {
+                    faults[s] = Some(Fault::Misbehaved);
+                    break 'game Ending {
+                        outcome: GameOutcome::win_for(side.other()),
+                        termination: Termination::RulesInfraction,
+                        reason: format!("{name} claims a draw the rules do not give"),
+                    };
+                }
+                _ => {}
+            }
         }
     };
 
@@ -350,6 +402,8 @@ pub fn play_game(
         started,
         duration_ms: ms(t_start.elapsed()),
     };
+    white.game_over(&record, game.position());
+    black.game_over(&record, game.position());
     Ok(FinishedGame {
         record,
         faults,
@@ -361,7 +415,7 @@ fn fault_of(e: &PlayerError) -> Fault {
     match e {
         PlayerError::Start { .. } | PlayerError::Crashed(_) => Fault::Crashed,
         PlayerError::Timeout { .. } => Fault::Stalled,
-        PlayerError::Protocol(_) => Fault::Misbehaved,
+        PlayerError::Protocol(_) | PlayerError::IllegalMove(_) => Fault::Misbehaved,
     }
 }
 
@@ -400,6 +454,11 @@ fn forfeit(side: Color, e: &PlayerError, during: &str, clock: Option<(bool, bool
             termination: Termination::Abandoned,
             reason: format!("{name} disconnects at {during}: {e}"),
         },
+        PlayerError::IllegalMove(m) => Ending {
+            outcome: win,
+            termination: Termination::IllegalMove,
+            reason: format!("{name} makes an illegal move: {m}"),
+        },
         PlayerError::Protocol(_) => Ending {
             outcome: win,
             termination: Termination::RulesInfraction,
@@ -433,11 +492,16 @@ mod tests {
     use crate::player::MoveReply;
     use std::collections::VecDeque;
 
-    /// A player that plays a script of UCI moves, or fails on cue.
+    /// A player that plays a script of UCI moves, or fails on cue. A move
+    /// may carry a word: `e2e4 draw`, `g1f3 claim`, `e2e4 reject`, `resign`,
+    /// `accept`. It notes what it was told.
     struct Script {
         name: String,
         moves: VecDeque<Result<&'static str, PlayerError>>,
         sleep: Duration,
+        offered: Vec<bool>,
+        used: Vec<[Duration; 2]>,
+        over: Option<(String, String)>,
     }
 
     impl Player for Script {
@@ -447,13 +511,25 @@ mod tests {
         fn new_game(&mut self, _: bool) -> Result<(), PlayerError> {
             Ok(())
         }
-        fn request_move(&mut self, _: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
+        fn request_move(&mut self, req: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
+            self.offered.push(req.draw_offered);
+            self.used.push(req.used);
             std::thread::sleep(self.sleep);
             let m = self
                 .moves
                 .pop_front()
                 .unwrap_or(Err(PlayerError::Crashed("script ended".into())))?;
+            let (m, word) = m.split_once(' ').unwrap_or((m, ""));
+            let (m, offer) = match (m, word) {
+                ("resign", _) => ("0000", Some(Offer::Resign)),
+                ("accept", _) => ("0000", Some(Offer::Accept)),
+                (m, "draw") => (m, Some(Offer::Draw)),
+                (m, "claim") => (m, Some(Offer::Claim)),
+                (m, "reject") => (m, Some(Offer::Reject)),
+                (m, _) => (m, None),
+            };
             Ok(MoveReply {
+                offer,
                 mv: m.parse().unwrap(),
                 score: Some(rookery_analysis::Score::Cp(10)),
                 depth: Some(3),
@@ -466,6 +542,12 @@ mod tests {
             Ok(())
         }
         fn quit(&mut self) {}
+        fn game_over(&mut self, record: &GameRecord, last: &Position) {
+            self.over = Some((
+                record.outcome.as_str().to_string(),
+                rookery_core::Fen::from_position(last).to_string(),
+            ));
+        }
     }
 
     fn script(name: &str, moves: &[&'static str]) -> Script {
@@ -473,6 +555,9 @@ mod tests {
             name: name.into(),
             moves: moves.iter().map(|m| Ok(*m)).collect(),
             sleep: Duration::ZERO,
+            offered: Vec::new(),
+            used: Vec::new(),
+            over: None,
         }
     }
 
@@ -597,5 +682,87 @@ mod tests {
         assert_eq!(g.record.reason, "Black mates");
         assert_eq!(g.record.moves.len(), 4);
         assert_eq!(g.record.moves[..2], first[..]);
+    }
+
+    #[test]
+    fn resignation_loses_and_both_players_are_told() {
+        let mut w = script("w", &["e2e4", "resign"]);
+        let mut b = script("b", &["e7e5"]);
+        let g = play(&setup("nodes=1"), &mut w, &mut b);
+        assert_eq!(g.record.outcome, GameOutcome::BlackWins);
+        assert_eq!(g.record.termination, Termination::Normal);
+        assert_eq!(g.record.reason, "White resigns");
+        assert_eq!(g.record.moves.len(), 2);
+        let fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+        for p in [&w, &b] {
+            assert_eq!(p.over, Some(("0-1".to_string(), fen.to_string())));
+        }
+    }
+
+    #[test]
+    fn a_draw_offer_is_passed_on_and_can_be_accepted() {
+        let mut w = script("w", &["e2e4", "g1f3 draw"]);
+        let mut b = script("b", &["e7e5", "accept"]);
+        let g = play(&setup("nodes=1"), &mut w, &mut b);
+        assert_eq!(g.record.outcome, GameOutcome::Draw);
+        assert_eq!(g.record.termination, Termination::Normal);
+        assert_eq!(g.record.reason, "Draw by agreement");
+        assert_eq!(g.record.moves.len(), 3);
+        // Black was told of the offer with the request after it only.
+        assert_eq!(b.offered, vec![false, true]);
+        assert_eq!(w.offered, vec![false, false]);
+    }
+
+    #[test]
+    fn accepting_an_offer_never_made_breaks_the_rules() {
+        let mut w = script("w", &["e2e4 draw", "g1f3"]);
+        let mut b = script("b", &["e7e5 reject", "accept"]);
+        let g = play(&setup("nodes=1"), &mut w, &mut b);
+        assert_eq!(g.record.outcome, GameOutcome::WhiteWins);
+        assert_eq!(g.record.termination, Termination::RulesInfraction);
+        assert_eq!(g.faults[1], Some(Fault::Misbehaved));
+    }
+
+    #[test]
+    fn an_invalid_claim_is_refused_or_loses_by_the_rules() {
+        let mut s = setup("nodes=1");
+        let mut w = script("w", &["e2e4 claim", "f1c4", "d1h5", "h5f7"]);
+        let mut b = script("b", &["e7e5", "b8c6", "g8f6"]);
+        let g = play(&s, &mut w, &mut b);
+        assert_eq!(g.record.reason, "White mates");
+        s.rules.invalid_claim_loses = true;
+        let mut w = script("w", &["e2e4 claim"]);
+        let mut b = script("b", &["e7e5"]);
+        let g = play(&s, &mut w, &mut b);
+        assert_eq!(g.record.outcome, GameOutcome::BlackWins);
+        assert_eq!(g.record.termination, Termination::RulesInfraction);
+        assert_eq!(g.record.moves.len(), 1);
+        // A claim that the repetition supports ends the game as a draw even
+        // when invalid claims lose.
+        let mut w = script("w", &["g1f3", "f3g1", "g1f3", "f3g1"]);
+        let mut b = script("b", &["g8f6", "f6g8", "g8f6", "f6g8 claim"]);
+        let g = play(&s, &mut w, &mut b);
+        assert_eq!(g.record.outcome, GameOutcome::Draw);
+        assert_eq!(g.record.reason, "Draw by 3-fold repetition");
+    }
+
+    #[test]
+    fn requests_carry_the_time_each_side_has_used() {
+        let mut w = script("w", &["f2f3", "g2g4"]);
+        w.sleep = Duration::from_millis(30);
+        let mut b = script("b", &["e7e5", "d8h4"]);
+        let g = play(&setup("60+0"), &mut w, &mut b);
+        assert_eq!(g.record.reason, "Black mates");
+        assert_eq!(w.used[0], [Duration::ZERO; 2]);
+        // White's second request: its own first move counted, Black's too.
+        let white_first = Duration::from_millis(g.record.moves[0].time_ms);
+        assert!(w.used[1][0] >= Duration::from_millis(30));
+        assert_eq!(w.used[1][0].as_millis(), white_first.as_millis());
+        // Black's first request comes after White's first move; its second
+        // after White's second (records keep whole milliseconds).
+        assert_eq!(b.used[0][0], w.used[1][0]);
+        let two = u128::from(g.record.moves[0].time_ms + g.record.moves[2].time_ms);
+        assert!(b.used[1][0].as_millis().abs_diff(two) <= 1);
+        assert!(b.used[1][0] >= Duration::from_millis(60));
     }
 }

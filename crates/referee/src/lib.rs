@@ -9,7 +9,10 @@
 //! for, so that a match killed at any point resumes mid-game. On top of it,
 //! [`tournament`] runs local matches (`rookery match`): schedules of pairs,
 //! gauntlets and round-robins over an opening book, with games in parallel,
-//! statistics and SPRT ([`stats`]).
+//! statistics and SPRT ([`stats`]); and [`argus`], the network referee of
+//! the EPD spec, runs refereed events between programs on any machine, each
+//! client a [`player::Player`] of the same game loop (its TCP server behind
+//! the `server` feature, so the core builds without tokio).
 //!
 //! ```no_run
 //! use rookery_referee::game::{play_game, GameSetup};
@@ -40,6 +43,7 @@
 //! ```
 
 pub mod adjudicate;
+pub mod argus;
 pub mod clock;
 pub mod game;
 pub mod journal;

@@ -59,6 +59,35 @@ pub struct MoveRequest<'a> {
     /// How long the player may take before it is given up on (its limit plus
     /// the margin, or the stall timeout when nothing limits the move).
     pub deadline: Duration,
+    /// The time White and Black have used so far (the referee's clocks;
+    /// what the EPD `cc` opcode carries).
+    pub used: [Duration; 2],
+    /// The opponent offered a draw with its last move: the player may answer
+    /// [`Offer::Accept`] (instead of a move) or [`Offer::Reject`].
+    pub draw_offered: bool,
+}
+
+/// What a player says beside its move, or instead of one (EPD §6.9-6.12,
+/// §6.25). The game core mediates these between the two players.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Offer {
+    /// Offers a draw with the move (`draw_offer`); the opponent is told with
+    /// its next request.
+    Draw,
+    /// Claims a draw by rule (repetition, fifty moves, insufficient
+    /// material) with the move (`draw_claim`). A claim the rules do not
+    /// support is refused: the game goes on, or is lost when
+    /// [`crate::adjudicate::Rules::invalid_claim_loses`] says so.
+    Claim,
+    /// Declines the opponent's offer with the move (`draw_reject`; a move
+    /// alone declines it too).
+    Reject,
+    /// Accepts the opponent's offer (`draw_accept`): the game is drawn and
+    /// the move, if any, is ignored. Without an offer it is a protocol
+    /// violation.
+    Accept,
+    /// Resigns (`resign`): the game is lost and the move, if any, ignored.
+    Resign,
 }
 
 /// What a player answered.
@@ -76,6 +105,24 @@ pub struct MoveReply {
     pub nodes: Option<u64>,
     /// The principal variation as sent.
     pub pv: Vec<UciMove>,
+    /// A draw offer, claim, acceptance or resignation with (or instead of)
+    /// the move.
+    pub offer: Option<Offer>,
+}
+
+impl MoveReply {
+    /// A reply of just a move, nothing said about it.
+    pub fn just(mv: UciMove) -> MoveReply {
+        MoveReply {
+            mv,
+            score: None,
+            depth: None,
+            seldepth: None,
+            nodes: None,
+            pv: Vec::new(),
+            offer: None,
+        }
+    }
 }
 
 /// How a player failed.
@@ -104,6 +151,10 @@ pub enum PlayerError {
     /// It broke the protocol.
     #[error("protocol violation: {0}")]
     Protocol(String),
+    /// It sent a move that is not legal, or cannot be read, in the position
+    /// (the move as sent), for players that resolve moves themselves.
+    #[error("illegal move {0}")]
+    IllegalMove(String),
 }
 
 impl PlayerError {
@@ -141,6 +192,12 @@ pub trait Player: Send {
     fn restart(&mut self) -> Result<(), PlayerError>;
     /// Ends the player (`quit`, then kill).
     fn quit(&mut self);
+    /// Told that the game is over: `record` is the finished game, `last` its
+    /// final position. A network client is sent `conclude`; the default
+    /// does nothing.
+    fn game_over(&mut self, record: &crate::record::GameRecord, last: &Position) {
+        let _ = (record, last);
+    }
 }
 
 /// How an engine is started: the built-in one, or a program.
@@ -709,6 +766,7 @@ impl Player for UciPlayer {
                         seldepth: info.seldepth,
                         nodes: info.nodes,
                         pv: info.pv.unwrap_or_default(),
+                        offer: None,
                     });
                 }
             }

@@ -8,6 +8,7 @@ pub mod matches;
 pub mod perft;
 pub mod pgn;
 pub mod progress;
+pub mod referee;
 pub mod report;
 pub mod show;
 pub mod suite;

@@ -1,0 +1,396 @@
+//! End-to-end tests of the Argus referee: `rookery referee serve` on a
+//! loopback port with `rookery referee connect` clients (the built-in engine
+//! and Stockfish), a hostile client written in Python with raw sockets, and
+//! a thousand idle connections.
+//!
+//! Peers: Stockfish (PATH or /usr/games) and python3 with python-chess. When
+//! `CI` is set and a peer is missing the test fails; otherwise it skips with
+//! a note on stderr.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const ROOKERY: &str = env!("CARGO_BIN_EXE_rookery");
+
+fn peer_missing(what: &str) -> bool {
+    if std::env::var_os("CI").is_some() {
+        panic!("CI is set but {what} is not available");
+    }
+    eprintln!("note: {what} not found; skipping");
+    true
+}
+
+fn stockfish() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/games")])
+        .map(|d| d.join("stockfish"))
+        .find(|p| p.is_file())
+}
+
+fn python_chess() -> bool {
+    Command::new("python3")
+        .args([
+            "-c",
+            "import chess; assert chess.__version__ == '1.11.2', chess.__version__",
+        ])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A temporary directory removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let d = std::env::temp_dir().join(format!("rookery-argus-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        TempDir(d)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A child killed on drop.
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn event_file(dir: &Path, extra: &str, players: &[(&str, &str)]) -> PathBuf {
+    let mut text = format!(
+        "[event]\nname = \"Argus test\"\nsite = \"loopback\"\npgn = \"games.pgn\"\nlog_dir = \"logs\"\n{extra}\n"
+    );
+    for (name, token) in players {
+        text.push_str(&format!(
+            "[[player]]\nname = \"{name}\"\ntoken = \"{token}\"\n"
+        ));
+    }
+    let p = dir.join("event.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Starts the server; returns it, its address and its stdout.
+fn serve(config: &Path) -> (Proc, String, BufReader<std::process::ChildStdout>) {
+    let mut child = Command::new(ROOKERY)
+        .args(["referee", "serve", "--config"])
+        .arg(config)
+        .args(["--listen", "127.0.0.1:0", "--background"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    let addr = first
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("first line: {first:?}"))
+        .trim()
+        .to_string();
+    (Proc(child), addr, out)
+}
+
+fn connect(addr: &str, engine: &str, name: &str, token: &str, extra: &[&str]) -> Proc {
+    Proc(
+        Command::new(ROOKERY)
+            .args([
+                "referee", "connect", addr, "--engine", engine, "--name", name, "--token", token,
+            ])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// Waits for the server to end (at most `limit`); returns its stdout rest
+/// and stderr.
+fn finish(
+    mut server: Proc,
+    mut out: BufReader<std::process::ChildStdout>,
+    limit: Duration,
+) -> (String, String) {
+    let t = Instant::now();
+    loop {
+        if let Some(status) = server.0.try_wait().unwrap() {
+            let mut rest = String::new();
+            out.read_to_string(&mut rest).unwrap();
+            let mut err = String::new();
+            server
+                .0
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
+            assert!(status.success(), "server failed: {status}\n{rest}\n{err}");
+            return (rest, err);
+        }
+        assert!(
+            t.elapsed() < limit,
+            "the event did not end within {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn pgn_games(pgn: &str) -> Vec<String> {
+    pgn.split("[Event ")
+        .filter(|g| !g.trim().is_empty())
+        .map(|g| format!("[Event {g}"))
+        .collect()
+}
+
+fn tag<'a>(game: &'a str, name: &str) -> &'a str {
+    let key = format!("[{name} \"");
+    let at = game
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {name} tag in {game}"))
+        + key.len();
+    &game[at..at + game[at..].find('"').unwrap()]
+}
+
+/// The checks shared by every event: the logs are EPD, every referee record
+/// of a game carries `cc`.
+fn check_logs(logs: &Path) {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(logs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "log"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 3, "{files:?}");
+    let out = Command::new(ROOKERY)
+        .args(["epd", "validate"])
+        .args(&files)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "epd validate: {text}");
+    assert!(
+        !text.contains("unreadable") || text.contains(" 0 unreadable"),
+        "{text}"
+    );
+    let event = std::fs::read_to_string(logs.join("event.log")).unwrap();
+    let mut in_game = 0;
+    for line in event.lines() {
+        if !line.contains("Logdir sent;") {
+            continue;
+        }
+        for cmd in ["respond", "inform", "conclude", "execute"] {
+            if line.contains(&format!("refcom {cmd};")) {
+                in_game += 1;
+                assert!(line.contains(" cc "), "no cc: {line}");
+            }
+        }
+    }
+    assert!(in_game > 0);
+}
+
+#[test]
+fn builtin_and_stockfish_play_a_refereed_event() {
+    let Some(sf) = stockfish() else {
+        peer_missing("stockfish");
+        return;
+    };
+    if !python_chess() {
+        peer_missing("python3 with python-chess 1.11.2");
+        return;
+    }
+    let dir = TempDir::new("event");
+    let cfg = event_file(
+        &dir.0,
+        "rounds = 1\ngames = 2\npairing = \"round-robin\"\ntime_control = \"4+0.05\"\nquiet_period_ms = 200\ntime_margin_ms = 300",
+        &[("Rookery", "r-secret"), ("Stockfish", "s-secret")],
+    );
+    let (server, addr, out) = serve(&cfg);
+    let _a = connect(&addr, "builtin", "Rookery", "r-secret", &[]);
+    let _b = connect(&addr, sf.to_str().unwrap(), "Stockfish", "s-secret", &[]);
+    let (rest, _) = finish(server, out, Duration::from_secs(240));
+    assert!(rest.contains("event over: 2 games"), "{rest}");
+    eprintln!("{rest}");
+    // The PGN, read back by python-chess: the moves the clients sent (from
+    // the event log), in order, and a result that fits the final position.
+    let check = Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/python/argus_pgn_check.py"
+        ))
+        .arg(dir.0.join("games.pgn"))
+        .arg(dir.0.join("logs/event.log"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&check.stdout).to_string()
+        + &String::from_utf8_lossy(&check.stderr);
+    assert!(
+        check.status.success() && said.contains("2 games ok"),
+        "{said}"
+    );
+    let pgn = std::fs::read_to_string(dir.0.join("games.pgn")).unwrap();
+    let games = pgn_games(&pgn);
+    assert_eq!(games.len(), 2);
+    assert_eq!(
+        (tag(&games[0], "White"), tag(&games[1], "White")),
+        ("Rookery", "Stockfish")
+    );
+    check_logs(&dir.0.join("logs"));
+}
+
+#[test]
+fn a_hostile_python_client_is_refereed_by_the_rules() {
+    if !python_chess() {
+        peer_missing("python3 with python-chess 1.11.2");
+        return;
+    }
+    let dir = TempDir::new("hostile");
+    let cfg = event_file(
+        &dir.0,
+        "rounds = 3\ngames = 1\npairing = \"round-robin\"\ntime_control = \"30+0.1\"\nquiet_period_ms = 100\nhandshake_timeout_ms = 2000",
+        &[("Hostile", "h-secret"), ("Builtin", "b-secret")],
+    );
+    let (server, addr, out) = serve(&cfg);
+    let mut py = Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/python/argus_hostile.py"
+        ))
+        .args([&addr, "Hostile", "h-secret", "Builtin"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The opponent signs on once the script has done the checks that must
+    // come before any game (it says "ready" on stderr): no game starts
+    // without both players.
+    let mut err = BufReader::new(py.stderr.take().unwrap());
+    let mut ready = String::new();
+    err.read_line(&mut ready).unwrap();
+    assert!(ready.starts_with("ready"), "{ready}");
+    let _b = connect(
+        &addr,
+        "builtin",
+        "Builtin",
+        "b-secret",
+        &["--accept-cp", "100000"],
+    );
+    let (rest, _) = finish(server, out, Duration::from_secs(120));
+    let py_out = py.wait_with_output().unwrap();
+    let mut py_err = String::new();
+    err.read_to_string(&mut py_err).unwrap();
+    let said = String::from_utf8_lossy(&py_out.stdout);
+    assert!(
+        py_out.status.success() && said.contains("all ok"),
+        "{said}\n{py_err}"
+    );
+    assert!(rest.contains("event over: 3 games"), "{rest}");
+    let pgn = std::fs::read_to_string(dir.0.join("games.pgn")).unwrap();
+    let games = pgn_games(&pgn);
+    let got: Vec<(&str, &str)> = games
+        .iter()
+        .map(|g| (tag(g, "Result"), tag(g, "Termination")))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("1/2-1/2", "normal"),
+            ("0-1", "normal"),
+            ("0-1", "illegal move")
+        ]
+    );
+    assert!(games[0].contains("Draw by agreement"), "{}", games[0]);
+    assert!(games[1].contains("White resigns"), "{}", games[1]);
+    assert!(games[2].contains("Ke5"), "{}", games[2]);
+    check_logs(&dir.0.join("logs"));
+    // The refusals and faults are in the event log.
+    let event = std::fs::read_to_string(dir.0.join("logs/event.log")).unwrap();
+    for why in [
+        "wrong or missing token",
+        "not a registered player",
+        "already signed on",
+        "out of turn",
+        "at most 4096",
+    ] {
+        assert!(event.contains(why), "{why} not logged");
+    }
+}
+
+fn vm_hwm_kb(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[test]
+fn a_thousand_idle_connections_and_a_game_still_completes() {
+    if Command::new("python3")
+        .arg("-c")
+        .arg("pass")
+        .output()
+        .is_err()
+    {
+        peer_missing("python3");
+        return;
+    }
+    let dir = TempDir::new("load");
+    let cfg = event_file(
+        &dir.0,
+        "rounds = 1\ngames = 1\npairing = \"round-robin\"\ntime_control = \"st=0.05\"\nquiet_period_ms = 100\nhandshake_timeout_ms = 600000",
+        &[("One", "1"), ("Two", "2")],
+    );
+    let (server, addr, out) = serve(&cfg);
+    let pid = server.0.id();
+    // 1,000 idle connections, held until stdin closes.
+    let mut idle = Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import socket,sys\nh,p=sys.argv[1].rsplit(':',1)\n\
+             s=[socket.create_connection((h,int(p))) for _ in range(1000)]\n\
+             print('open',len(s),flush=True)\nsys.stdin.read()\n",
+        )
+        .arg(&addr)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(idle.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim(), "open 1000");
+    let _a = connect(&addr, "builtin", "One", "1", &[]);
+    let _b = connect(&addr, "builtin", "Two", "2", &[]);
+    let mut peak = 0;
+    let t = Instant::now();
+    let mut server = server;
+    while server.0.try_wait().unwrap().is_none() && t.elapsed() < Duration::from_secs(120) {
+        peak = peak.max(vm_hwm_kb(pid).unwrap_or(0));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(idle.stdin.take());
+    let _ = idle.wait();
+    let (rest, _) = finish(server, out, Duration::from_secs(10));
+    assert!(rest.contains("event over: 1 games"), "{rest}");
+    let conns: usize = rest
+        .split("peak ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(conns >= 1002, "{rest}");
+    eprintln!("server peak memory (VmHWM): {peak} kB with {conns} connections open at once");
+}

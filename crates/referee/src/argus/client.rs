@@ -1,0 +1,610 @@
+//! The client adapter: any UCI engine (or the built-in one) as a client of
+//! an Argus referee (`rookery referee connect`).
+//!
+//! It signs on (`tcsi`, `Token`), keeps the game history from `reset`,
+//! `execute` and `respond` records as §8.1 says (a position, halfmove clock
+//! or fullmove number that differs from its own clears the history), turns
+//! `respond` plus `cc` into the engine's `position` and `go wtime btime`
+//! (`cc` is the time each side has *used*; the time left comes from it and
+//! the `TimeControl` tag of `inform`, see [`Clock::replay`]), answers with
+//! `refreq reply` and the move as `sm` in SAN, resigns and offers or
+//! accepts draws by the engine's score ([`Judgement`]), signs off when it
+//! stops of its own accord, and reconnects with back-off when the link
+//! drops. The engine is driven through [`UciPlayer`], the same machinery
+//! `rookery match` uses.
+
+use super::protocol::{
+    ClientRecord, Command, ProtocolError, RefereeRecord, Request, SuppliedMove, MAX_RECORD,
+};
+use crate::clock::{Clock, TimeControl};
+use crate::player::{
+    EngineConfig, MoveReply, MoveRequest, Offer, Player, PlayerError, ThinkLimits, UciPlayer,
+};
+use crate::record::MoveScore;
+use rookery_core::{Color, Move, Position};
+use rookery_uci::host::Timeouts;
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// When the client resigns, offers and accepts draws, by its engine's score
+/// (centipawns from its own side).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Judgement {
+    /// Resign after `resign_moves` own moves scored at or below −this.
+    pub resign_cp: Option<i32>,
+    /// See `resign_cp`.
+    pub resign_moves: u32,
+    /// Offer a draw after `draw_moves` own moves scored within ±this, from
+    /// move `draw_from` on.
+    pub draw_cp: Option<i32>,
+    /// See `draw_cp`.
+    pub draw_moves: u32,
+    /// See `draw_cp`.
+    pub draw_from: u32,
+    /// Accept a draw offer when the score is at or below this.
+    pub accept_cp: Option<i32>,
+}
+
+impl Default for Judgement {
+    /// Resign at −10 pawns held for 3 moves; offer a draw within 0.10 pawn
+    /// for 8 moves from move 40; accept an offer when not better than +0.10.
+    fn default() -> Judgement {
+        Judgement {
+            resign_cp: Some(1000),
+            resign_moves: 3,
+            draw_cp: Some(10),
+            draw_moves: 8,
+            draw_from: 40,
+            accept_cp: Some(10),
+        }
+    }
+}
+
+/// How the client runs.
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    /// The referee, `HOST:PORT`.
+    pub address: String,
+    /// The engine.
+    pub engine: EngineConfig,
+    /// The registered name.
+    pub name: String,
+    /// The secret.
+    pub token: String,
+    /// Resigning and draws.
+    pub judgement: Judgement,
+    /// Sign off after this many games (none: play until `disconnect`).
+    pub max_games: Option<usize>,
+    /// Reconnect when the link drops (with back-off from 0.5 s to 30 s).
+    pub reconnect: bool,
+    /// Give up after this many failed connection attempts in a row.
+    pub max_attempts: u32,
+}
+
+/// What the client tells its caller.
+#[derive(Clone, Debug)]
+pub enum ClientEvent {
+    /// Connected and signed on.
+    SignedOn(String),
+    /// A record sent (`true`) or received.
+    Record(bool, String),
+    /// The referee reported a fault, or sent something unreadable.
+    Fault(String),
+    /// A game ended: result and reason.
+    GameOver(String, String),
+    /// The link dropped; retrying after the delay.
+    Retrying(String, Duration),
+}
+
+/// Why the client stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The engine failed.
+    #[error("engine: {0}")]
+    Engine(#[from] PlayerError),
+    /// The referee cannot be reached.
+    #[error("cannot reach the referee at {address}: {reason}")]
+    Connect {
+        /// Where.
+        address: String,
+        /// Why.
+        reason: String,
+    },
+    /// The referee refused the client (a fault before any game).
+    #[error("refused by the referee: {0}")]
+    Refused(String),
+}
+
+/// The resolution of `cc` (whole seconds).
+const CC_RESOLUTION: Duration = Duration::from_secs(1);
+
+/// The least time left the engine is told of.
+const MIN_THINK: Duration = Duration::from_millis(20);
+
+/// How a session ended.
+enum End {
+    /// The referee sent `disconnect`, or the client is done.
+    Done,
+    /// The link dropped.
+    Dropped(String),
+}
+
+/// Reads lines of at most [`MAX_RECORD`] bytes from a stream.
+struct Lines {
+    buf: Vec<u8>,
+    start: usize,
+}
+
+impl Lines {
+    fn new() -> Lines {
+        Lines {
+            buf: Vec::with_capacity(1024),
+            start: 0,
+        }
+    }
+
+    /// The next line (without its end), `Ok(None)` at end of stream; a line
+    /// too long is returned cut, flagged.
+    fn next(&mut self, s: &mut TcpStream) -> io::Result<Option<(Vec<u8>, bool)>> {
+        loop {
+            if let Some(i) = self.buf[self.start..].iter().position(|&b| b == b'\n') {
+                let end = self.start + i;
+                let mut line = self.buf[self.start..end].to_vec();
+                self.start = end + 1;
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                let long = line.len() > MAX_RECORD;
+                return Ok(Some((line, long)));
+            }
+            if self.start > 0 {
+                self.buf.drain(..self.start);
+                self.start = 0;
+            }
+            if self.buf.len() > 2 * MAX_RECORD {
+                // No end of line in sight: give what there is as too long.
+                let line = std::mem::take(&mut self.buf);
+                return Ok(Some((line, true)));
+            }
+            let mut chunk = [0u8; 4096];
+            let n = s.read(&mut chunk)?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.buf.extend_from_slice(&chunk[..n]);
+        }
+    }
+}
+
+/// The game as the client knows it (§8.1).
+struct History {
+    start: Position,
+    moves: Vec<Move>,
+    current: Position,
+}
+
+impl History {
+    fn new(pos: Position) -> History {
+        History {
+            start: pos.clone(),
+            moves: Vec::new(),
+            current: pos,
+        }
+    }
+
+    /// Takes the referee's position: if it is not the current one (the
+    /// four fields, `hmvc` and `fmvn`), the history starts afresh from it.
+    fn sync(&mut self, pos: &Position) {
+        let fen = |p: &Position| rookery_core::Fen::from_position(p).to_string();
+        if fen(pos) != fen(&self.current) {
+            *self = History::new(pos.clone());
+        }
+    }
+
+    fn play(&mut self, m: Move) -> bool {
+        if self.current.legal_moves().contains(m) {
+            self.current.play_unchecked(m);
+            self.moves.push(m);
+            true
+        } else {
+            false
+        }
+    }
+}
+
+fn cp_of(s: Option<rookery_analysis::Score>) -> Option<i64> {
+    s.map(|s| MoveScore::from(s).as_cp())
+}
+
+/// The client: one engine, one referee, reconnecting as needed.
+pub struct Client {
+    cfg: ClientConfig,
+    engine: UciPlayer,
+    history: Option<History>,
+    tc: Option<TimeControl>,
+    scores: Vec<i64>,
+    games: usize,
+}
+
+impl Client {
+    /// Starts the engine.
+    ///
+    /// # Errors
+    /// [`ClientError::Engine`] if it cannot be started.
+    pub fn new(cfg: ClientConfig) -> Result<Client, ClientError> {
+        let engine = cfg.engine.start(Timeouts::default(), None)?;
+        Ok(Client {
+            cfg,
+            engine,
+            history: None,
+            tc: None,
+            scores: Vec::new(),
+            games: 0,
+        })
+    }
+
+    /// Plays until the referee disconnects, the game limit is reached or
+    /// `stop` is set; reconnects with back-off when the link drops.
+    ///
+    /// # Errors
+    /// [`ClientError`]: the engine failed, the referee refused the client or
+    /// cannot be reached.
+    pub fn run(
+        &mut self,
+        stop: &AtomicBool,
+        on_event: &mut dyn FnMut(ClientEvent),
+    ) -> Result<(), ClientError> {
+        let mut backoff = Duration::from_millis(500);
+        let mut attempts = 0;
+        loop {
+            let stream = match TcpStream::connect(&self.cfg.address) {
+                Ok(s) => s,
+                Err(e) => {
+                    attempts += 1;
+                    if !self.cfg.reconnect || attempts >= self.cfg.max_attempts {
+                        return Err(ClientError::Connect {
+                            address: self.cfg.address.clone(),
+                            reason: e.to_string(),
+                        });
+                    }
+                    on_event(ClientEvent::Retrying(e.to_string(), backoff));
+                    std::thread::sleep(backoff);
+                    backoff = (backoff * 2).min(Duration::from_secs(30));
+                    continue;
+                }
+            };
+            attempts = 0;
+            backoff = Duration::from_millis(500);
+            match self.session(stream, stop, on_event)? {
+                End::Done => {
+                    self.engine.quit();
+                    return Ok(());
+                }
+                End::Dropped(why) if self.cfg.reconnect && !stop.load(Ordering::SeqCst) => {
+                    on_event(ClientEvent::Retrying(why, backoff));
+                    std::thread::sleep(backoff);
+                }
+                End::Dropped(why) => {
+                    return Err(ClientError::Connect {
+                        address: self.cfg.address.clone(),
+                        reason: why,
+                    })
+                }
+            }
+        }
+    }
+
+    fn send(
+        s: &mut TcpStream,
+        r: &ClientRecord,
+        on_event: &mut dyn FnMut(ClientEvent),
+    ) -> io::Result<()> {
+        let line = r.to_line();
+        on_event(ClientEvent::Record(true, line.clone()));
+        s.write_all(format!("{line}\n").as_bytes())
+    }
+
+    fn session(
+        &mut self,
+        mut s: TcpStream,
+        stop: &AtomicBool,
+        on_event: &mut dyn FnMut(ClientEvent),
+    ) -> Result<End, ClientError> {
+        let _ = s.set_nodelay(true);
+        let me = s
+            .local_addr()
+            .map_or_else(|_| "unknown".to_string(), |a| a.to_string());
+        let mut on = ClientRecord::new(Request::SignOn, Position::startpos());
+        on.sender = Some((me, self.cfg.name.clone()));
+        on.token = Some(self.cfg.token.clone());
+        if let Err(e) = Client::send(&mut s, &on, on_event) {
+            return Ok(End::Dropped(e.to_string()));
+        }
+        on_event(ClientEvent::SignedOn(self.cfg.address.clone()));
+        let mut lines = Lines::new();
+        let mut played_any = false;
+        loop {
+            if stop.load(Ordering::SeqCst) || self.cfg.max_games.is_some_and(|n| self.games >= n) {
+                let off = ClientRecord::new(
+                    Request::SignOff,
+                    self.history
+                        .as_ref()
+                        .map_or_else(Position::startpos, |h| h.current.clone()),
+                );
+                let _ = Client::send(&mut s, &off, on_event);
+                return Ok(End::Done);
+            }
+            let (line, long) = match lines.next(&mut s) {
+                Ok(Some(l)) => l,
+                Ok(None) => return Ok(End::Dropped("the referee closed the connection".into())),
+                Err(e) => return Ok(End::Dropped(e.to_string())),
+            };
+            on_event(ClientEvent::Record(
+                false,
+                String::from_utf8_lossy(&line).into_owned(),
+            ));
+            if long {
+                on_event(ClientEvent::Fault(
+                    ProtocolError::TooLong(line.len()).to_string(),
+                ));
+                continue;
+            }
+            let rec = match RefereeRecord::parse(&line) {
+                Ok(r) => r,
+                Err(e) => {
+                    on_event(ClientEvent::Fault(e.to_string()));
+                    continue;
+                }
+            };
+            if let Some(tc) = rec.tag("TimeControl").and_then(|t| t.parse().ok()) {
+                self.tc = Some(tc);
+            }
+            match rec.command {
+                Command::Reset => {
+                    self.history = None;
+                    self.scores.clear();
+                    self.engine.new_game(false)?;
+                }
+                Command::Inform => {
+                    if let Some(result) = rec.tag("Result").filter(|r| *r != "*") {
+                        on_event(ClientEvent::GameOver(
+                            result.to_string(),
+                            rec.tag("Termination").unwrap_or("").to_string(),
+                        ));
+                    }
+                }
+                Command::Execute => self.take(&rec),
+                Command::Respond => {
+                    self.take(&rec);
+                    let reply = self.think(&rec)?;
+                    played_any = true;
+                    if let Err(e) = Client::send(&mut s, &reply, on_event) {
+                        return Ok(End::Dropped(e.to_string()));
+                    }
+                }
+                Command::Conclude => {
+                    self.history = None;
+                    self.games += 1;
+                }
+                Command::Disconnect => return Ok(End::Done),
+                Command::Fault => {
+                    let why = rec.note.clone().unwrap_or_else(|| "fault".into());
+                    on_event(ClientEvent::Fault(why.clone()));
+                    if !played_any
+                        && self.games == 0
+                        && self.history.is_none()
+                        && why.contains("sign")
+                    {
+                        return Err(ClientError::Refused(why));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sets the position of a record and plays its supplied move (§8.1).
+    fn take(&mut self, rec: &RefereeRecord) {
+        let h = self
+            .history
+            .get_or_insert_with(|| History::new(rec.position.clone()));
+        h.sync(&rec.position);
+        if let Some(m) = rec.sm {
+            if !h.play(m) {
+                *h = History::new(rec.position.clone());
+                h.play(m);
+            }
+        }
+    }
+
+    fn limits(&self, rec: &RefereeRecord, pos: &Position) -> ThinkLimits {
+        let Some(tc) = self.tc else {
+            return ThinkLimits::default();
+        };
+        let used = rec.cc.unwrap_or([Duration::ZERO; 2]);
+        // Moves made by each side, from the fullmove number (games start at
+        // move 1 with White to move).
+        let f = pos.fullmoves().max(1);
+        let made = match pos.turn() {
+            Color::White => [f - 1, f - 1],
+            Color::Black => [f, f - 1],
+        };
+        let w = Clock::replay(&tc, used[0], made[0]);
+        let b = Clock::replay(&tc, used[1], made[1]);
+        let mine = if pos.turn() == Color::White { &w } else { &b };
+        // `cc` counts whole seconds (§6.6): up to a second more may be used
+        // than it says, so that second is not counted on.
+        let left = |c: &Clock| {
+            c.remaining()
+                .map(|r| r.saturating_sub(CC_RESOLUTION).max(MIN_THINK))
+        };
+        ThinkLimits {
+            wtime: left(&w),
+            btime: left(&b),
+            winc: w.increment(),
+            binc: b.increment(),
+            movestogo: mine.moves_to_go(),
+            movetime: tc.movetime,
+            nodes: tc.nodes,
+            depth: tc.depth,
+        }
+    }
+
+    fn think(&mut self, rec: &RefereeRecord) -> Result<ClientRecord, ClientError> {
+        let Some(h) = self.history.as_ref() else {
+            return Ok(ClientRecord::new(Request::Fault, rec.position.clone()));
+        };
+        let pos = h.current.clone();
+        let limits = self.limits(rec, &pos);
+        let mine = limits
+            .movetime
+            .or(if pos.turn() == Color::White {
+                limits.wtime
+            } else {
+                limits.btime
+            })
+            .unwrap_or(Duration::from_secs(3600));
+        let request = MoveRequest {
+            start: &h.start,
+            moves: &h.moves,
+            limits,
+            deadline: mine + Duration::from_secs(5),
+            used: rec.cc.unwrap_or_default(),
+            draw_offered: rec.draw_offer,
+        };
+        let started = Instant::now();
+        let reply: MoveReply = match self.engine.request_move(&request) {
+            Ok(r) => r,
+            Err(e) => {
+                // The engine failed: restart it and tell the referee.
+                let _ = self.engine.restart();
+                let mut f = ClientRecord::new(Request::Fault, pos);
+                f.note = Some(format!("engine failed: {e} after {:?}", started.elapsed()));
+                return Ok(f);
+            }
+        };
+        let mut out = ClientRecord::new(Request::Reply, pos.clone());
+        let cp = cp_of(reply.score);
+        if let Some(c) = cp {
+            self.scores.push(c);
+        }
+        let j = self.cfg.judgement;
+        let last = |n: u32| -> Option<&[i64]> {
+            let n = n as usize;
+            (n > 0 && self.scores.len() >= n).then(|| &self.scores[self.scores.len() - n..])
+        };
+        if rec.draw_offer
+            && j.accept_cp
+                .is_some_and(|a| cp.is_some_and(|c| c <= i64::from(a)))
+        {
+            out.offer = Some(Offer::Accept);
+            return Ok(out);
+        }
+        if let (Some(r), Some(s)) = (j.resign_cp, last(j.resign_moves)) {
+            if s.iter().all(|&c| c <= -i64::from(r)) {
+                out.offer = Some(Offer::Resign);
+                return Ok(out);
+            }
+        }
+        match reply.mv.to_move(&pos) {
+            Ok(m) => {
+                out.sm = Some(SuppliedMove::Legal(m));
+                if let (Some(d), Some(s)) = (j.draw_cp, last(j.draw_moves)) {
+                    if pos.fullmoves() >= j.draw_from && s.iter().all(|&c| c.abs() <= i64::from(d))
+                    {
+                        out.offer = Some(Offer::Draw);
+                    }
+                }
+                if rec.draw_offer && out.offer.is_none() {
+                    out.offer = Some(Offer::Reject);
+                }
+                if let Some(h) = self.history.as_mut() {
+                    h.play(m);
+                }
+            }
+            Err(_) => out.sm = Some(SuppliedMove::Illegal(reply.mv.to_string())),
+        }
+        Ok(out)
+    }
+}
+
+/// A stop flag for [`Client::run`].
+pub fn stop_flag() -> Arc<AtomicBool> {
+    Arc::new(AtomicBool::new(false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rookery_core::San;
+
+    #[test]
+    fn history_follows_the_referee_and_restarts_on_a_different_position() {
+        let mut h = History::new(Position::startpos());
+        let e4 = "e4".parse::<San>().unwrap().to_move(&h.current).unwrap();
+        h.sync(&Position::startpos());
+        assert!(h.play(e4));
+        let after = h.current.clone();
+        h.sync(&after);
+        assert_eq!(h.moves.len(), 1);
+        // Same placement, another fullmove number: a new game history.
+        let mut other = after.clone();
+        other.set_clocks(0, 7);
+        h.sync(&other);
+        assert!(h.moves.is_empty());
+        assert_eq!(h.start.fullmoves(), 7);
+    }
+
+    #[test]
+    fn it_reconnects_after_a_drop_and_stops_at_disconnect() {
+        use std::io::{BufRead, BufReader};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let referee = std::thread::spawn(move || {
+            let mut sign_ons = Vec::new();
+            for round in 0..2 {
+                let (s, _) = listener.accept().unwrap();
+                let mut r = BufReader::new(s.try_clone().unwrap());
+                let mut line = String::new();
+                r.read_line(&mut line).unwrap();
+                sign_ons.push(ClientRecord::parse(line.trim_end().as_bytes()).unwrap());
+                if round == 1 {
+                    let d = RefereeRecord::new(Command::Disconnect, Position::startpos());
+                    (&s).write_all(format!("{}\n", d.to_line()).as_bytes())
+                        .unwrap();
+                }
+                // Dropping the stream closes the link.
+            }
+            sign_ons
+        });
+        let mut client = Client::new(ClientConfig {
+            address,
+            engine: EngineConfig::builtin(),
+            name: "Alpha".into(),
+            token: "secret".into(),
+            judgement: Judgement::default(),
+            max_games: None,
+            reconnect: true,
+            max_attempts: 3,
+        })
+        .unwrap();
+        let mut retries = 0;
+        client
+            .run(&AtomicBool::new(false), &mut |e| {
+                if let ClientEvent::Retrying(..) = e {
+                    retries += 1;
+                }
+            })
+            .unwrap();
+        let sign_ons = referee.join().unwrap();
+        assert_eq!(retries, 1);
+        assert_eq!(sign_ons.len(), 2);
+        for r in sign_ons {
+            assert_eq!(r.request, Request::SignOn);
+            assert_eq!(r.token.as_deref(), Some("secret"));
+            assert_eq!(r.sender.map(|s| s.1).as_deref(), Some("Alpha"));
+        }
+    }
+}

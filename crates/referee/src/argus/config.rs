@@ -1,0 +1,328 @@
+//! The event file: `[event]` and one `[[player]]` table per player (TOML).
+//!
+//! ```
+//! use rookery_referee::argus::config::EventConfig;
+//! let cfg = EventConfig::from_toml(r#"
+//! [event]
+//! name = "Loopback Open"
+//! site = "localhost"
+//! rounds = 1
+//! pairing = "round-robin"
+//! time_control = "10+0.1"
+//! pgn = "games.pgn"
+//! log_dir = "logs"
+//!
+//! [[player]]
+//! name = "Alpha"
+//! token = "a-secret"
+//!
+//! [[player]]
+//! name = "Beta"
+//! token = "b-secret"
+//! command = ["rookery", "referee", "connect", "{address}", "--engine", "builtin",
+//!            "--name", "{name}", "--token", "{token}"]
+//! "#, std::path::Path::new("."))?;
+//! assert_eq!(cfg.players.len(), 2);
+//! assert_eq!(cfg.quiet_period.as_millis(), 5000);
+//! # Ok::<(), rookery_referee::argus::config::ConfigError>(())
+//! ```
+
+use crate::adjudicate::Rules;
+use crate::clock::TimeControl;
+use crate::schedule::Pairing;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The event file as written.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    event: EventSection,
+    #[serde(default)]
+    player: Vec<PlayerEntry>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EventSection {
+    name: String,
+    #[serde(default = "unknown")]
+    site: String,
+    date: Option<String>,
+    #[serde(default = "one")]
+    rounds: usize,
+    #[serde(default = "one")]
+    games: usize,
+    #[serde(default = "round_robin")]
+    pairing: String,
+    time_control: String,
+    #[serde(default)]
+    time_margin_ms: u64,
+    pgn: PathBuf,
+    log_dir: PathBuf,
+    #[serde(default = "five_seconds")]
+    quiet_period_ms: u64,
+    #[serde(default = "ten_seconds")]
+    handshake_timeout_ms: u64,
+    #[serde(default = "half_hour")]
+    idle_timeout_ms: u64,
+    #[serde(default = "max_connections")]
+    max_connections: usize,
+    port: Option<u16>,
+    listen: Option<String>,
+    #[serde(default)]
+    invalid_claim: Option<String>,
+    draw_adjudication: Option<String>,
+    resign_adjudication: Option<String>,
+    max_moves: Option<u32>,
+}
+
+fn unknown() -> String {
+    "?".into()
+}
+fn one() -> usize {
+    1
+}
+fn round_robin() -> String {
+    "round-robin".into()
+}
+fn five_seconds() -> u64 {
+    5000
+}
+fn ten_seconds() -> u64 {
+    10_000
+}
+fn half_hour() -> u64 {
+    1_800_000
+}
+fn max_connections() -> usize {
+    4096
+}
+
+/// One registered player.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerEntry {
+    /// The name it signs on with (`tcsi`) and plays under.
+    pub name: String,
+    /// Its secret (`Token`).
+    pub token: String,
+    /// A program the referee starts itself (§3.2 duty 1), argv; `{address}`,
+    /// `{name}` and `{token}` are replaced by the referee's address and the
+    /// player's name and secret.
+    pub command: Option<Vec<String>>,
+}
+
+/// A validated event.
+#[derive(Clone, Debug)]
+pub struct EventConfig {
+    /// Event name (PGN `Event`).
+    pub name: String,
+    /// Site (PGN `Site`).
+    pub site: String,
+    /// Date (PGN `Date`, `YYYY.MM.DD`); today when absent.
+    pub date: Option<String>,
+    /// Rounds.
+    pub rounds: usize,
+    /// Games per encounter in a round (colours alternate).
+    pub games: usize,
+    /// Pairing.
+    pub pairing: Pairing,
+    /// Time control of every game.
+    pub time_control: TimeControl,
+    /// How far a move may overrun the clock (network latency).
+    pub time_margin: Duration,
+    /// The PGN file games are appended to.
+    pub pgn: PathBuf,
+    /// Where the logs go (one file per player, `event.log`).
+    pub log_dir: PathBuf,
+    /// The quiet period after `reset` and `conclude` (§8.1.1, §8.1.6).
+    pub quiet_period: Duration,
+    /// How long a new connection has to sign on.
+    pub handshake_timeout: Duration,
+    /// How long a signed-on client out of play may stay silent.
+    pub idle_timeout: Duration,
+    /// Open connections beyond this are refused.
+    pub max_connections: usize,
+    /// The address to listen on (`--listen` overrides it).
+    pub listen: String,
+    /// Adjudication, and what an invalid draw claim costs.
+    pub rules: Rules,
+    /// The players, in order (the first is the gauntlet's).
+    pub players: Vec<PlayerEntry>,
+}
+
+/// An event file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// It cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// It is not a valid event file (TOML error with line and column).
+    #[error("{0}")]
+    Toml(String),
+    /// A value is wrong.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl EventConfig {
+    /// Reads an event file; relative paths are relative to its directory.
+    ///
+    /// # Errors
+    /// [`ConfigError`].
+    pub fn read(path: &Path) -> Result<EventConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        EventConfig::from_toml(&text, dir)
+            .map_err(|e| ConfigError::Toml(format!("{}: {e}", path.display())))
+    }
+
+    /// Reads an event from TOML text; relative paths are taken from `dir`.
+    ///
+    /// # Errors
+    /// [`ConfigError`].
+    pub fn from_toml(text: &str, dir: &Path) -> Result<EventConfig, ConfigError> {
+        let f: File = toml::from_str(text).map_err(|e| ConfigError::Toml(e.to_string()))?;
+        let e = f.event;
+        let bad = |s: String| ConfigError::Invalid(s);
+        let pairing: Pairing = e.pairing.parse().map_err(bad)?;
+        let time_control: TimeControl = e
+            .time_control
+            .parse()
+            .map_err(|x| bad(format!("time_control: {x}")))?;
+        if f.player.len() < 2 {
+            return Err(bad("an event needs at least two [[player]] tables".into()));
+        }
+        for (i, p) in f.player.iter().enumerate() {
+            if p.name.trim().is_empty() || p.token.is_empty() {
+                return Err(bad(format!(
+                    "player {}: name and token must not be empty",
+                    i + 1
+                )));
+            }
+            if f.player[..i].iter().any(|q| q.name == p.name) {
+                return Err(bad(format!("player name {:?} appears twice", p.name)));
+            }
+            if p.command.as_ref().is_some_and(Vec::is_empty) {
+                return Err(bad(format!("player {:?}: command is empty", p.name)));
+            }
+        }
+        if e.rounds == 0 || e.games == 0 {
+            return Err(bad("rounds and games must be at least 1".into()));
+        }
+        let mut rules = Rules::default();
+        if let Some(d) = &e.draw_adjudication {
+            rules.draw = Some(
+                d.parse()
+                    .map_err(|x| bad(format!("draw_adjudication: {x}")))?,
+            );
+        }
+        if let Some(r) = &e.resign_adjudication {
+            rules.resign = Some(
+                r.parse()
+                    .map_err(|x| bad(format!("resign_adjudication: {x}")))?,
+            );
+        }
+        rules.max_moves = e.max_moves;
+        rules.invalid_claim_loses = match e.invalid_claim.as_deref() {
+            None | Some("continue") => false,
+            Some("lose") => true,
+            Some(o) => {
+                return Err(bad(format!(
+                    "invalid_claim {o:?}: expected continue or lose"
+                )))
+            }
+        };
+        let listen = match (e.listen, e.port) {
+            (Some(l), _) => l,
+            (None, Some(p)) => format!("0.0.0.0:{p}"),
+            (None, None) => "127.0.0.1:0".to_string(),
+        };
+        Ok(EventConfig {
+            name: e.name,
+            site: e.site,
+            date: e.date,
+            rounds: e.rounds,
+            games: e.games,
+            pairing,
+            time_control,
+            time_margin: Duration::from_millis(e.time_margin_ms),
+            pgn: dir.join(e.pgn),
+            log_dir: dir.join(e.log_dir),
+            quiet_period: Duration::from_millis(e.quiet_period_ms),
+            handshake_timeout: Duration::from_millis(e.handshake_timeout_ms),
+            idle_timeout: Duration::from_millis(e.idle_timeout_ms),
+            max_connections: e.max_connections.max(1),
+            listen,
+            rules,
+            players: f.player,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str =
+        "[event]\nname = \"E\"\ntime_control = \"40/60+0.6\"\npgn = \"g.pgn\"\nlog_dir = \"l\"\n";
+
+    #[test]
+    fn defaults_and_paths() {
+        let text = format!("{BASE}[[player]]\nname = \"A\"\ntoken = \"x\"\n[[player]]\nname = \"B\"\ntoken = \"y\"\n");
+        let c = EventConfig::from_toml(&text, Path::new("/ev")).unwrap();
+        assert_eq!(c.pgn, PathBuf::from("/ev/g.pgn"));
+        assert_eq!(c.pairing, Pairing::RoundRobin);
+        assert_eq!(c.time_control.to_string(), "40/60+0.6");
+        assert_eq!(c.quiet_period, Duration::from_secs(5));
+        assert!(!c.rules.invalid_claim_loses);
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        let one = format!("{BASE}[[player]]\nname = \"A\"\ntoken = \"x\"\n");
+        assert!(EventConfig::from_toml(&one, Path::new("."))
+            .unwrap_err()
+            .to_string()
+            .contains("two"));
+        let twice = format!("{BASE}[[player]]\nname = \"A\"\ntoken = \"x\"\n[[player]]\nname = \"A\"\ntoken = \"y\"\n");
+        assert!(EventConfig::from_toml(&twice, Path::new("."))
+            .unwrap_err()
+            .to_string()
+            .contains("twice"));
+        let typo = format!("{BASE}colour = 1\n[[player]]\nname = \"A\"\ntoken = \"x\"\n");
+        assert!(EventConfig::from_toml(&typo, Path::new("."))
+            .unwrap_err()
+            .to_string()
+            .contains("colour"));
+        let tc = BASE.replace("40/60+0.6", "fast");
+        let tc = format!("{tc}[[player]]\nname = \"A\"\ntoken = \"x\"\n[[player]]\nname = \"B\"\ntoken = \"y\"\n");
+        assert!(EventConfig::from_toml(&tc, Path::new("."))
+            .unwrap_err()
+            .to_string()
+            .contains("time_control"));
+    }
+
+    #[test]
+    fn the_readme_event_file_reads() {
+        let readme = include_str!("../../../../README.md");
+        let section = &readme[readme.find("## Running an event").unwrap()..];
+        let start = section.find("```toml\n").unwrap() + 8;
+        let text = &section[start..start + section[start..].find("```").unwrap()];
+        let c = EventConfig::from_toml(text, Path::new("/ev")).unwrap();
+        assert_eq!(c.players.len(), 2);
+        assert_eq!(c.players[0].command.as_ref().map(Vec::len), Some(10));
+        assert_eq!(c.listen, "0.0.0.0:7000");
+        assert!(c.rules.draw.is_some() && c.rules.resign.is_some());
+    }
+}

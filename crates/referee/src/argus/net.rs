@@ -1,0 +1,427 @@
+//! [`NetPlayer`]: a client of the referee, connected over a network, as a
+//! [`Player`] of the one game loop ([`crate::game::play_game`]).
+//!
+//! It knows nothing of sockets: a [`Link`] gives it a way to send
+//! [`RefereeRecord`]s and an inbox of the client's replies, which the
+//! transport (the tokio server) fills. `request_move` sends `refcom
+//! respond` (the position before the opponent's last move, that move as
+//! `sm`, the clocks as `cc`, `hmvc`/`fmvn`, a pending `draw_offer`) and
+//! waits for the `refreq reply`; `game_over` sends an `inform` with the
+//! `Result` tag, then `conclude`.
+
+use super::protocol::{ClientRecord, Command, RefereeRecord, Request, SuppliedMove};
+use crate::player::{MoveReply, MoveRequest, Offer, Player, PlayerError};
+use crate::record::GameRecord;
+use rookery_core::{CastlingMode, Position, UciMove};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// What the transport hands the game from a client.
+#[derive(Clone, Debug)]
+pub enum Inbound {
+    /// A `refreq reply`, with when it was read off the wire.
+    Reply(Box<ClientRecord>, Instant),
+    /// The client signed off, its connection closed or the supervisor took
+    /// the game away (the reason).
+    Gone(String),
+}
+
+/// Sends one record to a client; false when the client is gone.
+pub type Sender = Box<dyn Fn(RefereeRecord) -> bool + Send>;
+
+/// A signed-on client as a game sees it.
+pub struct Link {
+    /// The player's registered name.
+    pub name: String,
+    /// The client's network address (for `tcri`).
+    pub address: String,
+    /// Sends a record to the client.
+    pub send: Sender,
+    /// The client's replies (the transport forwards only replies it was
+    /// asked for: see `awaiting`).
+    pub inbox: Receiver<Inbound>,
+    /// Set while a `respond` is outstanding: the transport refuses a reply
+    /// out of turn with a fault instead of forwarding it.
+    pub awaiting: Arc<AtomicBool>,
+}
+
+/// Referee latencies of one event: reply read off the wire to the next
+/// `respond` handed to the transport.
+pub type Latencies = Arc<Mutex<Vec<Duration>>>;
+
+/// A network client as a [`Player`].
+pub struct NetPlayer {
+    link: Link,
+    tags: Vec<(String, String)>,
+    quiet: Duration,
+    start: Position,
+    /// When the last reply of this game (either side) was read, shared by
+    /// both players of the game.
+    last_reply: Arc<Mutex<Option<Instant>>>,
+    latencies: Latencies,
+    used: [Duration; 2],
+}
+
+impl NetPlayer {
+    /// A player over `link` for one game from `start`, told the PGN `tags`
+    /// (Seven Tag Roster and `TimeControl`) before the first move; `quiet`
+    /// is the pause after `reset` (§8.1.6). `last_reply` is shared with the
+    /// opponent; latencies are pushed to `latencies`.
+    pub fn new(
+        link: Link,
+        start: Position,
+        tags: Vec<(String, String)>,
+        quiet: Duration,
+        last_reply: Arc<Mutex<Option<Instant>>>,
+        latencies: Latencies,
+    ) -> NetPlayer {
+        NetPlayer {
+            link,
+            tags,
+            quiet,
+            start,
+            last_reply,
+            latencies,
+            used: [Duration::ZERO; 2],
+        }
+    }
+
+    /// Gives the link back (the game is over).
+    pub fn into_link(self) -> Link {
+        self.link
+    }
+
+    fn record(&self, command: Command, position: Position) -> RefereeRecord {
+        let mut r = RefereeRecord::new(command, position);
+        r.cc = Some(self.used);
+        r.receiver = Some((self.link.address.clone(), self.link.name.clone()));
+        r
+    }
+
+    fn send(&self, r: RefereeRecord) -> Result<(), PlayerError> {
+        if (self.link.send)(r) {
+            Ok(())
+        } else {
+            Err(PlayerError::Crashed(format!("{} is gone", self.link.name)))
+        }
+    }
+}
+
+fn same_position(a: &Position, b: &Position) -> bool {
+    // The four EPD fields and the clocks (§8.1). An en passant square is
+    // written by some only when a capture is possible, so the squares are
+    // compared through the legal moves rather than as written.
+    let fields = |p: &Position| {
+        let fen = rookery_core::Fen::from_position(p).to_string();
+        fen.split(' ').take(3).collect::<Vec<_>>().join(" ")
+    };
+    let moves = |p: &Position| {
+        let mut v: Vec<String> = p.legal_moves().iter().map(|m| format!("{m:?}")).collect();
+        v.sort();
+        v
+    };
+    fields(a) == fields(b)
+        && a.halfmoves() == b.halfmoves()
+        && a.fullmoves() == b.fullmoves()
+        && moves(a) == moves(b)
+}
+
+impl Player for NetPlayer {
+    fn name(&self) -> &str {
+        &self.link.name
+    }
+
+    fn new_game(&mut self, _chess960: bool) -> Result<(), PlayerError> {
+        // Anything left in the inbox belongs to an earlier game.
+        while let Ok(msg) = self.link.inbox.try_recv() {
+            if let Inbound::Gone(why) = msg {
+                return Err(PlayerError::Crashed(why));
+            }
+        }
+        self.send(self.record(Command::Reset, self.start.clone()))?;
+        std::thread::sleep(self.quiet);
+        let mut inform = self.record(Command::Inform, self.start.clone());
+        inform.tags = self.tags.clone();
+        self.send(inform)
+    }
+
+    fn request_move(&mut self, req: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
+        self.used = req.used;
+        let mut before = req.start.clone();
+        let mut current = req.start.clone();
+        let mut last = None;
+        for &m in req.moves {
+            before = current.clone();
+            current.play_unchecked(m);
+            last = Some(m);
+        }
+        let mut r = self.record(
+            Command::Respond,
+            if last.is_some() {
+                before
+            } else {
+                current.clone()
+            },
+        );
+        r.sm = last;
+        r.draw_offer = req.draw_offered;
+        self.link.awaiting.store(true, Ordering::SeqCst);
+        let at = Instant::now();
+        if let Some(t) = self.last_reply.lock().map(|mut g| g.take()).unwrap_or(None) {
+            if let Ok(mut l) = self.latencies.lock() {
+                l.push(at.saturating_duration_since(t));
+            }
+        }
+        self.send(r)?;
+        let deadline = at + req.deadline;
+        let reply = loop {
+            match self
+                .link
+                .inbox
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            {
+                Ok(Inbound::Reply(rec, when)) if rec.request == Request::Reply => {
+                    if let Ok(mut g) = self.last_reply.lock() {
+                        *g = Some(when);
+                    }
+                    break *rec;
+                }
+                Ok(Inbound::Reply(..)) => continue,
+                Ok(Inbound::Gone(why)) => {
+                    self.link.awaiting.store(false, Ordering::SeqCst);
+                    return Err(PlayerError::Crashed(why));
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    self.link.awaiting.store(false, Ordering::SeqCst);
+                    return Err(PlayerError::Timeout {
+                        after: req.deadline,
+                        responsive: true,
+                    });
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.link.awaiting.store(false, Ordering::SeqCst);
+                    return Err(PlayerError::Crashed(format!("{} is gone", self.link.name)));
+                }
+            }
+        };
+        // §8 step 10: the reply's position is the one the client moves from.
+        if !same_position(&reply.position, &current) {
+            return Err(PlayerError::Protocol(format!(
+                "reply on {}, not on the game's position {}",
+                rookery_core::Fen::from_position(&reply.position),
+                rookery_core::Fen::from_position(&current)
+            )));
+        }
+        let mode = if req.start.is_chess960_castling() {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        };
+        match (reply.sm, reply.offer) {
+            (_, Some(o @ (Offer::Resign | Offer::Accept))) => {
+                let mut r = MoveReply::just(UciMove::Null);
+                r.offer = Some(o);
+                Ok(r)
+            }
+            (Some(SuppliedMove::Legal(m)), offer) => {
+                let mut r = MoveReply::just(UciMove::from_move(&current, m, mode));
+                r.offer = offer;
+                Ok(r)
+            }
+            (Some(SuppliedMove::Illegal(text)), _) => Err(PlayerError::IllegalMove(text)),
+            (None, _) => Err(PlayerError::IllegalMove("(no move)".into())),
+        }
+    }
+
+    fn restart(&mut self) -> Result<(), PlayerError> {
+        Err(PlayerError::Start {
+            name: self.link.name.clone(),
+            reason: "a network client restarts itself".into(),
+        })
+    }
+
+    fn quit(&mut self) {
+        self.link.awaiting.store(false, Ordering::SeqCst);
+    }
+
+    fn game_over(&mut self, record: &GameRecord, last: &Position) {
+        self.link.awaiting.store(false, Ordering::SeqCst);
+        let mut used = [Duration::ZERO; 2];
+        let mut pos = match rookery_core::Position::from_fen(&record.start_fen) {
+            Ok(p) => p,
+            Err(_) => self.start.clone(),
+        };
+        for m in &record.moves {
+            let side = usize::from(pos.turn() == rookery_core::Color::Black);
+            if !m.book {
+                used[side] += Duration::from_millis(m.time_ms);
+            }
+            match m
+                .uci
+                .parse::<UciMove>()
+                .ok()
+                .and_then(|u| u.to_move(&pos).ok())
+            {
+                Some(mv) => pos.play_unchecked(mv),
+                None => break,
+            }
+        }
+        self.used = used;
+        let mut conclude = self.record(Command::Conclude, last.clone());
+        conclude.note = Some(record.reason.clone());
+        let mut inform = self.record(Command::Inform, last.clone());
+        inform.tags = self
+            .tags
+            .iter()
+            .filter(|(k, _)| k != "Result")
+            .cloned()
+            .chain([
+                ("Result".to_string(), record.outcome.as_str().to_string()),
+                (
+                    "Termination".to_string(),
+                    record.termination.as_str().to_string(),
+                ),
+            ])
+            .collect();
+        // The result first: nothing about the game follows `conclude`
+        // (§8.1.1). A client that is gone is not told; the game is recorded
+        // anyway.
+        let _ = self.send(inform).and_then(|()| self.send(conclude));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::player::ThinkLimits;
+    use rookery_core::{Move, San};
+    use std::sync::mpsc;
+
+    struct Wire {
+        sent: mpsc::Receiver<RefereeRecord>,
+        replies: mpsc::Sender<Inbound>,
+        awaiting: Arc<AtomicBool>,
+    }
+
+    fn player() -> (NetPlayer, Wire) {
+        let (out_tx, sent) = mpsc::channel();
+        let (replies, inbox) = mpsc::channel();
+        let awaiting = Arc::new(AtomicBool::new(false));
+        let link = Link {
+            name: "Alpha".into(),
+            address: "here".into(),
+            send: Box::new(move |r| out_tx.send(r).is_ok()),
+            inbox,
+            awaiting: awaiting.clone(),
+        };
+        let p = NetPlayer::new(
+            link,
+            Position::startpos(),
+            vec![("White".into(), "Alpha".into())],
+            Duration::ZERO,
+            Arc::new(Mutex::new(None)),
+            Arc::new(Mutex::new(Vec::new())),
+        );
+        (
+            p,
+            Wire {
+                sent,
+                replies,
+                awaiting,
+            },
+        )
+    }
+
+    fn san(pos: &Position, s: &str) -> Move {
+        s.parse::<San>().unwrap().to_move(pos).unwrap()
+    }
+
+    fn ask(
+        p: &mut NetPlayer,
+        moves: &[Move],
+        reply: Option<ClientRecord>,
+        w: &Wire,
+    ) -> Result<MoveReply, PlayerError> {
+        if let Some(r) = reply {
+            w.replies
+                .send(Inbound::Reply(Box::new(r), Instant::now()))
+                .unwrap();
+        }
+        let start = Position::startpos();
+        let req = MoveRequest {
+            start: &start,
+            moves,
+            limits: ThinkLimits::default(),
+            deadline: Duration::from_millis(200),
+            used: [Duration::from_secs(3), Duration::from_secs(5)],
+            draw_offered: true,
+        };
+        p.request_move(&req)
+    }
+
+    #[test]
+    fn respond_relays_the_last_move_from_the_position_before_it() {
+        let (mut p, w) = player();
+        let start = Position::startpos();
+        let e4 = san(&start, "e4");
+        let mut after = start.clone();
+        after.play_unchecked(e4);
+        let mut reply = ClientRecord::new(Request::Reply, after.clone());
+        let e5 = san(&after, "e5");
+        reply.sm = Some(SuppliedMove::Legal(e5));
+        reply.offer = Some(Offer::Reject);
+        let got = ask(&mut p, &[e4], Some(reply), &w).unwrap();
+        assert_eq!(got.mv.to_string(), "e7e5");
+        assert_eq!(got.offer, Some(Offer::Reject));
+        let sent = w.sent.recv().unwrap();
+        assert_eq!(sent.command, Command::Respond);
+        assert_eq!(sent.position, start);
+        assert_eq!(sent.sm, Some(e4));
+        assert!(sent.draw_offer);
+        assert_eq!(
+            sent.cc,
+            Some([Duration::from_secs(3), Duration::from_secs(5)])
+        );
+        assert_eq!(sent.receiver, Some(("here".into(), "Alpha".into())));
+        assert!(
+            w.awaiting.load(Ordering::SeqCst),
+            "the transport was told a reply is due"
+        );
+    }
+
+    #[test]
+    fn wrong_position_illegal_move_silence_and_departure() {
+        let (mut p, w) = player();
+        let start = Position::startpos();
+        // A reply on the start position when e4 was played: not the game's.
+        let e4 = san(&start, "e4");
+        let wrong = ClientRecord::new(Request::Reply, start.clone());
+        assert!(matches!(
+            ask(&mut p, &[e4], Some(wrong), &w),
+            Err(PlayerError::Protocol(_))
+        ));
+        let mut bad = ClientRecord::new(Request::Reply, start.clone());
+        bad.sm = Some(SuppliedMove::Illegal("Ke5".into()));
+        assert!(
+            matches!(ask(&mut p, &[], Some(bad), &w), Err(PlayerError::IllegalMove(m)) if m == "Ke5")
+        );
+        assert!(matches!(
+            ask(&mut p, &[], None, &w),
+            Err(PlayerError::Timeout { .. })
+        ));
+        assert!(!w.awaiting.load(Ordering::SeqCst));
+        let mut resign = ClientRecord::new(Request::Reply, start.clone());
+        resign.offer = Some(Offer::Resign);
+        assert_eq!(
+            ask(&mut p, &[], Some(resign), &w).unwrap().offer,
+            Some(Offer::Resign)
+        );
+        w.replies.send(Inbound::Gone("signed off".into())).unwrap();
+        assert!(matches!(
+            ask(&mut p, &[], None, &w),
+            Err(PlayerError::Crashed(_))
+        ));
+    }
+}

@@ -1,0 +1,558 @@
+//! The referee protocol of EPD §8 as typed messages over `rookery-epd`
+//! records.
+//!
+//! Every record is one line of at most [`MAX_RECORD`] bytes (§4) carrying
+//! the four position fields plus `hmvc` and `fmvn`. The referee sends
+//! [`RefereeRecord`]s (`refcom`), a client sends [`ClientRecord`]s
+//! (`refreq`). Supplied moves (`sm`) are SAN and follow the symmetric rule
+//! of §8.1: the position on a record is the one the move is played from.
+//! Operations the protocol does not use are kept in `other`, never dropped.
+//!
+//! Where the spec is silent, the spec's own means are used: a client names
+//! itself on `sign_on` with `tcsi "ADDRESS" "NAME"`, proves it with the
+//! private opcode `Token "SECRET"` (upper case, §5.3), and the referee names
+//! the receiver of every record with `tcri`. A fault carries its reason as
+//! the comment `c0`.
+//!
+//! ```
+//! use rookery_referee::argus::protocol::{ClientRecord, Request, Side};
+//! let line = b"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 fmvn 1; hmvc 0; refreq reply; sm e5;";
+//! let rec = ClientRecord::parse(line)?;
+//! assert_eq!(rec.request, Request::Reply);
+//! assert_eq!(rec.sm_san().as_deref(), Some("e5"));
+//! assert_eq!(rec.position.turn(), Side::Black);
+//! # Ok::<(), rookery_referee::argus::protocol::ProtocolError>(())
+//! ```
+
+use crate::player::Offer;
+use rookery_core::{Move, Position};
+use rookery_epd::{Clock, Diagnostic, Mode, Operation, Problem, RawOperand, Record};
+use std::time::Duration;
+
+pub use rookery_core::Color as Side;
+pub use rookery_epd::Refcom as Command;
+pub use rookery_epd::Refreq as Request;
+
+/// The longest record line, without its line ending (§4).
+pub const MAX_RECORD: usize = 4096;
+
+/// The private opcode carrying a player's secret on `sign_on`.
+pub const TOKEN_OPCODE: &str = "Token";
+
+/// The longest EPD string operand (§5.1: less than 256 bytes).
+const MAX_STRING: usize = 255;
+
+/// Why a line is not a record of this protocol.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProtocolError {
+    /// Longer than §4 allows.
+    #[error("record is {0} bytes long (at most 4096)")]
+    TooLong(usize),
+    /// Not an EPD record (the first problem, with its column).
+    #[error("not an EPD record: {0}")]
+    NotEpd(String),
+    /// A client record without `refreq`, or a referee record without `refcom`.
+    #[error("no {0} operation")]
+    Missing(&'static str),
+    /// Operations that exclude each other.
+    #[error("{0} and {1} on one record")]
+    Conflict(&'static str, &'static str),
+}
+
+/// A supplied move as a client sent it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SuppliedMove {
+    /// A legal move in the record's position.
+    Legal(Move),
+    /// Not a legal move there (the text as sent).
+    Illegal(String),
+}
+
+/// A record the referee sends.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RefereeRecord {
+    /// The command (`refcom`).
+    pub command: Command,
+    /// The position, with its halfmove clock and fullmove number.
+    pub position: Position,
+    /// Time used by White and Black (`cc`), while a game runs.
+    pub cc: Option<[Duration; 2]>,
+    /// The opponent's last move, played from `position` (`sm`).
+    pub sm: Option<Move>,
+    /// The opponent offered a draw with `sm` (`draw_offer`).
+    pub draw_offer: bool,
+    /// PGN tag pairs (`ptp`).
+    pub tags: Vec<(String, String)>,
+    /// The receiver: address and player name (`tcri`).
+    pub receiver: Option<(String, String)>,
+    /// Why (a fault, a conclusion), as the comment `c0`.
+    pub note: Option<String>,
+    /// Every other operation, kept.
+    pub other: Vec<Operation>,
+}
+
+/// A record a client sends.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClientRecord {
+    /// The request (`refreq`).
+    pub request: Request,
+    /// The position, with its halfmove clock and fullmove number.
+    pub position: Position,
+    /// The client's move from `position` (`sm`).
+    pub sm: Option<SuppliedMove>,
+    /// A draw offer, claim, rejection, acceptance or resignation.
+    pub offer: Option<Offer>,
+    /// The sender: address and player name (`tcsi`).
+    pub sender: Option<(String, String)>,
+    /// The player's secret (`Token`, private).
+    pub token: Option<String>,
+    /// A comment (`c0`), e.g. the nature of a client fault.
+    pub note: Option<String>,
+    /// Every other operation, kept.
+    pub other: Vec<Operation>,
+}
+
+/// A string operand made safe: printing ASCII only, under 256 bytes.
+pub fn epd_string(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .map(|c| if (' '..='~').contains(&c) { c } else { '?' })
+        .collect();
+    out.truncate(MAX_STRING);
+    out
+}
+
+fn cc_op(used: [Duration; 2]) -> Operation {
+    let clock = |d: Duration| {
+        Clock::from_seconds(d.as_secs()).unwrap_or(Clock {
+            days: 999,
+            hours: 23,
+            minutes: 59,
+            seconds: 59,
+        })
+    };
+    Operation::Cc(clock(used[0]), clock(used[1]))
+}
+
+fn finish(mut rec: Record) -> String {
+    rec.sort_operations();
+    rec.to_string()
+}
+
+impl RefereeRecord {
+    /// A command on `position`, nothing else.
+    pub fn new(command: Command, position: Position) -> RefereeRecord {
+        RefereeRecord {
+            command,
+            position,
+            cc: None,
+            sm: None,
+            draw_offer: false,
+            tags: Vec::new(),
+            receiver: None,
+            note: None,
+            other: Vec::new(),
+        }
+    }
+
+    /// The record as an EPD line (operations in ASCII order, no line end).
+    pub fn to_line(&self) -> String {
+        let mut rec = Record::with_clocks(self.position.clone());
+        rec.push(Operation::Refcom(self.command));
+        if let Some(used) = self.cc {
+            rec.push(cc_op(used));
+        }
+        if let Some(m) = self.sm {
+            rec.push(Operation::Sm(m));
+        }
+        if self.draw_offer {
+            rec.push(Operation::DrawOffer);
+        }
+        if !self.tags.is_empty() {
+            rec.push(Operation::Ptp(
+                self.tags
+                    .iter()
+                    .filter_map(|(k, v)| {
+                        rookery_epd::Identifier::from_ascii(k.as_bytes())
+                            .ok()
+                            .map(|k| (k, epd_string(v)))
+                    })
+                    .collect(),
+            ));
+        }
+        if let Some((a, n)) = &self.receiver {
+            rec.push(Operation::Tcri(epd_string(a), epd_string(n)));
+        }
+        if let Some(n) = &self.note {
+            rec.push(Operation::Comment(0, Some(epd_string(n))));
+        }
+        for op in &self.other {
+            rec.set(op.clone());
+        }
+        finish(rec)
+    }
+
+    /// Reads a referee record (what a client does).
+    ///
+    /// # Errors
+    /// [`ProtocolError`] for a line that is too long, not EPD or has no
+    /// `refcom`.
+    pub fn parse(line: &[u8]) -> Result<RefereeRecord, ProtocolError> {
+        let (rec, _) = read(line)?;
+        let mut out = RefereeRecord::new(Command::Fault, rec.position_with_clocks());
+        let mut command = None;
+        for op in rec.operations() {
+            match op {
+                Operation::Refcom(c) => command = Some(*c),
+                Operation::Cc(w, b) => {
+                    out.cc = Some([
+                        Duration::from_secs(w.as_seconds()),
+                        Duration::from_secs(b.as_seconds()),
+                    ])
+                }
+                Operation::Sm(m) => out.sm = Some(*m),
+                Operation::DrawOffer => out.draw_offer = true,
+                Operation::Ptp(tags) => {
+                    out.tags = tags
+                        .iter()
+                        .map(|(k, v)| (k.as_str().to_string(), v.clone()))
+                        .collect()
+                }
+                Operation::Tcri(a, n) => out.receiver = Some((a.clone(), n.clone())),
+                Operation::Comment(0, n) => out.note = n.clone(),
+                Operation::Hmvc(_) | Operation::Fmvn(_) => {}
+                other => out.other.push(other.clone()),
+            }
+        }
+        out.command = command.ok_or(ProtocolError::Missing("refcom"))?;
+        Ok(out)
+    }
+
+    /// The tag `name` of `ptp`, if sent.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+impl ClientRecord {
+    /// A request on `position`, nothing else.
+    pub fn new(request: Request, position: Position) -> ClientRecord {
+        ClientRecord {
+            request,
+            position,
+            sm: None,
+            offer: None,
+            sender: None,
+            token: None,
+            note: None,
+            other: Vec::new(),
+        }
+    }
+
+    /// The supplied move in SAN, legal or not.
+    pub fn sm_san(&self) -> Option<String> {
+        match &self.sm {
+            Some(SuppliedMove::Legal(m)) => Some(rookery_pgn_san(&self.position, *m)),
+            Some(SuppliedMove::Illegal(t)) => Some(t.clone()),
+            None => None,
+        }
+    }
+
+    /// The record as an EPD line (operations in ASCII order, no line end).
+    /// An illegal supplied move cannot be written as a typed `sm`; it is
+    /// written verbatim.
+    pub fn to_line(&self) -> String {
+        let mut rec = Record::with_clocks(self.position.clone());
+        rec.push(Operation::Refreq(self.request));
+        match &self.sm {
+            Some(SuppliedMove::Legal(m)) => rec.push(Operation::Sm(*m)),
+            Some(SuppliedMove::Illegal(t)) => rec.push(Operation::Raw {
+                opcode: "sm".into(),
+                operands: vec![RawOperand::Token(t.clone())],
+            }),
+            None => {}
+        }
+        if let Some(o) = self.offer {
+            rec.push(match o {
+                Offer::Draw => Operation::DrawOffer,
+                Offer::Claim => Operation::DrawClaim,
+                Offer::Reject => Operation::DrawReject,
+                Offer::Accept => Operation::DrawAccept,
+                Offer::Resign => Operation::Resign,
+            });
+        }
+        if let Some((a, n)) = &self.sender {
+            rec.push(Operation::Tcsi(epd_string(a), epd_string(n)));
+        }
+        if let Some(t) = &self.token {
+            rec.push(Operation::Raw {
+                opcode: TOKEN_OPCODE.into(),
+                operands: vec![RawOperand::Quoted(epd_string(t))],
+            });
+        }
+        if let Some(n) = &self.note {
+            rec.push(Operation::Comment(0, Some(epd_string(n))));
+        }
+        for op in &self.other {
+            rec.set(op.clone());
+        }
+        finish(rec)
+    }
+
+    /// Reads a client record (what the referee does). A supplied move that
+    /// is not legal in the position does not make the record unreadable: it
+    /// is kept as [`SuppliedMove::Illegal`] for the referee to judge.
+    ///
+    /// # Errors
+    /// [`ProtocolError`] for a line that is too long, not EPD, has no
+    /// `refreq` or carries operations that exclude each other.
+    pub fn parse(line: &[u8]) -> Result<ClientRecord, ProtocolError> {
+        let (rec, illegal) = read(line)?;
+        let mut out = ClientRecord::new(Request::Fault, rec.position_with_clocks());
+        let mut request = None;
+        out.sm = illegal.map(SuppliedMove::Illegal);
+        let mut offers: Vec<(&'static str, Offer)> = Vec::new();
+        for op in rec.operations() {
+            match op {
+                Operation::Refreq(r) => request = Some(*r),
+                Operation::Sm(m) => out.sm = Some(SuppliedMove::Legal(*m)),
+                Operation::DrawOffer => offers.push(("draw_offer", Offer::Draw)),
+                Operation::DrawClaim => offers.push(("draw_claim", Offer::Claim)),
+                Operation::DrawReject => offers.push(("draw_reject", Offer::Reject)),
+                Operation::DrawAccept => offers.push(("draw_accept", Offer::Accept)),
+                Operation::Resign => offers.push(("resign", Offer::Resign)),
+                Operation::Tcsi(a, n) => out.sender = Some((a.clone(), n.clone())),
+                Operation::Raw { opcode, operands }
+                    if opcode == TOKEN_OPCODE && operands.len() == 1 =>
+                {
+                    out.token = Some(operands[0].text().to_string())
+                }
+                Operation::Comment(0, n) => out.note = n.clone(),
+                Operation::Hmvc(_) | Operation::Fmvn(_) => {}
+                other => out.other.push(other.clone()),
+            }
+        }
+        // §6.9-6.12, §6.25: resign excludes every draw opcode; accept
+        // excludes reject, offer excludes claim.
+        if let [(a, _), (b, _), ..] = offers[..] {
+            return Err(ProtocolError::Conflict(a, b));
+        }
+        out.offer = offers.first().map(|&(_, o)| o);
+        out.request = request.ok_or(ProtocolError::Missing("refreq"))?;
+        Ok(out)
+    }
+}
+
+fn rookery_pgn_san(pos: &Position, m: Move) -> String {
+    crate::record::san_of(pos, m)
+}
+
+/// Reads one line as an EPD record. A record whose only errors are an
+/// unreadable `sm` move is read without it, and the move's text returned.
+fn read(line: &[u8]) -> Result<(Record, Option<String>), ProtocolError> {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.len() > MAX_RECORD {
+        return Err(ProtocolError::TooLong(line.len()));
+    }
+    let first_error = |d: &[Diagnostic]| {
+        d.iter().find(|d| d.is_error()).map_or_else(
+            || "unreadable".to_string(),
+            |d| format!("column {}: {}", d.column, d.problem),
+        )
+    };
+    match Record::parse(line, Mode::Lenient) {
+        Ok((rec, _)) => Ok((rec, None)),
+        Err(e) => {
+            let errors: Vec<&Diagnostic> = e.diagnostics.iter().filter(|d| d.is_error()).collect();
+            let only_sm = errors.len() == 1
+                && matches!(&errors[0].problem, Problem::BadMove { opcode, .. } if opcode == "sm");
+            if !only_sm {
+                return Err(ProtocolError::NotEpd(first_error(&e.diagnostics)));
+            }
+            // Cut `sm TEXT;` out: the diagnostic points at TEXT.
+            let at = (errors[0].column as usize)
+                .saturating_sub(1)
+                .min(line.len());
+            let end = line[at..]
+                .iter()
+                .position(|&c| c == b';' || c == b' ')
+                .map_or(line.len(), |i| at + i);
+            let text = String::from_utf8_lossy(&line[at..end]).into_owned();
+            let op_start = line[..at]
+                .windows(2)
+                .rposition(|w| w == b"sm")
+                .ok_or_else(|| ProtocolError::NotEpd(first_error(&e.diagnostics)))?;
+            let op_end = if line.get(end) == Some(&b';') {
+                end + 1
+            } else {
+                end
+            };
+            let mut rest = line[..op_start].to_vec();
+            rest.extend_from_slice(&line[op_end..]);
+            match Record::parse(&rest, Mode::Lenient) {
+                Ok((rec, _)) => Ok((rec, Some(epd_string(&text)))),
+                Err(e) => Err(ProtocolError::NotEpd(first_error(&e.diagnostics))),
+            }
+        }
+    }
+}
+
+/// A log line for a line received that is not a record: an EPD record (of
+/// the standard start position, which stands for nothing) whose `c0`
+/// carries the start of the text and private operations its length and why.
+pub fn unreadable_as_record(line: &[u8], why: &str) -> Record {
+    let mut rec = Record::new(Position::startpos());
+    let text = String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned();
+    rec.push(Operation::Comment(0, Some(epd_string(&text))));
+    rec.push(Operation::Comment(1, Some(epd_string(why))));
+    rec.push(Operation::Raw {
+        opcode: "Length".into(),
+        operands: vec![RawOperand::Token(line.len().to_string())],
+    });
+    rec
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rookery_core::San;
+
+    fn after(moves: &[&str]) -> Position {
+        let mut p = Position::startpos();
+        for m in moves {
+            let mv = m.parse::<San>().unwrap().to_move(&p).unwrap();
+            p.play_unchecked(mv);
+        }
+        p
+    }
+
+    #[test]
+    fn a_respond_record_carries_everything_and_reads_back() {
+        let pos = after(&["e4", "e5", "Nf3"]);
+        let m = "Nc6".parse::<San>().unwrap().to_move(&pos).unwrap();
+        let mut r = RefereeRecord::new(Command::Respond, pos.clone());
+        r.cc = Some([Duration::from_millis(61_900), Duration::from_secs(3725)]);
+        r.sm = Some(m);
+        r.draw_offer = true;
+        r.receiver = Some(("127.0.0.1:5000".into(), "Alpha".into()));
+        let line = r.to_line();
+        assert_eq!(
+            line,
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - \
+             cc 000:00:01:01 000:01:02:05; draw_offer; fmvn 2; hmvc 1; refcom respond; sm Nc6; \
+             tcri \"127.0.0.1:5000\" \"Alpha\";"
+        );
+        let back = RefereeRecord::parse(line.as_bytes()).unwrap();
+        assert_eq!(back.command, Command::Respond);
+        assert_eq!(back.sm, Some(m));
+        assert!(back.draw_offer);
+        assert_eq!(
+            back.cc,
+            Some([Duration::from_secs(61), Duration::from_secs(3725)])
+        );
+        assert_eq!(back.position.halfmoves(), 1);
+        assert_eq!(back.position.fullmoves(), 2);
+        assert_eq!(back.receiver, r.receiver);
+        // Every line is strictly valid EPD.
+        let (rec, warnings) = Record::parse(line.as_bytes(), Mode::Strict).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert!(rec.validate(Mode::Strict).is_empty());
+    }
+
+    #[test]
+    fn sign_on_reads_name_and_token_and_keeps_unknown_operations() {
+        let line =
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - Hello world; Token \"s3cret\"; \
+                    id \"x\"; refreq sign_on; tcsi \"here\" \"Alpha\";";
+        let r = ClientRecord::parse(line.as_bytes()).unwrap();
+        assert_eq!(r.request, Request::SignOn);
+        assert_eq!(r.token.as_deref(), Some("s3cret"));
+        assert_eq!(r.sender, Some(("here".into(), "Alpha".into())));
+        assert_eq!(r.other.len(), 2, "{:?}", r.other);
+        let again = ClientRecord::parse(r.to_line().as_bytes()).unwrap();
+        assert_eq!(again, r);
+    }
+
+    #[test]
+    fn replies_with_offers_and_exclusions() {
+        let pos = after(&["e4"]);
+        let base = Record::with_clocks(pos.clone()).to_string();
+        let r = ClientRecord::parse(format!("{base} draw_offer; refreq reply; sm e5;").as_bytes())
+            .unwrap();
+        assert_eq!(r.offer, Some(Offer::Draw));
+        assert_eq!(r.sm_san().as_deref(), Some("e5"));
+        let r = ClientRecord::parse(format!("{base} refreq reply; resign;").as_bytes()).unwrap();
+        assert_eq!((r.offer, r.sm), (Some(Offer::Resign), None));
+        assert_eq!(
+            ClientRecord::parse(
+                format!("{base} draw_offer; refreq reply; resign; sm e5;").as_bytes()
+            ),
+            Err(ProtocolError::Conflict("draw_offer", "resign"))
+        );
+        assert_eq!(
+            ClientRecord::parse(format!("{base} sm e5;").as_bytes()),
+            Err(ProtocolError::Missing("refreq"))
+        );
+    }
+
+    #[test]
+    fn an_illegal_move_is_kept_not_a_parse_error() {
+        let pos = after(&["e4"]);
+        let base = Record::with_clocks(pos).to_string();
+        let r = ClientRecord::parse(format!("{base} refreq reply; sm Ke5;").as_bytes()).unwrap();
+        assert_eq!(r.request, Request::Reply);
+        assert_eq!(r.sm, Some(SuppliedMove::Illegal("Ke5".into())));
+        let r = ClientRecord::parse(format!("{base} sm Qxh9; refreq reply;").as_bytes()).unwrap();
+        assert_eq!(r.sm, Some(SuppliedMove::Illegal("Qxh9".into())));
+        // Still an error when something else is wrong too.
+        assert!(
+            ClientRecord::parse(format!("{base} refreq reply; sm Ke5; acn x;").as_bytes()).is_err()
+        );
+    }
+
+    #[test]
+    fn long_lines_and_garbage_are_errors() {
+        let long = format!(
+            "{} refreq reply; c0 \"{}\";",
+            Record::new(Position::startpos()),
+            "x".repeat(4100)
+        );
+        assert!(matches!(
+            ClientRecord::parse(long.as_bytes()),
+            Err(ProtocolError::TooLong(_))
+        ));
+        for bad in [
+            &b"hello"[..],
+            b"",
+            b"\xff\xfe",
+            b"8/8/8/8/8/8/8/8 w - - refreq reply;",
+        ] {
+            assert!(
+                matches!(ClientRecord::parse(bad), Err(ProtocolError::NotEpd(_))),
+                "{bad:?}"
+            );
+        }
+        let rec = unreadable_as_record(b"\x01garbage \"quoted\"", "not EPD");
+        let line = rec.to_string();
+        assert!(
+            Record::parse(line.as_bytes(), Mode::Lenient).is_ok(),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn inform_tags_round_trip() {
+        let mut r = RefereeRecord::new(Command::Inform, Position::startpos());
+        r.tags = vec![
+            ("Event".into(), "Test \"quoted\"".into()),
+            ("TimeControl".into(), "40/60+0.6".into()),
+        ];
+        let back = RefereeRecord::parse(r.to_line().as_bytes()).unwrap();
+        assert_eq!(back.tag("Event"), Some("Test \"quoted\""));
+        assert_eq!(back.tag("TimeControl"), Some("40/60+0.6"));
+    }
+}

@@ -1,0 +1,1008 @@
+//! The Argus TCP server (feature `server`): runs an event.
+//!
+//! One tokio task per connection reads records (lines of at most 4,096
+//! bytes, handshake and idle timeouts) and writes the referee's; one task
+//! schedules the games; each game runs the synchronous game loop
+//! ([`crate::game::play_game`]) on a blocking thread with a
+//! [`NetPlayer`] per client, bridged to the connections by channels, so
+//! nothing blocks the runtime. The logs are written by a thread of their
+//! own ([`super::log`]).
+//!
+//! Faults: a record that is too long, not EPD, out of turn or from a
+//! client that is not signed on gets `refcom fault` (with the reason as
+//! `c0`) and is logged; it never touches another connection or game.
+//! Wrong or missing credentials, a second sign-on under a name in use, a
+//! handshake or idle timeout, or too many faults close the connection.
+
+use super::config::EventConfig;
+use super::log::{Direction, EventLog};
+use super::net::{Inbound, Latencies, Link, NetPlayer};
+use super::protocol::{ClientRecord, Command, RefereeRecord, Request, MAX_RECORD};
+use crate::game::{play_game, utc_now, FinishedGame, GameSetup};
+use crate::record::{GameOutcome, GameRecord, Termination};
+use crate::schedule::{schedule, Scheduled};
+use rookery_core::Position;
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::tcp::OwnedReadHalf;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
+
+/// A connection that gathers this many faults is closed.
+const MAX_FAULTS: u32 = 16;
+
+/// A command of the human supervisor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// Print the players and games.
+    Status,
+    /// Start no new games.
+    Pause,
+    /// Start games again.
+    Resume,
+    /// Stop a running game; it is played again from the start later.
+    Adjourn(usize),
+    /// Stop a running game with the supervisor's result.
+    Adjudicate(usize, GameOutcome),
+    /// Restart a player the referee started itself (its `command`).
+    Restart(String),
+    /// End the event: running games end unterminated, every client gets
+    /// `disconnect`.
+    Shutdown,
+}
+
+impl std::str::FromStr for Control {
+    type Err = String;
+    /// `status`, `pause`, `resume`, `adjourn N`, `adjudicate N 1-0|0-1|1/2-1/2`,
+    /// `restart NAME`, `shutdown` (N as in `status`, from 1).
+    fn from_str(s: &str) -> Result<Control, String> {
+        let words: Vec<&str> = s.split_whitespace().collect();
+        let game = |w: Option<&&str>| {
+            w.and_then(|w| w.parse::<usize>().ok())
+                .filter(|&n| n >= 1)
+                .map(|n| n - 1)
+                .ok_or_else(|| "expected a game number (from 1)".to_string())
+        };
+        match words.as_slice() {
+            ["status"] => Ok(Control::Status),
+            ["pause"] => Ok(Control::Pause),
+            ["resume"] => Ok(Control::Resume),
+            ["shutdown"] | ["quit"] => Ok(Control::Shutdown),
+            ["adjourn", rest @ ..] => Ok(Control::Adjourn(game(rest.first())?)),
+            ["adjudicate", n, r] => {
+                let outcome = match *r {
+                    "1-0" => GameOutcome::WhiteWins,
+                    "0-1" => GameOutcome::BlackWins,
+                    "1/2-1/2" | "draw" => GameOutcome::Draw,
+                    _ => return Err(format!("unknown result {r:?}: 1-0, 0-1 or 1/2-1/2")),
+                };
+                Ok(Control::Adjudicate(game(Some(n))?, outcome))
+            }
+            ["restart", name] => Ok(Control::Restart((*name).to_string())),
+            _ => Err(format!(
+                "unknown command {s:?}: status, pause, resume, adjourn N, adjudicate N RESULT, restart NAME, shutdown"
+            )),
+        }
+    }
+}
+
+/// What the server reports to the supervisor.
+#[derive(Clone, Debug)]
+pub enum Notice {
+    /// A player signed on.
+    SignedOn(String, String),
+    /// A player left.
+    SignedOff(String, String),
+    /// A connection was refused or closed for cause.
+    Refused(String, String),
+    /// A fault (who, why).
+    Fault(String, String),
+    /// A game began (number from 1, White, Black).
+    GameStarted(usize, String, String),
+    /// A game ended.
+    GameOver(usize, String, String, String, String),
+    /// The answer to a supervisor's command.
+    Status(String),
+}
+
+impl fmt::Display for Notice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Notice::SignedOn(n, a) => write!(f, "{n} signed on from {a}"),
+            Notice::SignedOff(n, why) => write!(f, "{n} left: {why}"),
+            Notice::Refused(a, why) => write!(f, "connection {a} refused: {why}"),
+            Notice::Fault(who, why) => write!(f, "fault from {who}: {why}"),
+            Notice::GameStarted(n, w, b) => write!(f, "game {n} started: {w} - {b}"),
+            Notice::GameOver(n, w, b, r, why) => write!(f, "game {n} over: {w} - {b} {r} ({why})"),
+            Notice::Status(s) => f.write_str(s),
+        }
+    }
+}
+
+/// The end of an event.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// The games recorded, in the order they ended.
+    pub games: Vec<GameRecord>,
+    /// Referee latency per move (reply read to next respond sent), sorted.
+    pub latencies: Vec<Duration>,
+    /// The most connections open at once.
+    pub peak_connections: usize,
+    /// Games not played (shutdown).
+    pub unplayed: usize,
+}
+
+impl Summary {
+    /// The `q` quantile (0..=1) of the latencies.
+    pub fn latency(&self, q: f64) -> Option<Duration> {
+        if self.latencies.is_empty() {
+            return None;
+        }
+        let i = ((self.latencies.len() - 1) as f64 * q).round() as usize;
+        self.latencies.get(i).copied()
+    }
+}
+
+/// Why an event could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The address cannot be bound.
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        /// The address.
+        address: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A file (PGN, logs) cannot be written.
+    #[error("{what}: {source}")]
+    Io {
+        /// Which file.
+        what: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// A signed-on client.
+struct Session {
+    id: u64,
+    address: String,
+    tx: UnboundedSender<Out>,
+    inbox: Option<std::sync::mpsc::Sender<Inbound>>,
+    awaiting: Arc<AtomicBool>,
+    busy: Arc<AtomicBool>,
+    free_at: Instant,
+}
+
+enum Out {
+    Record(Box<RefereeRecord>),
+    Close,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Adjourn,
+    Adjudicate(GameOutcome),
+    Shutdown,
+}
+
+struct Running {
+    sched: Scheduled,
+    stop: Arc<Mutex<Option<Stop>>>,
+}
+
+struct Shared {
+    cfg: EventConfig,
+    address: String,
+    log: EventLog,
+    sessions: Mutex<HashMap<String, Session>>,
+    notices: UnboundedSender<Notice>,
+    open: AtomicUsize,
+    peak: AtomicUsize,
+    next_id: AtomicUsize,
+    closing: AtomicBool,
+    wake: tokio::sync::Notify,
+}
+
+impl Shared {
+    fn notice(&self, n: Notice) {
+        // The supervisor may have stopped listening; the event goes on.
+        let _ = self.notices.send(n);
+    }
+}
+
+/// An event, bound to its address and ready to run.
+pub struct Event {
+    shared: Arc<Shared>,
+    listener: TcpListener,
+}
+
+impl Event {
+    /// Opens the logs and binds the listener (`listen` overrides the
+    /// event file's address; port 0 picks a free port).
+    ///
+    /// # Errors
+    /// [`ServeError`].
+    pub async fn bind(
+        cfg: EventConfig,
+        listen: Option<String>,
+        notices: UnboundedSender<Notice>,
+    ) -> Result<Event, ServeError> {
+        let address = listen.unwrap_or_else(|| cfg.listen.clone());
+        let listener = TcpListener::bind(&address)
+            .await
+            .map_err(|source| ServeError::Bind {
+                address: address.clone(),
+                source,
+            })?;
+        let log = EventLog::open(&cfg.log_dir).map_err(|source| ServeError::Io {
+            what: format!("log directory {}", cfg.log_dir.display()),
+            source,
+        })?;
+        let local = listener
+            .local_addr()
+            .map_err(|source| ServeError::Bind {
+                address: address.clone(),
+                source,
+            })?
+            .to_string();
+        Ok(Event {
+            shared: Arc::new(Shared {
+                cfg,
+                address: local,
+                log,
+                sessions: Mutex::new(HashMap::new()),
+                notices,
+                open: AtomicUsize::new(0),
+                peak: AtomicUsize::new(0),
+                next_id: AtomicUsize::new(1),
+                closing: AtomicBool::new(false),
+                wake: tokio::sync::Notify::new(),
+            }),
+            listener,
+        })
+    }
+
+    /// The address bound.
+    pub fn local_addr(&self) -> &str {
+        &self.shared.address
+    }
+
+    /// Runs the event to its end (or a `shutdown`), then sends `disconnect`
+    /// to every client.
+    ///
+    /// # Errors
+    /// [`ServeError::Io`] if the PGN file cannot be written.
+    pub async fn run(
+        self,
+        mut controls: UnboundedReceiver<Control>,
+    ) -> Result<Summary, ServeError> {
+        let shared = self.shared.clone();
+        let listener = self.listener;
+        let acceptor = {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                loop {
+                    let Ok((stream, peer)) = listener.accept().await else {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                        continue;
+                    };
+                    let shared = shared.clone();
+                    tokio::spawn(connection(shared, stream, peer));
+                }
+            })
+        };
+        let mut children: HashMap<String, Child> = HashMap::new();
+        for p in &shared.cfg.players {
+            if p.command.is_some() {
+                if let Some(c) = start_local(&shared, &p.name) {
+                    children.insert(p.name.clone(), c);
+                }
+            }
+        }
+        let cfg = &shared.cfg;
+        let mut pending: VecDeque<Scheduled> =
+            schedule(cfg.players.len(), cfg.pairing, cfg.rounds, cfg.games).into();
+        let total = pending.len();
+        let mut running: HashMap<usize, Running> = HashMap::new();
+        let mut results: Vec<Option<String>> = vec![None; total];
+        let (done_tx, mut done_rx) = unbounded_channel::<(Scheduled, Option<FinishedGame>)>();
+        let latencies: Latencies = Arc::new(Mutex::new(Vec::new()));
+        let pgn_path = cfg.pgn.clone();
+        let mut pgn = std::fs::File::options()
+            .create(true)
+            .append(true)
+            .open(&pgn_path)
+            .map_err(|source| ServeError::Io {
+                what: format!("PGN file {}", pgn_path.display()),
+                source,
+            })?;
+        let mut summary = Summary::default();
+        let mut paused = false;
+        let mut shutdown = false;
+        let (date, _) = utc_now();
+        let date = cfg.date.clone().unwrap_or(date);
+        loop {
+            if !paused && !shutdown {
+                // Start every game whose players are both free.
+                let mut i = 0;
+                while i < pending.len() {
+                    let g = pending[i];
+                    let names = [&cfg.players[g.white].name, &cfg.players[g.black].name];
+                    let busy_now = running.values().any(|r| {
+                        [r.sched.white, r.sched.black]
+                            .iter()
+                            .any(|&p| p == g.white || p == g.black)
+                    });
+                    if !busy_now {
+                        if let Some(links) = take_links(&shared, names) {
+                            pending.remove(i);
+                            let stop = Arc::new(Mutex::new(None));
+                            running.insert(
+                                g.number,
+                                Running {
+                                    sched: g,
+                                    stop: stop.clone(),
+                                },
+                            );
+                            shared.notice(Notice::GameStarted(
+                                g.number + 1,
+                                names[0].clone(),
+                                names[1].clone(),
+                            ));
+                            spawn_game(
+                                &shared,
+                                g,
+                                links,
+                                date.clone(),
+                                latencies.clone(),
+                                done_tx.clone(),
+                            );
+                            continue;
+                        }
+                    }
+                    i += 1;
+                }
+            }
+            if running.is_empty() && (pending.is_empty() || shutdown) {
+                break;
+            }
+            tokio::select! {
+                Some((g, finished)) = done_rx.recv() => {
+                    let stop = running.remove(&g.number).and_then(|r| r.stop.lock().ok().and_then(|s| *s));
+                    release(&shared, [&cfg.players[g.white].name, &cfg.players[g.black].name]);
+                    let Some(mut f) = finished else {
+                        pending.push_back(g);
+                        continue;
+                    };
+                    match stop {
+                        Some(Stop::Adjourn) => {
+                            pending.push_back(g);
+                            continue;
+                        }
+                        Some(Stop::Adjudicate(o)) => {
+                            f.record.outcome = o;
+                            f.record.termination = Termination::Adjudication;
+                            f.record.reason = "adjudicated by the supervisor".into();
+                        }
+                        Some(Stop::Shutdown) => {
+                            f.record.outcome = GameOutcome::Unfinished;
+                            f.record.termination = Termination::Unterminated;
+                            f.record.reason = "the referee shut down".into();
+                        }
+                        None => {}
+                    }
+                    let text = f.record.pgn_text().map_err(|e| ServeError::Io {
+                        what: "PGN".into(),
+                        source: std::io::Error::other(e.to_string()),
+                    })?;
+                    pgn.write_all(text.as_bytes()).and_then(|()| pgn.write_all(b"\n")).and_then(|()| pgn.flush()).map_err(|source| ServeError::Io {
+                        what: format!("PGN file {}", pgn_path.display()),
+                        source,
+                    })?;
+                    results[g.number] = Some(f.record.outcome.as_str().to_string());
+                    shared.notice(Notice::GameOver(
+                        g.number + 1,
+                        f.record.white.clone(),
+                        f.record.black.clone(),
+                        f.record.outcome.as_str().to_string(),
+                        f.record.reason.clone(),
+                    ));
+                    summary.games.push(f.record);
+                }
+                Some(c) = controls.recv() => {
+                    match c {
+                        Control::Status => shared.notice(Notice::Status(status(&shared, &pending, &running, &results, paused))),
+                        Control::Pause => { paused = true; shared.notice(Notice::Status("paused: no new games start".into())); }
+                        Control::Resume => { paused = false; shared.notice(Notice::Status("resumed".into())); }
+                        Control::Adjourn(n) | Control::Adjudicate(n, _) => {
+                            let stop = if let Control::Adjudicate(_, o) = c { Stop::Adjudicate(o) } else { Stop::Adjourn };
+                            match running.get(&n) {
+                                Some(r) => {
+                                    if let Ok(mut s) = r.stop.lock() { *s = Some(stop); }
+                                    interrupt(&shared, &r.sched, "stopped by the supervisor");
+                                }
+                                None => shared.notice(Notice::Status(format!("game {} is not running", n + 1))),
+                            }
+                        }
+                        Control::Restart(name) => {
+                            if let Some(mut c) = children.remove(&name) {
+                                let _ = c.kill();
+                                let _ = c.wait();
+                            }
+                            match shared.cfg.players.iter().find(|p| p.name == name) {
+                                Some(p) if p.command.is_some() => {
+                                    if let Some(c) = start_local(&shared, &name) { children.insert(name, c); }
+                                }
+                                _ => shared.notice(Notice::Status(format!("{name} is not a player the referee starts"))),
+                            }
+                        }
+                        Control::Shutdown => {
+                            shutdown = true;
+                            for r in running.values() {
+                                if let Ok(mut s) = r.stop.lock() { *s = Some(Stop::Shutdown); }
+                                interrupt(&shared, &r.sched, "the referee shuts down");
+                            }
+                        }
+                    }
+                }
+                () = shared.wake.notified() => {}
+                () = tokio::time::sleep(Duration::from_millis(200)) => {}
+            }
+        }
+        summary.unplayed = pending.len();
+        // §8 step 15: disconnect every client signed on.
+        shared.closing.store(true, Ordering::SeqCst);
+        let sessions: Vec<(String, UnboundedSender<Out>)> = shared
+            .sessions
+            .lock()
+            .map(|s| s.iter().map(|(n, s)| (n.clone(), s.tx.clone())).collect())
+            .unwrap_or_default();
+        for (name, tx) in sessions {
+            let mut r = RefereeRecord::new(Command::Disconnect, Position::startpos());
+            r.receiver = Some((String::new(), name));
+            let _ = tx.send(Out::Record(Box::new(r)));
+            let _ = tx.send(Out::Close);
+        }
+        // Give the writers a moment to flush, and local clients to exit.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        for (_, mut c) in children {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = c.try_wait() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        acceptor.abort();
+        shared.log.flush();
+        summary.peak_connections = shared.peak.load(Ordering::SeqCst);
+        let mut l = latencies.lock().map(|l| l.clone()).unwrap_or_default();
+        l.sort();
+        summary.latencies = l;
+        Ok(summary)
+    }
+}
+
+fn status(
+    shared: &Shared,
+    pending: &VecDeque<Scheduled>,
+    running: &HashMap<usize, Running>,
+    results: &[Option<String>],
+    paused: bool,
+) -> String {
+    let mut out = String::new();
+    let cfg = &shared.cfg;
+    out.push_str(&format!(
+        "{} at {}{}: {} connections open\n",
+        cfg.name,
+        shared.address,
+        if paused { " (paused)" } else { "" },
+        shared.open.load(Ordering::SeqCst)
+    ));
+    let sessions = shared.sessions.lock().ok();
+    for p in &cfg.players {
+        let state = match sessions.as_ref().and_then(|s| s.get(&p.name)) {
+            Some(s) if s.busy.load(Ordering::SeqCst) => format!("playing, from {}", s.address),
+            Some(s) => format!("waiting, from {}", s.address),
+            None => "not signed on".to_string(),
+        };
+        out.push_str(&format!("  {:<20} {state}\n", p.name));
+    }
+    drop(sessions);
+    let mut games: Vec<(usize, String)> = Vec::new();
+    for (n, r) in results.iter().enumerate() {
+        if let Some(r) = r {
+            games.push((n, r.clone()));
+        }
+    }
+    for r in running.values() {
+        games.push((r.sched.number, "playing".into()));
+    }
+    for g in pending {
+        games.push((g.number, "to play".into()));
+    }
+    games.sort();
+    for (n, state) in games {
+        let (w, b) = schedule(cfg.players.len(), cfg.pairing, cfg.rounds, cfg.games)
+            .get(n)
+            .map(|s| {
+                (
+                    cfg.players[s.white].name.clone(),
+                    cfg.players[s.black].name.clone(),
+                )
+            })
+            .unwrap_or_default();
+        out.push_str(&format!("  game {:>3}: {w} - {b}: {state}\n", n + 1));
+    }
+    out
+}
+
+/// Both players' links, if both are signed on and free; marks them busy.
+fn take_links(shared: &Arc<Shared>, names: [&String; 2]) -> Option<[Link; 2]> {
+    let mut sessions = shared.sessions.lock().ok()?;
+    let now = Instant::now();
+    for n in names {
+        let s = sessions.get(n)?;
+        if s.busy.load(Ordering::SeqCst) || s.free_at > now {
+            return None;
+        }
+    }
+    let mut out = Vec::with_capacity(2);
+    for n in names {
+        let s = sessions.get_mut(n)?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        s.inbox = Some(tx);
+        s.busy.store(true, Ordering::SeqCst);
+        let out_tx = s.tx.clone();
+        out.push(Link {
+            name: n.clone(),
+            address: s.address.clone(),
+            send: Box::new(move |r| out_tx.send(Out::Record(Box::new(r))).is_ok()),
+            inbox: rx,
+            awaiting: s.awaiting.clone(),
+        });
+    }
+    let b = out.pop()?;
+    let w = out.pop()?;
+    Some([w, b])
+}
+
+/// Frees the players of a finished game after the quiet period (§8.1.1).
+fn release(shared: &Arc<Shared>, names: [&String; 2]) {
+    if let Ok(mut sessions) = shared.sessions.lock() {
+        for n in names {
+            if let Some(s) = sessions.get_mut(n) {
+                s.inbox = None;
+                s.awaiting.store(false, Ordering::SeqCst);
+                s.busy.store(false, Ordering::SeqCst);
+                s.free_at = Instant::now() + shared.cfg.quiet_period;
+            }
+        }
+    }
+    let shared = shared.clone();
+    let quiet = shared.cfg.quiet_period;
+    tokio::spawn(async move {
+        tokio::time::sleep(quiet).await;
+        shared.wake.notify_one();
+    });
+}
+
+/// Ends the wait of both players of a game.
+fn interrupt(shared: &Shared, g: &Scheduled, why: &str) {
+    if let Ok(sessions) = shared.sessions.lock() {
+        for p in [g.white, g.black] {
+            if let Some(tx) = sessions
+                .get(&shared.cfg.players[p].name)
+                .and_then(|s| s.inbox.as_ref())
+            {
+                let _ = tx.send(Inbound::Gone(why.to_string()));
+            }
+        }
+    }
+}
+
+fn spawn_game(
+    shared: &Arc<Shared>,
+    g: Scheduled,
+    links: [Link; 2],
+    date: String,
+    latencies: Latencies,
+    done: UnboundedSender<(Scheduled, Option<FinishedGame>)>,
+) {
+    let cfg = &shared.cfg;
+    let setup = GameSetup {
+        number: g.number,
+        event: cfg.name.clone(),
+        site: cfg.site.clone(),
+        round: g.round.to_string(),
+        start: Position::startpos(),
+        opening: Vec::new(),
+        tc: [cfg.time_control; 2],
+        margin: [cfg.time_margin; 2],
+        rules: cfg.rules,
+        stall_timeout: cfg.idle_timeout,
+    };
+    let [wl, bl] = links;
+    let tags = vec![
+        ("Event".to_string(), cfg.name.clone()),
+        ("Site".to_string(), cfg.site.clone()),
+        ("Date".to_string(), date),
+        ("Round".to_string(), g.round.to_string()),
+        ("White".to_string(), wl.name.clone()),
+        ("Black".to_string(), bl.name.clone()),
+        ("Result".to_string(), "*".to_string()),
+        ("TimeControl".to_string(), cfg.time_control.to_string()),
+    ];
+    let quiet = cfg.quiet_period;
+    let last = Arc::new(Mutex::new(None));
+    let mut white = NetPlayer::new(
+        wl,
+        setup.start.clone(),
+        tags.clone(),
+        quiet,
+        last.clone(),
+        latencies.clone(),
+    );
+    let mut black = NetPlayer::new(bl, setup.start.clone(), tags, quiet, last, latencies);
+    tokio::task::spawn_blocking(move || {
+        let finished = play_game(&setup, &mut white, &mut black, None, &mut |_| Ok(())).ok();
+        let _ = done.send((g, finished));
+    });
+}
+
+/// Starts a player's local program (§3.2 duty 1).
+fn start_local(shared: &Shared, name: &str) -> Option<Child> {
+    let p = shared.cfg.players.iter().find(|p| p.name == name)?;
+    let argv: Vec<String> = p
+        .command
+        .as_ref()?
+        .iter()
+        .map(|a| {
+            a.replace("{address}", &shared.address)
+                .replace("{name}", &p.name)
+                .replace("{token}", &p.token)
+        })
+        .collect();
+    let stderr = std::fs::File::create(
+        shared
+            .cfg
+            .log_dir
+            .join(format!("{}.stderr", p.name.replace(['/', '\\'], "_"))),
+    )
+    .map(Stdio::from)
+    .unwrap_or_else(|_| Stdio::null());
+    match std::process::Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+    {
+        Ok(c) => Some(c),
+        Err(e) => {
+            shared.notice(Notice::Fault(
+                name.to_string(),
+                format!("cannot start {}: {e}", argv[0]),
+            ));
+            None
+        }
+    }
+}
+
+enum Line {
+    Record(Vec<u8>),
+    TooLong(usize),
+    Eof,
+}
+
+/// Reads one line, keeping at most [`MAX_RECORD`] bytes of it.
+async fn read_line(r: &mut BufReader<OwnedReadHalf>, buf: &mut Vec<u8>) -> std::io::Result<Line> {
+    buf.clear();
+    let mut total = 0usize;
+    loop {
+        let avail = r.fill_buf().await?;
+        if avail.is_empty() {
+            return Ok(if total == 0 {
+                Line::Eof
+            } else if total > MAX_RECORD + 1 {
+                Line::TooLong(total)
+            } else {
+                Line::Record(std::mem::take(buf))
+            });
+        }
+        let (chunk, found) = match avail.iter().position(|&b| b == b'\n') {
+            Some(i) => (&avail[..i], Some(i)),
+            None => (avail, None),
+        };
+        total += chunk.len();
+        if total <= MAX_RECORD + 1 {
+            buf.extend_from_slice(chunk);
+        }
+        let used = found.map_or(avail.len(), |i| i + 1);
+        r.consume(used);
+        if found.is_some() {
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+                total -= 1;
+            }
+            return Ok(if total > MAX_RECORD {
+                Line::TooLong(total)
+            } else {
+                Line::Record(std::mem::take(buf))
+            });
+        }
+    }
+}
+
+struct Gauge<'a>(&'a Shared);
+
+impl Drop for Gauge<'_> {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
+    let open = shared.open.fetch_add(1, Ordering::SeqCst) + 1;
+    let _gauge = Gauge(&shared);
+    shared.peak.fetch_max(open, Ordering::SeqCst);
+    let address = peer.to_string();
+    let _ = stream.set_nodelay(true);
+    let (rd, mut wr) = stream.into_split();
+    let (tx, mut rx) = unbounded_channel::<Out>();
+    // The name once signed on, for the logs.
+    let who: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+    let writer = {
+        let shared = shared.clone();
+        let who = who.clone();
+        let address = address.clone();
+        tokio::spawn(async move {
+            while let Some(out) = rx.recv().await {
+                match out {
+                    Out::Record(r) => {
+                        let line = r.to_line();
+                        let name = who.lock().ok().and_then(|w| w.clone());
+                        shared.log.line(
+                            name.as_deref(),
+                            name.as_deref().unwrap_or(&address),
+                            Direction::Sent,
+                            line.as_bytes(),
+                        );
+                        let mut bytes = line.into_bytes();
+                        bytes.push(b'\n');
+                        if wr.write_all(&bytes).await.is_err() {
+                            break;
+                        }
+                    }
+                    Out::Close => break,
+                }
+            }
+            let _ = wr.shutdown().await;
+        })
+    };
+    let fault = |why: &str, pos: Position| {
+        let mut r = RefereeRecord::new(Command::Fault, pos);
+        r.note = Some(why.to_string());
+        let _ = tx.send(Out::Record(Box::new(r)));
+    };
+    if open > shared.cfg.max_connections {
+        fault("too many connections", Position::startpos());
+        shared.notice(Notice::Refused(
+            address.clone(),
+            "too many connections".into(),
+        ));
+        let _ = tx.send(Out::Close);
+        let _ = writer.await;
+        return;
+    }
+    let mut reader = BufReader::with_capacity(512, rd);
+    let mut buf = Vec::new();
+    let mut faults = 0u32;
+    let mut me: Option<(String, u64, Arc<AtomicBool>, Arc<AtomicBool>)> = None;
+    let why_closed: String = loop {
+        let timeout = match &me {
+            None => shared.cfg.handshake_timeout,
+            Some((_, _, _, busy)) if busy.load(Ordering::SeqCst) => {
+                Duration::from_secs(86_400 * 365)
+            }
+            Some(_) => shared.cfg.idle_timeout,
+        };
+        let line = match tokio::time::timeout(timeout, read_line(&mut reader, &mut buf)).await {
+            Err(_) => {
+                let why = if me.is_none() {
+                    "no sign_on in time"
+                } else {
+                    "idle too long"
+                };
+                fault(why, Position::startpos());
+                break why.to_string();
+            }
+            Ok(Err(e)) => break format!("read error: {e}"),
+            Ok(Ok(Line::Eof)) => break "connection closed".to_string(),
+            Ok(Ok(l)) => l,
+        };
+        let name = me.as_ref().map(|m| m.0.clone());
+        let peer_name = name.clone().unwrap_or_else(|| address.clone());
+        let rec = match line {
+            Line::TooLong(n) => {
+                shared.log.line(
+                    name.as_deref(),
+                    &peer_name,
+                    Direction::Received,
+                    format!("(a line of {n} bytes)").as_bytes(),
+                );
+                Err(format!("record of {n} bytes: at most {MAX_RECORD} allowed"))
+            }
+            Line::Record(bytes) => {
+                shared
+                    .log
+                    .line(name.as_deref(), &peer_name, Direction::Received, &bytes);
+                ClientRecord::parse(&bytes).map_err(|e| e.to_string())
+            }
+            Line::Eof => break "connection closed".to_string(),
+        };
+        let rec = match rec {
+            Ok(r) => r,
+            Err(why) => {
+                faults += 1;
+                fault(&why, Position::startpos());
+                shared.notice(Notice::Fault(peer_name, why));
+                if faults >= MAX_FAULTS {
+                    break "too many faults".to_string();
+                }
+                if me.is_none() {
+                    break "no sign_on".to_string();
+                }
+                continue;
+            }
+        };
+        match (&me, rec.request) {
+            (None, Request::SignOn) => {
+                let claimed = rec
+                    .sender
+                    .as_ref()
+                    .map(|(_, n)| n.clone())
+                    .unwrap_or_default();
+                let player = shared.cfg.players.iter().find(|p| p.name == claimed);
+                let ok = player.is_some_and(|p| rec.token.as_deref() == Some(p.token.as_str()));
+                if !ok || shared.closing.load(Ordering::SeqCst) {
+                    let why = if player.is_none() {
+                        format!("sign_on: {claimed:?} is not a registered player")
+                    } else {
+                        "sign_on: wrong or missing token".to_string()
+                    };
+                    fault(&why, Position::startpos());
+                    break why;
+                }
+                let id = shared.next_id.fetch_add(1, Ordering::SeqCst) as u64;
+                let awaiting = Arc::new(AtomicBool::new(false));
+                let busy = Arc::new(AtomicBool::new(false));
+                let taken = match shared.sessions.lock() {
+                    Ok(mut s) if !s.contains_key(&claimed) => {
+                        s.insert(
+                            claimed.clone(),
+                            Session {
+                                id,
+                                address: address.clone(),
+                                tx: tx.clone(),
+                                inbox: None,
+                                awaiting: awaiting.clone(),
+                                busy: busy.clone(),
+                                free_at: Instant::now() + shared.cfg.quiet_period,
+                            },
+                        );
+                        false
+                    }
+                    _ => true,
+                };
+                if taken {
+                    let why = format!("sign_on: {claimed} is already signed on");
+                    fault(&why, Position::startpos());
+                    break why;
+                }
+                if let Ok(mut w) = who.lock() {
+                    *w = Some(claimed.clone());
+                }
+                // §8 step 6: a reset for the new client.
+                let mut r = RefereeRecord::new(Command::Reset, Position::startpos());
+                r.receiver = Some((address.clone(), claimed.clone()));
+                let _ = tx.send(Out::Record(Box::new(r)));
+                shared.notice(Notice::SignedOn(claimed.clone(), address.clone()));
+                me = Some((claimed, id, awaiting, busy));
+                let shared = shared.clone();
+                let quiet = shared.cfg.quiet_period;
+                tokio::spawn(async move {
+                    tokio::time::sleep(quiet).await;
+                    shared.wake.notify_one();
+                });
+            }
+            (None, _) => {
+                let why = "the first record must be refreq sign_on".to_string();
+                fault(&why, Position::startpos());
+                break why;
+            }
+            (Some(_), Request::SignOn) => {
+                faults += 1;
+                fault("already signed on", rec.position.clone());
+            }
+            (Some(_), Request::SignOff) => break "signed off".to_string(),
+            (Some((n, ..)), Request::Fault) => {
+                shared.notice(Notice::Fault(
+                    n.clone(),
+                    rec.note.clone().unwrap_or_else(|| "client fault".into()),
+                ));
+            }
+            (Some((n, _, awaiting, _)), Request::Reply) => {
+                if awaiting.swap(false, Ordering::SeqCst) {
+                    let inbox = shared
+                        .sessions
+                        .lock()
+                        .ok()
+                        .and_then(|s| s.get(n).and_then(|s| s.inbox.clone()));
+                    match inbox {
+                        Some(tx) => {
+                            let _ = tx.send(Inbound::Reply(Box::new(rec), Instant::now()));
+                        }
+                        None => fault("reply out of turn: no game", rec.position.clone()),
+                    }
+                } else {
+                    faults += 1;
+                    fault(
+                        "reply out of turn: no respond is outstanding",
+                        rec.position.clone(),
+                    );
+                    shared.notice(Notice::Fault(n.clone(), "reply out of turn".into()));
+                }
+                if faults >= MAX_FAULTS {
+                    break "too many faults".to_string();
+                }
+            }
+        }
+    };
+    if let Some((name, id, ..)) = &me {
+        let inbox = match shared.sessions.lock() {
+            Ok(mut s) if s.get(name).is_some_and(|s| s.id == *id) => {
+                s.remove(name).and_then(|s| s.inbox)
+            }
+            _ => None,
+        };
+        if let Some(tx) = inbox {
+            let _ = tx.send(Inbound::Gone(format!("{name}: {why_closed}")));
+        }
+        shared.notice(Notice::SignedOff(name.clone(), why_closed.clone()));
+    } else if why_closed != "connection closed" {
+        shared.notice(Notice::Refused(address.clone(), why_closed.clone()));
+    }
+    let _ = tx.send(Out::Close);
+    drop(tx);
+    let _ = writer.await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn supervisor_commands_read() {
+        assert_eq!("status".parse(), Ok(Control::Status));
+        assert_eq!(
+            "adjudicate 2 1/2-1/2".parse(),
+            Ok(Control::Adjudicate(1, GameOutcome::Draw))
+        );
+        assert_eq!("adjourn 1".parse(), Ok(Control::Adjourn(0)));
+        assert!("adjourn 0".parse::<Control>().is_err());
+        assert!("dance".parse::<Control>().is_err());
+    }
+}
