@@ -134,12 +134,12 @@ impl Drop for Syncer {
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     /// Reading or writing failed.
-    #[error("{}: {source}", .path.display())]
+    #[error("{}: {error}", .path.display())]
     Io {
         /// The journal.
         path: PathBuf,
         /// Why.
-        source: io::Error,
+        error: io::Error,
     },
     /// A line is not a journal entry.
     #[error("{}:{line}: not a journal entry: {reason}", .path.display())]
@@ -169,9 +169,9 @@ impl Journal {
         plan: &serde_json::Value,
         sync: bool,
     ) -> Result<Journal, JournalError> {
-        let io_err = |source| JournalError::Io {
+        let io_err = |error| JournalError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         };
         let file = File::create(path).map_err(io_err)?;
         let syncer = if sync {
@@ -197,9 +197,9 @@ impl Journal {
     /// # Errors
     /// [`JournalError::Io`].
     pub fn reopen(state: &JournalState, sync: bool) -> Result<Journal, JournalError> {
-        let io_err = |source| JournalError::Io {
+        let io_err = |error| JournalError::Io {
             path: state.path.clone(),
-            source,
+            error,
         };
         let file = OpenOptions::new()
             .write(true)
@@ -228,9 +228,9 @@ impl Journal {
     /// # Errors
     /// [`JournalError::Io`].
     pub fn append(&mut self, e: &Entry) -> Result<(), JournalError> {
-        let io_err = |source| JournalError::Io {
+        let io_err = |error| JournalError::Io {
             path: self.path.clone(),
-            source,
+            error,
         };
         let mut line = serde_json::to_vec(e).map_err(|e| io_err(io::Error::other(e)))?;
         line.push(b'\n');
@@ -280,9 +280,9 @@ impl JournalState {
     /// [`JournalError`]: unreadable file, no plan, or a damaged line before
     /// the last.
     pub fn read(path: &Path) -> Result<JournalState, JournalError> {
-        let bytes = std::fs::read(path).map_err(|source| JournalError::Io {
+        let bytes = std::fs::read(path).map_err(|error| JournalError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         let bad = |line: usize, reason: String| JournalError::Bad {
             path: path.to_path_buf(),

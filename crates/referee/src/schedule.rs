@@ -87,7 +87,13 @@ pub fn schedule(engines: usize, pairing: Pairing, rounds: usize, games: usize) -
     for round in 1..=rounds {
         for &(a, b) in &encounters {
             for g in 0..games {
-                let (white, black) = if g % 2 == 0 { (a, b) } else { (b, a) };
+                // Colours alternate within a block and from round to round,
+                // so that with one game per encounter no engine keeps White.
+                let (white, black) = if (g + round - 1) % 2 == 0 {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
                 out.push(Scheduled {
                     number: out.len(),
                     round,
@@ -227,12 +233,12 @@ impl FromStr for BookConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum BookError {
     /// The file cannot be read.
-    #[error("{}: {source}", .path.display())]
+    #[error("{}: {error}", .path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A record or game in it is bad.
     #[error("{}:{line}: {reason}", .path.display())]
@@ -258,9 +264,9 @@ pub enum BookError {
 /// [`BookError`] naming the file and line of the first bad entry.
 pub fn read_book(cfg: &BookConfig) -> Result<Vec<Opening>, BookError> {
     let path = &cfg.file;
-    let bytes = std::fs::read(path).map_err(|source| BookError::Io {
+    let bytes = std::fs::read(path).map_err(|error| BookError::Io {
         path: path.clone(),
-        source,
+        error,
     })?;
     let out = match cfg.format {
         BookFormat::Epd => read_epd(path, &bytes)?,
@@ -303,9 +309,9 @@ fn read_epd(path: &Path, bytes: &[u8]) -> Result<Vec<Opening>, BookError> {
 fn read_pgn(path: &Path, bytes: &[u8], plies: Option<usize>) -> Result<Vec<Opening>, BookError> {
     let mut out = Vec::new();
     for read in Games::new(bytes) {
-        let read = read.map_err(|source| BookError::Io {
+        let read = read.map_err(|error| BookError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         let line = read.at.line as usize;
         if let Some(e) = read.error {
@@ -418,6 +424,13 @@ pub fn line_text(pos: &Position, moves: &[Move]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colours_alternate_across_rounds() {
+        let g = schedule(2, Pairing::RoundRobin, 4, 1);
+        let whites: Vec<usize> = g.iter().map(|s| s.white).collect();
+        assert_eq!(whites, vec![0, 1, 0, 1]);
+    }
 
     #[test]
     fn gauntlet_and_round_robin() {

@@ -126,12 +126,12 @@ pub enum MatchError {
     #[error(transparent)]
     Journal(#[from] JournalError),
     /// An output file cannot be written.
-    #[error("{}: {source}", .path.display())]
+    #[error("{}: {error}", .path.display())]
     Output {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: io::Error,
+        error: io::Error,
     },
     /// A journaled game does not replay.
     #[error("{0}")]
@@ -258,9 +258,9 @@ struct Shared<'a> {
 const MAX_START_FAILURES: u32 = 3;
 
 fn output_err(path: &Path) -> impl Fn(io::Error) -> MatchError + '_ {
-    move |source| MatchError::Output {
+    move |error| MatchError::Output {
         path: path.to_path_buf(),
-        source,
+        error,
     }
 }
 
