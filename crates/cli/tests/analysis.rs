@@ -444,12 +444,16 @@ fn resume_finishes_an_interrupted_run() {
     // Line 4 (unreadable) was cut mid-write: it is redone and reported again.
     check_exit_1_for_line_4_only(&o);
     let err = String::from_utf8_lossy(&o.stderr);
-    // The two records of lines 1 to 3 were skipped, and the summary says so.
-    assert!(err.contains(", 2 skipped,"), "{err}");
+    // The two records of lines 1 to 3 were kept, and the summary says so.
+    assert!(err.contains(", 2 kept from earlier output,"), "{err}");
     let resumed = std::fs::read_to_string(&part).unwrap();
-    let mut expected: Vec<String> = full_text.lines().map(str::to_owned).collect();
-    expected[0] = sentinel;
-    assert_eq!(resumed.lines().collect::<Vec<_>>(), expected, "{resumed}");
+    // The kept record keeps the sentinel (resume writes operations in the
+    // record's normal order); every other line is the full run's.
+    let got: Vec<&str> = resumed.lines().collect();
+    let expected: Vec<&str> = full_text.lines().collect();
+    assert!(got[0].contains("c9 \"kept by resume\";"), "{resumed}");
+    assert_ne!(got[0], expected[0], "{sentinel}");
+    assert_eq!(got[1..], expected[1..], "{resumed}");
     assert!(resumed.ends_with('\n'));
     // Without --resume the same output is written afresh: the sentinel goes.
     let o = args(&part, false);

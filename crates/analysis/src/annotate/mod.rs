@@ -19,7 +19,7 @@
 //!     limits: AnalysisLimits { depth: Some(3), ..AnalysisLimits::default() },
 //!     ..AnnotateOptions::default()
 //! };
-//! let analysis = analyse_game(&game, &mut BuiltinAnalyst::new(4), &opts)?;
+//! let analysis = analyse_game(&game, &mut BuiltinAnalyst::new(4)?, &opts)?;
 //! let text = rookery_pgn::game_to_string(&annotated_game(&game, &analysis, &opts));
 //! assert!(text.contains("Qxf7# {[%eval #0]}"));
 //! assert!(text.contains("[WhiteACPL "));

@@ -77,9 +77,6 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         }
         return run_suite(&args, suite);
     }
-    if args.depth == Some(0) && args.divide {
-        return Err(usage("--divide needs a depth of at least 1"));
-    }
     let pos = match &args.fen {
         Some(fen) => read_fen(fen)?,
         None => Position::startpos(),

@@ -29,7 +29,7 @@ enum Sub {
 /// Flags of `rookery referee serve`.
 #[derive(clap::Args, Debug)]
 struct ServeArgs {
-    /// The event file (TOML: [event] and [[player]] tables).
+    /// The event file (TOML: `[event]` and `[[player]]` tables).
     #[arg(long)]
     config: PathBuf,
     /// Address to listen on (overrides the event file; port 0 picks one).
