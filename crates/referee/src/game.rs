@@ -93,15 +93,11 @@ fn side_name(c: Color) -> &'static str {
     }
 }
 
-/// Today's UTC date and time as `YYYY.MM.DD` and `HH:MM:SS`.
-pub fn utc_now() -> (String, String) {
-    let secs = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (proleptic Gregorian calendar,
-    // the era-based method: 400-year eras of 146,097 days).
-    let z = days as i64 + 719_468;
+/// The civil (proleptic Gregorian) date of `days` since 1970-01-01 as
+/// `(year, month, day)`, by the era-based method: 400-year eras of 146,097
+/// days.
+pub fn civil_date(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
@@ -109,7 +105,16 @@ pub fn utc_now() -> (String, String) {
     let mp = (5 * doy + 2) / 153;
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+/// Today's UTC date and time as `YYYY.MM.DD` and `HH:MM:SS`.
+pub fn utc_now() -> (String, String) {
+    let secs = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (year, month, day) = civil_date(days as i64);
     (
         format!("{year:04}.{month:02}.{day:02}"),
         format!("{:02}:{:02}:{:02}", rem / 3600, rem / 60 % 60, rem % 60),
@@ -578,6 +583,14 @@ mod tests {
 
     fn play(s: &GameSetup, w: &mut Script, b: &mut Script) -> FinishedGame {
         play_game(s, w, b, None, &mut |_| Ok(())).unwrap()
+    }
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_date(0), (1970, 1, 1));
+        assert_eq!(civil_date(59), (1970, 3, 1));
+        assert_eq!(civil_date(11_016), (2000, 2, 29));
+        assert_eq!(civil_date(20_779), (2026, 11, 22));
     }
 
     #[test]

@@ -51,16 +51,7 @@ fn utc(at: SystemTime) -> String {
     let secs = d.as_secs();
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
-    // Civil date from days since 1970-01-01 (era-based method).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = crate::game::civil_date(days);
     format!(
         "{year:04}.{month:02}.{day:02} {:02}:{:02}:{:02}.{:03}",
         rem / 3600,
