@@ -308,12 +308,14 @@ fn a_hostile_python_client_is_refereed_by_the_rules() {
         got,
         [
             ("1/2-1/2", "normal"),
-            ("0-1", "normal"),
+            ("1-0", "normal"),
             ("0-1", "illegal move")
         ]
     );
     assert!(games[0].contains("Draw by agreement"), "{}", games[0]);
-    assert!(games[1].contains("White resigns"), "{}", games[1]);
+    // Colours alternate from round to round: the hostile client is Black in
+    // the second game.
+    assert!(games[1].contains("Black resigns"), "{}", games[1]);
     assert!(games[2].contains("Ke5"), "{}", games[2]);
     check_logs(&dir.0.join("logs"));
     // The refusals and faults are in the event log.

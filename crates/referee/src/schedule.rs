@@ -87,7 +87,11 @@ pub fn schedule(engines: usize, pairing: Pairing, rounds: usize, games: usize) -
     for round in 1..=rounds {
         for &(a, b) in &encounters {
             for g in 0..games {
-                let (white, black) = if g % 2 == 0 { (a, b) } else { (b, a) };
+                // Sides swap every game of an encounter, across rounds too
+                // (as cutechess-cli does): with one game per round the
+                // colours still alternate from round to round.
+                let k = (round - 1) * games + g;
+                let (white, black) = if k % 2 == 0 { (a, b) } else { (b, a) };
                 out.push(Scheduled {
                     number: out.len(),
                     round,
@@ -429,6 +433,18 @@ mod tests {
         assert!(rr.iter().all(|s| s.white != s.black));
         assert_eq!(rr.iter().map(|s| s.block).max(), Some(5));
         assert_eq!(g.iter().map(|s| s.round).max(), Some(2));
+    }
+
+    #[test]
+    fn sides_alternate_across_rounds_with_one_game_an_encounter() {
+        let one = schedule(2, Pairing::RoundRobin, 4, 1);
+        let whites: Vec<usize> = one.iter().map(|s| s.white).collect();
+        assert_eq!(whites, [0, 1, 0, 1]);
+        // Pairs keep their order: each block is white/black then reversed.
+        let two = schedule(2, Pairing::RoundRobin, 2, 2);
+        let whites: Vec<usize> = two.iter().map(|s| s.white).collect();
+        assert_eq!(whites, [0, 1, 0, 1]);
+        assert!(two.iter().all(|s| s.white != s.black));
     }
 
     #[test]

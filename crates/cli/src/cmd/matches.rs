@@ -386,12 +386,16 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         b.finish_and_clear();
     }
     let s = &summary.standings;
+    // The final table, unless the last game's periodic one already said it.
+    let said = s.games > 0 && s.games % interval == 0;
     if two {
         if s.games == 0 {
             say(&score_line(s));
         }
-        say(&format!("{}", s.versus[1].summary(sprt.as_ref())));
-    } else {
+        if !said {
+            say(&format!("{}", s.versus[1].summary(sprt.as_ref())));
+        }
+    } else if !said {
         say(table(s).trim_end());
     }
     if let Some(v) = &summary.sprt {

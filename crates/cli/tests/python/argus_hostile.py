@@ -3,10 +3,10 @@ rookery code. Usage: argus_hostile.py HOST:PORT NAME TOKEN OPPONENT
 
 It checks what the referee does with: a connection that never signs on,
 garbage, a 5,000-byte line, a reply out of turn, a wrong token, an unknown
-name, a second sign-on under a name in use; then, as
-White in a three-game event, plays random legal moves and offers a draw
-(the opponent accepts), resigns in the second game and sends an illegal
-move in the third. Prints "all ok" at the end; any failed check raises.
+name, a second sign-on under a name in use; then, in a three-game event
+(White, Black, White: colours alternate from round to round), plays random
+legal moves and offers a draw (the opponent accepts), resigns in the second
+game and sends an illegal move in the third. Prints "all ok" at the end; any failed check raises.
 """
 import random
 import socket
@@ -163,5 +163,5 @@ while True:
     elif cmd == "fault":
         raise AssertionError(f"unexpected fault: {line}")
 
-assert results == ["1/2-1/2", "0-1", "0-1"], results
+assert results == ["1/2-1/2", "1-0", "0-1"], results
 print("all ok")
