@@ -239,12 +239,14 @@ pub enum BookError {
         error: std::io::Error,
     },
     /// A record or game in it is bad.
-    #[error("{}:{line}: {reason}", .path.display())]
+    #[error("{}:{line}:{column}: {reason}", .path.display())]
     Bad {
         /// The file.
         path: PathBuf,
         /// The line (1-based).
         line: usize,
+        /// The column (1-based, in bytes).
+        column: usize,
         /// What is wrong.
         reason: String,
     },
@@ -283,16 +285,21 @@ fn read_epd(path: &Path, bytes: &[u8]) -> Result<Vec<Opening>, BookError> {
         if line.iter().all(u8::is_ascii_whitespace) || line.starts_with(b"#") {
             continue;
         }
-        let (rec, _) = Record::parse(line, Mode::Lenient).map_err(|e| BookError::Bad {
-            path: path.to_path_buf(),
-            line: i + 1,
-            reason: e.to_string(),
+        let (rec, _) = Record::parse(line, Mode::Lenient).map_err(|e| {
+            let first = e.diagnostics.iter().find(|d| d.is_error());
+            BookError::Bad {
+                path: path.to_path_buf(),
+                line: i + 1,
+                column: first.map_or(1, |d| d.column as usize),
+                reason: first.map_or_else(|| e.to_string(), |d| d.problem.to_string()),
+            }
         })?;
         let start = rec.position_with_clocks();
         if !start.has_legal_move() {
             return Err(BookError::Bad {
                 path: path.to_path_buf(),
                 line: i + 1,
+                column: 1,
                 reason: "the game is already over in this position".into(),
             });
         }
@@ -315,8 +322,9 @@ fn read_pgn(path: &Path, bytes: &[u8], plies: Option<usize>) -> Result<Vec<Openi
         if let Some(e) = read.error {
             return Err(BookError::Bad {
                 path: path.to_path_buf(),
-                line,
-                reason: e.to_string(),
+                line: e.at.line as usize,
+                column: e.at.col as usize,
+                reason: e.kind.to_string(),
             });
         }
         let game = read.game;
@@ -330,6 +338,7 @@ fn read_pgn(path: &Path, bytes: &[u8], plies: Option<usize>) -> Result<Vec<Openi
             return Err(BookError::Bad {
                 path: path.to_path_buf(),
                 line,
+                column: 1,
                 reason: "the game is over at the end of the opening".into(),
             });
         }
@@ -470,6 +479,43 @@ mod tests {
         assert!("order=random".parse::<BookConfig>().is_err());
         assert!("file=x start=0".parse::<BookConfig>().is_err());
         assert!("file=x format=cbh".parse::<BookConfig>().is_err());
+    }
+
+    #[test]
+    fn a_bad_book_entry_is_named_by_file_line_and_column() {
+        let dir = std::env::temp_dir().join(format!("rookery-book-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let epd = dir.join("b.epd");
+        std::fs::write(
+            &epd,
+            "# a comment\nrnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\n8/8/8/8 wx\n",
+        )
+        .unwrap();
+        let cfg: BookConfig = format!("file={}", epd.display()).parse().unwrap();
+        let err = read_book(&cfg).unwrap_err();
+        assert!(
+            matches!(err, BookError::Bad { line: 3, column, .. } if column > 1),
+            "{err:?}"
+        );
+        assert!(err
+            .to_string()
+            .starts_with(&format!("{}:3:", epd.display())));
+        let pgn = dir.join("b.pgn");
+        std::fs::write(&pgn, "[Event \"x\"]\n\n1. e4 e5 2. Ke5 *\n").unwrap();
+        let cfg: BookConfig = format!("file={}", pgn.display()).parse().unwrap();
+        let err = read_book(&cfg).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                BookError::Bad {
+                    line: 3,
+                    column: 13,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
