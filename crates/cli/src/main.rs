@@ -35,7 +35,7 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Run test suites with an engine (built-in or UCI), score them, write a report.
     Suite(cmd::suite::Args),
-    /// Reports from suite results: totals, solved/missed, distributions, comparisons.
+    /// Reports from suite results, JSON or analysed EPD (Gastric): totals, themes, curves, McNemar comparisons, CI gates.
     Report(cmd::report::Args),
     /// Games between engines: matches, gauntlets, round-robins, SPRT; resumable.
     Match(cmd::matches::Args),

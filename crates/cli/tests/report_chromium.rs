@@ -66,3 +66,98 @@ fn report_renders_in_chromium() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Gastric's page for two EPD runs (tests/data/gastric): the "solved
+/// within t" chart with one curve per run, and the paired comparison with
+/// its McNemar result and the newly solved and newly lost positions, as
+/// the browser renders them.
+#[test]
+fn gastric_comparison_renders_in_chromium() {
+    let Some(browser) = rookery_testkit::peer::chromium() else {
+        return;
+    };
+    let dir = rookery_testkit::TempDir::new("gastric-chromium");
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/gastric");
+    let html = dir.join("gastric.html");
+    let o = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args([
+            "report",
+            data.join("before.epd").to_str().unwrap(),
+            data.join("after.epd").to_str().unwrap(),
+            "--title",
+            "before and after",
+            "--html",
+            html.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let profile = dir.join("profile");
+    let dom = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            &format!("--user-data-dir={}", profile.display()),
+            "--dump-dom",
+            &format!("file://{}", html.display()),
+        ])
+        .output()
+        .expect("run chromium");
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(
+        dom.contains("<title>before and after</title>"),
+        "{dom:.500}"
+    );
+    // The cumulative chart: one SVG, one curve per run, each ending at its solved count.
+    let at = dom
+        .find("data-chart=\"solved-within\"")
+        .expect("solved-within chart missing");
+    let chart = &dom[at..];
+    let chart = &chart[..chart.find("</figure>").expect("figure closed")];
+    assert!(chart.contains("<svg"), "no SVG in the chart");
+    assert_eq!(chart.matches("class=\"curve\"").count(), 2, "{chart}");
+    assert!(
+        chart.contains("data-run=\"before on before\" data-solved=\"4\""),
+        "{chart}"
+    );
+    assert!(
+        chart.contains("data-run=\"after on after\" data-solved=\"3\""),
+        "{chart}"
+    );
+    // The McNemar table and the lists.
+    let at = dom
+        .find("class=\"mcnemar\"")
+        .expect("McNemar table missing");
+    let table = &dom[at..];
+    let table = &table[..table.find("</table>").expect("table closed")];
+    assert!(table.contains("<td class=\"gained\">2</td>"), "{table}");
+    assert!(table.contains("<td class=\"lost\">3</td>"), "{table}");
+    assert!(
+        table.contains("<td class=\"p-value\">1.0000</td>"),
+        "{table}"
+    );
+    assert!(
+        table.contains("worse (+2 -3, exact McNemar p = 1.0000, not significant at 0.05)"),
+        "{table}"
+    );
+    let lost = &dom[dom.find("<ul class=\"newly-lost\">").expect("lost list")..];
+    let lost = &lost[..lost.find("</ul>").unwrap()];
+    assert_eq!(lost.matches("<li>").count(), 3, "{lost}");
+    assert!(
+        lost.contains("<li>STS(v2.2) Open Files and Diagonals.002</li>"),
+        "{lost}"
+    );
+    // The breakdown by theme of each run.
+    assert_eq!(dom.matches("<tr class=\"theme\">").count(), 4);
+}

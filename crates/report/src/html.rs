@@ -15,7 +15,8 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}figure{display:inline-block;marg
 figcaption{font-size:0.9em;text-align:center}.missed{display:inline-block;vertical-align:top;margin:0.5em;width:260px;font-size:0.85em}\
 .ok{color:#060}.bad{color:#a00}";
 
-/// Renders the whole report as one HTML document.
+/// Renders the whole report as one HTML document; `sections` (HTML) go
+/// after the charts, before the comparisons.
 ///
 /// # Errors
 /// [`ReportError::Chart`] if a chart cannot be drawn.
@@ -23,6 +24,7 @@ pub fn render(
     title: &str,
     runs: &[SuiteRun],
     comparisons: &[Comparison],
+    sections: &str,
 ) -> Result<String, ReportError> {
     let mut s = String::with_capacity(64 * 1024);
     let _ = write!(
@@ -85,6 +87,8 @@ pub fn render(
             &histogram_chart(&nodes_histogram(run))?,
         );
     }
+
+    s.push_str(sections);
 
     // Comparisons.
     for c in comparisons {

@@ -39,6 +39,33 @@
 //! assert!(report.html("WAC").unwrap().contains("<svg"));
 //! ```
 //!
+//! Gastric proper (spec §3.3) reads EPD too: [`load_input`] takes either the
+//! JSON of `rookery suite` or an EPD file an analysis program wrote
+//! ([`epd_run`]), detected by content. A report adds, to the totals and
+//! lists, a paired comparison of each run with the run before it on the
+//! same suite (newly solved, newly lost, exact McNemar test: [`paired`]),
+//! a breakdown by theme ([`themes`]), the cumulative "solved within t"
+//! curve of every run ([`curve`]), CSV ([`Report::csv`]) and a gate for CI
+//! ([`Report::gate`]).
+//!
+//! ```
+//! use rookery_report::{load_input, themes::ThemeSource, Report};
+//! let before = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"m.1\"; pm Rd7; acs 1;\n\
+//!               k7/8/2K5/8/8/8/8/7R w - - bm Kb6; id \"m.2\"; pm Kb6; acs 2;\n";
+//! let after = before.replace("pm Rd7", "pm Rd8#");
+//! let mut runs = Vec::new();
+//! for (name, text) in [("old.epd", before.to_string()), ("new.epd", after)] {
+//!     let input = load_input(name, text.as_bytes(), &ThemeSource::IdPrefix)?;
+//!     assert!(input.problems.is_empty());
+//!     runs.push(input);
+//! }
+//! let report = Report::from_inputs(runs, &ThemeSource::IdPrefix, 0.05);
+//! assert_eq!(report.paired[0].gained, ["m.1"]);
+//! assert_eq!(report.paired[0].p_value, 1.0);
+//! assert_eq!(report.summaries[1].solved, 2);
+//! # Ok::<(), rookery_report::ReportError>(())
+//! ```
+//!
 //! The HTML page (and with it the plotters dependency) is the `html`
 //! feature, on by default; a library that only needs the result model, text
 //! and JSON turns default features off.
@@ -47,18 +74,29 @@
 
 pub mod board;
 pub mod compare;
+pub mod csv;
+pub mod curve;
+pub mod epd_run;
 pub mod game_model;
 #[cfg(feature = "html")]
 pub mod game_page;
+pub mod gate;
 #[cfg(feature = "html")]
 pub mod html;
 mod model;
+pub mod paired;
+pub mod sections;
 pub mod stats;
 pub mod text;
+pub mod themes;
 
 pub use compare::Comparison;
+pub use curve::Curves;
+pub use gate::{Gate, GateError, WorseRule};
 pub use model::{Expected, PositionResult, Score, SuiteRun};
+pub use paired::Paired;
 pub use stats::Summary;
+pub use themes::{ThemeBreakdown, ThemeSource};
 
 use serde::Serialize;
 use std::path::Path;
@@ -86,6 +124,18 @@ pub enum ReportError {
         /// What was wrong.
         message: String,
     },
+    /// A line of an EPD file that cannot be used.
+    #[error("{path}:{line}:{column}: {message}")]
+    Epd {
+        /// The file.
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based byte column.
+        column: usize,
+        /// What was wrong.
+        message: String,
+    },
     /// A chart could not be drawn.
     #[cfg(feature = "html")]
     #[error("chart: {0}")]
@@ -101,29 +151,108 @@ pub struct Report {
     pub summaries: Vec<Summary>,
     /// Comparisons of runs that share a suite.
     pub comparisons: Vec<Comparison>,
+    /// Each run compared with the run before it on the same suite (newly
+    /// solved, newly lost, exact McNemar test).
+    pub paired: Vec<Paired>,
+    /// Where themes come from, in words (`id prefix`, `opcode c1`).
+    pub theme_source: String,
+    /// Each run's breakdown by theme.
+    pub themes: Vec<ThemeBreakdown>,
+    /// The "solved within t" curve of every run.
+    pub curves: Curves,
+    /// The significance level of the verdicts.
+    pub alpha: f64,
+    /// The theme of each position of each run.
+    #[serde(skip)]
+    position_themes: Vec<Vec<String>>,
 }
 
+/// The significance level used unless another is asked for.
+pub const DEFAULT_ALPHA: f64 = 0.05;
+
 impl Report {
-    /// Builds the report: totals of each run, comparisons where runs share a suite.
+    /// Builds the report: totals of each run, comparisons where runs share
+    /// a suite, themes by id prefix, curves.
     pub fn new(runs: Vec<SuiteRun>) -> Report {
+        let source = ThemeSource::IdPrefix;
+        let themes: Vec<Vec<String>> = runs
+            .iter()
+            .map(|r| {
+                r.positions
+                    .iter()
+                    .map(|p| themes::of_result(&source, p))
+                    .collect()
+            })
+            .collect();
+        Report::with_themes(runs, themes, &source, DEFAULT_ALPHA)
+    }
+
+    /// Builds the report from loaded inputs (their runs in order, with the
+    /// themes they were read with).
+    pub fn from_inputs(inputs: Vec<Input>, source: &ThemeSource, alpha: f64) -> Report {
+        let mut runs = Vec::new();
+        let mut themes = Vec::new();
+        for i in inputs {
+            runs.extend(i.runs);
+            themes.extend(i.themes);
+        }
+        Report::with_themes(runs, themes, source, alpha)
+    }
+
+    /// Builds the report with the theme of each position given
+    /// (`themes[i][j]` for position `j` of run `i`), read from `source`;
+    /// verdicts at significance level `alpha`.
+    pub fn with_themes(
+        runs: Vec<SuiteRun>,
+        themes: Vec<Vec<String>>,
+        source: &ThemeSource,
+        alpha: f64,
+    ) -> Report {
         let summaries = runs.iter().map(Summary::of).collect();
         let comparisons = compare::compare_all(&runs);
+        let paired = paired::pair_all(&runs);
+        let breakdowns = runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| themes::breakdown(i, r, themes.get(i).map(Vec::as_slice).unwrap_or(&[])))
+            .collect();
+        let curves = curve::curves(&runs);
         Report {
             runs,
             summaries,
             comparisons,
+            paired,
+            theme_source: source.to_string(),
+            themes: breakdowns,
+            curves,
+            alpha,
+            position_themes: themes,
         }
     }
 
     /// The report as terminal text.
     pub fn text(&self) -> String {
-        text::render(&self.runs, &self.comparisons)
+        let mut s = text::render(&self.runs, &self.comparisons);
+        s.push_str(&sections::text(
+            &self.paired,
+            &self.themes,
+            &self.theme_source,
+            &self.curves,
+            self.alpha,
+        ));
+        s
     }
 
-    /// The report as one JSON document (runs, summaries, comparisons).
+    /// The report as one JSON document (runs, summaries, comparisons,
+    /// paired comparisons, themes, curves).
     pub fn json(&self) -> String {
         // Serialising plain data with string keys cannot fail.
         serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// The report as CSV: one row per position of every run ([`csv`]).
+    pub fn csv(&self) -> String {
+        csv::render(&self.runs, &self.position_themes)
     }
 
     /// The report as one self-contained HTML page (feature `html`).
@@ -132,8 +261,100 @@ impl Report {
     /// [`ReportError::Chart`] if a chart cannot be drawn.
     #[cfg(feature = "html")]
     pub fn html(&self, title: &str) -> Result<String, ReportError> {
-        html::render(title, &self.runs, &self.comparisons)
+        let sections = sections::html(
+            &self.paired,
+            &self.themes,
+            &self.theme_source,
+            &self.curves,
+            self.alpha,
+        );
+        html::render(title, &self.runs, &self.comparisons, &sections)
     }
+}
+
+/// What one input file held: its runs, the theme of each of their
+/// positions, and the problems found in it.
+#[derive(Debug)]
+pub struct Input {
+    /// The runs (JSON may hold several; EPD holds one).
+    pub runs: Vec<SuiteRun>,
+    /// `themes[i][j]`: the theme of position `j` of run `i`.
+    pub themes: Vec<Vec<String>>,
+    /// Lines that could not be used, each with its place; the runs still
+    /// hold those positions, as errors.
+    pub problems: Vec<ReportError>,
+}
+
+/// Whether `bytes` are JSON (`{` or `[` first, after white space and a
+/// byte-order mark) rather than EPD (a record starts with a piece placement,
+/// a comment with `#`).
+pub fn is_json(bytes: &[u8]) -> bool {
+    let b = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    matches!(
+        b.iter().find(|c| !c.is_ascii_whitespace()),
+        Some(b'{' | b'[')
+    )
+}
+
+/// Reads one input, JSON results or EPD, told apart by content
+/// ([`is_json`]); `name` names it in errors (and names an EPD run).
+///
+/// # Errors
+/// [`ReportError::Json`] when JSON input is not valid results (the whole
+/// file is then unusable); [`ReportError::Io`] when it cannot be read. Bad
+/// EPD lines are not errors of the whole: see [`Input::problems`].
+pub fn load_input(name: &str, bytes: &[u8], theme: &ThemeSource) -> Result<Input, ReportError> {
+    if is_json(bytes) {
+        let text = String::from_utf8_lossy(bytes);
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let runs = load_text(name, text)?;
+        let themes = runs
+            .iter()
+            .map(|r| {
+                r.positions
+                    .iter()
+                    .map(|p| themes::of_result(theme, p))
+                    .collect()
+            })
+            .collect();
+        return Ok(Input {
+            runs,
+            themes,
+            problems: Vec::new(),
+        });
+    }
+    let read = epd_run::read(name, bytes, theme)?;
+    let mut problems = read.problems;
+    if read.run.positions.is_empty() {
+        problems.push(ReportError::Epd {
+            path: name.to_string(),
+            line: 1,
+            column: 1,
+            message: "no EPD record and no JSON results: nothing to report".into(),
+        });
+        return Ok(Input {
+            runs: Vec::new(),
+            themes: Vec::new(),
+            problems,
+        });
+    }
+    Ok(Input {
+        runs: vec![read.run],
+        themes: vec![read.themes],
+        problems,
+    })
+}
+
+/// [`load_input`] of a file.
+///
+/// # Errors
+/// As [`load_input`].
+pub fn load_input_file(path: &Path, theme: &ThemeSource) -> Result<Input, ReportError> {
+    let bytes = std::fs::read(path).map_err(|source| ReportError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    load_input(&path.display().to_string(), &bytes, theme)
 }
 
 /// Reads one results file: a JSON [`SuiteRun`], or a JSON array of them.

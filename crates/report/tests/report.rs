@@ -124,3 +124,41 @@ fn html_report() {
                 == html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
     );
 }
+
+#[test]
+fn paired_comparison_themes_curves_and_gates() {
+    use rookery_report::{Gate, WorseRule};
+    let report = Report::new(fixture());
+    assert_eq!(report.paired.len(), 1);
+    let p = &report.paired[0];
+    assert_eq!((p.before, p.after), (0, 1));
+    assert_eq!(p.gained, ["T.003"]);
+    assert_eq!(p.lost, ["T.002"]);
+    assert_eq!((p.matched, p.both_solved, p.neither_solved), (3, 1, 0));
+    assert_eq!(p.p_value, 1.0);
+    // Every id is "T.00n": one theme.
+    assert_eq!(report.themes[0].rows.len(), 1);
+    assert_eq!(report.themes[0].rows[0].theme, "T");
+    assert_eq!(report.themes[0].rows[0].solved, 2);
+    // Curves: alpha solves at 5 and 40 ms, beta at 5 and 70 ms.
+    assert_eq!(report.curves.curves[0].points, vec![(5, 1), (40, 2)]);
+    assert_eq!(report.curves.curves[1].points, vec![(5, 1), (70, 2)]);
+    let text = report.text();
+    assert!(text.contains("newly lost (1): T.002"), "{text}");
+    // Gates: beta solves 2/3 = 66.7%, and loses as many as it gains.
+    let gate = |fail_under, fail_if_worse| Gate {
+        fail_under,
+        fail_if_worse,
+        alpha: 0.05,
+    };
+    assert!(report.gate(&gate(Some(66.0), None)).unwrap().is_empty());
+    assert_eq!(report.gate(&gate(Some(67.0), None)).unwrap().len(), 1);
+    assert!(report
+        .gate(&gate(None, Some(WorseRule::MoreLost)))
+        .unwrap()
+        .is_empty());
+    let alone = Report::new(fixture()[..1].to_vec());
+    assert!(alone.gate(&gate(None, Some(WorseRule::MoreLost))).is_err());
+    // CSV: a header and a row per position of each run.
+    assert_eq!(report.csv().lines().count(), 7);
+}

@@ -1,0 +1,343 @@
+//! `rookery report` on EPD input (Gastric, spec §3.3), end to end: scoring
+//! of analysed EPD, paired comparison with McNemar, themes, CSV, the gates.
+//! The fixtures (`tests/data/gastric`) are six STS positions with answers
+//! chosen by hand: "after" newly solves 2 positions and newly loses 3.
+
+use rookery_testkit::TempDir;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn rookery(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn data(name: &str) -> String {
+    let p: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/gastric")
+        .join(name);
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn two_epd_runs_are_scored_and_paired() {
+    let (before, after) = (data("before.epd"), data("after.epd"));
+    let o = rookery(&["report", &before, &after, "--json"], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let s = &v["summaries"];
+    assert_eq!(s[0]["solved"], 4);
+    assert_eq!(s[0]["total"], 6);
+    assert_eq!(s[0]["points"], 46);
+    assert_eq!(s[0]["max_points"], 60);
+    assert_eq!(s[1]["solved"], 3);
+    assert_eq!(s[1]["points"], 49);
+    assert_eq!(s[0]["errors"], 0);
+    // Answers: pm in "before", the first pv move in "after".
+    assert_eq!(v["runs"][0]["positions"][1]["answer"], "Qd4+");
+    assert_eq!(v["runs"][1]["positions"][2]["answer"], "Rd5");
+    assert_eq!(v["runs"][0]["positions"][0]["depth"], 12);
+    assert_eq!(v["runs"][0]["positions"][0]["nodes"], 120000);
+    let p = &v["paired"][0];
+    assert_eq!(p["matched"], 6);
+    assert_eq!(
+        p["gained"],
+        serde_json::json!([
+            "STS(v1.0) Undermine.002",
+            "STS(v2.2) Open Files and Diagonals.003"
+        ])
+    );
+    assert_eq!(
+        p["lost"],
+        serde_json::json!([
+            "STS(v1.0) Undermine.003",
+            "STS(v2.2) Open Files and Diagonals.001",
+            "STS(v2.2) Open Files and Diagonals.002"
+        ])
+    );
+    // n = 5 discordant, min 2: 2 * (1 + 5 + 10) / 32 = 1.
+    assert_eq!(p["p_value"], 1.0);
+    // Themes by id prefix.
+    let rows = &v["themes"][0]["rows"];
+    assert_eq!(rows[0]["theme"], "STS(v1.0) Undermine");
+    assert_eq!(
+        (rows[0]["solved"].clone(), rows[1]["solved"].clone()),
+        (2.into(), 2.into())
+    );
+    assert_eq!(rows[1]["theme"], "STS(v2.2) Open Files and Diagonals");
+    // Curves on time (Tsol where solved).
+    assert_eq!(v["curves"]["measure"], "time");
+    assert_eq!(
+        v["curves"]["curves"][0]["points"],
+        serde_json::json!([[20, 1], [40, 2], [300, 3], [900, 4]])
+    );
+    assert_eq!(
+        v["curves"]["curves"][1]["points"],
+        serde_json::json!([[10, 1], [700, 2], [5000, 3]])
+    );
+}
+
+#[test]
+fn text_report_names_the_verdict_and_the_positions() {
+    let o = rookery(&["report", &data("before.epd"), &data("after.epd")], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let t = text(&o.stdout);
+    assert!(
+        t.contains(
+            "newly solved (2): STS(v1.0) Undermine.002, STS(v2.2) Open Files and Diagonals.003"
+        ),
+        "{t}"
+    );
+    assert!(t.contains("newly lost (3): STS(v1.0) Undermine.003"), "{t}");
+    assert!(
+        t.contains("verdict: worse (+2 -3, exact McNemar p = 1.0000, not significant at 0.05)"),
+        "{t}"
+    );
+    assert!(
+        t.contains("themes of before on before (by id prefix):"),
+        "{t}"
+    );
+    assert!(
+        t.contains("solved within t (time per position (ms)):"),
+        "{t}"
+    );
+}
+
+#[test]
+fn gates() {
+    let (before, after) = (data("before.epd"), data("after.epd"));
+    let worse = rookery(&["report", &before, &after, "--fail-if-worse"], b"");
+    assert_eq!(worse.status.code(), Some(1));
+    assert!(
+        text(&worse.stderr).contains("gate failed: after on after is worse than before on before"),
+        "{}",
+        text(&worse.stderr)
+    );
+    // Worse, but not beyond chance.
+    let sig = rookery(
+        &["report", &before, &after, "--fail-if-worse=significant"],
+        b"",
+    );
+    assert_eq!(sig.status.code(), Some(0), "{}", text(&sig.stderr));
+    // The other way round it is better.
+    let better = rookery(&["report", &after, &before, "--fail-if-worse"], b"");
+    assert_eq!(better.status.code(), Some(0), "{}", text(&better.stderr));
+    // The last run solves 3/6 = 50%.
+    let under = rookery(&["report", &before, &after, "--fail-under", "50.1"], b"");
+    assert_eq!(under.status.code(), Some(1));
+    assert!(text(&under.stderr).contains("solved 50.0% (3/6), under --fail-under 50.1"));
+    let at = rookery(&["report", &before, &after, "--fail-under", "50"], b"");
+    assert_eq!(at.status.code(), Some(0), "{}", text(&at.stderr));
+    // One run has nothing to be compared with: the gate cannot decide.
+    let alone = rookery(&["report", &before, "--fail-if-worse"], b"");
+    assert_eq!(alone.status.code(), Some(2));
+    assert_eq!(
+        rookery(&["report", &before, "--fail-under", "101"], b"")
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn significantly_worse_fails_the_significant_gate() {
+    let dir = TempDir::new("report-significant");
+    let mut old = String::new();
+    let mut new = String::new();
+    for i in 1..=6 {
+        let rec = format!("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"m.{i}\";");
+        old.push_str(&format!("{rec} pm Rd8#;\n"));
+        new.push_str(&format!("{rec} pm Rd7;\n"));
+    }
+    let (a, b) = (dir.join("old.epd"), dir.join("new.epd"));
+    std::fs::write(&a, old).unwrap();
+    std::fs::write(&b, new).unwrap();
+    let o = rookery(
+        &[
+            "report",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--fail-if-worse=significant",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    // 6 lost, 0 gained: p = 2 / 2^6.
+    assert!(
+        text(&o.stderr).contains("worse (+0 -6, exact McNemar p = 0.0312, significant at 0.05)"),
+        "{}",
+        text(&o.stderr)
+    );
+    let strict = rookery(
+        &[
+            "report",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--fail-if-worse=significant",
+            "--alpha",
+            "0.01",
+        ],
+        b"",
+    );
+    assert_eq!(strict.status.code(), Some(0), "{}", text(&strict.stderr));
+}
+
+#[test]
+fn csv_has_a_row_per_position() {
+    let o = rookery(
+        &[
+            "report",
+            &data("before.epd"),
+            &data("after.epd"),
+            "--csv",
+            "-",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let t = text(&o.stdout);
+    let lines: Vec<&str> = t.split("\r\n").filter(|l| !l.is_empty()).collect();
+    assert_eq!(lines.len(), 13, "{t}");
+    assert!(lines[0].starts_with("run,suite,engine,index,id,theme,expected,answer,solved,points"));
+    assert_eq!(
+        lines[2],
+        "1,before,before,2,STS(v1.0) Undermine.002,STS(v1.0) Undermine,bm c5,Qd4+,0,4,10,+0.20,11,150000,1000,,,",
+        "{}",
+        lines[2]
+    );
+}
+
+#[test]
+fn bad_epd_lines_are_reported_with_their_place_and_the_rest_is_reported() {
+    let input = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"a\"; pm Rd8#;\n\
+                 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd9; id \"b\"; pm Rd8#;\n\
+                 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - c0 \"Rd8#=10, Qd8=3\"; id \"c\"; pm Rd8#;\n\
+                 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"d\"; acd x; pm Rd8#;\n";
+    let o = rookery(&["report", "-", "--json"], input.as_bytes());
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(err.contains("<stdin>:2:"), "{err}");
+    assert!(
+        err.contains("<stdin>:3:35: c0 points: \"Qd8\" is not a legal move here"),
+        "{err}"
+    );
+    assert!(
+        err.contains("<stdin>:4:52: acd: expected one non-negative integer, found \"x\""),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["summaries"][0]["total"], 4);
+    assert_eq!(v["summaries"][0]["solved"], 1);
+    assert_eq!(v["summaries"][0]["errors"], 3);
+}
+
+#[test]
+fn json_and_epd_inputs_mix_and_bad_json_is_placed() {
+    let dir = TempDir::new("report-mixed");
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\n  \"suite\": \"x\",\n  \"engine\": 3\n}\n").unwrap();
+    let o = rookery(&["report", bad.to_str().unwrap(), &data("before.epd")], b"");
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(err.contains("bad.json:3:"), "{err}");
+    assert!(text(&o.stdout).contains("4/6"), "{}", text(&o.stdout));
+}
+
+#[test]
+fn opcode_themes() {
+    let input = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; c1 \"mate\"; id \"a.1\"; pm Rd8#;\n\
+                 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; c1 \"mate\"; id \"b.1\"; pm Rd7;\n\
+                 k7/8/2K5/8/8/8/8/7R w - - bm Kb6; c1 \"endgame\"; id \"c.1\"; pm Kb6;\n";
+    let o = rookery(
+        &["report", "-", "--json", "--theme", "c1"],
+        input.as_bytes(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = &v["themes"][0]["rows"];
+    assert_eq!(rows[0]["theme"], "mate");
+    assert_eq!(
+        (rows[0]["positions"].clone(), rows[0]["solved"].clone()),
+        (2.into(), 1.into())
+    );
+    assert_eq!(rows[1]["theme"], "endgame");
+    assert_eq!(
+        rookery(&["report", "-", "--theme", "no such"], b"")
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+/// The JSON of `rookery suite` and the EPD it writes with `--epd-out`,
+/// scored by two different readers, agree position by position.
+#[test]
+fn suite_results_and_its_epd_output_agree() {
+    let dir = TempDir::new("report-suite-epd");
+    let suite = dir.join("mini.epd");
+    std::fs::write(
+        &suite,
+        "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"one\";\n\
+         rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm h4; id \"two\";\n\
+         k7/8/2K5/8/8/8/8/7R w - - bm Kb6; id \"three\";\n\
+         1kr5/3n4/q3p2p/p2n2p1/PppB1P2/5BP1/1P2Q2P/3R2K1 w - - bm f5; id \"four\"; c0 \"f5=10, Be5+=2, Bf2=3, Bg4=2\";\n",
+    )
+    .unwrap();
+    let (json, epd) = (dir.join("r.json"), dir.join("out.epd"));
+    let o = rookery(
+        &[
+            "suite",
+            suite.to_str().unwrap(),
+            "--depth",
+            "4",
+            "--results",
+            json.to_str().unwrap(),
+            "--epd-out",
+            epd.to_str().unwrap(),
+            "--html",
+            dir.join("s.html").to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(epd.exists(), "{}", text(&o.stderr));
+    let o = rookery(
+        &[
+            "report",
+            json.to_str().unwrap(),
+            epd.to_str().unwrap(),
+            "--json",
+            "--fail-if-worse",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (a, b) = (&v["runs"][0]["positions"], &v["runs"][1]["positions"]);
+    for i in 0..4 {
+        for field in [
+            "answer",
+            "solved",
+            "points",
+            "max_points",
+            "time_to_solution_ms",
+        ] {
+            assert_eq!(a[i][field], b[i][field], "position {i}, {field}");
+        }
+    }
+    let p = &v["paired"][0];
+    assert_eq!(p["matched"], 4);
+    assert_eq!(p["gained"], serde_json::json!([]));
+    assert_eq!(p["lost"], serde_json::json!([]));
+}
