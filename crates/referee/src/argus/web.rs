@@ -775,6 +775,7 @@ mod tests {
 
     fn cfg() -> EventConfig {
         let text = "[event]\nname = \"Web\"\nrounds = 1\ngames = 2\ntime_control = \"60+1\"\n\
+                    pgn = \"g.pgn\"\nlog_dir = \"logs\"\n\
                     [[player]]\nname = \"A\"\ntoken = \"a\"\n[[player]]\nname = \"B\"\ntoken = \"b\"\n";
         EventConfig::from_toml(text, std::path::Path::new("/tmp")).unwrap()
     }
