@@ -219,6 +219,7 @@ impl Player for NetPlayer {
         } else {
             CastlingMode::Standard
         };
+        let search = reply.search();
         match (reply.sm, reply.offer) {
             (_, Some(o @ (Offer::Resign | Offer::Accept))) => {
                 let mut r = MoveReply::just(UciMove::Null);
@@ -228,7 +229,7 @@ impl Player for NetPlayer {
             (Some(SuppliedMove::Legal(m)), offer) => {
                 let mut r = MoveReply::just(UciMove::from_move(&current, m, mode));
                 r.offer = offer;
-                (r.score, r.depth, r.nodes) = reply.search();
+                (r.score, r.depth, r.nodes) = search;
                 Ok(r)
             }
             (Some(SuppliedMove::Illegal(text)), _) => Err(PlayerError::IllegalMove(text)),
