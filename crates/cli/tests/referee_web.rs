@@ -76,7 +76,10 @@ impl Events {
             }
             head.push_str(&line.to_ascii_lowercase());
         }
-        assert!(head.starts_with("http/1.") && head.contains(" 200"), "{head}");
+        assert!(
+            head.starts_with("http/1.") && head.contains(" 200"),
+            "{head}"
+        );
         assert!(head.contains("content-type: text/event-stream"), "{head}");
         Events(r)
     }
@@ -105,7 +108,11 @@ impl Events {
 fn event_json(web: &str) -> Value {
     let r = get(web, "/api/event");
     assert_eq!(r.status, 200, "{}", r.body);
-    assert!(r.head.contains("content-type: application/json"), "{}", r.head);
+    assert!(
+        r.head.contains("content-type: application/json"),
+        "{}",
+        r.head
+    );
     serde_json::from_str(&r.body).unwrap()
 }
 
@@ -266,20 +273,37 @@ fn spectators_follow_a_live_event_in_the_browser_and_through_the_feeds() {
     let script = get(&web, "/assets/spectator.js");
     assert_eq!(script.status, 200);
     assert!(script.body.contains("EventSource(\"/api/stream\")"));
-    assert!(!script.body.contains("http"), "the script loads nothing from elsewhere");
+    assert!(
+        !script.body.contains("http"),
+        "the script loads nothing from elsewhere"
+    );
 
     // The JSON feed: game 1 in progress, with a board, real clocks and moves.
     let v = wait_for(&web, "move in game 1", |v| {
-        v["live"][0]["moves"].as_array().is_some_and(|m| !m.is_empty())
+        v["live"][0]["moves"]
+            .as_array()
+            .is_some_and(|m| !m.is_empty())
     });
     assert_eq!(v["name"], "Web test");
     let g = &v["live"][0];
     assert_eq!(g["number"], 1);
-    assert_eq!((g["white"].as_str(), g["black"].as_str()), (Some("Alpha"), Some("Beta")));
-    assert!(g["board_svg"].as_str().unwrap().starts_with("<svg class=\"board\""));
-    assert!(g["clock_ms"][0].as_u64().is_some() && g["clock_ms"][1].as_u64().is_some(), "{g}");
+    assert_eq!(
+        (g["white"].as_str(), g["black"].as_str()),
+        (Some("Alpha"), Some("Beta"))
+    );
+    assert!(g["board_svg"]
+        .as_str()
+        .unwrap()
+        .starts_with("<svg class=\"board\""));
+    assert!(
+        g["clock_ms"][0].as_u64().is_some() && g["clock_ms"][1].as_u64().is_some(),
+        "{g}"
+    );
     // The built-in engine's score and depth, sent by its client with the move.
-    assert!(g["evals"][0]["depth"].as_u64().is_some_and(|d| d >= 1), "{g}");
+    assert!(
+        g["evals"][0]["depth"].as_u64().is_some_and(|d| d >= 1),
+        "{g}"
+    );
     assert!(g["evals"][0]["score"].as_str().is_some(), "{g}");
     assert_eq!(v["schedule"][0]["state"], "playing");
 
@@ -290,7 +314,10 @@ fn spectators_follow_a_live_event_in_the_browser_and_through_the_feeds() {
     assert!(pgn.body.contains("[White \"Alpha\"]") && pgn.body.contains("[Result \"*\"]"));
     let now = sans(&g["moves"]);
     let served = pgn_sans(&pgn.body);
-    assert!(served.starts_with(&now), "{served:?} does not extend {now:?}");
+    assert!(
+        served.starts_with(&now),
+        "{served:?} does not extend {now:?}"
+    );
     assert_eq!(get(&web, "/games/9.pgn").status, 404);
     assert_eq!(get(&web, "/games/x/stream").status, 404);
     let mut stream = Events::open(&web, "/games/1/stream");
@@ -308,7 +335,10 @@ fn spectators_follow_a_live_event_in_the_browser_and_through_the_feeds() {
     // arrives without a reload.
     let shot = dir.join("page.png");
     let out = Command::new(python)
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/spectator_cdp.py"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/python/spectator_cdp.py"
+        ))
         .arg(chromium)
         .arg(format!("http://{web}/"))
         .arg(dir.join("profile"))
@@ -316,27 +346,46 @@ fn spectators_follow_a_live_event_in_the_browser_and_through_the_feeds() {
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&out.stdout);
-    let seen: Value = serde_json::from_str(said.trim()).unwrap_or_else(|e| {
-        panic!("{e}: {said}\n{}", String::from_utf8_lossy(&out.stderr))
-    });
-    assert!(out.status.success() && seen.get("error").is_none(), "{seen}");
+    let seen: Value = serde_json::from_str(said.trim())
+        .unwrap_or_else(|e| panic!("{e}: {said}\n{}", String::from_utf8_lossy(&out.stderr)));
+    assert!(
+        out.status.success() && seen.get("error").is_none(),
+        "{seen}"
+    );
     let (a, b) = (&seen["first"], &seen["later"]);
     assert_eq!(a["boards"], 1, "{a}");
     assert_eq!(a["marked"], 2, "the last move is marked: {a}");
     for clock in ["white_clock", "black_clock"] {
         let t = a[clock].as_str().unwrap();
-        assert!(t.chars().any(|c| c.is_ascii_digit()) && t.contains(['.', ':']), "{clock}: {t}");
+        assert!(
+            t.chars().any(|c| c.is_ascii_digit()) && t.contains(['.', ':']),
+            "{clock}: {t}"
+        );
     }
-    assert_eq!(a["running"].as_array().map(Vec::len), Some(1), "one clock runs: {a}");
+    assert_eq!(
+        a["running"].as_array().map(Vec::len),
+        Some(1),
+        "one clock runs: {a}"
+    );
     assert!(a["moves"].as_array().is_some_and(|m| !m.is_empty()), "{a}");
-    assert!(a["evals"].as_array().unwrap().iter().any(|e| e.as_str().is_some_and(|s| s.contains('/'))), "{a}");
+    assert!(
+        a["evals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e.as_str().is_some_and(|s| s.contains('/'))),
+        "{a}"
+    );
     assert_eq!(a["connection"], "live");
     assert_eq!(a["standings"], 3, "a header and a line per player");
     // Later: another position on the same page load (the mark set on the
     // window after the first look is still there), with more moves.
     assert_ne!(a["fen"], b["fen"]);
     assert_eq!(b["mark"], "first-load", "the page was reloaded: {b}");
-    let (ma, mb) = (a["moves"].as_array().unwrap(), b["moves"].as_array().unwrap());
+    let (ma, mb) = (
+        a["moves"].as_array().unwrap(),
+        b["moves"].as_array().unwrap(),
+    );
     assert!(mb.len() > ma.len() && mb.starts_with(ma), "{a}\n{b}");
     let png = std::fs::read(&shot).unwrap();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000);
@@ -354,7 +403,11 @@ fn spectators_follow_a_live_event_in_the_browser_and_through_the_feeds() {
     assert_eq!(v["cross_table"][1][0], "0");
     assert!(v["cross_table"][0][0].is_null());
     let all = get(&web, "/games.pgn");
-    assert!(all.head.contains("content-disposition: attachment"), "{}", all.head);
+    assert!(
+        all.head.contains("content-disposition: attachment"),
+        "{}",
+        all.head
+    );
     assert!(all.body.contains("[Result \"1-0\"]"));
     assert!(all.body.contains("adjudicated by the supervisor"));
     let one = get(&web, "/games/1.pgn").body;

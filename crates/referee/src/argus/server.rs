@@ -670,7 +670,12 @@ fn spawn_game(
     );
     let mut black = NetPlayer::new(bl, setup.start.clone(), tags, quiet, last, latencies);
     let spectators = shared.spectators.clone();
-    spectators.started(&setup, &cfg.players[g.white].name, &cfg.players[g.black].name, &[]);
+    spectators.started(
+        &setup,
+        &cfg.players[g.white].name,
+        &cfg.players[g.black].name,
+        &[],
+    );
     tokio::task::spawn_blocking(move || {
         let number = setup.number;
         let finished = play_game(&setup, &mut white, &mut black, None, &mut |m| {

@@ -736,7 +736,9 @@ where
             }
             if !s.first {
                 match tokio::time::timeout(KEEP_ALIVE, s.rx.changed()).await {
-                    Err(_) => return Some((Ok::<String, Infallible>(": keep-alive\n\n".into()), s)),
+                    Err(_) => {
+                        return Some((Ok::<String, Infallible>(": keep-alive\n\n".into()), s))
+                    }
                     // The event is gone: what it left is the last word.
                     Ok(Err(_)) => s.done = true,
                     Ok(Ok(())) => {}
@@ -745,7 +747,7 @@ where
             s.first = false;
             let rendered = {
                 let view = s.rx.borrow_and_update();
-                (s.render)(&*view)
+                (s.render)(&view)
             };
             if let Some((text, last)) = rendered {
                 s.done |= last;
@@ -863,7 +865,11 @@ mod tests {
         assert_eq!(v.standings[0].name, "A");
         assert_eq!(v.standings[0].points, 1.5);
         assert_eq!(
-            (v.standings[1].wins, v.standings[1].draws, v.standings[1].losses),
+            (
+                v.standings[1].wins,
+                v.standings[1].draws,
+                v.standings[1].losses
+            ),
             (0, 1, 1)
         );
         assert_eq!(v.cross_table[0][1].as_deref(), Some("1 ½"));
