@@ -11,8 +11,9 @@
 //! gauntlets and round-robins over an opening book, with games in parallel,
 //! statistics and SPRT ([`stats`]); and [`argus`], the network referee of
 //! the EPD spec, runs refereed events between programs on any machine, each
-//! client a [`player::Player`] of the same game loop (its TCP server behind
-//! the `server` feature, so the core builds without tokio).
+//! client a [`player::Player`] of the same game loop (its TCP server and the
+//! live spectator page behind the `server` feature, so the core builds
+//! without tokio and axum).
 //!
 //! ```no_run
 //! use rookery_referee::game::{play_game, GameSetup};

@@ -19,6 +19,15 @@ fn glyph(role: Role) -> char {
 /// `size` pixels square, White at the bottom. Text that is not a position
 /// gives a small placeholder saying so, never an error: a report shows what it can.
 pub fn diagram(fen: &str, size: u32) -> String {
+    diagram_marked(fen, size, &[])
+}
+
+/// Light and dark squares of a marked square (the last move's).
+const MARKED: [&str; 2] = ["#f6f669", "#baca44"];
+
+/// [`diagram`] with the `marked` squares (say, the last move's from and to)
+/// highlighted; each marked square's `rect` carries the class `marked`.
+pub fn diagram_marked(fen: &str, size: u32, marked: &[Square]) -> String {
     let setup = Setup::from_fen(fen, Mode::Lenient)
         .or_else(|_| Setup::from_epd_prefix(fen.as_bytes(), Mode::Lenient).map(|(s, _)| s));
     let cell = size as f64 / 8.0;
@@ -40,10 +49,17 @@ pub fn diagram(fen: &str, size: u32) -> String {
             let sq = Square::from_coords(file, rank);
             let x = file.index() as f64 * cell;
             let y = (7 - rank.index()) as f64 * cell;
-            let fill = if sq.is_light() { "#f0d9b5" } else { "#b58863" };
+            let mark = marked.contains(&sq);
+            let fill = match (mark, sq.is_light()) {
+                (false, true) => "#f0d9b5",
+                (false, false) => "#b58863",
+                (true, true) => MARKED[0],
+                (true, false) => MARKED[1],
+            };
+            let class = if mark { r#" class="marked""# } else { "" };
             let _ = write!(
                 s,
-                r#"<rect x="{x:.1}" y="{y:.1}" width="{cell:.1}" height="{cell:.1}" fill="{fill}"/>"#
+                r#"<rect{class} x="{x:.1}" y="{y:.1}" width="{cell:.1}" height="{cell:.1}" fill="{fill}"/>"#
             );
             if let Some(p) = setup.board[sq.index()] {
                 let (fill, stroke) = match p.color {
@@ -95,6 +111,19 @@ mod tests {
         assert_eq!(svg.matches("<rect").count(), 64);
         assert_eq!(svg.matches("<text").count(), 32);
         assert!(svg.contains("White to move"));
+    }
+
+    #[test]
+    fn marks_the_squares_asked_for_only() {
+        let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
+        let e2: Square = "e2".parse().unwrap();
+        let e4: Square = "e4".parse().unwrap();
+        let svg = diagram_marked(fen, 240, &[e2, e4]);
+        assert_eq!(svg.matches(r#"<rect class="marked""#).count(), 2);
+        // e2 is a dark square, e4 a light one (file e, ranks 2 and 4).
+        assert!(svg.contains(&format!(r#"fill="{}""#, MARKED[0])));
+        assert!(svg.contains(&format!(r#"fill="{}""#, MARKED[1])));
+        assert_eq!(diagram(fen, 240).matches("marked").count(), 0);
     }
 
     #[test]

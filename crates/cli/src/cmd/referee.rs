@@ -6,6 +6,7 @@ use anyhow::Context;
 use rookery_referee::argus::client::{Client, ClientConfig, ClientEvent, Judgement};
 use rookery_referee::argus::config::EventConfig;
 use rookery_referee::argus::server::{Control, Event, Notice};
+use rookery_referee::argus::web::{self, WebServer};
 use rookery_referee::player::EngineConfig;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -38,6 +39,12 @@ struct ServeArgs {
     /// Unattended: no console, no commands; exit when the event is over.
     #[arg(long)]
     background: bool,
+    /// Address of the live spectator page (default: the referee's host, a free port).
+    #[arg(long, value_name = "ADDR:PORT", conflicts_with = "no_web")]
+    web: Option<String>,
+    /// Serve no spectator page.
+    #[arg(long)]
+    no_web: bool,
 }
 
 /// Flags of `rookery referee connect`.
@@ -112,10 +119,29 @@ fn serve(a: ServeArgs) -> anyhow::Result<Status> {
         let (notice_tx, mut notices) = tokio::sync::mpsc::unbounded_channel::<Notice>();
         let (control_tx, controls) = tokio::sync::mpsc::unbounded_channel::<Control>();
         let event = Event::bind(cfg, a.listen, notice_tx).await?;
+        let page = if a.no_web {
+            None
+        } else {
+            let addr = a
+                .web
+                .unwrap_or_else(|| web::default_address(event.local_addr()));
+            Some(WebServer::bind(&addr).await?)
+        };
         {
             let mut out = std::io::stdout().lock();
             writeln!(out, "listening on {}", event.local_addr())?;
+            if let Some(p) = &page {
+                writeln!(out, "spectator page: http://{}/", p.local_addr())?;
+            }
             out.flush()?;
+        }
+        if let Some(p) = page {
+            let feed = event.feed();
+            tokio::spawn(async move {
+                if let Err(e) = p.run(feed).await {
+                    eprintln!("spectator page stopped: {e}");
+                }
+            });
         }
         let printer = tokio::spawn(async move {
             while let Some(n) = notices.recv().await {

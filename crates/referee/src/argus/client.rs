@@ -7,7 +7,8 @@
 //! `respond` plus `cc` into the engine's `position` and `go wtime btime`
 //! (`cc` is the time each side has *used*; the time left comes from it and
 //! the `TimeControl` tag of `inform`, see [`Clock::replay`]), answers with
-//! `refreq reply` and the move as `sm` in SAN, resigns and offers or
+//! `refreq reply` and the move as `sm` in SAN (with the engine's score,
+//! depth and nodes as `ce`, `acd`, `acn`), resigns and offers or
 //! accepts draws by the engine's score ([`Judgement`]), signs off when it
 //! stops of its own accord, and reconnects with back-off when the link
 //! drops. The engine is driven through [`UciPlayer`], the same machinery
@@ -486,6 +487,7 @@ impl Client {
             }
         };
         let mut out = ClientRecord::new(Request::Reply, pos.clone());
+        out.set_search(reply.score, reply.depth, reply.nodes);
         let cp = cp_of(reply.score);
         if let Some(c) = cp {
             self.scores.push(c);

@@ -12,6 +12,8 @@
 //! - [`log`]: every record sent and received, per player and per event.
 //! - [`client`]: the adapter that makes any UCI engine a client.
 //! - `server` (feature `server`): the tokio TCP server running an event.
+//! - `web` (feature `server`): the live spectator page and its JSON and PGN
+//!   feeds (axum).
 //!
 //! Conventions where the spec is silent: a client signs on with `refreq
 //! sign_on; tcsi "ADDRESS" "NAME"; Token "SECRET";` (the private opcode
@@ -28,3 +30,5 @@ pub mod net;
 pub mod protocol;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "server")]
+pub mod web;

@@ -219,6 +219,7 @@ impl Player for NetPlayer {
         } else {
             CastlingMode::Standard
         };
+        let search = reply.search();
         match (reply.sm, reply.offer) {
             (_, Some(o @ (Offer::Resign | Offer::Accept))) => {
                 let mut r = MoveReply::just(UciMove::Null);
@@ -228,6 +229,7 @@ impl Player for NetPlayer {
             (Some(SuppliedMove::Legal(m)), offer) => {
                 let mut r = MoveReply::just(UciMove::from_move(&current, m, mode));
                 r.offer = offer;
+                (r.score, r.depth, r.nodes) = search;
                 Ok(r)
             }
             (Some(SuppliedMove::Illegal(text)), _) => Err(PlayerError::IllegalMove(text)),
@@ -389,6 +391,37 @@ mod tests {
             w.awaiting.load(Ordering::SeqCst),
             "the transport was told a reply is due"
         );
+    }
+
+    #[test]
+    fn the_engines_score_depth_and_nodes_cross_the_wire() {
+        let (mut p, w) = player();
+        let start = Position::startpos();
+        for (score, ce) in [
+            (rookery_analysis::Score::Cp(-37), "ce -37;"),
+            (rookery_analysis::Score::Mate(2), "ce 32764;"),
+        ] {
+            let mut reply = ClientRecord::new(Request::Reply, start.clone());
+            reply.sm = Some(SuppliedMove::Legal(san(&start, "d4")));
+            reply.set_search(Some(score), Some(9), Some(12_345));
+            let line = reply.to_line();
+            for op in [ce, "acd 9;", "acn 12345;"] {
+                assert!(line.contains(op), "{op} missing: {line}");
+            }
+            // As the referee reads it off the wire.
+            let read = ClientRecord::parse(line.as_bytes()).unwrap();
+            let got = ask(&mut p, &[], Some(read), &w).unwrap();
+            assert_eq!(got.mv.to_string(), "d2d4");
+            assert_eq!(
+                (got.score, got.depth, got.nodes),
+                (Some(score), Some(9), Some(12_345))
+            );
+        }
+        // A reply without them carries none.
+        let mut plain = ClientRecord::new(Request::Reply, start.clone());
+        plain.sm = Some(SuppliedMove::Legal(san(&start, "d4")));
+        let got = ask(&mut p, &[], Some(plain), &w).unwrap();
+        assert_eq!((got.score, got.depth, got.nodes), (None, None, None));
     }
 
     #[test]

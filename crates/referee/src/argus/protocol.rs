@@ -25,6 +25,7 @@
 //! ```
 
 use crate::player::Offer;
+use rookery_analysis::Score;
 use rookery_core::{Move, Position};
 use rookery_epd::{Clock, Diagnostic, Mode, Operation, Problem, RawOperand, Record};
 use std::time::Duration;
@@ -110,6 +111,10 @@ pub struct ClientRecord {
     pub note: Option<String>,
     /// Every other operation, kept.
     pub other: Vec<Operation>,
+}
+
+fn is_acd(op: &Operation) -> bool {
+    matches!(op, Operation::Raw { opcode, .. } if opcode == "acd")
 }
 
 /// A string operand made safe: printing ASCII only, under 256 bytes.
@@ -259,6 +264,51 @@ impl ClientRecord {
             Some(SuppliedMove::Illegal(t)) => Some(t.clone()),
             None => None,
         }
+    }
+
+    /// Adds what the engine said about its move, as EPD says it: `ce` (the
+    /// score for the side to move, which is the mover: §6.7, mates as
+    /// 32767 − plies), `acd` (depth) and `acn` (nodes). The referee shows
+    /// them to spectators and writes them into the PGN ([`Self::search`]).
+    pub fn set_search(&mut self, score: Option<Score>, depth: Option<u32>, nodes: Option<u64>) {
+        self.other
+            .retain(|op| !matches!(op, Operation::Ce(_) | Operation::Acn(_)) && !is_acd(op));
+        if let Some(s) = score {
+            self.other.push(Operation::Ce(rookery_analysis::ce_of(s)));
+        }
+        if let Some(d) = depth {
+            self.other.push(Operation::Raw {
+                opcode: "acd".into(),
+                operands: vec![RawOperand::Token(d.to_string())],
+            });
+        }
+        if let Some(n) = nodes {
+            self.other.push(Operation::Acn(n));
+        }
+    }
+
+    /// The score, depth and nodes a client sent with its move (`ce`, `acd`,
+    /// `acn`; see [`Self::set_search`]); an unreadable one counts as absent.
+    pub fn search(&self) -> (Option<Score>, Option<u32>, Option<u64>) {
+        let (mut score, mut depth, mut nodes) = (None, None, None);
+        for op in &self.other {
+            match op {
+                Operation::Ce(c) if (-32767..=32766).contains(c) => {
+                    score = Some(match rookery_epd::mate_from_ce(*c) {
+                        Some(n) => Score::Mate(n),
+                        None => Score::Cp(*c),
+                    });
+                }
+                Operation::Acn(n) => nodes = Some(*n),
+                Operation::Raw { opcode, operands } if opcode == "acd" => {
+                    if let [RawOperand::Token(t)] = operands.as_slice() {
+                        depth = t.parse().ok();
+                    }
+                }
+                _ => {}
+            }
+        }
+        (score, depth, nodes)
     }
 
     /// The record as an EPD line (operations in ASCII order, no line end).

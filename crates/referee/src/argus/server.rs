@@ -18,6 +18,7 @@ use super::config::EventConfig;
 use super::log::{Direction, EventLog};
 use super::net::{Inbound, Latencies, Link, NetPlayer};
 use super::protocol::{ClientRecord, Command, RefereeRecord, Request, MAX_RECORD};
+use super::web::{Feed, Spectators};
 use crate::game::{play_game, utc_now, FinishedGame, GameSetup};
 use crate::record::{GameOutcome, GameRecord, Termination};
 use crate::schedule::{schedule, Scheduled};
@@ -210,6 +211,8 @@ struct Shared {
     next_id: AtomicUsize,
     closing: AtomicBool,
     wake: tokio::sync::Notify,
+    /// What the spectator page shows ([`super::web`]).
+    spectators: Spectators,
 }
 
 impl Shared {
@@ -256,6 +259,7 @@ impl Event {
             .to_string();
         Ok(Event {
             shared: Arc::new(Shared {
+                spectators: Spectators::new(&cfg),
                 cfg,
                 address: local,
                 log,
@@ -274,6 +278,11 @@ impl Event {
     /// The address bound.
     pub fn local_addr(&self) -> &str {
         &self.shared.address
+    }
+
+    /// The event as the spectator page sees it, live ([`super::web`]).
+    pub fn feed(&self) -> Feed {
+        self.shared.spectators.feed()
     }
 
     /// Runs the event to its end (or a `shutdown`), then sends `disconnect`
@@ -380,11 +389,13 @@ impl Event {
                     let stop = running.remove(&g.number).and_then(|r| r.stop.lock().ok().and_then(|s| *s));
                     release(&shared, [&cfg.players[g.white].name, &cfg.players[g.black].name]);
                     let Some(mut f) = finished else {
+                        shared.spectators.left_play(g.number);
                         pending.push_back(g);
                         continue;
                     };
                     match stop {
                         Some(Stop::Adjourn) => {
+                            shared.spectators.left_play(g.number);
                             pending.push_back(g);
                             continue;
                         }
@@ -409,6 +420,7 @@ impl Event {
                         source,
                     })?;
                     results[g.number] = Some(f.record.outcome.as_str().to_string());
+                    shared.spectators.finished(&f.record);
                     shared.notice(Notice::GameOver(
                         g.number + 1,
                         f.record.white.clone(),
@@ -459,6 +471,7 @@ impl Event {
             }
         }
         summary.unplayed = pending.len();
+        shared.spectators.over();
         // §8 step 15: disconnect every client signed on.
         shared.closing.store(true, Ordering::SeqCst);
         let sessions: Vec<(String, UnboundedSender<Out>)> = shared
@@ -656,8 +669,20 @@ fn spawn_game(
         latencies.clone(),
     );
     let mut black = NetPlayer::new(bl, setup.start.clone(), tags, quiet, last, latencies);
+    let spectators = shared.spectators.clone();
+    spectators.started(
+        &setup,
+        &cfg.players[g.white].name,
+        &cfg.players[g.black].name,
+        &[],
+    );
     tokio::task::spawn_blocking(move || {
-        let finished = play_game(&setup, &mut white, &mut black, None, &mut |_| Ok(())).ok();
+        let number = setup.number;
+        let finished = play_game(&setup, &mut white, &mut black, None, &mut |m| {
+            spectators.moved(number, m);
+            Ok(())
+        })
+        .ok();
         let _ = done.send((g, finished));
     });
 }

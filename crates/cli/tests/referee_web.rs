@@ -1,0 +1,426 @@
+//! The live spectator page of `rookery referee serve` (issue 16, duty 11):
+//! a real event on loopback between two `rookery referee connect` clients
+//! (the built-in engine on a real clock), its JSON and PGN feeds read with a
+//! plain HTTP client, and the page watched in headless Chromium (driven by
+//! `tests/python/spectator_cdp.py` over the DevTools protocol): the board,
+//! both clocks and the move list are there, and the board changes with the
+//! next move without a reload.
+//!
+//! Peers: Chromium and python3 (standard library only). When `CI` is set
+//! and one is missing the test fails; otherwise it skips with a note.
+
+use rookery_testkit::{peer, TempDir};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const ROOKERY: &str = env!("CARGO_BIN_EXE_rookery");
+/// The longest any wait for the event may take.
+const WAIT: Duration = Duration::from_secs(20);
+
+/// A child killed on drop.
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A response: status, headers (lower-case names), body.
+struct Reply {
+    status: u16,
+    head: String,
+    body: String,
+}
+
+/// `GET path` over HTTP/1.0 (the server closes the connection after the
+/// body, so no chunking).
+fn get(addr: &str, path: &str) -> Reply {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(WAIT)).unwrap();
+    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    Reply {
+        status,
+        head: head.to_ascii_lowercase(),
+        body: body.to_string(),
+    }
+}
+
+/// An open Server-Sent Events stream.
+struct Events(BufReader<TcpStream>);
+
+impl Events {
+    fn open(addr: &str, path: &str) -> Events {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(WAIT)).unwrap();
+        write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+        let mut r = BufReader::new(s);
+        let mut head = String::new();
+        loop {
+            let mut line = String::new();
+            r.read_line(&mut line).unwrap();
+            if line.trim_end().is_empty() {
+                break;
+            }
+            head.push_str(&line.to_ascii_lowercase());
+        }
+        assert!(
+            head.starts_with("http/1.") && head.contains(" 200"),
+            "{head}"
+        );
+        assert!(head.contains("content-type: text/event-stream"), "{head}");
+        Events(r)
+    }
+
+    /// The next event's data (its `data:` lines joined), skipping comments.
+    fn next(&mut self) -> String {
+        let mut data: Vec<String> = Vec::new();
+        loop {
+            let mut line = String::new();
+            let n = self.0.read_line(&mut line).unwrap();
+            assert!(n > 0, "the stream ended");
+            let line = line.trim_end_matches(['\r', '\n']);
+            if line.is_empty() {
+                if data.is_empty() {
+                    continue;
+                }
+                return data.join("\n");
+            }
+            if let Some(d) = line.strip_prefix("data:") {
+                data.push(d.strip_prefix(' ').unwrap_or(d).to_string());
+            }
+        }
+    }
+}
+
+fn event_json(web: &str) -> Value {
+    let r = get(web, "/api/event");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        r.head.contains("content-type: application/json"),
+        "{}",
+        r.head
+    );
+    serde_json::from_str(&r.body).unwrap()
+}
+
+/// Polls the JSON feed until `ok` holds (at most [`WAIT`]).
+fn wait_for(web: &str, what: &str, ok: impl Fn(&Value) -> bool) -> Value {
+    let t = Instant::now();
+    loop {
+        let v = event_json(web);
+        if ok(&v) {
+            return v;
+        }
+        assert!(t.elapsed() < WAIT, "no {what} within {WAIT:?}: {v}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn sans(moves: &Value) -> Vec<String> {
+    moves
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["san"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The PGN move text's SAN tokens (no numbers, comments or result).
+fn pgn_sans(pgn: &str) -> Vec<String> {
+    let body: String = pgn
+        .lines()
+        .filter(|l| !l.starts_with('['))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut word = String::new();
+    for c in body.chars().chain([' ']) {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            c if depth == 0 && c.is_whitespace() => {
+                let w = std::mem::take(&mut word);
+                let w = w.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+                if !w.is_empty() && !["*", "1-0", "0-1", "1/2-1/2"].contains(&w) {
+                    out.push(w.to_string());
+                }
+            }
+            c if depth == 0 => word.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+struct Event {
+    server: Proc,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    web: String,
+    _clients: [Proc; 2],
+}
+
+impl Event {
+    fn start(dir: &TempDir) -> Event {
+        let cfg = dir.join("event.toml");
+        std::fs::write(
+            &cfg,
+            "[event]\nname = \"Web test\"\nsite = \"loopback\"\npgn = \"games.pgn\"\nlog_dir = \"logs\"\n\
+             rounds = 1\ngames = 2\npairing = \"round-robin\"\ntime_control = \"20+0.2\"\n\
+             quiet_period_ms = 100\ntime_margin_ms = 500\n\
+             [[player]]\nname = \"Alpha\"\ntoken = \"a\"\n[[player]]\nname = \"Beta\"\ntoken = \"b\"\n",
+        )
+        .unwrap();
+        let stderr = std::fs::File::create(dir.join("serve.stderr")).unwrap();
+        let mut child = Command::new(ROOKERY)
+            .args(["referee", "serve", "--config"])
+            .arg(&cfg)
+            .args(["--listen", "127.0.0.1:0", "--web", "127.0.0.1:0"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let server = Proc(child);
+        let mut line = |prefix: &str| {
+            let mut l = String::new();
+            stdout.read_line(&mut l).unwrap();
+            l.strip_prefix(prefix)
+                .unwrap_or_else(|| panic!("expected {prefix:?}, got {l:?}"))
+                .trim()
+                .to_string()
+        };
+        let addr = line("listening on ");
+        let url = line("spectator page: ");
+        let web = url
+            .strip_prefix("http://")
+            .and_then(|u| u.strip_suffix('/'))
+            .unwrap_or_else(|| panic!("not a page address: {url:?}"))
+            .to_string();
+        let client = |name: &str, token: &str| {
+            Proc(
+                Command::new(ROOKERY)
+                    .args(["referee", "connect", &addr, "--engine", "builtin"])
+                    .args(["--name", name, "--token", token])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap(),
+            )
+        };
+        let clients = [client("Alpha", "a"), client("Beta", "b")];
+        Event {
+            server,
+            stdin,
+            stdout,
+            web,
+            _clients: clients,
+        }
+    }
+
+    fn command(&mut self, c: &str) {
+        writeln!(self.stdin, "{c}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Shuts the event down; returns the server's stdout rest.
+    fn shutdown(mut self) -> String {
+        self.command("shutdown");
+        let t = Instant::now();
+        while self.server.0.try_wait().unwrap().is_none() {
+            assert!(t.elapsed() < WAIT, "the server did not stop");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let mut rest = String::new();
+        self.stdout.read_to_string(&mut rest).unwrap();
+        rest
+    }
+}
+
+#[test]
+fn spectators_follow_a_live_event_in_the_browser_and_through_the_feeds() {
+    let Some(chromium) = peer::chromium() else {
+        return;
+    };
+    let Some(python) = peer::find(&["python3"], None).or_else(|| peer::missing("python3")) else {
+        return;
+    };
+    let dir = TempDir::new("referee-web");
+    let mut event = Event::start(&dir);
+    let web = event.web.clone();
+
+    // The page and its assets come from the referee itself.
+    let page = get(&web, "/");
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<script src=\"/assets/spectator.js\">"));
+    assert!(!page.body.contains("http://") && !page.body.contains("https://"));
+    let script = get(&web, "/assets/spectator.js");
+    assert_eq!(script.status, 200);
+    assert!(script.body.contains("EventSource(\"/api/stream\")"));
+    assert!(
+        !script.body.contains("http"),
+        "the script loads nothing from elsewhere"
+    );
+
+    // The JSON feed: game 1 in progress, with a board, real clocks and moves.
+    let v = wait_for(&web, "move in game 1", |v| {
+        v["live"][0]["moves"]
+            .as_array()
+            .is_some_and(|m| !m.is_empty())
+    });
+    assert_eq!(v["name"], "Web test");
+    let g = &v["live"][0];
+    assert_eq!(g["number"], 1);
+    assert_eq!(
+        (g["white"].as_str(), g["black"].as_str()),
+        (Some("Alpha"), Some("Beta"))
+    );
+    assert!(g["board_svg"]
+        .as_str()
+        .unwrap()
+        .starts_with("<svg class=\"board\""));
+    assert!(
+        g["clock_ms"][0].as_u64().is_some() && g["clock_ms"][1].as_u64().is_some(),
+        "{g}"
+    );
+    // The built-in engine's score and depth, sent by its client with the move.
+    assert!(
+        g["evals"][0]["depth"].as_u64().is_some_and(|d| d >= 1),
+        "{g}"
+    );
+    assert!(g["evals"][0]["score"].as_str().is_some(), "{g}");
+    assert_eq!(v["schedule"][0]["state"], "playing");
+
+    // The live PGN of game 1 holds the moves so far, and grows on its stream.
+    let pgn = get(&web, "/games/1.pgn");
+    assert_eq!(pgn.status, 200);
+    assert!(pgn.head.contains("content-type: application/x-chess-pgn"));
+    assert!(pgn.body.contains("[White \"Alpha\"]") && pgn.body.contains("[Result \"*\"]"));
+    let now = sans(&g["moves"]);
+    let served = pgn_sans(&pgn.body);
+    assert!(
+        served.starts_with(&now),
+        "{served:?} does not extend {now:?}"
+    );
+    assert_eq!(get(&web, "/games/9.pgn").status, 404);
+    assert_eq!(get(&web, "/games/x/stream").status, 404);
+    let mut stream = Events::open(&web, "/games/1/stream");
+    let first = pgn_sans(&stream.next());
+    let second = pgn_sans(&stream.next());
+    assert!(
+        second.len() > first.len() && second.starts_with(&first),
+        "the stream's second PGN does not extend its first: {first:?} / {second:?}"
+    );
+    let mut snapshots = Events::open(&web, "/api/stream");
+    let snap: Value = serde_json::from_str(&snapshots.next()).unwrap();
+    assert_eq!(snap["live"][0]["number"], 1);
+
+    // The page in a browser: board, clocks, moves; then the next position
+    // arrives without a reload.
+    let shot = dir.join("page.png");
+    let out = Command::new(python)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/python/spectator_cdp.py"
+        ))
+        .arg(chromium)
+        .arg(format!("http://{web}/"))
+        .arg(dir.join("profile"))
+        .arg(&shot)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    let seen: Value = serde_json::from_str(said.trim())
+        .unwrap_or_else(|e| panic!("{e}: {said}\n{}", String::from_utf8_lossy(&out.stderr)));
+    assert!(
+        out.status.success() && seen.get("error").is_none(),
+        "{seen}"
+    );
+    let (a, b) = (&seen["first"], &seen["later"]);
+    assert_eq!(a["boards"], 1, "{a}");
+    assert_eq!(a["marked"], 2, "the last move is marked: {a}");
+    for clock in ["white_clock", "black_clock"] {
+        let t = a[clock].as_str().unwrap();
+        assert!(
+            t.chars().any(|c| c.is_ascii_digit()) && t.contains(['.', ':']),
+            "{clock}: {t}"
+        );
+    }
+    assert_eq!(
+        a["running"].as_array().map(Vec::len),
+        Some(1),
+        "one clock runs: {a}"
+    );
+    assert!(a["moves"].as_array().is_some_and(|m| !m.is_empty()), "{a}");
+    assert!(
+        a["evals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e.as_str().is_some_and(|s| s.contains('/'))),
+        "{a}"
+    );
+    assert_eq!(a["connection"], "live");
+    assert_eq!(a["standings"], 3, "a header and a line per player");
+    // Later: another position on the same page load (the mark set on the
+    // window after the first look is still there), with more moves.
+    assert_ne!(a["fen"], b["fen"]);
+    assert_eq!(b["mark"], "first-load", "the page was reloaded: {b}");
+    let (ma, mb) = (
+        a["moves"].as_array().unwrap(),
+        b["moves"].as_array().unwrap(),
+    );
+    assert!(mb.len() > ma.len() && mb.starts_with(ma), "{a}\n{b}");
+    let png = std::fs::read(&shot).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000);
+
+    // The supervisor ends game 1: it is recorded, counts in the standings
+    // and the cross-table, and its PGN is the one written to disk.
+    event.command("adjudicate 1 1-0");
+    let v = wait_for(&web, "finished game 1", |v| {
+        v["finished"].as_array().is_some_and(|f| !f.is_empty())
+    });
+    assert_eq!(v["finished"][0]["result"], "1-0");
+    assert_eq!(v["standings"][0]["name"], "Alpha");
+    assert_eq!(v["standings"][0]["points"], 1.0);
+    assert_eq!(v["cross_table"][0][1], "1");
+    assert_eq!(v["cross_table"][1][0], "0");
+    assert!(v["cross_table"][0][0].is_null());
+    let all = get(&web, "/games.pgn");
+    assert!(
+        all.head.contains("content-disposition: attachment"),
+        "{}",
+        all.head
+    );
+    assert!(all.body.contains("[Result \"1-0\"]"));
+    assert!(all.body.contains("adjudicated by the supervisor"));
+    let one = get(&web, "/games/1.pgn").body;
+    let disk = std::fs::read_to_string(dir.join("games.pgn")).unwrap();
+    assert!(disk.starts_with(&one), "served:\n{one}\non disk:\n{disk}");
+    assert!(get(&web, "/live.pgn").body.starts_with(&one));
+    // The game stream ends with the recorded game.
+    let mut last = stream.next();
+    while !last.contains("[Result \"1-0\"]") {
+        last = stream.next();
+    }
+    assert_eq!(last.trim_end(), one.trim_end());
+
+    let rest = event.shutdown();
+    assert!(rest.contains("event over"), "{rest}");
+}
