@@ -11,7 +11,9 @@
 //! - [`config`]: the event file (`[event]`, `[[player]]`).
 //! - [`log`]: every record sent and received, per player and per event.
 //! - [`client`]: the adapter that makes any UCI engine a client.
-//! - `server` (feature `server`): the tokio TCP server running an event.
+//! - `server` (feature `server`): the tokio TCP server running an event,
+//!   its journal, `--resume` and serial mode.
+//! - [`standby`]: a standby referee following the primary's journal.
 //!
 //! Conventions where the spec is silent: a client signs on with `refreq
 //! sign_on; tcsi "ADDRESS" "NAME"; Token "SECRET";` (the private opcode
@@ -27,4 +29,7 @@ pub mod log;
 pub mod net;
 pub mod protocol;
 #[cfg(feature = "server")]
+mod resume;
+#[cfg(feature = "server")]
 pub mod server;
+pub mod standby;
