@@ -100,15 +100,14 @@ fn finish(mut p: Proc, mut out: BufReader<ChildStdout>, limit: Duration) -> Stri
             let mut rest = String::new();
             out.read_to_string(&mut rest).unwrap();
             let mut err = String::new();
-            p.0.stderr
-                .take()
-                .unwrap()
-                .read_to_string(&mut err)
-                .unwrap();
+            p.0.stderr.take().unwrap().read_to_string(&mut err).unwrap();
             assert!(status.success(), "referee failed: {status}\n{rest}\n{err}");
             return rest;
         }
-        assert!(t.elapsed() < limit, "the event did not end within {limit:?}");
+        assert!(
+            t.elapsed() < limit,
+            "the event did not end within {limit:?}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -165,8 +164,11 @@ fn pgn_sans(game: &str) -> Vec<String> {
         }
     }
     for w in text.split_whitespace() {
+        if ["1-0", "0-1", "1/2-1/2", "*"].contains(&w) {
+            continue;
+        }
         let w = w.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-        if w.is_empty() || ["1-0", "0-1", "1/2-1/2", "*"].contains(&w) {
+        if w.is_empty() {
             continue;
         }
         out.push(w.to_string());
@@ -184,13 +186,20 @@ fn pgn_games(path: &Path) -> Vec<String> {
 
 /// Milliseconds since midnight UTC.
 fn ms_of_day(t: SystemTime) -> u64 {
-    (t.duration_since(SystemTime::UNIX_EPOCH).unwrap().as_millis() % 86_400_000) as u64
+    (t.duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+        % 86_400_000) as u64
 }
 
 /// The `Logts` of a log line as milliseconds since midnight UTC.
 fn logts_ms(line: &str) -> u64 {
     let at = line.find("Logts \"").expect("no Logts") + 7;
-    let time = line[at..].split_whitespace().nth(1).unwrap().trim_end_matches(['"', ';']);
+    let time = line[at..]
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(['"', ';']);
     let (hms, ms) = time.split_once('.').unwrap();
     let f: Vec<u64> = hms.split(':').map(|x| x.parse().unwrap()).collect();
     ((f[0] * 60 + f[1]) * 60 + f[2]) * 1000 + ms.parse::<u64>().unwrap()
@@ -199,13 +208,16 @@ fn logts_ms(line: &str) -> u64 {
 /// The two clocks of a record's `cc` (time used) in seconds.
 fn cc_seconds(line: &str) -> [u64; 2] {
     let at = line.find(" cc ").expect("no cc") + 4;
-    let mut it = line[at..].split([' ', ';']).filter(|w| !w.is_empty()).map(|c| {
-        c.split(':')
-            .map(|x| x.parse::<u64>().unwrap())
-            .zip([86_400, 3600, 60, 1])
-            .map(|(v, m)| v * m)
-            .sum::<u64>()
-    });
+    let mut it = line[at..]
+        .split([' ', ';'])
+        .filter(|w| !w.is_empty())
+        .map(|c| {
+            c.split(':')
+                .map(|x| x.parse::<u64>().unwrap())
+                .zip([86_400, 3600, 60, 1])
+                .map(|(v, m)| v * m)
+                .sum::<u64>()
+        });
     [it.next().unwrap(), it.next().unwrap()]
 }
 
@@ -217,7 +229,9 @@ fn check_game(pgn: &Path, journal_path: &Path, before: &[Value]) -> Vec<String> 
     assert_eq!(games.len(), 1, "{games:?}");
     let sans = pgn_sans(&games[0]);
     let after = journal(journal_path);
-    let end = of_type(&after, "end").next().expect("no end in the journal");
+    let end = of_type(&after, "end")
+        .next()
+        .expect("no end in the journal");
     let record_moves: Vec<&Value> = end["record"]["moves"].as_array().unwrap().iter().collect();
     let record_sans: Vec<String> = record_moves
         .iter()
@@ -229,7 +243,11 @@ fn check_game(pgn: &Path, journal_path: &Path, before: &[Value]) -> Vec<String> 
         .map(|m| m["san"].as_str().unwrap().to_string())
         .collect();
     assert!(sans.len() > k, "no move after the restart: {sans:?}");
-    assert_eq!(sans[..k], before_sans[..], "the moves before the kill, once");
+    assert_eq!(
+        sans[..k],
+        before_sans[..],
+        "the moves before the kill, once"
+    );
     let uci: Vec<&str> = record_moves
         .iter()
         .map(|m| m["uci"].as_str().unwrap())
@@ -269,7 +287,10 @@ fn a_referee_killed_mid_game_resumes_from_its_journal() {
         .iter()
         .map(|v| v.as_u64().unwrap())
         .collect();
-    assert!(used.iter().all(|&u| u >= 1000), "over a second used each: {used:?}");
+    assert!(
+        used.iter().all(|&u| u >= 1000),
+        "over a second used each: {used:?}"
+    );
     let log = dir.join("logs/event.log");
     let log_len = std::fs::metadata(&log).map_or(0, |m| m.len()) as usize;
 
@@ -292,7 +313,9 @@ fn a_referee_killed_mid_game_resumes_from_its_journal() {
     let mut since = String::from_utf8_lossy(&text[log_len..]).into_owned();
     if log_len > 0 && text[log_len - 1] != b'\n' {
         // The killed referee's last log line was cut off.
-        since = since.split_once('\n').map_or(String::new(), |x| x.1.to_string());
+        since = since
+            .split_once('\n')
+            .map_or(String::new(), |x| x.1.to_string());
     }
     let to_move = if k % 2 == 0 { "Alpha" } else { "Beta" };
     let mut first_respond = None;
@@ -305,13 +328,18 @@ fn a_referee_killed_mid_game_resumes_from_its_journal() {
             .iter()
             .rposition(|l| l.contains("refcom inform;") && l.contains("Result \"*\""))
             .expect("no inform after the restart");
-        assert!(sent[..game_start].iter().any(|l| l.contains("refcom reset;")));
+        assert!(sent[..game_start]
+            .iter()
+            .any(|l| l.contains("refcom reset;")));
         let executes = sent[game_start + 1..]
             .iter()
             .take_while(|l| l.contains("refcom execute;"))
             .count();
         let expected = if who == to_move { k - 1 } else { k };
-        assert_eq!(executes, expected, "{who}: execute records after the restart");
+        assert_eq!(
+            executes, expected,
+            "{who}: execute records after the restart"
+        );
         if who == to_move {
             let respond = sent[game_start + 1 + executes];
             assert!(respond.contains("refcom respond;"), "{respond}");
@@ -333,8 +361,18 @@ fn a_referee_killed_mid_game_resumes_from_its_journal() {
 #[test]
 fn a_standby_takes_over_when_the_primary_is_killed() {
     let dir = TempDir::new("argus-standby");
-    let primary_cfg = event_file(&dir.join("primary.toml"), "primary.pgn", "plogs", "60 st=0.15");
-    let standby_cfg = event_file(&dir.join("standby.toml"), "standby.pgn", "slogs", "60 st=0.15");
+    let primary_cfg = event_file(
+        &dir.join("primary.toml"),
+        "primary.pgn",
+        "plogs",
+        "60 st=0.15",
+    );
+    let standby_cfg = event_file(
+        &dir.join("standby.toml"),
+        "standby.pgn",
+        "slogs",
+        "60 st=0.15",
+    );
     let (primary, paddr, _pout) = serve(&primary_cfg, "127.0.0.1:0", &[]);
     // A free port for the standby.
     let saddr = {
@@ -440,8 +478,16 @@ fn serial_mode_plays_a_game_over_two_pseudo_terminals() {
         "listening on serial ",
     );
     assert!(what.contains("ref1") && what.contains("ref2"), "{what}");
-    let _a = connect(&["--serial", links[0].1.to_str().unwrap()], "Alpha", "a-secret");
-    let _b = connect(&["--serial", links[1].1.to_str().unwrap()], "Beta", "b-secret");
+    let _a = connect(
+        &["--serial", links[0].1.to_str().unwrap()],
+        "Alpha",
+        "a-secret",
+    );
+    let _b = connect(
+        &["--serial", links[1].1.to_str().unwrap()],
+        "Beta",
+        "b-secret",
+    );
     let rest = finish(server, out, Duration::from_secs(25));
     assert!(rest.contains("event over: 1 games"), "{rest}");
     let games = pgn_games(&dir.join("games.pgn"));
@@ -449,7 +495,10 @@ fn serial_mode_plays_a_game_over_two_pseudo_terminals() {
     assert!(!games[0].contains("[Result \"*\"]"), "{}", games[0]);
     assert!(pgn_sans(&games[0]).len() >= 2, "{}", games[0]);
     let log = std::fs::read_to_string(dir.join("logs/event.log")).unwrap();
-    assert!(log.contains("refreq sign_on;"), "the clients signed on over the devices");
+    assert!(
+        log.contains("refreq sign_on;"),
+        "the clients signed on over the devices"
+    );
     drop(socats);
 }
 
@@ -481,7 +530,9 @@ fn a_player_restarted_by_the_supervisor_resumes_its_game() {
     let out = BufReader::new(child.stdout.take().unwrap());
     let server = Proc(child);
     let journal_path = dir.join("logs/event.journal");
-    wait_for(&journal_path, "the restart", |j| journaled_moves(j).len() >= 10);
+    wait_for(&journal_path, "the restart", |j| {
+        journaled_moves(j).len() >= 10
+    });
     let log = dir.join("logs/event.log");
     let before = journal(&journal_path);
     use std::io::Write;

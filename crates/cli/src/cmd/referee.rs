@@ -80,7 +80,11 @@ struct ObserveArgs {
 struct ConnectArgs {
     /// The referees, tried in order when the link drops (comma separated or
     /// several).
-    #[arg(value_name = "HOST:PORT", value_delimiter = ',', required_unless_present = "serial")]
+    #[arg(
+        value_name = "HOST:PORT",
+        value_delimiter = ',',
+        required_unless_present = "serial"
+    )]
     address: Vec<String>,
     /// Sign on over this character device instead of TCP.
     #[arg(long, value_name = "DEV", conflicts_with = "address")]
@@ -167,7 +171,9 @@ fn observe(a: ObserveArgs) -> anyhow::Result<Status> {
         )));
     };
     if !(a.takeover_after.is_finite() && a.takeover_after > 0.0) {
-        return Err(usage("--takeover-after must be a positive number of seconds"));
+        return Err(usage(
+            "--takeover-after must be a positive number of seconds",
+        ));
     }
     // This referee's games begin where its PGN file ends now.
     let pgn_base = std::fs::metadata(&cfg.pgn).map_or(0, |m| m.len());
@@ -177,7 +183,11 @@ fn observe(a: ObserveArgs) -> anyhow::Result<Status> {
         journal: cfg.journal.clone(),
         takeover_after: Duration::from_secs_f64(a.takeover_after),
     };
-    println!("following {} (journal copy {})", a.primary, s.journal.display());
+    println!(
+        "following {} (journal copy {})",
+        a.primary,
+        s.journal.display()
+    );
     let t = standby::follow(&s, &mut |e| match e {
         StandbyEvent::Following(from) => eprintln!("following the journal from byte {from}"),
         StandbyEvent::Lost(why) => eprintln!("link to the primary lost: {why}"),

@@ -717,7 +717,10 @@ mod tests {
             line.clear();
             r.read_line(&mut line).unwrap();
             send(RefereeRecord::new(Command::Disconnect, pos.clone()));
-            (ClientRecord::parse(line.trim_end().as_bytes()).unwrap(), pos)
+            (
+                ClientRecord::parse(line.trim_end().as_bytes()).unwrap(),
+                pos,
+            )
         });
         let mut client = Client::new(ClientConfig {
             targets: vec![Target::Tcp(dead), Target::Tcp(address)],

@@ -109,11 +109,7 @@ impl NetPlayer {
     ///
     /// # Errors
     /// [`GameError::Resume`] for a move that does not replay.
-    pub fn replaying(
-        mut self,
-        moves: &[MoveRecord],
-        count: usize,
-    ) -> Result<NetPlayer, GameError> {
+    pub fn replaying(mut self, moves: &[MoveRecord], count: usize) -> Result<NetPlayer, GameError> {
         let mut pos = self.start.clone();
         let mut used = [Duration::ZERO; 2];
         for r in moves.iter().take(count) {

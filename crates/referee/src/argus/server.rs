@@ -46,12 +46,10 @@
 use super::config::EventConfig;
 use super::log::{Direction, EventLog};
 use super::net::{Inbound, Latencies, Link, NetPlayer};
-use super::protocol::{
-    ClientRecord, Command, RefereeRecord, Request, JOURNAL_OPCODE, MAX_RECORD,
-};
+use super::protocol::{ClientRecord, Command, RefereeRecord, Request, JOURNAL_OPCODE, MAX_RECORD};
+use super::resume::{new_journal, resume_journal, Resumed};
 use crate::clock::Clock;
 use crate::game::{play_game, utc_now, FinishedGame, GameError, GameSetup};
-use super::resume::{new_journal, resume_journal, Resumed};
 use crate::journal::{Entry, Journal, JournalError};
 use crate::player::Offer;
 use crate::record::{GameOutcome, GameRecord, MoveRecord, Termination};
@@ -540,7 +538,9 @@ impl Event {
                 .open(&pgn_path)
                 .map_err(pgn_error)?;
             for g in &r.finished {
-                let text = g.pgn_text().map_err(|e| pgn_error(std::io::Error::other(e)))?;
+                let text = g
+                    .pgn_text()
+                    .map_err(|e| pgn_error(std::io::Error::other(e)))?;
                 f.write_all(text.as_bytes())
                     .and_then(|()| f.write_all(b"\n"))
                     .map_err(pgn_error)?;
@@ -1135,8 +1135,8 @@ async fn follow_journal<R: AsyncRead + Unpin>(
             .journal
             .lock()
             .map_err(|_| "the journal is unavailable".to_string())?;
-        let bytes = std::fs::read(j.journal.path())
-            .map_err(|e| format!("cannot read the journal: {e}"))?;
+        let bytes =
+            std::fs::read(j.journal.path()).map_err(|e| format!("cannot read the journal: {e}"))?;
         let from = usize::try_from(from).unwrap_or(usize::MAX);
         if from > bytes.len() || (from > 0 && bytes[from - 1] != b'\n') {
             return Err(format!(
@@ -1295,9 +1295,11 @@ where
             }
         };
         let follow = rec.other.iter().find_map(|op| match op {
-            Operation::Raw { opcode, operands } if opcode == JOURNAL_OPCODE => {
-                Some(operands.first().map_or(Some(0), |o| o.text().parse::<u64>().ok()))
-            }
+            Operation::Raw { opcode, operands } if opcode == JOURNAL_OPCODE => Some(
+                operands
+                    .first()
+                    .map_or(Some(0), |o| o.text().parse::<u64>().ok()),
+            ),
             _ => None,
         });
         match (&me, rec.request) {
