@@ -8,6 +8,11 @@
 //! [`SYNC_INTERVAL`]) and an `end` holding the finished record. A line cut off by a crash is recognised (it is the last and has
 //! no line end) and dropped; a damaged line elsewhere is an error naming it.
 //!
+//! The Argus referee writes the same journal with two more entries: after
+//! each `move` a `clocks` line (both clocks and the offer), and `discard`
+//! when an adjourned game starts again; it makes each move durable itself
+//! ([`Journal::sync`]) before the next request goes out.
+//!
 //! ```
 //! use rookery_referee::journal::{Entry, Journal, JournalState};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -60,6 +65,29 @@ pub enum Entry {
         /// The move.
         #[serde(flatten)]
         mv: MoveRecord,
+    },
+    /// The moves of a game so far are void: it starts again from its
+    /// first move (an adjourned game of an Argus event).
+    Discard {
+        /// The game's number.
+        game: usize,
+    },
+    /// Both clocks after a move, and the offer that came with it (the
+    /// Argus referee writes one after each `move`; readers that need only
+    /// the moves skip it).
+    Clocks {
+        /// The game's number.
+        game: usize,
+        /// Moves of the game so far, this one included.
+        ply: usize,
+        /// Time used by White and Black (milliseconds), as `cc` reports it.
+        used_ms: [u64; 2],
+        /// Time left on White's and Black's clocks (milliseconds), where
+        /// the time control has a clock.
+        remaining_ms: [Option<u64>; 2],
+        /// The offer sent with the move (`draw`, `claim`, `reject`), if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offer: Option<String>,
     },
     /// A game is over.
     End {
@@ -228,17 +256,52 @@ impl Journal {
     /// # Errors
     /// [`JournalError::Io`].
     pub fn append(&mut self, e: &Entry) -> Result<(), JournalError> {
-        let io_err = |error| JournalError::Io {
+        let line = Journal::encode(e).map_err(|error| JournalError::Io {
             path: self.path.clone(),
             error,
-        };
-        let mut line = serde_json::to_vec(e).map_err(|e| io_err(io::Error::other(e)))?;
+        })?;
+        self.append_encoded(&line)
+    }
+
+    /// An entry as the line [`Journal::append`] writes (with its line end).
+    ///
+    /// # Errors
+    /// An entry that cannot be written as JSON.
+    pub fn encode(e: &Entry) -> io::Result<Vec<u8>> {
+        let mut line = serde_json::to_vec(e).map_err(io::Error::other)?;
         line.push(b'\n');
-        self.file.write_all(&line).map_err(io_err)?;
+        Ok(line)
+    }
+
+    /// Appends lines made by [`Journal::encode`] (or copied from another
+    /// journal) in one write.
+    ///
+    /// # Errors
+    /// [`JournalError::Io`].
+    pub fn append_encoded(&mut self, lines: &[u8]) -> Result<(), JournalError> {
+        self.file
+            .write_all(lines)
+            .map_err(|error| JournalError::Io {
+                path: self.path.clone(),
+                error,
+            })?;
         if let Some(s) = &self.syncer {
             s.dirty.store(true, Ordering::SeqCst);
         }
         Ok(())
+    }
+
+    /// Makes every entry written so far durable now (`fdatasync`), for a
+    /// caller that must not go on before they are (the Argus referee before
+    /// its next `respond`).
+    ///
+    /// # Errors
+    /// [`JournalError::Io`].
+    pub fn sync(&mut self) -> Result<(), JournalError> {
+        self.file.sync_data().map_err(|error| JournalError::Io {
+            path: self.path.clone(),
+            error,
+        })
     }
 
     /// The journal's path.
@@ -334,6 +397,26 @@ impl JournalState {
                     })?;
                     g.moves.push(mv);
                 }
+                Entry::Discard { game } => {
+                    let g = state.games.get_mut(&game).ok_or_else(|| {
+                        bad(i + 1, format!("game {game} discarded, which never started"))
+                    })?;
+                    g.moves.clear();
+                }
+                Entry::Clocks { game, ply, .. } => {
+                    let g = state.games.get_mut(&game).ok_or_else(|| {
+                        bad(i + 1, format!("clocks of game {game}, which never started"))
+                    })?;
+                    if ply != g.moves.len() {
+                        return Err(bad(
+                            i + 1,
+                            format!(
+                                "clocks after move {ply} of game {game}, which has {} moves",
+                                g.moves.len()
+                            ),
+                        ));
+                    }
+                }
                 Entry::End { game, record } => {
                     let g = state.games.get_mut(&game).ok_or_else(|| {
                         bad(
@@ -422,6 +505,44 @@ mod tests {
         let s = JournalState::read(&p).unwrap();
         assert!(!s.torn);
         assert_eq!(s.games[&3].moves, vec![mv("e2e4"), mv("e7e5")]);
+        std::fs::remove_dir_all(p.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn clocks_are_checked_and_a_discard_voids_the_moves() {
+        let p = tmp("discard");
+        let mut j = Journal::create(&p, &serde_json::json!({}), false).unwrap();
+        j.append(&Entry::Start { game: 1 }).unwrap();
+        j.append(&Entry::Move {
+            game: 1,
+            mv: mv("e2e4"),
+        })
+        .unwrap();
+        let clocks = Entry::Clocks {
+            game: 1,
+            ply: 1,
+            used_ms: [5, 0],
+            remaining_ms: [Some(100), None],
+            offer: Some("draw".into()),
+        };
+        let line = Journal::encode(&clocks).unwrap();
+        j.append_encoded(&line).unwrap();
+        j.sync().unwrap();
+        drop(j);
+        let s = JournalState::read(&p).unwrap();
+        assert_eq!(s.games[&1].moves.len(), 1);
+        let mut j = Journal::reopen(&s, false).unwrap();
+        j.append(&Entry::Discard { game: 1 }).unwrap();
+        drop(j);
+        let s = JournalState::read(&p).unwrap();
+        assert!(s.games[&1].moves.is_empty());
+        // Clocks that do not follow their move are damage.
+        let mut j = Journal::reopen(&s, false).unwrap();
+        j.append_encoded(&line).unwrap();
+        j.append(&Entry::Start { game: 2 }).unwrap();
+        drop(j);
+        let e = JournalState::read(&p).unwrap_err().to_string();
+        assert!(e.contains("clocks after move 1"), "{e}");
         std::fs::remove_dir_all(p.parent().unwrap()).unwrap();
     }
 

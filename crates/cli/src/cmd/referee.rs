@@ -1,16 +1,19 @@
-//! `rookery referee serve|connect`: the Argus network referee and the client
-//! adapter that makes any UCI engine (or the built-in one) its client.
+//! `rookery referee serve|observe|connect`: the Argus network referee, its
+//! standby, and the client adapter that makes any UCI engine (or the
+//! built-in one) its client.
 
 use crate::output::{usage, Status};
 use anyhow::Context;
-use rookery_referee::argus::client::{Client, ClientConfig, ClientEvent, Judgement};
+use rookery_referee::argus::client::{Client, ClientConfig, ClientEvent, Judgement, Target};
 use rookery_referee::argus::config::EventConfig;
-use rookery_referee::argus::server::{Control, Event, Notice};
+use rookery_referee::argus::server::{BindOptions, Control, Event, Notice};
+use rookery_referee::argus::standby::{self, Standby, StandbyEvent};
 use rookery_referee::argus::web::{self, WebServer};
 use rookery_referee::player::EngineConfig;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
 /// Flags of `rookery referee`.
 #[derive(clap::Args, Debug)]
@@ -23,6 +26,9 @@ pub struct Args {
 enum Sub {
     /// Run an event: listen for clients, pair them, referee every game.
     Serve(ServeArgs),
+    /// Stand by: follow a running referee's journal and take the event over
+    /// when it stops answering.
+    Observe(ObserveArgs),
     /// Connect an engine to a referee as a client.
     Connect(ConnectArgs),
 }
@@ -39,7 +45,42 @@ struct ServeArgs {
     /// Unattended: no console, no commands; exit when the event is over.
     #[arg(long)]
     background: bool,
+    /// Continue the event from its journal (after a crash or kill): games
+    /// finished stay, games in progress resume from their last move.
+    #[arg(long)]
+    resume: bool,
+    /// Play over these character devices (serial lines, pseudo-terminals)
+    /// instead of TCP, one client on each: DEV1,DEV2.
+    #[arg(long, value_name = "DEV1,DEV2", value_delimiter = ',', num_args = 1..)]
+    serial: Vec<PathBuf>,
     /// Address of the live spectator page (default: the referee's host, a free port).
+    #[arg(long, value_name = "ADDR:PORT", conflicts_with = "no_web")]
+    web: Option<String>,
+    /// Serve no spectator page.
+    #[arg(long)]
+    no_web: bool,
+}
+
+/// Flags of `rookery referee observe`.
+#[derive(clap::Args, Debug)]
+struct ObserveArgs {
+    /// The primary referee to follow.
+    #[arg(long, value_name = "HOST:PORT")]
+    primary: String,
+    /// The event file (the same event; its `observer_token` is sent to the
+    /// primary, its pgn, log_dir and journal are this referee's own).
+    #[arg(long)]
+    config: PathBuf,
+    /// The address to listen on after taking over (overrides the event file).
+    #[arg(long, value_name = "ADDR:PORT")]
+    listen: Option<String>,
+    /// Take over when the primary has been silent this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
+    takeover_after: f64,
+    /// Unattended after taking over: no console, no commands.
+    #[arg(long)]
+    background: bool,
+    /// Address of the live spectator page after taking over (default: the referee's host, a free port).
     #[arg(long, value_name = "ADDR:PORT", conflicts_with = "no_web")]
     web: Option<String>,
     /// Serve no spectator page.
@@ -50,9 +91,17 @@ struct ServeArgs {
 /// Flags of `rookery referee connect`.
 #[derive(clap::Args, Debug)]
 struct ConnectArgs {
-    /// The referee.
-    #[arg(value_name = "HOST:PORT")]
-    address: String,
+    /// The referees, tried in order when the link drops (comma separated or
+    /// several).
+    #[arg(
+        value_name = "HOST:PORT",
+        value_delimiter = ',',
+        required_unless_present = "serial"
+    )]
+    address: Vec<String>,
+    /// Sign on over this character device instead of TCP.
+    #[arg(long, value_name = "DEV", conflicts_with = "address")]
+    serial: Option<PathBuf>,
     /// The engine: a UCI program, or `builtin`.
     #[arg(long)]
     engine: String,
@@ -95,6 +144,9 @@ struct ConnectArgs {
     /// Do not reconnect when the link drops.
     #[arg(long)]
     no_reconnect: bool,
+    /// Give up after this many failed connection attempts in a row.
+    #[arg(long, default_value_t = 20)]
+    max_attempts: u32,
     /// Print every record sent (>) and received (<) on stderr.
     #[arg(long, short)]
     verbose: bool,
@@ -104,34 +156,111 @@ struct ConnectArgs {
 pub fn run(args: Args) -> anyhow::Result<Status> {
     match args.command {
         Sub::Serve(a) => serve(a),
+        Sub::Observe(a) => observe(a),
         Sub::Connect(a) => connect(a),
     }
 }
 
 fn serve(a: ServeArgs) -> anyhow::Result<Status> {
     let cfg = EventConfig::read(&a.config).map_err(|e| usage(e.to_string()))?;
+    if !a.serial.is_empty() && a.serial.len() != 2 {
+        return Err(usage("--serial takes two devices: DEV1,DEV2"));
+    }
+    let opts = BindOptions {
+        listen: a.listen,
+        resume: a.resume,
+        pgn_base: None,
+        serial: a.serial,
+    };
+    let web = (!a.no_web).then_some(a.web);
+    run_event(cfg, opts, a.background, web)
+}
+
+fn observe(a: ObserveArgs) -> anyhow::Result<Status> {
+    let cfg = EventConfig::read(&a.config).map_err(|e| usage(e.to_string()))?;
+    let Some(token) = cfg.observer_token.clone() else {
+        return Err(usage(format!(
+            "{}: the event has no observer_token to follow the primary with",
+            a.config.display()
+        )));
+    };
+    if !(a.takeover_after.is_finite() && a.takeover_after > 0.0) {
+        return Err(usage(
+            "--takeover-after must be a positive number of seconds",
+        ));
+    }
+    // This referee's games begin where its PGN file ends now.
+    let pgn_base = std::fs::metadata(&cfg.pgn).map_or(0, |m| m.len());
+    let s = Standby {
+        primary: a.primary.clone(),
+        token,
+        journal: cfg.journal.clone(),
+        takeover_after: Duration::from_secs_f64(a.takeover_after),
+    };
+    println!(
+        "following {} (journal copy {})",
+        a.primary,
+        s.journal.display()
+    );
+    let t = standby::follow(&s, &mut |e| match e {
+        StandbyEvent::Following(from) => eprintln!("following the journal from byte {from}"),
+        StandbyEvent::Lost(why) => eprintln!("link to the primary lost: {why}"),
+    })?;
+    println!(
+        "taking over from {}: silent for {} ms, {} journal entries ({} bytes) copied",
+        a.primary,
+        t.last_contact.elapsed().as_millis(),
+        t.entries,
+        t.bytes
+    );
+    let opts = BindOptions {
+        listen: a.listen,
+        resume: true,
+        pgn_base: Some(pgn_base),
+        serial: Vec::new(),
+    };
+    let web = (!a.no_web).then_some(a.web);
+    run_event(cfg, opts, a.background, web)
+}
+
+/// Binds and runs an event, with the supervisor's console unless
+/// `background`, and the spectator page unless `web` is `None` (at the
+/// address it holds, or by default on the referee's host).
+fn run_event(
+    cfg: EventConfig,
+    opts: BindOptions,
+    background: bool,
+    web: Option<Option<String>>,
+) -> anyhow::Result<Status> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the runtime")?;
-    let background = a.background;
-    rt.block_on(async move {
+    let resume = opts.resume;
+    let result = rt.block_on(async move {
         let (notice_tx, mut notices) = tokio::sync::mpsc::unbounded_channel::<Notice>();
         let (control_tx, controls) = tokio::sync::mpsc::unbounded_channel::<Control>();
-        let event = Event::bind(cfg, a.listen, notice_tx).await?;
-        let page = if a.no_web {
-            None
-        } else {
-            let addr = a
-                .web
-                .unwrap_or_else(|| web::default_address(event.local_addr()));
-            Some(WebServer::bind(&addr).await?)
+        let bound = Instant::now();
+        let event = Event::bind_with(cfg, opts, notice_tx).await?;
+        let page = match web {
+            None => None,
+            Some(addr) => {
+                let addr = addr.unwrap_or_else(|| web::default_address(event.local_addr()));
+                Some(WebServer::bind(&addr).await?)
+            }
         };
         {
             let mut out = std::io::stdout().lock();
             writeln!(out, "listening on {}", event.local_addr())?;
             if let Some(p) = &page {
                 writeln!(out, "spectator page: http://{}/", p.local_addr())?;
+            }
+            if let Some((done, open)) = event.resumed_games().filter(|_| resume) {
+                writeln!(
+                    out,
+                    "resumed from the journal: {done} games finished, {open} in progress (read in {} ms)",
+                    bound.elapsed().as_millis()
+                )?;
             }
             out.flush()?;
         }
@@ -200,7 +329,11 @@ fn serve(a: ServeArgs) -> anyhow::Result<Status> {
             )?;
         }
         anyhow::Ok(Status::Ok)
-    })
+    });
+    // A client's device may still be read by a blocking thread: do not
+    // wait for it.
+    rt.shutdown_timeout(Duration::from_secs(1));
+    result
 }
 
 fn connect(a: ConnectArgs) -> anyhow::Result<Status> {
@@ -219,8 +352,12 @@ fn connect(a: ConnectArgs) -> anyhow::Result<Status> {
             .map_err(|e| usage(e.to_string()))?;
     }
     let nonzero = |v: i32| (v != 0).then_some(v);
+    let targets = match a.serial {
+        Some(dev) => vec![Target::Serial(dev)],
+        None => a.address.into_iter().map(Target::Tcp).collect(),
+    };
     let cfg = ClientConfig {
-        address: a.address,
+        targets,
         engine,
         name: a.name,
         token: a.token,
@@ -234,7 +371,7 @@ fn connect(a: ConnectArgs) -> anyhow::Result<Status> {
         },
         max_games: a.games,
         reconnect: !a.no_reconnect,
-        max_attempts: 20,
+        max_attempts: a.max_attempts.max(1),
     };
     let mut client = Client::new(cfg)?;
     let stop = AtomicBool::new(false);
@@ -247,6 +384,9 @@ fn connect(a: ConnectArgs) -> anyhow::Result<Status> {
         ClientEvent::SignedOn(at) => eprintln!("signed on at {at}"),
         ClientEvent::Fault(why) => eprintln!("referee fault: {why}"),
         ClientEvent::GameOver(r, why) => eprintln!("game over: {r} {why}"),
+        ClientEvent::Retrying(why, after) if after.is_zero() => {
+            eprintln!("cannot sign on ({why}); trying the next referee")
+        }
         ClientEvent::Retrying(why, after) => {
             eprintln!("link lost ({why}); retrying in {} ms", after.as_millis())
         }

@@ -13,6 +13,16 @@
 //! stops of its own accord, and reconnects with back-off when the link
 //! drops. The engine is driven through [`UciPlayer`], the same machinery
 //! `rookery match` uses.
+//!
+//! Referees: a list of [`Target`]s (TCP addresses, or a serial device).
+//! When the link drops the client signs on again, first where it was, then
+//! at the next referee of the list (a standby that took over), round the
+//! list with back-off ([`BACKOFF_FIRST`] doubling to [`BACKOFF_LAST`]) and
+//! at most [`ClientConfig::max_attempts`] failed attempts in a row. A
+//! referee that resumes a game sends `reset`, `inform`, the moves so far as
+//! `execute` records and then `respond`: the history is rebuilt from them
+//! and the engine asked from the restored position. An engine that crashes
+//! during a move is restarted and asked again once.
 
 use super::protocol::{
     ClientRecord, Command, ProtocolError, RefereeRecord, Request, SuppliedMove, MAX_RECORD,
@@ -26,6 +36,7 @@ use rookery_core::{Color, Move, Position};
 use rookery_uci::host::Timeouts;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -64,11 +75,91 @@ impl Default for Judgement {
     }
 }
 
+/// A referee to sign on at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// Over TCP, `HOST:PORT`.
+    Tcp(String),
+    /// Over a character device (a serial line, a pseudo-terminal).
+    Serial(PathBuf),
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Tcp(a) => f.write_str(a),
+            Target::Serial(d) => write!(f, "serial:{}", d.display()),
+        }
+    }
+}
+
+/// The first wait before connecting again.
+pub const BACKOFF_FIRST: Duration = Duration::from_millis(250);
+
+/// The longest wait before connecting again.
+pub const BACKOFF_LAST: Duration = Duration::from_secs(5);
+
+/// A byte stream to a referee.
+trait Conn: Read + Write + Send {
+    /// This end's address, for `tcsi`.
+    fn me(&self) -> String;
+}
+
+impl Conn for TcpStream {
+    fn me(&self) -> String {
+        self.local_addr()
+            .map_or_else(|_| "unknown".to_string(), |a| a.to_string())
+    }
+}
+
+/// A character device opened twice: reads never hold up writes.
+struct Serial {
+    read: std::fs::File,
+    write: std::fs::File,
+    label: String,
+}
+
+impl Read for Serial {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.read.read(buf)
+    }
+}
+
+impl Write for Serial {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.write.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.write.flush()
+    }
+}
+
+impl Conn for Serial {
+    fn me(&self) -> String {
+        self.label.clone()
+    }
+}
+
+fn open(t: &Target) -> io::Result<Box<dyn Conn>> {
+    match t {
+        Target::Tcp(a) => {
+            let s = TcpStream::connect(a)?;
+            let _ = s.set_nodelay(true);
+            Ok(Box::new(s))
+        }
+        Target::Serial(d) => Ok(Box::new(Serial {
+            read: std::fs::File::options().read(true).open(d)?,
+            write: std::fs::File::options().write(true).open(d)?,
+            label: t.to_string(),
+        })),
+    }
+}
+
 /// How the client runs.
 #[derive(Clone, Debug)]
 pub struct ClientConfig {
-    /// The referee, `HOST:PORT`.
-    pub address: String,
+    /// The referees, in the order to try them (at least one).
+    pub targets: Vec<Target>,
     /// The engine.
     pub engine: EngineConfig,
     /// The registered name.
@@ -79,9 +170,11 @@ pub struct ClientConfig {
     pub judgement: Judgement,
     /// Sign off after this many games (none: play until `disconnect`).
     pub max_games: Option<usize>,
-    /// Reconnect when the link drops (with back-off from 0.5 s to 30 s).
+    /// Reconnect when the link drops (with back-off from [`BACKOFF_FIRST`]
+    /// to [`BACKOFF_LAST`]).
     pub reconnect: bool,
-    /// Give up after this many failed connection attempts in a row.
+    /// Give up after this many failed connection attempts in a row (over
+    /// all targets).
     pub max_attempts: u32,
 }
 
@@ -149,7 +242,7 @@ impl Lines {
 
     /// The next line (without its end), `Ok(None)` at end of stream; a line
     /// too long is returned cut, flagged.
-    fn next(&mut self, s: &mut TcpStream) -> io::Result<Option<(Vec<u8>, bool)>> {
+    fn next<R: Read + ?Sized>(&mut self, s: &mut R) -> io::Result<Option<(Vec<u8>, bool)>> {
         loop {
             if let Some(i) = self.buf[self.start..].iter().position(|&b| b == b'\n') {
                 let end = self.start + i;
@@ -258,28 +351,46 @@ impl Client {
         stop: &AtomicBool,
         on_event: &mut dyn FnMut(ClientEvent),
     ) -> Result<(), ClientError> {
-        let mut backoff = Duration::from_millis(500);
+        let mut backoff = BACKOFF_FIRST;
         let mut attempts = 0;
+        let n = self.cfg.targets.len().max(1);
+        // The target tried next; a failed attempt moves on to the next one.
+        let mut at = 0usize;
         loop {
-            let stream = match TcpStream::connect(&self.cfg.address) {
+            let Some(target) = self.cfg.targets.get(at % n).cloned() else {
+                return Err(ClientError::Connect {
+                    address: String::new(),
+                    reason: "no referee address".into(),
+                });
+            };
+            let stream = match open(&target) {
                 Ok(s) => s,
                 Err(e) => {
                     attempts += 1;
                     if !self.cfg.reconnect || attempts >= self.cfg.max_attempts {
                         return Err(ClientError::Connect {
-                            address: self.cfg.address.clone(),
+                            address: target.to_string(),
                             reason: e.to_string(),
                         });
                     }
-                    on_event(ClientEvent::Retrying(e.to_string(), backoff));
-                    std::thread::sleep(backoff);
-                    backoff = (backoff * 2).min(Duration::from_secs(30));
+                    at += 1;
+                    if at % n == 0 {
+                        // Round the whole list: wait before the next round.
+                        on_event(ClientEvent::Retrying(format!("{target}: {e}"), backoff));
+                        std::thread::sleep(backoff);
+                        backoff = (backoff * 2).min(BACKOFF_LAST);
+                    } else {
+                        on_event(ClientEvent::Retrying(
+                            format!("{target}: {e}"),
+                            Duration::ZERO,
+                        ));
+                    }
                     continue;
                 }
             };
             attempts = 0;
-            backoff = Duration::from_millis(500);
-            match self.session(stream, stop, on_event)? {
+            backoff = BACKOFF_FIRST;
+            match self.session(stream, &target, stop, on_event)? {
                 End::Done => {
                     self.engine.quit();
                     return Ok(());
@@ -290,7 +401,7 @@ impl Client {
                 }
                 End::Dropped(why) => {
                     return Err(ClientError::Connect {
-                        address: self.cfg.address.clone(),
+                        address: target.to_string(),
                         reason: why,
                     })
                 }
@@ -299,7 +410,7 @@ impl Client {
     }
 
     fn send(
-        s: &mut TcpStream,
+        s: &mut dyn Conn,
         r: &ClientRecord,
         on_event: &mut dyn FnMut(ClientEvent),
     ) -> io::Result<()> {
@@ -310,21 +421,19 @@ impl Client {
 
     fn session(
         &mut self,
-        mut s: TcpStream,
+        mut s: Box<dyn Conn>,
+        target: &Target,
         stop: &AtomicBool,
         on_event: &mut dyn FnMut(ClientEvent),
     ) -> Result<End, ClientError> {
-        let _ = s.set_nodelay(true);
-        let me = s
-            .local_addr()
-            .map_or_else(|_| "unknown".to_string(), |a| a.to_string());
+        let s = &mut *s;
         let mut on = ClientRecord::new(Request::SignOn, Position::startpos());
-        on.sender = Some((me, self.cfg.name.clone()));
+        on.sender = Some((s.me(), self.cfg.name.clone()));
         on.token = Some(self.cfg.token.clone());
-        if let Err(e) = Client::send(&mut s, &on, on_event) {
+        if let Err(e) = Client::send(s, &on, on_event) {
             return Ok(End::Dropped(e.to_string()));
         }
-        on_event(ClientEvent::SignedOn(self.cfg.address.clone()));
+        on_event(ClientEvent::SignedOn(target.to_string()));
         let mut lines = Lines::new();
         let mut played_any = false;
         loop {
@@ -335,10 +444,10 @@ impl Client {
                         .as_ref()
                         .map_or_else(Position::startpos, |h| h.current.clone()),
                 );
-                let _ = Client::send(&mut s, &off, on_event);
+                let _ = Client::send(s, &off, on_event);
                 return Ok(End::Done);
             }
-            let (line, long) = match lines.next(&mut s) {
+            let (line, long) = match lines.next(s) {
                 Ok(Some(l)) => l,
                 Ok(None) => return Ok(End::Dropped("the referee closed the connection".into())),
                 Err(e) => return Ok(End::Dropped(e.to_string())),
@@ -382,7 +491,7 @@ impl Client {
                     self.take(&rec);
                     let reply = self.think(&rec)?;
                     played_any = true;
-                    if let Err(e) = Client::send(&mut s, &reply, on_event) {
+                    if let Err(e) = Client::send(s, &reply, on_event) {
                         return Ok(End::Dropped(e.to_string()));
                     }
                 }
@@ -476,10 +585,19 @@ impl Client {
             draw_offered: rec.draw_offer,
         };
         let started = Instant::now();
-        let reply: MoveReply = match self.engine.request_move(&request) {
+        // An engine that crashes is restarted and asked again, once, from
+        // the whole game (a restarted engine gets the history like a
+        // resumed game); any other failure is reported to the referee.
+        let reply: MoveReply = match self.engine.request_move(&request).or_else(|e| match e {
+            PlayerError::Crashed(_) => {
+                self.engine.restart()?;
+                self.engine.new_game(false)?;
+                self.engine.request_move(&request)
+            }
+            e => Err(e),
+        }) {
             Ok(r) => r,
             Err(e) => {
-                // The engine failed: restart it and tell the referee.
                 let _ = self.engine.restart();
                 let mut f = ClientRecord::new(Request::Fault, pos);
                 f.note = Some(format!("engine failed: {e} after {:?}", started.elapsed()));
@@ -560,6 +678,83 @@ mod tests {
     }
 
     #[test]
+    fn it_fails_over_to_the_next_referee_and_rebuilds_a_replayed_game() {
+        use std::io::{BufRead, BufReader};
+        // Nothing listens here.
+        let dead = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .to_string();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let referee = std::thread::spawn(move || {
+            let (s, _) = listener.accept().unwrap();
+            let mut r = BufReader::new(s.try_clone().unwrap());
+            let mut line = String::new();
+            r.read_line(&mut line).unwrap();
+            let send = |rec: RefereeRecord| {
+                (&s).write_all(format!("{}\n", rec.to_line()).as_bytes())
+                    .unwrap();
+            };
+            let mut pos = Position::startpos();
+            send(RefereeRecord::new(Command::Reset, pos.clone()));
+            let mut inform = RefereeRecord::new(Command::Inform, pos.clone());
+            inform.tags = vec![("TimeControl".into(), "st=0.01".into())];
+            send(inform);
+            // A resumed game: e4 e5 as execute records, Nf3 on the respond.
+            for san in ["e4", "e5"] {
+                let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+                let mut e = RefereeRecord::new(Command::Execute, pos.clone());
+                e.sm = Some(m);
+                send(e);
+                pos.play_unchecked(m);
+            }
+            let nf3 = "Nf3".parse::<San>().unwrap().to_move(&pos).unwrap();
+            let mut respond = RefereeRecord::new(Command::Respond, pos.clone());
+            respond.sm = Some(nf3);
+            respond.cc = Some([Duration::from_secs(3), Duration::from_secs(4)]);
+            send(respond);
+            pos.play_unchecked(nf3);
+            line.clear();
+            r.read_line(&mut line).unwrap();
+            send(RefereeRecord::new(Command::Disconnect, pos.clone()));
+            (
+                ClientRecord::parse(line.trim_end().as_bytes()).unwrap(),
+                pos,
+            )
+        });
+        let mut client = Client::new(ClientConfig {
+            targets: vec![Target::Tcp(dead), Target::Tcp(address)],
+            engine: EngineConfig::builtin(),
+            name: "Alpha".into(),
+            token: "secret".into(),
+            judgement: Judgement::default(),
+            max_games: None,
+            reconnect: true,
+            max_attempts: 3,
+        })
+        .unwrap();
+        let mut failed_over = 0;
+        client
+            .run(&AtomicBool::new(false), &mut |e| {
+                if let ClientEvent::Retrying(_, after) = e {
+                    assert!(after.is_zero(), "the next referee is tried at once");
+                    failed_over += 1;
+                }
+            })
+            .unwrap();
+        assert_eq!(failed_over, 1);
+        let (reply, pos) = referee.join().unwrap();
+        assert_eq!(reply.request, Request::Reply);
+        assert_eq!(reply.position, pos, "the reply is on the restored position");
+        assert!(matches!(reply.sm, Some(SuppliedMove::Legal(_))));
+        let h = client.history.as_ref().unwrap();
+        assert_eq!(h.start, Position::startpos(), "the whole game was rebuilt");
+        assert_eq!(h.moves.len(), 4);
+    }
+
+    #[test]
     fn it_reconnects_after_a_drop_and_stops_at_disconnect() {
         use std::io::{BufRead, BufReader};
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -582,7 +777,7 @@ mod tests {
             sign_ons
         });
         let mut client = Client::new(ClientConfig {
-            address,
+            targets: vec![Target::Tcp(address)],
             engine: EngineConfig::builtin(),
             name: "Alpha".into(),
             token: "secret".into(),

@@ -61,6 +61,8 @@ struct EventSection {
     time_margin_ms: u64,
     pgn: PathBuf,
     log_dir: PathBuf,
+    journal: Option<PathBuf>,
+    observer_token: Option<String>,
     #[serde(default = "five_seconds")]
     quiet_period_ms: u64,
     #[serde(default = "ten_seconds")]
@@ -137,6 +139,13 @@ pub struct EventConfig {
     pub pgn: PathBuf,
     /// Where the logs go (one file per player, `event.log`).
     pub log_dir: PathBuf,
+    /// The event's journal (`journal`; by default `event.journal` in the
+    /// log directory): pairings, every move with both clocks, offers and
+    /// results, from which `--resume` and a standby referee continue.
+    pub journal: PathBuf,
+    /// The secret a standby referee (`rookery referee observe`) gives to
+    /// follow the journal (`observer_token`); none: no one may follow it.
+    pub observer_token: Option<String>,
     /// The quiet period after `reset` and `conclude` (§8.1.1, §8.1.6).
     pub quiet_period: Duration,
     /// How long a new connection has to sign on.
@@ -258,6 +267,11 @@ impl EventConfig {
             time_control,
             time_margin: Duration::from_millis(e.time_margin_ms),
             pgn: dir.join(e.pgn),
+            journal: match e.journal {
+                Some(j) => dir.join(j),
+                None => dir.join(&e.log_dir).join("event.journal"),
+            },
+            observer_token: e.observer_token.filter(|t| !t.is_empty()),
             log_dir: dir.join(e.log_dir),
             quiet_period: Duration::from_millis(e.quiet_period_ms),
             handshake_timeout: Duration::from_millis(e.handshake_timeout_ms),
@@ -282,6 +296,8 @@ mod tests {
         let text = format!("{BASE}[[player]]\nname = \"A\"\ntoken = \"x\"\n[[player]]\nname = \"B\"\ntoken = \"y\"\n");
         let c = EventConfig::from_toml(&text, Path::new("/ev")).unwrap();
         assert_eq!(c.pgn, PathBuf::from("/ev/g.pgn"));
+        assert_eq!(c.journal, PathBuf::from("/ev/l/event.journal"));
+        assert_eq!(c.observer_token, None);
         assert_eq!(c.pairing, Pairing::RoundRobin);
         assert_eq!(c.time_control.to_string(), "40/60+0.6");
         assert_eq!(c.quiet_period, Duration::from_secs(5));

@@ -11,9 +11,11 @@
 //! - [`config`]: the event file (`[event]`, `[[player]]`).
 //! - [`log`]: every record sent and received, per player and per event.
 //! - [`client`]: the adapter that makes any UCI engine a client.
-//! - `server` (feature `server`): the tokio TCP server running an event.
+//! - `server` (feature `server`): the tokio TCP server running an event,
+//!   its journal, `--resume` and serial mode.
 //! - `web` (feature `server`): the live spectator page and its JSON and PGN
 //!   feeds (axum).
+//! - [`standby`]: a standby referee following the primary's journal.
 //!
 //! Conventions where the spec is silent: a client signs on with `refreq
 //! sign_on; tcsi "ADDRESS" "NAME"; Token "SECRET";` (the private opcode
@@ -29,6 +31,9 @@ pub mod log;
 pub mod net;
 pub mod protocol;
 #[cfg(feature = "server")]
+mod resume;
+#[cfg(feature = "server")]
 pub mod server;
+pub mod standby;
 #[cfg(feature = "server")]
 pub mod web;

@@ -8,10 +8,18 @@
 //! `sm`, the clocks as `cc`, `hmvc`/`fmvn`, a pending `draw_offer`) and
 //! waits for the `refreq reply`; `game_over` sends an `inform` with the
 //! `Result` tag, then `conclude`.
+//!
+//! A game resumed from the journal ([`NetPlayer::replaying`]) is replayed
+//! to the client after `reset` and `inform` as `execute` records (§8.1.3),
+//! one per move with the time used after it as `cc`; the next `respond`
+//! carries the restored clocks. A game put on hold ([`NetPlayer::holding`],
+//! a player's program restarted by the supervisor) ends without `inform`
+//! and `conclude`: it is resumed, not over.
 
 use super::protocol::{ClientRecord, Command, RefereeRecord, Request, SuppliedMove};
+use crate::game::GameError;
 use crate::player::{MoveReply, MoveRequest, Offer, Player, PlayerError};
-use crate::record::GameRecord;
+use crate::record::{GameRecord, MoveRecord};
 use rookery_core::{CastlingMode, Position, UciMove};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -62,6 +70,9 @@ pub struct NetPlayer {
     last_reply: Arc<Mutex<Option<Instant>>>,
     latencies: Latencies,
     used: [Duration; 2],
+    replay: Vec<RefereeRecord>,
+    hold: Option<Arc<AtomicBool>>,
+    offers: Option<Arc<Mutex<Option<Offer>>>>,
 }
 
 impl NetPlayer {
@@ -85,7 +96,54 @@ impl NetPlayer {
             last_reply,
             latencies,
             used: [Duration::ZERO; 2],
+            replay: Vec::new(),
+            hold: None,
+            offers: None,
         }
+    }
+
+    /// Replays the first `count` of a resumed game's `moves` (from the
+    /// start position) to the client after `reset` and `inform`, as
+    /// `execute` records: the position before the move, the move as `sm`
+    /// and the time used by both sides after it as `cc`.
+    ///
+    /// # Errors
+    /// [`GameError::Resume`] for a move that does not replay.
+    pub fn replaying(mut self, moves: &[MoveRecord], count: usize) -> Result<NetPlayer, GameError> {
+        let mut pos = self.start.clone();
+        let mut used = [Duration::ZERO; 2];
+        for r in moves.iter().take(count) {
+            let m = r
+                .uci
+                .parse::<UciMove>()
+                .ok()
+                .and_then(|u| u.to_move(&pos).ok())
+                .ok_or_else(|| GameError::Resume(format!("move {} is not legal", r.uci)))?;
+            if !r.book {
+                used[usize::from(pos.turn() == rookery_core::Color::Black)] +=
+                    Duration::from_millis(r.time_ms);
+            }
+            let mut e = RefereeRecord::new(Command::Execute, pos.clone());
+            e.sm = Some(m);
+            e.cc = Some(used);
+            e.receiver = Some((self.link.address.clone(), self.link.name.clone()));
+            self.replay.push(e);
+            pos.play_unchecked(m);
+        }
+        Ok(self)
+    }
+
+    /// While `hold` is set when the game ends, the client is not told the
+    /// game is over: it is to be resumed.
+    pub fn holding(mut self, hold: Arc<AtomicBool>) -> NetPlayer {
+        self.hold = Some(hold);
+        self
+    }
+
+    /// Each reply's offer (or none) is left in `to` (for the journal).
+    pub fn reporting_offers(mut self, to: Arc<Mutex<Option<Offer>>>) -> NetPlayer {
+        self.offers = Some(to);
+        self
     }
 
     /// Gives the link back (the game is over).
@@ -144,7 +202,11 @@ impl Player for NetPlayer {
         std::thread::sleep(self.quiet);
         let mut inform = self.record(Command::Inform, self.start.clone());
         inform.tags = self.tags.clone();
-        self.send(inform)
+        self.send(inform)?;
+        for r in std::mem::take(&mut self.replay) {
+            self.send(r)?;
+        }
+        Ok(())
     }
 
     fn request_move(&mut self, req: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
@@ -214,6 +276,11 @@ impl Player for NetPlayer {
                 rookery_core::Fen::from_position(&current)
             )));
         }
+        if let Some(o) = &self.offers {
+            if let Ok(mut o) = o.lock() {
+                *o = reply.offer;
+            }
+        }
         let mode = if req.start.is_chess960_castling() {
             CastlingMode::Chess960
         } else {
@@ -250,6 +317,9 @@ impl Player for NetPlayer {
 
     fn game_over(&mut self, record: &GameRecord, last: &Position) {
         self.link.awaiting.store(false, Ordering::SeqCst);
+        if self.hold.as_ref().is_some_and(|h| h.load(Ordering::SeqCst)) {
+            return;
+        }
         let mut used = [Duration::ZERO; 2];
         let mut pos = match rookery_core::Position::from_fen(&record.start_fen) {
             Ok(p) => p,
@@ -422,6 +492,77 @@ mod tests {
         plain.sm = Some(SuppliedMove::Legal(san(&start, "d4")));
         let got = ask(&mut p, &[], Some(plain), &w).unwrap();
         assert_eq!((got.score, got.depth, got.nodes), (None, None, None));
+    }
+
+    #[test]
+    fn a_resumed_game_is_replayed_as_execute_records_after_reset_and_inform() {
+        let (p, w) = player();
+        let start = Position::startpos();
+        let e4 = san(&start, "e4");
+        let mut after = start.clone();
+        after.play_unchecked(e4);
+        let e5 = san(&after, "e5");
+        let rec = |uci: &str, ms: u64| MoveRecord {
+            uci: uci.into(),
+            san: uci.into(),
+            book: false,
+            time_ms: ms,
+            clock_ms: None,
+            score: None,
+            depth: None,
+            nodes: None,
+        };
+        let moves = [rec("e2e4", 1500), rec("e7e5", 2500)];
+        let mut p = p.replaying(&moves, 2).unwrap();
+        p.new_game(false).unwrap();
+        let got: Vec<RefereeRecord> = w.sent.try_iter().collect();
+        let commands: Vec<Command> = got.iter().map(|r| r.command).collect();
+        assert_eq!(
+            commands,
+            [
+                Command::Reset,
+                Command::Inform,
+                Command::Execute,
+                Command::Execute
+            ]
+        );
+        assert_eq!((got[2].position.clone(), got[2].sm), (start, Some(e4)));
+        assert_eq!((got[3].position.clone(), got[3].sm), (after, Some(e5)));
+        assert_eq!(
+            got[3].cc,
+            Some([Duration::from_millis(1500), Duration::from_millis(2500)])
+        );
+        let (p, _) = player();
+        assert!(p.replaying(&[rec("e2e5", 1)], 1).is_err());
+    }
+
+    #[test]
+    fn a_game_on_hold_is_not_concluded() {
+        let (p, w) = player();
+        let hold = Arc::new(AtomicBool::new(true));
+        let mut p = p.holding(hold.clone());
+        let record = GameRecord {
+            number: 0,
+            event: "E".into(),
+            site: "S".into(),
+            round: "1".into(),
+            white: "Alpha".into(),
+            black: "Beta".into(),
+            white_tc: Default::default(),
+            black_tc: Default::default(),
+            start_fen: rookery_core::Fen::from_position(&Position::startpos()).to_string(),
+            moves: Vec::new(),
+            outcome: crate::record::GameOutcome::BlackWins,
+            termination: crate::record::Termination::Unterminated,
+            reason: "gone".into(),
+            started: (String::new(), String::new()),
+            duration_ms: 0,
+        };
+        p.game_over(&record, &Position::startpos());
+        assert!(w.sent.try_recv().is_err(), "nothing is sent while on hold");
+        hold.store(false, Ordering::SeqCst);
+        p.game_over(&record, &Position::startpos());
+        assert_eq!(w.sent.try_recv().unwrap().command, Command::Inform);
     }
 
     #[test]

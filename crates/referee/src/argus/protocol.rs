@@ -40,6 +40,11 @@ pub const MAX_RECORD: usize = 4096;
 /// The private opcode carrying a player's secret on `sign_on`.
 pub const TOKEN_OPCODE: &str = "Token";
 
+/// The private opcode of a `sign_on` that asks to follow the referee's
+/// journal from a byte offset (`Journal 0`) instead of playing: a standby
+/// referee's ([`super::standby`]).
+pub const JOURNAL_OPCODE: &str = "Journal";
+
 /// The longest EPD string operand (§5.1: less than 256 bytes).
 const MAX_STRING: usize = 255;
 

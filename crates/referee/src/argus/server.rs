@@ -13,31 +13,85 @@
 //! `c0`) and is logged; it never touches another connection or game.
 //! Wrong or missing credentials, a second sign-on under a name in use, a
 //! handshake or idle timeout, or too many faults close the connection.
+//!
+//! The journal (§3.2 duty 9, [`crate::journal`]): the plan (event, date,
+//! players, pairings and the PGN file's length when the event began), then
+//! for each game `start`, every move with both clocks and its offer (a
+//! `move` line and a `clocks` line), and `end` with the record (or
+//! `discard` for an adjourned game). Each move is written and made durable
+//! (`fdatasync`) before the next `respond` goes out. [`BindOptions::resume`]
+//! reads it back: finished games are kept (the PGN file is cut back to its
+//! length at the start of the event and they are written again, so none is
+//! lost or doubled), games in progress continue from their last journaled
+//! move with the journaled clocks (the clients get `reset`, `inform`, the
+//! moves as `execute` records and then `respond`), and games not begun are
+//! played. A player's program restarted by the supervisor (`restart NAME`)
+//! puts its game on hold; the game resumes the same way once the program
+//! has signed on again.
+//!
+//! Following the journal (§3.2 duty 10, [`super::standby`]): a
+//! `refreq sign_on` carrying `Token "OBSERVER_TOKEN"` (the event file's
+//! `observer_token`) and the private opcode `Journal N` turns the connection
+//! into a one-way stream of the journal's bytes from offset `N` (a line
+//! boundary: 0, or the length of the copy the follower holds): first what is
+//! written, then every entry as soon as it is durable, and an empty line
+//! every [`HEARTBEAT`] while nothing else is sent. Anything the follower
+//! sends after that is ignored; a wrong token gets `refcom fault`.
+//!
+//! Serial mode ([`BindOptions::serial`]): instead of listening on TCP, the
+//! referee opens each named character device (a serial line or a
+//! pseudo-terminal) and serves one client over it with the same records,
+//! opening the device again whenever a client's session there ends.
 
 use super::config::EventConfig;
 use super::log::{Direction, EventLog};
 use super::net::{Inbound, Latencies, Link, NetPlayer};
-use super::protocol::{ClientRecord, Command, RefereeRecord, Request, MAX_RECORD};
+use super::protocol::{ClientRecord, Command, RefereeRecord, Request, JOURNAL_OPCODE, MAX_RECORD};
+use super::resume::{new_journal, resume_journal, Resumed};
 use super::web::{Feed, Spectators};
-use crate::game::{play_game, utc_now, FinishedGame, GameSetup};
-use crate::record::{GameOutcome, GameRecord, Termination};
+use crate::clock::Clock;
+use crate::game::{play_game, utc_now, FinishedGame, GameError, GameSetup};
+use crate::journal::{Entry, Journal, JournalError};
+use crate::player::Offer;
+use crate::record::{GameOutcome, GameRecord, MoveRecord, Termination};
 use crate::schedule::{schedule, Scheduled};
 use rookery_core::Position;
+use rookery_epd::Operation;
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::io::Write;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::tcp::OwnedReadHalf;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 /// A connection that gathers this many faults is closed.
 const MAX_FAULTS: u32 = 16;
+
+/// How often a journal follower gets an empty line when nothing else is
+/// sent, so that it can tell a quiet referee from a dead one.
+pub const HEARTBEAT: Duration = Duration::from_millis(200);
+
+/// How an event is started, besides its file.
+#[derive(Clone, Debug, Default)]
+pub struct BindOptions {
+    /// The address to listen on (overrides the event file; port 0 picks a
+    /// free port).
+    pub listen: Option<String>,
+    /// Continue the event from its journal instead of starting it.
+    pub resume: bool,
+    /// Where this event's games begin in the PGN file, for `resume`: by
+    /// default the length the journal's plan recorded (a standby referee
+    /// gives the length its own PGN file had when it began to follow).
+    pub pgn_base: Option<u64>,
+    /// Serve clients over these character devices instead of TCP.
+    pub serial: Vec<PathBuf>,
+}
 
 /// A command of the human supervisor.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,7 +106,9 @@ pub enum Control {
     Adjourn(usize),
     /// Stop a running game with the supervisor's result.
     Adjudicate(usize, GameOutcome),
-    /// Restart a player the referee started itself (its `command`).
+    /// Restart a player the referee started itself (its `command`); a game
+    /// it is playing is held and resumes from its last move once the
+    /// program has signed on again.
     Restart(String),
     /// End the event: running games end unterminated, every client gets
     /// `disconnect`.
@@ -170,6 +226,17 @@ pub enum ServeError {
         /// Why.
         source: std::io::Error,
     },
+    /// The journal cannot be written or read back.
+    #[error("journal {0}")]
+    Journal(#[from] JournalError),
+    /// The journal is not one this event can resume from.
+    #[error("cannot resume from {path}: {why}")]
+    Resume {
+        /// The journal.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
 }
 
 /// A signed-on client.
@@ -185,6 +252,8 @@ struct Session {
 
 enum Out {
     Record(Box<RefereeRecord>),
+    /// Bytes as they are (journal lines for a follower), not logged.
+    Raw(Arc<[u8]>),
     Close,
 }
 
@@ -193,11 +262,20 @@ enum Stop {
     Adjourn,
     Adjudicate(GameOutcome),
     Shutdown,
+    /// A player's program is restarted: the game resumes later.
+    Hold,
 }
 
 struct Running {
     sched: Scheduled,
     stop: Arc<Mutex<Option<Stop>>>,
+    hold: Arc<AtomicBool>,
+}
+
+/// The event's journal and the connections following it.
+struct EventJournal {
+    journal: Journal,
+    followers: Vec<UnboundedSender<Out>>,
 }
 
 struct Shared {
@@ -213,6 +291,7 @@ struct Shared {
     wake: tokio::sync::Notify,
     /// What the spectator page shows ([`super::web`]).
     spectators: Spectators,
+    journal: Mutex<EventJournal>,
 }
 
 impl Shared {
@@ -220,12 +299,58 @@ impl Shared {
         // The supervisor may have stopped listening; the event goes on.
         let _ = self.notices.send(n);
     }
+
+    /// Writes entries to the journal in one write, makes them durable and
+    /// passes them on to the followers.
+    fn record(&self, entries: &[Entry]) -> std::io::Result<()> {
+        let mut bytes = Vec::new();
+        for e in entries {
+            bytes.extend(Journal::encode(e)?);
+        }
+        let mut j = self
+            .journal
+            .lock()
+            .map_err(|_| std::io::Error::other("the journal's lock is poisoned"))?;
+        j.journal
+            .append_encoded(&bytes)
+            .and_then(|()| j.journal.sync())
+            .map_err(std::io::Error::other)?;
+        let line: Arc<[u8]> = bytes.into();
+        j.followers
+            .retain(|f| f.send(Out::Raw(line.clone())).is_ok());
+        Ok(())
+    }
+
+    fn journal_error(&self, source: std::io::Error) -> ServeError {
+        ServeError::Io {
+            what: format!("journal {}", self.cfg.journal.display()),
+            source,
+        }
+    }
 }
 
 /// An event, bound to its address and ready to run.
 pub struct Event {
     shared: Arc<Shared>,
-    listener: TcpListener,
+    listener: Option<TcpListener>,
+    serial: Vec<PathBuf>,
+    resumed: Option<Resumed>,
+    date: String,
+}
+
+/// Opens a character device for a client, non-blocking and watched by the
+/// runtime like a socket: one handle to read, one to write.
+#[cfg(unix)]
+fn open_serial(
+    dev: &std::path::Path,
+) -> std::io::Result<(
+    tokio::net::unix::pipe::Receiver,
+    tokio::net::unix::pipe::Sender,
+)> {
+    let mut o = tokio::net::unix::pipe::OpenOptions::new();
+    // Not a FIFO: a serial line or a pseudo-terminal.
+    o.unchecked(true);
+    Ok((o.open_receiver(dev)?, o.open_sender(dev)?))
 }
 
 impl Event {
@@ -239,25 +364,64 @@ impl Event {
         listen: Option<String>,
         notices: UnboundedSender<Notice>,
     ) -> Result<Event, ServeError> {
-        let address = listen.unwrap_or_else(|| cfg.listen.clone());
-        let listener = TcpListener::bind(&address)
-            .await
-            .map_err(|source| ServeError::Bind {
-                address: address.clone(),
-                source,
-            })?;
+        let opts = BindOptions {
+            listen,
+            ..BindOptions::default()
+        };
+        Event::bind_with(cfg, opts, notices).await
+    }
+
+    /// Opens the logs and the journal (a new one, or the event's own to
+    /// resume from) and binds the listener, or takes the serial devices.
+    ///
+    /// # Errors
+    /// [`ServeError`].
+    pub async fn bind_with(
+        cfg: EventConfig,
+        opts: BindOptions,
+        notices: UnboundedSender<Notice>,
+    ) -> Result<Event, ServeError> {
+        let (listener, local) = if opts.serial.is_empty() {
+            let address = opts.listen.unwrap_or_else(|| cfg.listen.clone());
+            let listener =
+                TcpListener::bind(&address)
+                    .await
+                    .map_err(|source| ServeError::Bind {
+                        address: address.clone(),
+                        source,
+                    })?;
+            let local = listener
+                .local_addr()
+                .map_err(|source| ServeError::Bind {
+                    address: address.clone(),
+                    source,
+                })?
+                .to_string();
+            (Some(listener), local)
+        } else {
+            let names: Vec<String> = opts
+                .serial
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect();
+            (None, format!("serial {}", names.join(",")))
+        };
         let log = EventLog::open(&cfg.log_dir).map_err(|source| ServeError::Io {
             what: format!("log directory {}", cfg.log_dir.display()),
             source,
         })?;
-        let local = listener
-            .local_addr()
-            .map_err(|source| ServeError::Bind {
-                address: address.clone(),
-                source,
-            })?
-            .to_string();
+        let (journal, resumed, date) = if opts.resume {
+            let (j, r) = resume_journal(&cfg, opts.pgn_base)?;
+            let date = r.date.clone();
+            (j, Some(r), date)
+        } else {
+            let date = cfg.date.clone().unwrap_or_else(|| utc_now().0);
+            (new_journal(&cfg, &date)?, None, date)
+        };
         Ok(Event {
+            serial: opts.serial,
+            resumed,
+            date,
             shared: Arc::new(Shared {
                 spectators: Spectators::new(&cfg),
                 cfg,
@@ -270,9 +434,20 @@ impl Event {
                 next_id: AtomicUsize::new(1),
                 closing: AtomicBool::new(false),
                 wake: tokio::sync::Notify::new(),
+                journal: Mutex::new(EventJournal {
+                    journal,
+                    followers: Vec::new(),
+                }),
             }),
             listener,
         })
+    }
+
+    /// Games finished and in progress taken from the journal, when resuming.
+    pub fn resumed_games(&self) -> Option<(usize, usize)> {
+        self.resumed
+            .as_ref()
+            .map(|r| (r.finished.len(), r.in_progress.len()))
     }
 
     /// The address bound.
@@ -295,20 +470,44 @@ impl Event {
         mut controls: UnboundedReceiver<Control>,
     ) -> Result<Summary, ServeError> {
         let shared = self.shared.clone();
-        let listener = self.listener;
-        let acceptor = {
+        let mut tasks = Vec::new();
+        if let Some(listener) = self.listener {
             let shared = shared.clone();
-            tokio::spawn(async move {
+            tasks.push(tokio::spawn(async move {
                 loop {
                     let Ok((stream, peer)) = listener.accept().await else {
                         tokio::time::sleep(Duration::from_millis(10)).await;
                         continue;
                     };
                     let shared = shared.clone();
-                    tokio::spawn(connection(shared, stream, peer));
+                    tokio::spawn(tcp_connection(shared, stream, peer));
                 }
-            })
-        };
+            }));
+        }
+        #[cfg(not(unix))]
+        if !self.serial.is_empty() {
+            shared.notice(Notice::Fault(
+                "serial".into(),
+                "serial mode needs a Unix system".into(),
+            ));
+        }
+        #[cfg(unix)]
+        for dev in self.serial {
+            let shared = shared.clone();
+            tasks.push(tokio::spawn(async move {
+                let label = format!("serial:{}", dev.display());
+                while !shared.closing.load(Ordering::SeqCst) {
+                    match open_serial(&dev) {
+                        Ok((r, w)) => connection(shared.clone(), r, w, label.clone()).await,
+                        Err(e) => shared.notice(Notice::Fault(
+                            label.clone(),
+                            format!("cannot open the device: {e}"),
+                        )),
+                    }
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+            }));
+        }
         let mut children: HashMap<String, Child> = HashMap::new();
         for p in &shared.cfg.players {
             if p.command.is_some() {
@@ -318,27 +517,68 @@ impl Event {
             }
         }
         let cfg = &shared.cfg;
-        let mut pending: VecDeque<Scheduled> =
-            schedule(cfg.players.len(), cfg.pairing, cfg.rounds, cfg.games).into();
-        let total = pending.len();
+        let all = schedule(cfg.players.len(), cfg.pairing, cfg.rounds, cfg.games);
+        let total = all.len();
         let mut running: HashMap<usize, Running> = HashMap::new();
         let mut results: Vec<Option<String>> = vec![None; total];
-        let (done_tx, mut done_rx) = unbounded_channel::<(Scheduled, Option<FinishedGame>)>();
+        let (done_tx, mut done_rx) =
+            unbounded_channel::<(Scheduled, Result<FinishedGame, GameError>)>();
         let latencies: Latencies = Arc::new(Mutex::new(Vec::new()));
         let pgn_path = cfg.pgn.clone();
+        let pgn_error = |source| ServeError::Io {
+            what: format!("PGN file {}", pgn_path.display()),
+            source,
+        };
+        let mut summary = Summary::default();
+        let mut resume_moves: HashMap<usize, Vec<MoveRecord>> = HashMap::new();
+        if let Some(r) = &self.resumed {
+            // The PGN file as it was when the event began, then every game
+            // the journal has finished: none lost, none twice.
+            let f = std::fs::File::options()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&pgn_path)
+                .map_err(pgn_error)?;
+            let len = f.metadata().map_err(pgn_error)?.len();
+            f.set_len(r.pgn_base.min(len)).map_err(pgn_error)?;
+            let mut f = std::fs::File::options()
+                .append(true)
+                .open(&pgn_path)
+                .map_err(pgn_error)?;
+            for g in &r.finished {
+                let text = g
+                    .pgn_text()
+                    .map_err(|e| pgn_error(std::io::Error::other(e)))?;
+                f.write_all(text.as_bytes())
+                    .and_then(|()| f.write_all(b"\n"))
+                    .map_err(pgn_error)?;
+                if let Some(slot) = results.get_mut(g.number) {
+                    *slot = Some(g.outcome.as_str().to_string());
+                }
+                summary.games.push(g.clone());
+            }
+            f.sync_data().map_err(pgn_error)?;
+            resume_moves = r.in_progress.clone();
+        }
+        // Games in progress first, then those not begun, in schedule order.
+        let mut pending: VecDeque<Scheduled> = all
+            .iter()
+            .filter(|g| resume_moves.contains_key(&g.number))
+            .chain(all.iter().filter(|g| {
+                !resume_moves.contains_key(&g.number)
+                    && results.get(g.number).is_some_and(Option::is_none)
+            }))
+            .copied()
+            .collect();
         let mut pgn = std::fs::File::options()
             .create(true)
             .append(true)
             .open(&pgn_path)
-            .map_err(|source| ServeError::Io {
-                what: format!("PGN file {}", pgn_path.display()),
-                source,
-            })?;
-        let mut summary = Summary::default();
+            .map_err(pgn_error)?;
         let mut paused = false;
         let mut shutdown = false;
-        let (date, _) = utc_now();
-        let date = cfg.date.clone().unwrap_or(date);
+        let date = self.date.clone();
         loop {
             if !paused && !shutdown {
                 // Start every game whose players are both free.
@@ -355,11 +595,16 @@ impl Event {
                         if let Some(links) = take_links(&shared, names) {
                             pending.remove(i);
                             let stop = Arc::new(Mutex::new(None));
+                            let hold = Arc::new(AtomicBool::new(false));
+                            shared
+                                .record(&[Entry::Start { game: g.number }])
+                                .map_err(|e| shared.journal_error(e))?;
                             running.insert(
                                 g.number,
                                 Running {
                                     sched: g,
                                     stop: stop.clone(),
+                                    hold: hold.clone(),
                                 },
                             );
                             shared.notice(Notice::GameStarted(
@@ -371,7 +616,11 @@ impl Event {
                                 &shared,
                                 g,
                                 links,
-                                date.clone(),
+                                GameStart {
+                                    date: date.clone(),
+                                    resume: resume_moves.remove(&g.number).unwrap_or_default(),
+                                    hold,
+                                },
                                 latencies.clone(),
                                 done_tx.clone(),
                             );
@@ -388,15 +637,31 @@ impl Event {
                 Some((g, finished)) = done_rx.recv() => {
                     let stop = running.remove(&g.number).and_then(|r| r.stop.lock().ok().and_then(|s| *s));
                     release(&shared, [&cfg.players[g.white].name, &cfg.players[g.black].name]);
-                    let Some(mut f) = finished else {
-                        shared.spectators.left_play(g.number);
-                        pending.push_back(g);
-                        continue;
+                    let mut f = match finished {
+                        Ok(f) => f,
+                        Err(GameError::Observer(e)) => return Err(shared.journal_error(e)),
+                        Err(e) => {
+                            // The journaled moves do not replay: the game
+                            // starts again.
+                            shared.spectators.left_play(g.number);
+                            shared.notice(Notice::Fault(format!("game {}", g.number + 1), e.to_string()));
+                            shared.record(&[Entry::Discard { game: g.number }]).map_err(|e| shared.journal_error(e))?;
+                            pending.push_back(g);
+                            continue;
+                        }
                     };
                     match stop {
                         Some(Stop::Adjourn) => {
                             shared.spectators.left_play(g.number);
+                            shared.record(&[Entry::Discard { game: g.number }]).map_err(|e| shared.journal_error(e))?;
                             pending.push_back(g);
+                            continue;
+                        }
+                        Some(Stop::Hold) => {
+                            shared.spectators.left_play(g.number);
+                            resume_moves.insert(g.number, f.record.moves.clone());
+                            pending.push_front(g);
+                            shared.notice(Notice::Status(format!("game {} held at move {}: it resumes when both players are back", g.number + 1, f.record.moves.len())));
                             continue;
                         }
                         Some(Stop::Adjudicate(o)) => {
@@ -410,6 +675,11 @@ impl Event {
                             f.record.reason = "the referee shut down".into();
                         }
                         None => {}
+                    }
+                    if stop != Some(Stop::Shutdown) {
+                        // A game cut off by a shutdown is not over: a resume
+                        // continues it.
+                        shared.record(&[Entry::End { game: g.number, record: Box::new(f.record.clone()) }]).map_err(|e| shared.journal_error(e))?;
                     }
                     let text = f.record.pgn_text().map_err(|e| ServeError::Io {
                         what: "PGN".into(),
@@ -446,6 +716,15 @@ impl Event {
                             }
                         }
                         Control::Restart(name) => {
+                            let player = cfg.players.iter().position(|p| p.name == name);
+                            let playing = running.values().find(|r| player.is_some_and(|p| r.sched.white == p || r.sched.black == p));
+                            if let (Some(r), Some(p)) = (playing, cfg.players.iter().find(|p| p.name == name)) {
+                                if p.command.is_some() {
+                                    if let Ok(mut s) = r.stop.lock() { *s = Some(Stop::Hold); }
+                                    r.hold.store(true, Ordering::SeqCst);
+                                    interrupt(&shared, &r.sched, "the supervisor restarts a player");
+                                }
+                            }
                             if let Some(mut c) = children.remove(&name) {
                                 let _ = c.kill();
                                 let _ = c.wait();
@@ -498,7 +777,9 @@ impl Event {
             let _ = c.kill();
             let _ = c.wait();
         }
-        acceptor.abort();
+        for t in tasks {
+            t.abort();
+        }
         shared.log.flush();
         summary.peak_connections = shared.peak.load(Ordering::SeqCst);
         let mut l = latencies.lock().map(|l| l.clone()).unwrap_or_default();
@@ -626,14 +907,24 @@ fn interrupt(shared: &Shared, g: &Scheduled, why: &str) {
     }
 }
 
+/// What a game starts from besides its players.
+struct GameStart {
+    date: String,
+    /// The moves already played (a resumed game).
+    resume: Vec<MoveRecord>,
+    /// Set when the game is to be held rather than concluded.
+    hold: Arc<AtomicBool>,
+}
+
 fn spawn_game(
     shared: &Arc<Shared>,
     g: Scheduled,
     links: [Link; 2],
-    date: String,
+    start: GameStart,
     latencies: Latencies,
-    done: UnboundedSender<(Scheduled, Option<FinishedGame>)>,
+    done: UnboundedSender<(Scheduled, Result<FinishedGame, GameError>)>,
 ) {
+    let GameStart { date, resume, hold } = start;
     let cfg = &shared.cfg;
     let setup = GameSetup {
         number: g.number,
@@ -660,29 +951,92 @@ fn spawn_game(
     ];
     let quiet = cfg.quiet_period;
     let last = Arc::new(Mutex::new(None));
-    let mut white = NetPlayer::new(
+    let offers: Arc<Mutex<Option<Offer>>> = Arc::new(Mutex::new(None));
+    // The side to move is told the last move by `respond`; everything
+    // before it (everything, for the other side) comes as `execute`.
+    let n = resume.len();
+    let white_to_move = n % 2 == 0;
+    let replay = |to_move: bool| if to_move { n.saturating_sub(1) } else { n };
+    let players = NetPlayer::new(
         wl,
         setup.start.clone(),
         tags.clone(),
         quiet,
         last.clone(),
         latencies.clone(),
-    );
-    let mut black = NetPlayer::new(bl, setup.start.clone(), tags, quiet, last, latencies);
+    )
+    .replaying(&resume, replay(white_to_move))
+    .and_then(|w| {
+        NetPlayer::new(bl, setup.start.clone(), tags, quiet, last, latencies)
+            .replaying(&resume, replay(!white_to_move))
+            .map(|b| (w, b))
+    });
+    // Both clocks after every move, for the journal: time used, and left
+    // where the time control has a clock.
+    let full = Clock::new(&cfg.time_control, cfg.time_margin)
+        .remaining()
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let mut used = [0u64; 2];
+    let mut remaining = [full; 2];
+    for (i, r) in resume.iter().enumerate() {
+        if !r.book {
+            used[i % 2] += r.time_ms;
+            if r.clock_ms.is_some() {
+                remaining[i % 2] = r.clock_ms;
+            }
+        }
+    }
+    let journal = shared.clone();
     let spectators = shared.spectators.clone();
     spectators.started(
         &setup,
         &cfg.players[g.white].name,
         &cfg.players[g.black].name,
-        &[],
+        &resume,
     );
     tokio::task::spawn_blocking(move || {
+        let (white, black) = match players {
+            Ok((w, b)) => (w.holding(hold.clone()), b.holding(hold)),
+            Err(e) => {
+                let _ = done.send((g, Err(e)));
+                return;
+            }
+        };
+        let mut white = white.reporting_offers(offers.clone());
+        let mut black = black.reporting_offers(offers.clone());
+        let mut ply = n;
         let number = setup.number;
-        let finished = play_game(&setup, &mut white, &mut black, None, &mut |m| {
-            spectators.moved(number, m);
-            Ok(())
-        })
-        .ok();
+        let mut on_move = |r: &MoveRecord| {
+            spectators.moved(number, r);
+            let side = ply % 2;
+            ply += 1;
+            if !r.book {
+                used[side] += r.time_ms;
+                if r.clock_ms.is_some() {
+                    remaining[side] = r.clock_ms;
+                }
+            }
+            let offer = offers
+                .lock()
+                .ok()
+                .and_then(|mut o| o.take())
+                .map(|o| format!("{o:?}").to_lowercase());
+            journal.record(&[
+                Entry::Move {
+                    game: g.number,
+                    mv: r.clone(),
+                },
+                Entry::Clocks {
+                    game: g.number,
+                    ply,
+                    used_ms: used,
+                    remaining_ms: remaining,
+                    offer,
+                },
+            ])
+        };
+        let resume = (!resume.is_empty()).then_some(resume.as_slice());
+        let finished = play_game(&setup, &mut white, &mut black, resume, &mut on_move);
         let _ = done.send((g, finished));
     });
 }
@@ -733,7 +1087,10 @@ enum Line {
 }
 
 /// Reads one line, keeping at most [`MAX_RECORD`] bytes of it.
-async fn read_line(r: &mut BufReader<OwnedReadHalf>, buf: &mut Vec<u8>) -> std::io::Result<Line> {
+async fn read_line<R: AsyncRead + Unpin>(
+    r: &mut BufReader<R>,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Line> {
     buf.clear();
     let mut total = 0usize;
     loop {
@@ -779,13 +1136,75 @@ impl Drop for Gauge<'_> {
     }
 }
 
-async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
+async fn tcp_connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
+    let _ = stream.set_nodelay(true);
+    let (rd, wr) = stream.into_split();
+    connection(shared, rd, wr, peer.to_string()).await;
+}
+
+/// Streams the journal to a follower from byte `from` (see the module
+/// docs) until it goes away; returns why it ended.
+async fn follow_journal<R: AsyncRead + Unpin>(
+    shared: &Shared,
+    tx: &UnboundedSender<Out>,
+    from: u64,
+    reader: &mut BufReader<R>,
+    buf: &mut Vec<u8>,
+) -> Result<String, String> {
+    {
+        // The journal so far and the subscription under one lock: no entry
+        // is missed or sent twice.
+        let mut j = shared
+            .journal
+            .lock()
+            .map_err(|_| "the journal is unavailable".to_string())?;
+        let bytes =
+            std::fs::read(j.journal.path()).map_err(|e| format!("cannot read the journal: {e}"))?;
+        let from = usize::try_from(from).unwrap_or(usize::MAX);
+        if from > bytes.len() || (from > 0 && bytes[from - 1] != b'\n') {
+            return Err(format!(
+                "Journal {from}: not a line boundary of the journal ({} bytes)",
+                bytes.len()
+            ));
+        }
+        if from < bytes.len() {
+            let _ = tx.send(Out::Raw(bytes[from..].into()));
+        }
+        j.followers.push(tx.clone());
+    }
+    let heartbeat = {
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            let beat: Arc<[u8]> = Arc::from(&b"\n"[..]);
+            loop {
+                tokio::time::sleep(HEARTBEAT).await;
+                if tx.send(Out::Raw(beat.clone())).is_err() {
+                    break;
+                }
+            }
+        })
+    };
+    let why = loop {
+        match read_line(reader, buf).await {
+            Ok(Line::Eof) => break "the follower left".to_string(),
+            Err(e) => break format!("read error: {e}"),
+            Ok(_) => {}
+        }
+    };
+    heartbeat.abort();
+    Ok(why)
+}
+
+/// One client's session over any byte stream: a TCP connection or a
+/// character device (`address` names it in the logs).
+async fn connection<R, W>(shared: Arc<Shared>, rd: R, mut wr: W, address: String)
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     let open = shared.open.fetch_add(1, Ordering::SeqCst) + 1;
     let _gauge = Gauge(&shared);
     shared.peak.fetch_max(open, Ordering::SeqCst);
-    let address = peer.to_string();
-    let _ = stream.set_nodelay(true);
-    let (rd, mut wr) = stream.into_split();
     let (tx, mut rx) = unbounded_channel::<Out>();
     // The name once signed on, for the logs.
     let who: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
@@ -807,7 +1226,12 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
                         );
                         let mut bytes = line.into_bytes();
                         bytes.push(b'\n');
-                        if wr.write_all(&bytes).await.is_err() {
+                        if wr.write_all(&bytes).await.is_err() || wr.flush().await.is_err() {
+                            break;
+                        }
+                    }
+                    Out::Raw(bytes) => {
+                        if wr.write_all(&bytes).await.is_err() || wr.flush().await.is_err() {
                             break;
                         }
                     }
@@ -893,7 +1317,43 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
                 continue;
             }
         };
+        let follow = rec.other.iter().find_map(|op| match op {
+            Operation::Raw { opcode, operands } if opcode == JOURNAL_OPCODE => Some(
+                operands
+                    .first()
+                    .map_or(Some(0), |o| o.text().parse::<u64>().ok()),
+            ),
+            _ => None,
+        });
         match (&me, rec.request) {
+            (None, Request::SignOn) if follow.is_some() => {
+                let allowed = shared
+                    .cfg
+                    .observer_token
+                    .as_deref()
+                    .is_some_and(|t| rec.token.as_deref() == Some(t));
+                if !allowed {
+                    let why = "sign_on: following the journal needs the observer token".to_string();
+                    fault(&why, Position::startpos());
+                    break why;
+                }
+                let Some(from) = follow.flatten() else {
+                    let why = "sign_on: Journal takes a byte offset".to_string();
+                    fault(&why, Position::startpos());
+                    break why;
+                };
+                shared.notice(Notice::SignedOn(
+                    "a journal follower".into(),
+                    address.clone(),
+                ));
+                match follow_journal(&shared, &tx, from, &mut reader, &mut buf).await {
+                    Ok(why) => break why,
+                    Err(why) => {
+                        fault(&why, Position::startpos());
+                        break why;
+                    }
+                }
+            }
             (None, Request::SignOn) => {
                 let claimed = rec
                     .sender
