@@ -270,8 +270,15 @@ fn a_referee_killed_mid_game_resumes_from_its_journal() {
     let (first, addr, _out) = serve(&cfg, "127.0.0.1:0", &[]);
     let _a = connect(&[&addr], "Alpha", "a-secret");
     let _b = connect(&[&addr], "Beta", "b-secret");
+    // Killed once both sides have used over a second, so that a clock
+    // restarted from zero after the resume would show.
     wait_for(&journal_path, "the kill", |j| {
         journaled_moves(j).len() >= KILL_AFTER
+            && of_type(j, "clocks").last().is_some_and(|c| {
+                c["used_ms"]
+                    .as_array()
+                    .is_some_and(|u| u.iter().all(|v| v.as_u64().unwrap_or(0) >= 1000))
+            })
     });
     let mut first = first;
     let killed_at = SystemTime::now();

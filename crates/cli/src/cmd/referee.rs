@@ -237,6 +237,9 @@ fn run_event(
         .build()
         .context("cannot start the runtime")?;
     let resume = opts.resume;
+    // Over serial lines the referee has no network address of its own: the
+    // page defaults to loopback.
+    let serial = !opts.serial.is_empty();
     let result = rt.block_on(async move {
         let (notice_tx, mut notices) = tokio::sync::mpsc::unbounded_channel::<Notice>();
         let (control_tx, controls) = tokio::sync::mpsc::unbounded_channel::<Control>();
@@ -245,22 +248,28 @@ fn run_event(
         let page = match web {
             None => None,
             Some(addr) => {
-                let addr = addr.unwrap_or_else(|| web::default_address(event.local_addr()));
+                let addr = addr.unwrap_or_else(|| {
+                    if serial {
+                        "127.0.0.1:0".to_string()
+                    } else {
+                        web::default_address(event.local_addr())
+                    }
+                });
                 Some(WebServer::bind(&addr).await?)
             }
         };
         {
             let mut out = std::io::stdout().lock();
             writeln!(out, "listening on {}", event.local_addr())?;
-            if let Some(p) = &page {
-                writeln!(out, "spectator page: http://{}/", p.local_addr())?;
-            }
             if let Some((done, open)) = event.resumed_games().filter(|_| resume) {
                 writeln!(
                     out,
                     "resumed from the journal: {done} games finished, {open} in progress (read in {} ms)",
                     bound.elapsed().as_millis()
                 )?;
+            }
+            if let Some(p) = &page {
+                writeln!(out, "spectator page: http://{}/", p.local_addr())?;
             }
             out.flush()?;
         }
