@@ -192,3 +192,22 @@ fn convert_between_fen_and_epd() {
         "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 7 33\n"
     );
 }
+
+#[test]
+fn normalize_on_two_threads_writes_and_reports_as_one() {
+    // Enough lines for several batches, with errors and warnings far in.
+    let mut input = String::new();
+    while input.len() < 1 << 20 {
+        input.push_str(MIXED);
+    }
+    let one = rookery(&["epd", "normalize", "-"], input.as_bytes());
+    let two = rookery(&["epd", "normalize", "--jobs", "2", "-"], input.as_bytes());
+    assert_eq!(two.status.code(), one.status.code());
+    assert!(two.stdout == one.stdout, "output differs");
+    assert_eq!(text(&two.stderr), text(&one.stderr));
+    let last_line = input.lines().count();
+    assert!(
+        text(&one.stderr).contains(&format!("<stdin>:{}:", last_line - 1)),
+        "reports come from the whole input"
+    );
+}
