@@ -142,12 +142,12 @@ impl San {
     pub fn to_move(&self, pos: &Position) -> Result<Move, SanError> {
         match fast_resolve(pos, self) {
             Some(m) => Ok(m),
-            None => self.to_move_by_generation(pos),
+            None => self.resolve_by_generation(pos),
         }
     }
 
     /// [`San::to_move`] by generating the legal moves to the target.
-    fn to_move_by_generation(&self, pos: &Position) -> Result<Move, SanError> {
+    fn resolve_by_generation(&self, pos: &Position) -> Result<Move, SanError> {
         match *self {
             San::Null => Err(SanError::Illegal {
                 san: self.to_string(),
@@ -873,7 +873,7 @@ mod tests {
                             };
                             assert_eq!(
                                 san.to_move(pos),
-                                san.to_move_by_generation(pos),
+                                san.resolve_by_generation(pos),
                                 "{pos:?} {san}"
                             );
                         }
