@@ -192,3 +192,30 @@ fn convert_between_fen_and_epd() {
         "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 7 33\n"
     );
 }
+
+#[test]
+fn normalize_on_two_threads_writes_and_reports_as_one() {
+    // Enough lines for several batches, with errors and warnings far in.
+    let mut input = String::new();
+    while input.len() < 1 << 20 {
+        input.push_str(MIXED);
+    }
+    // From a file: a child writing this much would fill its pipes before
+    // it had read all of stdin.
+    let dir = std::env::temp_dir().join(format!("rookery-epd-jobs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("in.epd");
+    std::fs::write(&path, &input).unwrap();
+    let p = path.to_str().unwrap();
+    let one = rookery(&["epd", "normalize", p], b"");
+    let two = rookery(&["epd", "normalize", "--jobs", "2", p], b"");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(two.status.code(), one.status.code());
+    assert!(two.stdout == one.stdout, "output differs");
+    assert_eq!(text(&two.stderr), text(&one.stderr));
+    let last_line = input.lines().count();
+    assert!(
+        text(&one.stderr).contains(&format!("in.epd:{}:", last_line - 1)),
+        "reports come from the whole input"
+    );
+}

@@ -580,9 +580,31 @@ impl Position {
         }
     }
 
-    /// Whether the position after `m` gives check.
+    /// Whether the legal move `m` gives check: found from the attack
+    /// tables, without making the move (castling, en passant and the null
+    /// move are played out).
     pub fn gives_check(&self, m: Move) -> bool {
-        self.after(m).is_check()
+        if m.is_null() || m.is_castle() || m.is_en_passant() {
+            return self.after(m).is_check();
+        }
+        let us = self.turn;
+        let king = self.king(us.other());
+        let (from, to) = (m.from(), m.to());
+        let occ = self.occupied().without(from).with(to);
+        let role = m
+            .promotion()
+            .or_else(|| self.role_at(from))
+            .unwrap_or(Role::Pawn);
+        // The moved piece from its new square.
+        if crate::attacks::attacks(us, role, to, occ).contains(king) {
+            return true;
+        }
+        // Another piece of ours through the new occupancy (a discovered
+        // check); what stood on `to` was theirs and no longer counts.
+        self.attackers(king, us, occ)
+            .without(from)
+            .without(to)
+            .nonempty()
     }
 
     /// The board as 8 lines of FEN letters and dots, rank 8 first.

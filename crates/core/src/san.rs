@@ -11,10 +11,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::attacks::{
+    aligned, attacks, between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks,
+};
 use crate::bitboard::Bitboard;
 use crate::moves::{Move, MoveKind};
 use crate::position::Position;
-use crate::types::{CastlingSide, File, Rank, Role, Square};
+use crate::types::{CastlingSide, Color, File, Rank, Role, Square};
 use core::fmt;
 
 /// A move in SAN, read without a position.
@@ -128,9 +131,23 @@ impl San {
 
     /// Finds the legal move this SAN stands for.
     ///
+    /// A plain piece or pawn move is found from the attack tables, pins and
+    /// checks, without generating the legal moves; anything else (castling,
+    /// en passant, every error) is decided by generating them, so the answer
+    /// and the error are the same either way.
+    ///
     /// # Errors
     /// [`SanError`] if no legal move or more than one matches.
+    #[inline]
     pub fn to_move(&self, pos: &Position) -> Result<Move, SanError> {
+        match fast_resolve(pos, self) {
+            Some(m) => Ok(m),
+            None => self.resolve_by_generation(pos),
+        }
+    }
+
+    /// [`San::to_move`] by generating the legal moves to the target.
+    fn resolve_by_generation(&self, pos: &Position) -> Result<Move, SanError> {
         match *self {
             San::Null => Err(SanError::Illegal {
                 san: self.to_string(),
@@ -268,17 +285,15 @@ impl San {
         }
         let (mut file, mut rank) = (None, None);
         if role != Role::King {
-            let others: Bitboard = pos
-                .moves_to(to)
-                .iter()
-                .filter(|o| {
-                    o.to() == to
-                        && o.from() != from
-                        && !o.is_castle()
-                        && pos.role_at(o.from()) == Some(role)
-                })
-                .map(|o| o.from())
-                .collect();
+            // Other pieces of the kind that could legally go there.
+            let us = pos.turn();
+            let rivals =
+                (attacks(us, role, to, pos.occupied()) & pos.pieces(us, role)).without(from);
+            let others = if rivals.is_empty() {
+                rivals
+            } else {
+                legal_origins(pos, rivals, to)
+            };
             if others.nonempty() {
                 if !others.intersects(Bitboard::file(from.file())) {
                     file = Some(from.file());
@@ -302,11 +317,21 @@ impl San {
 }
 
 impl SanPlus {
-    /// Reads SAN with its optional `+`/`#`; see [`San::from_ascii`].
+    /// Reads SAN with its optional `+`/`#`; see [`San::from_ascii`]. The
+    /// standard spellings take a fast path.
     ///
     /// # Errors
     /// [`ParseSanError`] if the text is not a move.
+    #[inline]
     pub fn from_ascii(s: &[u8]) -> Result<SanPlus, ParseSanError> {
+        match parse_fast(s) {
+            Some(sp) => Ok(sp),
+            None => SanPlus::from_ascii_general(s),
+        }
+    }
+
+    /// [`SanPlus::from_ascii`] for every spelling it reads.
+    fn from_ascii_general(s: &[u8]) -> Result<SanPlus, ParseSanError> {
         let bad = || ParseSanError {
             text: String::from_utf8_lossy(s).into_owned(),
         };
@@ -342,9 +367,8 @@ impl SanPlus {
     /// The SAN of a legal move with `+` or `#` as the position after it warrants.
     pub fn from_move(pos: &Position, m: Move) -> SanPlus {
         let san = San::from_move(pos, m);
-        let after = pos.after(m);
-        let suffix = if after.is_check() {
-            Some(if after.has_legal_move() {
+        let suffix = if pos.gives_check(m) {
+            Some(if pos.after(m).has_legal_move() {
                 Suffix::Check
             } else {
                 Suffix::Checkmate
@@ -354,6 +378,258 @@ impl SanPlus {
         };
         SanPlus { san, suffix }
     }
+}
+
+/// Which of `origins` (pieces of the side to move, not its king, that reach
+/// `to` on the board as it is) may legally move to `to`: not pinned off the
+/// line to their king, and capturing or blocking a single checker. `to` is
+/// empty or holds an enemy piece; en passant is not a case here.
+fn legal_origins(pos: &Position, origins: Bitboard, to: Square) -> Bitboard {
+    let king = pos.king(pos.turn());
+    let checkers = pos.checkers();
+    let evades = match checkers.single_square() {
+        None if checkers.nonempty() => return Bitboard::EMPTY,
+        None => true,
+        Some(c) => to == c || between(king, c).contains(to),
+    };
+    if !evades {
+        return Bitboard::EMPTY;
+    }
+    let pinned = pos.pinned();
+    let mut out = Bitboard::EMPTY;
+    for o in origins {
+        if !pinned.contains(o) || aligned(king, o, to) {
+            out.add(o);
+        }
+    }
+    out
+}
+
+/// Reads the standard spellings (`e4`, `exd5`, `Nbd2`, `R1e2`, `Qh4e1`,
+/// `e8=Q+`, `O-O#`) without the general reader's detours; `None` for
+/// anything else, which the general reader then decides. Where it answers,
+/// it answers as the general reader does.
+#[inline]
+fn parse_fast(s: &[u8]) -> Option<SanPlus> {
+    let (body, suffix) = match s {
+        [rest @ .., b'+'] => (rest, Some(Suffix::Check)),
+        [rest @ .., b'#'] => (rest, Some(Suffix::Checkmate)),
+        _ => (s, None),
+    };
+    let san = match body {
+        b"O-O" => San::Castle(CastlingSide::KingSide),
+        b"O-O-O" => San::Castle(CastlingSide::QueenSide),
+        _ => {
+            let (b, promotion) = match body {
+                [rest @ .., b'=', p @ (b'N' | b'B' | b'R' | b'Q')] => {
+                    (rest, Role::from_char(*p as char))
+                }
+                _ => (body, None),
+            };
+            let [rest @ .., f @ b'a'..=b'h', r @ b'1'..=b'8'] = b else {
+                return None;
+            };
+            let to = Square::from_coords(
+                File::new(u32::from(f - b'a')),
+                Rank::new(u32::from(r - b'1')),
+            );
+            let (rest, capture) = match rest {
+                [r @ .., b'x'] => (r, true),
+                _ => (rest, false),
+            };
+            let (role, rest) = match rest {
+                [c @ (b'N' | b'B' | b'R' | b'Q' | b'K'), r @ ..] => {
+                    (Role::from_char(*c as char)?, r)
+                }
+                _ => (Role::Pawn, rest),
+            };
+            let (file, rank) = match rest {
+                [] => (None, None),
+                [f @ b'a'..=b'h'] => (Some(File::new(u32::from(f - b'a'))), None),
+                [r @ b'1'..=b'8'] if role != Role::Pawn => {
+                    (None, Some(Rank::new(u32::from(r - b'1'))))
+                }
+                [f @ b'a'..=b'h', r @ b'1'..=b'8'] if role != Role::Pawn => (
+                    Some(File::new(u32::from(f - b'a'))),
+                    Some(Rank::new(u32::from(r - b'1'))),
+                ),
+                _ => return None,
+            };
+            if promotion.is_some() && role != Role::Pawn {
+                return None;
+            }
+            San::Normal {
+                role,
+                file,
+                rank,
+                capture,
+                to,
+                promotion,
+            }
+        }
+    };
+    Some(SanPlus { san, suffix })
+}
+
+/// The unique legal move for a plain piece or pawn move, found from the
+/// attack tables, or `None` when generating the legal moves must decide
+/// (castling, en passant, a double check, no or several candidates).
+#[inline]
+fn fast_resolve(pos: &Position, san: &San) -> Option<Move> {
+    let San::Normal {
+        role,
+        file,
+        rank,
+        to,
+        promotion,
+        ..
+    } = *san
+    else {
+        return None;
+    };
+    let us = pos.turn();
+    let them = us.other();
+    if pos.by_color(us).contains(to) {
+        return None;
+    }
+    let occ = pos.occupied();
+    let last = Rank::Eighth.relative_to(us);
+    let mut cands = match role {
+        Role::Pawn => {
+            if promotion.is_some() != (to.rank() == last) {
+                return None;
+            }
+            let pawns = pos.pieces(us, Role::Pawn);
+            if pos.by_color(them).contains(to) {
+                pawn_attacks(them, to) & pawns
+            } else {
+                if pos.ep_square() == Some(to) {
+                    return None;
+                }
+                let back = if us == Color::White { -8 } else { 8 };
+                let one = to.offset(back)?;
+                if pawns.contains(one) {
+                    Bitboard::from_square(one)
+                } else if !occ.contains(one) && to.rank() == Rank::Fourth.relative_to(us) {
+                    let two = one.offset(back)?;
+                    pawns & Bitboard::from_square(two)
+                } else {
+                    Bitboard::EMPTY
+                }
+            }
+        }
+        Role::King => {
+            if promotion.is_some() {
+                return None;
+            }
+            king_attacks(to) & pos.pieces(us, Role::King)
+        }
+        Role::Knight => {
+            if promotion.is_some() {
+                return None;
+            }
+            knight_attacks(to) & pos.pieces(us, Role::Knight)
+        }
+        _ => {
+            if promotion.is_some() {
+                return None;
+            }
+            // Sliders: pieces on a ray through `to` with nothing between
+            // (small tables instead of the big magic ones).
+            let rays = match role {
+                Role::Rook => rook_rays(to),
+                Role::Bishop => bishop_rays(to),
+                _ => rook_rays(to) | bishop_rays(to),
+            };
+            let mut reach = Bitboard::EMPTY;
+            for from in pos.pieces(us, role) & rays {
+                if (between(from, to) & occ).is_empty() {
+                    reach.add(from);
+                }
+            }
+            reach
+        }
+    };
+    if let Some(f) = file {
+        cands &= Bitboard::file(f);
+    }
+    if let Some(r) = rank {
+        cands &= Bitboard::rank(r);
+    }
+    if cands.is_empty() {
+        return None;
+    }
+    let king = pos.king(us);
+    let checkers = checkers(pos, king, us, occ);
+    if role != Role::King && checkers.more_than_one() {
+        return None;
+    }
+    let mut pinned: Option<Bitboard> = None;
+    let mut found = None;
+    for from in cands {
+        let legal = if role == Role::King {
+            !pos.is_attacked(to, them, occ ^ Bitboard::from_square(from))
+        } else {
+            let blocks = checkers
+                .into_iter()
+                .next()
+                .is_none_or(|c: Square| c == to || between(king, c).contains(to));
+            blocks && {
+                // Only a piece on a line with its king and an enemy slider
+                // that moves along that line can be pinned.
+                let l = line(king, from);
+                let sliders = if king.file() == from.file() || king.rank() == from.rank() {
+                    pos.pieces(them, Role::Rook) | pos.pieces(them, Role::Queen)
+                } else {
+                    pos.pieces(them, Role::Bishop) | pos.pieces(them, Role::Queen)
+                };
+                !l.intersects(sliders) || {
+                    let p = *pinned.get_or_insert_with(|| pos.pinned());
+                    !p.contains(from) || aligned(king, from, to)
+                }
+            }
+        };
+        if legal {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(match promotion {
+                Some(p) => Move::new(from, to, MoveKind::Promotion(p)),
+                None => Move::normal(from, to),
+            });
+        }
+    }
+    found
+}
+
+/// Squares on the same file or rank as `sq` (not `sq` itself).
+#[inline]
+fn rook_rays(sq: Square) -> Bitboard {
+    (Bitboard::file(sq.file()) | Bitboard::rank(sq.rank())).without(sq)
+}
+
+/// Squares on the diagonals through `sq`: the empty-board bishop attacks
+/// (one entry per square, so it stays in cache).
+#[inline]
+fn bishop_rays(sq: Square) -> Bitboard {
+    bishop_attacks(sq, Bitboard::EMPTY)
+}
+
+/// Enemy pieces giving check to `us`, computed with the small ray tables.
+#[inline]
+fn checkers(pos: &Position, king: Square, us: Color, occ: Bitboard) -> Bitboard {
+    let them = us.other();
+    let mut c = (knight_attacks(king) & pos.pieces(them, Role::Knight))
+        | (pawn_attacks(us, king) & pos.pieces(them, Role::Pawn));
+    let queens = pos.pieces(them, Role::Queen);
+    let sliders = ((pos.pieces(them, Role::Rook) | queens) & rook_rays(king))
+        | ((pos.pieces(them, Role::Bishop) | queens) & bishop_rays(king));
+    for s in sliders {
+        if (between(king, s) & occ).is_empty() {
+            c.add(s);
+        }
+    }
+    c
 }
 
 fn parse_normal(t: &[u8]) -> Option<San> {
@@ -446,10 +722,20 @@ impl core::str::FromStr for SanPlus {
 impl San {
     /// Appends the SAN text to `out` (no allocation beyond `out`'s growth).
     pub fn append_to(&self, out: &mut String) {
+        // Writing to a String cannot fail.
+        let _ = self.write_to(out);
+    }
+
+    /// Writes the SAN text to any [`fmt::Write`] (a `String`, a formatter,
+    /// a stack buffer), without allocating.
+    ///
+    /// # Errors
+    /// Only those of `out`.
+    pub fn write_to<W: fmt::Write + ?Sized>(&self, out: &mut W) -> fmt::Result {
         match *self {
-            San::Null => out.push_str("--"),
-            San::Castle(CastlingSide::KingSide) => out.push_str("O-O"),
-            San::Castle(CastlingSide::QueenSide) => out.push_str("O-O-O"),
+            San::Null => out.write_str("--"),
+            San::Castle(CastlingSide::KingSide) => out.write_str("O-O"),
+            San::Castle(CastlingSide::QueenSide) => out.write_str("O-O-O"),
             San::Normal {
                 role,
                 file,
@@ -459,23 +745,24 @@ impl San {
                 promotion,
             } => {
                 if role != Role::Pawn {
-                    out.push(role.upper_char());
+                    out.write_char(role.upper_char())?;
                 }
                 if let Some(f) = file {
-                    out.push(f.char());
+                    out.write_char(f.char())?;
                 }
                 if let Some(r) = rank {
-                    out.push(r.char());
+                    out.write_char(r.char())?;
                 }
                 if capture {
-                    out.push('x');
+                    out.write_char('x')?;
                 }
-                out.push(to.file().char());
-                out.push(to.rank().char());
+                out.write_char(to.file().char())?;
+                out.write_char(to.rank().char())?;
                 if let Some(p) = promotion {
-                    out.push('=');
-                    out.push(p.upper_char());
+                    out.write_char('=')?;
+                    out.write_char(p.upper_char())?;
                 }
+                Ok(())
             }
         }
     }
@@ -483,9 +770,7 @@ impl San {
 
 impl fmt::Display for San {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut s = String::with_capacity(8);
-        self.append_to(&mut s);
-        f.write_str(&s)
+        self.write_to(f)
     }
 }
 
@@ -504,5 +789,202 @@ impl Move {
     /// Whether this move is a promotion to `role`.
     pub fn promotes_to(self, role: Role) -> bool {
         self.kind() == MoveKind::Promotion(role)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The SAN of a legal move by generating every legal move to its target
+    /// (what `San::from_move` did before it used the attack tables).
+    fn from_move_by_generation(pos: &Position, m: Move) -> San {
+        let San::Normal {
+            role,
+            capture,
+            to,
+            promotion,
+            ..
+        } = San::from_move(pos, m)
+        else {
+            return San::from_move(pos, m);
+        };
+        let from = m.from();
+        let (mut file, mut rank) = (None, None);
+        if role == Role::Pawn {
+            file = capture.then(|| from.file());
+        } else if role != Role::King {
+            let others: Bitboard = pos
+                .legal_moves()
+                .iter()
+                .filter(|o| {
+                    o.to() == to
+                        && o.from() != from
+                        && !o.is_castle()
+                        && pos.role_at(o.from()) == Some(role)
+                })
+                .map(|o| o.from())
+                .collect();
+            if others.nonempty() {
+                if !others.intersects(Bitboard::file(from.file())) {
+                    file = Some(from.file());
+                } else if !others.intersects(Bitboard::rank(from.rank())) {
+                    rank = Some(from.rank());
+                } else {
+                    file = Some(from.file());
+                    rank = Some(from.rank());
+                }
+            }
+        }
+        San::Normal {
+            role,
+            file,
+            rank,
+            capture,
+            to,
+            promotion,
+        }
+    }
+
+    /// Every legal move's SAN, and every plausible SAN spelling, resolves as
+    /// generating the legal moves says; the SAN written from the attack
+    /// tables is the one generation gives, and its suffix is what playing
+    /// the move shows.
+    fn agree(pos: &Position) {
+        for m in pos.legal_moves().iter().copied() {
+            let san = San::from_move(pos, m);
+            assert_eq!(san, from_move_by_generation(pos, m), "{pos:?} {m:?}");
+            assert_eq!(san.to_move(pos), Ok(m), "{pos:?} {san}");
+            let after = pos.after(m);
+            assert_eq!(pos.gives_check(m), after.is_check(), "{pos:?} {san}");
+        }
+        for sq in Square::all() {
+            for role in Role::ALL {
+                for promotion in [None, Some(Role::Queen), Some(Role::Knight)] {
+                    for file in [None, Some(File::E), Some(File::B)] {
+                        for rank in [None, Some(Rank::Second)] {
+                            let san = San::Normal {
+                                role,
+                                file,
+                                rank,
+                                capture: false,
+                                to: sq,
+                                promotion,
+                            };
+                            assert_eq!(
+                                san.to_move(pos),
+                                san.resolve_by_generation(pos),
+                                "{pos:?} {san}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fast_paths_agree_on_tricky_positions() {
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 2",
+            "1k6/8/8/8/1N3N2/8/1N3N2/4K3 w - - 0 1",
+            "3k4/8/8/q7/8/2N5/3N4/4K3 w - - 0 1",
+            "4k3/8/8/8/8/8/3r4/R3K2R w KQ - 0 1",
+            "8/1P6/8/8/8/8/k6K/8 w - - 0 1",
+            "k7/8/8/8/1Q1Q4/8/1Q1Q4/7K w - - 0 1",
+            "4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1",
+            "3k4/1P6/8/8/8/8/6p1/4K2R b K - 0 1",
+            "4k3/8/8/b7/8/2N1N3/8/4K3 w - - 0 1",
+            "4k3/4r3/8/8/8/2N1N3/8/4K3 w - - 0 1",
+        ] {
+            agree(&Position::from_fen(fen).unwrap());
+        }
+    }
+
+    #[test]
+    fn fast_paths_agree_along_random_games() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut positions = 0;
+        for _ in 0..12 {
+            let mut pos = Position::startpos();
+            for _ in 0..120 {
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                assert_eq!(
+                    checkers(&pos, pos.king(pos.turn()), pos.turn(), pos.occupied()),
+                    pos.checkers()
+                );
+                agree(&pos);
+                positions += 1;
+                let m = legal[(next() % legal.len() as u64) as usize];
+                pos.play_unchecked(m);
+            }
+        }
+        assert!(positions > 500);
+    }
+
+    #[test]
+    fn fast_parse_agrees_with_the_general_reader() {
+        let mut texts: Vec<String> = Vec::new();
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "1k6/8/8/8/1N3N2/8/1N3N2/4K3 w - - 0 1",
+            "8/1P6/8/8/8/8/k6K/8 w - - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            for m in pos.legal_moves().iter().copied() {
+                texts.push(SanPlus::from_move(&pos, m).to_string());
+                texts.push(San::from_move(&pos, m).to_string());
+            }
+        }
+        for t in [
+            "e4", "exd5", "Nbd2", "R1e2", "Qh4e1", "e8=Q+", "O-O#", "O-O-O", "Kxe2", "e8Q", "e2e4",
+            "Pe4", "e8=K", "Nf3+#", "0-0", "Nxf3!", "e1=Q#", "bxa8=N", "h9", "i4", "Ng1f3", "Bb",
+            "x", "", "+", "=Q", "Qxx4", "Rd1d2", "exd", "e4e5", "e8=P", "Ke1=Q", "b1a", "Nb1-c3",
+        ] {
+            texts.push(t.to_owned());
+        }
+        let mut fast = 0;
+        for t in &texts {
+            if let Some(sp) = parse_fast(t.as_bytes()) {
+                fast += 1;
+                assert_eq!(Ok(sp), SanPlus::from_ascii_general(t.as_bytes()), "{t}");
+            }
+            assert_eq!(
+                SanPlus::from_ascii(t.as_bytes()),
+                SanPlus::from_ascii_general(t.as_bytes()),
+                "{t}"
+            );
+        }
+        assert!(fast > 50, "the fast path reads the standard spellings");
+    }
+
+    #[test]
+    fn written_without_allocating_as_displayed() {
+        let pos = Position::from_fen("8/1P6/8/8/8/8/k6K/8 w - - 0 1").unwrap();
+        for m in pos.legal_moves().iter().copied() {
+            let san = San::from_move(&pos, m);
+            let mut s = String::new();
+            san.append_to(&mut s);
+            assert_eq!(s, format!("{san}"));
+        }
+        let mut s = String::new();
+        San::from_ascii(b"b8=Q").unwrap().append_to(&mut s);
+        assert_eq!(s, "b8=Q");
     }
 }

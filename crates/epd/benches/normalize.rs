@@ -64,6 +64,22 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.finish();
+    // The same records eight times over, so that two threads have whole
+    // batches to share; beside one thread on the same bytes.
+    let many = data.repeat(8);
+    let mut group = c.benchmark_group("epd x8");
+    group.throughput(Throughput::Elements(records * 8));
+    for jobs in [1, 2] {
+        group.bench_function(format!("normalize_suites_{jobs}_jobs"), |b| {
+            let mut out = Vec::with_capacity(many.len() * 2);
+            b.iter(|| {
+                out.clear();
+                stream::normalize_with_jobs(many.as_slice(), &mut out, Mode::Lenient, jobs, |_| {})
+                    .unwrap()
+            })
+        });
+    }
+    group.finish();
 }
 
 criterion_group!(benches, bench);

@@ -5,7 +5,7 @@
 use rookery_core::{Position, Setup};
 
 use crate::diag::{Diagnostic, Problem, Severity};
-use crate::moves::{read_move, Legal, MoveRead};
+use crate::moves::{read_move, MoveRead};
 use crate::operand::{
     parse_count, parse_integer, Clock, Date, Identifier, ParseOperandError, RawOperand, TimeOfDay,
 };
@@ -70,7 +70,6 @@ fn is_ws(c: u8) -> bool {
 /// A reusable record reader: keeps its buffers between records.
 pub struct Parser {
     mode: Mode,
-    legal: Legal,
     pub(crate) toks: Vec<Tok>,
     pub(crate) ops: Vec<LexOp>,
     ws_reported: bool,
@@ -81,7 +80,6 @@ impl Parser {
     pub fn new(mode: Mode) -> Parser {
         Parser {
             mode,
-            legal: Legal::new(),
             toks: Vec::new(),
             ops: Vec::new(),
             ws_reported: false,
@@ -132,7 +130,6 @@ impl Parser {
                 return None;
             }
         };
-        self.legal.reset();
         let mut entries = Vec::with_capacity(self.ops.len() + 2);
         let mut failed = false;
         let ops = core::mem::take(&mut self.ops);
@@ -769,8 +766,7 @@ impl Parser {
         Some(result)
     }
 
-    /// Reads one move operand; `ply` is `Some` inside a `pv`/`sv` line
-    /// (then a fresh move list is made for each position after the first).
+    /// Reads one move operand; `ply` is `Some` inside a `pv`/`sv` line.
     fn move_operand(
         &mut self,
         name: &str,
@@ -794,10 +790,7 @@ impl Parser {
             ));
             return None;
         }
-        let read = match ply {
-            None | Some(0) => read_move(pos, &mut self.legal, text),
-            Some(_) => read_move(pos, &mut Legal::new(), text),
-        };
+        let read = read_move(pos, text);
         match read {
             MoveRead::San(m) => Some(m),
             MoveRead::NotSan(m, san) => {

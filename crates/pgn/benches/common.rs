@@ -61,7 +61,7 @@ impl rookery_pgn::Visitor for RookeryPlayer {
         if self.dead {
             return;
         }
-        match rookery_pgn::san::resolve(&self.pos, &san.san) {
+        match san.san.to_move(&self.pos) {
             Ok(m) => {
                 self.pos.play_unchecked(m);
                 self.plies += 1;
@@ -183,6 +183,19 @@ pub fn run_rookery_tree(bytes: &[u8]) -> (u64, u64, u64) {
         errors += u64::from(g.error.is_some());
     }
     (games, plies, errors)
+}
+
+/// Runs the `rookery pgn stats` pipeline (`stream::run`, one thread) over
+/// `bytes`: (games, mainline plies, error games).
+pub fn run_rookery_stats(bytes: &[u8]) -> (u64, u64, u64) {
+    use rookery_pgn::stream::{run, Plan, Stats, Task};
+    let mut stats = Stats::default();
+    let plan = Plan::new(Task::Stats);
+    let _ = run(&plan, bytes, "bench", &mut |_| {}, &mut |part| {
+        stats.merge(part.stats);
+        Ok::<(), std::io::Error>(())
+    });
+    (stats.games, stats.moves, stats.error_games)
 }
 
 /// Runs pgn-reader + shakmaty over `bytes`: (games, plies, errors).

@@ -22,6 +22,9 @@ fn parse(c: &mut Criterion) {
         g.bench_function("pgn-reader + shakmaty", |b| {
             b.iter(|| common::run_pgn_reader(&bytes))
         });
+        g.bench_function("rookery stats pipeline", |b| {
+            b.iter(|| common::run_rookery_stats(&bytes))
+        });
         g.bench_function("rookery game tree", |b| {
             b.iter(|| common::run_rookery_tree(&bytes))
         });

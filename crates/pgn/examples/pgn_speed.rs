@@ -29,6 +29,7 @@ fn main() {
         ),
         ("pgn-reader 0.29 + shakmaty 0.30", common::run_pgn_reader),
         ("rookery game tree (Games)", common::run_rookery_tree),
+        ("rookery stats pipeline (stream)", common::run_rookery_stats),
     ]
     .into_iter()
     .filter(|(l, _)| l.contains(&only))

@@ -31,19 +31,35 @@ pub struct EpdOptions {
 /// The `id` of a position: the players (and event/date when known), the game
 /// index and the ply.
 pub fn position_id(tags: &Tags, index: usize, ply: usize) -> String {
+    let mut id = id_prefix(tags);
+    push_game_ply(&mut id, index, ply);
+    id
+}
+
+/// The part of [`position_id`] that is the same for every position of a game.
+fn id_prefix(tags: &Tags) -> String {
     let known = |n: &str| tags.get(n).filter(|v| !v.is_empty() && !v.starts_with('?'));
     let mut id = String::new();
     if let (Some(w), Some(b)) = (known("White"), known("Black")) {
-        id.push_str(&format!("{w} - {b}, "));
+        id.push_str(w);
+        id.push_str(" - ");
+        id.push_str(b);
+        id.push_str(", ");
     }
-    if let Some(e) = known("Event") {
-        id.push_str(&format!("{e}, "));
+    for name in ["Event", "Date"] {
+        if let Some(v) = known(name) {
+            id.push_str(v);
+            id.push_str(", ");
+        }
     }
-    if let Some(d) = known("Date") {
-        id.push_str(&format!("{d}, "));
-    }
-    id.push_str(&format!("game {index}, ply {ply}"));
     id
+}
+
+/// Appends `game INDEX, ply PLY`.
+fn push_game_ply(id: &mut String, index: usize, ply: usize) {
+    use std::fmt::Write;
+    // Writing to a String cannot fail.
+    let _ = write!(id, "game {index}, ply {ply}");
 }
 
 /// One EPD record per mainline position, from the start to the final
@@ -64,6 +80,7 @@ pub fn game_to_epd(game: &Game, index: usize, opts: &EpdOptions) -> Vec<Record> 
     let mut out = Vec::with_capacity(game.mainline.nodes.len() + 1);
     let mut pos = game.start.clone();
     let nodes = &game.mainline.nodes;
+    let prefix = id_prefix(&game.tags);
     for ply in 0..=nodes.len() {
         let node = nodes.get(ply);
         let mut rec = Record::with_clocks(pos.clone());
@@ -72,7 +89,10 @@ pub fn game_to_epd(game: &Game, index: usize, opts: &EpdOptions) -> Vec<Record> 
                 rec.push(Operation::Comment(0, Some(n.comments_after.join(" "))));
             }
         }
-        rec.push(Operation::Id(position_id(&game.tags, index, ply)));
+        let mut id = String::with_capacity(prefix.len() + 24);
+        id.push_str(&prefix);
+        push_game_ply(&mut id, index, ply);
+        rec.push(Operation::Id(id));
         if let Some(ptp) = &ptp {
             rec.push(Operation::Ptp(ptp.clone()));
         }

@@ -449,10 +449,27 @@ struct Frame {
     pending: Vec<String>,
 }
 
+/// How much of each game a [`GameBuilder`] keeps.
+///
+/// Whatever it keeps, the builder plays and checks every move (in
+/// variations too) and reports the same errors and warnings: a game reads
+/// as an error game or not, with the same messages, at either detail.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Detail {
+    /// The whole tree: comments, NAGs and variations.
+    #[default]
+    Full,
+    /// The mainline moves only: no comments, no NAGs, no variations (they
+    /// are played, checked and dropped). For readers that count or convert
+    /// the mainline: nothing is allocated per comment or variation.
+    Mainline,
+}
+
 /// The visitor that builds [`ReadGame`]s: plays every move (in variations
 /// too), records the first error and skips the rest of that game.
 pub struct GameBuilder {
     index: usize,
+    detail: Detail,
     at: Location,
     tags: Tags,
     start: Position,
@@ -483,6 +500,7 @@ impl GameBuilder {
     pub fn starting_at(index: usize) -> GameBuilder {
         GameBuilder {
             index,
+            detail: Detail::Full,
             at: Location::default(),
             tags: Tags::default(),
             start: Position::startpos(),
@@ -494,6 +512,13 @@ impl GameBuilder {
             last_loc: Location::default(),
             tag_locations: Vec::new(),
         }
+    }
+
+    /// Keeps `detail` of each game (see [`Detail`]).
+    #[must_use]
+    pub fn with_detail(mut self, detail: Detail) -> GameBuilder {
+        self.detail = detail;
+        self
     }
 
     fn warn(&mut self, at: Location, kind: WarningKind) {
@@ -576,7 +601,7 @@ impl Visitor for GameBuilder {
         let frame = self.top();
         let mv = match san.san {
             San::Null => Ok(Move::NULL),
-            ref s => crate::san::resolve(&frame.pos, s),
+            ref s => s.to_move(&frame.pos),
         };
         match mv {
             Ok(mv) => {
@@ -615,7 +640,9 @@ impl Visitor for GameBuilder {
             return;
         }
         let at = self.last_loc;
+        let lean = self.detail == Detail::Mainline;
         match self.top().line.nodes.last_mut() {
+            Some(_) if lean => {}
             Some(node) => {
                 // Keep where the NAG stood among the comments after the move.
                 if !node.comments_after.is_empty() || !node.nag_slots.is_empty() {
@@ -629,7 +656,7 @@ impl Visitor for GameBuilder {
     }
 
     fn comment(&mut self, comment: RawComment<'_>) {
-        if self.dead {
+        if self.dead || self.detail == Detail::Mainline {
             return;
         }
         let text = normalize_comment(comment.as_bytes());
@@ -669,6 +696,10 @@ impl Visitor for GameBuilder {
         let Some(mut frame) = self.stack.pop() else {
             return;
         };
+        if self.detail == Detail::Mainline {
+            // Played and checked; not kept.
+            return;
+        }
         frame.line.trailing_comments = std::mem::take(&mut frame.pending);
         if let Some(parent) = self.stack.last_mut() {
             if let Some(node) = parent.line.nodes.last_mut() {
@@ -773,6 +804,18 @@ impl<R: Read> Games<R> {
             reader,
             builder: GameBuilder::starting_at(first_index),
         }
+    }
+
+    /// Keeps `detail` of each game (see [`Detail`]).
+    #[must_use]
+    pub fn with_detail(mut self, detail: Detail) -> Games<R> {
+        self.builder = std::mem::take(&mut self.builder).with_detail(detail);
+        self
+    }
+
+    /// Bytes of the input consumed so far.
+    pub fn offset(&self) -> u64 {
+        self.reader.offset()
     }
 
     /// Where the reader stood when the input ran out (see [`Reader::end_state`]).

@@ -29,15 +29,15 @@
 pub mod convert;
 pub mod game;
 pub mod reader;
-pub mod san;
 pub mod split;
+pub mod stream;
 pub mod tags;
 pub mod tree;
 pub mod types;
 pub mod writer;
 
 pub use game::{
-    Game, GameBuilder, GameError, GameErrorKind, GameId, Games, Line, Node, ReadGame, Tags,
+    Detail, Game, GameBuilder, GameError, GameErrorKind, GameId, Games, Line, Node, ReadGame, Tags,
     Warning, WarningKind,
 };
 pub use reader::{EndState, Problem, Reader, Skip, Visitor};

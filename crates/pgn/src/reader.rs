@@ -767,7 +767,7 @@ fn symbol<V: Visitor>(v: &mut V, tok: &[u8], at: Location) {
     // The common case: a move alone.
     if let Some(b'a'..=b'h' | b'N' | b'B' | b'R' | b'Q' | b'K' | b'O') = t.first() {
         if t.iter().all(|&b| b != b'!' && b != b'?') {
-            if let Ok(san) = crate::san::parse(t) {
+            if let Ok(san) = SanPlus::from_ascii(t) {
                 v.san(san, t, at);
                 return;
             }
@@ -793,7 +793,7 @@ fn symbol<V: Visitor>(v: &mut V, tok: &[u8], at: Location) {
         let (san_text, rest) = t.split_at(san_len);
         let (glyph, rest) = rest.split_at(glyph_len);
         if !san_text.is_empty() {
-            match crate::san::parse(san_text) {
+            match SanPlus::from_ascii(san_text) {
                 Ok(san) => v.san(san, &t[..san_len + glyph_len], at),
                 Err(_) => {
                     v.problem(Problem::UnknownToken(tok), at);

@@ -41,7 +41,7 @@ use std::io::{self, Read};
 
 use rookery_core::parallel::{self, WorkerPanicked};
 
-use crate::game::{Games, ReadGame};
+use crate::game::{Detail, Games, ReadGame};
 use crate::reader::{EndState, Reader};
 use crate::types::Location;
 
@@ -80,11 +80,22 @@ impl Piece {
         first_index: usize,
         work: impl FnOnce(&mut dyn Iterator<Item = ReadGame>) -> T,
     ) -> (T, Outcome) {
+        self.read_with(first_index, Detail::Full, work)
+    }
+
+    /// [`Piece::read`], keeping `detail` of each game.
+    pub fn read_with<T>(
+        &self,
+        first_index: usize,
+        detail: Detail,
+        work: impl FnOnce(&mut dyn Iterator<Item = ReadGame>) -> T,
+    ) -> (T, Outcome) {
         let mut it = PieceGames {
             games: Games::from_reader(
                 Reader::starting_at(&self.bytes[..], self.start),
                 first_index,
-            ),
+            )
+            .with_detail(detail),
             count: 0,
         };
         let out = work(&mut it);
@@ -343,12 +354,33 @@ where
     T: Send,
     E: From<io::Error>,
 {
+    for_each_piece_with(input, jobs, target, Detail::Full, work, sink)
+}
+
+/// [`for_each_piece`], the games keeping `detail` (see [`Detail`]: the
+/// games' errors and warnings are the same at every detail).
+///
+/// # Errors
+/// An I/O error reading `input`, or the first error `sink` returns.
+pub fn for_each_piece_with<R, T, E>(
+    input: R,
+    jobs: usize,
+    target: usize,
+    detail: Detail,
+    work: &(dyn Fn(&mut dyn Iterator<Item = ReadGame>) -> T + Sync),
+    sink: &mut dyn FnMut(T, u64) -> Result<bool, E>,
+) -> Result<(), E>
+where
+    R: Read,
+    T: Send,
+    E: From<io::Error>,
+{
     let jobs = jobs.max(1);
     let worker_failed = |e: WorkerPanicked| io::Error::other(e);
     // On the worker threads (the shared ordered-parallel helper catches a
     // panic in `work` and reports it as an error, not a hang).
     let read_piece = |_: &mut (), (piece, first): (Piece, usize)| {
-        let (out, outcome) = piece.read(first, work);
+        let (out, outcome) = piece.read_with(first, detail, work);
         (piece, first, out, outcome)
     };
     parallel::with_workers(vec![(); jobs], read_piece, |q| -> Result<(), E> {
@@ -383,12 +415,12 @@ where
                     held.bytes.extend_from_slice(&piece.bytes);
                     held.tag_follows = piece.tag_follows;
                     held.last = piece.last;
-                    let (out, outcome) = held.read(index, work);
+                    let (out, outcome) = held.read_with(index, detail, work);
                     (held, out, outcome)
                 }
                 None if first != next_index => {
                     // The guessed index was wrong.
-                    let (out, outcome) = piece.read(next_index, work);
+                    let (out, outcome) = piece.read_with(next_index, detail, work);
                     (piece, out, outcome)
                 }
                 None => (piece, out, outcome),
@@ -406,7 +438,7 @@ where
         // Only the last piece may end inside a game, and it is never held;
         // should one be held anyway, it is read to the end here.
         if let Some((held, index)) = carry {
-            let (out, _) = held.read(index, work);
+            let (out, _) = held.read_with(index, detail, work);
             sink(out, cutter.offset())?;
         }
         Ok(())

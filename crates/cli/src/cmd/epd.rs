@@ -32,6 +32,10 @@ enum Verb {
         /// Allow the output to be the input.
         #[arg(long)]
         in_place: bool,
+        /// Normalize on N threads (the output is exactly that of one, in
+        /// input order).
+        #[arg(short, long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+        jobs: u32,
         #[command(flatten)]
         read: ReadFlags,
     },
@@ -152,14 +156,16 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             input,
             output,
             in_place,
+            jobs,
             read,
         } => {
             let inp = output::open_input(&input)?;
             let mut out = Output::create(&output, &[&input], in_place)?;
-            let sum = stream::normalize(
+            let sum = stream::normalize_with_jobs(
                 inp,
                 &mut out,
                 read.mode(),
+                jobs as usize,
                 stderr_reporter(name(&input), read.quiet),
             )?;
             out.commit()?;

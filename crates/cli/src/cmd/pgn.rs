@@ -11,11 +11,8 @@
 //! and the next game is read, in strict mode reading stops there.
 
 use crate::output::{self, Output, Status};
-use anyhow::Context;
-use rookery_pgn::convert::{epd_to_game, game_to_epd, game_to_fens, EpdOptions};
-use rookery_pgn::split::for_each_piece;
-use rookery_pgn::{GameBuilder, GameResult, ReadGame, Reader};
-use std::collections::BTreeMap;
+use rookery_pgn::convert::EpdOptions;
+use rookery_pgn::stream::{self, Diag, Part, Plan, Stats, StreamError, Task};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -144,198 +141,15 @@ struct Common {
     chunk_bytes: usize,
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Task {
-    Validate,
-    Normalize,
-    ToEpd { fen: bool, opts: EpdOptions },
-    Stats,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Plan {
-    task: Task,
-    strict: bool,
-    quiet: bool,
-}
-
-/// One reported problem.
-#[derive(Clone, Debug)]
-struct Diag {
-    line: u64,
-    col: u64,
-    error: bool,
-    game: usize,
-    message: String,
-}
-
-/// Counts for `stats` (mergeable across chunks and files).
-#[derive(Clone, Debug, Default)]
-struct Stats {
-    games: u64,
-    moves: u64,
-    results: [u64; 4],
-    error_games: u64,
-    /// Input files that could not be opened (reported, the others read).
-    missing_files: u64,
-    warnings: u64,
-    /// (plies, game index, file, white, black)
-    longest: Option<(usize, usize, String, String, String)>,
-    eco: BTreeMap<String, u64>,
-}
-
-impl Stats {
-    fn merge(&mut self, o: Stats) {
-        self.games += o.games;
-        self.moves += o.moves;
-        for (a, b) in self.results.iter_mut().zip(o.results) {
-            *a += b;
-        }
-        self.error_games += o.error_games;
-        self.missing_files += o.missing_files;
-        self.warnings += o.warnings;
-        if let Some(l) = o.longest {
-            if self.longest.as_ref().is_none_or(|m| l.0 > m.0) {
-                self.longest = Some(l);
-            }
-        }
-        for (k, v) in o.eco {
-            *self.eco.entry(k).or_default() += v;
-        }
-    }
-}
-
-/// What one chunk (or one file, without --jobs) produced.
-#[derive(Default)]
-struct Part {
-    text: String,
-    diags: Vec<Diag>,
-    stats: Stats,
-    /// Strict mode met an error: nothing after it counts.
-    stopped: bool,
-}
-
-fn result_slot(r: GameResult) -> usize {
-    match r {
-        GameResult::WhiteWins => 0,
-        GameResult::BlackWins => 1,
-        GameResult::Draw => 2,
-        GameResult::Unknown => 3,
-    }
-}
-
-/// Tag values that do not have their tag's form, as warnings at the tag.
-fn tag_warnings(g: &ReadGame, diags: &mut Vec<Diag>) {
-    let tags = &g.game.tags;
-    let mut bad: Vec<(&str, String)> = Vec::new();
-    if let Err(e) = tags.date() {
-        bad.push(("Date", e.to_string()));
-    }
-    if let Err(e) = tags.time_control() {
-        bad.push(("TimeControl", e.to_string()));
-    }
-    if let Err(e) = tags.result() {
-        bad.push(("Result", e.to_string()));
-    }
-    if let Err(e) = tags.eco() {
-        bad.push(("ECO", e.to_string()));
-    }
-    match tags.ply_count() {
-        Err(e) => bad.push(("PlyCount", e.to_string())),
-        Ok(Some(n)) if g.error.is_none() && n as usize != g.game.mainline.nodes.len() => {
-            bad.push((
-                "PlyCount",
-                format!(
-                    "PlyCount tag says {n}, the game has {} plies",
-                    g.game.mainline.nodes.len()
-                ),
-            ));
-        }
-        _ => {}
-    }
-    for (tag, message) in bad {
-        let at = g.tag_location(tag);
-        diags.push(Diag {
-            line: at.line,
-            col: at.col,
-            error: false,
-            game: g.index,
-            message: format!("game {}: {message}", g.index),
-        });
-    }
-}
-
-/// Handles one game; `file` names the input in stats.
-fn handle(plan: &Plan, file: &str, g: ReadGame, part: &mut Part) {
-    if part.stopped {
-        return;
-    }
-    let warnings = g.warnings.len() as u64;
-    part.stats.warnings += warnings;
-    if !plan.quiet {
-        for w in &g.warnings {
-            part.diags.push(Diag {
-                line: w.at.line,
-                col: w.at.col,
-                error: false,
-                game: g.index,
-                message: format!("game {}: {}", g.index, w.kind),
-            });
-        }
-    }
-    if matches!(plan.task, Task::Validate) {
-        let mut tw = Vec::new();
-        tag_warnings(&g, &mut tw);
-        part.stats.warnings += tw.len() as u64;
-        if !plan.quiet {
-            part.diags.extend(tw);
-        }
-    }
-    if let Some(e) = &g.error {
-        part.diags.push(Diag {
-            line: e.at.line,
-            col: e.at.col,
-            error: true,
-            game: g.index,
-            message: format!("{}: {}", e.game, e.kind),
-        });
-        part.stats.error_games += 1;
-        part.stats.games += 1;
-        if plan.strict {
-            part.stopped = true;
-        }
-        return;
-    }
-    part.stats.games += 1;
-    let plies = g.game.mainline.nodes.len();
-    match plan.task {
-        Task::Validate => {}
-        Task::Normalize => part.text.push_str(&rookery_pgn::game_to_string(&g.game)),
-        Task::ToEpd { fen: true, .. } => {
-            for f in game_to_fens(&g.game) {
-                part.text.push_str(&f);
-                part.text.push('\n');
-            }
-        }
-        Task::ToEpd { fen: false, opts } => {
-            for rec in game_to_epd(&g.game, g.index, &opts) {
-                rec.write_to(&mut part.text);
-                part.text.push('\n');
-            }
-        }
-        Task::Stats => {
-            let s = &mut part.stats;
-            s.moves += plies as u64;
-            s.results[result_slot(g.game.result)] += 1;
-            if s.longest.as_ref().is_none_or(|l| plies > l.0) {
-                let t = |n: &str| g.game.tags.get(n).unwrap_or("?").to_owned();
-                s.longest = Some((plies, g.index, file.to_owned(), t("White"), t("Black")));
-            }
-            let eco = match g.game.tags.eco() {
-                Ok(Some(e)) => e.to_string(),
-                _ => "?".to_owned(),
-            };
-            *s.eco.entry(eco).or_default() += 1;
+impl Common {
+    /// The plan for `task` with these flags.
+    fn plan(&self, task: Task, strict: bool) -> Plan {
+        Plan {
+            task,
+            strict,
+            quiet: self.quiet,
+            jobs: self.jobs as usize,
+            chunk_bytes: self.chunk_bytes,
         }
     }
 }
@@ -367,84 +181,24 @@ fn progress(path: &Path) -> Option<indicatif::ProgressBar> {
 fn process_file(
     plan: &Plan,
     path: &Path,
-    (jobs, chunk_bytes): (u32, usize),
     sink: &mut dyn FnMut(Part) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let input = output::open_input(path)?;
     let file = display_name(path);
     let pb = progress(path);
-    if jobs <= 1 {
-        let mut reader = Reader::new(input);
-        let mut builder = GameBuilder::new();
-        let mut part = Part::default();
-        while let Some(g) = reader
-            .read_game(&mut builder)
-            .with_context(|| format!("cannot read {file}"))?
-        {
-            handle(plan, &file, g, &mut part);
-            let stopped = part.stopped;
-            if part.text.len() > 1 << 16 || part.diags.len() > 256 || stopped {
-                sink(std::mem::take(&mut part))?;
-                if stopped {
-                    break;
-                }
-            }
-            if let Some(pb) = &pb {
-                pb.set_position(reader.offset());
-            }
+    let mut progress = |bytes: u64| {
+        if let Some(pb) = &pb {
+            pb.set_position(bytes);
         }
-        sink(part)?;
-    } else {
-        parallel(
-            plan,
-            input,
-            &file,
-            jobs as usize,
-            chunk_bytes,
-            pb.as_ref(),
-            sink,
-        )?;
-    }
+    };
+    stream::run(plan, input, &file, &mut progress, sink).map_err(|e| match e {
+        StreamError::Read(e) => anyhow::Error::new(e).context(format!("cannot read {file}")),
+        StreamError::Sink(e) => e,
+    })?;
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
     Ok(())
-}
-
-/// Reads the input on `jobs` threads (see `rookery_pgn::split`: the result
-/// is exactly that of one reader) and hands the parts to `sink` in input order.
-fn parallel(
-    plan: &Plan,
-    input: Box<dyn std::io::BufRead>,
-    file: &str,
-    jobs: usize,
-    chunk_bytes: usize,
-    pb: Option<&indicatif::ProgressBar>,
-    sink: &mut dyn FnMut(Part) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
-    let work = |games: &mut dyn Iterator<Item = ReadGame>| {
-        let mut part = Part::default();
-        for g in games {
-            handle(plan, file, g, &mut part);
-            if part.stopped {
-                break;
-            }
-        }
-        part
-    };
-    for_each_piece(input, jobs, chunk_bytes, &work, &mut |part: Part,
-                                                          bytes|
-     -> anyhow::Result<
-        bool,
-    > {
-        if let Some(pb) = pb {
-            pb.set_position(bytes);
-        }
-        let go_on = !part.stopped;
-        sink(part)?;
-        Ok(go_on)
-    })
-    .with_context(|| format!("cannot read {file}"))
 }
 
 fn print_diag(out: &mut dyn Write, file: &str, d: &Diag, json: bool) -> std::io::Result<()> {
@@ -469,7 +223,6 @@ fn print_diag(out: &mut dyn Write, file: &str, d: &Diag, json: bool) -> std::io:
 fn run_plan(
     plan: Plan,
     inputs: &[PathBuf],
-    common: &Common,
     out: &mut dyn Write,
     diag_out: &mut dyn Write,
     json_diags: bool,
@@ -488,20 +241,15 @@ fn run_plan(
             }
         }
         let mut stopped = false;
-        process_file(
-            &plan,
-            path,
-            (common.jobs, common.chunk_bytes),
-            &mut |part: Part| {
-                out.write_all(part.text.as_bytes())?;
-                for d in &part.diags {
-                    print_diag(diag_out, &file, d, json_diags)?;
-                }
-                stopped |= part.stopped;
-                total.merge(part.stats);
-                Ok(())
-            },
-        )?;
+        process_file(&plan, path, &mut |part: Part| {
+            out.write_all(part.text.as_bytes())?;
+            for d in &part.diags {
+                print_diag(diag_out, &file, d, json_diags)?;
+            }
+            stopped |= part.stopped;
+            total.merge(part.stats);
+            Ok(())
+        })?;
         if stopped {
             break;
         }
@@ -515,26 +263,18 @@ fn run_plan(
 fn write_plan(
     plan: Plan,
     inputs: &[PathBuf],
-    common: &Common,
     out_path: &Path,
     in_place: bool,
 ) -> anyhow::Result<Status> {
     let ins: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     let mut out = Output::create(out_path, &ins, in_place)?;
-    let stats = run_plan(
-        plan,
-        inputs,
-        common,
-        &mut out,
-        &mut std::io::stderr(),
-        false,
-    )?;
+    let stats = run_plan(plan, inputs, &mut out, &mut std::io::stderr(), false)?;
     out.commit()?;
     Ok(status(&stats, false))
 }
 
 fn status(stats: &Stats, strict_warnings: bool) -> Status {
-    if stats.error_games > 0 || stats.missing_files > 0 || (strict_warnings && stats.warnings > 0) {
+    if stats.input_errors(strict_warnings) {
         Status::InputErrors
     } else {
         Status::Ok
@@ -548,8 +288,8 @@ fn print_stats(out: &mut dyn Write, s: &Stats, json: bool) -> std::io::Result<()
         for (name, i) in results {
             res.insert(name.to_owned(), s.results[i].into());
         }
-        let longest = s.longest.as_ref().map(|(plies, game, file, white, black)| {
-            serde_json::json!({"plies": plies, "game": game, "file": file, "white": white, "black": black})
+        let longest = s.longest.as_ref().map(|l| {
+            serde_json::json!({"plies": l.plies, "game": l.game, "file": l.file, "white": l.white, "black": l.black})
         });
         let v = serde_json::json!({
             "games": s.games,
@@ -572,25 +312,22 @@ fn print_stats(out: &mut dyn Write, s: &Stats, json: bool) -> std::io::Result<()
     writeln!(out, "errors    {} games (reported, skipped)", s.error_games)?;
     writeln!(out, "warnings  {}", s.warnings)?;
     match &s.longest {
-        Some((plies, game, file, white, black)) => writeln!(
+        Some(l) => writeln!(
             out,
-            "longest   {plies} plies: game {game} of {file} ({white} - {black})"
+            "longest   {} plies: game {} of {} ({} - {})",
+            l.plies, l.game, l.file, l.white, l.black
         )?,
         None => writeln!(out, "longest   -")?,
     }
-    let mut by_letter: BTreeMap<char, u64> = BTreeMap::new();
-    for (code, n) in &s.eco {
-        *by_letter
-            .entry(code.chars().next().unwrap_or('?'))
-            .or_default() += n;
-    }
-    let letters: Vec<String> = by_letter.iter().map(|(l, n)| format!("{l} {n}")).collect();
-    writeln!(out, "ECO       {}", letters.join(", "))?;
-    let mut top: Vec<(&String, &u64)> = s.eco.iter().filter(|(c, _)| *c != "?").collect();
-    top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-    let top: Vec<String> = top
+    let letters: Vec<String> = s
+        .eco_by_letter()
         .iter()
-        .take(10)
+        .map(|(l, n)| format!("{l} {n}"))
+        .collect();
+    writeln!(out, "ECO       {}", letters.join(", "))?;
+    let top: Vec<String> = s
+        .top_eco(10)
+        .iter()
         .map(|(c, n)| format!("{c} {n}"))
         .collect();
     if !top.is_empty() {
@@ -603,24 +340,9 @@ fn from_epd(input: &Path, output_path: &Path, in_place: bool) -> anyhow::Result<
     let inp = output::open_input(input)?;
     let mut out = Output::create(output_path, &[input], in_place)?;
     let file = display_name(input);
-    let mut reader = rookery_epd::Reader::new(inp, rookery_epd::Mode::Lenient);
-    let mut errors = 0;
-    while let Some(line) = reader.next_line()? {
-        match &line.kind {
-            rookery_epd::LineKind::Record(rec) => {
-                out.write_all(rookery_pgn::game_to_string(&epd_to_game(rec)).as_bytes())?;
-            }
-            rookery_epd::LineKind::Unparsed => {
-                errors += 1;
-                for d in line.diagnostics.iter().filter(|d| d.is_error()) {
-                    eprintln!("{file}:{d}");
-                }
-            }
-            _ => {}
-        }
-    }
+    let unread = stream::epd_to_pgn(inp, &mut out, |d| eprintln!("{file}:{d}"))?;
     out.commit()?;
-    Ok(if errors > 0 {
+    Ok(if unread > 0 {
         Status::InputErrors
     } else {
         Status::Ok
@@ -636,21 +358,10 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             json,
             common,
         } => {
-            let plan = Plan {
-                task: Task::Validate,
-                strict: false,
-                quiet: common.quiet,
-            };
+            let plan = common.plan(Task::Validate, false);
             let stats = {
                 let mut diag = output::stdout();
-                run_plan(
-                    plan,
-                    &inputs,
-                    &common,
-                    &mut std::io::sink(),
-                    &mut diag,
-                    json,
-                )?
+                run_plan(plan, &inputs, &mut std::io::sink(), &mut diag, json)?
             };
             let mut out = output::stdout();
             if json {
@@ -678,12 +389,8 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             lenient,
             common,
         } => {
-            let plan = Plan {
-                task: Task::Normalize,
-                strict: !lenient,
-                quiet: common.quiet,
-            };
-            write_plan(plan, &inputs, &common, &out_path, in_place)
+            let plan = common.plan(Task::Normalize, !lenient);
+            write_plan(plan, &inputs, &out_path, in_place)
         }
         Verb::ToEpd {
             inputs,
@@ -695,15 +402,12 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             strict,
             common,
         } => {
-            let plan = Plan {
-                task: Task::ToEpd {
-                    fen,
-                    opts: EpdOptions { ptp, comments },
-                },
-                strict,
-                quiet: common.quiet,
+            let task = Task::ToEpd {
+                fen,
+                opts: EpdOptions { ptp, comments },
             };
-            write_plan(plan, &inputs, &common, &out_path, in_place)
+            let plan = common.plan(task, strict);
+            write_plan(plan, &inputs, &out_path, in_place)
         }
         Verb::Stats {
             inputs,
@@ -711,15 +415,10 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             strict,
             common,
         } => {
-            let plan = Plan {
-                task: Task::Stats,
-                strict,
-                quiet: common.quiet,
-            };
+            let plan = common.plan(Task::Stats, strict);
             let stats = run_plan(
                 plan,
                 &inputs,
-                &common,
                 &mut std::io::sink(),
                 &mut std::io::stderr(),
                 false,

@@ -1,0 +1,492 @@
+//! Running a PGN verb over a stream: the library half of `rookery pgn
+//! validate | normalize | to-epd | stats`.
+//!
+//! A [`Plan`] says what to do with every game ([`Task`]), whether to stop at
+//! the first game with an error, whether to report warnings and on how many
+//! threads to read. [`run`] reads one input with it and hands the results to
+//! a sink in input order, in [`Part`]s: the text to write, the problems found
+//! ([`Diag`]) and the counts ([`Stats`], mergeable across parts and files).
+//! The output is the same on any number of threads (see [`crate::split`]).
+//!
+//! Each task keeps only what it needs of a game (see [`Task::detail`]):
+//! `stats`, `validate` and `to-epd` without comments build no comment strings
+//! and no variation trees, though every move (in variations too) is still
+//! played and checked, so the problems reported are the same.
+//!
+//! ```
+//! use rookery_pgn::stream::{run, Plan, Task};
+//!
+//! let pgn = b"[White \"A\"]\n[Black \"B\"]\n[ECO \"C20\"]\n1. e4 e5 (1... c5 2. Nf3) 2. Nf3 1-0\n\n1. e4 Nf6 2. Nf6 *\n";
+//! let plan = Plan::new(Task::Stats);
+//! let mut stats = rookery_pgn::stream::Stats::default();
+//! let mut diags = Vec::new();
+//! run(&plan, &pgn[..], "games.pgn", &mut |_| {}, &mut |part| -> Result<(), std::io::Error> {
+//!     stats.merge(part.stats);
+//!     diags.extend(part.diags);
+//!     Ok(())
+//! })?;
+//! assert_eq!((stats.games, stats.error_games, stats.moves), (2, 1, 3));
+//! assert_eq!(stats.results, [1, 0, 0, 0]);
+//! assert_eq!(stats.eco.get("C20"), Some(&1));
+//! assert_eq!(stats.longest.as_ref().map(|l| (l.plies, l.game)), Some((3, 1)));
+//! assert!(diags[0].error && diags[0].message.contains("2. Nf6"));
+//! # Ok::<(), rookery_pgn::stream::StreamError<std::io::Error>>(())
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::{self, BufRead, Read, Write};
+
+use crate::convert::{epd_to_game, game_to_epd, game_to_fens, EpdOptions};
+use crate::game::{Detail, GameBuilder, ReadGame};
+use crate::reader::Reader;
+use crate::split::for_each_piece_with;
+use crate::types::GameResult;
+use crate::writer::game_to_string;
+
+/// A part is handed to the sink once its text reaches this many bytes.
+pub const FLUSH_TEXT_BYTES: usize = 1 << 16;
+/// A part is handed to the sink once it holds this many problems.
+pub const FLUSH_DIAGS: usize = 256;
+
+/// What to do with every game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Task {
+    /// Check every game; report the problems (tag values too), write nothing.
+    Validate,
+    /// Write every game in export format (comments and variations kept).
+    Normalize,
+    /// One EPD record per mainline position, or one FEN per line if `fen`.
+    ToEpd {
+        /// FEN lines instead of EPD records.
+        fen: bool,
+        /// What the EPD records carry besides the position.
+        opts: EpdOptions,
+    },
+    /// Count games, moves, results, errors, the ECO codes; find the longest game.
+    Stats,
+}
+
+impl Task {
+    /// How much of a game the task needs: the whole tree only to write
+    /// comments or variations, else the mainline moves.
+    pub fn detail(&self) -> Detail {
+        match self {
+            Task::Normalize => Detail::Full,
+            Task::ToEpd { fen: false, opts } if opts.comments => Detail::Full,
+            _ => Detail::Mainline,
+        }
+    }
+}
+
+/// A validated plan for one run.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// What to do with every game.
+    pub task: Task,
+    /// Stop at the first game with an error (nothing after it counts).
+    pub strict: bool,
+    /// Do not report warnings (they are still counted).
+    pub quiet: bool,
+    /// Reading threads (1: read on the calling thread).
+    pub jobs: usize,
+    /// Bytes per piece of input with more than one thread.
+    pub chunk_bytes: usize,
+}
+
+impl Plan {
+    /// A plan for `task`: lenient, warnings reported, one thread, 1 MiB pieces.
+    pub fn new(task: Task) -> Plan {
+        Plan {
+            task,
+            strict: false,
+            quiet: false,
+            jobs: 1,
+            chunk_bytes: 1 << 20,
+        }
+    }
+}
+
+/// One reported problem of a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diag {
+    /// Line in the input, from 1.
+    pub line: u64,
+    /// Column, from 1.
+    pub col: u64,
+    /// An error (the game was skipped) rather than a warning.
+    pub error: bool,
+    /// The game's index in the input, from 1.
+    pub game: usize,
+    /// What is wrong, naming the game.
+    pub message: String,
+}
+
+/// The longest game seen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Longest {
+    /// Its mainline plies.
+    pub plies: usize,
+    /// Its index in its input, from 1.
+    pub game: usize,
+    /// Its input's name.
+    pub file: String,
+    /// White tag (`?` if missing).
+    pub white: String,
+    /// Black tag (`?` if missing).
+    pub black: String,
+}
+
+/// Counts of a run (mergeable across parts and files).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Games read (those with errors included).
+    pub games: u64,
+    /// Mainline plies of the games without errors (counted by [`Task::Stats`]).
+    pub moves: u64,
+    /// Games by result: 1-0, 0-1, 1/2-1/2, * (counted by [`Task::Stats`]).
+    pub results: [u64; 4],
+    /// Games with an error.
+    pub error_games: u64,
+    /// Input files that could not be opened (counted by the caller).
+    pub missing_files: u64,
+    /// Warnings, reported or not.
+    pub warnings: u64,
+    /// The longest game without errors (found by [`Task::Stats`]); the first
+    /// of equal length.
+    pub longest: Option<Longest>,
+    /// Games by ECO code (`?` when the tag is missing or malformed; counted
+    /// by [`Task::Stats`]).
+    pub eco: BTreeMap<String, u64>,
+}
+
+impl Stats {
+    /// Adds the counts of `o`, which comes after `self` in the input.
+    pub fn merge(&mut self, o: Stats) {
+        self.games += o.games;
+        self.moves += o.moves;
+        for (a, b) in self.results.iter_mut().zip(o.results) {
+            *a += b;
+        }
+        self.error_games += o.error_games;
+        self.missing_files += o.missing_files;
+        self.warnings += o.warnings;
+        if let Some(l) = o.longest {
+            if self.longest.as_ref().is_none_or(|m| l.plies > m.plies) {
+                self.longest = Some(l);
+            }
+        }
+        for (k, v) in o.eco {
+            *self.eco.entry(k).or_default() += v;
+        }
+    }
+
+    /// Whether the input had errors: a game with an error, a file that could
+    /// not be opened, or (if `strict_warnings`) a warning.
+    pub fn input_errors(&self, strict_warnings: bool) -> bool {
+        self.error_games > 0 || self.missing_files > 0 || (strict_warnings && self.warnings > 0)
+    }
+
+    /// Games by the letter of their ECO code (`?` for none).
+    pub fn eco_by_letter(&self) -> BTreeMap<char, u64> {
+        let mut by_letter = BTreeMap::new();
+        for (code, n) in &self.eco {
+            *by_letter
+                .entry(code.chars().next().unwrap_or('?'))
+                .or_default() += n;
+        }
+        by_letter
+    }
+
+    /// The `n` most frequent ECO codes (`?` left out), most frequent first,
+    /// ties in code order.
+    pub fn top_eco(&self, n: usize) -> Vec<(&str, u64)> {
+        let mut top: Vec<(&str, u64)> = self
+            .eco
+            .iter()
+            .filter(|(c, _)| *c != "?")
+            .map(|(c, n)| (c.as_str(), *n))
+            .collect();
+        top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        top.truncate(n);
+        top
+    }
+}
+
+/// What a stretch of the input produced, in input order.
+#[derive(Clone, Debug, Default)]
+pub struct Part {
+    /// Text to write (normalized games, EPD records or FEN lines).
+    pub text: String,
+    /// Problems, in input order.
+    pub diags: Vec<Diag>,
+    /// Counts.
+    pub stats: Stats,
+    /// Strict mode met an error: nothing after this part counts.
+    pub stopped: bool,
+}
+
+impl Part {
+    /// Whether the part is worth handing on now (see [`FLUSH_TEXT_BYTES`],
+    /// [`FLUSH_DIAGS`]), or must be because the run stops.
+    pub fn is_full(&self) -> bool {
+        self.text.len() > FLUSH_TEXT_BYTES || self.diags.len() > FLUSH_DIAGS || self.stopped
+    }
+}
+
+/// Why a run stopped.
+#[derive(Debug)]
+pub enum StreamError<E> {
+    /// The input could not be read.
+    Read(io::Error),
+    /// The sink failed.
+    Sink(E),
+}
+
+impl<E> From<io::Error> for StreamError<E> {
+    fn from(e: io::Error) -> StreamError<E> {
+        StreamError::Read(e)
+    }
+}
+
+impl<E: fmt::Display> fmt::Display for StreamError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StreamError::Read(e) => write!(f, "cannot read the input: {e}"),
+            StreamError::Sink(e) => e.fmt(f),
+        }
+    }
+}
+
+impl<E: fmt::Debug + fmt::Display> std::error::Error for StreamError<E> {}
+
+fn result_slot(r: GameResult) -> usize {
+    match r {
+        GameResult::WhiteWins => 0,
+        GameResult::BlackWins => 1,
+        GameResult::Draw => 2,
+        GameResult::Unknown => 3,
+    }
+}
+
+/// Tag values that do not have their tag's form (Date, TimeControl, Result,
+/// ECO, PlyCount, and a PlyCount that disagrees with the moves), as warnings
+/// at the tag.
+pub fn tag_warnings(g: &ReadGame, diags: &mut Vec<Diag>) {
+    let tags = &g.game.tags;
+    let mut bad: Vec<(&str, String)> = Vec::new();
+    if let Err(e) = tags.date() {
+        bad.push(("Date", e.to_string()));
+    }
+    if let Err(e) = tags.time_control() {
+        bad.push(("TimeControl", e.to_string()));
+    }
+    if let Err(e) = tags.result() {
+        bad.push(("Result", e.to_string()));
+    }
+    if let Err(e) = tags.eco() {
+        bad.push(("ECO", e.to_string()));
+    }
+    match tags.ply_count() {
+        Err(e) => bad.push(("PlyCount", e.to_string())),
+        Ok(Some(n)) if g.error.is_none() && n as usize != g.game.mainline.nodes.len() => {
+            bad.push((
+                "PlyCount",
+                format!(
+                    "PlyCount tag says {n}, the game has {} plies",
+                    g.game.mainline.nodes.len()
+                ),
+            ));
+        }
+        _ => {}
+    }
+    for (tag, message) in bad {
+        let at = g.tag_location(tag);
+        diags.push(Diag {
+            line: at.line,
+            col: at.col,
+            error: false,
+            game: g.index,
+            message: format!("game {}: {message}", g.index),
+        });
+    }
+}
+
+/// Handles one game as `plan` says, adding to `part`; `file` names the
+/// input in [`Stats::longest`]. Nothing happens once `part` has stopped.
+pub fn handle(plan: &Plan, file: &str, g: ReadGame, part: &mut Part) {
+    if part.stopped {
+        return;
+    }
+    part.stats.warnings += g.warnings.len() as u64;
+    if !plan.quiet {
+        for w in &g.warnings {
+            part.diags.push(Diag {
+                line: w.at.line,
+                col: w.at.col,
+                error: false,
+                game: g.index,
+                message: format!("game {}: {}", g.index, w.kind),
+            });
+        }
+    }
+    if matches!(plan.task, Task::Validate) {
+        let mut tw = Vec::new();
+        tag_warnings(&g, &mut tw);
+        part.stats.warnings += tw.len() as u64;
+        if !plan.quiet {
+            part.diags.extend(tw);
+        }
+    }
+    part.stats.games += 1;
+    if let Some(e) = &g.error {
+        part.diags.push(Diag {
+            line: e.at.line,
+            col: e.at.col,
+            error: true,
+            game: g.index,
+            message: format!("{}: {}", e.game, e.kind),
+        });
+        part.stats.error_games += 1;
+        part.stopped = plan.strict;
+        return;
+    }
+    match plan.task {
+        Task::Validate => {}
+        Task::Normalize => part.text.push_str(&game_to_string(&g.game)),
+        Task::ToEpd { fen: true, .. } => {
+            for f in game_to_fens(&g.game) {
+                part.text.push_str(&f);
+                part.text.push('\n');
+            }
+        }
+        Task::ToEpd { fen: false, opts } => {
+            for rec in game_to_epd(&g.game, g.index, &opts) {
+                rec.write_to(&mut part.text);
+                part.text.push('\n');
+            }
+        }
+        Task::Stats => {
+            let plies = g.game.mainline.nodes.len();
+            let s = &mut part.stats;
+            s.moves += plies as u64;
+            s.results[result_slot(g.game.result)] += 1;
+            if s.longest.as_ref().is_none_or(|l| plies > l.plies) {
+                let t = |n: &str| g.game.tags.get(n).unwrap_or("?").to_owned();
+                s.longest = Some(Longest {
+                    plies,
+                    game: g.index,
+                    file: file.to_owned(),
+                    white: t("White"),
+                    black: t("Black"),
+                });
+            }
+            // The code as `Eco` displays it, without allocating for a code seen before.
+            let buf: [u8; 3];
+            let code = match g.game.tags.eco() {
+                Ok(Some(e)) if e.letter.is_ascii() && e.number < 100 => {
+                    buf = [e.letter as u8, b'0' + e.number / 10, b'0' + e.number % 10];
+                    std::str::from_utf8(&buf).unwrap_or("?")
+                }
+                _ => "?",
+            };
+            match s.eco.get_mut(code) {
+                Some(n) => *n += 1,
+                None => {
+                    s.eco.insert(code.to_owned(), 1);
+                }
+            }
+        }
+    }
+}
+
+/// Reads `input` (named `file` in stats) as `plan` says and hands the
+/// results to `sink` in input order, in parts of about [`FLUSH_TEXT_BYTES`]
+/// (one thread) or one piece of input (several). `progress` is told the
+/// bytes of input consumed so far now and then. In strict mode the run ends
+/// with the part that holds the first error (its [`Part::stopped`] is set).
+///
+/// # Errors
+/// [`StreamError::Read`] if the input cannot be read (or a reading thread
+/// panicked), [`StreamError::Sink`] with the first error `sink` returns.
+pub fn run<R: Read, E>(
+    plan: &Plan,
+    input: R,
+    file: &str,
+    progress: &mut dyn FnMut(u64),
+    sink: &mut dyn FnMut(Part) -> Result<(), E>,
+) -> Result<(), StreamError<E>> {
+    let detail = plan.task.detail();
+    if plan.jobs <= 1 {
+        let mut reader = Reader::new(input);
+        let mut builder = GameBuilder::new().with_detail(detail);
+        let mut part = Part::default();
+        while let Some(g) = reader.read_game(&mut builder)? {
+            handle(plan, file, g, &mut part);
+            if part.is_full() {
+                let stopped = part.stopped;
+                sink(std::mem::take(&mut part)).map_err(StreamError::Sink)?;
+                if stopped {
+                    return Ok(());
+                }
+            }
+            progress(reader.offset());
+        }
+        return sink(part).map_err(StreamError::Sink);
+    }
+    let work = |games: &mut dyn Iterator<Item = ReadGame>| {
+        let mut part = Part::default();
+        for g in games {
+            handle(plan, file, g, &mut part);
+            if part.stopped {
+                break;
+            }
+        }
+        part
+    };
+    for_each_piece_with(
+        input,
+        plan.jobs,
+        plan.chunk_bytes,
+        detail,
+        &work,
+        &mut |part: Part, bytes| -> Result<bool, StreamError<E>> {
+            progress(bytes);
+            let go_on = !part.stopped;
+            sink(part).map_err(StreamError::Sink)?;
+            Ok(go_on)
+        },
+    )
+}
+
+/// `rookery pgn from-epd`: one game per EPD record of `input` (see
+/// [`epd_to_game`]) written to `output` in export format; lines that are
+/// not records (blank, comments) are skipped, and the error diagnostics of
+/// each line that cannot be read go to `report`, which is then skipped.
+/// Returns how many lines could not be read.
+///
+/// # Errors
+/// I/O errors.
+pub fn epd_to_pgn<R: BufRead, W: Write>(
+    input: R,
+    mut output: W,
+    mut report: impl FnMut(&rookery_epd::Diagnostic),
+) -> io::Result<u64> {
+    let mut reader = rookery_epd::Reader::new(input, rookery_epd::Mode::Lenient);
+    let mut unread = 0;
+    while let Some(line) = reader.next_line()? {
+        match &line.kind {
+            rookery_epd::LineKind::Record(rec) => {
+                output.write_all(game_to_string(&epd_to_game(rec)).as_bytes())?;
+            }
+            rookery_epd::LineKind::Unparsed => {
+                unread += 1;
+                for d in line.diagnostics.iter().filter(|d| d.is_error()) {
+                    report(d);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(unread)
+}
