@@ -50,8 +50,8 @@ pub const CE_MAX: i32 = 32_000;
 /// The `ce` value of a mate (EPD spec §6.7): `n > 0` is a mate in `n`
 /// fullmoves for the side to move (`32767 - (2n - 1)`), `n < 0` a mate in
 /// `-n` against it (`-32767 + 2(-n)`), and `0` the side to move is
-/// checkmated (`-32767`). `None` if the value would leave the mate ranges
-/// (beyond 32000 in size).
+/// checkmated (`-32767`). `None` if the value would leave the side's mate
+/// range (32001..=32766, or -32767..=-32001): a mate longer than 383 moves.
 pub fn ce_from_mate(n: i32) -> Option<i32> {
     let ce = match n {
         0 => -32767,
@@ -59,7 +59,14 @@ pub fn ce_from_mate(n: i32) -> Option<i32> {
         n => -32767 + 2 * -i64::from(n),
     };
     let ce = i32::try_from(ce).ok()?;
-    (!(-CE_MAX..=CE_MAX).contains(&ce)).then_some(ce)
+    // In the mate range of its own side: a long mate must not run through
+    // the ordinary scores into the other side's range (or beyond it).
+    let range = if n > 0 {
+        CE_MAX + 1..=32766
+    } else {
+        -32767..=-CE_MAX - 1
+    };
+    range.contains(&ce).then_some(ce)
 }
 
 /// The mate a `ce` value stands for (EPD spec §6.7), the inverse of
