@@ -111,7 +111,7 @@ impl Opcode {
         match self {
             Opcode::Comment(n) => KNOWN_OPCODES[usize::from(CODE_C0 + (*n).min(9))],
             Opcode::Variation(n) => KNOWN_OPCODES[usize::from(CODE_V0 + (*n).min(9))],
-            Opcode::Unknown(name) => &**name,
+            Opcode::Unknown(name) => name,
             known => KNOWN_OPCODES[usize::from(known.code().unwrap_or(0))],
         }
     }
