@@ -4,18 +4,13 @@
 use rookery_core::{Fen, Move, Position, UciMove};
 use rookery_engine::{Engine, Event, Limits};
 use rookery_uci::host::{EngineHost, EngineSpec, HostError, Timeouts};
-use rookery_uci::{GoParams, PositionStart, ScoreValue};
+use rookery_uci::{GoParams, PositionStart};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// An evaluation, from the side to move's point of view.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Score {
-    /// Centipawns.
-    Cp(i32),
-    /// Mate in this many moves (negative: the side to move gets mated).
-    Mate(i32),
-}
+/// An evaluation, from the side to move's point of view (the one
+/// [`rookery_core::Score`], re-exported for the analysts' callers).
+pub use rookery_core::Score;
 
 /// How much effort one position gets.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -273,13 +268,6 @@ impl BuiltinAnalyst {
     }
 }
 
-fn engine_score(s: rookery_engine::Score) -> Score {
-    match s {
-        rookery_engine::Score::Cp(c) => Score::Cp(c),
-        rookery_engine::Score::Mate(m) => Score::Mate(m),
-    }
-}
-
 impl Analyst for BuiltinAnalyst {
     fn name(&self) -> String {
         "rookery".to_string()
@@ -331,7 +319,7 @@ impl Analyst for BuiltinAnalyst {
         for event in rx {
             match event {
                 Event::Report(r) => {
-                    let score = engine_score(r.score);
+                    let score = r.score;
                     if r.multipv <= 1 {
                         if let Some(&first) = r.pv.first() {
                             out.history.push(Progress {
@@ -493,13 +481,6 @@ impl UciAnalyst {
     }
 }
 
-fn uci_score(v: ScoreValue) -> Score {
-    match v {
-        ScoreValue::Cp(c) => Score::Cp(c),
-        ScoreValue::Mate(m) => Score::Mate(m),
-    }
-}
-
 impl Analyst for UciAnalyst {
     fn name(&self) -> String {
         match &self.host {
@@ -577,7 +558,7 @@ impl Analyst for UciAnalyst {
                     nodes: info.nodes.unwrap_or(0),
                     depth: info.depth.unwrap_or(0),
                     best: m,
-                    score: info.score.map(|s| uci_score(s.value)),
+                    score: info.score.map(|s| s.value),
                 });
             }
         })?;
@@ -608,7 +589,7 @@ impl Analyst for UciAnalyst {
                 (
                     i.pv.as_deref()
                         .map_or_else(Vec::new, |l| UciAnalyst::line(pos, l)),
-                    i.score.map(|s| uci_score(s.value)),
+                    i.score.map(|s| s.value),
                 )
             })
             .collect();
@@ -616,7 +597,7 @@ impl Analyst for UciAnalyst {
             best,
             pv,
             other_lines,
-            score: main.and_then(|i| i.score).map(|s| uci_score(s.value)),
+            score: main.and_then(|i| i.score).map(|s| s.value),
             depth: main.and_then(|i| i.depth).unwrap_or(0),
             nodes: result
                 .lines

@@ -20,6 +20,7 @@
 mod analyst;
 pub mod annotate;
 mod run;
+pub mod select;
 pub mod suite;
 mod verbs;
 
@@ -28,9 +29,7 @@ pub use analyst::{
     UciAnalyst, MAX_COUNT, MAX_NODES, MAX_START_FAILURES, MAX_TIME_MS, SOFT_MOVES,
 };
 pub use run::{resumable, run_suite, run_verb, LineProblem, Tick, VerbOptions, VerbSummary};
-pub use verbs::{
-    apply, ce_of, has_verb_opcodes, is_mate_line, Applied, Extras, Verb, ANALYSIS_OPCODES,
-};
+pub use verbs::{apply, has_verb_opcodes, is_mate_line, Applied, Extras, Verb, ANALYSIS_OPCODES};
 
 /// Suites compiled into the library, for runs with no file given.
 pub mod bundled {

@@ -5,10 +5,10 @@
 
 use crate::analyst::{Analysis, AnalysisLimits, Analyst, Score};
 use crate::suite::score_record;
-use crate::verbs::{apply, ce_of, has_verb_opcodes, Applied, Extras, Verb};
+use crate::verbs::{apply, has_verb_opcodes, Applied, Extras, Verb};
 use rookery_core::parallel;
 use rookery_core::Fen;
-use rookery_epd::{mate_from_ce, LineKind, Mode, Operation, RawOperand, Reader, Record};
+use rookery_epd::{LineKind, Mode, Operation, RawOperand, Reader, Record};
 use rookery_report::{PositionResult, SuiteRun};
 use std::io::{self, BufRead, Write};
 
@@ -119,9 +119,7 @@ fn analysis_of(record: &Record) -> Analysis {
         (_, Some(b)) => vec![b],
         _ => Vec::new(),
     };
-    let score = record
-        .ce()
-        .map(|ce| mate_from_ce(ce).map_or(Score::Cp(ce), Score::Mate));
+    let score = record.ce().map(Score::from_ce);
     let int = |name: &str| match record.get(name) {
         Some(Operation::Acn(n)) => Some(*n),
         Some(Operation::Acs(n)) => Some(*n),
@@ -283,7 +281,7 @@ pub fn run_verb(
                     if opts.solution_opcodes {
                         // The score too, so that a resumed run can score the record again.
                         if let Some(s) = analysis.and_then(|a| a.score) {
-                            record.set(Operation::Ce(ce_of(s)));
+                            record.set(Operation::Ce(s.ce()));
                         }
                         if let (Some(t), Some(n)) = (row.time_to_solution_ms, row.nodes_to_solution)
                         {

@@ -90,7 +90,7 @@ impl Target {
             return true;
         }
         if let Some(dm) = self.dm {
-            if !matches!(score, Some(Score::Mate(m)) if m > 0 && m as u32 <= dm) {
+            if !score.is_some_and(|s| s.mates_within(dm)) {
                 return false;
             }
         }
@@ -199,10 +199,7 @@ pub fn score_record(
     row.nodes = a.nodes;
     row.time_ms = a.elapsed.as_millis() as u64;
     row.depth = Some(a.depth);
-    row.score = a.score.map(|s| match s {
-        Score::Cp(c) => rookery_report::Score::Cp(c),
-        Score::Mate(m) => rookery_report::Score::Mate(m),
-    });
+    row.score = a.score;
     let mut p = pos.clone();
     for &m in &a.pv {
         row.pv.push(san(&p, m));

@@ -2,7 +2,7 @@
 //! search) and pfts (target search), one record at a time.
 
 use crate::analyst::{Analysis, AnalysisLimits, Analyst, AnalystError, Score};
-use rookery_epd::{ce_from_mate, Operation, Record};
+use rookery_epd::{Opcode, Operation, Record};
 
 /// Which optional operations a verb adds.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -30,18 +30,19 @@ pub enum Verb {
     Target,
 }
 
-/// The `ce` of a score (§6.7 for mates).
-pub fn ce_of(score: Score) -> i32 {
-    match score {
-        Score::Cp(c) => c.clamp(-32000, 32000),
-        Score::Mate(n) => ce_from_mate(n).unwrap_or(if n > 0 { 32001 } else { -32001 }),
-    }
-}
-
 /// Opcodes that hold the result of an analysis: a verb that writes a new
 /// analysis removes these from the record first, so that nothing left over
 /// from an earlier run contradicts it (§6.19: `pm` is `pv`'s first move).
-pub const ANALYSIS_OPCODES: [&str; 8] = ["acd", "acn", "acs", "ce", "pm", "pv", "Tsol", "Nsol"];
+pub const ANALYSIS_OPCODES: [Opcode; 8] = [
+    Opcode::private("acd"),
+    Opcode::Acn,
+    Opcode::Acs,
+    Opcode::Ce,
+    Opcode::Pm,
+    Opcode::Pv,
+    Opcode::private("Tsol"),
+    Opcode::private("Nsol"),
+];
 
 /// Whether `record` holds what `verb` writes: `pv` and `ce` for pfga, `pm`
 /// for pfts, a `dm` of at most N with its `pm` for pfms (a record where no
@@ -113,12 +114,12 @@ pub fn apply(
             Verb::Analyse => {
                 drop_stale(record);
                 record.set(Operation::Pv(Vec::new()));
-                let ce = if pos.is_check() {
-                    ce_from_mate(0).unwrap_or(-32767)
+                let score = if pos.is_check() {
+                    Score::Mate(0)
                 } else {
-                    0
+                    Score::Cp(0)
                 };
-                record.set(Operation::Ce(ce));
+                record.set(Operation::Ce(score.ce()));
             }
             // No move to predict: an old pm cannot be right.
             Verb::Target => drop_stale(record),
@@ -142,7 +143,7 @@ pub fn apply(
             };
             drop_stale(record);
             record.set(Operation::Pv(analysis.pv.clone()));
-            record.set(Operation::Ce(ce_of(score)));
+            record.set(Operation::Ce(score.ce()));
             if extras.pm {
                 record.set(Operation::Pm(best));
             }
@@ -150,15 +151,14 @@ pub fn apply(
                 record.set(Operation::Sm(best));
                 // A supplied variation starting otherwise would contradict it.
                 if record.sv().is_some_and(|sv| sv.first() != Some(&best)) {
-                    record.remove("sv");
+                    record.remove(Opcode::Sv);
                 }
             }
         }
         Verb::Mate(n) => {
             // The length of the mate found (at most n), as the score says.
-            let found = match analysis.score {
-                Some(Score::Mate(m)) if m > 0 && m as u32 <= n => m as u32,
-                _ => return Ok(Applied::NothingFound(Box::new(analysis))),
+            let Some(found) = analysis.score.and_then(Score::dm).filter(|&m| m <= n) else {
+                return Ok(Applied::NothingFound(Box::new(analysis)));
             };
             drop_stale(record);
             record.set(Operation::Dm(found as i32));

@@ -5,15 +5,13 @@
 use rookery_core::{Position, SanPlus};
 use rookery_epd::Record;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use rookery_testkit::cmd::Cmd;
 use rookery_testkit::TempDir;
 
 fn rookery(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rookery"))
-        .args(args)
-        .output()
-        .expect("run rookery")
+    Cmd::new(env!("CARGO_BIN_EXE_rookery")).args(args).output()
 }
 
 /// Each test's own temporary directory, removed when the test ends.

@@ -1,13 +1,11 @@
 //! End-to-end tests of `rookery perft` and `rookery show`, running the built binary.
 
+use rookery_testkit::cmd::Cmd;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn rookery(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rookery"))
-        .args(args)
-        .output()
-        .expect("run rookery")
+    Cmd::new(env!("CARGO_BIN_EXE_rookery")).args(args).output()
 }
 
 fn stdout(o: &Output) -> String {

@@ -4,69 +4,24 @@
 //! the input, Latin-1 text survives, and the analysis verbs never write
 //! what the engine did not say.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use rookery_epd::Record;
-
-/// A temporary directory of its own for each test, removed at the end.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir =
-            std::env::temp_dir().join(format!("rookery-data-safety-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    fn write(&self, name: &str, data: impl AsRef<[u8]>) -> PathBuf {
-        let p = self.path(name);
-        std::fs::write(&p, data).unwrap();
-        p
-    }
-
-    /// A shell script standing in for a UCI engine.
-    fn script(&self, name: &str, body: &str) -> PathBuf {
-        let p = self.write(name, format!("#!/bin/sh\n{body}"));
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-        p
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use rookery_testkit::cmd::Cmd;
+use rookery_testkit::TempDir;
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
 fn rookery_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
+    Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The command may not read its stdin at all.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
+        .dir(dir)
+        .stdin(stdin)
+        .output()
 }
 
 fn rookery(args: &[&str]) -> Output {
@@ -120,10 +75,10 @@ fn an_output_that_is_the_input_is_refused_and_the_input_kept() {
         assert_eq!(std::fs::read(&pgn).unwrap(), before_pgn, "{args:?}");
     }
     // The same file by another name: a path with `.`, and a hard link.
-    let dotted = t.path("./b.epd");
+    let dotted = t.join("./b.epd");
     let o = rookery(&["epd", "normalize", s(&epd), "-o", s(&dotted)]);
     assert_eq!(o.status.code(), Some(2));
-    let link = t.path("link.epd");
+    let link = t.join("link.epd");
     std::fs::hard_link(&epd, &link).unwrap();
     let o = rookery(&["epd", "normalize", s(&epd), "-o", s(&link)]);
     assert_eq!(o.status.code(), Some(2));
@@ -200,7 +155,7 @@ quit) exit 0;;\n  esac\ndone\n",
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let partial = t.path(".out.epd.rookery-partial");
+    let partial = t.join(".out.epd.rookery-partial");
     // Liveness bound only: wait until some records are written.
     let deadline = Instant::now() + Duration::from_secs(60);
     while complete_lines(&partial) < 2 {
@@ -510,7 +465,7 @@ isready) echo readyok;;\n    go*) echo 'bestmove 0000';;\n    quit) exit 0;;\n  
     );
     assert_eq!(text(&o.stdout).trim_end(), MATE1, "copied unchanged");
     let o = rookery_in(
-        &t.0,
+        t.path(),
         &[
             "suite",
             s(&input),
@@ -543,7 +498,7 @@ fn suite_scores_mate_notation_and_lists_unscorable_records() {
 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"nothing\";\n",
     );
     let o = rookery_in(
-        &t.0,
+        t.path(),
         &[
             "suite",
             s(&input),
@@ -691,7 +646,7 @@ fn an_engine_failing_its_handshake_is_reported_per_record_and_retried() {
     }
     assert!(err.contains("failed to start 3 times in a row"), "{err}");
     // An engine that fails its first handshake only is started again.
-    let marker = t.path("started-once");
+    let marker = t.join("started-once");
     let flaky = t.script(
         "flaky-engine",
         &format!(

@@ -1,12 +1,11 @@
 //! `rookery bench`: the node signature is deterministic.
 
-use std::process::Command;
+use rookery_testkit::cmd::Cmd;
 
 fn bench_json(depth: &str) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_rookery"))
+    let out = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args(["bench", "--depth", depth, "--json"])
-        .output()
-        .unwrap();
+        .output();
     assert!(out.status.success());
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -22,16 +21,14 @@ fn bench_signature_is_deterministic() {
 
 #[test]
 fn bench_text_output() {
-    let out = Command::new(env!("CARGO_BIN_EXE_rookery"))
+    let out = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args(["bench", "--depth", "3"])
-        .output()
-        .unwrap();
+        .output();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Nodes searched  : "), "{text}");
     assert!(text.contains("Nodes/second    : "), "{text}");
-    let bad = Command::new(env!("CARGO_BIN_EXE_rookery"))
+    let bad = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args(["bench", "--depth", "0"])
-        .output()
-        .unwrap();
+        .output();
     assert!(!bad.status.success());
 }

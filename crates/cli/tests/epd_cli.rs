@@ -1,18 +1,13 @@
 //! End-to-end tests of `rookery epd` (normalize, purge, validate, convert).
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use rookery_testkit::cmd::Cmd;
+use std::process::Output;
 
 fn rookery(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
+    Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+        .stdin(stdin)
+        .output()
 }
 
 fn text(b: &[u8]) -> String {

@@ -6,6 +6,8 @@
 //! lose nothing; `--resume` keeps what was written; the page renders in
 //! headless Chromium.
 
+use rookery_testkit::cmd::Cmd;
+use rookery_testkit::{peer, TempDir};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -15,68 +17,12 @@ const CHECK: &str = concat!(
     "/tests/python/annotate_check.py"
 );
 
-/// A temp dir of this test's own, removed when dropped.
-struct Tmp(PathBuf);
-
-impl Tmp {
-    fn new(name: &str) -> Tmp {
-        let d =
-            std::env::temp_dir().join(format!("rookery-annotate-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Tmp(d)
-    }
-    fn path(&self, f: &str) -> PathBuf {
-        self.0.join(f)
-    }
-}
-
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn rookery(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rookery"))
-        .args(args)
-        .output()
-        .expect("run rookery")
-}
-
-/// A peer program on PATH (or in /usr/games); missing: fail under CI, else skip with a note.
-fn peer(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let found = std::env::split_paths(&path)
-        .chain([PathBuf::from("/usr/games")])
-        .map(|d| d.join(name))
-        .find(|p| p.is_file());
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but {name} is missing"
-        );
-        eprintln!("skipping: {name} not found");
-    }
-    found
+    Cmd::new(env!("CARGO_BIN_EXE_rookery")).args(args).output()
 }
 
 fn python_chess() -> bool {
-    let ok = Command::new("python3")
-        .args([
-            "-c",
-            "import chess, sys; sys.exit(chess.__version__ != '1.11.2')",
-        ])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but python3 with python-chess 1.11.2 is missing"
-        );
-        eprintln!("skipping: python-chess 1.11.2 not found");
-    }
-    ok
+    peer::python_chess().is_some()
 }
 
 /// Runs the python-chess checker; its counts.
@@ -142,9 +88,9 @@ fn builtin_engine_python_chess_agrees() {
     if !python_chess() {
         return;
     }
-    let t = Tmp::new("builtin");
+    let t = TempDir::new("builtin");
     let input = data("pe-checkmate.pgn");
-    let out = t.path("out.pgn");
+    let out = t.join("out.pgn");
     annotate(&input, &out, &["--depth", "6", "--jobs", "2"]);
     let c = check(&input, &out, 0);
     assert_eq!(c["games"], 2, "{c}");
@@ -160,7 +106,7 @@ fn builtin_engine_python_chess_agrees() {
     );
     assert!(text.contains("Qh4# {[%eval #0]}"), "{text}");
     // Book plies: evaluated, not judged.
-    let out = t.path("book.pgn");
+    let out = t.join("book.pgn");
     annotate(
         &input,
         &out,
@@ -172,14 +118,14 @@ fn builtin_engine_python_chess_agrees() {
 
 #[test]
 fn stockfish_python_chess_agrees() {
-    let Some(sf) = peer("stockfish") else { return };
+    let Some(sf) = peer::stockfish() else { return };
     if !python_chess() {
         return;
     }
-    let t = Tmp::new("stockfish");
+    let t = TempDir::new("stockfish");
     for (file, mates) in [("pe-checkmate.pgn", 1), ("twic0920-first3.pgn", 0)] {
         let input = data(file);
-        let out = t.path(file);
+        let out = t.join(file);
         annotate(
             &input,
             &out,
@@ -208,13 +154,13 @@ fn stockfish_python_chess_agrees() {
 }
 
 /// An engine that answers the handshake and dies at its first search.
-fn crashing_engine(dir: &Tmp) -> PathBuf {
+fn crashing_engine(dir: &TempDir) -> PathBuf {
     engine_script(dir, "crashy", "echo 'crashy: giving up' >&2; exit 7")
 }
 
 /// An engine script named `name` that does `on_go` when told to search.
-fn engine_script(dir: &Tmp, name: &str, on_go: &str) -> PathBuf {
-    let p = dir.path(name);
+fn engine_script(dir: &TempDir, name: &str, on_go: &str) -> PathBuf {
+    let p = dir.join(name);
     std::fs::write(
         &p,
         format!("#!/bin/sh\nwhile read line; do\n  case \"$line\" in\n    uci) echo \"id name {name}\"; echo uciok;;\n    isready) echo readyok;;\n    go*) {on_go};;\n    quit) exit 0;;\n  esac\ndone\n"),
@@ -234,11 +180,11 @@ const WITH_BAD_GAME: &str = "[Event \"one\"]\n[White \"A\"]\n[Black \"B\"]\n[Res
 
 #[test]
 fn unreadable_games_are_copied_and_engine_failures_written_unannotated() {
-    let t = Tmp::new("failures");
-    let input = t.path("in.pgn");
+    let t = TempDir::new("failures");
+    let input = t.join("in.pgn");
     std::fs::write(&input, WITH_BAD_GAME).unwrap();
     // The built-in engine: the bad game is copied as it was, reported with its place.
-    let out = t.path("out.pgn");
+    let out = t.join("out.pgn");
     let o = rookery(&[
         "pgn",
         "annotate",
@@ -280,7 +226,7 @@ fn unreadable_games_are_copied_and_engine_failures_written_unannotated() {
     );
     // An engine that crashes: every game is still written, unannotated, and reported.
     let crash = crashing_engine(&t);
-    let out = t.path("crash.pgn");
+    let out = t.join("crash.pgn");
     let o = rookery(&[
         "pgn",
         "annotate",
@@ -310,10 +256,10 @@ fn unreadable_games_are_copied_and_engine_failures_written_unannotated() {
 
 #[test]
 fn hanging_engine_is_reported_and_the_game_written() {
-    let t = Tmp::new("hang");
+    let t = TempDir::new("hang");
     let input = data("pe-checkmate.pgn");
     let hang = engine_script(&t, "hangs", "exec sleep 100000");
-    let out = t.path("out.pgn");
+    let out = t.join("out.pgn");
     let o = rookery(&[
         "pgn",
         "annotate",
@@ -341,9 +287,9 @@ fn hanging_engine_is_reported_and_the_game_written() {
 
 #[test]
 fn resume_keeps_what_was_written() {
-    let t = Tmp::new("resume");
+    let t = TempDir::new("resume");
     let input = data("pe-checkmate.pgn");
-    let full = t.path("full.pgn");
+    let full = t.join("full.pgn");
     let args = ["--depth", "4", "--jobs", "1"];
     annotate(&input, &full, &args);
     let full_text = std::fs::read_to_string(&full).unwrap();
@@ -354,7 +300,7 @@ fn resume_keeps_what_was_written() {
         full_text[..second].replace("Annotated by rookery", "SENTINEL Annotated by rookery");
     assert_ne!(first, full_text[..second]);
     let cut = second + (full_text.len() - second) / 2;
-    let part = t.path("part.pgn");
+    let part = t.join("part.pgn");
     std::fs::write(&part, format!("{first}{}", &full_text[second..cut])).unwrap();
     let mut resume_args = args.to_vec();
     resume_args.push("--resume");
@@ -371,13 +317,13 @@ fn resume_keeps_what_was_written() {
 
 #[test]
 fn page_renders_in_chromium() {
-    let Some(browser) = peer("chromium").or_else(|| peer("chromium-browser")) else {
+    let Some(browser) = peer::chromium() else {
         return;
     };
-    let t = Tmp::new("page");
+    let t = TempDir::new("page");
     let input = data("pe-checkmate.pgn");
-    let out = t.path("out.pgn");
-    let html = t.path("page.html");
+    let out = t.join("out.pgn");
+    let html = t.join("page.html");
     annotate(
         &input,
         &out,
@@ -396,22 +342,7 @@ fn page_renders_in_chromium() {
     let blunders = tag_sum(&pgn, "Blunders") as usize;
     let marked =
         blunders + tag_sum(&pgn, "Mistakes") as usize + tag_sum(&pgn, "Inaccuracies") as usize;
-    let dom = Command::new(&browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            &format!("--user-data-dir={}", t.path("profile").display()),
-            "--dump-dom",
-            &format!("file://{}", html.display()),
-        ])
-        .output()
-        .expect("run chromium");
-    let dom = String::from_utf8_lossy(&dom.stdout);
+    let dom = peer::chromium_dom(&browser, &html, &t.join("profile"));
     assert!(
         dom.contains("<title>pe-checkmate.pgn: annotated games</title>"),
         "{dom:.400}"

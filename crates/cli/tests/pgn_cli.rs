@@ -2,9 +2,9 @@
 //! from-epd; parallel output equals sequential output; strict and lenient
 //! error handling; stdin.
 
-use std::io::Write;
+use rookery_testkit::cmd::Cmd;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -23,20 +23,10 @@ fn all_data_files() -> Vec<PathBuf> {
 }
 
 fn rookery(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
+    Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        let mut inp = child.stdin.take().unwrap();
-        if let Some(bytes) = stdin {
-            inp.write_all(bytes).unwrap();
-        }
-    }
-    child.wait_with_output().unwrap()
+        .stdin(stdin.unwrap_or_default())
+        .output()
 }
 
 fn text(b: &[u8]) -> String {

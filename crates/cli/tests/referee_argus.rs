@@ -12,51 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use rookery_testkit::{peer, TempDir};
+
 const ROOKERY: &str = env!("CARGO_BIN_EXE_rookery");
-
-fn peer_missing(what: &str) -> bool {
-    if std::env::var_os("CI").is_some() {
-        panic!("CI is set but {what} is not available");
-    }
-    eprintln!("note: {what} not found; skipping");
-    true
-}
-
-fn stockfish() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain([PathBuf::from("/usr/games")])
-        .map(|d| d.join("stockfish"))
-        .find(|p| p.is_file())
-}
-
-fn python_chess() -> bool {
-    Command::new("python3")
-        .args([
-            "-c",
-            "import chess; assert chess.__version__ == '1.11.2', chess.__version__",
-        ])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// A temporary directory removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let d = std::env::temp_dir().join(format!("rookery-argus-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        TempDir(d)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A child killed on drop.
 struct Proc(Child);
@@ -204,17 +162,15 @@ fn check_logs(logs: &Path) {
 
 #[test]
 fn builtin_and_stockfish_play_a_refereed_event() {
-    let Some(sf) = stockfish() else {
-        peer_missing("stockfish");
+    let Some(sf) = peer::stockfish() else {
         return;
     };
-    if !python_chess() {
-        peer_missing("python3 with python-chess 1.11.2");
+    if peer::python_chess().is_none() {
         return;
     }
     let dir = TempDir::new("event");
     let cfg = event_file(
-        &dir.0,
+        dir.path(),
         "rounds = 1\ngames = 2\npairing = \"round-robin\"\ntime_control = \"4+0.05\"\nquiet_period_ms = 200\ntime_margin_ms = 300",
         &[("Rookery", "r-secret"), ("Stockfish", "s-secret")],
     );
@@ -231,8 +187,8 @@ fn builtin_and_stockfish_play_a_refereed_event() {
             env!("CARGO_MANIFEST_DIR"),
             "/tests/python/argus_pgn_check.py"
         ))
-        .arg(dir.0.join("games.pgn"))
-        .arg(dir.0.join("logs/event.log"))
+        .arg(dir.join("games.pgn"))
+        .arg(dir.join("logs/event.log"))
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&check.stdout).to_string()
@@ -241,25 +197,24 @@ fn builtin_and_stockfish_play_a_refereed_event() {
         check.status.success() && said.contains("2 games ok"),
         "{said}"
     );
-    let pgn = std::fs::read_to_string(dir.0.join("games.pgn")).unwrap();
+    let pgn = std::fs::read_to_string(dir.join("games.pgn")).unwrap();
     let games = pgn_games(&pgn);
     assert_eq!(games.len(), 2);
     assert_eq!(
         (tag(&games[0], "White"), tag(&games[1], "White")),
         ("Rookery", "Stockfish")
     );
-    check_logs(&dir.0.join("logs"));
+    check_logs(&dir.join("logs"));
 }
 
 #[test]
 fn a_hostile_python_client_is_refereed_by_the_rules() {
-    if !python_chess() {
-        peer_missing("python3 with python-chess 1.11.2");
+    if peer::python_chess().is_none() {
         return;
     }
     let dir = TempDir::new("hostile");
     let cfg = event_file(
-        &dir.0,
+        dir.path(),
         "rounds = 3\ngames = 1\npairing = \"round-robin\"\ntime_control = \"30+0.1\"\nquiet_period_ms = 100\nhandshake_timeout_ms = 2000",
         &[("Hostile", "h-secret"), ("Builtin", "b-secret")],
     );
@@ -298,7 +253,7 @@ fn a_hostile_python_client_is_refereed_by_the_rules() {
         "{said}\n{py_err}"
     );
     assert!(rest.contains("event over: 3 games"), "{rest}");
-    let pgn = std::fs::read_to_string(dir.0.join("games.pgn")).unwrap();
+    let pgn = std::fs::read_to_string(dir.join("games.pgn")).unwrap();
     let games = pgn_games(&pgn);
     let got: Vec<(&str, &str)> = games
         .iter()
@@ -322,9 +277,9 @@ fn a_hostile_python_client_is_refereed_by_the_rules() {
     // the second game.
     assert!(flat[1].contains("Black resigns"), "{}", games[1]);
     assert!(games[2].contains("Ke5"), "{}", games[2]);
-    check_logs(&dir.0.join("logs"));
+    check_logs(&dir.join("logs"));
     // The refusals and faults are in the event log.
-    let event = std::fs::read_to_string(dir.0.join("logs/event.log")).unwrap();
+    let event = std::fs::read_to_string(dir.join("logs/event.log")).unwrap();
     for why in [
         "wrong or missing token",
         "not a registered player",
@@ -344,18 +299,12 @@ fn vm_hwm_kb(pid: u32) -> Option<u64> {
 
 #[test]
 fn a_thousand_idle_connections_and_a_game_still_completes() {
-    if Command::new("python3")
-        .arg("-c")
-        .arg("pass")
-        .output()
-        .is_err()
-    {
-        peer_missing("python3");
+    if peer::require("python3", &["python3"], None).is_none() {
         return;
     }
     let dir = TempDir::new("load");
     let cfg = event_file(
-        &dir.0,
+        dir.path(),
         "rounds = 1\ngames = 1\npairing = \"round-robin\"\ntime_control = \"st=0.05\"\nquiet_period_ms = 100\nhandshake_timeout_ms = 600000",
         &[("One", "1"), ("Two", "2")],
     );

@@ -1,15 +1,14 @@
 //! The HTML report opened in a real browser (headless Chromium): the title,
 //! the totals and every chart must be in the rendered page.
 
-use std::process::Command;
+use rookery_testkit::cmd::Cmd;
 
 #[test]
 fn report_renders_in_chromium() {
     let Some(browser) = rookery_testkit::peer::chromium() else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("rookery-chromium-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = rookery_testkit::TempDir::new("chromium");
     let suite = dir.join("mini.epd");
     std::fs::write(
         &suite,
@@ -19,7 +18,7 @@ fn report_renders_in_chromium() {
     )
     .unwrap();
     let html = dir.join("report.html");
-    let o = Command::new(env!("CARGO_BIN_EXE_rookery"))
+    let o = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args([
             "suite",
             suite.to_str().unwrap(),
@@ -28,27 +27,9 @@ fn report_renders_in_chromium() {
             "--html",
             html.to_str().unwrap(),
         ])
-        .output()
-        .unwrap();
+        .output();
     assert!(html.exists(), "{}", String::from_utf8_lossy(&o.stderr));
-    let profile = dir.join("profile");
-    let dom = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            &format!("--user-data-dir={}", profile.display()),
-            "--dump-dom",
-            &format!("file://{}", html.display()),
-        ])
-        .output()
-        .expect("run chromium");
-    let dom = String::from_utf8_lossy(&dom.stdout);
+    let dom = rookery_testkit::peer::chromium_dom(&browser, &html, &dir.join("profile"));
     assert!(
         dom.contains("<title>rookery suite report: mini</title>"),
         "{dom:.500}"
@@ -64,7 +45,6 @@ fn report_renders_in_chromium() {
             .unwrap_or_else(|| panic!("chart {chart} missing"));
         assert!(dom[at..].contains("<svg"), "chart {chart} has no SVG");
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Gastric's page for two EPD runs (tests/data/gastric): the "solved

@@ -2,58 +2,21 @@
 //! `-` is stdin/stdout everywhere, a missing file among several is reported
 //! and the rest processed, errors say things once and in words.
 
-use std::io::Write;
+use rookery_testkit::cmd::Cmd;
+use rookery_testkit::TempDir;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("rookery-usage-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn write(&self, name: &str, data: impl AsRef<[u8]>) -> PathBuf {
-        let p = self.0.join(name);
-        std::fs::write(&p, data).unwrap();
-        p
-    }
-
-    /// The names of the files in the directory.
-    fn names(&self) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use std::process::Output;
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
 fn run(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
+    Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
+        .dir(dir)
+        .stdin(stdin)
+        .output()
 }
 
 fn text(b: &[u8]) -> String {
@@ -91,7 +54,7 @@ fn usage_errors_exit_2() {
         vec!["report", "-", "--html", "-", "--json"],
     ];
     for args in &cases {
-        let o = run(&t.0, args, b"");
+        let o = run(t.path(), args, b"");
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
         assert!(text(&o.stderr).contains("error"), "{args:?}");
     }
@@ -106,7 +69,7 @@ fn dash_is_stdin_and_stdout_everywhere() {
     let t = TempDir::new("dash");
     // perft --suite - reads stdin.
     let o = run(
-        &t.0,
+        t.path(),
         &["perft", "--suite", "-", "--depth", "2"],
         perft_suite().as_bytes(),
     );
@@ -115,7 +78,7 @@ fn dash_is_stdin_and_stdout_everywhere() {
     // suite --results - and --html - write stdout, and no file named `-`.
     let epd = t.write("in.epd", MATE1);
     let o = run(
-        &t.0,
+        t.path(),
         &[
             "suite",
             s(&epd),
@@ -133,7 +96,7 @@ fn dash_is_stdin_and_stdout_everywhere() {
     let results: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
     assert_eq!(results[0]["positions"][0]["solved"], true);
     let o = run(
-        &t.0,
+        t.path(),
         &[
             "suite",
             s(&epd),
@@ -149,11 +112,15 @@ fn dash_is_stdin_and_stdout_everywhere() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(text(&o.stdout).contains("<html"), "HTML on stdout");
     // report - reads stdin; report --html - writes stdout.
-    let o = run(&t.0, &["report", "-"], &results.to_string().into_bytes());
+    let o = run(
+        t.path(),
+        &["report", "-"],
+        &results.to_string().into_bytes(),
+    );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(text(&o.stdout).contains("1/1"), "{}", text(&o.stdout));
     let o = run(
-        &t.0,
+        t.path(),
         &["report", "-", "--html", "-"],
         &results.to_string().into_bytes(),
     );
@@ -166,9 +133,9 @@ fn dash_is_stdin_and_stdout_everywhere() {
 fn suite_resume_scores_what_the_output_holds() {
     let t = TempDir::new("suite-resume");
     let epd = t.write("in.epd", MATE1);
-    let out = t.0.join("out.epd");
+    let out = t.join("out.epd");
     let first = run(
-        &t.0,
+        t.path(),
         &[
             "suite",
             s(&epd),
@@ -184,7 +151,7 @@ fn suite_resume_scores_what_the_output_holds() {
     );
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
     let again = run(
-        &t.0,
+        t.path(),
         &[
             "suite",
             s(&epd),
@@ -216,8 +183,12 @@ fn a_missing_file_among_several_is_reported_and_the_rest_processed() {
     let game = "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 *\n";
     let a = t.write("a.pgn", game);
     let b = t.write("b.pgn", game);
-    let missing = t.0.join("missing.pgn");
-    let o = run(&t.0, &["pgn", "validate", s(&a), s(&missing), s(&b)], b"");
+    let missing = t.join("missing.pgn");
+    let o = run(
+        t.path(),
+        &["pgn", "validate", s(&a), s(&missing), s(&b)],
+        b"",
+    );
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o.stdout).contains("2 games"), "{}", text(&o.stdout));
     assert!(
@@ -226,7 +197,7 @@ fn a_missing_file_among_several_is_reported_and_the_rest_processed() {
         text(&o.stderr)
     );
     let o = run(
-        &t.0,
+        t.path(),
         &["pgn", "stats", s(&a), s(&missing), s(&b), "--json"],
         b"",
     );
@@ -235,7 +206,7 @@ fn a_missing_file_among_several_is_reported_and_the_rest_processed() {
     assert_eq!(v["games"], 2);
     let e1 = t.write("a.epd", MATE1);
     let o = run(
-        &t.0,
+        t.path(),
         &["epd", "validate", s(&e1), "missing.epd", s(&e1)],
         b"",
     );
@@ -247,7 +218,7 @@ fn a_missing_file_among_several_is_reported_and_the_rest_processed() {
         text(&o.stdout)
     );
     let o = run(
-        &t.0,
+        t.path(),
         &[
             "suite",
             s(&e1),
@@ -272,7 +243,7 @@ fn messages_say_things_once_and_name_the_input_alike() {
     let t = TempDir::new("messages");
     // A wrong JSON for report: file, line, column and words, no parser internals.
     let bad = t.write("bad.json", "{\"suite\": \"x\", \"engine\": 3}\n");
-    let o = run(&t.0, &["report", s(&bad)], b"");
+    let o = run(t.path(), &["report", s(&bad)], b"");
     assert_eq!(o.status.code(), Some(1));
     let err = text(&o.stderr);
     assert!(err.contains("bad.json:1:"), "{err}");
@@ -280,16 +251,16 @@ fn messages_say_things_once_and_name_the_input_alike() {
     assert_eq!(err.matches("line").count(), 0, "{err}");
     // stdin is `<stdin>` in every verb.
     let o = run(
-        &t.0,
+        t.path(),
         &["epd", "target", "-", "--depth", "1", "--jobs", "1"],
         b"not a record\n",
     );
     assert!(text(&o.stderr).contains("<stdin>:1"), "{}", text(&o.stderr));
-    let o = run(&t.0, &["pgn", "validate", "-"], b"1. e4 e5 2. Kxe8 *\n");
+    let o = run(t.path(), &["pgn", "validate", "-"], b"1. e4 e5 2. Kxe8 *\n");
     assert!(text(&o.stdout).contains("<stdin>:1"), "{}", text(&o.stdout));
     // JSON diagnostics say `column` in PGN as in EPD.
     let o = run(
-        &t.0,
+        t.path(),
         &["pgn", "validate", "--json", "-"],
         b"1. e4 e5 2. Kxe8 *\n",
     );
@@ -308,7 +279,7 @@ fn tag_warnings_point_at_the_tag() {
         "t.pgn",
         "[Event \"x\"]\n[Site \"?\"]\n[Date \"2024.13.45\"]\n[Result \"*\"]\n\n1. e4 *\n",
     );
-    let o = run(&t.0, &["pgn", "validate", s(&pgn)], b"");
+    let o = run(t.path(), &["pgn", "validate", s(&pgn)], b"");
     let out = text(&o.stdout);
     let line = out
         .lines()
@@ -324,7 +295,7 @@ fn normalize_keeps_which_comment_belongs_to_which_nag() {
         "n.pgn",
         "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 2. b3 {c1} $1 {c2} *\n",
     );
-    let o = run(&t.0, &["pgn", "normalize", s(&pgn)], b"");
+    let o = run(t.path(), &["pgn", "normalize", s(&pgn)], b"");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(
         text(&o.stdout).contains("b3 {c1} $1 {c2}"),

@@ -5,6 +5,12 @@ use crate::moves::Move;
 use crate::position::{IllegalMoveError, Position};
 use crate::types::Color;
 
+/// Occurrences of one position that let a draw be claimed (threefold repetition).
+pub const THREEFOLD_REPETITIONS: usize = 3;
+
+/// Occurrences of one position that draw the game automatically (fivefold repetition).
+pub const FIVEFOLD_REPETITIONS: usize = 5;
+
 /// How a game ends, or may be claimed to end.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Termination {
@@ -123,6 +129,18 @@ impl Game {
             .count()
     }
 
+    /// Whether the current position has occurred at least
+    /// [`THREEFOLD_REPETITIONS`] times: a draw may be claimed.
+    pub fn is_threefold_repetition(&self) -> bool {
+        self.repetitions() >= THREEFOLD_REPETITIONS
+    }
+
+    /// Whether the current position has occurred at least
+    /// [`FIVEFOLD_REPETITIONS`] times: the game is drawn automatically.
+    pub fn is_fivefold_repetition(&self) -> bool {
+        self.repetitions() >= FIVEFOLD_REPETITIONS
+    }
+
     /// How the game stands: `None` while it goes on with nothing to claim;
     /// otherwise the first rule that applies, mate and stalemate first,
     /// automatic draws before claimable ones.
@@ -139,16 +157,16 @@ impl Game {
             return Some(Termination::InsufficientMaterial);
         }
         let reps = self.repetitions();
-        if pos.halfmoves() >= 150 {
+        if pos.is_seventy_five_moves() {
             return Some(Termination::SeventyFiveMoves);
         }
-        if reps >= 5 {
+        if reps >= FIVEFOLD_REPETITIONS {
             return Some(Termination::FivefoldRepetition);
         }
-        if pos.halfmoves() >= 100 {
+        if pos.is_fifty_moves() {
             return Some(Termination::FiftyMoves);
         }
-        if reps >= 3 {
+        if reps >= THREEFOLD_REPETITIONS {
             return Some(Termination::ThreefoldRepetition);
         }
         None

@@ -33,19 +33,21 @@ pub mod parallel;
 mod perft;
 mod position;
 pub mod san;
+pub mod score;
 mod types;
 pub mod uci;
 mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use fen::{CastlingNotation, Fen, FenError, Mode, ParseFenError, PositionError, Setup};
-pub use game::{Game, Outcome, Termination};
+pub use game::{Game, Outcome, Termination, FIVEFOLD_REPETITIONS, THREEFOLD_REPETITIONS};
 pub use moves::{Move, MoveKind, MoveList, MAX_MOVES};
 pub use perft::{
     divide, divide_parallel, parse_perft_suite, perft, perft_full, perft_parallel, PerftCase,
     PerftSuiteError,
 };
-pub use position::{IllegalMoveError, Position};
+pub use position::{IllegalMoveError, Position, FIFTY_MOVE_HALFMOVES, SEVENTY_FIVE_MOVE_HALFMOVES};
 pub use san::{San, SanError, SanPlus, Suffix};
+pub use score::{ParseScoreError, Score};
 pub use types::{CastlingSide, Color, File, ParseSquareError, Piece, Rank, Role, Square};
 pub use uci::{CastlingMode, UciMove};

@@ -11,6 +11,14 @@ use crate::zobrist;
 
 const EMPTY: u8 = 0xff;
 
+/// Half-moves without capture or pawn move after which a draw may be
+/// claimed (the 50-move rule: 50 moves by each side).
+pub const FIFTY_MOVE_HALFMOVES: u32 = 100;
+
+/// Half-moves without capture or pawn move after which the game is drawn
+/// automatically (the 75-move rule: 75 moves by each side).
+pub const SEVENTY_FIVE_MOVE_HALFMOVES: u32 = 150;
+
 /// A legal chess position (standard chess or Chess960).
 ///
 /// Build one with [`Position::startpos`] or from FEN ([`crate::Fen`]); every
@@ -23,6 +31,7 @@ const EMPTY: u8 = 0xff;
 /// let pos = Position::startpos();
 /// assert_eq!(pos.legal_moves().len(), 20);
 /// ```
+
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Position {
     pub(crate) by_role: [Bitboard; 6],
@@ -216,6 +225,22 @@ impl Position {
     #[inline]
     pub fn halfmoves(&self) -> u32 {
         self.halfmoves
+    }
+
+    /// Whether the 50-move rule lets a draw be claimed: at least
+    /// [`FIFTY_MOVE_HALFMOVES`] half-moves without capture or pawn move.
+    /// (A checkmate on the move that reaches it still stands: callers that
+    /// end the game check for mate first, as [`crate::Game::status`] does.)
+    #[inline]
+    pub fn is_fifty_moves(&self) -> bool {
+        self.halfmoves >= FIFTY_MOVE_HALFMOVES
+    }
+
+    /// Whether the 75-move rule draws the game automatically: at least
+    /// [`SEVENTY_FIVE_MOVE_HALFMOVES`] half-moves without capture or pawn move.
+    #[inline]
+    pub fn is_seventy_five_moves(&self) -> bool {
+        self.halfmoves >= SEVENTY_FIVE_MOVE_HALFMOVES
     }
 
     /// The move number, starting at 1 and incremented after Black moves.

@@ -192,14 +192,9 @@ pub struct Limits {
     pub infinite: bool,
 }
 
-/// A score as shown to the user: centipawns or moves to mate.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Score {
-    /// Centipawns for the side to move.
-    Cp(i32),
-    /// Mate in this many moves (negative: getting mated).
-    Mate(i32),
-}
+/// A score as shown to the user: centipawns or moves to mate (the one
+/// [`rookery_core::Score`], re-exported here for the engine's callers).
+pub use rookery_core::Score;
 
 /// One principal variation after an iteration (or an aspiration re-search).
 #[derive(Clone, Debug, PartialEq, Eq)]

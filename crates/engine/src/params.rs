@@ -18,6 +18,12 @@ pub const DRAW: i32 = 0;
 pub const ASPIRATION_DELTA: i32 = 20;
 /// Depth from which aspiration windows are used.
 pub const ASPIRATION_MIN_DEPTH: i32 = 5;
+/// After a fail, the half-window grows by itself divided by this ...
+pub const ASPIRATION_GROWTH_DIV: i32 = 2;
+/// ... plus this many centipawns.
+pub const ASPIRATION_GROWTH_ADD: i32 = 5;
+/// A half-window wider than this (centipawns) gives way to a full window.
+pub const ASPIRATION_MAX_DELTA: i32 = 1000;
 
 /// Reverse futility: deepest depth and margin per ply.
 pub const RFP_DEPTH: i32 = 8;
@@ -96,3 +102,36 @@ pub const CLOCK_SAFETY_MS: i64 = 5;
 /// Time management: the increment is spent only while the clock holds more
 /// than this many increments.
 pub const INC_RESERVE: i64 = 10;
+/// Time management: on the last move before the time control (movestogo
+/// 1), the soft limit's share (per mille) of the remaining time ...
+pub const LAST_MOVE_SOFT_PERMILLE: i64 = 600;
+/// ... and the hard limit's.
+pub const LAST_MOVE_HARD_PERMILLE: i64 = 850;
+/// Time management: the share (per mille) of the increment spent on a move
+/// while the clock holds its reserve (see [`INC_RESERVE`]).
+pub const INC_SPEND_PERMILLE: i64 = 750;
+
+/// One whole in per mille (the unit of the time-scaling factors below).
+pub const PERMILLE: u64 = 1000;
+/// Soft-limit scaling by best-move stability, per mille: the best move
+/// changed in the last iteration, one iteration ago, two or three ago, or
+/// has held longer.
+pub const TM_UNSTABLE_PERMILLE: [u64; 4] = [1300, 1100, 900, 750];
+/// Soft-limit scaling by a falling score: the largest drop counted, in centipawns ...
+pub const TM_DROP_MAX_CP: i32 = 100;
+/// ... each centipawn of it adding this much (per mille) to the soft limit.
+pub const TM_DROP_PERMILLE_PER_CP: u64 = 5;
+/// Soft-limit scaling by effort: this (per mille) less the best move's share
+/// of the nodes ...
+pub const TM_EFFORT_BASE_PERMILLE: u64 = 1600;
+/// ... the share taken when no nodes were counted.
+pub const TM_SHARE_UNKNOWN_PERMILLE: u64 = 500;
+/// With one legal move and a clock, the search stops once this depth is done.
+pub const SINGLE_MOVE_DEPTH: i32 = 4;
+
+/// Reports: milliseconds into a search before aspiration bounds are reported ...
+pub const BOUND_REPORT_AFTER_MS: u64 = 1000;
+/// ... before `currmove` is reported ...
+pub const CURRMOVE_AFTER_MS: u64 = 2000;
+/// ... and between two `currline` reports.
+pub const CURRLINE_INTERVAL_MS: u64 = 500;

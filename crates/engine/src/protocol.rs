@@ -5,13 +5,12 @@
 //! end of input.
 
 use crate::{
-    Config, Engine, Event, Limits, Report, Score, ELO_MAX, ELO_MIN, MAX_HASH_MB, MAX_MULTIPV,
-    MAX_THREADS,
+    Config, Engine, Event, Limits, Report, ELO_MAX, ELO_MIN, MAX_HASH_MB, MAX_MULTIPV, MAX_THREADS,
 };
 use rookery_core::{CastlingMode, Move, Position, UciMove};
 use rookery_uci::{
     BestMove, Command, CurrLine, GoParams, Id, Info, Message, OptionDecl, OptionKind,
-    PositionStart, Register, ScoreBound, ScoreValue, Status,
+    PositionStart, Register, ScoreBound, Status,
 };
 use std::io::{self, BufRead, Write};
 use std::sync::{Arc, Mutex};
@@ -517,10 +516,6 @@ pub fn format_event(root: &Position, mode: CastlingMode, e: Event) -> Option<Mes
 }
 
 fn report_info(root: &Position, mode: CastlingMode, r: &Report) -> Info {
-    let value = match r.score {
-        Score::Cp(c) => ScoreValue::Cp(c),
-        Score::Mate(m) => ScoreValue::Mate(m),
-    };
     let bound = match r.bound {
         crate::tt::Bound::Exact => ScoreBound::Exact,
         crate::tt::Bound::Lower => ScoreBound::Lower,
@@ -530,7 +525,10 @@ fn report_info(root: &Position, mode: CastlingMode, r: &Report) -> Info {
         depth: Some(r.depth),
         seldepth: Some(r.seldepth),
         multipv: Some(r.multipv),
-        score: Some(rookery_uci::Score { value, bound }),
+        score: Some(rookery_uci::InfoScore {
+            value: r.score,
+            bound,
+        }),
         nodes: Some(r.nodes),
         nps: Some(r.nps),
         hashfull: Some(r.hashfull),

@@ -345,7 +345,10 @@ impl<'a> Thread<'a> {
         }
         if self.plan.show_currline {
             let now = self.ctl.elapsed_ms();
-            if self.last_currline_ms.is_none_or(|last| now >= last + 500) {
+            if self
+                .last_currline_ms
+                .is_none_or(|last| now >= last + CURRLINE_INTERVAL_MS)
+            {
                 self.last_currline_ms = Some(now);
                 let line: Vec<Move> = self.stack[..ply].iter().map(|f| f.mv).collect();
                 let cpu = (self.ctl.nodes.len() > 1).then_some(1);
@@ -435,7 +438,7 @@ impl<'a> Thread<'a> {
             trend.best = best.mv;
         }
         trend.scores.push(best.score);
-        if self.root_moves.len() == 1 && self.plan.budget.is_some() && depth >= 4 {
+        if self.root_moves.len() == 1 && self.plan.budget.is_some() && depth >= SINGLE_MOVE_DEPTH {
             // One legal move: no need to think while the clock runs.
             return !self.ctl.pondering.load(Relaxed);
         }
@@ -444,7 +447,7 @@ impl<'a> Thread<'a> {
                 let soft = b
                     .soft
                     .saturating_mul(trend.scale_permille(best.nodes, self.nodes))
-                    / 1000;
+                    / PERMILLE;
                 if self.ctl.clock_ms() >= soft.min(b.hard) {
                     return true;
                 }
@@ -480,11 +483,11 @@ impl<'a> Thread<'a> {
                 self.root_moves[self.pv_idx].bound = Bound::Exact;
                 return;
             }
-            if self.id == 0 && self.ctl.elapsed_ms() > 1000 {
+            if self.id == 0 && self.ctl.elapsed_ms() > BOUND_REPORT_AFTER_MS {
                 self.report_pvs(depth, self.pv_idx + 1, false);
             }
-            delta += delta / 2 + 5;
-            if delta > 1000 {
+            delta += delta / ASPIRATION_GROWTH_DIV + ASPIRATION_GROWTH_ADD;
+            if delta > ASPIRATION_MAX_DELTA {
                 alpha = -INFINITE;
                 beta = INFINITE;
             }
@@ -546,8 +549,8 @@ impl<'a> Thread<'a> {
             if self.stopped() {
                 return 0;
             }
-            if pos.halfmoves() >= 100 || pos.is_insufficient_material() {
-                if pos.halfmoves() >= 100 && pos.is_checkmate() {
+            if pos.is_fifty_moves() || pos.is_insufficient_material() {
+                if pos.is_fifty_moves() && pos.is_checkmate() {
                     return mated_in(ply);
                 }
                 return DRAW;
@@ -704,7 +707,7 @@ impl<'a> Thread<'a> {
             }
 
             let nodes_before = self.nodes;
-            if root && self.id == 0 && self.ctl.elapsed_ms() > 2000 {
+            if root && self.id == 0 && self.ctl.elapsed_ms() > CURRMOVE_AFTER_MS {
                 self.emit(Event::CurrMove {
                     mv: m,
                     number: (self.pv_idx + searched + 1) as u32,
@@ -898,7 +901,7 @@ impl<'a> Thread<'a> {
         if self.stopped() {
             return 0;
         }
-        if pos.halfmoves() >= 100 || pos.is_insufficient_material() {
+        if pos.is_fifty_moves() || pos.is_insufficient_material() {
             return DRAW;
         }
         if ply >= MAX_PLY {
@@ -1002,10 +1005,10 @@ impl Trend {
     /// (its rivals were hard to refute).
     fn scale_permille(&self, best_nodes: u64, total_nodes: u64) -> u64 {
         let stability: u64 = match self.stable {
-            0 => 1300,
-            1 => 1100,
-            2..=3 => 900,
-            _ => 750,
+            0 => TM_UNSTABLE_PERMILLE[0],
+            1 => TM_UNSTABLE_PERMILLE[1],
+            2..=3 => TM_UNSTABLE_PERMILLE[2],
+            _ => TM_UNSTABLE_PERMILLE[3],
         };
         // Score falling against the iteration before last and the one before
         // that (the last one alone swings with odd and even depths).
@@ -1019,14 +1022,14 @@ impl Trend {
             .map(|&s| s - now)
             .max()
             .unwrap_or(0)
-            .clamp(0, 100) as u64;
-        let falling = 1000 + drop * 5;
-        let share = (best_nodes * 1000)
+            .clamp(0, TM_DROP_MAX_CP) as u64;
+        let falling = PERMILLE + drop * TM_DROP_PERMILLE_PER_CP;
+        let share = (best_nodes * PERMILLE)
             .checked_div(total_nodes)
-            .unwrap_or(500)
-            .min(1000);
-        let effort = 1600 - share;
-        stability * falling / 1000 * effort / 1000
+            .unwrap_or(TM_SHARE_UNKNOWN_PERMILLE)
+            .min(PERMILLE);
+        let effort = TM_EFFORT_BASE_PERMILLE - share;
+        stability * falling / PERMILLE * effort / PERMILLE
     }
 }
 
@@ -1072,7 +1075,7 @@ fn leaf_search(
 ) -> i32 {
     line.clear();
     let in_check = pos.is_check();
-    if ply >= MAX_PLY || pos.halfmoves() >= 100 || pos.is_insufficient_material() {
+    if ply >= MAX_PLY || pos.is_fifty_moves() || pos.is_insufficient_material() {
         return eval.evaluate(pos);
     }
     let mut best = -INFINITE;

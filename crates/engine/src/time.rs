@@ -53,13 +53,16 @@ pub fn budget(limits: &Limits, us: Color, overhead: u64) -> Option<Budget> {
     // move is unknown: spend (part of) it only while the clock holds a
     // reserve of many increments, so that a low clock refills itself.
     let inc_part = if avail > INC_RESERVE.saturating_mul(inc) {
-        permille(inc, 750)
+        permille(inc, INC_SPEND_PERMILLE)
     } else {
         0
     };
     let base = (avail / mtg).saturating_add(inc_part);
     let (soft_cap, hard_cap) = if mtg == 1 {
-        (permille(avail, 600), permille(avail, 850))
+        (
+            permille(avail, LAST_MOVE_SOFT_PERMILLE),
+            permille(avail, LAST_MOVE_HARD_PERMILLE),
+        )
     } else {
         (
             permille(avail, SOFT_MAX_PERMILLE),

@@ -27,6 +27,7 @@
 
 mod diag;
 mod moves;
+mod opcode;
 mod operand;
 mod operation;
 mod parse;
@@ -36,6 +37,7 @@ pub mod stream;
 mod validate;
 
 pub use diag::{Diagnostic, Problem, Severity};
+pub use opcode::{Opcode, ParseOpcodeError};
 pub use operand::{
     parse_count, parse_integer, write_string, Clock, Date, Float, Identifier, ParseOperandError,
     RawOperand, TimeOfDay,

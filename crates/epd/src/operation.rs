@@ -1,5 +1,6 @@
 //! Operations: every opcode of spec §6 with its typed operands.
 
+use crate::opcode::Opcode;
 use core::fmt;
 use core::str::FromStr;
 
@@ -296,6 +297,15 @@ impl Operation {
         }
     }
 
+    /// The opcode as a type ([`Opcode::Unknown`] for a name not of §6; a
+    /// known opcode kept verbatim by lenient reading is still that opcode).
+    pub fn kind(&self) -> Opcode {
+        match self.code() {
+            Some(code) => Opcode::from(KNOWN_OPCODES[usize::from(code)]),
+            None => Opcode::from(self.opcode()),
+        }
+    }
+
     /// Whether the operands' order carries meaning (kept by normalization);
     /// the others are written in ASCII order (§5.1, §7.1).
     pub fn keeps_operand_order(&self) -> bool {
@@ -471,35 +481,9 @@ pub fn is_valid_opcode(name: &str) -> bool {
         && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
 }
 
-/// The `ce` value of a mate (§6.7): `n > 0` is a mate in `n` fullmoves for the
-/// side to move (`32767 - (2n - 1)`), `n < 0` a mate in `-n` against it
-/// (`-32767 + 2(-n)`), and `0` the side to move is checkmated (`-32767`).
-/// `None` if the value would leave the mate ranges (beyond 32000 in size).
-pub fn ce_from_mate(n: i32) -> Option<i32> {
-    let ce = match n {
-        0 => -32767,
-        n if n > 0 => 32767i64 - (2 * i64::from(n) - 1),
-        n => -32767 + 2 * -i64::from(n),
-    };
-    let ce = i32::try_from(ce).ok()?;
-    (!(-32000..=32000).contains(&ce)).then_some(ce)
-}
-
-/// The mate a `ce` value stands for (§6.7), the inverse of [`ce_from_mate`]:
-/// `Some(n)` with `n > 0` mate in `n` for the side to move, `n < 0` mate in
-/// `-n` against it, `0` checkmated; `None` for ordinary scores and for -32768
-/// (illegal position).
-pub fn mate_from_ce(ce: i32) -> Option<i32> {
-    if (32001..=32766).contains(&ce) {
-        let plies = 32767 - ce;
-        Some((plies + 1) / 2)
-    } else if (-32767..=-32001).contains(&ce) {
-        let plies = ce + 32767;
-        Some(-(plies / 2))
-    } else {
-        None
-    }
-}
+/// The `ce` value of a mate (§6.7) and its inverse: they live beside the
+/// one [`rookery_core::Score`] (see [`rookery_core::Score::ce`]).
+pub use rookery_core::score::{ce_from_mate, mate_from_ce};
 
 #[cfg(test)]
 mod tests {
@@ -512,21 +496,6 @@ mod tests {
         }
         assert!(KNOWN_OPCODES.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(code_of(b"Bm"), None);
-    }
-
-    #[test]
-    fn mate_scores_follow_the_spec_examples() {
-        assert_eq!(ce_from_mate(1), Some(32766));
-        assert_eq!(ce_from_mate(5), Some(32758));
-        assert_eq!(ce_from_mate(-1), Some(-32765));
-        assert_eq!(ce_from_mate(-5), Some(-32757));
-        assert_eq!(ce_from_mate(0), Some(-32767));
-        assert_eq!(ce_from_mate(1000), None);
-        for n in -383..=383 {
-            assert_eq!(mate_from_ce(ce_from_mate(n).unwrap()), Some(n), "{n}");
-        }
-        assert_eq!(mate_from_ce(150), None);
-        assert_eq!(mate_from_ce(-32768), None);
     }
 
     #[test]

@@ -129,13 +129,16 @@ impl Record {
         self.entries.is_empty()
     }
 
-    /// The first operation with this opcode.
-    pub fn get(&self, opcode: &str) -> Option<&Operation> {
+    /// The first operation with this opcode: an [`Opcode`](crate::Opcode),
+    /// or its name as a convenience (`rec.get(Opcode::Bm)`, `rec.get("bm")`).
+    pub fn get(&self, opcode: impl AsRef<str>) -> Option<&Operation> {
+        let opcode = opcode.as_ref();
         self.operations().find(|op| op.opcode() == opcode)
     }
 
-    /// Whether an operation with this opcode is present.
-    pub fn contains(&self, opcode: &str) -> bool {
+    /// Whether an operation with this opcode (an [`Opcode`](crate::Opcode)
+    /// or its name) is present.
+    pub fn contains(&self, opcode: impl AsRef<str>) -> bool {
         self.get(opcode).is_some()
     }
 
@@ -166,8 +169,10 @@ impl Record {
         self.entries.push(Entry { op, offset: 0 });
     }
 
-    /// Removes every operation with this opcode; returns how many.
-    pub fn remove(&mut self, opcode: &str) -> usize {
+    /// Removes every operation with this opcode (an [`Opcode`](crate::Opcode)
+    /// or its name); returns how many.
+    pub fn remove(&mut self, opcode: impl AsRef<str>) -> usize {
+        let opcode = opcode.as_ref();
         let before = self.entries.len();
         self.entries.retain(|e| e.op.opcode() != opcode);
         before - self.entries.len()

@@ -320,7 +320,7 @@ pub fn is_null(uci: &UciMove) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::MoveScore;
+    use rookery_core::Score;
 
     fn mv(san: &str, score: Option<i32>) -> MoveRecord {
         MoveRecord {
@@ -329,7 +329,7 @@ mod tests {
             book: false,
             time_ms: 0,
             clock_ms: None,
-            score: score.map(MoveScore::Cp),
+            score: score.map(Score::Cp),
             depth: None,
             nodes: None,
         }
@@ -351,7 +351,7 @@ mod tests {
         assert_eq!(v.outcome, GameOutcome::Draw);
         // One score outside the bound breaks the run.
         let mut m = quiet(6, 5);
-        m[2].score = Some(MoveScore::Cp(11));
+        m[2].score = Some(Score::Cp(11));
         assert!(adjudicate(&rules, &start, &m).is_none());
         // A capture starts the count again.
         let mut m = quiet(6, 0);

@@ -15,7 +15,7 @@
 use crate::adjudicate::{self, Rules};
 use crate::clock::{Clock, TimeControl};
 use crate::player::{MoveRequest, Offer, Player, PlayerError, ThinkLimits};
-use crate::record::{san_of, GameOutcome, GameRecord, MoveRecord, MoveScore, Termination};
+use crate::record::{san_of, GameOutcome, GameRecord, MoveRecord, Termination};
 use rookery_core::{CastlingMode, Color, Game, Move, Position, Termination as Rule, UciMove};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -356,7 +356,7 @@ pub fn play_game(
                 book: false,
                 time_ms: ms(used),
                 clock_ms: clocks[s].remaining().map(ms),
-                score: reply.score.map(MoveScore::from),
+                score: reply.score,
                 depth: reply.depth,
                 nodes: reply.nodes,
             };

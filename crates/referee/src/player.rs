@@ -11,12 +11,11 @@
 //! process over [`builtin_transport`], so both take exactly the same path.
 
 use crate::clock::TimeControl;
-use rookery_analysis::Score;
-use rookery_core::{CastlingMode, Fen, Move, Position, UciMove};
+use rookery_core::{CastlingMode, Fen, Move, Position, Score, UciMove};
 use rookery_uci::host::{
-    EngineHost, EngineSpec, HostError, Incoming, ProcessTransport, SearchEvent, Timeouts, Transport,
+    EngineHost, HostError, Incoming, ProcessTransport, SearchEvent, Timeouts, Transport,
 };
-use rookery_uci::{GoParams, Info, PositionStart, ScoreValue};
+use rookery_uci::{GoParams, Info, PositionStart};
 use serde::{Deserialize, Serialize};
 use std::io::{self, BufRead, Read, Write};
 use std::path::PathBuf;
@@ -200,21 +199,9 @@ pub trait Player: Send {
     }
 }
 
-/// How an engine is started: the built-in one, or a program.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum EngineCommand {
-    /// The rookery engine, in process.
-    Builtin,
-    /// A UCI program.
-    External {
-        /// The program.
-        path: PathBuf,
-        /// Its arguments.
-        args: Vec<String>,
-        /// Its working directory.
-        dir: Option<PathBuf>,
-    },
-}
+/// How an engine is started: the built-in one, or a program (the one
+/// engine selection of [`rookery_analysis::select`]).
+pub use rookery_analysis::select::EngineCommand;
 
 /// One engine of a match: how to start it, its options and its limits.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -256,6 +243,13 @@ impl EngineConfig {
         }
     }
 
+    /// Sets a UCI option, replacing an earlier value of the same name (in
+    /// any case).
+    pub fn set_option(&mut self, name: &str, value: &str) {
+        self.options.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self.options.push((name.to_string(), value.to_string()));
+    }
+
     /// Applies one cutechess/fastchess engine word: `cmd=PATH|builtin`,
     /// `name=N`, `arg=A` (repeatable), `dir=D`, `option.NAME=VALUE`,
     /// `tc=`, `st=`, `nodes=`, `depth=`, `timemargin=MS`, `restart=on|off`,
@@ -275,27 +269,15 @@ impl EngineConfig {
             if opt.is_empty() {
                 return Err(bad("option. needs a name"));
             }
-            self.options.retain(|(n, _)| !n.eq_ignore_ascii_case(opt));
-            self.options.push((opt.to_string(), value.to_string()));
+            self.set_option(opt, value);
             return Ok(());
         }
         match key {
             "cmd" => {
-                self.command = if value == "builtin" {
-                    EngineCommand::Builtin
-                } else if value.is_empty() {
-                    return Err(bad("cmd= needs a program"));
-                } else {
-                    let (args, dir) = match &self.command {
-                        EngineCommand::External { args, dir, .. } => (args.clone(), dir.clone()),
-                        EngineCommand::Builtin => (Vec::new(), None),
-                    };
-                    EngineCommand::External {
-                        path: PathBuf::from(value),
-                        args,
-                        dir,
-                    }
-                }
+                let program = value
+                    .parse::<EngineCommand>()
+                    .map_err(|_| bad("cmd= needs a program"))?;
+                self.command.set_program(program);
             }
             "name" => self.name = Some(value.to_string()),
             "arg" | "dir" => match &mut self.command {
@@ -337,13 +319,7 @@ impl EngineConfig {
         if let Some(n) = &self.name {
             return n.clone();
         }
-        match &self.command {
-            EngineCommand::Builtin => "rookery".to_string(),
-            EngineCommand::External { path, .. } => path.file_name().map_or_else(
-                || path.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            ),
-        }
+        self.command.label()
     }
 
     /// Starts the engine and returns it as a [`UciPlayer`]. Every line sent
@@ -625,21 +601,13 @@ impl UciPlayer {
     }
 
     fn connect(&self) -> Result<EngineHost, HostError> {
-        let mut spec = match &self.config.command {
-            EngineCommand::Builtin => EngineSpec::new("builtin"),
-            EngineCommand::External { path, args, dir } => {
-                let mut s = EngineSpec::new(path);
-                s.args.clone_from(args);
-                s.working_dir.clone_from(dir);
-                s
-            }
-        };
-        spec.options = self
+        let options: Vec<(String, Option<String>)> = self
             .config
             .options
             .iter()
             .map(|(n, v)| (n.clone(), Some(v.clone())))
             .collect();
+        let spec = self.config.command.spec(&options);
         let transport: Box<dyn Transport> = match &self.config.command {
             EngineCommand::Builtin => builtin_transport(),
             EngineCommand::External { .. } => Box::new(ProcessTransport::spawn(&spec)?),
@@ -668,13 +636,6 @@ impl UciPlayer {
             infinite: limits == &ThinkLimits::default(),
             ..GoParams::default()
         }
-    }
-}
-
-fn score_of(v: ScoreValue) -> Score {
-    match v {
-        ScoreValue::Cp(c) => Score::Cp(c),
-        ScoreValue::Mate(m) => Score::Mate(m),
     }
 }
 
@@ -761,7 +722,7 @@ impl Player for UciPlayer {
                     let info = last.unwrap_or_default();
                     return Ok(MoveReply {
                         mv: result.best,
-                        score: info.score.map(|s| score_of(s.value)),
+                        score: info.score.map(|s| s.value),
                         depth: info.depth,
                         seldepth: info.seldepth,
                         nodes: info.nodes,

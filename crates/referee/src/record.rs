@@ -6,7 +6,7 @@
 //! and what PGN is written from; live engine objects never reach the PGN.
 
 use crate::clock::TimeControl;
-use rookery_analysis::Score;
+use rookery_core::Score;
 use rookery_core::{Color, Fen, Move, Position, SanPlus, UciMove};
 use rookery_pgn::{Game as PgnGame, GameResult, Line, Node, Tags};
 use serde::{Deserialize, Serialize};
@@ -56,63 +56,6 @@ impl fmt::Display for Termination {
     }
 }
 
-/// A score as the engine reported it, from the mover's point of view,
-/// stored as `cp N` or `mate N`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum MoveScore {
-    /// Centipawns.
-    Cp(i32),
-    /// Mate in N moves (negative: being mated).
-    Mate(i32),
-}
-
-impl From<Score> for MoveScore {
-    fn from(s: Score) -> MoveScore {
-        match s {
-            Score::Cp(c) => MoveScore::Cp(c),
-            Score::Mate(m) => MoveScore::Mate(m),
-        }
-    }
-}
-
-impl From<MoveScore> for Score {
-    fn from(s: MoveScore) -> Score {
-        match s {
-            MoveScore::Cp(c) => Score::Cp(c),
-            MoveScore::Mate(m) => Score::Mate(m),
-        }
-    }
-}
-
-impl MoveScore {
-    /// Centipawns, with a mate as ±(100,000 − moves) so that nearer mates
-    /// rank higher (for adjudication thresholds).
-    pub fn as_cp(self) -> i64 {
-        match self {
-            MoveScore::Cp(c) => i64::from(c),
-            MoveScore::Mate(m) if m > 0 => 100_000 - i64::from(m),
-            MoveScore::Mate(m) => -100_000 - i64::from(m),
-        }
-    }
-}
-
-impl fmt::Display for MoveScore {
-    /// `+0.56`, `-1.20`, `+M5`, `-M3` (pawns, the cutechess convention).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            MoveScore::Cp(c) => {
-                let sign = if c < 0 { '-' } else { '+' };
-                let a = c.unsigned_abs();
-                write!(f, "{sign}{}.{:02}", a / 100, a % 100)
-            }
-            MoveScore::Mate(m) => {
-                write!(f, "{}M{}", if m < 0 { '-' } else { '+' }, m.unsigned_abs())
-            }
-        }
-    }
-}
-
 /// One move of a game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MoveRecord {
@@ -131,7 +74,7 @@ pub struct MoveRecord {
     pub clock_ms: Option<u64>,
     /// The engine's score for the move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub score: Option<MoveScore>,
+    pub score: Option<Score>,
     /// Depth reached.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
@@ -151,7 +94,7 @@ impl MoveRecord {
         let secs = secs.trim_end_matches('0').trim_end_matches('.');
         let mut out = String::new();
         if let Some(s) = self.score {
-            out.push_str(&s.to_string());
+            out.push_str(&s.pawns().to_string());
             if let Some(d) = self.depth {
                 out.push_str(&format!("/{d}"));
             }
@@ -412,16 +355,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn scores_print_as_pawns() {
-        assert_eq!(MoveScore::Cp(56).to_string(), "+0.56");
-        assert_eq!(MoveScore::Cp(-120).to_string(), "-1.20");
-        assert_eq!(MoveScore::Cp(0).to_string(), "+0.00");
-        assert_eq!(MoveScore::Cp(-5).to_string(), "-0.05");
-        assert_eq!(MoveScore::Mate(5).to_string(), "+M5");
-        assert_eq!(MoveScore::Mate(-3).to_string(), "-M3");
-        assert!(MoveScore::Mate(3).as_cp() > MoveScore::Mate(5).as_cp());
-        assert!(MoveScore::Mate(-3).as_cp() < MoveScore::Mate(-5).as_cp());
-        assert!(MoveScore::Mate(-5).as_cp() < MoveScore::Cp(-30_000).as_cp());
+    fn move_comments_write_scores_in_pawns() {
+        let mut m = MoveRecord {
+            uci: "e2e4".into(),
+            san: "e4".into(),
+            book: false,
+            time_ms: 1500,
+            clock_ms: None,
+            score: Some(Score::Mate(-3)),
+            depth: Some(9),
+            nodes: None,
+        };
+        assert!(m.comment().starts_with("-M3/9 1.5"), "{}", m.comment());
+        m.score = Some(Score::Cp(-120));
+        assert!(m.comment().starts_with("-1.20/9 "), "{}", m.comment());
     }
 
     #[test]
@@ -432,7 +379,7 @@ mod tests {
             book: false,
             time_ms: 1230,
             clock_ms: None,
-            score: Some(MoveScore::Cp(56)),
+            score: Some(Score::Cp(56)),
             depth: Some(18),
             nodes: None,
         };

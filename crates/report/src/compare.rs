@@ -35,14 +35,6 @@ pub struct PositionDiff {
     pub score_spread: Option<i64>,
 }
 
-fn cp(s: Score) -> i64 {
-    match s {
-        Score::Cp(c) => i64::from(c),
-        Score::Mate(n) if n > 0 => 100_000 - i64::from(n),
-        Score::Mate(n) => -100_000 - i64::from(n),
-    }
-}
-
 /// Groups runs by suite name and compares each group with two or more runs.
 pub fn compare_all(runs: &[SuiteRun]) -> Vec<Comparison> {
     let mut by_suite: BTreeMap<&str, Vec<&SuiteRun>> = BTreeMap::new();
@@ -94,7 +86,7 @@ pub fn compare(runs: &[&SuiteRun]) -> Comparison {
         let scores: Vec<i64> = results
             .iter()
             .flatten()
-            .filter_map(|p| p.score.map(cp))
+            .filter_map(|p| p.score.map(Score::as_cp))
             .collect();
         let spread = match (scores.iter().max(), scores.iter().min()) {
             (Some(hi), Some(lo)) if scores.len() == runs.len() => Some(hi - lo),

@@ -126,7 +126,7 @@ pub fn render(
                         "<td class=\"l {}\">{} {}</td>",
                         if *solved { "ok" } else { "bad" },
                         esc(answer.as_deref().unwrap_or("-")),
-                        score.map_or(String::new(), |sc| sc.to_string())
+                        score.map_or(String::new(), |sc| sc.pawns().to_string())
                     );
                 }
                 let _ = writeln!(
@@ -161,7 +161,8 @@ pub fn render(
                 esc(&p.label()),
                 esc(&p.expected_text()),
                 esc(p.answer.as_deref().unwrap_or("-")),
-                p.score.map_or(String::new(), |sc| format!(" ({sc})")),
+                p.score
+                    .map_or(String::new(), |sc| format!(" ({})", sc.pawns())),
                 p.error.as_ref().map_or(String::new(), |e| format!(
                     "<br><span class=\"bad\">error: {}</span>",
                     esc(e)

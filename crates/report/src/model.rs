@@ -52,24 +52,9 @@ impl Expected {
     }
 }
 
-/// An engine's evaluation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Score {
-    /// Centipawns from the side to move's point of view.
-    Cp(i32),
-    /// Mate in this many moves (negative: the side to move is mated).
-    Mate(i32),
-}
-
-impl std::fmt::Display for Score {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Score::Cp(cp) => write!(f, "{:+.2}", f64::from(*cp) / 100.0),
-            Score::Mate(n) => write!(f, "#{n}"),
-        }
-    }
-}
+/// An engine's evaluation: the one [`rookery_core::Score`], stored in JSON
+/// as `{"cp": N}` or `{"mate": N}`.
+pub use rookery_core::Score;
 
 /// How one position went.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -16,8 +16,15 @@
 //!
 //! Otherwise it plays the first legal move (in UCI order, after sorting) and
 //! reports it with an `info` line.
+//!
+//! For tests: [`cmd`] runs a built binary with readable failures,
+//! [`snapshot`] checks output against files kept in the repository,
+//! [`TempDir`] and [`peer`] give each test its directory and its peers.
 
 use rookery_core::{Position, UciMove};
+
+pub mod cmd;
+pub mod snapshot;
 
 /// The mock's flags, parsed from its arguments.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -186,6 +193,45 @@ impl TempDir {
     pub fn join(&self, name: impl AsRef<std::path::Path>) -> std::path::PathBuf {
         self.0.join(name)
     }
+
+    /// Writes a file in the directory and returns its path.
+    ///
+    /// # Panics
+    /// If it cannot be written (a broken test machine).
+    pub fn write(&self, name: &str, data: impl AsRef<[u8]>) -> std::path::PathBuf {
+        let p = self.join(name);
+        std::fs::write(&p, data).unwrap_or_else(|e| panic!("cannot write {}: {e}", p.display()));
+        p
+    }
+
+    /// Writes an executable shell script (`#!/bin/sh` then `body`), e.g. a
+    /// UCI engine that misbehaves on cue, and returns its path.
+    ///
+    /// # Panics
+    /// If it cannot be written or made executable.
+    pub fn script(&self, name: &str, body: &str) -> std::path::PathBuf {
+        let p = self.write(name, format!("#!/bin/sh\n{body}"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755))
+                .unwrap_or_else(|e| panic!("cannot make {} executable: {e}", p.display()));
+        }
+        p
+    }
+
+    /// The names of the files in the directory, sorted.
+    pub fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(&self.0)
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
 }
 
 impl Drop for TempDir {
@@ -269,6 +315,32 @@ pub mod peer {
     /// Chromium, or [`missing`].
     pub fn chromium() -> Option<PathBuf> {
         require("Chromium", &["chromium", "chromium-browser"], None)
+    }
+
+    /// The page at `html` as headless Chromium renders it (`--dump-dom`),
+    /// with a browser profile of its own in `profile` (a directory of the
+    /// test's), so that runs never share state.
+    ///
+    /// # Panics
+    /// If the browser cannot be run.
+    pub fn chromium_dom(browser: &Path, html: &Path, profile: &Path) -> String {
+        let out = Command::new(browser)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                &format!("--user-data-dir={}", profile.display()),
+                "--dump-dom",
+                &format!("file://{}", html.display()),
+            ])
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", browser.display()));
+        String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     /// A `python3` on `PATH` whose python-chess is exactly

@@ -194,7 +194,7 @@ fn real_stockfish() {
     assert_eq!(r.best.to_string(), "d1d8");
     assert!(r.lines.len() >= 2, "multipv lines: {:?}", r.lines);
     let top = r.lines[0].score.expect("score");
-    assert_eq!(top.value, rookery_uci::ScoreValue::Mate(1));
+    assert_eq!(top.value, rookery_uci::Score::Mate(1));
     e.quit();
 }
 

@@ -10,7 +10,7 @@
 //! This crate knows the protocol only, nothing of search.
 //!
 //! ```
-//! use rookery_uci::{Command, GoParams, Message, Info, Score};
+//! use rookery_uci::{Command, GoParams, Message, Info, InfoScore};
 //!
 //! let cmd = Command::parse("go  wtime 1000\tbtime 900 movestogo 5\r");
 //! let Command::Go(go) = &cmd else { panic!() };
@@ -19,7 +19,7 @@
 //!
 //! let msg = Message::parse("info depth 3 score cp -12 pv e2e4 e7e5");
 //! let Message::Info(info) = &msg else { panic!() };
-//! assert_eq!(info.score, Some(Score::cp(-12)));
+//! assert_eq!(info.score, Some(InfoScore::cp(-12)));
 //! assert_eq!(msg.to_string(), "info depth 3 score cp -12 pv e2e4 e7e5");
 //! ```
 
@@ -31,8 +31,10 @@ mod message;
 mod option;
 
 pub use command::{Command, GoParams, PositionStart, Register};
-pub use message::{BestMove, CurrLine, Id, Info, Message, Score, ScoreBound, ScoreValue, Status};
+pub use message::{BestMove, CurrLine, Id, Info, InfoScore, Message, ScoreBound, Status};
 pub use option::{OptionDecl, OptionKind};
+/// The score of an `info` line's `score` (the one score type of rookery).
+pub use rookery_core::Score;
 
 /// Splits a line into words: any run of ASCII whitespace (spaces, tabs,
 /// carriage returns) separates words.

@@ -1,7 +1,7 @@
 //! Engine-to-GUI messages.
 
 use crate::{join, parse_move, tokenize, OptionDecl};
-use rookery_core::UciMove;
+use rookery_core::{Score, UciMove};
 use std::fmt;
 
 /// A message sent by an engine to its GUI (or host).
@@ -56,15 +56,6 @@ pub enum Status {
     Error,
 }
 
-/// A score: centipawns or mate in moves, from the side to move's view.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ScoreValue {
-    /// `cp <x>`.
-    Cp(i32),
-    /// `mate <y>`: positive when the side to move mates.
-    Mate(i32),
-}
-
 /// Whether the score is exact or a bound.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub enum ScoreBound {
@@ -77,28 +68,29 @@ pub enum ScoreBound {
     Upper,
 }
 
-/// `score ...` of an `info` line.
+/// `score ...` of an `info` line: the value (the one
+/// [`rookery_core::Score`]) and whether it is exact or a bound.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Score {
+pub struct InfoScore {
     /// The value.
-    pub value: ScoreValue,
+    pub value: Score,
     /// Exact or a bound.
     pub bound: ScoreBound,
 }
 
-impl Score {
+impl InfoScore {
     /// An exact centipawn score.
-    pub fn cp(cp: i32) -> Score {
-        Score {
-            value: ScoreValue::Cp(cp),
+    pub fn cp(cp: i32) -> InfoScore {
+        InfoScore {
+            value: Score::Cp(cp),
             bound: ScoreBound::Exact,
         }
     }
 
     /// An exact mate score.
-    pub fn mate(moves: i32) -> Score {
-        Score {
-            value: ScoreValue::Mate(moves),
+    pub fn mate(moves: i32) -> InfoScore {
+        InfoScore {
+            value: Score::Mate(moves),
             bound: ScoreBound::Exact,
         }
     }
@@ -127,7 +119,7 @@ pub struct Info {
     /// `multipv` (1-based).
     pub multipv: Option<u32>,
     /// `score`.
-    pub score: Option<Score>,
+    pub score: Option<InfoScore>,
     /// `currmove`.
     pub currmove: Option<UciMove>,
     /// `currmovenumber` (1-based).
@@ -221,15 +213,13 @@ fn parse_info(line: &str, tokens: &[&str]) -> Info {
                 while let Some(&t) = tokens.get(i) {
                     match t {
                         "cp" | "mate" => {
-                            let Some(v) = tokens.get(i + 1).and_then(|t| t.parse::<i32>().ok())
+                            let Some(v) = tokens
+                                .get(i + 1)
+                                .and_then(|v| Score::from_uci_words(t, v).ok())
                             else {
                                 break;
                             };
-                            value = Some(if t == "cp" {
-                                ScoreValue::Cp(v)
-                            } else {
-                                ScoreValue::Mate(v)
-                            });
+                            value = Some(v);
                             i += 2;
                         }
                         "lowerbound" => {
@@ -244,7 +234,7 @@ fn parse_info(line: &str, tokens: &[&str]) -> Info {
                     }
                 }
                 if let Some(value) = value {
-                    info.score = Some(Score { value, bound });
+                    info.score = Some(InfoScore { value, bound });
                 }
             }
             "string" => {
@@ -331,12 +321,9 @@ impl fmt::Display for Status {
     }
 }
 
-impl fmt::Display for Score {
+impl fmt::Display for InfoScore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.value {
-            ScoreValue::Cp(v) => write!(f, "cp {v}")?,
-            ScoreValue::Mate(v) => write!(f, "mate {v}")?,
-        }
+        write!(f, "{}", self.value)?;
         match self.bound {
             ScoreBound::Exact => Ok(()),
             ScoreBound::Lower => f.write_str(" lowerbound"),

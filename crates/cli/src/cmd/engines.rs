@@ -2,19 +2,17 @@
 
 use crate::output::usage;
 use clap::builder::RangedU64ValueParser;
-use rookery_analysis::{
-    AnalysisLimits, Analyst, BuiltinAnalyst, UciAnalyst, MAX_COUNT, MAX_NODES, MAX_TIME_MS,
-    SOFT_MOVES,
+use rookery_analysis::select::{
+    EngineCommand, EngineSelection, OptionWord, StartError, DEFAULT_HASH_MB,
 };
+use rookery_analysis::{AnalysisLimits, Analyst, MAX_COUNT, MAX_NODES, MAX_TIME_MS, SOFT_MOVES};
 use rookery_engine::MAX_HASH_MB;
-use rookery_uci::host::{EngineSpec, Timeouts};
-use std::time::Duration;
 
 /// Which engine, how hard, how many at once.
 #[derive(clap::Args, Debug, Clone)]
 pub struct EngineArgs {
     /// `builtin` (the rookery engine, in process) or the path of a UCI engine.
-    #[arg(long, default_value = "builtin", value_name = "builtin|PATH")]
+    #[arg(long, default_value = rookery_analysis::select::BUILTIN, value_name = "builtin|PATH")]
     pub engine: String,
     /// An argument for the external engine's command line (repeatable).
     #[arg(long = "engine-arg", value_name = "ARG", allow_hyphen_values = true)]
@@ -47,7 +45,7 @@ pub struct EngineArgs {
     #[arg(long, short = 'j', value_parser = RangedU64ValueParser::<usize>::new().range(1..=256))]
     pub jobs: Option<usize>,
     /// Hash table size in MB for the built-in engine.
-    #[arg(long, default_value_t = 16,
+    #[arg(long, default_value_t = DEFAULT_HASH_MB,
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_HASH_MB as u64))]
     pub hash: usize,
 }
@@ -94,56 +92,37 @@ impl EngineArgs {
             .max(1)
     }
 
-    /// The `--option` flags as (name, value) pairs.
-    fn option_pairs(&self) -> Vec<(String, Option<String>)> {
-        self.options
-            .iter()
-            .map(|o| match o.split_once('=') {
-                Some((n, v)) => (n.trim().to_string(), Some(v.trim().to_string())),
-                None => (o.trim().to_string(), None),
-            })
-            .collect()
+    /// The engine selection the flags describe (the plan's engine part).
+    ///
+    /// # Errors
+    /// A usage error for an engine word, option or process flag that selects nothing.
+    pub fn selection(&self) -> anyhow::Result<EngineSelection> {
+        let command = self
+            .engine
+            .parse::<EngineCommand>()
+            .and_then(|c| c.with_process(&self.engine_args, self.engine_dir.clone()))
+            .map_err(|e| usage(format!("--engine {}: {e}", self.engine)))?;
+        let mut sel = EngineSelection::new(command);
+        sel.hash_mb = self.hash;
+        for o in &self.options {
+            let word: OptionWord = o.parse().map_err(|e| usage(format!("--option: {e}")))?;
+            sel.options.push(word.into_pair());
+        }
+        Ok(sel)
     }
 
-    /// Starts the engines. An external engine that runs but fails its
-    /// handshake does not stop the run: it is started again before each
-    /// record (each failure reported with the record, which is copied
-    /// through) until it has failed `MAX_START_FAILURES` times in a row.
+    /// Starts the engines (see [`EngineSelection::start_analysts`]).
     ///
     /// # Errors
     /// A usage error for flags the built-in engine does not take or an
     /// option it does not have; an error when an external engine's program
     /// cannot be run at all.
     pub fn start(&self) -> anyhow::Result<Vec<Box<dyn Analyst>>> {
-        let n = self.jobs();
-        let mut out: Vec<Box<dyn Analyst>> = Vec::with_capacity(n);
-        if self.engine == "builtin" {
-            if !self.engine_args.is_empty() || self.engine_dir.is_some() {
-                return Err(usage(
-                    "--engine-arg and --engine-dir are for external engines",
-                ));
-            }
-            let options = self.option_pairs();
-            for _ in 0..n {
-                let a = BuiltinAnalyst::with_options(self.hash, &options)
-                    .map_err(|e| usage(e.to_string()))?;
-                out.push(Box::new(a));
-            }
-            return Ok(out);
-        }
-        let mut spec = EngineSpec::new(&self.engine);
-        spec.args.clone_from(&self.engine_args);
-        spec.working_dir.clone_from(&self.engine_dir);
-        spec.options = self.option_pairs();
-        let timeouts = Timeouts {
-            search_margin: Duration::from_secs(2),
-            ..Timeouts::default()
-        };
-        for _ in 0..n {
+        match self.selection()?.start_analysts(self.jobs()) {
+            Ok(v) => Ok(v),
+            Err(StartError::Builtin(e)) => Err(usage(e.to_string())),
             // The host's error already names the engine.
-            let a = UciAnalyst::start_lenient(spec.clone(), timeouts)?;
-            out.push(Box::new(a));
+            Err(StartError::Start(e)) => Err(e.into()),
         }
-        Ok(out)
     }
 }

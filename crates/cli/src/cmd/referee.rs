@@ -4,6 +4,7 @@
 
 use crate::output::{usage, Status};
 use anyhow::Context;
+use rookery_analysis::select::{EngineCommand, OptionWord};
 use rookery_referee::argus::client::{Client, ClientConfig, ClientEvent, Judgement, Target};
 use rookery_referee::argus::config::EventConfig;
 use rookery_referee::argus::server::{BindOptions, Control, Event, Notice};
@@ -347,18 +348,19 @@ fn run_event(
 
 fn connect(a: ConnectArgs) -> anyhow::Result<Status> {
     let mut engine = EngineConfig::builtin();
-    engine
-        .apply(&format!("cmd={}", a.engine))
-        .map_err(|e| usage(e.to_string()))?;
-    for arg in &a.engine_args {
-        engine
-            .apply(&format!("arg={arg}"))
-            .map_err(|e| usage(e.to_string()))?;
-    }
+    engine.command = a
+        .engine
+        .parse::<EngineCommand>()
+        .and_then(|c| c.with_process(&a.engine_args, None))
+        .map_err(|e| usage(format!("--engine {}: {e}", a.engine)))?;
     for o in &a.options {
-        engine
-            .apply(&format!("option.{o}"))
-            .map_err(|e| usage(e.to_string()))?;
+        match o.parse::<OptionWord>() {
+            Ok(OptionWord {
+                name,
+                value: Some(value),
+            }) => engine.set_option(&name, &value),
+            _ => return Err(usage(format!("--option {o:?}: expected NAME=VALUE"))),
+        }
     }
     let nonzero = |v: i32| (v != 0).then_some(v);
     let targets = match a.serial {

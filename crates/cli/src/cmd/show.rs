@@ -89,8 +89,8 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         checkmate: pos.is_checkmate(),
         stalemate: pos.is_stalemate(),
         insufficient_material: pos.is_insufficient_material(),
-        fifty_moves: pos.halfmoves() >= 100,
-        seventy_five_moves: pos.halfmoves() >= 150,
+        fifty_moves: pos.is_fifty_moves(),
+        seventy_five_moves: pos.is_seventy_five_moves(),
         moves,
         fen,
     };

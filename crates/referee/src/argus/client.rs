@@ -31,7 +31,6 @@ use crate::clock::{Clock, TimeControl};
 use crate::player::{
     EngineConfig, MoveReply, MoveRequest, Offer, Player, PlayerError, ThinkLimits, UciPlayer,
 };
-use crate::record::MoveScore;
 use rookery_core::{Color, Move, Position};
 use rookery_uci::host::Timeouts;
 use std::io::{self, Read, Write};
@@ -309,8 +308,8 @@ impl History {
     }
 }
 
-fn cp_of(s: Option<rookery_analysis::Score>) -> Option<i64> {
-    s.map(|s| MoveScore::from(s).as_cp())
+fn cp_of(s: Option<rookery_core::Score>) -> Option<i64> {
+    s.map(rookery_core::Score::as_cp)
 }
 
 /// The client: one engine, one referee, reconnecting as needed.

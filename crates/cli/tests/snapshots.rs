@@ -1,0 +1,331 @@
+//! Snapshots of the command line's surface: every `--help` (found by
+//! walking the subcommands `rookery --help` lists), representative error
+//! output, and the shape of every `--json` output (keys and value types,
+//! since times and node counts vary). The snapshots live in
+//! `tests/snapshots/`; `UPDATE_SNAPSHOTS=1 cargo test -p rookery --test
+//! snapshots` rewrites them after an intended change (review with `git diff`).
+
+use rookery_testkit::cmd::{Cmd, Run};
+use rookery_testkit::snapshot::{assert_snapshot, json_lines_shape, json_shape};
+use rookery_testkit::TempDir;
+use std::path::{Path, PathBuf};
+
+fn rookery<I: IntoIterator<Item = S>, S: AsRef<std::ffi::OsStr>>(args: I) -> Cmd {
+    Cmd::new(env!("CARGO_BIN_EXE_rookery")).args(args)
+}
+
+fn snapshots() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots")
+}
+
+/// The subcommands listed in the `Commands:` section of a help text.
+fn subcommands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|l| l.trim() != "Commands:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+/// `rookery [path] --help` and, depth first, every subcommand's.
+fn walk_help(path: &mut Vec<String>, out: &mut Vec<(String, String)>) {
+    let run = rookery(path.iter().chain([&"--help".to_string()])).run();
+    run.assert_code(0);
+    let help = run.stdout_text();
+    let name = if path.is_empty() {
+        "help".to_string()
+    } else {
+        format!("help-{}", path.join("-"))
+    };
+    out.push((name, help.clone()));
+    for sub in subcommands(&help) {
+        path.push(sub);
+        walk_help(path, out);
+        path.pop();
+    }
+}
+
+#[test]
+fn every_help_text() {
+    let mut helps = Vec::new();
+    walk_help(&mut Vec::new(), &mut helps);
+    // The walk must reach the nested verbs, or it snapshots nothing much.
+    let names: Vec<&str> = helps.iter().map(|(n, _)| n.as_str()).collect();
+    for must in [
+        "help",
+        "help-epd-analyse",
+        "help-pgn-annotate",
+        "help-referee-serve",
+        "help-match",
+    ] {
+        assert!(names.contains(&must), "{must} not reached: {names:?}");
+    }
+    for (name, help) in &helps {
+        assert_snapshot(&snapshots(), name, help);
+    }
+}
+
+/// Stdout and stderr of a run that fails, with the exit status.
+fn failure_text(run: &Run, dir: &Path) -> String {
+    let clean = |s: String| s.replace(&dir.display().to_string(), "$DIR");
+    format!(
+        "status: {:?}\n--- stdout ---\n{}--- stderr ---\n{}",
+        run.code(),
+        clean(run.stdout_text()),
+        clean(run.stderr_text())
+    )
+}
+
+#[test]
+fn representative_errors() {
+    let t = TempDir::new("snap-errors");
+    let bad_epd = t.join("bad.epd");
+    std::fs::write(
+        &bad_epd,
+        "4k3/8/8/8/8/8/8/4K3 w - - bm Kd1;\n4k3/8/8/8/8/8/8/4K3 w - - bm Ka8;\nnot a position\n",
+    )
+    .unwrap();
+    let bad_pgn = t.join("bad.pgn");
+    std::fs::write(
+        &bad_pgn,
+        "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n",
+    )
+    .unwrap();
+    let missing = t.join("missing.epd");
+    let cases: Vec<(&str, Vec<String>, i32)> = vec![
+        (
+            "error-unknown-flag",
+            vec!["perft".into(), "--bogus".into()],
+            2,
+        ),
+        ("error-no-subcommand", vec![], 2),
+        (
+            "error-show-bad-fen",
+            vec!["show".into(), "8/8/8/8/8/8/8/8 w - - 0 1".into()],
+            1,
+        ),
+        (
+            "error-epd-validate",
+            vec![
+                "epd".into(),
+                "validate".into(),
+                bad_epd.display().to_string(),
+            ],
+            1,
+        ),
+        (
+            "error-pgn-validate",
+            vec![
+                "pgn".into(),
+                "validate".into(),
+                bad_pgn.display().to_string(),
+            ],
+            1,
+        ),
+        (
+            "error-missing-file",
+            vec![
+                "epd".into(),
+                "normalize".into(),
+                missing.display().to_string(),
+            ],
+            1,
+        ),
+        (
+            "error-builtin-engine-arg",
+            vec![
+                "epd".into(),
+                "analyse".into(),
+                bad_epd.display().to_string(),
+                "--engine-arg".into(),
+                "x".into(),
+            ],
+            2,
+        ),
+    ];
+    for (name, args, code) in cases {
+        let run = rookery(&args).dir(t.path()).run();
+        run.assert_code(code);
+        assert_snapshot(&snapshots(), name, &failure_text(&run, t.path()));
+    }
+}
+
+const MATE_IN_ONE: &str = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"back rank\";\n";
+
+#[test]
+fn every_json_shape() {
+    let t = TempDir::new("snap-json");
+    let epd = t.join("suite.epd");
+    std::fs::write(&epd, MATE_IN_ONE).unwrap();
+    let bad_epd = t.join("bad.epd");
+    std::fs::write(&bad_epd, "4k3/8/8/8/8/8/8/4K3 w - - bm Ka8;\n").unwrap();
+    let pgn = t.join("games.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"x\"]\n[Result \"1-0\"]\n[ECO \"C20\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
+         [Event \"y\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n",
+    )
+    .unwrap();
+    let results = t.join("results.json");
+    let s = |p: &Path| p.display().to_string();
+
+    // One document per run.
+    let single: Vec<(&str, Vec<String>, i32)> = vec![
+        (
+            "json-perft",
+            vec![
+                "perft".into(),
+                "--depth".into(),
+                "2".into(),
+                "--json".into(),
+            ],
+            0,
+        ),
+        (
+            "json-perft-divide",
+            vec![
+                "perft".into(),
+                "--depth".into(),
+                "1".into(),
+                "--divide".into(),
+                "--json".into(),
+            ],
+            0,
+        ),
+        (
+            "json-show",
+            vec![
+                "show".into(),
+                "--json".into(),
+                "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1".into(),
+            ],
+            0,
+        ),
+        (
+            "json-bench",
+            vec![
+                "bench".into(),
+                "--depth".into(),
+                "1".into(),
+                "--json".into(),
+            ],
+            0,
+        ),
+        (
+            "json-suite",
+            vec![
+                "suite".into(),
+                s(&epd),
+                "--depth".into(),
+                "2".into(),
+                "--jobs".into(),
+                "1".into(),
+                "--json".into(),
+                "--no-html".into(),
+                "--results".into(),
+                s(&results),
+            ],
+            0,
+        ),
+        (
+            "json-report",
+            vec!["report".into(), s(&results), "--json".into()],
+            0,
+        ),
+        (
+            "json-match",
+            vec![
+                "match".into(),
+                "--engine".into(),
+                "cmd=builtin".into(),
+                "name=a".into(),
+                "--engine".into(),
+                "cmd=builtin".into(),
+                "name=b".into(),
+                "--each".into(),
+                "depth=1".into(),
+                "--games".into(),
+                "2".into(),
+                "--rounds".into(),
+                "1".into(),
+                "--concurrency".into(),
+                "1".into(),
+                "--maxmoves".into(),
+                "4".into(),
+                "--json".into(),
+            ],
+            0,
+        ),
+    ];
+    for (name, args, code) in single {
+        let run = rookery(&args).dir(t.path()).run();
+        run.assert_code(code);
+        let doc: serde_json::Value = serde_json::from_slice(&run.stdout)
+            .unwrap_or_else(|e| panic!("{name}: not one JSON document: {e}\n{}", run.describe()));
+        assert_snapshot(&snapshots(), name, &json_shape(&doc));
+    }
+
+    // JSON Lines: one object per problem, then summaries.
+    let lines: Vec<(&str, Vec<String>, i32)> = vec![
+        (
+            "json-epd-validate",
+            vec![
+                "epd".into(),
+                "validate".into(),
+                "--json".into(),
+                s(&bad_epd),
+                s(&epd),
+            ],
+            1,
+        ),
+        (
+            "json-pgn-validate",
+            vec!["pgn".into(), "validate".into(), "--json".into(), s(&pgn)],
+            1,
+        ),
+        (
+            "json-pgn-stats",
+            vec!["pgn".into(), "stats".into(), "--json".into(), s(&pgn)],
+            1,
+        ),
+    ];
+    for (name, args, code) in lines {
+        let run = rookery(&args).dir(t.path()).run();
+        assert!(
+            run.code() == Some(code) || run.code() == Some(0),
+            "{name}\n{}",
+            run.describe()
+        );
+        assert_snapshot(&snapshots(), name, &json_lines_shape(&run.stdout_text()));
+    }
+}
+
+#[test]
+fn epd_and_pgn_problems_name_the_column_alike() {
+    // One key for one thing: the JSON problems of both readers say `column`.
+    let t = TempDir::new("snap-column");
+    let epd = t.join("bad.epd");
+    std::fs::write(&epd, "4k3/8/8/8/8/8/8/4K3 w - - bm Ka8;\n").unwrap();
+    let pgn = t.join("bad.pgn");
+    std::fs::write(&pgn, "[Event \"y\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n").unwrap();
+    let mut keys = Vec::new();
+    for args in [
+        vec!["epd", "validate", "--json", epd.to_str().unwrap()],
+        vec!["pgn", "validate", "--json", pgn.to_str().unwrap()],
+    ] {
+        let run = rookery(&args).run();
+        let first: serde_json::Value = run
+            .stdout_text()
+            .lines()
+            .find_map(|l| serde_json::from_str(l).ok())
+            .unwrap_or_else(|| panic!("no JSON problem\n{}", run.describe()));
+        let obj = first.as_object().expect("a problem is an object");
+        assert!(obj.contains_key("line"), "{first}");
+        keys.push(obj.contains_key("column"));
+        assert!(!obj.contains_key("col"), "{first}");
+    }
+    assert_eq!(keys, [true, true]);
+}

@@ -1,0 +1,333 @@
+//! One harness for the tests that run a built binary: [`Cmd`] starts it
+//! (arguments, stdin, directory, environment) and [`Run`] holds what came
+//! out, with assertions that show the command, its status, stdout and stderr,
+//! and a line diff against what was expected.
+//!
+//! ```no_run
+//! use rookery_testkit::cmd::Cmd;
+//!
+//! // In a test of the `rookery` package: env!("CARGO_BIN_EXE_rookery").
+//! let run = Cmd::new("/path/to/rookery").args(["show", "8/8/8/8/8/8/8/K6k w - - 0 1"]).run();
+//! run.assert_code(0).assert_stdout_contains("legal moves");
+//! ```
+
+use std::ffi::{OsStr, OsString};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Output, Stdio};
+
+/// A command line to run: the program, its arguments, what it reads on
+/// stdin (nothing unless given) and where it runs.
+#[derive(Clone, Debug)]
+pub struct Cmd {
+    program: OsString,
+    args: Vec<OsString>,
+    stdin: Vec<u8>,
+    dir: Option<PathBuf>,
+    env: Vec<(OsString, Option<OsString>)>,
+}
+
+impl Cmd {
+    /// The program (`env!("CARGO_BIN_EXE_rookery")` in the CLI's tests).
+    pub fn new(program: impl AsRef<OsStr>) -> Cmd {
+        Cmd {
+            program: program.as_ref().to_owned(),
+            args: Vec::new(),
+            stdin: Vec::new(),
+            dir: None,
+            env: Vec::new(),
+        }
+    }
+
+    /// Appends one argument.
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Cmd {
+        self.args.push(arg.as_ref().to_owned());
+        self
+    }
+
+    /// Appends arguments.
+    pub fn args<I, S>(mut self, args: I) -> Cmd
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self
+    }
+
+    /// The bytes the program reads on stdin (then end of input).
+    pub fn stdin(mut self, bytes: impl AsRef<[u8]>) -> Cmd {
+        self.stdin = bytes.as_ref().to_vec();
+        self
+    }
+
+    /// Runs the program in `dir`.
+    pub fn dir(mut self, dir: impl AsRef<Path>) -> Cmd {
+        self.dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Sets an environment variable for the program.
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Cmd {
+        self.env
+            .push((key.as_ref().to_owned(), Some(value.as_ref().to_owned())));
+        self
+    }
+
+    /// Removes an environment variable for the program.
+    pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Cmd {
+        self.env.push((key.as_ref().to_owned(), None));
+        self
+    }
+
+    /// The command line as a person would type it (for failure messages).
+    pub fn line(&self) -> String {
+        let mut s = self.program.to_string_lossy().into_owned();
+        for a in &self.args {
+            let a = a.to_string_lossy();
+            if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '\'') {
+                let _ = write!(s, " '{}'", a.replace('\'', "'\\''"));
+            } else {
+                let _ = write!(s, " {a}");
+            }
+        }
+        s
+    }
+
+    /// Runs the program to its end and returns what it wrote.
+    ///
+    /// # Panics
+    /// If the program cannot be started (a broken build, not a test result).
+    pub fn output(self) -> Output {
+        let mut c = Command::new(&self.program);
+        c.args(&self.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(d) = &self.dir {
+            c.current_dir(d);
+        }
+        for (k, v) in &self.env {
+            match v {
+                Some(v) => c.env(k, v),
+                None => c.env_remove(k),
+            };
+        }
+        let mut child = c
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.line()));
+        if let Some(mut input) = child.stdin.take() {
+            // The program may exit without reading its input: a broken
+            // pipe here is its business, not a failure of the harness.
+            let _ = input.write_all(&self.stdin);
+        }
+        child
+            .wait_with_output()
+            .unwrap_or_else(|e| panic!("cannot wait for {}: {e}", self.line()))
+    }
+
+    /// Runs the program to its end; the result keeps the command line for
+    /// its failure messages.
+    pub fn run(self) -> Run {
+        let line = self.line();
+        let out = self.output();
+        Run {
+            line,
+            status: out.status,
+            stdout: out.stdout,
+            stderr: out.stderr,
+        }
+    }
+}
+
+/// What a finished command wrote, and how it ended.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// The command line.
+    pub line: String,
+    /// How it ended.
+    pub status: ExitStatus,
+    /// Its standard output.
+    pub stdout: Vec<u8>,
+    /// Its standard error.
+    pub stderr: Vec<u8>,
+}
+
+impl Run {
+    /// The exit code (`None`: killed by a signal).
+    pub fn code(&self) -> Option<i32> {
+        self.status.code()
+    }
+
+    /// Standard output as text (invalid UTF-8 replaced).
+    pub fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    /// Standard error as text (invalid UTF-8 replaced).
+    pub fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+
+    /// The whole run for a failure message: command, status, both streams.
+    pub fn describe(&self) -> String {
+        format!(
+            "command: {}\nstatus: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.line,
+            self.status,
+            self.stdout_text(),
+            self.stderr_text()
+        )
+    }
+
+    /// Checks the exit code.
+    ///
+    /// # Panics
+    /// If it differs, with [`Run::describe`].
+    #[track_caller]
+    pub fn assert_code(&self, code: i32) -> &Run {
+        assert!(
+            self.code() == Some(code),
+            "expected exit status {code}\n{}",
+            self.describe()
+        );
+        self
+    }
+
+    /// Checks that stdout is exactly `expected`.
+    ///
+    /// # Panics
+    /// If not, with a line diff.
+    #[track_caller]
+    pub fn assert_stdout(&self, expected: &str) -> &Run {
+        assert_text_eq(expected, &self.stdout_text(), &self.line);
+        self
+    }
+
+    /// Checks that stdout contains `needle`.
+    ///
+    /// # Panics
+    /// If not, with [`Run::describe`].
+    #[track_caller]
+    pub fn assert_stdout_contains(&self, needle: &str) -> &Run {
+        assert!(
+            self.stdout_text().contains(needle),
+            "stdout lacks {needle:?}\n{}",
+            self.describe()
+        );
+        self
+    }
+
+    /// Checks that stderr contains `needle`.
+    ///
+    /// # Panics
+    /// If not, with [`Run::describe`].
+    #[track_caller]
+    pub fn assert_stderr_contains(&self, needle: &str) -> &Run {
+        assert!(
+            self.stderr_text().contains(needle),
+            "stderr lacks {needle:?}\n{}",
+            self.describe()
+        );
+        self
+    }
+}
+
+/// A line diff of `expected` and `actual`: lines only in `expected` start
+/// with `-`, lines only in `actual` with `+`, shared ones with a space
+/// (a longest-common-subsequence diff; `None` when they are equal).
+pub fn diff(expected: &str, actual: &str) -> Option<String> {
+    if expected == actual {
+        return None;
+    }
+    let a: Vec<&str> = expected.lines().collect();
+    let b: Vec<&str> = actual.lines().collect();
+    // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
+    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let mut out = String::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            let _ = writeln!(out, "  {}", a[i]);
+            i += 1;
+            j += 1;
+        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
+            let _ = writeln!(out, "- {}", a[i]);
+            i += 1;
+        } else {
+            let _ = writeln!(out, "+ {}", b[j]);
+            j += 1;
+        }
+    }
+    if out.lines().all(|l| l.starts_with("  ")) {
+        // Only the line endings differ.
+        out.push_str("(the texts differ in line endings or a final newline)\n");
+    }
+    Some(out)
+}
+
+/// Checks that two texts are equal.
+///
+/// # Panics
+/// If not, with a line diff (`-` expected, `+` actual) headed by `what`.
+#[track_caller]
+pub fn assert_text_eq(expected: &str, actual: &str, what: &str) {
+    if let Some(d) = diff(expected, actual) {
+        panic!("{what}: output differs (- expected, + actual)\n{d}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_marks_the_changed_lines_only() {
+        assert_eq!(diff("a\nb\n", "a\nb\n"), None);
+        let d = diff("a\nb\nc\n", "a\nx\nc\nd\n").unwrap();
+        assert_eq!(d, "  a\n- b\n+ x\n  c\n+ d\n");
+        let d = diff("a\n", "a").unwrap();
+        assert!(d.contains("line endings"), "{d}");
+    }
+
+    #[test]
+    fn a_failed_assertion_shows_the_diff() {
+        let err =
+            std::panic::catch_unwind(|| assert_text_eq("one\ntwo\n", "one\n2\n", "t")).unwrap_err();
+        let msg = err.downcast_ref::<String>().unwrap();
+        assert!(msg.contains("- two") && msg.contains("+ 2"), "{msg}");
+    }
+
+    #[test]
+    fn runs_a_program_with_stdin_and_reports_it() {
+        let run = Cmd::new("sh")
+            .args(["-c", "cat; echo err >&2; exit 3"])
+            .stdin("in put\n")
+            .run();
+        run.assert_code(3)
+            .assert_stdout("in put\n")
+            .assert_stderr_contains("err");
+        assert_eq!(Cmd::new("sh").args(["-c", "x y"]).line(), "sh -c 'x y'");
+        let failed = std::panic::catch_unwind(|| {
+            Cmd::new("sh")
+                .args(["-c", "echo out"])
+                .run()
+                .assert_code(0)
+                .assert_stdout("other\n");
+        })
+        .unwrap_err();
+        let msg = failed.downcast_ref::<String>().unwrap();
+        assert!(msg.contains("- other") && msg.contains("+ out"), "{msg}");
+    }
+}
