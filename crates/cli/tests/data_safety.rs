@@ -4,7 +4,7 @@
 //! the input, Latin-1 text survives, and the analysis verbs never write
 //! what the engine did not say.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 

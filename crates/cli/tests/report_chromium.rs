@@ -59,7 +59,7 @@ fn gastric_comparison_renders_in_chromium() {
     let dir = rookery_testkit::TempDir::new("gastric-chromium");
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/gastric");
     let html = dir.join("gastric.html");
-    let o = Command::new(env!("CARGO_BIN_EXE_rookery"))
+    let o = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args([
             "report",
             data.join("before.epd").to_str().unwrap(),
@@ -69,32 +69,14 @@ fn gastric_comparison_renders_in_chromium() {
             "--html",
             html.to_str().unwrap(),
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(
         o.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let profile = dir.join("profile");
-    let dom = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            &format!("--user-data-dir={}", profile.display()),
-            "--dump-dom",
-            &format!("file://{}", html.display()),
-        ])
-        .output()
-        .expect("run chromium");
-    let dom = String::from_utf8_lossy(&dom.stdout);
+    let dom = rookery_testkit::peer::chromium_dom(&browser, &html, &dir.join("profile"));
     assert!(
         dom.contains("<title>before and after</title>"),
         "{dom:.500}"

@@ -4,7 +4,7 @@
 
 use rookery_testkit::cmd::Cmd;
 use rookery_testkit::TempDir;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 fn s(p: &Path) -> &str {

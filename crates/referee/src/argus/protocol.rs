@@ -279,7 +279,7 @@ impl ClientRecord {
         self.other
             .retain(|op| !matches!(op, Operation::Ce(_) | Operation::Acn(_)) && !is_acd(op));
         if let Some(s) = score {
-            self.other.push(Operation::Ce(rookery_analysis::ce_of(s)));
+            self.other.push(Operation::Ce(s.ce()));
         }
         if let Some(d) = depth {
             self.other.push(Operation::Raw {
@@ -299,10 +299,7 @@ impl ClientRecord {
         for op in &self.other {
             match op {
                 Operation::Ce(c) if (-32767..=32766).contains(c) => {
-                    score = Some(match rookery_epd::mate_from_ce(*c) {
-                        Some(n) => Score::Mate(n),
-                        None => Score::Cp(*c),
-                    });
+                    score = Some(Score::from_ce(*c));
                 }
                 Operation::Acn(n) => nodes = Some(*n),
                 Operation::Raw { opcode, operands } if opcode == "acd" => {

@@ -773,7 +773,7 @@ where
 mod tests {
     use super::*;
     use crate::clock::TimeControl;
-    use crate::record::MoveScore;
+    use rookery_core::Score;
 
     fn cfg() -> EventConfig {
         let text = "[event]\nname = \"Web\"\nrounds = 1\ngames = 2\ntime_control = \"60+1\"\n\
@@ -805,7 +805,7 @@ mod tests {
             book: false,
             time_ms: 500,
             clock_ms: Some(clock_ms),
-            score: Some(MoveScore::Cp(cp)),
+            score: Some(Score::Cp(cp)),
             depth: Some(7),
             nodes: None,
         }
