@@ -65,7 +65,7 @@ pub fn render(runs: &[SuiteRun], themes: &[Vec<String>]) -> String {
                 },
                 p.points.to_string(),
                 p.max_points.to_string(),
-                p.score.map_or(String::new(), |sc| sc.to_string()),
+                p.score.map_or(String::new(), |sc| sc.pawns().to_string()),
                 opt(p.depth.map(u64::from)),
                 p.nodes.to_string(),
                 p.time_ms.to_string(),

@@ -335,7 +335,7 @@ fn move_squares(uci: &str) -> Vec<Square> {
 
 fn eval_of(m: &MoveRecord) -> Option<Eval> {
     (m.score.is_some() || m.depth.is_some()).then(|| Eval {
-        score: m.score.map(|s| s.to_string()),
+        score: m.score.map(|s| s.pawns().to_string()),
         depth: m.depth,
     })
 }
