@@ -122,10 +122,15 @@ pub fn open_input(path: &Path) -> anyhow::Result<Box<dyn BufRead + Send>> {
         open(path).map_err(|e| anyhow::anyhow!("cannot open {}: {e}", display_name(path)))?;
     let name = display_name(path);
     Ok(Box::new(Latin1Fallback::new(inner, move |line| {
-        eprintln!(
-            "{name}:{line}: warning: not UTF-8; read as ISO 8859-1 (Latin-1) from here on where a line is not UTF-8"
-        );
+        warn_latin1(&name, line)
     })))
+}
+
+/// Warns that input `name` is not UTF-8 from `line` on, and how it is read.
+pub fn warn_latin1(name: &str, line: u64) {
+    eprintln!(
+        "{name}:{line}: warning: not UTF-8; read as ISO 8859-1 (Latin-1) from here on where a line is not UTF-8"
+    );
 }
 
 /// Whether `a` and `b` name the same existing file (the same inode: the

@@ -341,3 +341,36 @@ fn suite_results_and_its_epd_output_agree() {
     assert_eq!(p["gained"], serde_json::json!([]));
     assert_eq!(p["lost"], serde_json::json!([]));
 }
+
+#[test]
+fn a_pgn_file_is_named_as_pgn_not_as_bad_json() {
+    let dir = TempDir::new("report-pgn");
+    let pgn = dir.join("games.pgn");
+    std::fs::write(&pgn, "\n[Event \"x\"]\n[Site \"y\"]\n\n1. e4 e5 *\n").unwrap();
+    let o = rookery(&["report", pgn.to_str().unwrap(), &data("before.epd")], b"");
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(err.contains("games.pgn:2:1: a PGN tag pair"), "{err}");
+    assert!(!err.contains("JSON:"), "{err}");
+    // The other input still makes the report.
+    assert!(text(&o.stdout).contains("4/6"), "{}", text(&o.stdout));
+    // A JSON array of runs is still JSON, not a tag pair.
+    let o = rookery(&["report", "-"], b"[ 3 ]");
+    assert!(
+        text(&o.stderr).contains("not rookery suite results"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn a_latin1_epd_line_is_read_as_latin1_with_a_warning() {
+    let input = b"6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"caf\xe9.1\"; pm Rd8#;\n";
+    let o = rookery(&["report", "-", "--json"], input);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("<stdin>:1: warning: not UTF-8"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["runs"][0]["positions"][0]["id"], "caf\u{e9}.1");
+    assert_eq!(v["summaries"][0]["solved"], 1);
+}

@@ -136,6 +136,18 @@ pub enum ReportError {
         /// What was wrong.
         message: String,
     },
+    /// An input that is neither results JSON nor EPD (a PGN file, say).
+    #[error("{path}:{line}:{column}: {message}")]
+    NotInput {
+        /// The file.
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What the file looks like instead, and what is read.
+        message: String,
+    },
     /// A chart could not be drawn.
     #[cfg(feature = "html")]
     #[error("chart: {0}")]
@@ -283,17 +295,46 @@ pub struct Input {
     /// Lines that could not be used, each with its place; the runs still
     /// hold those positions, as errors.
     pub problems: Vec<ReportError>,
+    /// The first line of an EPD input that was not UTF-8: such lines are
+    /// read as ISO 8859-1 (Latin-1), as every EPD and PGN verb reads them,
+    /// and the caller may warn.
+    pub latin1_from_line: Option<u64>,
 }
 
 /// Whether `bytes` are JSON (`{` or `[` first, after white space and a
 /// byte-order mark) rather than EPD (a record starts with a piece placement,
-/// a comment with `#`).
+/// a comment with `#`). A PGN tag pair (`[Event "..."]`) is not JSON: see
+/// [`pgn_tag_at`].
 pub fn is_json(bytes: &[u8]) -> bool {
     let b = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     matches!(
         b.iter().find(|c| !c.is_ascii_whitespace()),
         Some(b'{' | b'[')
-    )
+    ) && pgn_tag_at(bytes).is_none()
+}
+
+/// The line and column of the PGN tag pair that opens `bytes` (`[` then a
+/// tag name: a letter, where a JSON array has `{`, `]` or a value), or
+/// `None`.
+pub fn pgn_tag_at(bytes: &[u8]) -> Option<(usize, usize)> {
+    let b = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let start = b.iter().position(|c| !c.is_ascii_whitespace())?;
+    if b[start] != b'[' {
+        return None;
+    }
+    let next = b[start + 1..].iter().find(|c| !matches!(c, b' ' | b'\t'))?;
+    if !next.is_ascii_alphabetic() {
+        return None;
+    }
+    let before = &b[..start];
+    let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
+    let column = start
+        - before
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1)
+        + 1;
+    Some((line, column))
 }
 
 /// Reads one input, JSON results or EPD, told apart by content
@@ -304,6 +345,17 @@ pub fn is_json(bytes: &[u8]) -> bool {
 /// file is then unusable); [`ReportError::Io`] when it cannot be read. Bad
 /// EPD lines are not errors of the whole: see [`Input::problems`].
 pub fn load_input(name: &str, bytes: &[u8], theme: &ThemeSource) -> Result<Input, ReportError> {
+    if let Some((line, column)) = pgn_tag_at(bytes) {
+        return Err(ReportError::NotInput {
+            path: name.to_string(),
+            line,
+            column,
+            message: "a PGN tag pair: this is a PGN file, and `report` reads the results \
+                      JSON of `rookery suite` or EPD runs (`rookery pgn to-epd` turns \
+                      games into positions)"
+                .into(),
+        });
+    }
     if is_json(bytes) {
         let text = String::from_utf8_lossy(bytes);
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
@@ -321,9 +373,13 @@ pub fn load_input(name: &str, bytes: &[u8], theme: &ThemeSource) -> Result<Input
             runs,
             themes,
             problems: Vec::new(),
+            latin1_from_line: None,
         });
     }
-    let read = epd_run::read(name, bytes, theme)?;
+    let latin1 = std::cell::Cell::new(None);
+    let lines = rookery_epd::stream::Latin1Fallback::new(bytes, |line| latin1.set(Some(line)));
+    let read = epd_run::read(name, lines, theme)?;
+    let latin1_from_line = latin1.get();
     let mut problems = read.problems;
     if read.run.positions.is_empty() {
         problems.push(ReportError::Epd {
@@ -336,12 +392,14 @@ pub fn load_input(name: &str, bytes: &[u8], theme: &ThemeSource) -> Result<Input
             runs: Vec::new(),
             themes: Vec::new(),
             problems,
+            latin1_from_line,
         });
     }
     Ok(Input {
         runs: vec![read.run],
         themes: vec![read.themes],
         problems,
+        latin1_from_line,
     })
 }
 

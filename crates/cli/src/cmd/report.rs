@@ -113,6 +113,9 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         };
         match loaded {
             Ok(input) => {
+                if let Some(line) = input.latin1_from_line {
+                    output::warn_latin1(&name, line);
+                }
                 for e in &input.problems {
                     eprintln!("rookery: error: {e}");
                     bad = true;
