@@ -17,6 +17,7 @@ fn quick() -> Timeouts {
         ready: Duration::from_millis(1500),
         search_margin: Duration::from_millis(300),
         quit_grace: Duration::from_millis(200),
+        silence: Duration::from_millis(400),
     }
 }
 
@@ -266,4 +267,55 @@ fn stockfish_ponder_then_ponderhit() {
     );
     assert_ne!(r.best, rookery_core::UciMove::Null);
     e.quit();
+}
+
+fn go_depth(depth: u32) -> GoParams {
+    GoParams {
+        depth: Some(depth),
+        ..GoParams::default()
+    }
+}
+
+#[test]
+fn a_silent_engine_without_a_time_limit_is_stopped_then_reported() {
+    // A depth search has no time limit: only the engine's silence tells a
+    // hang from a long search.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut e = EngineHost::start(mock(&["--hang-on-go", "1"]), quick()).unwrap();
+        let _ = tx.send(e.search(&PositionStart::StartPos, &[], &go_depth(30), |_| {}));
+    });
+    // Silence (0.4 s), stop, the margin (0.3 s); without the watch the host
+    // would wait for an hour: a liveness bound, not a measurement.
+    let err = rx
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the host still waits for a silent engine")
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            HostError::Timeout {
+                waiting_for: "bestmove",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_silent_depth_search_is_stopped_and_answers() {
+    let dir = rookery_testkit::TempDir::new("host-silence");
+    let record = dir.join("received.txt");
+    let mut e = EngineHost::start(
+        mock(&["--slow", "20000", "--record", record.to_str().unwrap()]),
+        quick(),
+    )
+    .unwrap();
+    let r = e
+        .search(&PositionStart::StartPos, &[], &go_depth(30), |_| {})
+        .unwrap();
+    assert!(r.stopped_by_host);
+    let got = std::fs::read_to_string(&record).unwrap();
+    assert!(got.lines().any(|l| l == "stop"), "{got}");
 }

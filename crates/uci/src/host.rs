@@ -75,6 +75,11 @@ pub struct Timeouts {
     pub search_margin: Duration,
     /// From `quit` to killing the process.
     pub quit_grace: Duration,
+    /// In a search the host sets no time limit on (`depth`, `nodes`, `mate`,
+    /// clock times; not `infinite` or `ponder`), the longest the engine may
+    /// say nothing: then `stop` is sent, and an engine still silent after
+    /// the search margin is hung.
+    pub silence: Duration,
 }
 
 impl Default for Timeouts {
@@ -84,6 +89,7 @@ impl Default for Timeouts {
             ready: Duration::from_secs(10),
             search_margin: Duration::from_secs(5),
             quit_grace: Duration::from_millis(500),
+            silence: Duration::from_secs(300),
         }
     }
 }
@@ -351,6 +357,9 @@ struct Running {
     t0: Instant,
     lines: Vec<Info>,
     stopped_by_host: bool,
+    /// Whether the engine's silence is watched ([`Timeouts::silence`]):
+    /// not in `infinite` and `ponder` searches, which wait for `stop`.
+    watch_silence: bool,
 }
 
 /// A running external UCI engine.
@@ -632,6 +641,7 @@ impl EngineHost {
             t0: Instant::now(),
             lines: Vec::new(),
             stopped_by_host: false,
+            watch_silence: !(go.infinite || go.ponder),
         });
         Ok(())
     }
@@ -661,6 +671,7 @@ impl EngineHost {
                     t0: Instant::now(),
                     lines: Vec::new(),
                     stopped_by_host: false,
+                    watch_silence: false,
                 });
                 Ok(Some(SearchEvent::BestMove(SearchResult {
                     best,
@@ -680,8 +691,10 @@ impl EngineHost {
 
     /// Waits for the running search's `bestmove`, passing every `info` to
     /// `on_info`. With `stop_after`, `stop` is sent that long (plus the search
-    /// margin) from now; an engine that still does not answer within the
-    /// margin is hung: [`HostError::Timeout`].
+    /// margin) from now; without it, `stop` is sent when the engine has said
+    /// nothing for [`Timeouts::silence`] (unless the search is `infinite` or
+    /// `ponder`). An engine that still does not answer within the margin
+    /// after `stop` is hung: [`HostError::Timeout`].
     ///
     /// # Errors
     /// [`HostError::Crashed`], [`HostError::Timeout`], [`HostError::Protocol`].
@@ -694,16 +707,26 @@ impl EngineHost {
         let start = Instant::now();
         let mut stop_at = stop_after.map(|d| start + d + margin);
         let mut give_up_at: Option<Instant> = None;
+        let watch_silence = self.search.as_ref().is_some_and(|r| r.watch_silence);
+        let mut heard = start;
         loop {
-            let deadline = give_up_at
-                .or(stop_at)
-                .unwrap_or_else(|| Instant::now() + Duration::from_secs(3600));
+            let deadline = give_up_at.or(stop_at).unwrap_or_else(|| {
+                if watch_silence {
+                    heard + self.timeouts.silence
+                } else {
+                    // Waits for `stop` from the caller: only a bound on the loop.
+                    Instant::now() + Duration::from_secs(3600)
+                }
+            });
             let left = deadline.saturating_duration_since(Instant::now());
             match self.next_event(left)? {
-                Some(SearchEvent::Info(info)) => on_info(&info),
+                Some(SearchEvent::Info(info)) => {
+                    heard = Instant::now();
+                    on_info(&info);
+                }
                 Some(SearchEvent::BestMove(result)) => return Ok(result),
                 None if Instant::now() < deadline => {}
-                None if give_up_at.is_none() && stop_at.is_some() => {
+                None if give_up_at.is_none() && (stop_at.is_some() || watch_silence) => {
                     self.send(&Command::Stop)?;
                     if let Some(run) = self.search.as_mut() {
                         run.stopped_by_host = true;
