@@ -102,10 +102,15 @@ pub fn open(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
     if is_std(path) {
         Ok(Box::new(io::BufReader::with_capacity(1 << 16, io::stdin())))
     } else {
-        Ok(Box::new(io::BufReader::with_capacity(
-            1 << 16,
-            File::open(path)?,
-        )))
+        let file = File::open(path)?;
+        // A directory opens; its first read fails, far from the file's name.
+        if file.metadata()?.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "is a directory, not a file",
+            ));
+        }
+        Ok(Box::new(io::BufReader::with_capacity(1 << 16, file)))
     }
 }
 

@@ -303,3 +303,27 @@ fn normalize_keeps_which_comment_belongs_to_which_nag() {
         text(&o.stdout)
     );
 }
+
+#[test]
+fn a_directory_given_as_input_is_named() {
+    let t = TempDir::new("dir-input");
+    let d = t.join("games");
+    std::fs::create_dir(&d).unwrap();
+    for verb in [
+        &["epd", "normalize"][..],
+        &["epd", "validate"],
+        &["pgn", "validate"],
+        &["pgn", "stats"],
+        &["pgn", "to-epd"],
+    ] {
+        let mut args = verb.to_vec();
+        args.push(s(&d));
+        let o = run(t.path(), &args, b"");
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{verb:?}: {err}");
+        assert!(
+            err.contains("games: is a directory"),
+            "{verb:?} does not name the directory: {err}"
+        );
+    }
+}
