@@ -236,7 +236,14 @@ impl Output {
             .create(true)
             .truncate(true)
             .open(&partial)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", partial.display()))?;
+            .map_err(|e| {
+                // Name the file asked for; the partial file beside it is ours.
+                anyhow::anyhow!(
+                    "cannot write {} (through {}): {e}",
+                    path.display(),
+                    partial.display()
+                )
+            })?;
         // Keep the permissions of the file being replaced.
         if let Ok(m) = fs::metadata(&target) {
             let _ = fs::set_permissions(&partial, m.permissions());

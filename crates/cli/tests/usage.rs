@@ -327,3 +327,18 @@ fn a_directory_given_as_input_is_named() {
         );
     }
 }
+
+#[test]
+fn an_output_that_cannot_be_written_is_named_as_given() {
+    let t = TempDir::new("out-missing-dir");
+    let epd = t.write("in.epd", MATE1);
+    let out = t.join("no-such-dir").join("out.epd");
+    let o = run(t.path(), &["epd", "normalize", s(&epd), "-o", s(&out)], b"");
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("cannot write {} ", out.display())),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
