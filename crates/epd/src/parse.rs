@@ -227,13 +227,19 @@ impl Parser {
             }
         };
         let fields_end = start + used;
-        // Separators inside the position fields.
+        // Separators inside the position fields. The four fields hold no
+        // whitespace, so three whitespace bytes, all spaces, are the single
+        // spaces between them: the common case, told by two counts.
         let fields = &line[start..fields_end];
-        if let Some(k) = fields
-            .windows(2)
-            .position(|w| w[0] == b'\t' || (is_ws(w[0]) && is_ws(w[1])))
-        {
-            self.whitespace(start + k, diags);
+        let spaces = fields.iter().filter(|&&c| c == b' ').count();
+        let blanks = fields.iter().filter(|&&c| is_ws(c)).count();
+        if spaces != 3 || blanks != 3 {
+            if let Some(k) = fields
+                .windows(2)
+                .position(|w| w[0] == b'\t' || (is_ws(w[0]) && is_ws(w[1])))
+            {
+                self.whitespace(start + k, diags);
+            }
         }
         let mut i = fields_end;
         // FEN-style clocks: numbers right after the four fields.
