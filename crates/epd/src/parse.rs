@@ -371,22 +371,16 @@ impl Parser {
                     let mut escaped = false;
                     let mut closed = false;
                     while i < line.len() {
-                        // Straight to the next quote or backslash.
-                        match line[i..].iter().position(|&c| c == b'"' || c == b'\\') {
-                            None => i = line.len(),
-                            Some(k) => i += k,
-                        }
-                        match line.get(i) {
-                            Some(b'\\') if matches!(line.get(i + 1), Some(b'"' | b'\\')) => {
+                        match line[i] {
+                            b'\\' if matches!(line.get(i + 1), Some(b'"' | b'\\')) => {
                                 escaped = true;
                                 i += 2;
                             }
-                            Some(b'"') => {
+                            b'"' => {
                                 closed = true;
                                 break;
                             }
-                            Some(_) => i += 1,
-                            None => {}
+                            _ => i += 1,
                         }
                     }
                     if !closed {
