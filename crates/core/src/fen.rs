@@ -343,14 +343,8 @@ fn parse_board(field: &[u8], off: usize, mode: Mode) -> Result<Board, ParseFenEr
     let mut adjacent = None;
     let mut rank_idx = 0usize; // 0 = rank 8
     let mut file = 0u32;
-    // Whether the previous character was a digit (any other digit than
-    // 1-8 has already failed).
-    let mut after_digit = false;
     for (i, &c) in field.iter().enumerate() {
         let at = off + i;
-        let digit = c.is_ascii_digit();
-        let two_digits = after_digit && digit;
-        after_digit = digit;
         match c {
             b'/' => {
                 if file < 8 {
@@ -366,7 +360,7 @@ fn parse_board(field: &[u8], off: usize, mode: Mode) -> Result<Board, ParseFenEr
                 }
             }
             b'1'..=b'8' => {
-                if two_digits {
+                if i > 0 && field[i - 1].is_ascii_digit() {
                     if mode == Mode::Strict {
                         return Err(err(at, ParseFenErrorKind::AdjacentDigits));
                     }
@@ -381,16 +375,14 @@ fn parse_board(field: &[u8], off: usize, mode: Mode) -> Result<Board, ParseFenEr
                 }
             }
             _ => {
-                let Some(p) = Piece::from_char(c as char) else {
-                    return Err(err(at, ParseFenErrorKind::BadBoardChar(c as char)));
-                };
+                let p = Piece::from_char(c as char)
+                    .ok_or(err(at, ParseFenErrorKind::BadBoardChar(c as char)))?;
                 if file >= 8 {
                     return Err(err(
                         at,
                         ParseFenErrorKind::RankTooLong(Rank::new(7 - rank_idx as u32)),
                     ));
                 }
-                // rank_idx <= 7 and file < 8: always on the board.
                 board[(7 - rank_idx) * 8 + file as usize] = Some(p);
                 file += 1;
             }
