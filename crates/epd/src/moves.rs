@@ -28,6 +28,17 @@ impl SanBuf {
 }
 
 impl fmt::Write for SanBuf {
+    /// One byte for an ASCII character (all of SAN), without encoding it.
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        let at = usize::from(self.len);
+        if !c.is_ascii() || at >= self.bytes.len() {
+            return self.write_str(c.encode_utf8(&mut [0; 4]));
+        }
+        self.bytes[at] = c as u8;
+        self.len += 1;
+        Ok(())
+    }
+
     fn write_str(&mut self, s: &str) -> fmt::Result {
         let at = usize::from(self.len);
         let end = at + s.len();
