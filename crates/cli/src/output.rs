@@ -199,13 +199,19 @@ fn sibling(target: &Path, suffix: &str) -> PathBuf {
 /// Where output goes: stdout, or a file replaced only when [`Output::commit`]
 /// is called. Until then the bytes go to a partial file beside the target;
 /// an output dropped without a commit (an error) removes its partial file,
-/// a killed process leaves it behind for `--resume`.
+/// a killed process leaves it behind for `--resume`. An existing target that
+/// is not a regular file (`/dev/null`, a FIFO) is written to directly and
+/// never replaced.
 pub struct Output {
     inner: Inner,
 }
 
 enum Inner {
     Stdout(io::BufWriter<io::StdoutLock<'static>>),
+    /// Something other than a regular file (`/dev/null`, a FIFO, a
+    /// terminal): written to directly, since renaming a file over it would
+    /// replace it.
+    Special(io::BufWriter<File>),
     File {
         writer: io::BufWriter<File>,
         partial: PathBuf,
@@ -226,6 +232,15 @@ impl Output {
         if is_std(path) {
             return Ok(Output {
                 inner: Inner::Stdout(stdout()),
+            });
+        }
+        if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            let file = OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            return Ok(Output {
+                inner: Inner::Special(io::BufWriter::with_capacity(1 << 16, file)),
             });
         }
         // Replace what a symbolic link points to, not the link.
@@ -265,6 +280,7 @@ impl Output {
     pub fn commit(mut self) -> anyhow::Result<()> {
         match &mut self.inner {
             Inner::Stdout(w) => w.flush()?,
+            Inner::Special(w) => w.flush()?,
             Inner::File {
                 writer,
                 partial,
@@ -291,6 +307,7 @@ impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match &mut self.inner {
             Inner::Stdout(w) => w.write(buf),
+            Inner::Special(w) => w.write(buf),
             Inner::File { writer, .. } => writer.write(buf),
         }
     }
@@ -298,6 +315,7 @@ impl Write for Output {
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match &mut self.inner {
             Inner::Stdout(w) => w.write_all(buf),
+            Inner::Special(w) => w.write_all(buf),
             Inner::File { writer, .. } => writer.write_all(buf),
         }
     }
@@ -305,6 +323,7 @@ impl Write for Output {
     fn flush(&mut self) -> io::Result<()> {
         match &mut self.inner {
             Inner::Stdout(w) => w.flush(),
+            Inner::Special(w) => w.flush(),
             Inner::File { writer, .. } => writer.flush(),
         }
     }

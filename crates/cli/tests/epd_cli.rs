@@ -214,3 +214,54 @@ fn normalize_on_two_threads_writes_and_reports_as_one() {
         "reports come from the whole input"
     );
 }
+
+/// `-o` naming something other than a regular file (here a FIFO; `/dev/null`
+/// is the everyday case) is written to directly: a partial file renamed over
+/// it would replace the device or pipe with a regular file.
+#[cfg(unix)]
+#[test]
+fn output_to_a_fifo_writes_into_it_and_leaves_it_a_fifo() {
+    use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    let dir = rookery_testkit::TempDir::new("epd-fifo");
+    let input = dir.write("in.epd", MIXED);
+    let fifo = dir.join("out.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success(), "mkfifo failed");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader_path = fifo.clone();
+    std::thread::spawn(move || {
+        let mut got = Vec::new();
+        let r = std::fs::File::open(&reader_path).and_then(|mut f| f.read_to_end(&mut got));
+        let _ = tx.send(r.map(|_| got));
+    });
+    let out = rookery(
+        &[
+            "epd",
+            "normalize",
+            input.to_str().unwrap(),
+            "-o",
+            fifo.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let kind = std::fs::metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced by a regular file");
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("partial"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // A guard against a hang only (the child has exited by now).
+    let got = rx
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the FIFO was never opened for writing")
+        .unwrap();
+    let stdout = rookery(&["epd", "normalize", input.to_str().unwrap()], b"");
+    assert_eq!(text(&got), text(&stdout.stdout));
+}

@@ -4,8 +4,11 @@
 //! `cargo bench -p rookery-epd --bench normalize`. The whole-file figure
 //! (1,000,000 records) comes from the `epd_normalize` example:
 //! `cargo run --release -p rookery-epd --example epd_normalize -- --generate 1000000 > big.epd`
-//! then `cargo run --release -p rookery-epd --example epd_normalize -- big.epd > /dev/null`
-//! (or `rookery epd normalize big.epd -o /dev/null`).
+//! then `cargo run --release -p rookery-epd --example epd_normalize -- [--jobs 2] big.epd > /dev/null`
+//! (or `rookery epd normalize [--jobs 2] big.epd -o /dev/null`). The whole
+//! process beside its peer (python-chess reading and writing the same
+//! records), one and two threads, in one run:
+//! `python3 scripts/epd_normalize_peer.py` after `cargo build --release -p rookery`.
 
 // criterion_group! defines an undocumented `pub fn benches`.
 #![allow(missing_docs)]

@@ -1,5 +1,7 @@
 //! Normalizes a file to stdout and prints records/s to stderr (a benchmark
-//! aid without the CLI's dependencies): `epd_normalize FILE > out.epd`.
+//! aid without the CLI's dependencies, reading as the CLI does, through
+//! [`Latin1Fallback`](rookery_epd::stream::Latin1Fallback)):
+//! `epd_normalize [--jobs N] FILE > out.epd`.
 //! `epd_normalize --generate N > big.epd` writes N records cycled from the
 //! test suites (every record line of every suite, files in name order).
 use std::io::{BufReader, BufWriter};
@@ -14,11 +16,14 @@ fn main() -> std::io::Result<()> {
             .expect("--generate N");
         return generate(n);
     }
-    let path = args
-        .first()
-        .expect("usage: epd_normalize FILE | --generate N")
-        .clone();
+    let usage = "usage: epd_normalize [--jobs N] FILE | --generate N";
+    let (jobs, path) = match args.as_slice() {
+        [flag, n, path] if flag == "--jobs" => (n.parse::<usize>().expect(usage), path.clone()),
+        [path] => (1, path.clone()),
+        _ => panic!("{usage}"),
+    };
     let input = BufReader::with_capacity(1 << 16, std::fs::File::open(&path)?);
+    let input = rookery_epd::stream::Latin1Fallback::new(input, |_| {});
     let out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let start = Instant::now();
     if std::env::var_os("EPD_CORE_ONLY").is_some() {
@@ -61,7 +66,13 @@ fn main() -> std::io::Result<()> {
         );
         return Ok(());
     }
-    let sum = rookery_epd::stream::normalize(input, out, rookery_epd::Mode::Lenient, |_| {})?;
+    let sum = rookery_epd::stream::normalize_with_jobs(
+        input,
+        out,
+        rookery_epd::Mode::Lenient,
+        jobs,
+        |_| {},
+    )?;
     let secs = start.elapsed().as_secs_f64();
     eprintln!(
         "{} records in {secs:.3} s: {:.0} records/s ({sum:?})",

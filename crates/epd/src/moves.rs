@@ -6,7 +6,7 @@
 
 use core::fmt;
 
-use rookery_core::{Move, Position, San, SanPlus, UciMove};
+use rookery_core::{Move, Position, San, SanPlus, Suffix, UciMove};
 
 /// A short text on the stack (a SAN move is at most 9 bytes, e.g. `Qh4xe1`
 /// or `exd8=Q#`).
@@ -28,6 +28,17 @@ impl SanBuf {
 }
 
 impl fmt::Write for SanBuf {
+    /// One byte for an ASCII character (all of SAN), without encoding it.
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        let at = usize::from(self.len);
+        if !c.is_ascii() || at >= self.bytes.len() {
+            return self.write_str(c.encode_utf8(&mut [0; 4]));
+        }
+        self.bytes[at] = c as u8;
+        self.len += 1;
+        Ok(())
+    }
+
     fn write_str(&mut self, s: &str) -> fmt::Result {
         let at = usize::from(self.len);
         let end = at + s.len();
@@ -99,12 +110,23 @@ pub(crate) fn read_move(pos: &Position, text: &[u8]) -> MoveRead {
 /// captures, `=Q` promotions, and `+`/`#` if `suffix`.
 pub(crate) fn san_text(pos: &Position, m: Move, suffix: bool) -> SanBuf {
     let mut b = SanBuf::default();
-    // A SAN move always fits the buffer.
-    let _ = if suffix {
-        fmt::Write::write_fmt(&mut b, format_args!("{}", SanPlus::from_move(pos, m)))
+    // Written straight into the buffer: going through `format_args!` and a
+    // `Formatter` cost more than finding the SAN itself. A SAN move always
+    // fits the buffer.
+    if suffix {
+        let sp = SanPlus::from_move(pos, m);
+        let _ = sp.san.write_to(&mut b);
+        let _ = fmt::Write::write_str(
+            &mut b,
+            match sp.suffix {
+                Some(Suffix::Check) => "+",
+                Some(Suffix::Checkmate) => "#",
+                None => "",
+            },
+        );
     } else {
-        San::from_move(pos, m).write_to(&mut b)
-    };
+        let _ = San::from_move(pos, m).write_to(&mut b);
+    }
     b
 }
 

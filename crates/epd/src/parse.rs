@@ -103,10 +103,10 @@ impl Parser {
     /// caller treats it as unusable if `diags` holds an error.
     pub fn parse_record(&mut self, line: &[u8], diags: &mut Vec<Diagnostic>) -> Option<Record> {
         let first = diags.len();
-        if core::str::from_utf8(line).is_err() {
+        let Ok(line_str) = core::str::from_utf8(line) else {
             diags.push(Diagnostic::at(0, Severity::Error, Problem::NotUtf8));
             return None;
-        }
+        };
         let (shape, setup) = self.lex(line, diags)?;
         let position = match setup.into_position(self.mode) {
             Ok((pos, warnings)) => {
@@ -136,7 +136,7 @@ impl Parser {
         let toks = core::mem::take(&mut self.toks);
         for op in &ops {
             let t = &toks[op.first_tok as usize..(op.first_tok + op.n_toks) as usize];
-            match self.type_op(line, op, t, &position, diags) {
+            match self.type_op(line_str, op, t, &position, diags) {
                 Some(o) => entries.push(Entry {
                     op: o,
                     offset: op.name_start,
@@ -227,13 +227,19 @@ impl Parser {
             }
         };
         let fields_end = start + used;
-        // Separators inside the position fields.
+        // Separators inside the position fields. The four fields hold no
+        // whitespace, so three whitespace bytes, all spaces, are the single
+        // spaces between them: the common case, told by two counts.
         let fields = &line[start..fields_end];
-        if let Some(k) = fields
-            .windows(2)
-            .position(|w| w[0] == b'\t' || (is_ws(w[0]) && is_ws(w[1])))
-        {
-            self.whitespace(start + k, diags);
+        let spaces = fields.iter().filter(|&&c| c == b' ').count();
+        let blanks = fields.iter().filter(|&&c| is_ws(c)).count();
+        if spaces != 3 || blanks != 3 {
+            if let Some(k) = fields
+                .windows(2)
+                .position(|w| w[0] == b'\t' || (is_ws(w[0]) && is_ws(w[1])))
+            {
+                self.whitespace(start + k, diags);
+            }
         }
         let mut i = fields_end;
         // FEN-style clocks: numbers right after the four fields.
@@ -436,18 +442,26 @@ impl Parser {
 
     fn type_op(
         &mut self,
-        line: &[u8],
+        line_str: &str,
         op: &LexOp,
         toks: &[Tok],
         pos: &Position,
         diags: &mut Vec<Diagnostic>,
     ) -> Option<Operation> {
         let mode = self.mode;
+        let line = line_str.as_bytes();
         let name_bytes = &line[op.name_start as usize..op.name_end as usize];
         // The line is UTF-8 and the name ASCII.
         let name = core::str::from_utf8(name_bytes).unwrap_or("");
         let at = op.name_start as usize;
         let text = |t: &Tok| &line[t.start as usize..t.end as usize];
+        // An operand's text from the line already checked to be UTF-8
+        // (operands end at ASCII delimiters, so no character is split).
+        let owned = |t: &Tok| -> String {
+            line_str
+                .get(t.start as usize..t.end as usize)
+                .map_or_else(|| lossy(text(t)), str::to_owned)
+        };
         let col = |t: &Tok| t.start as usize - usize::from(t.quoted);
         let count = |expected: &'static str, ok: bool, diags: &mut Vec<Diagnostic>| {
             if !ok {
@@ -503,7 +517,11 @@ impl Parser {
                     return None;
                 }
             }
-            Some(unescape(text(t), t.escaped))
+            Some(if t.escaped {
+                unescape(text(t))
+            } else {
+                owned(t)
+            })
         };
         let integer = |diags: &mut Vec<Diagnostic>| -> Option<i32> {
             if !count("exactly one integer", toks.len() == 1, diags)
@@ -526,9 +544,13 @@ impl Parser {
         };
         let raw = |t: &Tok| {
             if t.quoted {
-                RawOperand::Quoted(unescape(text(t), t.escaped))
+                RawOperand::Quoted(if t.escaped {
+                    unescape(text(t))
+                } else {
+                    owned(t)
+                })
             } else {
-                RawOperand::Token(lossy(text(t)))
+                RawOperand::Token(owned(t))
             }
         };
         let result = match code_of(name_bytes) {
@@ -840,10 +862,7 @@ fn is_chest_mate(s: &[u8]) -> bool {
 }
 
 /// Resolves `\"` and `\\` in a string's content.
-fn unescape(s: &[u8], escaped: bool) -> String {
-    if !escaped {
-        return lossy(s);
-    }
+fn unescape(s: &[u8]) -> String {
     let mut out = Vec::with_capacity(s.len());
     let mut i = 0;
     while i < s.len() {

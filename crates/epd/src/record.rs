@@ -331,18 +331,37 @@ impl Record {
     /// their SAN, every other operand list in its order.
     pub fn write_to(&self, out: &mut String) {
         write_epd_fields(&self.position, out);
-        let sorted = self
-            .entries
+        let entries = &self.entries;
+        let sorted = entries
             .windows(2)
-            .all(|w| w[0].op.opcode() <= w[1].op.opcode());
+            .all(|w| opcode_order(&w[0].op, &w[1].op).is_le());
         if sorted {
-            for e in &self.entries {
+            for e in entries {
                 out.push(' ');
                 self.write_op(&e.op, out);
             }
+        } else if entries.len() <= SMALL {
+            // A stable insertion sort of indices on the stack: records hold
+            // a handful of operations.
+            let mut order = [0u8; SMALL];
+            for i in 0..entries.len() {
+                let mut j = i;
+                while j > 0
+                    && opcode_order(&entries[usize::from(order[j - 1])].op, &entries[i].op).is_gt()
+                {
+                    order[j] = order[j - 1];
+                    j -= 1;
+                }
+                // i < SMALL <= u8::MAX.
+                order[j] = i as u8;
+            }
+            for &i in &order[..entries.len()] {
+                out.push(' ');
+                self.write_op(&entries[usize::from(i)].op, out);
+            }
         } else {
-            let mut order: Vec<&Entry> = self.entries.iter().collect();
-            order.sort_by(|a, b| a.op.opcode().cmp(b.op.opcode()));
+            let mut order: Vec<&Entry> = entries.iter().collect();
+            order.sort_by(|a, b| opcode_order(&a.op, &b.op));
             for e in order {
                 out.push(' ');
                 self.write_op(&e.op, out);
@@ -477,6 +496,19 @@ impl FromStr for Record {
     }
 }
 
+/// Records with at most this many operations are sorted on the stack.
+const SMALL: usize = 32;
+
+/// ASCII order of the opcodes of two operations: the known opcodes are
+/// numbered in that order, so two of them compare by number; anything else
+/// by name.
+fn opcode_order(a: &Operation, b: &Operation) -> core::cmp::Ordering {
+    match (a.code(), b.code()) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        _ => a.opcode().cmp(b.opcode()),
+    }
+}
+
 /// Writes the four EPD position fields; the common case (standard castling
 /// rights) without going through `fmt`, anything else via core's writer.
 fn write_epd_fields(pos: &Position, out: &mut String) {
@@ -570,6 +602,61 @@ fn write_epd_fields(pos: &Position, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Operations in every order, typed and raw (some with the name of a
+    /// typed one): written as after sorting them by the opcode's text.
+    #[test]
+    fn operations_are_written_in_ascii_order_of_opcode() {
+        use crate::operand::RawOperand;
+        let raw = |name: &str| Operation::Raw {
+            opcode: name.to_owned(),
+            operands: vec![RawOperand::Token(name.to_owned())],
+        };
+        let ops = || {
+            vec![
+                Operation::Id("x".into()),
+                raw("bm"),
+                Operation::Comment(0, Some("c".into())),
+                raw("Zprivate"),
+                Operation::Ce(5),
+                raw("cd"),
+                Operation::Comment(9, None),
+                Operation::Acn(7),
+                raw("a"),
+                Operation::Variation(3, None),
+                Operation::DrawOffer,
+                raw("draw_offer"),
+            ]
+        };
+        let pos = Position::startpos();
+        let mut seed = 7u64;
+        for _ in 0..300 {
+            let mut ops = ops();
+            // A random order (Fisher-Yates).
+            for i in (1..ops.len()).rev() {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ops.swap(i, (seed >> 33) as usize % (i + 1));
+            }
+            let mut rec = Record::new(pos.clone());
+            for op in ops {
+                rec.push(op);
+            }
+            let written = rec.to_string();
+            let mut by_name = rec.clone();
+            by_name
+                .entries
+                .sort_by(|a, b| a.op.opcode().cmp(b.op.opcode()));
+            let mut expected = String::new();
+            write_epd_fields(&pos, &mut expected);
+            for e in &by_name.entries {
+                expected.push(' ');
+                by_name.write_op(&e.op, &mut expected);
+            }
+            assert_eq!(written, expected);
+        }
+    }
 
     #[test]
     fn fast_field_writer_agrees_with_core() {

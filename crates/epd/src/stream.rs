@@ -543,6 +543,9 @@ pub struct Latin1Fallback<R, F> {
     /// A decoded line being handed out.
     decoded: Vec<u8>,
     pos: usize,
+    /// Bytes at the start of the inner buffer already checked to be whole
+    /// lines of UTF-8 (checked once, not again on every call).
+    checked: usize,
     /// Lines handed out so far (for the warning's line number).
     lines: u64,
     warn: Option<F>,
@@ -555,6 +558,7 @@ impl<R: BufRead, F: FnOnce(u64)> Latin1Fallback<R, F> {
             inner,
             decoded: Vec::new(),
             pos: 0,
+            checked: 0,
             lines: 0,
             warn: Some(warn),
         }
@@ -595,6 +599,11 @@ impl<R: BufRead, F: FnOnce(u64)> BufRead for Latin1Fallback<R, F> {
         if self.pos < self.decoded.len() {
             return Ok(&self.decoded[self.pos..]);
         }
+        if self.checked > 0 {
+            // Not consumed yet, so the inner buffer still starts with them.
+            let buf = self.inner.fill_buf()?;
+            return Ok(&buf[..self.checked.min(buf.len())]);
+        }
         // Whole lines of the inner buffer that are valid UTF-8 pass as they are.
         let valid = {
             let buf = self.inner.fill_buf()?;
@@ -615,7 +624,13 @@ impl<R: BufRead, F: FnOnce(u64)> BufRead for Latin1Fallback<R, F> {
             }
         };
         if valid > 0 {
+            self.checked = valid;
             let buf = self.inner.fill_buf()?;
+            if self.warn.is_some() {
+                // Whole lines, all handed out before any line that is not
+                // UTF-8: counted at once while the warning may still be needed.
+                self.lines += count_newlines(&buf[..valid]);
+            }
             return Ok(&buf[..valid]);
         }
         // A line that is not valid UTF-8, or longer than the buffer.
@@ -633,17 +648,63 @@ impl<R: BufRead, F: FnOnce(u64)> BufRead for Latin1Fallback<R, F> {
             self.pos += n;
             return;
         }
-        if self.warn.is_some() {
-            // Count lines only while the warning may still be needed.
-            if let Ok(buf) = self.inner.fill_buf() {
-                let n = amt.min(buf.len());
-                self.lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
-            }
-        }
+        self.checked = self.checked.saturating_sub(amt);
         self.inner.consume(amt);
     }
 }
 
 fn memchr_last(buf: &[u8]) -> Option<usize> {
     buf.iter().rposition(|&b| b == b'\n')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Line by line through inner buffers of every small size, with lines
+    /// that are not UTF-8 among the others and lines longer than the
+    /// buffer: what comes out is the input with exactly those lines decoded
+    /// as ISO 8859-1, and the warning names the first of them.
+    #[test]
+    fn latin1_fallback_reads_lines_across_buffers() {
+        let lines: [&[u8]; 7] = [
+            b"plain ascii",
+            "caf\u{e9} in utf-8".as_bytes(),
+            b"",
+            b"latin-1 caf\xe9",
+            b"a longer line than the smallest buffers hold, twice over at least",
+            b"\xff\xfe",
+            b"last without newline",
+        ];
+        let mut input = Vec::new();
+        let mut expected = String::new();
+        for (i, l) in lines.iter().enumerate() {
+            input.extend_from_slice(l);
+            match core::str::from_utf8(l) {
+                Ok(s) => expected.push_str(s),
+                Err(_) => expected.extend(l.iter().map(|&b| char::from(b))),
+            }
+            if i + 1 < lines.len() {
+                input.push(b'\n');
+                expected.push('\n');
+            }
+        }
+        for cap in 1..=input.len() + 1 {
+            let mut warned = None;
+            let inner = io::BufReader::with_capacity(cap, &input[..]);
+            let mut r = Latin1Fallback::new(inner, |n| warned = Some(n));
+            let mut out = Vec::new();
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                if r.read_until(b'\n', &mut line).unwrap() == 0 {
+                    break;
+                }
+                out.extend_from_slice(&line);
+            }
+            drop(r);
+            assert_eq!(String::from_utf8(out).unwrap(), expected, "capacity {cap}");
+            assert_eq!(warned, Some(4), "capacity {cap}");
+        }
+    }
 }

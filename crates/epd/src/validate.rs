@@ -164,7 +164,6 @@ fn per_operation(rec: &Record, mode: Mode, out: &mut Vec<Diagnostic>) {
                 },
             )
         };
-        let mut strings: Vec<&str> = Vec::new();
         match &e.op {
             Operation::Ce(v) if !(-32768..=32766).contains(v) => {
                 out.push(range("ce", i64::from(*v), "-32768..=32766"));
@@ -212,7 +211,7 @@ fn per_operation(rec: &Record, mode: Mode, out: &mut Vec<Diagnostic>) {
                 }
             }
             Operation::Ptp(pairs) => {
-                for (i, (tag, value)) in pairs.iter().enumerate() {
+                for (i, (tag, _)) in pairs.iter().enumerate() {
                     if pairs[..i].iter().any(|(t, _)| t == tag) {
                         out.push(at(
                             e.offset,
@@ -220,28 +219,12 @@ fn per_operation(rec: &Record, mode: Mode, out: &mut Vec<Diagnostic>) {
                             Problem::Ptp(format!("tag {tag} appears more than once")),
                         ));
                     }
-                    strings.push(value);
-                }
-            }
-            Operation::Comment(_, Some(s))
-            | Operation::Variation(_, Some(s))
-            | Operation::Eco(Some(s))
-            | Operation::Nic(Some(s))
-            | Operation::Id(s) => strings.push(s),
-            Operation::Tcri(a, b) | Operation::Tcsi(a, b) => {
-                strings.push(a);
-                strings.push(b);
-            }
-            Operation::Noop(ops) | Operation::Raw { operands: ops, .. } => {
-                for o in ops {
-                    if let RawOperand::Quoted(s) = o {
-                        strings.push(s);
-                    }
                 }
             }
             _ => {}
         }
-        for s in strings {
+        // Strings longer than §5.1 allows, in operand order.
+        let mut long = |s: &str| {
             if s.len() >= 256 {
                 out.push(at(
                     e.offset,
@@ -252,6 +235,26 @@ fn per_operation(rec: &Record, mode: Mode, out: &mut Vec<Diagnostic>) {
                     },
                 ));
             }
+        };
+        match &e.op {
+            Operation::Ptp(pairs) => pairs.iter().for_each(|(_, value)| long(value)),
+            Operation::Comment(_, Some(s))
+            | Operation::Variation(_, Some(s))
+            | Operation::Eco(Some(s))
+            | Operation::Nic(Some(s))
+            | Operation::Id(s) => long(s),
+            Operation::Tcri(a, b) | Operation::Tcsi(a, b) => {
+                long(a);
+                long(b);
+            }
+            Operation::Noop(ops) | Operation::Raw { operands: ops, .. } => {
+                for o in ops {
+                    if let RawOperand::Quoted(s) = o {
+                        long(s);
+                    }
+                }
+            }
+            _ => {}
         }
         // Offset 0 is never an operation read from a line (the position
         // comes first): such operations were set by a program, so their
