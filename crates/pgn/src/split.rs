@@ -80,7 +80,7 @@ impl Piece {
         first_index: usize,
         work: impl FnOnce(&mut dyn Iterator<Item = ReadGame>) -> T,
     ) -> (T, Outcome) {
-        self.read_with(first_index, Detail::Full, work)
+        self.read_with(first_index, Detail::Full, |games| work(games))
     }
 
     /// [`Piece::read`], keeping `detail` of each game.
@@ -88,7 +88,7 @@ impl Piece {
         &self,
         first_index: usize,
         detail: Detail,
-        work: impl FnOnce(&mut dyn Iterator<Item = ReadGame>) -> T,
+        work: impl FnOnce(&mut PieceGames<'_>) -> T,
     ) -> (T, Outcome) {
         let mut it = PieceGames {
             games: Games::from_reader(
@@ -119,10 +119,18 @@ impl Piece {
     }
 }
 
-/// The games of a piece, counted.
-struct PieceGames<'a> {
+/// The games of a piece, counted: an iterator that also takes games back
+/// for their allocations to be reused ([`PieceGames::recycle`]).
+pub struct PieceGames<'a> {
     games: Games<&'a [u8]>,
     count: usize,
+}
+
+impl PieceGames<'_> {
+    /// Hands a game back (see [`Games::recycle`]).
+    pub fn recycle(&mut self, game: ReadGame) {
+        self.games.recycle(game);
+    }
 }
 
 impl Iterator for PieceGames<'_> {
@@ -354,11 +362,19 @@ where
     T: Send,
     E: From<io::Error>,
 {
-    for_each_piece_with(input, jobs, target, Detail::Full, work, sink)
+    for_each_piece_with(
+        input,
+        jobs,
+        target,
+        Detail::Full,
+        &|games| work(games),
+        sink,
+    )
 }
 
 /// [`for_each_piece`], the games keeping `detail` (see [`Detail`]: the
-/// games' errors and warnings are the same at every detail).
+/// games' errors and warnings are the same at every detail), and `work`
+/// may hand the games back for reuse ([`PieceGames::recycle`]).
 ///
 /// # Errors
 /// An I/O error reading `input`, or the first error `sink` returns.
@@ -367,7 +383,7 @@ pub fn for_each_piece_with<R, T, E>(
     jobs: usize,
     target: usize,
     detail: Detail,
-    work: &(dyn Fn(&mut dyn Iterator<Item = ReadGame>) -> T + Sync),
+    work: &(dyn Fn(&mut PieceGames<'_>) -> T + Sync),
     sink: &mut dyn FnMut(T, u64) -> Result<bool, E>,
 ) -> Result<(), E>
 where

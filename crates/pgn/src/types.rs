@@ -142,6 +142,11 @@ impl<'a> RawTag<'a> {
     pub fn decode(&self) -> String {
         String::from_utf8_lossy(&self.unescape()).into_owned()
     }
+
+    /// Appends [`RawTag::decode`]'s text to `out` (reusing its allocation).
+    pub fn decode_into(&self, out: &mut String) {
+        out.push_str(&String::from_utf8_lossy(&self.unescape()));
+    }
 }
 
 /// A comment's text as it stands in the file (without `{` `}` or the leading `;`).
@@ -199,6 +204,12 @@ mod tests {
         assert_eq!(RawTag(br#"a \"b\" \\ c"#).decode(), r#"a "b" \ c"#);
         assert_eq!(RawTag(br"x\n").decode(), r"x\n");
         assert_eq!(RawTag(b"\xff").decode(), "\u{fffd}");
+        // Appending gives the same text after what is there.
+        for raw in [&br#"a \"b\" \\ c"#[..], b"x\\n", b"\xff", b"plain"] {
+            let mut out = String::from("old:");
+            RawTag(raw).decode_into(&mut out);
+            assert_eq!(out, format!("old:{}", RawTag(raw).decode()));
+        }
     }
 
     #[test]
