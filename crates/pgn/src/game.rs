@@ -6,7 +6,7 @@ use std::io::Read;
 use rookery_core::{Color, Fen, Mode, Move, Position, San, SanError, SanPlus, Setup, UciMove};
 
 use crate::reader::{Problem, Reader, Skip, Visitor};
-use crate::types::{GameResult, Location, Nag, RawComment, RawTag};
+use crate::types::{push_lossy, GameResult, Location, Nag, RawComment, RawTag};
 
 /// The Seven Tag Roster, in export order, with the values written when a tag is missing.
 pub const SEVEN_TAG_ROSTER: [(&str, &str); 7] = [
@@ -484,6 +484,8 @@ pub struct GameBuilder {
     tag_locations: Vec<(String, Location)>,
     /// Allocations of the games handed back by [`GameBuilder::recycle`].
     spare: Spare,
+    /// The standard starting position (copied, not built, for every game).
+    startpos: Position,
 }
 
 /// Most strings and vectors kept for reuse (beyond, they are freed: memory
@@ -566,6 +568,7 @@ impl GameBuilder {
             last_loc: Location::default(),
             tag_locations: Vec::new(),
             spare: Spare::default(),
+            startpos: Position::startpos(),
         }
     }
 
@@ -619,6 +622,22 @@ impl GameBuilder {
         self
     }
 
+    /// As [`Tags::insert`], in reused strings.
+    fn set_tag(&mut self, name: String, value: RawTag<'_>) {
+        match self.tags.0.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, v)) => {
+                v.clear();
+                value.decode_into(v);
+                self.spare.keep_string(name);
+            }
+            None => {
+                let mut v = self.spare.string();
+                value.decode_into(&mut v);
+                self.tags.0.push((name, v));
+            }
+        }
+    }
+
     fn warn(&mut self, at: Location, kind: WarningKind) {
         self.warnings.push(Warning { at, kind });
     }
@@ -659,40 +678,35 @@ impl Visitor for GameBuilder {
         self.error = None;
         self.warnings = Vec::new();
         self.dead = false;
-        self.start = Position::startpos();
+        self.start.clone_from(&self.startpos);
         self.tag_locations = std::mem::take(&mut self.spare.tag_locations);
     }
 
     fn tag(&mut self, name: &[u8], value: RawTag<'_>) {
-        // As `Tags::insert`, in reused strings.
-        let name = String::from_utf8_lossy(name);
-        match self.tags.0.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, v)) => {
-                v.clear();
-                value.decode_into(v);
-            }
-            None => {
-                let (mut n, mut v) = (self.spare.string(), self.spare.string());
-                n.push_str(&name);
-                value.decode_into(&mut v);
-                self.tags.0.push((n, v));
-            }
-        }
+        let mut n = self.spare.string();
+        push_lossy(&mut n, name);
+        self.set_tag(n, value);
     }
 
     fn tag_at(&mut self, name: &[u8], value: RawTag<'_>, at: Location) {
         let mut n = self.spare.string();
-        n.push_str(&String::from_utf8_lossy(name));
-        self.tag_locations.push((n, at));
-        self.tag(name, value);
+        push_lossy(&mut n, name);
+        let mut located = self.spare.string();
+        located.push_str(&n);
+        self.tag_locations.push((located, at));
+        self.set_tag(n, value);
     }
 
     fn end_tags(&mut self) -> Skip {
-        match start_position(&self.tags) {
-            Ok(pos) => self.start = pos,
-            Err(kind) => {
-                let at = self.at;
-                self.fail(at, kind);
+        // Without FEN and Variant tags the game starts from the standard
+        // position, which `begin_game` put there.
+        if self.tags.get("FEN").is_some() || self.tags.get("Variant").is_some() {
+            match start_position(&self.tags) {
+                Ok(pos) => self.start = pos,
+                Err(kind) => {
+                    let at = self.at;
+                    self.fail(at, kind);
+                }
             }
         }
         // Comments among the tags wait for the first move.
@@ -873,7 +887,7 @@ impl Visitor for GameBuilder {
         };
         let game = Game {
             tags: std::mem::take(&mut self.tags),
-            start: std::mem::replace(&mut self.start, Position::startpos()),
+            start: self.start.clone(),
             mainline,
             result,
         };

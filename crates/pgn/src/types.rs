@@ -145,7 +145,17 @@ impl<'a> RawTag<'a> {
 
     /// Appends [`RawTag::decode`]'s text to `out` (reusing its allocation).
     pub fn decode_into(&self, out: &mut String) {
-        out.push_str(&String::from_utf8_lossy(&self.unescape()));
+        push_lossy(out, &self.unescape());
+    }
+}
+
+/// Appends `bytes` as text to `out`, invalid UTF-8 replaced (U+FFFD) as
+/// [`String::from_utf8_lossy`] does, valid text (nearly all) without its
+/// chunk-by-chunk detour.
+pub fn push_lossy(out: &mut String, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => out.push_str(s),
+        Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
     }
 }
 
