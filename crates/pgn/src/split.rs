@@ -143,6 +143,9 @@ impl Iterator for PieceGames<'_> {
     }
 }
 
+/// Most bytes a [`Cutter`] reads at once.
+const READ_STEP: usize = 1 << 16;
+
 /// Cuts a stream into [`Piece`]s of about `target` bytes.
 pub struct Cutter<R> {
     input: R,
@@ -183,9 +186,10 @@ impl<R: Read> Cutter<R> {
         self.start.offset
     }
 
-    /// Reads about `target` more bytes; `false` at the end of the input.
+    /// Reads up to [`READ_STEP`] more bytes; `false` at the end of the input.
+    /// (Small steps keep what lies past a cut small: `cut` copies it.)
     fn fill(&mut self) -> io::Result<bool> {
-        let want = self.target.clamp(1 << 12, 1 << 24);
+        let want = self.target.clamp(1 << 12, READ_STEP);
         let old = self.pending.len();
         self.pending.resize(old + want, 0);
         let mut got = 0;
@@ -227,7 +231,11 @@ impl<R: Read> Cutter<R> {
     }
 
     fn cut(&mut self, at: usize, last: bool) -> Piece {
-        let rest = self.pending.split_off(at);
+        // The piece keeps the buffer; the few bytes past the cut move to a
+        // new one, with room for the next piece.
+        let mut rest = Vec::with_capacity(self.target.saturating_add(READ_STEP).min(1 << 25));
+        rest.extend_from_slice(&self.pending[at..]);
+        self.pending.truncate(at);
         let bytes = std::mem::replace(&mut self.pending, rest);
         let start = self.start;
         let body = if start.offset == 0 {
