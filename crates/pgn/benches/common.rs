@@ -188,14 +188,39 @@ pub fn run_rookery_tree(bytes: &[u8]) -> (u64, u64, u64) {
 /// Runs the `rookery pgn stats` pipeline (`stream::run`, one thread) over
 /// `bytes`: (games, mainline plies, error games).
 pub fn run_rookery_stats(bytes: &[u8]) -> (u64, u64, u64) {
-    use rookery_pgn::stream::{run, Plan, Stats, Task};
+    run_rookery_task(bytes, rookery_pgn::stream::Task::Stats)
+}
+
+/// Runs the `rookery pgn validate` pipeline (one thread, warnings not
+/// reported) over `bytes`: (games, 0, error games).
+pub fn run_rookery_validate(bytes: &[u8]) -> (u64, u64, u64) {
+    run_rookery_task(bytes, rookery_pgn::stream::Task::Validate)
+}
+
+/// Runs the `rookery pgn to-epd` pipeline (one thread, the text made and
+/// thrown away) over `bytes`: (games, EPD lines, error games).
+pub fn run_rookery_to_epd(bytes: &[u8]) -> (u64, u64, u64) {
+    let task = rookery_pgn::stream::Task::ToEpd {
+        fen: false,
+        opts: rookery_pgn::convert::EpdOptions::default(),
+    };
+    run_rookery_task(bytes, task)
+}
+
+/// Runs `stream::run` with `task` on one thread, quiet, over `bytes`:
+/// (games, mainline plies for stats or lines of text, error games).
+fn run_rookery_task(bytes: &[u8], task: rookery_pgn::stream::Task) -> (u64, u64, u64) {
+    use rookery_pgn::stream::{run, Plan, Stats};
     let mut stats = Stats::default();
-    let plan = Plan::new(Task::Stats);
+    let mut lines = 0u64;
+    let mut plan = Plan::new(task);
+    plan.quiet = true;
     let _ = run(&plan, bytes, "bench", &mut |_| {}, &mut |part| {
+        lines += memchr::memchr_iter(b'\n', part.text.as_bytes()).count() as u64;
         stats.merge(part.stats);
         Ok::<(), std::io::Error>(())
     });
-    (stats.games, stats.moves, stats.error_games)
+    (stats.games, stats.moves.max(lines), stats.error_games)
 }
 
 /// Runs pgn-reader + shakmaty over `bytes`: (games, plies, errors).

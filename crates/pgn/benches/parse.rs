@@ -1,5 +1,6 @@
 //! Criterion benchmark: parse + SAN + play (single-threaded) for rookery's
-//! visitor, rookery's full game tree, and pgn-reader 0.29 with shakmaty 0.30
+//! visitor, rookery's full game tree, the stats/validate/to-epd pipelines
+//! (`stream::run`), and pgn-reader 0.29 with shakmaty 0.30
 //! doing the same work, on the shared throughput corpora when present (else
 //! the test data). For MB/s, games/s and moves/s side by side in one run, see
 //! `examples/pgn_speed.rs`.
@@ -24,6 +25,12 @@ fn parse(c: &mut Criterion) {
         });
         g.bench_function("rookery stats pipeline", |b| {
             b.iter(|| common::run_rookery_stats(&bytes))
+        });
+        g.bench_function("rookery validate pipeline", |b| {
+            b.iter(|| common::run_rookery_validate(&bytes))
+        });
+        g.bench_function("rookery to-epd pipeline", |b| {
+            b.iter(|| common::run_rookery_to_epd(&bytes))
         });
         g.bench_function("rookery game tree", |b| {
             b.iter(|| common::run_rookery_tree(&bytes))

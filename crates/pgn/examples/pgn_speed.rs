@@ -30,6 +30,8 @@ fn main() {
         ("pgn-reader 0.29 + shakmaty 0.30", common::run_pgn_reader),
         ("rookery game tree (Games)", common::run_rookery_tree),
         ("rookery stats pipeline (stream)", common::run_rookery_stats),
+        ("rookery validate pipeline", common::run_rookery_validate),
+        ("rookery to-epd pipeline", common::run_rookery_to_epd),
     ]
     .into_iter()
     .filter(|(l, _)| l.contains(&only))

@@ -6,7 +6,7 @@ use std::io::Read;
 use rookery_core::{Color, Fen, Mode, Move, Position, San, SanError, SanPlus, Setup, UciMove};
 
 use crate::reader::{Problem, Reader, Skip, Visitor};
-use crate::types::{GameResult, Location, Nag, RawComment, RawTag};
+use crate::types::{push_lossy, GameResult, Location, Nag, RawComment, RawTag};
 
 /// The Seven Tag Roster, in export order, with the values written when a tag is missing.
 pub const SEVEN_TAG_ROSTER: [(&str, &str); 7] = [
@@ -482,6 +482,62 @@ pub struct GameBuilder {
     /// Where the last move was (for warnings about what follows it).
     last_loc: Location,
     tag_locations: Vec<(String, Location)>,
+    /// Allocations of the games handed back by [`GameBuilder::recycle`].
+    spare: Spare,
+    /// The standard starting position (copied, not built, for every game).
+    startpos: Position,
+}
+
+/// Most strings and vectors kept for reuse (beyond, they are freed: memory
+/// stays flat whatever one game held).
+const SPARE_LIMIT: usize = 256;
+
+/// What [`GameBuilder::recycle`] keeps of finished games for the next ones,
+/// so that reading a stream allocates nothing per game once warmed up.
+#[derive(Default)]
+struct Spare {
+    /// Emptied strings (tag names and values).
+    strings: Vec<String>,
+    /// An emptied tag vector.
+    tags: Vec<(String, String)>,
+    /// An emptied tag-location vector.
+    tag_locations: Vec<(String, Location)>,
+    /// Emptied move vectors (for the mainline and variations).
+    nodes: Vec<Vec<Node>>,
+}
+
+impl Spare {
+    fn string(&mut self) -> String {
+        self.strings.pop().unwrap_or_default()
+    }
+
+    fn keep_string(&mut self, mut s: String) {
+        if self.strings.len() < SPARE_LIMIT {
+            s.clear();
+            self.strings.push(s);
+        }
+    }
+
+    fn nodes(&mut self) -> Vec<Node> {
+        self.nodes.pop().unwrap_or_default()
+    }
+
+    /// Keeps `nodes`' allocation if none of its moves has variations (a
+    /// tree is dropped as a [`Line`], without recursion).
+    fn keep_nodes(&mut self, mut nodes: Vec<Node>) {
+        if self.nodes.len() < SPARE_LIMIT
+            && nodes.capacity() > 0
+            && nodes.iter().all(|n| n.variations.is_empty())
+        {
+            nodes.clear();
+            self.nodes.push(nodes);
+        } else {
+            drop(Line {
+                nodes,
+                trailing_comments: Vec::new(),
+            });
+        }
+    }
 }
 
 impl Default for GameBuilder {
@@ -511,6 +567,51 @@ impl GameBuilder {
             dead: false,
             last_loc: Location::default(),
             tag_locations: Vec::new(),
+            spare: Spare::default(),
+            startpos: Position::startpos(),
+        }
+    }
+
+    /// Takes back a game this builder made, once the caller is done with
+    /// it: its strings and vectors are reused for the next games, so that
+    /// a stream is read without allocating per game or per tag.
+    pub fn recycle(&mut self, game: ReadGame) {
+        let ReadGame {
+            game,
+            tag_locations,
+            ..
+        } = game;
+        let Game {
+            tags, mut mainline, ..
+        } = game;
+        let mut tags = tags.0;
+        for (name, value) in tags.drain(..) {
+            self.spare.keep_string(name);
+            self.spare.keep_string(value);
+        }
+        if tags.capacity() > self.spare.tags.capacity() {
+            self.spare.tags = tags;
+        }
+        let mut locations = tag_locations;
+        for (name, _) in locations.drain(..) {
+            self.spare.keep_string(name);
+        }
+        if locations.capacity() > self.spare.tag_locations.capacity() {
+            self.spare.tag_locations = locations;
+        }
+        self.spare.keep_nodes(std::mem::take(&mut mainline.nodes));
+    }
+
+    /// A fresh frame for a line starting at `pos`.
+    fn frame(&mut self, pos: Position) -> Frame {
+        Frame {
+            line: Line {
+                nodes: self.spare.nodes(),
+                trailing_comments: Vec::new(),
+            },
+            prev: pos.clone(),
+            pos,
+            pending: Vec::new(),
         }
     }
 
@@ -519,6 +620,22 @@ impl GameBuilder {
     pub fn with_detail(mut self, detail: Detail) -> GameBuilder {
         self.detail = detail;
         self
+    }
+
+    /// As [`Tags::insert`], in reused strings.
+    fn set_tag(&mut self, name: String, value: RawTag<'_>) {
+        match self.tags.0.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, v)) => {
+                v.clear();
+                value.decode_into(v);
+                self.spare.keep_string(name);
+            }
+            None => {
+                let mut v = self.spare.string();
+                value.decode_into(&mut v);
+                self.tags.0.push((name, v));
+            }
+        }
     }
 
     fn warn(&mut self, at: Location, kind: WarningKind) {
@@ -539,12 +656,8 @@ impl GameBuilder {
     fn top(&mut self) -> &mut Frame {
         // The stack always holds the mainline frame between end_tags and end_game.
         if self.stack.is_empty() {
-            self.stack.push(Frame {
-                line: Line::default(),
-                pos: self.start.clone(),
-                prev: self.start.clone(),
-                pending: Vec::new(),
-            });
+            let frame = self.frame(self.start.clone());
+            self.stack.push(frame);
         }
         let last = self.stack.len() - 1;
         &mut self.stack[last]
@@ -557,33 +670,43 @@ impl Visitor for GameBuilder {
     fn begin_game(&mut self, at: Location) {
         self.at = at;
         self.last_loc = at;
-        self.tags = Tags::default();
-        self.stack.clear();
+        self.tags = Tags(std::mem::take(&mut self.spare.tags));
+        while let Some(mut frame) = self.stack.pop() {
+            self.spare.keep_nodes(std::mem::take(&mut frame.line.nodes));
+        }
         self.result = None;
         self.error = None;
         self.warnings = Vec::new();
         self.dead = false;
-        self.start = Position::startpos();
-        self.tag_locations = Vec::new();
+        self.start.clone_from(&self.startpos);
+        self.tag_locations = std::mem::take(&mut self.spare.tag_locations);
     }
 
     fn tag(&mut self, name: &[u8], value: RawTag<'_>) {
-        let name = String::from_utf8_lossy(name);
-        self.tags.insert(&name, value.decode());
+        let mut n = self.spare.string();
+        push_lossy(&mut n, name);
+        self.set_tag(n, value);
     }
 
     fn tag_at(&mut self, name: &[u8], value: RawTag<'_>, at: Location) {
-        self.tag_locations
-            .push((String::from_utf8_lossy(name).into_owned(), at));
-        self.tag(name, value);
+        let mut n = self.spare.string();
+        push_lossy(&mut n, name);
+        let mut located = self.spare.string();
+        located.push_str(&n);
+        self.tag_locations.push((located, at));
+        self.set_tag(n, value);
     }
 
     fn end_tags(&mut self) -> Skip {
-        match start_position(&self.tags) {
-            Ok(pos) => self.start = pos,
-            Err(kind) => {
-                let at = self.at;
-                self.fail(at, kind);
+        // Without FEN and Variant tags the game starts from the standard
+        // position, which `begin_game` put there.
+        if self.tags.get("FEN").is_some() || self.tags.get("Variant").is_some() {
+            match start_position(&self.tags) {
+                Ok(pos) => self.start = pos,
+                Err(kind) => {
+                    let at = self.at;
+                    self.fail(at, kind);
+                }
             }
         }
         // Comments among the tags wait for the first move.
@@ -680,12 +803,8 @@ impl Visitor for GameBuilder {
             return Skip(true);
         }
         let start = frame.prev.clone();
-        self.stack.push(Frame {
-            line: Line::default(),
-            pos: start.clone(),
-            prev: start,
-            pending: Vec::new(),
-        });
+        let frame = self.frame(start);
+        self.stack.push(frame);
         Skip(false)
     }
 
@@ -698,6 +817,7 @@ impl Visitor for GameBuilder {
         };
         if self.detail == Detail::Mainline {
             // Played and checked; not kept.
+            self.spare.keep_nodes(std::mem::take(&mut frame.line.nodes));
             return;
         }
         frame.line.trailing_comments = std::mem::take(&mut frame.pending);
@@ -747,26 +867,27 @@ impl Visitor for GameBuilder {
             frame.line.trailing_comments = std::mem::take(&mut frame.pending);
             mainline = frame.line;
         }
-        let tag = self.tags.get("Result").map(str::to_owned);
+        let tag = self.tags.get("Result");
         let result = match self.result {
             Some((marker, at)) => {
                 if let Some(tag) = tag {
                     if GameResult::from_ascii(tag.trim().as_bytes()) != Some(marker) {
+                        let tag = tag.to_owned();
                         self.warn(at, WarningKind::ResultMismatch { tag, marker });
                     }
                 }
                 marker
             }
             None => {
+                let from_tag = tag.and_then(|t| GameResult::from_ascii(t.trim().as_bytes()));
                 let at = self.last_loc;
                 self.warn(at, WarningKind::MissingResult);
-                tag.and_then(|t| GameResult::from_ascii(t.trim().as_bytes()))
-                    .unwrap_or(GameResult::Unknown)
+                from_tag.unwrap_or(GameResult::Unknown)
             }
         };
         let game = Game {
             tags: std::mem::take(&mut self.tags),
-            start: std::mem::replace(&mut self.start, Position::startpos()),
+            start: self.start.clone(),
             mainline,
             result,
         };
@@ -816,6 +937,12 @@ impl<R: Read> Games<R> {
     /// Bytes of the input consumed so far.
     pub fn offset(&self) -> u64 {
         self.reader.offset()
+    }
+
+    /// Hands a game back for its allocations to be reused (see
+    /// [`GameBuilder::recycle`]).
+    pub fn recycle(&mut self, game: ReadGame) {
+        self.builder.recycle(game);
     }
 
     /// Where the reader stood when the input ran out (see [`Reader::end_state`]).

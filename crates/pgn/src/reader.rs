@@ -811,6 +811,18 @@ fn symbol<V: Visitor>(v: &mut V, tok: &[u8], at: Location) {
     }
 }
 
+/// Bytes of a tag name.
+static TAG_NAME: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || matches!(c, b'_' | b'+' | b'#' | b'=' | b':' | b'-');
+        b += 1;
+    }
+    t
+};
+
 /// Parses `[Name "value"]` at the start of `line`; returns name, raw value and
 /// the bytes used (through `]`).
 fn parse_tag(line: &[u8]) -> Option<(&[u8], &[u8], usize)> {
@@ -822,7 +834,7 @@ fn parse_tag(line: &[u8]) -> Option<(&[u8], &[u8], usize)> {
     };
     skip_sp(&mut i);
     let name_start = i;
-    while i < line.len() && (line[i].is_ascii_alphanumeric() || b"_+#=:-".contains(&line[i])) {
+    while i < line.len() && TAG_NAME[line[i] as usize] {
         i += 1;
     }
     let name = &line[name_start..i];
@@ -835,15 +847,14 @@ fn parse_tag(line: &[u8]) -> Option<(&[u8], &[u8], usize)> {
     }
     i += 1;
     let value_start = i;
-    while i < line.len() {
-        match line[i] {
-            b'\\' => i += 2,
-            b'"' => break,
-            _ => i += 1,
+    // To the first `"` not escaped by a `\\` (which escapes the byte after it).
+    loop {
+        let j = memchr::memchr2(b'"', b'\\', line.get(i..).unwrap_or_default())?;
+        i += j;
+        if line[i] == b'"' {
+            break;
         }
-    }
-    if i >= line.len() {
-        return None;
+        i += 2;
     }
     let mut value_end = i;
     i += 1;
@@ -1022,6 +1033,67 @@ mod tests {
         }
         assert_eq!(n, 2);
         assert_eq!(games(pgn).len(), 2);
+    }
+
+    /// The plain definition of the value's end: the first `"` not escaped
+    /// by a `\\`, byte by byte.
+    fn value_end_by_bytes(line: &[u8], mut i: usize) -> Option<usize> {
+        while i < line.len() {
+            match line[i] {
+                b'\\' => i += 2,
+                b'"' => return Some(i),
+                _ => i += 1,
+            }
+        }
+        None
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn tag_values_end_as_defined(body in proptest::collection::vec(
+            proptest::sample::select(vec![b'a', b' ', b'"', b'\\', b']', b'-', 0xc3]),
+            0..24,
+        )) {
+            let mut line = b"[Name \"".to_vec();
+            line.extend_from_slice(&body);
+            let want = value_end_by_bytes(&line, 7);
+            match parse_tag(&line) {
+                // The value ends at the first unescaped quote, or (lenient)
+                // at a later one followed by `]`.
+                Some((name, value, used)) => {
+                    proptest::prop_assert_eq!(name, b"Name");
+                    let end = 7 + value.len();
+                    proptest::prop_assert!(want.is_some_and(|w| w <= end), "{:?}", want);
+                    proptest::prop_assert_eq!(line[end], b'"');
+                    proptest::prop_assert!(used <= line.len());
+                }
+                None => {
+                    // No unescaped quote, or none followed by `]`.
+                    let closes = want.is_some_and(|w| {
+                        line[w + 1..].iter().find(|b| !matches!(b, b' ' | b'\t')) == Some(&b']')
+                    });
+                    proptest::prop_assert!(!closes);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn escaped_quotes_and_trailing_backslashes_in_tags() {
+        assert_eq!(
+            parse_tag(br#"[A "x\"y"]"#),
+            Some((&b"A"[..], &br#"x\"y"#[..], 10))
+        );
+        assert_eq!(
+            parse_tag(br#"[A "x\\"] z"#),
+            Some((&b"A"[..], &br#"x\\"#[..], 9))
+        );
+        assert_eq!(parse_tag(br#"[A "x\"#), None);
+        assert_eq!(parse_tag(br#"[A "x\""#), None);
+        assert_eq!(
+            parse_tag(br#"[A+b:c "v"]"#),
+            Some((&b"A+b:c"[..], &b"v"[..], 11))
+        );
     }
 
     #[test]

@@ -80,7 +80,7 @@ impl Piece {
         first_index: usize,
         work: impl FnOnce(&mut dyn Iterator<Item = ReadGame>) -> T,
     ) -> (T, Outcome) {
-        self.read_with(first_index, Detail::Full, work)
+        self.read_with(first_index, Detail::Full, |games| work(games))
     }
 
     /// [`Piece::read`], keeping `detail` of each game.
@@ -88,7 +88,7 @@ impl Piece {
         &self,
         first_index: usize,
         detail: Detail,
-        work: impl FnOnce(&mut dyn Iterator<Item = ReadGame>) -> T,
+        work: impl FnOnce(&mut PieceGames<'_>) -> T,
     ) -> (T, Outcome) {
         let mut it = PieceGames {
             games: Games::from_reader(
@@ -119,10 +119,18 @@ impl Piece {
     }
 }
 
-/// The games of a piece, counted.
-struct PieceGames<'a> {
+/// The games of a piece, counted: an iterator that also takes games back
+/// for their allocations to be reused ([`PieceGames::recycle`]).
+pub struct PieceGames<'a> {
     games: Games<&'a [u8]>,
     count: usize,
+}
+
+impl PieceGames<'_> {
+    /// Hands a game back (see [`Games::recycle`]).
+    pub fn recycle(&mut self, game: ReadGame) {
+        self.games.recycle(game);
+    }
 }
 
 impl Iterator for PieceGames<'_> {
@@ -134,6 +142,9 @@ impl Iterator for PieceGames<'_> {
         Some(g)
     }
 }
+
+/// Most bytes a [`Cutter`] reads at once.
+const READ_STEP: usize = 1 << 16;
 
 /// Cuts a stream into [`Piece`]s of about `target` bytes.
 pub struct Cutter<R> {
@@ -175,9 +186,10 @@ impl<R: Read> Cutter<R> {
         self.start.offset
     }
 
-    /// Reads about `target` more bytes; `false` at the end of the input.
+    /// Reads up to [`READ_STEP`] more bytes; `false` at the end of the input.
+    /// (Small steps keep what lies past a cut small: `cut` copies it.)
     fn fill(&mut self) -> io::Result<bool> {
-        let want = self.target.clamp(1 << 12, 1 << 24);
+        let want = self.target.clamp(1 << 12, READ_STEP);
         let old = self.pending.len();
         self.pending.resize(old + want, 0);
         let mut got = 0;
@@ -219,7 +231,11 @@ impl<R: Read> Cutter<R> {
     }
 
     fn cut(&mut self, at: usize, last: bool) -> Piece {
-        let rest = self.pending.split_off(at);
+        // The piece keeps the buffer; the few bytes past the cut move to a
+        // new one, with room for the next piece.
+        let mut rest = Vec::with_capacity(self.target.saturating_add(READ_STEP).min(1 << 25));
+        rest.extend_from_slice(&self.pending[at..]);
+        self.pending.truncate(at);
         let bytes = std::mem::replace(&mut self.pending, rest);
         let start = self.start;
         let body = if start.offset == 0 {
@@ -354,11 +370,19 @@ where
     T: Send,
     E: From<io::Error>,
 {
-    for_each_piece_with(input, jobs, target, Detail::Full, work, sink)
+    for_each_piece_with(
+        input,
+        jobs,
+        target,
+        Detail::Full,
+        &|games| work(games),
+        sink,
+    )
 }
 
 /// [`for_each_piece`], the games keeping `detail` (see [`Detail`]: the
-/// games' errors and warnings are the same at every detail).
+/// games' errors and warnings are the same at every detail), and `work`
+/// may hand the games back for reuse ([`PieceGames::recycle`]).
 ///
 /// # Errors
 /// An I/O error reading `input`, or the first error `sink` returns.
@@ -367,7 +391,7 @@ pub fn for_each_piece_with<R, T, E>(
     jobs: usize,
     target: usize,
     detail: Detail,
-    work: &(dyn Fn(&mut dyn Iterator<Item = ReadGame>) -> T + Sync),
+    work: &(dyn Fn(&mut PieceGames<'_>) -> T + Sync),
     sink: &mut dyn FnMut(T, u64) -> Result<bool, E>,
 ) -> Result<(), E>
 where

@@ -40,7 +40,7 @@ use std::io::{self, BufRead, Read, Write};
 use crate::convert::{epd_to_game, game_to_epd, game_to_fens, EpdOptions};
 use crate::game::{Detail, GameBuilder, ReadGame};
 use crate::reader::Reader;
-use crate::split::for_each_piece_with;
+use crate::split::{for_each_piece_with, PieceGames};
 use crate::types::GameResult;
 use crate::writer::game_to_string;
 
@@ -314,7 +314,7 @@ pub fn tag_warnings(g: &ReadGame, diags: &mut Vec<Diag>) {
 
 /// Handles one game as `plan` says, adding to `part`; `file` names the
 /// input in [`Stats::longest`]. Nothing happens once `part` has stopped.
-pub fn handle(plan: &Plan, file: &str, g: ReadGame, part: &mut Part) {
+pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
     if part.stopped {
         return;
     }
@@ -332,7 +332,7 @@ pub fn handle(plan: &Plan, file: &str, g: ReadGame, part: &mut Part) {
     }
     if matches!(plan.task, Task::Validate) {
         let mut tw = Vec::new();
-        tag_warnings(&g, &mut tw);
+        tag_warnings(g, &mut tw);
         part.stats.warnings += tw.len() as u64;
         if !plan.quiet {
             part.diags.extend(tw);
@@ -422,7 +422,8 @@ pub fn run<R: Read, E>(
         let mut builder = GameBuilder::new().with_detail(detail);
         let mut part = Part::default();
         while let Some(g) = reader.read_game(&mut builder)? {
-            handle(plan, file, g, &mut part);
+            handle(plan, file, &g, &mut part);
+            builder.recycle(g);
             if part.is_full() {
                 let stopped = part.stopped;
                 sink(std::mem::take(&mut part)).map_err(StreamError::Sink)?;
@@ -434,10 +435,11 @@ pub fn run<R: Read, E>(
         }
         return sink(part).map_err(StreamError::Sink);
     }
-    let work = |games: &mut dyn Iterator<Item = ReadGame>| {
+    let work = |games: &mut PieceGames<'_>| {
         let mut part = Part::default();
-        for g in games {
-            handle(plan, file, g, &mut part);
+        while let Some(g) = games.next() {
+            handle(plan, file, &g, &mut part);
+            games.recycle(g);
             if part.stopped {
                 break;
             }

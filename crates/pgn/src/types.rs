@@ -142,6 +142,21 @@ impl<'a> RawTag<'a> {
     pub fn decode(&self) -> String {
         String::from_utf8_lossy(&self.unescape()).into_owned()
     }
+
+    /// Appends [`RawTag::decode`]'s text to `out` (reusing its allocation).
+    pub fn decode_into(&self, out: &mut String) {
+        push_lossy(out, &self.unescape());
+    }
+}
+
+/// Appends `bytes` as text to `out`, invalid UTF-8 replaced (U+FFFD) as
+/// [`String::from_utf8_lossy`] does, valid text (nearly all) without its
+/// chunk-by-chunk detour.
+pub fn push_lossy(out: &mut String, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => out.push_str(s),
+        Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
+    }
 }
 
 /// A comment's text as it stands in the file (without `{` `}` or the leading `;`).
@@ -199,6 +214,12 @@ mod tests {
         assert_eq!(RawTag(br#"a \"b\" \\ c"#).decode(), r#"a "b" \ c"#);
         assert_eq!(RawTag(br"x\n").decode(), r"x\n");
         assert_eq!(RawTag(b"\xff").decode(), "\u{fffd}");
+        // Appending gives the same text after what is there.
+        for raw in [&br#"a \"b\" \\ c"#[..], b"x\\n", b"\xff", b"plain"] {
+            let mut out = String::from("old:");
+            RawTag(raw).decode_into(&mut out);
+            assert_eq!(out, format!("old:{}", RawTag(raw).decode()));
+        }
     }
 
     #[test]

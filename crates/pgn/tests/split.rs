@@ -65,7 +65,8 @@ fn pieces_read_as_the_whole_stream() {
     inputs.push(all);
     for bytes in &inputs {
         let expected = whole(bytes);
-        for target in [1, 100, 3000, 1 << 20] {
+        // 70,000: past the cutter's read step, so a piece takes several reads.
+        for target in [1, 100, 3000, 70_000, 1 << 20] {
             for jobs in [1, 3] {
                 let (got, _) = pieces_on(bytes, target, jobs);
                 assert_eq!(got, expected, "target {target}, {jobs} threads");

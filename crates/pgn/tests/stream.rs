@@ -73,6 +73,45 @@ fn mainline_detail_reports_what_the_full_tree_reports() {
 }
 
 #[test]
+fn recycled_games_read_as_fresh_ones() {
+    // Every file, then all of them in one stream (so that a game reuses
+    // the strings and vectors of games with other tags, more moves,
+    // variations, errors), at both details; each game is handed back as
+    // soon as it is seen.
+    let mut all = Vec::new();
+    let mut inputs = util::data_files();
+    for f in &inputs {
+        all.extend_from_slice(f);
+        all.extend_from_slice(b"\n\n");
+    }
+    // A repeated tag name, escapes and more tags than the game before.
+    all.extend_from_slice(
+        b"[White \"a\"]\n[White \"b \\\"c\\\"\"]\n[Black \"d\"]\n[Date \"2001.01.01\"]\n1. e4 *\n\n\
+          [Event \"e\"]\n1. d4 d5 *\n",
+    );
+    inputs.push(all);
+    let mut recycled_games = 0;
+    for bytes in &inputs {
+        for detail in [Detail::Full, Detail::Mainline] {
+            let fresh: Vec<String> = Games::new(&bytes[..])
+                .with_detail(detail)
+                .map(|g| format!("{:?}", g.unwrap()))
+                .collect();
+            let mut games = Games::new(&bytes[..]).with_detail(detail);
+            let mut reused = Vec::new();
+            while let Some(g) = games.next() {
+                let g = g.unwrap();
+                reused.push(format!("{g:?}"));
+                games.recycle(g);
+                recycled_games += 1;
+            }
+            assert_eq!(fresh, reused);
+        }
+    }
+    assert!(recycled_games > 100);
+}
+
+#[test]
 fn an_illegal_move_in_a_variation_is_an_error_at_any_detail() {
     let lean: Vec<_> = Games::new(util::TRICKY.as_bytes())
         .with_detail(Detail::Mainline)
