@@ -303,8 +303,9 @@ pub fn normalize_with_jobs<R: BufRead, W: Write>(
 
 /// Newlines in `bytes`.
 fn count_newlines(bytes: &[u8]) -> u64 {
-    // A plain counting loop: the compiler vectorises it.
-    bytes.iter().filter(|&&b| b == b'\n').count() as u64
+    // memchr's vectorised search: the plain filter-and-count loop compiled
+    // to about 17 instructions per 4 bytes, over a third of `pgn stats`.
+    memchr::memchr_iter(b'\n', bytes).count() as u64
 }
 
 /// About `target` bytes of whole lines (the last one may lack its `\n` at
@@ -616,10 +617,7 @@ impl<R: BufRead, F: FnOnce(u64)> BufRead for Latin1Fallback<R, F> {
                 Some(last) => match std::str::from_utf8(&buf[..=last]) {
                     Ok(_) => last + 1,
                     // Up to the start of the first line that is not UTF-8.
-                    Err(e) => buf[..e.valid_up_to()]
-                        .iter()
-                        .rposition(|&b| b == b'\n')
-                        .map_or(0, |i| i + 1),
+                    Err(e) => memchr_last(&buf[..e.valid_up_to()]).map_or(0, |i| i + 1),
                 },
             }
         };
@@ -641,10 +639,7 @@ impl<R: BufRead, F: FnOnce(u64)> BufRead for Latin1Fallback<R, F> {
     fn consume(&mut self, amt: usize) {
         if self.pos < self.decoded.len() {
             let n = amt.min(self.decoded.len() - self.pos);
-            self.lines += self.decoded[self.pos..self.pos + n]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count() as u64;
+            self.lines += count_newlines(&self.decoded[self.pos..self.pos + n]);
             self.pos += n;
             return;
         }
@@ -654,7 +649,7 @@ impl<R: BufRead, F: FnOnce(u64)> BufRead for Latin1Fallback<R, F> {
 }
 
 fn memchr_last(buf: &[u8]) -> Option<usize> {
-    buf.iter().rposition(|&b| b == b'\n')
+    memchr::memrchr(b'\n', buf)
 }
 
 #[cfg(test)]
