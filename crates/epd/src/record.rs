@@ -377,7 +377,7 @@ impl Record {
         match op {
             Operation::Acn(v) | Operation::Acs(v) => {
                 sep(out);
-                let _ = write!(out, "{v}");
+                push_u64(out, *v);
             }
             Operation::Am(ms) | Operation::Bm(ms) if ms.len() == 1 => {
                 sep(out);
@@ -423,7 +423,10 @@ impl Record {
             | Operation::Rc(v)
             | Operation::Tcgs(v) => {
                 sep(out);
-                let _ = write!(out, "{v}");
+                if *v < 0 {
+                    out.push('-');
+                }
+                push_u64(out, u64::from(v.unsigned_abs()));
             }
             Operation::DrawAccept
             | Operation::DrawClaim
@@ -511,6 +514,26 @@ fn opcode_order(a: &Operation, b: &Operation) -> core::cmp::Ordering {
 
 /// Writes the four EPD position fields; the common case (standard castling
 /// rights) without going through `fmt`, anything else via core's writer.
+/// Appends `v` in decimal: the integer operands of every record go through
+/// here, and `fmt`'s machinery cost more than the digits (to-epd writes a
+/// move number and a clock per position).
+fn push_u64(out: &mut String, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        // v % 10 < 10: the cast keeps the value.
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
+}
+
 fn write_epd_fields(pos: &Position, out: &mut String) {
     use fmt::Write;
     let mut castling = [0u8; 4];
@@ -602,6 +625,30 @@ fn write_epd_fields(pos: &Position, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Integers are written as `Display` writes them, at both ends of
+    /// their ranges and around the powers of ten.
+    #[test]
+    fn integers_are_written_in_decimal() {
+        let mut cases: Vec<u64> = vec![0, u64::MAX, u64::MAX - 1];
+        let mut p = 1u64;
+        while let Some(next) = p.checked_mul(10) {
+            cases.extend([p - 1, p, p + 1]);
+            p = next;
+        }
+        for v in cases {
+            let mut out = String::from("x");
+            push_u64(&mut out, v);
+            assert_eq!(out, format!("x{v}"));
+        }
+        for v in [i32::MIN, i32::MIN + 1, -1000, -1, 0, 1, 999, i32::MAX] {
+            let mut rec = Record::new(Position::startpos());
+            rec.push(Operation::Ce(v));
+            let mut out = String::new();
+            rec.write_to(&mut out);
+            assert!(out.ends_with(&format!(" ce {v};")), "{out}");
+        }
+    }
 
     /// Operations in every order, typed and raw (some with the name of a
     /// typed one): written as after sorting them by the opcode's text.
