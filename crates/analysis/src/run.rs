@@ -362,22 +362,8 @@ pub fn run_verb(
 /// A report row for a record that could not be read.
 fn unreadable_row(text: &str, message: &str) -> PositionResult {
     PositionResult {
-        index: 0,
-        id: None,
-        fen: text.to_string(),
-        expected: rookery_report::Expected::default(),
-        answer: None,
-        pv: Vec::new(),
-        score: None,
-        depth: None,
-        nodes: 0,
-        time_ms: 0,
-        solved: false,
-        points: 0,
-        max_points: 1,
-        time_to_solution_ms: None,
-        nodes_to_solution: None,
         error: Some(format!("unreadable record: {message}")),
+        ..PositionResult::unanswered(0, text.to_string(), rookery_report::Expected::default(), 1)
     }
 }
 

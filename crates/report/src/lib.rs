@@ -87,6 +87,7 @@ mod model;
 pub mod paired;
 pub mod sections;
 pub mod stats;
+pub mod target;
 pub mod text;
 pub mod themes;
 
