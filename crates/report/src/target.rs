@@ -267,10 +267,6 @@ fn mates_within(pos: &Position, line: &[Move], plies: u64) -> bool {
 mod tests {
     use super::*;
 
-    fn rec(text: &str) -> Record {
-        text.parse().unwrap()
-    }
-
     #[test]
     fn bm_am_and_points() {
         let r = rec(
@@ -332,5 +328,10 @@ mod tests {
             .to_move(r.position())
             .unwrap();
         assert_eq!(line_san(r.position(), &[mate, mate]), ["Rd8#"]);
+    }
+
+    /// A record of the test's text (the text is known to be valid).
+    fn rec(text: &str) -> Record {
+        text.parse().unwrap()
     }
 }
