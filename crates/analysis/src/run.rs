@@ -119,7 +119,6 @@ fn analysis_of(record: &Record) -> Analysis {
         (_, Some(b)) => vec![b],
         _ => Vec::new(),
     };
-    let score = record.ce().map(Score::from_ce);
     let int = |name: &str| match record.get(name) {
         Some(Operation::Acn(n)) => Some(*n),
         Some(Operation::Acs(n)) => Some(*n),
@@ -127,13 +126,9 @@ fn analysis_of(record: &Record) -> Analysis {
     };
     Analysis {
         best,
-        pv,
-        other_lines: Vec::new(),
-        score,
-        depth: 0,
         nodes: int("acn").unwrap_or(0),
         elapsed: std::time::Duration::from_secs(int("acs").unwrap_or(0)),
-        history: Vec::new(),
+        ..Analysis::line(pv, record.ce().map(Score::from_ce))
     }
 }
 
