@@ -314,7 +314,9 @@ impl Analyst for BuiltinAnalyst {
                 depth: limits.depth,
                 nodes: limits.nodes,
                 mate: limits.mate,
-                movetime: limits.movetime_ms,
+                movetime: limits
+                    .movetime_ms
+                    .map(|ms| i64::try_from(ms).unwrap_or(i64::MAX)),
                 wtime: limits.soft_clock_ms(),
                 btime: limits.soft_clock_ms(),
                 movestogo: limits.soft_ms.map(|_| SOFT_MOVES),
