@@ -234,13 +234,7 @@ impl Report {
     /// The report as terminal text.
     pub fn text(&self) -> String {
         let mut s = text::render(&self.runs, &self.comparisons);
-        s.push_str(&sections::text(
-            &self.paired,
-            &self.themes,
-            &self.theme_source,
-            &self.curves,
-            self.alpha,
-        ));
+        s.push_str(&sections::text(self));
         s
     }
 
@@ -262,13 +256,7 @@ impl Report {
     /// [`ReportError::Chart`] if a chart cannot be drawn.
     #[cfg(feature = "html")]
     pub fn html(&self, title: &str) -> Result<String, ReportError> {
-        let sections = sections::html(
-            &self.paired,
-            &self.themes,
-            &self.theme_source,
-            &self.curves,
-            self.alpha,
-        );
+        let sections = sections::html(self);
         html::render(title, &self.runs, &self.comparisons, &sections)
     }
 }
