@@ -2,9 +2,7 @@
 //! (McNemar), the breakdown by theme and the "solved within t" curves.
 
 use crate::curve::Curves;
-use crate::paired::Paired;
 use crate::stats::short;
-use crate::themes::ThemeBreakdown;
 use crate::Report;
 use std::fmt::Write;
 

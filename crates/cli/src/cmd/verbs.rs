@@ -4,7 +4,10 @@
 use crate::cmd::engines::EngineArgs;
 use crate::cmd::progress;
 use crate::output::{self, usage, Output, Status};
-use rookery_analysis::{run_verb, Analyst, Extras, Verb, VerbOptions, VerbSummary};
+use rookery_analysis::{
+    run_mate_passes, run_verb, Analyst, Extras, MatePasses, PassError, PassEvent, Verb,
+    VerbOptions, VerbSummary,
+};
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -166,21 +169,19 @@ pub fn run_mate(a: MateArgs) -> anyhow::Result<Status> {
     a.io.check()?;
     let last = a.up_to.unwrap_or(a.moves);
     // Without an explicit limit, a mate search gets 5 s per position.
-    let limits = a.engine.limits(5000)?;
-    let make = |n: u32| VerbOptions {
-        verb: Verb::Mate(n),
-        limits: limits.clone(),
+    let plan = MatePasses {
+        from: a.moves,
+        to: last,
+        limits: a.engine.limits(5000)?,
         extras: a.extra.extras(),
-        solution_opcodes: false,
-        keep_as: Some(Verb::Mate(last)),
     };
     if last == a.moves {
-        return run_file(&a.io, &a.engine, make(a.moves));
+        return run_file(&a.io, &a.engine, plan.pass(a.moves));
     }
     // Several passes: each pass reads the previous pass's output from memory.
-    let mut data = read_all(&a.io.input)?;
+    let data = read_all(&a.io.input)?;
     // Engines first: an engine that cannot start changes nothing.
-    let mut analysts = Some(a.engine.start()?);
+    let analysts = a.engine.start()?;
     let earlier: Vec<Vec<u8>> =
         a.io.previous()?
             .into_iter()
@@ -191,30 +192,39 @@ pub fn run_mate(a: MateArgs) -> anyhow::Result<Status> {
             .collect::<Result<_, _>>()?;
     let mut out = Output::create(&a.io.output, &[&a.io.input], a.io.in_place)?;
     let mut status = Status::Ok;
-    for n in a.moves..=last {
-        let mut next = Vec::with_capacity(data.len() + data.len() / 4);
-        let engines = match analysts.take() {
-            Some(e) => e,
-            None => a.engine.start()?,
-        };
-        let mut previous: Vec<Box<dyn BufRead + Send>> = earlier
-            .iter()
-            .map(|v| Box::new(std::io::Cursor::new(v.clone())) as Box<dyn BufRead + Send>)
-            .collect();
-        let summary = process(
-            std::io::Cursor::new(std::mem::take(&mut data)),
-            &mut next,
-            engines,
-            make(n),
-            &mut previous,
-            &format!("mate in {n}"),
-            None,
-        )?;
-        if report(&a.io.input, &summary) {
-            status = Status::InputErrors;
-        }
-        data = next;
-    }
+    let mut bar = None;
+    let passes = run_mate_passes(
+        data,
+        &earlier,
+        analysts,
+        || a.engine.start(),
+        &plan,
+        |event| match event {
+            PassEvent::Start { moves } => {
+                let what = format!("mate in {moves} ({})", plan.limits.describe());
+                bar = Some(progress::bar(&what, None));
+            }
+            PassEvent::Tick(t) => {
+                if let Some(b) = &bar {
+                    b.set_position(t.lines_done);
+                }
+            }
+            PassEvent::Done { summary, .. } => {
+                if let Some(b) = bar.take() {
+                    b.finish_and_clear();
+                }
+                if report(&a.io.input, summary) {
+                    status = Status::InputErrors;
+                }
+            }
+        },
+    );
+    let data = match passes {
+        Ok(data) => data,
+        Err(PassError::Io(e)) => return Err(e.into()),
+        // The starter's own error (a usage error stays one).
+        Err(PassError::Start(e)) => return Err(e),
+    };
     out.write_all(&data)?;
     a.io.commit(out)?;
     Ok(status)
