@@ -115,3 +115,65 @@ pub fn run_mate_passes<E>(
     }
     Ok(data)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyst::{AnalystError, BuiltinAnalyst};
+
+    fn builtin() -> Result<Vec<Box<dyn Analyst>>, AnalystError> {
+        Ok(vec![Box::new(BuiltinAnalyst::new(1)?) as Box<dyn Analyst>])
+    }
+
+    #[test]
+    fn each_pass_reads_the_last_and_skips_what_it_solved() {
+        // A mate in 1 (Rd8#) and a mate in 2 (Kb6, then Rh8#).
+        let input = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - id \"m1\";\n\
+                     k7/8/2K5/8/8/8/8/7R w - - id \"m2\";\n";
+        let plan = MatePasses {
+            from: 1,
+            to: 2,
+            limits: AnalysisLimits {
+                depth: Some(6),
+                ..AnalysisLimits::default()
+            },
+            extras: Extras::default(),
+        };
+        let mut restarts = 0;
+        let mut seen = Vec::new();
+        let out = run_mate_passes(
+            input.as_bytes().to_vec(),
+            &[],
+            builtin().unwrap(),
+            || {
+                restarts += 1;
+                builtin()
+            },
+            &plan,
+            |e| match e {
+                PassEvent::Start { moves } => seen.push(format!("start {moves}")),
+                PassEvent::Tick(_) => {}
+                PassEvent::Done { moves, summary } => seen.push(format!(
+                    "done {moves}: {} analysed, {} skipped",
+                    summary.analysed, summary.skipped
+                )),
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            seen,
+            [
+                "start 1",
+                "done 1: 2 analysed, 0 skipped",
+                "start 2",
+                "done 2: 1 analysed, 1 skipped"
+            ]
+        );
+        assert_eq!(restarts, 1, "one set of engines a pass");
+        let out = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        assert!(lines[0].contains("dm 1;"), "{out}");
+        assert!(lines[1].contains("dm 2;"), "{out}");
+    }
+}

@@ -102,6 +102,14 @@ rookery epd target wac.epd --movetime 200 --pv"
 )]
 pub struct AnalyseArgs {
     #[command(flatten)]
+    common: Common,
+}
+
+/// The flags every analysis verb takes: input and output, the engine, the
+/// operations to add.
+#[derive(clap::Args, Debug)]
+pub struct Common {
+    #[command(flatten)]
     io: Io,
     #[command(flatten)]
     engine: EngineArgs,
@@ -124,11 +132,7 @@ pub struct MateArgs {
     #[arg(long, value_name = "M")]
     up_to: Option<u32>,
     #[command(flatten)]
-    io: Io,
-    #[command(flatten)]
-    engine: EngineArgs,
-    #[command(flatten)]
-    extra: ExtraFlags,
+    common: Common,
 }
 
 /// Runs pfga.
@@ -141,7 +145,7 @@ pub fn run_target(a: AnalyseArgs) -> anyhow::Result<Status> {
     run_one(Verb::Target, a)
 }
 
-fn run_one(verb: Verb, a: AnalyseArgs) -> anyhow::Result<Status> {
+fn run_one(verb: Verb, AnalyseArgs { common: a }: AnalyseArgs) -> anyhow::Result<Status> {
     a.io.check()?;
     let opts = VerbOptions {
         verb,
@@ -154,29 +158,30 @@ fn run_one(verb: Verb, a: AnalyseArgs) -> anyhow::Result<Status> {
 }
 
 /// Runs pfms, once or in passes of increasing length.
-pub fn run_mate(a: MateArgs) -> anyhow::Result<Status> {
-    if a.moves == 0 {
+pub fn run_mate(m: MateArgs) -> anyhow::Result<Status> {
+    let a = &m.common;
+    if m.moves == 0 {
         return Err(usage("--moves must be at least 1"));
     }
-    if let Some(m) = a.up_to {
-        if m < a.moves {
+    if let Some(up_to) = m.up_to {
+        if up_to < m.moves {
             return Err(usage(format!(
-                "--up-to {m} is less than --moves {}",
-                a.moves
+                "--up-to {up_to} is less than --moves {}",
+                m.moves
             )));
         }
     }
     a.io.check()?;
-    let last = a.up_to.unwrap_or(a.moves);
+    let last = m.up_to.unwrap_or(m.moves);
     // Without an explicit limit, a mate search gets 5 s per position.
     let plan = MatePasses {
-        from: a.moves,
+        from: m.moves,
         to: last,
         limits: a.engine.limits(5000)?,
         extras: a.extra.extras(),
     };
-    if last == a.moves {
-        return run_file(&a.io, &a.engine, plan.pass(a.moves));
+    if last == m.moves {
+        return run_file(&a.io, &a.engine, plan.pass(m.moves));
     }
     // Several passes: each pass reads the previous pass's output from memory.
     let data = read_all(&a.io.input)?;
