@@ -155,6 +155,24 @@ pub struct Analysis {
     pub history: Vec<Progress>,
 }
 
+impl Analysis {
+    /// An analysis of one line with its score, and nothing else known yet:
+    /// the best move is the line's first (`None` for an empty line), no
+    /// other lines, depth, nodes, time or history.
+    pub fn line(pv: Vec<Move>, score: Option<Score>) -> Analysis {
+        Analysis {
+            best: pv.first().copied(),
+            pv,
+            other_lines: Vec::new(),
+            score,
+            depth: 0,
+            nodes: 0,
+            elapsed: Duration::ZERO,
+            history: Vec::new(),
+        }
+    }
+}
+
 /// What can go wrong analysing.
 #[derive(Debug, thiserror::Error)]
 pub enum AnalystError {
@@ -296,7 +314,9 @@ impl Analyst for BuiltinAnalyst {
                 depth: limits.depth,
                 nodes: limits.nodes,
                 mate: limits.mate,
-                movetime: limits.movetime_ms,
+                movetime: limits
+                    .movetime_ms
+                    .map(|ms| i64::try_from(ms).unwrap_or(i64::MAX)),
                 wtime: limits.soft_clock_ms(),
                 btime: limits.soft_clock_ms(),
                 movestogo: limits.soft_ms.map(|_| SOFT_MOVES),
@@ -306,16 +326,7 @@ impl Analyst for BuiltinAnalyst {
                 let _ = tx.send(e);
             },
         );
-        let mut out = Analysis {
-            best: None,
-            pv: Vec::new(),
-            other_lines: Vec::new(),
-            score: None,
-            depth: 0,
-            nodes: 0,
-            elapsed: Duration::ZERO,
-            history: Vec::new(),
-        };
+        let mut out = Analysis::line(Vec::new(), None);
         for event in rx {
             match event {
                 Event::Report(r) => {

@@ -19,6 +19,7 @@
 
 mod analyst;
 pub mod annotate;
+mod passes;
 mod run;
 pub mod select;
 pub mod suite;
@@ -28,6 +29,7 @@ pub use analyst::{
     Analysis, AnalysisLimits, Analyst, AnalystError, BuiltinAnalyst, LimitError, Progress, Score,
     UciAnalyst, MAX_COUNT, MAX_NODES, MAX_START_FAILURES, MAX_TIME_MS, SOFT_MOVES,
 };
+pub use passes::{run_mate_passes, MatePasses, PassError, PassEvent};
 pub use run::{resumable, run_suite, run_verb, LineProblem, Tick, VerbOptions, VerbSummary};
 pub use verbs::{apply, has_verb_opcodes, is_mate_line, Applied, Extras, Verb, ANALYSIS_OPCODES};
 

@@ -119,7 +119,6 @@ fn analysis_of(record: &Record) -> Analysis {
         (_, Some(b)) => vec![b],
         _ => Vec::new(),
     };
-    let score = record.ce().map(Score::from_ce);
     let int = |name: &str| match record.get(name) {
         Some(Operation::Acn(n)) => Some(*n),
         Some(Operation::Acs(n)) => Some(*n),
@@ -127,13 +126,9 @@ fn analysis_of(record: &Record) -> Analysis {
     };
     Analysis {
         best,
-        pv,
-        other_lines: Vec::new(),
-        score,
-        depth: 0,
         nodes: int("acn").unwrap_or(0),
         elapsed: std::time::Duration::from_secs(int("acs").unwrap_or(0)),
-        history: Vec::new(),
+        ..Analysis::line(pv, record.ce().map(Score::from_ce))
     }
 }
 
@@ -362,22 +357,8 @@ pub fn run_verb(
 /// A report row for a record that could not be read.
 fn unreadable_row(text: &str, message: &str) -> PositionResult {
     PositionResult {
-        index: 0,
-        id: None,
-        fen: text.to_string(),
-        expected: rookery_report::Expected::default(),
-        answer: None,
-        pv: Vec::new(),
-        score: None,
-        depth: None,
-        nodes: 0,
-        time_ms: 0,
-        solved: false,
-        points: 0,
-        max_points: 1,
-        time_to_solution_ms: None,
-        nodes_to_solution: None,
         error: Some(format!("unreadable record: {message}")),
+        ..PositionResult::unanswered(0, text.to_string(), rookery_report::Expected::default(), 1)
     }
 }
 

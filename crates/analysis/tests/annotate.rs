@@ -6,7 +6,6 @@ use rookery_analysis::{Analysis, AnalysisLimits, Analyst, AnalystError, Score};
 use rookery_core::{Fen, Move, Position, San};
 use rookery_pgn::{game_to_string, Games};
 use std::collections::HashMap;
-use std::time::Duration;
 
 /// Answers from a table keyed by FEN (score for the side to move, best line
 /// in SAN; the lines differ from the moves played unless a test wants
@@ -50,14 +49,9 @@ impl Analyst for Scripted {
             ),
         };
         Ok(Analysis {
-            best: pv.first().copied(),
-            pv,
-            other_lines: Vec::new(),
-            score: Some(score),
             depth: 1,
             nodes: 1,
-            elapsed: Duration::ZERO,
-            history: Vec::new(),
+            ..Analysis::line(pv, Some(score))
         })
     }
     fn new_game(&mut self) -> Result<(), AnalystError> {

@@ -29,14 +29,9 @@ impl Analyst for Buggy {
         assert!(!pos.fen().starts_with("7k/"), "a bug in the analyst");
         let best = pos.legal_moves().first().copied();
         Ok(Analysis {
-            best,
-            pv: best.into_iter().collect(),
-            other_lines: Vec::new(),
-            score: None,
             depth: 1,
             nodes: 1,
-            elapsed: Duration::ZERO,
-            history: Vec::new(),
+            ..Analysis::line(best.into_iter().collect(), None)
         })
     }
 

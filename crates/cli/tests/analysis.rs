@@ -217,30 +217,14 @@ fn mate_within_reply(after: &Position, moves: u32) -> bool {
 fn mate_builtin_in_passes() {
     let dir = tmp("mate_builtin_in_passes");
     let suite = write_suite(&dir);
-    let o = rookery(&[
-        "epd",
-        "mate",
-        "--moves",
-        "1",
-        "--up-to",
-        "2",
-        suite.to_str().unwrap(),
-        "--depth",
-        "6",
-        "--pv",
-    ]);
+    let suite = suite.to_str().unwrap();
+    // Mates of 1, then of up to 2 moves, with the mating lines.
+    let passes = ["--moves", "1", "--up-to", "2"];
+    let o = rookery(&[&["epd", "mate", suite, "--depth", "6", "--pv"], &passes[..]].concat());
     // The unreadable line (4) is reported and makes exit 1; nothing else may fail.
     check_exit_1_for_line_4_only(&o);
     check_mate(&String::from_utf8_lossy(&o.stdout), 2);
-    let o = rookery(&[
-        "epd",
-        "mate",
-        "--moves",
-        "1",
-        suite.to_str().unwrap(),
-        "--depth",
-        "6",
-    ]);
+    let o = rookery(&["epd", "mate", suite, "--depth", "6", "--moves", "1"]);
     check_exit_1_for_line_4_only(&o);
     check_mate(&String::from_utf8_lossy(&o.stdout), 1);
 }

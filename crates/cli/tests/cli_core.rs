@@ -16,6 +16,20 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// `rookery perft --divide --fen FEN --depth DEPTH EXTRA...`, which must
+/// succeed: its stdout.
+fn divide(fen: &str, depth: &str, extra: &[&str]) -> String {
+    let o = rookery(
+        &[
+            &["perft", "--divide", "--fen", fen, "--depth", depth],
+            extra,
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o)
+}
+
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 
 #[test]
@@ -40,9 +54,7 @@ fn perft_json() {
 
 #[test]
 fn perft_divide_has_stockfish_shape() {
-    let o = rookery(&["perft", "--fen", KIWIPETE, "--depth", "2", "--divide"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
+    let out = divide(KIWIPETE, "2", &[]);
     let lines: Vec<&str> = out.lines().collect();
     // 48 moves, a blank line, the total.
     assert_eq!(lines.len(), 50, "{out}");
@@ -59,17 +71,7 @@ fn perft_divide_has_stockfish_shape() {
 
 #[test]
 fn perft_divide_chess960_castling() {
-    let o = rookery(&[
-        "perft",
-        "--fen",
-        KIWIPETE,
-        "--depth",
-        "1",
-        "--divide",
-        "--chess960",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
+    let out = divide(KIWIPETE, "1", &["--chess960"]);
     assert!(out.lines().any(|l| l == "e1h1: 1"), "{out}");
     assert!(out.lines().any(|l| l == "e1a1: 1"), "{out}");
     assert!(
@@ -81,16 +83,7 @@ fn perft_divide_chess960_castling() {
     // and g1, king on e1, both castlings legal: the king takes its rook
     // (e1b1, e1g1); standard notation would say e1c1 (and e1g1 for the
     // other), and e1b1 is no king move otherwise.
-    let o = rookery(&[
-        "perft",
-        "--fen",
-        "4k3/8/8/8/8/8/8/1R2K1R1 w GB - 0 1",
-        "--depth",
-        "2",
-        "--divide",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
+    let out = divide("4k3/8/8/8/8/8/8/1R2K1R1 w GB - 0 1", "2", &[]);
     let moves: Vec<&str> = out
         .lines()
         .take_while(|l| !l.is_empty())
@@ -109,15 +102,8 @@ fn perft_divide_chess960_castling() {
         "no standard castling notation: {out}"
     );
     // Without the Shredder field, the same position is written the standard way.
-    let o = rookery(&[
-        "perft",
-        "--fen",
-        "4k3/8/8/8/8/8/8/4K2R w K - 0 1",
-        "--depth",
-        "1",
-        "--divide",
-    ]);
-    assert!(stdout(&o).lines().any(|l| l == "e1g1: 1"), "{}", stdout(&o));
+    let out = divide("4k3/8/8/8/8/8/8/4K2R w K - 0 1", "1", &[]);
+    assert!(out.lines().any(|l| l == "e1g1: 1"), "{out}");
 }
 
 #[test]
@@ -139,47 +125,52 @@ fn perft_depth_zero_is_the_position_itself() {
 
 #[test]
 fn perft_threads_agree() {
-    let one = rookery(&[
-        "perft",
-        "--fen",
-        KIWIPETE,
-        "--depth",
-        "3",
-        "--json",
-        "--threads",
-        "1",
-    ]);
-    let two = rookery(&[
-        "perft",
-        "--fen",
-        KIWIPETE,
-        "--depth",
-        "3",
-        "--json",
-        "--threads",
-        "2",
-    ]);
+    let threads = |n: &str| {
+        rookery(&[
+            "perft",
+            "--fen",
+            KIWIPETE,
+            "--depth",
+            "3",
+            "--json",
+            "--threads",
+            n,
+        ])
+    };
+    let (one, two) = (threads("1"), threads("2"));
     let a: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
     let b: serde_json::Value = serde_json::from_slice(&two.stdout).unwrap();
     assert_eq!(a["nodes"], b["nodes"]);
 }
 
+/// `rookery perft --suite FILE EXTRA...` over `text` written to `name` in
+/// `dir`: its exit code must be `code` and its stdout hold every one of
+/// `says`; returns the run.
+fn perft_suite(
+    dir: &rookery_testkit::TempDir,
+    name: &str,
+    text: &str,
+    extra: &[&str],
+    code: i32,
+    says: &[&str],
+) -> Output {
+    let file = dir.join(name);
+    std::fs::write(&file, text).unwrap();
+    let o = rookery(&[&["perft", "--suite", file.to_str().unwrap()], extra].concat());
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(code), "{out}{}", stderr(&o));
+    for needle in says {
+        assert!(out.contains(needle), "{needle:?} not in {out}");
+    }
+    o
+}
+
 #[test]
 fn perft_suite_passes_and_fails() {
     let dir = rookery_testkit::TempDir::new("perft-suite");
-    let good = dir.join("good.epd");
-    std::fs::write(
-        &good,
-        format!("# comment\n{KIWIPETE} ;D1 48 ;D2 2039\n\nid x\nepd 4k3/8/8/8/8/8/8/4K2R w K - 0 1\nperft 1 15\nperft 2 66\n"),
-    )
-    .unwrap();
-    let o = rookery(&["perft", "--suite", good.to_str().unwrap()]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    assert!(
-        stdout(&o).contains("2 passed, 0 failed, 0 skipped"),
-        "{}",
-        stdout(&o)
-    );
+    let good = format!("# comment\n{KIWIPETE} ;D1 48 ;D2 2039\n\nid x\nepd 4k3/8/8/8/8/8/8/4K2R w K - 0 1\nperft 1 15\nperft 2 66\n");
+    let passed = ["2 passed, 0 failed, 0 skipped"];
+    let o = perft_suite(&dir, "good.epd", &good, &[], 0, &passed);
     let ok: Vec<String> = stdout(&o)
         .lines()
         .filter(|l| l.starts_with("ok "))
@@ -189,39 +180,19 @@ fn perft_suite_passes_and_fails() {
     assert!(ok[1].ends_with("depths [1, 2]"), "{ok:?}");
 
     // A line with no counts checks nothing: it fails, it does not pass.
-    let empty = dir.join("empty.epd");
-    std::fs::write(&empty, format!("{KIWIPETE} ;D1 48\n{KIWIPETE}\n")).unwrap();
-    let o = rookery(&["perft", "--suite", empty.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
-    assert!(stdout(&o).contains("no perft counts"), "{}", stdout(&o));
-    assert!(
-        stdout(&o).contains("1 passed, 1 failed, 0 skipped"),
-        "{}",
-        stdout(&o)
-    );
+    let empty = format!("{KIWIPETE} ;D1 48\n{KIWIPETE}\n");
+    let says = ["no perft counts", "1 passed, 1 failed, 0 skipped"];
+    perft_suite(&dir, "empty.epd", &empty, &[], 1, &says);
     // Counts all deeper than --depth: skipped, not passed.
-    let o = rookery(&["perft", "--suite", good.to_str().unwrap(), "--depth", "0"]);
-    assert!(o.status.success(), "{}", stdout(&o));
-    assert!(
-        stdout(&o).contains("0 passed, 0 failed, 2 skipped"),
-        "{}",
-        stdout(&o)
-    );
+    let deeper = ["--depth", "0"];
+    let skipped = ["0 passed, 0 failed, 2 skipped"];
+    perft_suite(&dir, "good.epd", &good, &deeper, 0, &skipped);
 
-    let bad = dir.join("bad.epd");
-    std::fs::write(&bad, format!("{KIWIPETE} ;D1 48 ;D2 2040\n")).unwrap();
-    let o = rookery(&["perft", "--suite", bad.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stdout(&o).contains("expected 2040, got 2039"),
-        "{}",
-        stdout(&o)
-    );
+    let bad = format!("{KIWIPETE} ;D1 48 ;D2 2040\n");
+    perft_suite(&dir, "bad.epd", &bad, &[], 1, &["expected 2040, got 2039"]);
 
-    let broken = dir.join("broken.epd");
-    std::fs::write(&broken, format!("{KIWIPETE} ;D1 forty\n")).unwrap();
-    let o = rookery(&["perft", "--suite", broken.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
+    let broken = format!("{KIWIPETE} ;D1 forty\n");
+    let o = perft_suite(&dir, "broken.epd", &broken, &[], 1, &[]);
     assert!(stderr(&o).contains("broken.epd:1:"), "{}", stderr(&o));
 }
 

@@ -10,9 +10,10 @@
 
 #![cfg(unix)]
 
+use rookery_testkit::cmd::Cmd;
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::mpsc::channel;
 use std::time::Duration;
 
@@ -47,15 +48,11 @@ fn extreme_option_values_and_commands_are_answered() {
     );
     assert!(script.contains("setoption name Hash value 65536\n"));
 
-    let mut child = Command::new("sh")
+    let mut child = Cmd::new("sh")
         .arg("-c")
         .arg(format!("ulimit -v {ADDRESS_SPACE_KIB} && exec \"$0\""))
         .arg(env!("CARGO_BIN_EXE_rookery-engine"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn();
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(script.as_bytes()).unwrap();
     drop(stdin);

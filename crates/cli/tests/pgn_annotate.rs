@@ -64,7 +64,8 @@ fn data(f: &str) -> PathBuf {
     Path::new(DATA).join(f)
 }
 
-fn annotate(input: &Path, out: &Path, extra: &[&str]) -> Output {
+/// `rookery pgn annotate INPUT -o OUT EXTRA...`, whatever its exit status.
+fn run_annotate(input: &Path, out: &Path, extra: &[&str]) -> Output {
     let mut args = vec![
         "pgn",
         "annotate",
@@ -73,7 +74,12 @@ fn annotate(input: &Path, out: &Path, extra: &[&str]) -> Output {
         out.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    let o = rookery(&args);
+    rookery(&args)
+}
+
+/// As [`run_annotate`], which must succeed.
+fn annotate(input: &Path, out: &Path, extra: &[&str]) -> Output {
+    let o = run_annotate(input, out, extra);
     assert!(
         o.status.success(),
         "exit {:?}: {}",
@@ -81,6 +87,19 @@ fn annotate(input: &Path, out: &Path, extra: &[&str]) -> Output {
         String::from_utf8_lossy(&o.stderr)
     );
     o
+}
+
+/// Checks a run whose engine failed on every game: exit 1, `games` engine
+/// failures reported, with `why`; returns the PGN written to `out`, which
+/// must hold `written` games.
+fn engine_failed(o: &Output, out: &Path, games: usize, why: &str, written: usize) -> String {
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("engine failed").count(), games, "{err}");
+    assert!(err.contains(why), "{why:?} not in {err}");
+    let text = std::fs::read_to_string(out).unwrap();
+    assert_eq!(text.matches("[Event ").count(), written, "{text}");
+    text
 }
 
 #[test]
@@ -185,15 +204,7 @@ fn unreadable_games_are_copied_and_engine_failures_written_unannotated() {
     std::fs::write(&input, WITH_BAD_GAME).unwrap();
     // The built-in engine: the bad game is copied as it was, reported with its place.
     let out = t.join("out.pgn");
-    let o = rookery(&[
-        "pgn",
-        "annotate",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--depth",
-        "3",
-    ]);
+    let o = run_annotate(&input, &out, &["--depth", "3"]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("in.pgn:11:13: error:"), "{err}");
@@ -227,25 +238,9 @@ fn unreadable_games_are_copied_and_engine_failures_written_unannotated() {
     // An engine that crashes: every game is still written, unannotated, and reported.
     let crash = crashing_engine(&t);
     let out = t.join("crash.pgn");
-    let o = rookery(&[
-        "pgn",
-        "annotate",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--engine",
-        crash.to_str().unwrap(),
-        "--movetime",
-        "50",
-        "--jobs",
-        "1",
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(err.matches("engine failed").count(), 2, "{err}");
-    assert!(err.contains("crashy: giving up"), "{err}");
-    let text = std::fs::read_to_string(&out).unwrap();
-    assert_eq!(text.matches("[Event ").count(), 3, "{text}");
+    let engine = ["--engine", crash.to_str().unwrap(), "--movetime", "50"];
+    let o = run_annotate(&input, &out, &[&engine[..], &["--jobs", "1"]].concat());
+    let text = engine_failed(&o, &out, 2, "crashy: giving up", 3);
     assert!(!text.contains("[%eval"), "{text}");
     assert!(text.contains("1. f3 e5 2. g4 Qh4# 0-1"), "{text}");
     assert!(
@@ -260,25 +255,9 @@ fn hanging_engine_is_reported_and_the_game_written() {
     let input = data("pe-checkmate.pgn");
     let hang = engine_script(&t, "hangs", "exec sleep 100000");
     let out = t.join("out.pgn");
-    let o = rookery(&[
-        "pgn",
-        "annotate",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--engine",
-        hang.to_str().unwrap(),
-        "--movetime",
-        "50",
-        "--jobs",
-        "2",
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(err.matches("engine failed").count(), 2, "{err}");
-    assert!(err.contains("did not answer bestmove"), "{err}");
-    let text = std::fs::read_to_string(&out).unwrap();
-    assert_eq!(text.matches("[Event ").count(), 2);
+    let engine = ["--engine", hang.to_str().unwrap(), "--movetime", "50"];
+    let o = run_annotate(&input, &out, &[&engine[..], &["--jobs", "2"]].concat());
+    let text = engine_failed(&o, &out, 2, "did not answer bestmove", 2);
     assert!(
         one_line(&text).contains("1. f3 e5 2. g4 Qh4# 0-1"),
         "{text}"

@@ -12,6 +12,7 @@
 //! Peers: socat (serial mode). When `CI` is set and it is missing the test
 //! fails; otherwise it skips with a note on stderr.
 
+use rookery_testkit::cmd::Cmd;
 use rookery_testkit::{peer, TempDir};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
@@ -524,15 +525,11 @@ fn a_player_restarted_by_the_supervisor_resumes_its_game() {
         text = text.replace(&table, &command);
     }
     std::fs::write(&cfg, text).unwrap();
-    let mut child = Command::new(ROOKERY)
+    let mut child = Cmd::new(ROOKERY)
         .args(["referee", "serve", "--config"])
         .arg(&cfg)
         .args(["--listen", "127.0.0.1:0"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn();
     let mut stdin = child.stdin.take().unwrap();
     let out = BufReader::new(child.stdout.take().unwrap());
     let server = Proc(child);

@@ -23,6 +23,15 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// Asserts that the output `b` contains `needle`, showing it if not.
+fn has(b: &[u8], needle: &str) {
+    let t = text(b);
+    assert!(t.contains(needle), "{needle:?} not in:\n{t}");
+}
+
+/// The effort of every suite run here: enough to solve MATE1, one engine.
+const QUICK: [&str; 4] = ["--depth", "2", "--jobs", "1"];
+
 const MATE1: &str = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"m1\";\n";
 
 #[test]
@@ -80,16 +89,10 @@ fn dash_is_stdin_and_stdout_everywhere() {
     let o = run(
         t.path(),
         &[
-            "suite",
-            s(&epd),
-            "--depth",
-            "2",
-            "--jobs",
-            "1",
-            "--results",
-            "-",
-            "--no-html",
-        ],
+            &["suite", s(&epd), "--results", "-", "--no-html"],
+            &QUICK[..],
+        ]
+        .concat(),
         b"",
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
@@ -97,16 +100,7 @@ fn dash_is_stdin_and_stdout_everywhere() {
     assert_eq!(results[0]["positions"][0]["solved"], true);
     let o = run(
         t.path(),
-        &[
-            "suite",
-            s(&epd),
-            "--depth",
-            "2",
-            "--jobs",
-            "1",
-            "--html",
-            "-",
-        ],
+        &[&["suite", s(&epd), "--html", "-"], &QUICK[..]].concat(),
         b"",
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
@@ -118,7 +112,7 @@ fn dash_is_stdin_and_stdout_everywhere() {
         &results.to_string().into_bytes(),
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert!(text(&o.stdout).contains("1/1"), "{}", text(&o.stdout));
+    has(&o.stdout, "1/1");
     let o = run(
         t.path(),
         &["report", "-", "--html", "-"],
@@ -134,45 +128,17 @@ fn suite_resume_scores_what_the_output_holds() {
     let t = TempDir::new("suite-resume");
     let epd = t.write("in.epd", MATE1);
     let out = t.join("out.epd");
-    let first = run(
-        t.path(),
-        &[
-            "suite",
-            s(&epd),
-            "--depth",
-            "2",
-            "--jobs",
-            "1",
-            "--no-html",
-            "--epd-out",
-            s(&out),
-        ],
-        b"",
-    );
+    let args = [
+        &["suite", s(&epd), "--no-html", "--epd-out", s(&out)],
+        &QUICK[..],
+    ]
+    .concat();
+    let first = run(t.path(), &args, b"");
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
-    let again = run(
-        t.path(),
-        &[
-            "suite",
-            s(&epd),
-            "--depth",
-            "2",
-            "--jobs",
-            "1",
-            "--no-html",
-            "--epd-out",
-            s(&out),
-            "--resume",
-            "--json",
-        ],
-        b"",
-    );
+    let resume = [&args[..], &["--resume", "--json"][..]].concat();
+    let again = run(t.path(), &resume, b"");
     assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
-    assert!(
-        text(&again.stderr).contains("1 records scored from earlier output"),
-        "{}",
-        text(&again.stderr)
-    );
+    has(&again.stderr, "1 records scored from earlier output");
     let v: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(v["summaries"][0]["solved"], 1, "{v}");
 }
@@ -190,12 +156,8 @@ fn a_missing_file_among_several_is_reported_and_the_rest_processed() {
         b"",
     );
     assert_eq!(o.status.code(), Some(1));
-    assert!(text(&o.stdout).contains("2 games"), "{}", text(&o.stdout));
-    assert!(
-        text(&o.stderr).contains("missing.pgn"),
-        "{}",
-        text(&o.stderr)
-    );
+    has(&o.stdout, "2 games");
+    has(&o.stderr, "missing.pgn");
     let o = run(
         t.path(),
         &["pgn", "stats", s(&a), s(&missing), s(&b), "--json"],
@@ -220,16 +182,10 @@ fn a_missing_file_among_several_is_reported_and_the_rest_processed() {
     let o = run(
         t.path(),
         &[
-            "suite",
-            s(&e1),
-            "missing.epd",
-            "--depth",
-            "2",
-            "--jobs",
-            "1",
-            "--no-html",
-            "--json",
-        ],
+            &["suite", s(&e1), "missing.epd", "--no-html", "--json"],
+            &QUICK[..],
+        ]
+        .concat(),
         b"",
     );
     assert_eq!(o.status.code(), Some(1));
@@ -255,9 +211,9 @@ fn messages_say_things_once_and_name_the_input_alike() {
         &["epd", "target", "-", "--depth", "1", "--jobs", "1"],
         b"not a record\n",
     );
-    assert!(text(&o.stderr).contains("<stdin>:1"), "{}", text(&o.stderr));
+    has(&o.stderr, "<stdin>:1");
     let o = run(t.path(), &["pgn", "validate", "-"], b"1. e4 e5 2. Kxe8 *\n");
-    assert!(text(&o.stdout).contains("<stdin>:1"), "{}", text(&o.stdout));
+    has(&o.stdout, "<stdin>:1");
     // JSON diagnostics say `column` in PGN as in EPD.
     let o = run(
         t.path(),
@@ -297,11 +253,7 @@ fn normalize_keeps_which_comment_belongs_to_which_nag() {
     );
     let o = run(t.path(), &["pgn", "normalize", s(&pgn)], b"");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert!(
-        text(&o.stdout).contains("b3 {c1} $1 {c2}"),
-        "{}",
-        text(&o.stdout)
-    );
+    has(&o.stdout, "b3 {c1} $1 {c2}");
 }
 
 #[test]

@@ -28,6 +28,7 @@ mod weights;
 use eval::{Classical, Evaluator};
 use params::{MATE_BOUND, MAX_DEPTH};
 use rookery_core::{Move, Position};
+use rookery_uci::GoParams;
 use search::{Control, Plan, Thread};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{mpsc, Arc};
@@ -163,34 +164,12 @@ impl Config {
     }
 }
 
-/// Limits of one search (the parameters of `go`, resolved to moves).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Limits {
-    /// Search only these root moves (empty: all).
-    pub searchmoves: Vec<Move>,
-    /// Ponder: time limits apply only after [`Engine::ponderhit`].
-    pub ponder: bool,
-    /// White's clock in milliseconds.
-    pub wtime: Option<i64>,
-    /// Black's clock in milliseconds.
-    pub btime: Option<i64>,
-    /// White's increment in milliseconds.
-    pub winc: Option<i64>,
-    /// Black's increment in milliseconds.
-    pub binc: Option<i64>,
-    /// Moves to the next time control.
-    pub movestogo: Option<u32>,
-    /// Depth limit in plies.
-    pub depth: Option<u32>,
-    /// Node limit.
-    pub nodes: Option<u64>,
-    /// Look for a mate in this many moves.
-    pub mate: Option<u32>,
-    /// Exact time to think in milliseconds.
-    pub movetime: Option<u64>,
-    /// Search until stopped.
-    pub infinite: bool,
-}
+/// Limits of one search: the parameters of `go`, with `searchmoves`
+/// resolved to moves of the position searched ([`GoParams::resolve`]). One
+/// type for the protocol and the facade; `ponder` means time limits apply
+/// only after [`Engine::ponderhit`]; `perft` is answered by
+/// [`protocol`] and ignored by a search.
+pub type Limits = GoParams<Move>;
 
 /// A score as shown to the user: centipawns or moves to mate (the one
 /// [`rookery_core::Score`], re-exported here for the engine's callers).

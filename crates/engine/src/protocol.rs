@@ -5,7 +5,7 @@
 //! end of input.
 
 use crate::{
-    Config, Engine, Event, Limits, Report, ELO_MAX, ELO_MIN, MAX_HASH_MB, MAX_MULTIPV, MAX_THREADS,
+    Config, Engine, Event, Report, ELO_MAX, ELO_MIN, MAX_HASH_MB, MAX_MULTIPV, MAX_THREADS,
 };
 use rookery_core::{CastlingMode, Move, Position, UciMove};
 use rookery_uci::{
@@ -395,26 +395,7 @@ impl Session {
             self.perft(&pos, depth);
             return;
         }
-        let searchmoves = go
-            .searchmoves
-            .iter()
-            .filter_map(|m| m.to_move(&pos).ok())
-            .collect();
-        let ms = |v: Option<i64>| v.map(|t| t.max(0) as u64);
-        let limits = Limits {
-            searchmoves,
-            ponder: go.ponder,
-            wtime: go.wtime,
-            btime: go.btime,
-            winc: go.winc,
-            binc: go.binc,
-            movestogo: go.movestogo,
-            depth: go.depth,
-            nodes: go.nodes,
-            mate: go.mate,
-            movetime: ms(go.movetime),
-            infinite: go.infinite,
-        };
+        let limits = go.resolve(&pos);
         if self.debug {
             info_string(&self.out, format!("searching {}", pos.fen()));
         }

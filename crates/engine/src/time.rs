@@ -25,13 +25,12 @@ fn permille(x: i64, permille: i64) -> i64 {
 /// communication), always kept on the clock.
 ///
 /// Any numbers a GUI sends are taken: negative clocks and increments, clocks
-/// near `i64::MAX`, movetimes near `u64::MAX`. The arithmetic saturates, so a
+/// near `i64::MAX`, movetimes near `i64::MAX`. The arithmetic saturates, so a
 /// huge clock gives a huge budget and a negative one the least (1 ms), never
 /// a wrapped value.
 pub fn budget(limits: &Limits, us: Color, overhead: u64) -> Option<Budget> {
     let overhead = i64::try_from(overhead).unwrap_or(i64::MAX);
     if let Some(mt) = limits.movetime {
-        let mt = i64::try_from(mt).unwrap_or(i64::MAX);
         // At least 1, so the cast is exact.
         let t = mt.saturating_sub(overhead).max(1) as u64;
         return Some(Budget { soft: t, hard: t });
@@ -129,11 +128,15 @@ mod tests {
             }
         }
         let huge = Limits {
-            movetime: Some(u64::MAX),
+            movetime: Some(i64::MAX),
             ..Limits::default()
         };
         let b = budget(&huge, Color::White, 30).unwrap();
-        assert_eq!(b.soft, i64::MAX as u64 - 30, "movetime u64::MAX is not -1");
+        assert_eq!(
+            b.soft,
+            i64::MAX as u64 - 30,
+            "movetime i64::MAX does not wrap"
+        );
         let mt = Limits {
             movetime: Some(200),
             ..Limits::default()

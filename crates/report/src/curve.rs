@@ -286,26 +286,17 @@ mod tests {
     use crate::model::Expected;
 
     fn p(solved: bool, tts: Option<u64>, time_ms: u64) -> PositionResult {
+        let bm_e4 = Expected {
+            bm: vec!["e4".into()],
+            ..Expected::default()
+        };
         PositionResult {
-            index: 1,
-            id: None,
-            fen: String::new(),
-            expected: Expected {
-                bm: vec!["e4".into()],
-                ..Expected::default()
-            },
-            answer: None,
-            pv: vec![],
-            score: None,
             depth: Some(7),
             nodes: 10,
             time_ms,
             solved,
-            points: 0,
-            max_points: 1,
             time_to_solution_ms: tts,
-            nodes_to_solution: None,
-            error: None,
+            ..PositionResult::unanswered(1, String::new(), bm_e4, 1)
         }
     }
 

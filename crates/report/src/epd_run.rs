@@ -3,8 +3,8 @@
 //! `acd`/`acn`/`acs`/`pm`/`pv`/`ce`), scored against what each record asks
 //! for.
 //!
-//! What a record asks for: `bm` (any of the moves), `am` (none of them),
-//! `dm` (a mate in at most that many moves), STS points in `c0`
+//! What a record asks for ([`Target`]): `bm` (any of the moves), `am` (none
+//! of them), `dm` (a mate in at most that many moves), STS points in `c0`
 //! (`"f5=10, Be5+=2, Bf2=3"`), and matetrack's `bm #N` / `bm #-N`.
 //! What the program answered: `pm`, else the first move of `pv`; `ce`
 //! (mates decoded as in spec §6.7); `acd` depth; `acn` nodes; `acs` seconds;
@@ -22,9 +22,10 @@
 //! its line and column and kept in the run as a position with an error.
 
 use crate::model::{Expected, PositionResult, Score, SuiteRun};
+use crate::target::{line_san, OperandProblem, Target};
 use crate::themes::{self, ThemeSource};
 use crate::ReportError;
-use rookery_core::{Fen, Move, Position, San, SanPlus};
+use rookery_core::{Fen, Move};
 use rookery_epd::{mate_from_ce, LineKind, Mode, Operation, RawOperand, Reader, Record};
 use std::io::BufRead;
 
@@ -39,38 +40,6 @@ pub struct EpdRun {
     /// Every problem found, with its line and column; each such position is
     /// also in `run` with its `error` set.
     pub problems: Vec<ReportError>,
-}
-
-/// What a record asks for, resolved to moves of its position.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Target {
-    bm: Vec<Move>,
-    am: Vec<Move>,
-    dm: Option<u32>,
-    /// Points per move, best first.
-    points: Vec<(Move, u32)>,
-    mated: Option<u32>,
-}
-
-impl Target {
-    fn is_empty(&self) -> bool {
-        self.bm.is_empty()
-            && self.am.is_empty()
-            && self.dm.is_none()
-            && self.points.is_empty()
-            && self.mated.is_none()
-    }
-
-    fn max_points(&self) -> u32 {
-        if self.is_empty() {
-            return 0;
-        }
-        self.points.iter().map(|p| p.1).max().unwrap_or(1)
-    }
-
-    fn points_for(&self, m: Move) -> u32 {
-        self.points.iter().find(|p| p.0 == m).map_or(0, |p| p.1)
-    }
 }
 
 /// Reads a run from EPD `input` (lenient reading: real-world files carry FEN
@@ -118,22 +87,13 @@ pub fn read(name: &str, input: impl BufRead, theme: &ThemeSource) -> Result<EpdR
                     message: message.clone(),
                 });
                 run.positions.push(PositionResult {
-                    index,
-                    id: None,
-                    fen: String::from_utf8_lossy(line.text).into_owned(),
-                    expected: Expected::default(),
-                    answer: None,
-                    pv: Vec::new(),
-                    score: None,
-                    depth: None,
-                    nodes: 0,
-                    time_ms: 0,
-                    solved: false,
-                    points: 0,
-                    max_points: 0,
-                    time_to_solution_ms: None,
-                    nodes_to_solution: None,
                     error: Some(format!("line {}: {message}", line.number)),
+                    ..PositionResult::unanswered(
+                        index,
+                        String::from_utf8_lossy(line.text).into_owned(),
+                        Expected::default(),
+                        0,
+                    )
                 });
                 themes_of.push(themes::UNREADABLE.to_string());
             }
@@ -161,7 +121,7 @@ pub fn read(name: &str, input: impl BufRead, theme: &ThemeSource) -> Result<EpdR
 
 /// The operand of a raw (unknown or private) opcode as a number, with the
 /// column of the opcode: `Ok(None)` when absent.
-fn raw_number(rec: &Record, opcode: &str) -> Result<Option<u64>, (u32, String)> {
+fn raw_number(rec: &Record, opcode: &str) -> Result<Option<u64>, OperandProblem> {
     for (op, column) in rec.operations_with_columns() {
         if let Operation::Raw {
             opcode: o,
@@ -187,110 +147,10 @@ fn raw_number(rec: &Record, opcode: &str) -> Result<Option<u64>, (u32, String)> 
     Ok(None)
 }
 
-/// The `N` of a `bm #N` / `bm #-N` (matetrack's notation, which the EPD
-/// reader keeps as a raw operation).
-fn chest_mate(rec: &Record) -> Option<i32> {
-    rec.operations().find_map(|op| match op {
-        Operation::Raw { opcode, operands } if opcode == "bm" => match operands.as_slice() {
-            [RawOperand::Token(t)] => t.strip_prefix('#')?.parse::<i32>().ok(),
-            _ => None,
-        },
-        _ => None,
-    })
-}
-
-/// Whether `text` is of the STS points form `move=N, move=N, ...`.
-fn looks_like_points(text: &str) -> bool {
-    let mut any = false;
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let Some((mv, n)) = part.split_once('=') else {
-            return false;
-        };
-        let n = n.trim();
-        if mv.trim().is_empty() || n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
-            return false;
-        }
-        any = true;
-    }
-    any
-}
-
-/// STS points of a `c0` already known to be of the points form, best first;
-/// `Err` names the first move that is not a legal SAN move of `pos`.
-pub(crate) fn parse_points(pos: &Position, text: &str) -> Result<Vec<(Move, u32)>, String> {
-    let mut out = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let Some((mv, n)) = part.split_once('=') else {
-            return Err(format!("{part:?} is not move=points"));
-        };
-        let mv = mv.trim();
-        let m = San::from_ascii(mv.as_bytes())
-            .ok()
-            .and_then(|san| san.to_move(pos).ok())
-            .ok_or_else(|| format!("{mv:?} is not a legal move here"))?;
-        let n: u32 = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("{:?} is not a number of points", n.trim()))?;
-        out.push((m, n));
-    }
-    out.sort_by_key(|p| std::cmp::Reverse(p.1));
-    Ok(out)
-}
-
-fn target_of(rec: &Record, bad: &mut Vec<(u32, String)>) -> Target {
-    let mut t = Target {
-        bm: rec.bm().map(<[Move]>::to_vec).unwrap_or_default(),
-        am: rec.am().map(<[Move]>::to_vec).unwrap_or_default(),
-        dm: rec
-            .dm()
-            .and_then(|d| u32::try_from(d).ok())
-            .filter(|&d| d > 0),
-        points: Vec::new(),
-        mated: None,
-    };
-    match chest_mate(rec) {
-        Some(n) if n > 0 => {
-            let n = n.unsigned_abs();
-            t.dm = Some(t.dm.map_or(n, |d| d.min(n)));
-        }
-        Some(n) if n < 0 => t.mated = Some(n.unsigned_abs()),
-        _ => {}
-    }
-    for (op, column) in rec.operations_with_columns() {
-        if let Operation::Comment(0, Some(text)) = op {
-            // A c0 of another form (a game's source, a remark) is no points.
-            if looks_like_points(text) {
-                match parse_points(rec.position(), text) {
-                    Ok(p) => t.points = p,
-                    Err(e) => bad.push((column, format!("c0 points: {e}"))),
-                }
-            }
-        }
-    }
-    t
-}
-
-/// Whether `line` from `pos` is legal and ends in checkmate within `plies`.
-fn mates_within(pos: &Position, line: &[Move], plies: u64) -> bool {
-    let mut p = pos.clone();
-    for (i, &m) in line.iter().enumerate() {
-        if i as u64 >= plies || !p.is_legal(m) {
-            return false;
-        }
-        p.play_unchecked(m);
-        if p.is_checkmate() {
-            return true;
-        }
-    }
-    false
-}
-
 /// Scores one record: the row, and the problems found (column, message).
-fn score(index: usize, rec: &Record) -> (PositionResult, Vec<(u32, String)>) {
-    let mut bad = Vec::new();
+fn score(index: usize, rec: &Record) -> (PositionResult, Vec<OperandProblem>) {
     let pos = rec.position();
-    let target = target_of(rec, &mut bad);
+    let (target, mut bad) = Target::with_problems(rec);
     let pv: Vec<Move> = rec.pv().map(<[Move]>::to_vec).unwrap_or_default();
     let answer = rec.pm().or_else(|| pv.first().copied());
     let score = rec.ce().map(|ce| match mate_from_ce(ce) {
@@ -307,80 +167,37 @@ fn score(index: usize, rec: &Record) -> (PositionResult, Vec<(u32, String)>) {
     let depth = number("acd").map(|d| u32::try_from(d).unwrap_or(u32::MAX));
     let tsol = number("Tsol");
     let nsol = number("Nsol");
-    let mut pv_san = Vec::with_capacity(pv.len());
-    let mut p = pos.clone();
-    for &m in &pv {
-        pv_san.push(SanPlus::from_move(&p, m).to_string());
-        p.play_unchecked(m);
-    }
+    // A dm is met by the line given (pv, else the answer alone) as well.
     let solved = answer.is_some_and(|best| {
-        if target.is_empty() {
-            return false;
-        }
-        if target.mated.is_some() {
-            return true;
-        }
-        if let Some(dm) = target.dm {
-            let by_score = matches!(score, Some(Score::Mate(n)) if n > 0 && n.unsigned_abs() <= dm);
-            let line: &[Move] = if pv.is_empty() {
-                std::slice::from_ref(&best)
-            } else {
-                &pv
-            };
-            let by_line =
-                line.first() == Some(&best) && mates_within(pos, line, 2 * u64::from(dm) - 1);
-            if !by_score && !by_line {
-                return false;
-            }
-        }
-        if !target.bm.is_empty() && !target.bm.contains(&best) {
-            return false;
-        }
-        if target.am.contains(&best) {
-            return false;
-        }
-        if target.bm.is_empty() && !target.points.is_empty() {
-            return target.points_for(best) == target.max_points();
-        }
-        true
+        let line = if pv.is_empty() {
+            std::slice::from_ref(&best)
+        } else {
+            &pv
+        };
+        target.solved_by_line(pos, best, score, line)
     });
-    let points = match answer {
-        Some(best) if !target.points.is_empty() => target.points_for(best),
-        _ => u32::from(solved),
-    };
+    let points = answer.map_or(0, |best| target.points_scored(best, solved));
     let analysed = answer.is_some() || rec.pv().is_some() || rec.ce().is_some();
     let error = match bad.first() {
         Some((_, message)) => Some(message.clone()),
         None if !analysed => Some("not analysed: no pm, pv or ce".to_string()),
         None => None,
     };
+    let fen = Fen::from_position(pos).epd().to_string();
     let row = PositionResult {
-        index,
         id: rec.id().map(str::to_string),
-        fen: Fen::from_position(pos).epd().to_string(),
-        expected: Expected {
-            bm: target.bm.iter().map(|&m| rec.san(m)).collect(),
-            am: target.am.iter().map(|&m| rec.san(m)).collect(),
-            dm: target.dm,
-            points: target
-                .points
-                .iter()
-                .map(|&(m, n)| (rec.san(m), n))
-                .collect(),
-            mated: target.mated,
-        },
         answer: answer.map(|m| rec.san(m)),
-        pv: pv_san,
+        pv: line_san(pos, &pv),
         score,
         depth,
         nodes: rec.acn().unwrap_or(0),
         time_ms: rec.acs().unwrap_or(0).saturating_mul(1000),
         solved: solved && bad.is_empty(),
         points: if bad.is_empty() { points } else { 0 },
-        max_points: target.max_points(),
         time_to_solution_ms: tsol.filter(|_| solved),
         nodes_to_solution: nsol.filter(|_| solved),
         error,
+        ..PositionResult::unanswered(index, fen, target.expected(pos), target.max_points())
     };
     (row, bad)
 }

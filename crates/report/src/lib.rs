@@ -87,6 +87,7 @@ mod model;
 pub mod paired;
 pub mod sections;
 pub mod stats;
+pub mod target;
 pub mod text;
 pub mod themes;
 
@@ -245,13 +246,7 @@ impl Report {
     /// The report as terminal text.
     pub fn text(&self) -> String {
         let mut s = text::render(&self.runs, &self.comparisons);
-        s.push_str(&sections::text(
-            &self.paired,
-            &self.themes,
-            &self.theme_source,
-            &self.curves,
-            self.alpha,
-        ));
+        s.push_str(&sections::text(self));
         s
     }
 
@@ -273,13 +268,7 @@ impl Report {
     /// [`ReportError::Chart`] if a chart cannot be drawn.
     #[cfg(feature = "html")]
     pub fn html(&self, title: &str) -> Result<String, ReportError> {
-        let sections = sections::html(
-            &self.paired,
-            &self.themes,
-            &self.theme_source,
-            &self.curves,
-            self.alpha,
-        );
+        let sections = sections::html(self);
         html::render(title, &self.runs, &self.comparisons, &sections)
     }
 }

@@ -102,6 +102,30 @@ pub struct PositionResult {
 }
 
 impl PositionResult {
+    /// A row for the position `fen` at `index` asking for `expected`, not
+    /// answered (yet): no answer, no counts, not solved; the caller fills in
+    /// what it knows.
+    pub fn unanswered(index: usize, fen: String, expected: Expected, max_points: u32) -> Self {
+        PositionResult {
+            index,
+            id: None,
+            fen,
+            expected,
+            answer: None,
+            pv: Vec::new(),
+            score: None,
+            depth: None,
+            nodes: 0,
+            time_ms: 0,
+            solved: false,
+            points: 0,
+            max_points,
+            time_to_solution_ms: None,
+            nodes_to_solution: None,
+            error: None,
+        }
+    }
+
     /// Whether the position could be scored: it ran, and it asks for
     /// something ([`Expected::is_empty`] is false). An unscorable position
     /// is neither solved nor missed.

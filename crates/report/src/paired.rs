@@ -288,26 +288,15 @@ mod tests {
     }
 
     fn row(index: usize, id: Option<&str>, fen: &str, solved: bool) -> PositionResult {
+        let bm_e4 = Expected {
+            bm: vec!["e4".into()],
+            ..Expected::default()
+        };
         PositionResult {
-            index,
             id: id.map(str::to_string),
-            fen: fen.into(),
-            expected: Expected {
-                bm: vec!["e4".into()],
-                ..Expected::default()
-            },
-            answer: None,
-            pv: vec![],
-            score: None,
-            depth: None,
-            nodes: 0,
-            time_ms: 0,
             solved,
             points: u32::from(solved),
-            max_points: 1,
-            time_to_solution_ms: None,
-            nodes_to_solution: None,
-            error: None,
+            ..PositionResult::unanswered(index, fen.into(), bm_e4, 1)
         }
     }
 

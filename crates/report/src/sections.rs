@@ -2,9 +2,8 @@
 //! (McNemar), the breakdown by theme and the "solved within t" curves.
 
 use crate::curve::Curves;
-use crate::paired::Paired;
 use crate::stats::short;
-use crate::themes::ThemeBreakdown;
+use crate::Report;
 use std::fmt::Write;
 
 /// The thresholds at which the text report reads the curves: decades for
@@ -42,14 +41,10 @@ fn list(labels: &[String]) -> String {
     }
 }
 
-/// The sections as text.
-pub fn text(
-    paired: &[Paired],
-    themes: &[ThemeBreakdown],
-    source: &str,
-    curves: &Curves,
-    alpha: f64,
-) -> String {
+/// The sections of `report` as text.
+pub fn text(report: &Report) -> String {
+    let (paired, themes, source) = (&report.paired, &report.themes, &report.theme_source);
+    let (curves, alpha) = (&report.curves, report.alpha);
     let mut s = String::new();
     for p in paired {
         let _ = writeln!(
@@ -123,15 +118,11 @@ pub fn text(
     s
 }
 
-/// The sections as HTML (inside `<body>`).
+/// The sections of `report` as HTML (inside `<body>`).
 #[cfg(feature = "html")]
-pub fn html(
-    paired: &[Paired],
-    themes: &[ThemeBreakdown],
-    source: &str,
-    curves: &Curves,
-    alpha: f64,
-) -> String {
+pub fn html(report: &Report) -> String {
+    let (paired, themes, source) = (&report.paired, &report.themes, &report.theme_source);
+    let (curves, alpha) = (&report.curves, report.alpha);
     use crate::board::html_escape as esc;
     use crate::curve::Measure;
     let mut s = String::new();

@@ -15,7 +15,7 @@ use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 
 /// A command line to run: the program, its arguments, what it reads on
 /// stdin (nothing unless given) and where it runs.
@@ -96,11 +96,13 @@ impl Cmd {
         s
     }
 
-    /// Runs the program to its end and returns what it wrote.
+    /// Starts the program with stdin, stdout and stderr piped, for a test
+    /// that talks to it while it runs (what [`Cmd::stdin`] was given is not
+    /// written: the test writes to the child's stdin itself).
     ///
     /// # Panics
     /// If the program cannot be started (a broken build, not a test result).
-    pub fn output(self) -> Output {
+    pub fn spawn(&self) -> Child {
         let mut c = Command::new(&self.program);
         c.args(&self.args)
             .stdin(Stdio::piped())
@@ -115,9 +117,16 @@ impl Cmd {
                 None => c.env_remove(k),
             };
         }
-        let mut child = c
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.line()));
+        c.spawn()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.line()))
+    }
+
+    /// Runs the program to its end and returns what it wrote.
+    ///
+    /// # Panics
+    /// If the program cannot be started (a broken build, not a test result).
+    pub fn output(self) -> Output {
+        let mut child = self.spawn();
         if let Some(mut input) = child.stdin.take() {
             // The program may exit without reading its input: a broken
             // pipe here is its business, not a failure of the harness.

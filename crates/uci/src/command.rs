@@ -1,7 +1,7 @@
 //! GUI-to-engine commands.
 
 use crate::{join, parse_move, tokenize};
-use rookery_core::UciMove;
+use rookery_core::{Move, Position, UciMove};
 use std::fmt;
 
 /// A command sent by a GUI (or any host) to an engine.
@@ -72,35 +72,89 @@ pub enum Register {
 
 /// The parameters of `go`. Absent parameters are `None`/`false`; times are
 /// signed because some GUIs send negative remaining times.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct GoParams {
+///
+/// `M` is how `searchmoves` are held: [`UciMove`] as read from the text (the
+/// default), or [`Move`] once resolved against the position with
+/// [`GoParams::resolve`], which is the form an engine searches with
+/// (rookery-engine's `Limits`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoParams<M = UciMove> {
     /// `searchmoves`: restrict the root to these moves (empty: no restriction).
-    pub searchmoves: Vec<UciMove>,
-    /// `ponder`.
+    pub searchmoves: Vec<M>,
+    /// `ponder`: time limits apply only after `ponderhit`.
     pub ponder: bool,
-    /// `wtime` in milliseconds.
+    /// `wtime`: White's clock in milliseconds.
     pub wtime: Option<i64>,
-    /// `btime` in milliseconds.
+    /// `btime`: Black's clock in milliseconds.
     pub btime: Option<i64>,
-    /// `winc` in milliseconds.
+    /// `winc`: White's increment in milliseconds.
     pub winc: Option<i64>,
-    /// `binc` in milliseconds.
+    /// `binc`: Black's increment in milliseconds.
     pub binc: Option<i64>,
-    /// `movestogo`.
+    /// `movestogo`: moves to the next time control.
     pub movestogo: Option<u32>,
     /// `depth` in plies.
     pub depth: Option<u32>,
-    /// `nodes`.
+    /// `nodes`: a node limit.
     pub nodes: Option<u64>,
-    /// `mate` in moves.
+    /// `mate`: look for a mate in this many moves.
     pub mate: Option<u32>,
-    /// `movetime` in milliseconds.
+    /// `movetime`: exact time to think in milliseconds (a negative one is
+    /// the least time there is).
     pub movetime: Option<i64>,
-    /// `infinite`.
+    /// `infinite`: search until stopped.
     pub infinite: bool,
     /// `perft N`: count the leaf nodes of the legal move tree to this depth
-    /// instead of searching (an extension Stockfish and others understand).
+    /// instead of searching (an extension Stockfish and others understand;
+    /// the protocol loop answers it, a search never sees it).
     pub perft: Option<u32>,
+}
+
+impl<M> Default for GoParams<M> {
+    fn default() -> Self {
+        GoParams {
+            searchmoves: Vec::new(),
+            ponder: false,
+            wtime: None,
+            btime: None,
+            winc: None,
+            binc: None,
+            movestogo: None,
+            depth: None,
+            nodes: None,
+            mate: None,
+            movetime: None,
+            infinite: false,
+            perft: None,
+        }
+    }
+}
+
+impl GoParams<UciMove> {
+    /// The same parameters with `searchmoves` resolved to moves of `pos`;
+    /// a move that is not legal there is left out (a GUI's stale list must
+    /// not stop the search).
+    pub fn resolve(&self, pos: &Position) -> GoParams<Move> {
+        GoParams {
+            searchmoves: self
+                .searchmoves
+                .iter()
+                .filter_map(|m| m.to_move(pos).ok())
+                .collect(),
+            ponder: self.ponder,
+            wtime: self.wtime,
+            btime: self.btime,
+            winc: self.winc,
+            binc: self.binc,
+            movestogo: self.movestogo,
+            depth: self.depth,
+            nodes: self.nodes,
+            mate: self.mate,
+            movetime: self.movetime,
+            infinite: self.infinite,
+            perft: self.perft,
+        }
+    }
 }
 
 const COMMANDS: [&str; 11] = [
@@ -323,7 +377,7 @@ impl fmt::Display for Command {
     }
 }
 
-impl fmt::Display for GoParams {
+impl<M: fmt::Display> fmt::Display for GoParams<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("go")?;
         if !self.searchmoves.is_empty() {

@@ -5,7 +5,7 @@
 
 use super::{analyse_game, annotated_game, page_game, AnnotateOptions};
 use crate::analyst::Analyst;
-use rookery_pgn::{GameBuilder, ReadGame, Reader};
+use rookery_pgn::{GameBuilder, Location, ReadGame, Reader};
 use rookery_report::game_model::PageGame;
 use std::io::{self, Read, Write};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -35,6 +35,19 @@ pub struct GameProblem {
     pub error: bool,
     /// What happened.
     pub message: String,
+}
+
+impl GameProblem {
+    /// A problem of game `game` (an error or a warning) at `at` in the input.
+    fn at(game: usize, at: Location, error: bool, message: String) -> GameProblem {
+        GameProblem {
+            game,
+            line: at.line,
+            col: at.col,
+            error,
+            message,
+        }
+    }
 }
 
 /// Counts after a run.
@@ -163,35 +176,24 @@ pub fn annotate_stream(
             return done;
         }
         for w in &g.warnings {
-            done.problems.push(GameProblem {
-                game: g.index,
-                line: w.at.line,
-                col: w.at.col,
-                error: false,
-                message: format!("game {}: {}", g.index, w.kind),
-            });
+            let message = format!("game {}: {}", g.index, w.kind);
+            done.problems
+                .push(GameProblem::at(g.index, w.at, false, message));
         }
+        // The page of a game written without annotations, saying why.
+        let unannotated_page = |why: String| {
+            run.page
+                .then(|| page_game(g.index, &g.game, None, opts, Some(why)))
+        };
         if let Some(e) = &g.error {
-            done.problems.push(GameProblem {
-                game: g.index,
-                line: e.at.line,
-                col: e.at.col,
-                error: true,
-                message: format!("{}: {} (game copied unchanged)", e.game, e.kind),
-            });
+            let message = format!("{}: {} (game copied unchanged)", e.game, e.kind);
+            done.problems
+                .push(GameProblem::at(g.index, e.at, true, message));
             done.unreadable = true;
             let raw = item.raw.trim_ascii_end();
             done.text = raw.to_vec();
             done.text.extend_from_slice(b"\n\n");
-            if run.page {
-                done.page = Some(page_game(
-                    g.index,
-                    &g.game,
-                    None,
-                    opts,
-                    Some(format!("cannot be read: {}", e.kind)),
-                ));
-            }
+            done.page = unannotated_page(format!("cannot be read: {}", e.kind));
             return done;
         }
         match analyse_game(&g.game, analyst.as_mut(), opts) {
@@ -213,24 +215,11 @@ pub fn annotate_stream(
                 if let Err(e2) = analyst.recover() {
                     message.push_str(&format!("; engine restart failed: {e2}"));
                 }
-                done.problems.push(GameProblem {
-                    game: g.index,
-                    line: g.at.line,
-                    col: g.at.col,
-                    error: true,
-                    message,
-                });
+                done.problems
+                    .push(GameProblem::at(g.index, g.at, true, message));
                 done.engine_failed = true;
                 done.text = rookery_pgn::game_to_string(&g.game).into_bytes();
-                if run.page {
-                    done.page = Some(page_game(
-                        g.index,
-                        &g.game,
-                        None,
-                        opts,
-                        Some(format!("engine failed: {e}")),
-                    ));
-                }
+                done.page = unannotated_page(format!("engine failed: {e}"));
             }
         }
         done

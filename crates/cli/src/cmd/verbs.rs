@@ -4,7 +4,10 @@
 use crate::cmd::engines::EngineArgs;
 use crate::cmd::progress;
 use crate::output::{self, usage, Output, Status};
-use rookery_analysis::{run_verb, Analyst, Extras, Verb, VerbOptions, VerbSummary};
+use rookery_analysis::{
+    run_mate_passes, run_verb, Analyst, Extras, MatePasses, PassError, PassEvent, Verb,
+    VerbOptions, VerbSummary,
+};
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -99,6 +102,14 @@ rookery epd target wac.epd --movetime 200 --pv"
 )]
 pub struct AnalyseArgs {
     #[command(flatten)]
+    common: Common,
+}
+
+/// The flags every analysis verb takes: input and output, the engine, the
+/// operations to add.
+#[derive(clap::Args, Debug)]
+pub struct Common {
+    #[command(flatten)]
     io: Io,
     #[command(flatten)]
     engine: EngineArgs,
@@ -121,11 +132,7 @@ pub struct MateArgs {
     #[arg(long, value_name = "M")]
     up_to: Option<u32>,
     #[command(flatten)]
-    io: Io,
-    #[command(flatten)]
-    engine: EngineArgs,
-    #[command(flatten)]
-    extra: ExtraFlags,
+    common: Common,
 }
 
 /// Runs pfga.
@@ -138,7 +145,7 @@ pub fn run_target(a: AnalyseArgs) -> anyhow::Result<Status> {
     run_one(Verb::Target, a)
 }
 
-fn run_one(verb: Verb, a: AnalyseArgs) -> anyhow::Result<Status> {
+fn run_one(verb: Verb, AnalyseArgs { common: a }: AnalyseArgs) -> anyhow::Result<Status> {
     a.io.check()?;
     let opts = VerbOptions {
         verb,
@@ -151,36 +158,35 @@ fn run_one(verb: Verb, a: AnalyseArgs) -> anyhow::Result<Status> {
 }
 
 /// Runs pfms, once or in passes of increasing length.
-pub fn run_mate(a: MateArgs) -> anyhow::Result<Status> {
-    if a.moves == 0 {
+pub fn run_mate(m: MateArgs) -> anyhow::Result<Status> {
+    let a = &m.common;
+    if m.moves == 0 {
         return Err(usage("--moves must be at least 1"));
     }
-    if let Some(m) = a.up_to {
-        if m < a.moves {
+    if let Some(up_to) = m.up_to {
+        if up_to < m.moves {
             return Err(usage(format!(
-                "--up-to {m} is less than --moves {}",
-                a.moves
+                "--up-to {up_to} is less than --moves {}",
+                m.moves
             )));
         }
     }
     a.io.check()?;
-    let last = a.up_to.unwrap_or(a.moves);
+    let last = m.up_to.unwrap_or(m.moves);
     // Without an explicit limit, a mate search gets 5 s per position.
-    let limits = a.engine.limits(5000)?;
-    let make = |n: u32| VerbOptions {
-        verb: Verb::Mate(n),
-        limits: limits.clone(),
+    let plan = MatePasses {
+        from: m.moves,
+        to: last,
+        limits: a.engine.limits(5000)?,
         extras: a.extra.extras(),
-        solution_opcodes: false,
-        keep_as: Some(Verb::Mate(last)),
     };
-    if last == a.moves {
-        return run_file(&a.io, &a.engine, make(a.moves));
+    if last == m.moves {
+        return run_file(&a.io, &a.engine, plan.pass(m.moves));
     }
     // Several passes: each pass reads the previous pass's output from memory.
-    let mut data = read_all(&a.io.input)?;
+    let data = read_all(&a.io.input)?;
     // Engines first: an engine that cannot start changes nothing.
-    let mut analysts = Some(a.engine.start()?);
+    let analysts = a.engine.start()?;
     let earlier: Vec<Vec<u8>> =
         a.io.previous()?
             .into_iter()
@@ -191,30 +197,39 @@ pub fn run_mate(a: MateArgs) -> anyhow::Result<Status> {
             .collect::<Result<_, _>>()?;
     let mut out = Output::create(&a.io.output, &[&a.io.input], a.io.in_place)?;
     let mut status = Status::Ok;
-    for n in a.moves..=last {
-        let mut next = Vec::with_capacity(data.len() + data.len() / 4);
-        let engines = match analysts.take() {
-            Some(e) => e,
-            None => a.engine.start()?,
-        };
-        let mut previous: Vec<Box<dyn BufRead + Send>> = earlier
-            .iter()
-            .map(|v| Box::new(std::io::Cursor::new(v.clone())) as Box<dyn BufRead + Send>)
-            .collect();
-        let summary = process(
-            std::io::Cursor::new(std::mem::take(&mut data)),
-            &mut next,
-            engines,
-            make(n),
-            &mut previous,
-            &format!("mate in {n}"),
-            None,
-        )?;
-        if report(&a.io.input, &summary) {
-            status = Status::InputErrors;
-        }
-        data = next;
-    }
+    let mut bar = None;
+    let passes = run_mate_passes(
+        data,
+        &earlier,
+        analysts,
+        || a.engine.start(),
+        &plan,
+        |event| match event {
+            PassEvent::Start { moves } => {
+                let what = format!("mate in {moves} ({})", plan.limits.describe());
+                bar = Some(progress::bar(&what, None));
+            }
+            PassEvent::Tick(t) => {
+                if let Some(b) = &bar {
+                    b.set_position(t.lines_done);
+                }
+            }
+            PassEvent::Done { summary, .. } => {
+                if let Some(b) = bar.take() {
+                    b.finish_and_clear();
+                }
+                if report(&a.io.input, summary) {
+                    status = Status::InputErrors;
+                }
+            }
+        },
+    );
+    let data = match passes {
+        Ok(data) => data,
+        Err(PassError::Io(e)) => return Err(e.into()),
+        // The starter's own error (a usage error stays one).
+        Err(PassError::Start(e)) => return Err(e),
+    };
     out.write_all(&data)?;
     a.io.commit(out)?;
     Ok(status)
