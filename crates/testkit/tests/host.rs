@@ -148,23 +148,28 @@ fn hang_is_stopped_then_reported() {
     assert!(t0.elapsed() < Duration::from_secs(3));
 }
 
-#[test]
-fn overrunning_engine_is_stopped() {
-    let dir = rookery_testkit::TempDir::new("host-overrun");
+/// Searches with `go` on a mock that takes `slow_ms` unless stopped; checks
+/// that the host stopped it and the search still answered, and returns the
+/// lines the mock received.
+fn stopped_search(name: &str, slow_ms: &str, go: &GoParams) -> String {
+    let dir = rookery_testkit::TempDir::new(name);
     let record = dir.join("received.txt");
     let mut e = EngineHost::start(
-        mock(&["--slow", "5000", "--record", record.to_str().unwrap()]),
+        mock(&["--slow", slow_ms, "--record", record.to_str().unwrap()]),
         quick(),
     )
     .unwrap();
-    let r = e
-        .search(&PositionStart::StartPos, &[], &go_ms(20), |_| {})
-        .unwrap();
+    let r = e.search(&PositionStart::StartPos, &[], go, |_| {}).unwrap();
     assert!(r.stopped_by_host);
     let seen = std::fs::read_to_string(&record).unwrap();
     assert!(seen.lines().any(|l| l == "stop"), "{seen}");
+    seen
+}
+
+#[test]
+fn overrunning_engine_is_stopped() {
+    let seen = stopped_search("host-overrun", "5000", &go_ms(20));
     assert!(seen.lines().any(|l| l == "go movetime 20"), "{seen}");
-    let _ = std::fs::remove_file(&record);
 }
 
 #[test]
@@ -305,17 +310,7 @@ fn a_silent_engine_without_a_time_limit_is_stopped_then_reported() {
 
 #[test]
 fn a_silent_depth_search_is_stopped_and_answers() {
-    let dir = rookery_testkit::TempDir::new("host-silence");
-    let record = dir.join("received.txt");
-    let mut e = EngineHost::start(
-        mock(&["--slow", "20000", "--record", record.to_str().unwrap()]),
-        quick(),
-    )
-    .unwrap();
-    let r = e
-        .search(&PositionStart::StartPos, &[], &go_depth(30), |_| {})
-        .unwrap();
-    assert!(r.stopped_by_host);
-    let got = std::fs::read_to_string(&record).unwrap();
-    assert!(got.lines().any(|l| l == "stop"), "{got}");
+    // 20 s to the mock's answer; the host's silence watch (0.4 s) stops it.
+    let seen = stopped_search("host-silence", "20000", &go_depth(30));
+    assert!(seen.lines().any(|l| l == "go depth 30"), "{seen}");
 }
