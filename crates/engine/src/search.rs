@@ -921,27 +921,16 @@ impl<'a> Thread<'a> {
                 return s;
             }
         }
-        let mut best = -INFINITE;
-        let stand_pat = if in_check {
-            -INFINITE
-        } else {
-            let e = tt.map_or_else(|| self.eval.evaluate(pos), |e| e.eval);
-            if e >= beta {
-                return e;
-            }
-            best = e;
-            alpha = alpha.max(e);
-            e
+        let QsNode {
+            stand_pat,
+            mut best,
+            mut picker,
+        } = match QsNode::begin(pos, in_check, &mut alpha, beta, ply, || {
+            tt.map_or_else(|| self.eval.evaluate(pos), |e| e.eval)
+        }) {
+            Ok(node) => node,
+            Err(score) => return score,
         };
-        let moves = if in_check {
-            pos.legal_moves()
-        } else {
-            pos.noisy_moves()
-        };
-        if in_check && moves.is_empty() {
-            return mated_in(ply);
-        }
-        let mut picker = Picker::noisy(pos, moves);
         while let Some((m, _)) = picker.pick() {
             if !in_check && qs_prunes(pos, m, stand_pat, alpha) {
                 continue;
@@ -1055,6 +1044,51 @@ pub fn quiet_leaf(pos: &Position, eval: &dyn Evaluator) -> Option<(Position, i32
     (!leaf.is_check()).then_some((leaf, score))
 }
 
+/// The start of a quiescence node, shared by the search and [`quiet_leaf`]:
+/// the stand-pat score (`-INFINITE` in check), the best score so far, and the
+/// moves to try (all evasions in check, else captures and promotions).
+struct QsNode {
+    stand_pat: i32,
+    best: i32,
+    picker: Picker,
+}
+
+impl QsNode {
+    /// Stands pat (raising `alpha`) unless in check; `Err` holds the score
+    /// when the node ends here: a stand-pat cutoff or checkmate. Always
+    /// inlined, so that the move list is built in its caller's frame rather
+    /// than copied out.
+    #[inline(always)]
+    fn begin(
+        pos: &Position,
+        in_check: bool,
+        alpha: &mut i32,
+        beta: i32,
+        ply: usize,
+        static_eval: impl FnOnce() -> i32,
+    ) -> Result<QsNode, i32> {
+        let (stand_pat, moves) = if in_check {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                return Err(mated_in(ply));
+            }
+            (-INFINITE, moves)
+        } else {
+            let e = static_eval();
+            if e >= beta {
+                return Err(e);
+            }
+            *alpha = (*alpha).max(e);
+            (e, pos.noisy_moves())
+        };
+        Ok(QsNode {
+            stand_pat,
+            best: stand_pat,
+            picker: Picker::noisy(pos, moves),
+        })
+    }
+}
+
 /// Quiescence pruning of a noisy move when not in check: delta pruning (even
 /// winning the captured piece cannot reach `alpha`) or a losing exchange.
 /// Shared by the search and [`quiet_leaf`], so the two cannot drift apart.
@@ -1078,27 +1112,14 @@ fn leaf_search(
     if ply >= MAX_PLY || pos.is_fifty_moves() || pos.is_insufficient_material() {
         return eval.evaluate(pos);
     }
-    let mut best = -INFINITE;
-    let stand_pat = if in_check {
-        -INFINITE
-    } else {
-        let e = eval.evaluate(pos);
-        if e >= beta {
-            return e;
-        }
-        best = e;
-        alpha = alpha.max(e);
-        e
+    let QsNode {
+        stand_pat,
+        mut best,
+        mut picker,
+    } = match QsNode::begin(pos, in_check, &mut alpha, beta, ply, || eval.evaluate(pos)) {
+        Ok(node) => node,
+        Err(score) => return score,
     };
-    let moves = if in_check {
-        pos.legal_moves()
-    } else {
-        pos.noisy_moves()
-    };
-    if in_check && moves.is_empty() {
-        return mated_in(ply);
-    }
-    let mut picker = Picker::noisy(pos, moves);
     let mut child_line = Vec::new();
     while let Some((m, _)) = picker.pick() {
         if !in_check && qs_prunes(pos, m, stand_pat, alpha) {
