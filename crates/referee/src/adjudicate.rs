@@ -94,11 +94,17 @@ fn words(s: &str) -> impl Iterator<Item = Result<(&str, &str), RuleError>> {
     })
 }
 
-fn num<T: FromStr>(k: &str, v: &str) -> Result<T, RuleError> {
-    v.parse().map_err(|_| RuleError {
+/// The error for the word `k=v`.
+fn bad_word(k: &str, v: &str, reason: &'static str) -> RuleError {
+    RuleError {
         word: format!("{k}={v}"),
-        reason: "expected a whole number",
-    })
+        reason,
+    }
+}
+
+fn num<T: FromStr>(k: &str, v: &str) -> Result<T, RuleError> {
+    v.parse()
+        .map_err(|_| bad_word(k, v, "expected a whole number"))
 }
 
 impl FromStr for DrawRule {
@@ -113,12 +119,7 @@ impl FromStr for DrawRule {
                 "movenumber" => n = num(k, v)?,
                 "movecount" => c = Some(num(k, v)?),
                 "score" => sc = Some(num::<i32>(k, v)?.abs()),
-                _ => {
-                    return Err(RuleError {
-                        word: format!("{k}={v}"),
-                        reason: "expected movenumber=, movecount= or score=",
-                    })
-                }
+                _ => return Err(bad_word(k, v, "expected movenumber=, movecount= or score=")),
             }
         }
         match (c, sc) {
@@ -159,20 +160,10 @@ impl FromStr for ResignRule {
                     two = match v {
                         "true" | "on" | "1" => true,
                         "false" | "off" | "0" => false,
-                        _ => {
-                            return Err(RuleError {
-                                word: format!("{k}={v}"),
-                                reason: "expected true or false",
-                            })
-                        }
+                        _ => return Err(bad_word(k, v, "expected true or false")),
                     }
                 }
-                _ => {
-                    return Err(RuleError {
-                        word: format!("{k}={v}"),
-                        reason: "expected movecount=, score= or twosided=",
-                    })
-                }
+                _ => return Err(bad_word(k, v, "expected movecount=, score= or twosided=")),
             }
         }
         match (c, sc) {

@@ -585,6 +585,13 @@ mod tests {
         play_game(s, w, b, None, &mut |_| Ok(())).unwrap()
     }
 
+    /// Checks how a game ended: its result, termination and reason.
+    fn assert_ended(g: &FinishedGame, outcome: GameOutcome, termination: Termination, why: &str) {
+        assert_eq!(g.record.outcome, outcome);
+        assert_eq!(g.record.termination, termination);
+        assert_eq!(g.record.reason, why);
+    }
+
     #[test]
     fn civil_dates() {
         assert_eq!(civil_date(0), (1970, 1, 1));
@@ -598,9 +605,12 @@ mod tests {
         let mut w = script("w", &["f2f3", "g2g4"]);
         let mut b = script("b", &["e7e5", "d8h4"]);
         let g = play(&setup("nodes=1"), &mut w, &mut b);
-        assert_eq!(g.record.outcome, GameOutcome::BlackWins);
-        assert_eq!(g.record.termination, Termination::Normal);
-        assert_eq!(g.record.reason, "Black mates");
+        assert_ended(
+            &g,
+            GameOutcome::BlackWins,
+            Termination::Normal,
+            "Black mates",
+        );
         assert_eq!(g.record.moves.last().unwrap().san, "Qh4#");
         let pgn = g.record.pgn_text().unwrap();
         let flat = pgn.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -702,9 +712,12 @@ mod tests {
         let mut w = script("w", &["e2e4", "resign"]);
         let mut b = script("b", &["e7e5"]);
         let g = play(&setup("nodes=1"), &mut w, &mut b);
-        assert_eq!(g.record.outcome, GameOutcome::BlackWins);
-        assert_eq!(g.record.termination, Termination::Normal);
-        assert_eq!(g.record.reason, "White resigns");
+        assert_ended(
+            &g,
+            GameOutcome::BlackWins,
+            Termination::Normal,
+            "White resigns",
+        );
         assert_eq!(g.record.moves.len(), 2);
         let fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
         for p in [&w, &b] {
@@ -717,9 +730,12 @@ mod tests {
         let mut w = script("w", &["e2e4", "g1f3 draw"]);
         let mut b = script("b", &["e7e5", "accept"]);
         let g = play(&setup("nodes=1"), &mut w, &mut b);
-        assert_eq!(g.record.outcome, GameOutcome::Draw);
-        assert_eq!(g.record.termination, Termination::Normal);
-        assert_eq!(g.record.reason, "Draw by agreement");
+        assert_ended(
+            &g,
+            GameOutcome::Draw,
+            Termination::Normal,
+            "Draw by agreement",
+        );
         assert_eq!(g.record.moves.len(), 3);
         // Black was told of the offer with the request after it only.
         assert_eq!(b.offered, vec![false, true]);

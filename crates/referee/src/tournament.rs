@@ -13,7 +13,7 @@ use crate::adjudicate::Rules;
 use crate::game::{play_game, Fault, FinishedGame, GameError, GameSetup};
 use crate::journal::{Entry, Journal, JournalError, JournalState};
 use crate::player::{EngineConfig, EngineLog, Player, PlayerError, UciPlayer};
-use crate::record::{GameOutcome, GameRecord, Termination};
+use crate::record::{GameOutcome, GameRecord, RecordError, Termination};
 use crate::schedule::{self, BookConfig, BookOrder, Opening, Pairing, Scheduled};
 use crate::stats::{Outcome, Sprt, SprtConfig, SprtState, Tally, Wdl};
 use rookery_uci::host::Timeouts;
@@ -264,6 +264,24 @@ fn output_err(path: &Path) -> impl Fn(io::Error) -> MatchError + '_ {
     }
 }
 
+/// Opens a game output of the match, if it has one: cut back to `offset`,
+/// where the journal says it ended, when resuming (then the games finished
+/// before are written again, each as `text` gives it), else kept as it is
+/// (a new match appends).
+fn reopen_output(
+    path: &Option<PathBuf>,
+    offset: Option<u64>,
+    finished: &[GameRecord],
+    text: impl Fn(&GameRecord) -> Result<String, RecordError>,
+) -> Result<Option<(File, PathBuf)>, MatchError> {
+    let Some(p) = path else { return Ok(None) };
+    let mut f = open_output(p, offset.unwrap_or_else(|| file_len(p)))?;
+    for r in finished {
+        f.write_all(text(r)?.as_bytes()).map_err(output_err(p))?;
+    }
+    Ok(Some((f, p.clone())))
+}
+
 /// Cuts `path` back to `len` bytes (creating it if missing) and opens it for appending.
 fn open_output(path: &Path, len: u64) -> Result<File, MatchError> {
     let f = OpenOptions::new()
@@ -357,41 +375,19 @@ pub fn run_match(
     };
     let finished_before: Vec<GameRecord> =
         resume.map_or_else(Vec::new, |s| s.finished().into_iter().cloned().collect());
-    let mut pgn = match &plan.pgn_out {
-        Some(p) => {
-            let mut f = open_output(
-                p,
-                if resume.is_some() {
-                    plan.pgn_offset
-                } else {
-                    file_len(p)
-                },
-            )?;
-            for r in &finished_before {
-                f.write_all(r.pgn_text()?.as_bytes())
-                    .map_err(output_err(p))?;
-            }
-            Some((f, p.clone()))
-        }
-        None => None,
-    };
-    let mut epd = match &plan.epd_out {
-        Some(p) => {
-            let mut f = open_output(
-                p,
-                if resume.is_some() {
-                    plan.epd_offset
-                } else {
-                    file_len(p)
-                },
-            )?;
-            for r in &finished_before {
-                writeln!(f, "{}", r.epd_line()?).map_err(output_err(p))?;
-            }
-            Some((f, p.clone()))
-        }
-        None => None,
-    };
+    let resumed = resume.is_some();
+    let mut pgn = reopen_output(
+        &plan.pgn_out,
+        resumed.then_some(plan.pgn_offset),
+        &finished_before,
+        |r| r.pgn_text(),
+    )?;
+    let mut epd = reopen_output(
+        &plan.epd_out,
+        resumed.then_some(plan.epd_offset),
+        &finished_before,
+        |r| Ok(format!("{}\n", r.epd_line()?)),
+    )?;
     let log = match &plan.log {
         Some(p) => {
             let f = OpenOptions::new()

@@ -174,24 +174,12 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
         let book: BookConfig = args.openings.join(" ").parse().map_err(output::usage)?;
         plan.book = Some(book);
     }
-    let mut rules = Rules::default();
-    if !args.draw.is_empty() {
-        rules.draw = Some(
-            args.draw
-                .join(" ")
-                .parse::<DrawRule>()
-                .map_err(|e| output::usage(e.to_string()))?,
-        );
-    }
-    if !args.resign.is_empty() {
-        rules.resign = Some(
-            args.resign
-                .join(" ")
-                .parse::<ResignRule>()
-                .map_err(|e| output::usage(e.to_string()))?,
-        );
-    }
-    rules.max_moves = args.maxmoves;
+    let rules = Rules {
+        draw: rule_words::<DrawRule>(&args.draw)?,
+        resign: rule_words::<ResignRule>(&args.resign)?,
+        max_moves: args.maxmoves,
+        ..Rules::default()
+    };
     plan.rules = rules;
     if !args.sprt.is_empty() {
         let words = args.sprt.join(" ");
@@ -430,4 +418,17 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     } else {
         Status::Ok
     })
+}
+
+/// Reads a `--draw`/`--resign` rule from its words (none given: no rule).
+fn rule_words<T>(words: &[String]) -> anyhow::Result<Option<T>>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    if words.is_empty() {
+        return Ok(None);
+    }
+    let rule = words.join(" ").parse::<T>();
+    rule.map(Some).map_err(|e| output::usage(e.to_string()))
 }

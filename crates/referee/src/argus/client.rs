@@ -723,17 +723,7 @@ mod tests {
                 pos,
             )
         });
-        let mut client = Client::new(ClientConfig {
-            targets: vec![Target::Tcp(dead), Target::Tcp(address)],
-            engine: EngineConfig::builtin(),
-            name: "Alpha".into(),
-            token: "secret".into(),
-            judgement: Judgement::default(),
-            max_games: None,
-            reconnect: true,
-            max_attempts: 3,
-        })
-        .unwrap();
+        let mut client = reconnecting_client(vec![Target::Tcp(dead), Target::Tcp(address)]);
         let mut failed_over = 0;
         client
             .run(&AtomicBool::new(false), &mut |e| {
@@ -751,6 +741,21 @@ mod tests {
         let h = client.history.as_ref().unwrap();
         assert_eq!(h.start, Position::startpos(), "the whole game was rebuilt");
         assert_eq!(h.moves.len(), 4);
+    }
+
+    /// Alpha on the built-in engine, reconnecting up to three times.
+    fn reconnecting_client(targets: Vec<Target>) -> Client {
+        Client::new(ClientConfig {
+            targets,
+            engine: EngineConfig::builtin(),
+            name: "Alpha".into(),
+            token: "secret".into(),
+            judgement: Judgement::default(),
+            max_games: None,
+            reconnect: true,
+            max_attempts: 3,
+        })
+        .unwrap()
     }
 
     #[test]
@@ -775,17 +780,7 @@ mod tests {
             }
             sign_ons
         });
-        let mut client = Client::new(ClientConfig {
-            targets: vec![Target::Tcp(address)],
-            engine: EngineConfig::builtin(),
-            name: "Alpha".into(),
-            token: "secret".into(),
-            judgement: Judgement::default(),
-            max_games: None,
-            reconnect: true,
-            max_attempts: 3,
-        })
-        .unwrap();
+        let mut client = reconnecting_client(vec![Target::Tcp(address)]);
         let mut retries = 0;
         client
             .run(&AtomicBool::new(false), &mut |e| {

@@ -144,7 +144,15 @@ fn cc_op(used: [Duration; 2]) -> Operation {
     Operation::Cc(clock(used[0]), clock(used[1]))
 }
 
-fn finish(mut rec: Record) -> String {
+/// Ends a record: its comment, the operations it carries through, and the
+/// operations in their canonical order.
+fn finish(mut rec: Record, note: Option<&str>, other: &[Operation]) -> String {
+    if let Some(n) = note {
+        rec.push(Operation::Comment(0, Some(epd_string(n))));
+    }
+    for op in other {
+        rec.set(op.clone());
+    }
     rec.sort_operations();
     rec.to_string()
 }
@@ -193,13 +201,7 @@ impl RefereeRecord {
         if let Some((a, n)) = &self.receiver {
             rec.push(Operation::Tcri(epd_string(a), epd_string(n)));
         }
-        if let Some(n) = &self.note {
-            rec.push(Operation::Comment(0, Some(epd_string(n))));
-        }
-        for op in &self.other {
-            rec.set(op.clone());
-        }
-        finish(rec)
+        finish(rec, self.note.as_deref(), &self.other)
     }
 
     /// Reads a referee record (what a client does).
@@ -345,13 +347,7 @@ impl ClientRecord {
                 operands: vec![RawOperand::Quoted(epd_string(t))],
             });
         }
-        if let Some(n) = &self.note {
-            rec.push(Operation::Comment(0, Some(epd_string(n))));
-        }
-        for op in &self.other {
-            rec.set(op.clone());
-        }
-        finish(rec)
+        finish(rec, self.note.as_deref(), &self.other)
     }
 
     /// Reads a client record (what the referee does). A supplied move that
