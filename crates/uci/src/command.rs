@@ -377,6 +377,19 @@ impl fmt::Display for Command {
     }
 }
 
+/// Writes ` k v` when there is a value: the optional fields of a `go`
+/// command and of an `info` line.
+pub(crate) fn num<T: fmt::Display>(
+    f: &mut fmt::Formatter<'_>,
+    k: &str,
+    v: Option<T>,
+) -> fmt::Result {
+    match v {
+        Some(v) => write!(f, " {k} {v}"),
+        None => Ok(()),
+    }
+}
+
 impl<M: fmt::Display> fmt::Display for GoParams<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("go")?;
@@ -385,12 +398,6 @@ impl<M: fmt::Display> fmt::Display for GoParams<M> {
         }
         if self.ponder {
             f.write_str(" ponder")?;
-        }
-        fn num<T: fmt::Display>(f: &mut fmt::Formatter<'_>, k: &str, v: Option<T>) -> fmt::Result {
-            match v {
-                Some(v) => write!(f, " {k} {v}"),
-                None => Ok(()),
-            }
         }
         num(f, "wtime", self.wtime)?;
         num(f, "btime", self.btime)?;

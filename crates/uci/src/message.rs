@@ -334,13 +334,8 @@ impl fmt::Display for InfoScore {
 
 impl fmt::Display for Info {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use crate::command::num;
         f.write_str("info")?;
-        fn num<T: fmt::Display>(f: &mut fmt::Formatter<'_>, k: &str, v: Option<T>) -> fmt::Result {
-            match v {
-                Some(v) => write!(f, " {k} {v}"),
-                None => Ok(()),
-            }
-        }
         num(f, "depth", self.depth)?;
         num(f, "seldepth", self.seldepth)?;
         num(f, "multipv", self.multipv)?;
@@ -403,8 +398,18 @@ impl fmt::Display for Message {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Checks that every line reads as [`Message::Unknown`].
+    pub(crate) fn assert_unknown(lines: &[&str]) {
+        for line in lines {
+            assert!(
+                matches!(Message::parse(line), Message::Unknown(_)),
+                "{line}"
+            );
+        }
+    }
 
     #[test]
     fn round_trips() {
@@ -445,19 +450,14 @@ mod tests {
 
     #[test]
     fn garbage_is_unknown() {
-        for line in [
+        assert_unknown(&[
             "",
             "bestmove",
             "bestmove xx",
             "id",
             "registration maybe",
             "hello",
-        ] {
-            assert!(
-                matches!(Message::parse(line), Message::Unknown(_)),
-                "{line}"
-            );
-        }
+        ]);
         let Message::Info(i) = Message::parse("info depth x score cp nodes 5 pv") else {
             panic!()
         };

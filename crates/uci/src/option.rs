@@ -165,16 +165,11 @@ mod tests {
 
     #[test]
     fn bad_options_are_unknown() {
-        for line in [
+        crate::message::tests::assert_unknown(&[
             "option",
             "option name",
             "option name X",
             "option name X type frob",
-        ] {
-            assert!(
-                matches!(Message::parse(line), Message::Unknown(_)),
-                "{line}"
-            );
-        }
+        ]);
     }
 }
