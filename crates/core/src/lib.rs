@@ -43,8 +43,8 @@ pub use fen::{CastlingNotation, Fen, FenError, Mode, ParseFenError, PositionErro
 pub use game::{Game, Outcome, Termination, FIVEFOLD_REPETITIONS, THREEFOLD_REPETITIONS};
 pub use moves::{Move, MoveKind, MoveList, MAX_MOVES};
 pub use perft::{
-    divide, divide_parallel, parse_perft_suite, perft, perft_full, perft_parallel, PerftCase,
-    PerftSuiteError,
+    divide, divide_parallel, parse_perft_suite, perft, perft_full, perft_parallel, CaseOutcome,
+    PerftCase, PerftSuiteError,
 };
 pub use position::{IllegalMoveError, Position, FIFTY_MOVE_HALFMOVES, SEVENTY_FIVE_MOVE_HALFMOVES};
 pub use san::{San, SanError, SanPlus, Suffix};

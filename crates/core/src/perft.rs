@@ -12,36 +12,30 @@ use crate::position::Position;
 /// assert_eq!(perft(&Position::startpos(), 3), 8_902);
 /// ```
 pub fn perft(pos: &Position, depth: u32) -> u64 {
-    match depth {
-        0 => 1,
-        1 => pos.count_legal(),
-        _ => {
-            let moves = pos.legal_moves();
-            let mut total = 0;
-            for &m in moves.iter() {
-                let mut child = pos.clone();
-                child.play_unchecked(m);
-                total += perft(&child, depth - 1);
-            }
-            total
-        }
-    }
+    walk::<true>(pos, depth)
 }
 
 /// Like [`perft`] but plays every move down to the leaves (no bulk counting);
 /// slower, and a stricter test of making moves.
 pub fn perft_full(pos: &Position, depth: u32) -> u64 {
-    if depth == 0 {
-        return 1;
+    walk::<false>(pos, depth)
+}
+
+/// The tree walk of both: with `BULK`, the last ply is counted, not played.
+fn walk<const BULK: bool>(pos: &Position, depth: u32) -> u64 {
+    match depth {
+        0 => 1,
+        1 if BULK => pos.count_legal(),
+        _ => {
+            let mut total = 0;
+            for &m in pos.legal_moves().iter() {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                total += walk::<BULK>(&child, depth - 1);
+            }
+            total
+        }
     }
-    let moves = pos.legal_moves();
-    let mut total = 0;
-    for &m in moves.iter() {
-        let mut child = pos.clone();
-        child.play_unchecked(m);
-        total += perft_full(&child, depth - 1);
-    }
-    total
 }
 
 /// The perft count below each legal move, in move-generation order. At
@@ -116,6 +110,73 @@ pub struct PerftCase {
     pub fen: String,
     /// `(depth, nodes)` pairs in the order given.
     pub counts: Vec<(u32, u64)>,
+}
+
+/// What checking one [`PerftCase`] found; see [`PerftCase::check`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CaseOutcome {
+    /// The FEN is not a position (read leniently).
+    InvalidFen(crate::fen::FenError),
+    /// The case gives no counts: an error in the suite, not a pass.
+    NoCounts,
+    /// Every count is deeper than the depth limit: nothing was checked.
+    Skipped,
+    /// Counted at the depths checked; `mismatches` holds
+    /// `(depth, expected, counted)` for each count that differs.
+    Checked {
+        /// The depths checked, in the suite's order.
+        depths: Vec<u32>,
+        /// The counts that differ from the suite's.
+        mismatches: Vec<(u32, u64, u64)>,
+        /// Nodes counted over all depths checked.
+        nodes: u64,
+    },
+}
+
+impl CaseOutcome {
+    /// Whether the case passed (counts checked, all equal) or was skipped.
+    pub fn is_ok(&self) -> bool {
+        match self {
+            CaseOutcome::Skipped => true,
+            CaseOutcome::Checked { mismatches, .. } => mismatches.is_empty(),
+            CaseOutcome::InvalidFen(_) | CaseOutcome::NoCounts => false,
+        }
+    }
+}
+
+impl PerftCase {
+    /// Counts the case's position at each of its depths up to `max_depth`
+    /// (all with `None`) over `threads` threads, and compares with the
+    /// suite's counts.
+    pub fn check(&self, max_depth: Option<u32>, threads: usize) -> CaseOutcome {
+        let pos = match Position::from_fen_lenient(&self.fen) {
+            Ok((pos, _)) => pos,
+            Err(e) => return CaseOutcome::InvalidFen(e),
+        };
+        if self.counts.is_empty() {
+            return CaseOutcome::NoCounts;
+        }
+        let (mut depths, mut mismatches, mut nodes) = (Vec::new(), Vec::new(), 0);
+        for &(depth, expected) in &self.counts {
+            if max_depth.is_some_and(|max| depth > max) {
+                continue;
+            }
+            let counted = perft_parallel(&pos, depth, threads.max(1));
+            nodes += counted;
+            depths.push(depth);
+            if counted != expected {
+                mismatches.push((depth, expected, counted));
+            }
+        }
+        if depths.is_empty() {
+            return CaseOutcome::Skipped;
+        }
+        CaseOutcome::Checked {
+            depths,
+            mismatches,
+            nodes,
+        }
+    }
 }
 
 /// A line of a perft suite that could not be read.
@@ -229,5 +290,64 @@ mod depth_zero_tests {
         assert!(divide(&pos, 0).is_empty());
         assert!(divide_parallel(&pos, 0, 2).is_empty());
         assert_eq!(divide(&pos, 1).len(), 20);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(fen: &str, counts: &[(u32, u64)]) -> PerftCase {
+        PerftCase {
+            name: "t".into(),
+            line: 1,
+            fen: fen.into(),
+            counts: counts.to_vec(),
+        }
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    #[test]
+    fn a_case_is_checked_up_to_the_depth_limit() {
+        let c = case(START, &[(1, 20), (2, 400), (3, 8_902)]);
+        assert_eq!(
+            c.check(Some(2), 1),
+            CaseOutcome::Checked {
+                depths: vec![1, 2],
+                mismatches: vec![],
+                nodes: 420,
+            }
+        );
+        assert!(c.check(None, 2).is_ok());
+    }
+
+    #[test]
+    fn a_wrong_count_is_a_mismatch() {
+        let c = case(START, &[(1, 20), (2, 401)]);
+        let outcome = c.check(None, 1);
+        assert_eq!(
+            outcome,
+            CaseOutcome::Checked {
+                depths: vec![1, 2],
+                mismatches: vec![(2, 401, 400)],
+                nodes: 420,
+            }
+        );
+        assert!(!outcome.is_ok());
+    }
+
+    #[test]
+    fn bad_fens_missing_counts_and_deep_counts() {
+        assert!(matches!(
+            case("not a fen", &[(1, 20)]).check(None, 1),
+            CaseOutcome::InvalidFen(_)
+        ));
+        assert_eq!(case(START, &[]).check(None, 1), CaseOutcome::NoCounts);
+        assert!(!CaseOutcome::NoCounts.is_ok());
+        assert_eq!(
+            case(START, &[(3, 8_902)]).check(Some(2), 1),
+            CaseOutcome::Skipped
+        );
     }
 }

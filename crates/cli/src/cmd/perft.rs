@@ -2,7 +2,7 @@
 
 use crate::output::{self, usage, Status};
 use anyhow::Context;
-use rookery_core::{CastlingMode, Mode, Move, Position, Setup, UciMove};
+use rookery_core::{CaseOutcome, CastlingMode, Mode, Move, Position, Setup, UciMove};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -179,67 +179,42 @@ fn run_suite(args: &Args, path: &std::path::Path) -> anyhow::Result<Status> {
     let (mut passed, mut failed, mut skipped, mut nodes_total) = (0usize, 0usize, 0usize, 0u64);
     let start = Instant::now();
     for case in &cases {
-        let pos = match Setup::from_fen(&case.fen, Mode::Lenient)
-            .map_err(anyhow::Error::from)
-            .and_then(|s| Ok(s.into_position(Mode::Lenient)?.0))
-        {
-            Ok(p) => p,
-            Err(e) => {
-                writeln!(out, "FAIL {shown}:{}: invalid FEN: {e}", case.line)?;
+        let (name, fen) = (&case.name, &case.fen);
+        match case.check(args.depth, args.threads) {
+            CaseOutcome::InvalidFen(e) => {
                 failed += 1;
-                continue;
+                writeln!(out, "FAIL {shown}:{}: invalid FEN: {e}", case.line)?;
             }
-        };
-        let mut problems = Vec::new();
-        let mut checked = Vec::new();
-        for &(d, expected) in &case.counts {
-            if args.depth.is_some_and(|max| d > max) {
-                continue;
+            CaseOutcome::NoCounts => {
+                failed += 1;
+                let at = format!("{}:{}", path.display(), case.line);
+                writeln!(out, "FAIL {name} ({fen}) no perft counts ({at})")?;
             }
-            let got = rookery_core::perft_parallel(&pos, d, args.threads.max(1));
-            nodes_total += got;
-            checked.push(d);
-            if got != expected {
-                problems.push(format!("depth {d}: expected {expected}, got {got}"));
+            CaseOutcome::Skipped => {
+                skipped += 1;
+                let depth = args.depth.unwrap_or(0);
+                writeln!(out, "skip {name} ({fen}) no count at depth {depth} or less")?;
             }
-        }
-        if case.counts.is_empty() {
-            // A case with nothing to check is an error in the suite, not a pass.
-            failed += 1;
-            writeln!(
-                out,
-                "FAIL {} ({}) no perft counts ({}:{})",
-                case.name,
-                case.fen,
-                path.display(),
-                case.line
-            )?;
-        } else if checked.is_empty() {
-            // Every count is deeper than --depth: nothing was checked.
-            skipped += 1;
-            writeln!(
-                out,
-                "skip {} ({}) no count at depth {} or less",
-                case.name,
-                case.fen,
-                args.depth.unwrap_or(0)
-            )?;
-        } else if problems.is_empty() {
-            passed += 1;
-            writeln!(
-                out,
-                "ok   {} ({}) depths {:?}",
-                case.name, case.fen, checked
-            )?;
-        } else {
-            failed += 1;
-            writeln!(
-                out,
-                "FAIL {} ({}) {}",
-                case.name,
-                case.fen,
-                problems.join("; ")
-            )?;
+            CaseOutcome::Checked {
+                depths,
+                mismatches,
+                nodes,
+            } => {
+                nodes_total += nodes;
+                if mismatches.is_empty() {
+                    passed += 1;
+                    writeln!(out, "ok   {name} ({fen}) depths {depths:?}")?;
+                } else {
+                    failed += 1;
+                    let problems: Vec<String> = mismatches
+                        .iter()
+                        .map(|(d, expected, got)| {
+                            format!("depth {d}: expected {expected}, got {got}")
+                        })
+                        .collect();
+                    writeln!(out, "FAIL {name} ({fen}) {}", problems.join("; "))?;
+                }
+            }
         }
     }
     let seconds = start.elapsed().as_secs_f64();
