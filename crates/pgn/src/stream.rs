@@ -37,7 +37,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, BufRead, Read, Write};
 
-use crate::convert::{epd_to_game, game_to_epd, game_to_fens, EpdOptions};
+use crate::convert::{epd_to_game, write_game_epd, write_game_fens, EpdOptions};
 use crate::game::{Detail, GameBuilder, ReadGame};
 use crate::reader::Reader;
 use crate::split::{for_each_piece_with, PieceGames};
@@ -354,17 +354,9 @@ pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
     match plan.task {
         Task::Validate => {}
         Task::Normalize => part.text.push_str(&game_to_string(&g.game)),
-        Task::ToEpd { fen: true, .. } => {
-            for f in game_to_fens(&g.game) {
-                part.text.push_str(&f);
-                part.text.push('\n');
-            }
-        }
+        Task::ToEpd { fen: true, .. } => write_game_fens(&g.game, &mut part.text),
         Task::ToEpd { fen: false, opts } => {
-            for rec in game_to_epd(&g.game, g.index, &opts) {
-                rec.write_to(&mut part.text);
-                part.text.push('\n');
-            }
+            write_game_epd(&g.game, g.index, &opts, &mut part.text);
         }
         Task::Stats => {
             let plies = g.game.mainline.nodes.len();
