@@ -19,7 +19,7 @@ use rookery_core::{Bitboard, Color, Fen, File, Move, Position, SanPlus, Square, 
 use rookery_epd::{write_string, Identifier, Operation, Record};
 
 use crate::game::{fen_of, Game, Line, Node, Tags, SEVEN_TAG_ROSTER};
-use crate::types::GameResult;
+use crate::types::{push_lossy, GameResult};
 
 /// What to put into the EPD records besides the position, clocks, `sm` and `id`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -214,7 +214,8 @@ pub fn write_game_epd(game: &Game, index: usize, opts: &EpdOptions, out: &mut St
             pos.play_unchecked(n.mv);
         }
     }
-    push_utf8(out, &buf);
+    // Only ASCII and whole strings were written: nothing is replaced.
+    push_lossy(out, &buf);
 }
 
 /// The FEN of every mainline position, from the start to the end.
@@ -251,16 +252,8 @@ pub fn write_game_fens(game: &Game, out: &mut String) {
             None => break,
         }
     }
-    push_utf8(out, &buf);
-}
-
-/// Appends `bytes`, UTF-8 by construction (ASCII and whole `&str`s), to `out`.
-fn push_utf8(out: &mut String, bytes: &[u8]) {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => out.push_str(s),
-        // Not reached: only ASCII and whole strings were written.
-        Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
-    }
+    // Only ASCII and whole strings were written: nothing is replaced.
+    push_lossy(out, &buf);
 }
 
 /// A byte buffer as a [`fmt::Write`].
@@ -283,6 +276,15 @@ impl fmt::Write for Bytes<'_> {
 
 /// Appends `v` in decimal.
 fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+    // Most numbers written (clocks, plies, game numbers) are small.
+    if v < 10 {
+        out.push(b'0' + v as u8);
+        return;
+    }
+    if v < 100 {
+        out.extend_from_slice(&[b'0' + (v / 10) as u8, b'0' + (v % 10) as u8]);
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut i = digits.len();
     loop {
@@ -336,6 +338,9 @@ fn push_epd_fields(pos: &Position, out: &mut Vec<u8>) -> bool {
             }
         }
     }
+    // 64 piece letters and 7 slashes at most, then ` w KQkq e3`.
+    let mut buf = [0u8; 82];
+    let mut len = 0;
     let occ = pos.occupied().0;
     for rank in (0..8u32).rev() {
         let mut empty = 0u8;
@@ -348,38 +353,50 @@ fn push_epd_fields(pos: &Position, out: &mut Vec<u8>) -> bool {
             file += gap;
             if let Some(p) = pos.piece_at(Square::new(8 * rank + file)) {
                 if empty > 0 {
-                    out.push(b'0' + empty);
+                    buf[len] = b'0' + empty;
+                    len += 1;
                     empty = 0;
                 }
-                out.push(p.char() as u8);
+                buf[len] = p.char() as u8;
+                len += 1;
             }
             row >>= gap + 1;
             file += 1;
         }
         empty += (8 - file) as u8;
         if empty > 0 {
-            out.push(b'0' + empty);
+            buf[len] = b'0' + empty;
+            len += 1;
         }
-        if rank > 0 {
-            out.push(b'/');
-        }
+        buf[len] = b'/';
+        len += 1;
     }
-    out.push(b' ');
-    out.push(pos.turn().char() as u8);
-    out.push(b' ');
+    // The last rank's slash becomes the space before the side to move.
+    buf[len - 1] = b' ';
+    buf[len] = pos.turn().char() as u8;
+    buf[len + 1] = b' ';
+    len += 2;
     if n == 0 {
-        out.push(b'-');
+        buf[len] = b'-';
+        len += 1;
     } else {
-        out.extend_from_slice(&castling[..n]);
+        buf[len..len + n].copy_from_slice(&castling[..n]);
+        len += n;
     }
-    out.push(b' ');
+    buf[len] = b' ';
+    len += 1;
     match pos.ep_square() {
         Some(sq) => {
-            out.push(sq.file().char() as u8);
-            out.push(sq.rank().char() as u8);
+            buf[len] = sq.file().char() as u8;
+            buf[len + 1] = sq.rank().char() as u8;
+            len += 2;
         }
-        None => out.push(b'-'),
+        None => {
+            buf[len] = b'-';
+            len += 1;
+        }
     }
+    out.extend_from_slice(&buf[..len]);
     true
 }
 
