@@ -32,10 +32,11 @@ const LONG_LINE_STEP: usize = 1 << 16;
 /// Latin-1 (see the module documentation).
 pub struct Latin1Read<R, F> {
     inner: R,
-    /// Bytes read from `inner` but not yet handed out or checked: the start
-    /// of a line whose end has not been read yet (or more, after a line
-    /// that was not UTF-8).
+    /// Bytes read from `inner` but not yet handed out or checked (from
+    /// `raw_pos` on): the start of a line whose end has not been read yet
+    /// (or more, after a line that was not UTF-8, or at the end).
     raw: Vec<u8>,
+    raw_pos: usize,
     /// Checked (and, where needed, decoded) bytes waiting to be handed out.
     ready: Vec<u8>,
     /// How much of `ready` was handed out.
@@ -53,6 +54,7 @@ impl<R: Read, F: FnOnce(u64)> Latin1Read<R, F> {
         Latin1Read {
             inner,
             raw: Vec::new(),
+            raw_pos: 0,
             ready: Vec::new(),
             pos: 0,
             lines: 0,
@@ -85,53 +87,70 @@ impl<R: Read, F: FnOnce(u64)> Latin1Read<R, F> {
         }
     }
 
-    /// Puts the line `line` into `ready`, decoded from Latin-1 unless it is
-    /// UTF-8.
-    fn ready_line(&mut self, line: &[u8]) {
+    /// Makes `ready` hold the next checked bytes from `raw` (reading more
+    /// while `raw` holds no whole line and the input goes on): all its whole
+    /// lines up to the first that is not UTF-8, else that line decoded (at
+    /// the end of the input, the last line without its newline counts as
+    /// whole). Returns `false` when nothing is left.
+    fn ready_from_raw(&mut self) -> io::Result<bool> {
         self.ready.clear();
         self.pos = 0;
-        if std::str::from_utf8(line).is_ok() {
-            self.ready.extend_from_slice(line);
-        } else {
-            if let Some(w) = self.warn.take() {
-                w(self.lines + 1);
-            }
-            self.ready.reserve(line.len() * 2);
-            for &b in line {
-                let mut utf8 = [0u8; 2];
-                self.ready
-                    .extend_from_slice(char::from(b).encode_utf8(&mut utf8).as_bytes());
-            }
-        }
-        self.count(line);
-    }
-
-    /// Moves the first line of `raw` (the whole of it at the end of the
-    /// input) into `ready`; reads more while `raw` holds no whole line.
-    /// Returns `false` when nothing is left.
-    fn ready_first_raw_line(&mut self) -> io::Result<bool> {
         loop {
-            if let Some(i) = memchr::memchr(b'\n', &self.raw) {
-                let rest = self.raw.split_off(i + 1);
-                let line = std::mem::replace(&mut self.raw, rest);
-                self.ready_line(&line);
-                return Ok(true);
+            let live = &self.raw[self.raw_pos..];
+            if self.eof || memchr::memchr(b'\n', live).is_some() {
+                break;
+            }
+            if self.raw_pos > 0 {
+                self.raw.drain(..self.raw_pos);
+                self.raw_pos = 0;
             }
             let old = self.raw.len();
             self.raw.resize(old + LONG_LINE_STEP, 0);
             let mut more = std::mem::take(&mut self.raw);
-            let n = self.read_inner(&mut more[old..]);
-            more.truncate(old + *n.as_ref().unwrap_or(&0));
+            let got = self.read_inner(&mut more[old..]);
+            more.truncate(old + *got.as_ref().unwrap_or(&0));
             self.raw = more;
-            if n? == 0 {
-                if self.raw.is_empty() {
-                    return Ok(false);
-                }
-                let line = std::mem::take(&mut self.raw);
-                self.ready_line(&line);
-                return Ok(true);
-            }
+            got?;
         }
+        let live = &self.raw[self.raw_pos..];
+        if live.is_empty() {
+            return Ok(false);
+        }
+        let end = match memchr::memrchr(b'\n', live) {
+            Some(i) => i + 1,
+            None => live.len(),
+        };
+        let good = match std::str::from_utf8(&live[..end]) {
+            Ok(_) => end,
+            Err(e) => memchr::memrchr(b'\n', &live[..e.valid_up_to()]).map_or(0, |i| i + 1),
+        };
+        let used = if good > 0 {
+            self.ready.extend_from_slice(&live[..good]);
+            good
+        } else {
+            // The first line is not UTF-8.
+            let len = memchr::memchr(b'\n', &live[..end]).map_or(end, |i| i + 1);
+            if let Some(w) = self.warn.take() {
+                w(self.lines + 1);
+            }
+            self.ready.reserve(len * 2);
+            for &b in &live[..len] {
+                let mut utf8 = [0u8; 2];
+                self.ready
+                    .extend_from_slice(char::from(b).encode_utf8(&mut utf8).as_bytes());
+            }
+            len
+        };
+        let checked = &self.raw[self.raw_pos..self.raw_pos + used];
+        if self.warn.is_some() {
+            self.lines += memchr::memchr_iter(b'\n', checked).count() as u64;
+        }
+        self.raw_pos += used;
+        if self.raw_pos == self.raw.len() {
+            self.raw.clear();
+            self.raw_pos = 0;
+        }
+        Ok(true)
     }
 }
 
@@ -147,43 +166,46 @@ impl<R: Read, F: FnOnce(u64)> Read for Latin1Read<R, F> {
                 self.pos += n;
                 return Ok(n);
             }
-            let k = self.raw.len();
+            let k = self.raw.len() - self.raw_pos;
             if self.eof || k >= buf.len() / 2 {
                 // A line longer than half the buffer, a small buffer, or
-                // the end: one line at a time.
-                if !self.ready_first_raw_line()? {
+                // the end: through `ready`.
+                if !self.ready_from_raw()? {
                     return Ok(0);
                 }
                 continue;
             }
             // The common case: the unfinished line kept back, then as much
             // as fits read straight after it, checked up to its last newline.
-            buf[..k].copy_from_slice(&self.raw);
+            buf[..k].copy_from_slice(&self.raw[self.raw_pos..]);
             self.raw.clear();
+            self.raw_pos = 0;
             let n = self.read_inner(&mut buf[k..])?;
             let total = k + n;
-            if n == 0 {
-                self.raw.extend_from_slice(&buf[..k]);
-                continue;
-            }
-            let Some(last) = memchr::memrchr(b'\n', &buf[k..total]) else {
-                self.raw.extend_from_slice(&buf[..total]);
-                continue;
-            };
-            let end = k + last + 1;
-            let good = match std::str::from_utf8(&buf[..end]) {
-                Ok(_) => end,
-                // Up to the start of the first line that is not UTF-8.
-                Err(e) => memchr::memrchr(b'\n', &buf[..e.valid_up_to()]).map_or(0, |i| i + 1),
+            let last = memchr::memrchr(b'\n', &buf[k..total]);
+            let good = match last {
+                Some(last) if n > 0 => {
+                    let end = k + last + 1;
+                    match std::str::from_utf8(&buf[..end]) {
+                        Ok(_) => end,
+                        // Up to the start of the first line that is not UTF-8.
+                        Err(e) => {
+                            memchr::memrchr(b'\n', &buf[..e.valid_up_to()]).map_or(0, |i| i + 1)
+                        }
+                    }
+                }
+                _ => 0,
             };
             self.raw.extend_from_slice(&buf[good..total]);
             if good > 0 {
                 self.count(&buf[..good]);
                 return Ok(good);
             }
-            // The first line is not UTF-8: it is decoded on its own.
-            if !self.ready_first_raw_line()? {
-                return Ok(0);
+            if n > 0 && last.is_some() {
+                // The first line is whole and not UTF-8: decoded through `ready`.
+                if !self.ready_from_raw()? {
+                    return Ok(0);
+                }
             }
         }
     }
