@@ -13,11 +13,15 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-use rookery_core::{Fen, Move, Position};
-use rookery_epd::{Identifier, Operation, Record};
+use std::fmt;
+
+use rookery_core::{
+    Bitboard, Color, Fen, File, Move, Piece, Position, Role, SanPlus, Square, Suffix,
+};
+use rookery_epd::{write_string, Identifier, Operation, Record};
 
 use crate::game::{fen_of, Game, Line, Node, Tags, SEVEN_TAG_ROSTER};
-use crate::types::GameResult;
+use crate::types::{push_lossy, GameResult};
 
 /// What to put into the EPD records besides the position, clocks, `sm` and `id`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -67,48 +71,153 @@ fn push_game_ply(id: &mut String, index: usize, ply: usize) {
 /// (none for the final position), `id` from the tags, game index and ply;
 /// `ptp` and `c0` as `opts` asks.
 pub fn game_to_epd(game: &Game, index: usize, opts: &EpdOptions) -> Vec<Record> {
-    let ptp = opts.ptp.then(|| {
-        let tags = game.exported_tags();
-        SEVEN_TAG_ROSTER
-            .iter()
-            .filter_map(|(name, _)| {
-                let id = Identifier::from_ascii(name.as_bytes()).ok()?;
-                Some((id, tags.get(name).unwrap_or("?").to_owned()))
-            })
-            .collect::<Vec<_>>()
-    });
+    let ptp = opts.ptp.then(|| ptp_pairs(game));
     let mut out = Vec::with_capacity(game.mainline.nodes.len() + 1);
     let mut pos = game.start.clone();
     let nodes = &game.mainline.nodes;
     let prefix = id_prefix(&game.tags);
     for ply in 0..=nodes.len() {
         let node = nodes.get(ply);
-        let mut rec = Record::with_clocks(pos.clone());
-        if opts.comments {
-            if let Some(n) = node.filter(|n| !n.comments_after.is_empty()) {
-                rec.push(Operation::Comment(0, Some(n.comments_after.join(" "))));
-            }
-        }
-        let mut id = String::with_capacity(prefix.len() + 24);
-        id.push_str(&prefix);
-        push_game_ply(&mut id, index, ply);
-        rec.push(Operation::Id(id));
-        if let Some(ptp) = &ptp {
-            rec.push(Operation::Ptp(ptp.clone()));
-        }
-        if let Some(n) = node {
-            // A null move has no EPD spelling; the record just has no sm.
-            if !n.mv.is_null() {
-                rec.push(Operation::Sm(n.mv));
-            }
-        }
-        rec.sort_operations();
-        out.push(rec);
+        out.push(record_at(
+            &pos,
+            node,
+            &prefix,
+            index,
+            ply,
+            opts,
+            ptp.as_deref(),
+        ));
         if let Some(n) = node {
             pos.play_unchecked(n.mv);
         }
     }
     out
+}
+
+/// The `ptp` pairs of a game: its exported Seven Tag Roster.
+fn ptp_pairs(game: &Game) -> Vec<(Identifier, String)> {
+    let tags = game.exported_tags();
+    SEVEN_TAG_ROSTER
+        .iter()
+        .filter_map(|(name, _)| {
+            let id = Identifier::from_ascii(name.as_bytes()).ok()?;
+            Some((id, tags.get(name).unwrap_or("?").to_owned()))
+        })
+        .collect()
+}
+
+/// The record of the position `pos` at `ply`, from which `node`'s move is
+/// played (none at the end); `prefix` is the game's [`id_prefix`].
+fn record_at(
+    pos: &Position,
+    node: Option<&Node>,
+    prefix: &str,
+    index: usize,
+    ply: usize,
+    opts: &EpdOptions,
+    ptp: Option<&[(Identifier, String)]>,
+) -> Record {
+    let mut rec = Record::with_clocks(pos.clone());
+    if opts.comments {
+        if let Some(n) = node.filter(|n| !n.comments_after.is_empty()) {
+            rec.push(Operation::Comment(0, Some(n.comments_after.join(" "))));
+        }
+    }
+    let mut id = String::with_capacity(prefix.len() + 24);
+    id.push_str(prefix);
+    push_game_ply(&mut id, index, ply);
+    rec.push(Operation::Id(id));
+    if let Some(ptp) = ptp {
+        rec.push(Operation::Ptp(ptp.to_vec()));
+    }
+    if let Some(n) = node {
+        // A null move has no EPD spelling; the record just has no sm.
+        if !n.mv.is_null() {
+            rec.push(Operation::Sm(n.mv));
+        }
+    }
+    rec.sort_operations();
+    rec
+}
+
+/// Appends to `out` what [`game_to_epd`] gives, each record written as
+/// [`Record::write_to`] writes it and ended by a newline, without building
+/// the records: the position fields, numbers and SAN go straight into one
+/// byte buffer, the `id` prefix and `ptp` are quoted once per game. (A
+/// position whose castling rights are not in `KQkq` form, as in Chess960,
+/// is written through a [`Record`].)
+pub fn write_game_epd(game: &Game, index: usize, opts: &EpdOptions, out: &mut String) {
+    let nodes = &game.mainline.nodes;
+    let prefix = id_prefix(&game.tags);
+    // ` id "PREFIX` with the prefix quoted as an EPD string, without its closing quote.
+    let mut id_open = String::with_capacity(prefix.len() + 8);
+    id_open.push_str(" id ");
+    write_string(&mut id_open, &prefix);
+    id_open.pop();
+    let ptp = opts.ptp.then(|| ptp_pairs(game));
+    let ptp_text = ptp.as_ref().map(|pairs| {
+        let mut t = String::from(" ptp");
+        for (tag, value) in pairs {
+            t.push(' ');
+            t.push_str(tag.as_str());
+            t.push(' ');
+            write_string(&mut t, value);
+        }
+        t.push(';');
+        t
+    });
+    let mut buf: Vec<u8> = Vec::with_capacity((nodes.len() + 1) * (id_open.len() + 80));
+    let mut pos = game.start.clone();
+    for ply in 0..=nodes.len() {
+        let node = nodes.get(ply);
+        if !push_epd_fields(&pos, &mut buf) {
+            let rec = record_at(&pos, node, &prefix, index, ply, opts, ptp.as_deref());
+            let mut text = String::new();
+            rec.write_to(&mut text);
+            buf.extend_from_slice(text.as_bytes());
+        } else {
+            if opts.comments {
+                if let Some(n) = node.filter(|n| !n.comments_after.is_empty()) {
+                    let mut c = String::from(" c0 ");
+                    write_string(&mut c, &n.comments_after.join(" "));
+                    buf.extend_from_slice(c.as_bytes());
+                    buf.push(b';');
+                }
+            }
+            buf.extend_from_slice(b" fmvn ");
+            push_clock(&mut buf, pos.fullmoves());
+            buf.extend_from_slice(b"; hmvc ");
+            push_clock(&mut buf, pos.halfmoves());
+            buf.push(b';');
+            buf.extend_from_slice(id_open.as_bytes());
+            buf.extend_from_slice(b"game ");
+            push_u64(&mut buf, index as u64);
+            buf.extend_from_slice(b", ply ");
+            push_u64(&mut buf, ply as u64);
+            buf.extend_from_slice(b"\";");
+            if let Some(t) = &ptp_text {
+                buf.extend_from_slice(t.as_bytes());
+            }
+            if let Some(n) = node.filter(|n| !n.mv.is_null()) {
+                buf.extend_from_slice(b" sm ");
+                let san = SanPlus::from_move(&pos, n.mv);
+                // Writing to a byte buffer cannot fail.
+                let _ = san.san.write_to(&mut Bytes(&mut buf));
+                match san.suffix {
+                    Some(Suffix::Check) => buf.push(b'+'),
+                    Some(Suffix::Checkmate) => buf.push(b'#'),
+                    None => {}
+                }
+                buf.push(b';');
+            }
+        }
+        buf.push(b'\n');
+        if let Some(n) = node {
+            pos.play_unchecked(n.mv);
+        }
+    }
+    // Only ASCII and whole strings were written: nothing is replaced.
+    push_lossy(out, &buf);
 }
 
 /// The FEN of every mainline position, from the start to the end.
@@ -121,6 +230,186 @@ pub fn game_to_fens(game: &Game) -> Vec<String> {
         out.push(fen_of(&pos));
     }
     out
+}
+
+/// Appends to `out` what [`game_to_fens`] gives, one FEN a line, written
+/// straight as bytes (through [`fen_of`] where the castling rights are not
+/// in `KQkq` form).
+pub fn write_game_fens(game: &Game, out: &mut String) {
+    let mut buf: Vec<u8> = Vec::with_capacity((game.mainline.nodes.len() + 1) * 64);
+    let mut pos = game.start.clone();
+    let mut moves = game.mainline_moves();
+    loop {
+        if push_epd_fields(&pos, &mut buf) {
+            buf.push(b' ');
+            push_u64(&mut buf, u64::from(pos.halfmoves()));
+            buf.push(b' ');
+            push_u64(&mut buf, u64::from(pos.fullmoves()));
+        } else {
+            buf.extend_from_slice(fen_of(&pos).as_bytes());
+        }
+        buf.push(b'\n');
+        match moves.next() {
+            Some(m) => pos.play_unchecked(m),
+            None => break,
+        }
+    }
+    // Only ASCII and whole strings were written: nothing is replaced.
+    push_lossy(out, &buf);
+}
+
+/// A byte buffer as a [`fmt::Write`].
+struct Bytes<'a>(&'a mut Vec<u8>);
+
+impl fmt::Write for Bytes<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        match u8::try_from(c) {
+            Ok(b) if b.is_ascii() => self.0.push(b),
+            _ => self.write_str(c.encode_utf8(&mut [0; 4]))?,
+        }
+        Ok(())
+    }
+}
+
+/// Appends `v` in decimal.
+fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+    // Most numbers written (clocks, plies, game numbers) are small.
+    if v < 10 {
+        out.push(b'0' + v as u8);
+        return;
+    }
+    if v < 100 {
+        out.extend_from_slice(&[b'0' + (v / 10) as u8, b'0' + (v % 10) as u8]);
+        return;
+    }
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        // v % 10 < 10: the cast keeps the value.
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+/// Appends a clock as the `hmvc`/`fmvn` operand of [`Record::with_clocks`]
+/// (which keeps it as an `i32`).
+fn push_clock(out: &mut Vec<u8>, v: u32) {
+    push_u64(out, u64::from(v.min(i32::MAX as u32)));
+}
+
+/// Appends the four EPD fields of `pos` (placement, side to move, castling,
+/// en passant) as [`Record::write_to`] writes them, if its castling rights
+/// are in `KQkq` form (each right a rook on the a- or h-file, the king on
+/// the e-file); else writes nothing and returns `false`.
+fn push_epd_fields(pos: &Position, out: &mut Vec<u8>) -> bool {
+    let mut castling = [0u8; 4];
+    let mut n = 0;
+    let rights = pos.castling_rooks();
+    for color in Color::ALL {
+        let back = color.back_rank();
+        let mine = rights & Bitboard::rank(back);
+        if mine.is_empty() {
+            continue;
+        }
+        if pos.king(color) != Square::from_coords(File::E, back) {
+            return false;
+        }
+        for r in mine {
+            if r.file() != File::H && r.file() != File::A {
+                return false;
+            }
+        }
+        for (file, ch) in [(File::H, b'K'), (File::A, b'Q')] {
+            if mine.contains(Square::from_coords(file, back)) {
+                castling[n] = if color == Color::White {
+                    ch
+                } else {
+                    ch.to_ascii_lowercase()
+                };
+                n += 1;
+            }
+        }
+    }
+    // 64 piece letters and 7 slashes at most, then ` w KQkq e3`.
+    let mut buf = [0u8; 82];
+    let mut len = 0;
+    // The letter on every square, from the piece bitboards (a few
+    // instructions a piece, where asking the board square by square costs
+    // several times that).
+    let mut letters = [0u8; 64];
+    for color in Color::ALL {
+        for role in Role::ALL {
+            let ch = Piece { color, role }.char() as u8;
+            for sq in pos.pieces(color, role) {
+                letters[sq.index()] = ch;
+            }
+        }
+    }
+    let occ = pos.occupied().0;
+    for rank in (0..8u32).rev() {
+        let mut empty = 0u8;
+        let mut row = (occ >> (8 * rank)) & 0xff;
+        let mut file = 0u32;
+        while row != 0 {
+            // Skip the empty squares before the next piece in one step.
+            let gap = row.trailing_zeros();
+            empty += gap as u8;
+            file += gap;
+            if empty > 0 {
+                buf[len] = b'0' + empty;
+                len += 1;
+                empty = 0;
+            }
+            buf[len] = letters[(8 * rank + file) as usize & 63];
+            len += 1;
+            row >>= gap + 1;
+            file += 1;
+        }
+        empty += (8 - file) as u8;
+        if empty > 0 {
+            buf[len] = b'0' + empty;
+            len += 1;
+        }
+        buf[len] = b'/';
+        len += 1;
+    }
+    // The last rank's slash becomes the space before the side to move.
+    buf[len - 1] = b' ';
+    buf[len] = pos.turn().char() as u8;
+    buf[len + 1] = b' ';
+    len += 2;
+    if n == 0 {
+        buf[len] = b'-';
+        len += 1;
+    } else {
+        buf[len..len + n].copy_from_slice(&castling[..n]);
+        len += n;
+    }
+    buf[len] = b' ';
+    len += 1;
+    match pos.ep_square() {
+        Some(sq) => {
+            buf[len] = sq.file().char() as u8;
+            buf[len + 1] = sq.rank().char() as u8;
+            len += 2;
+        }
+        None => {
+            buf[len] = b'-';
+            len += 1;
+        }
+    }
+    out.extend_from_slice(&buf[..len]);
+    true
 }
 
 /// A game from an EPD record: the record's position (with its `hmvc`/`fmvn`
@@ -241,5 +530,71 @@ mod tests {
         let again = read(&text);
         assert!(again.error.is_none());
         assert_eq!(again.game.mainline, game.mainline);
+    }
+
+    /// Games of the crate's test data: Chess960 and FEN setups, null
+    /// moves, promotions, comments, odd tags.
+    fn test_games() -> Vec<crate::ReadGame> {
+        let files: [&[u8]; 12] = [
+            include_bytes!("../tests/data/pe-fischer.pgn"),
+            include_bytes!("../tests/data/cutechess-fischerrandom.pgn"),
+            include_bytes!("../tests/data/pgn_test.pgn"),
+            include_bytes!("../tests/data/pe-seventyfive.pgn"),
+            include_bytes!("../tests/data/twic1599_10k.pgn"),
+            include_bytes!("../tests/data/lichess_db_10k.pgn"),
+            include_bytes!("../tests/data/pe-setup-in.pgn"),
+            include_bytes!("../tests/data/pe-allownullmoves.pgn"),
+            include_bytes!("../tests/data/pe-promotion-in.pgn"),
+            include_bytes!("../tests/data/chessjs-3-setup-black-first.pgn"),
+            include_bytes!("../tests/data/pe-nagcomments.pgn"),
+            include_bytes!("../tests/data/pe-odds-latin1.pgn"),
+        ];
+        files
+            .iter()
+            .flat_map(|f| Games::new(*f).map(Result::unwrap))
+            .collect()
+    }
+
+    /// The byte writers give exactly what the records and FEN strings give,
+    /// with every option, on positions of both kinds (castling rights in
+    /// `KQkq` form, written as bytes, and Chess960 rights, written through
+    /// a record).
+    #[test]
+    fn fast_writers_write_what_the_records_write() {
+        let games = test_games();
+        let (mut fast, mut slow) = (0, 0);
+        for g in &games {
+            let mut pos = g.game.start.clone();
+            for m in g.game.mainline_moves().chain([Move::NULL]) {
+                if push_epd_fields(&pos, &mut Vec::new()) {
+                    fast += 1;
+                } else {
+                    slow += 1;
+                }
+                if !m.is_null() {
+                    pos.play_unchecked(m);
+                }
+            }
+            for (ptp, comments) in [(false, false), (true, false), (false, true), (true, true)] {
+                let opts = EpdOptions { ptp, comments };
+                let mut want = String::new();
+                for rec in game_to_epd(&g.game, g.index, &opts) {
+                    rec.write_to(&mut want);
+                    want.push('\n');
+                }
+                let mut got = String::from("before\n");
+                write_game_epd(&g.game, g.index, &opts, &mut got);
+                assert_eq!(got, format!("before\n{want}"), "game {}", g.index);
+            }
+            let want: String = game_to_fens(&g.game)
+                .iter()
+                .map(|f| f.clone() + "\n")
+                .collect();
+            let mut got = String::new();
+            write_game_fens(&g.game, &mut got);
+            assert_eq!(got, want, "game {}", g.index);
+        }
+        assert!(games.len() > 50, "{}", games.len());
+        assert!(fast > 10_000 && slow > 100, "{fast} {slow}");
     }
 }

@@ -348,6 +348,10 @@ impl<R: Read> Iterator for Cutter<R> {
     }
 }
 
+/// Where [`for_each_piece`] hands the results, in stream order, with the
+/// input bytes cut so far; it returns `false` to stop early.
+pub type PieceSink<'a, T, E> = dyn FnMut(T, u64) -> Result<bool, E> + 'a;
+
 /// Runs `work` over the games of `input` on `jobs` threads (at least one)
 /// and hands its results to `sink` in stream order, with the number of input
 /// bytes cut so far; `sink` returns `false` to stop early. The games `work`
@@ -358,18 +362,13 @@ impl<R: Read> Iterator for Cutter<R> {
 ///
 /// # Errors
 /// An I/O error reading `input`, or the first error `sink` returns.
-pub fn for_each_piece<R, T, E>(
-    input: R,
+pub fn for_each_piece<T: Send, E: From<io::Error>>(
+    input: impl Read,
     jobs: usize,
     target: usize,
     work: &(dyn Fn(&mut dyn Iterator<Item = ReadGame>) -> T + Sync),
-    sink: &mut dyn FnMut(T, u64) -> Result<bool, E>,
-) -> Result<(), E>
-where
-    R: Read,
-    T: Send,
-    E: From<io::Error>,
-{
+    sink: &mut PieceSink<'_, T, E>,
+) -> Result<(), E> {
     for_each_piece_with(
         input,
         jobs,
@@ -386,19 +385,14 @@ where
 ///
 /// # Errors
 /// An I/O error reading `input`, or the first error `sink` returns.
-pub fn for_each_piece_with<R, T, E>(
-    input: R,
+pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
+    input: impl Read,
     jobs: usize,
     target: usize,
     detail: Detail,
     work: &(dyn Fn(&mut PieceGames<'_>) -> T + Sync),
-    sink: &mut dyn FnMut(T, u64) -> Result<bool, E>,
-) -> Result<(), E>
-where
-    R: Read,
-    T: Send,
-    E: From<io::Error>,
-{
+    sink: &mut PieceSink<'_, T, E>,
+) -> Result<(), E> {
     let jobs = jobs.max(1);
     let worker_failed = |e: WorkerPanicked| io::Error::other(e);
     // On the worker threads (the shared ordered-parallel helper catches a

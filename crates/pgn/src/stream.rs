@@ -37,11 +37,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, BufRead, Read, Write};
 
-use crate::convert::{epd_to_game, game_to_epd, game_to_fens, EpdOptions};
+use crate::convert::{epd_to_game, write_game_epd, write_game_fens, EpdOptions};
 use crate::game::{Detail, GameBuilder, ReadGame};
 use crate::reader::Reader;
 use crate::split::{for_each_piece_with, PieceGames};
-use crate::types::GameResult;
+use crate::types::{GameResult, Location};
 use crate::writer::game_to_string;
 
 /// A part is handed to the sink once its text reaches this many bytes.
@@ -76,6 +76,19 @@ impl Task {
             Task::ToEpd { fen: false, opts } if opts.comments => Detail::Full,
             _ => Detail::Mainline,
         }
+    }
+}
+
+impl Task {
+    /// An empty part for this task's results: with room for the text of a
+    /// full part if the task writes text (the text is not grown, and so
+    /// copied, again and again), below the size the allocator maps afresh.
+    fn new_part(&self) -> Part {
+        let mut part = Part::default();
+        if matches!(self, Task::Normalize | Task::ToEpd { .. }) {
+            part.text.reserve(FLUSH_TEXT_BYTES + FLUSH_TEXT_BYTES / 2);
+        }
+        part
     }
 }
 
@@ -120,6 +133,19 @@ pub struct Diag {
     pub game: usize,
     /// What is wrong, naming the game.
     pub message: String,
+}
+
+impl Diag {
+    /// A problem of game `game` at `at`.
+    pub fn new(at: Location, error: bool, game: usize, message: String) -> Diag {
+        Diag {
+            line: at.line,
+            col: at.col,
+            error,
+            game,
+            message,
+        }
+    }
 }
 
 /// The longest game seen.
@@ -301,14 +327,8 @@ pub fn tag_warnings(g: &ReadGame, diags: &mut Vec<Diag>) {
         _ => {}
     }
     for (tag, message) in bad {
-        let at = g.tag_location(tag);
-        diags.push(Diag {
-            line: at.line,
-            col: at.col,
-            error: false,
-            game: g.index,
-            message: format!("game {}: {message}", g.index),
-        });
+        let message = format!("game {}: {message}", g.index);
+        diags.push(Diag::new(g.tag_location(tag), false, g.index, message));
     }
 }
 
@@ -321,13 +341,8 @@ pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
     part.stats.warnings += g.warnings.len() as u64;
     if !plan.quiet {
         for w in &g.warnings {
-            part.diags.push(Diag {
-                line: w.at.line,
-                col: w.at.col,
-                error: false,
-                game: g.index,
-                message: format!("game {}: {}", g.index, w.kind),
-            });
+            let message = format!("game {}: {}", g.index, w.kind);
+            part.diags.push(Diag::new(w.at, false, g.index, message));
         }
     }
     if matches!(plan.task, Task::Validate) {
@@ -340,13 +355,8 @@ pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
     }
     part.stats.games += 1;
     if let Some(e) = &g.error {
-        part.diags.push(Diag {
-            line: e.at.line,
-            col: e.at.col,
-            error: true,
-            game: g.index,
-            message: format!("{}: {}", e.game, e.kind),
-        });
+        let message = format!("{}: {}", e.game, e.kind);
+        part.diags.push(Diag::new(e.at, true, g.index, message));
         part.stats.error_games += 1;
         part.stopped = plan.strict;
         return;
@@ -354,17 +364,9 @@ pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
     match plan.task {
         Task::Validate => {}
         Task::Normalize => part.text.push_str(&game_to_string(&g.game)),
-        Task::ToEpd { fen: true, .. } => {
-            for f in game_to_fens(&g.game) {
-                part.text.push_str(&f);
-                part.text.push('\n');
-            }
-        }
+        Task::ToEpd { fen: true, .. } => write_game_fens(&g.game, &mut part.text),
         Task::ToEpd { fen: false, opts } => {
-            for rec in game_to_epd(&g.game, g.index, &opts) {
-                rec.write_to(&mut part.text);
-                part.text.push('\n');
-            }
+            write_game_epd(&g.game, g.index, &opts, &mut part.text);
         }
         Task::Stats => {
             let plies = g.game.mainline.nodes.len();
@@ -420,13 +422,14 @@ pub fn run<R: Read, E>(
     if plan.jobs <= 1 {
         let mut reader = Reader::new(input);
         let mut builder = GameBuilder::new().with_detail(detail);
-        let mut part = Part::default();
+        let mut part = plan.task.new_part();
         while let Some(g) = reader.read_game(&mut builder)? {
             handle(plan, file, &g, &mut part);
             builder.recycle(g);
             if part.is_full() {
                 let stopped = part.stopped;
-                sink(std::mem::take(&mut part)).map_err(StreamError::Sink)?;
+                let next = plan.task.new_part();
+                sink(std::mem::replace(&mut part, next)).map_err(StreamError::Sink)?;
                 if stopped {
                     return Ok(());
                 }
@@ -436,7 +439,7 @@ pub fn run<R: Read, E>(
         return sink(part).map_err(StreamError::Sink);
     }
     let work = |games: &mut PieceGames<'_>| {
-        let mut part = Part::default();
+        let mut part = plan.task.new_part();
         while let Some(g) = games.next() {
             handle(plan, file, &g, &mut part);
             games.recycle(g);

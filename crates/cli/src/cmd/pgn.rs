@@ -12,8 +12,9 @@
 
 use crate::output::{self, Output, Status};
 use rookery_pgn::convert::EpdOptions;
+use rookery_pgn::latin1::Latin1Read;
 use rookery_pgn::stream::{self, Diag, Part, Plan, Stats, StreamError, Task};
-use std::io::{IsTerminal, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Flags of `rookery pgn`.
@@ -47,15 +48,8 @@ enum Verb {
     /// movetext, SAN recomputed, NAGs as $n, comments and variations kept).
     /// Strict by default: reading stops at the first game with an error.
     Normalize {
-        /// Input files (`-` for stdin).
-        #[arg(default_value = "-")]
-        inputs: Vec<PathBuf>,
-        /// Output file (`-` for stdout), replaced when the run finishes.
-        #[arg(short, long, default_value = "-")]
-        output: PathBuf,
-        /// Allow the output to be one of the inputs.
-        #[arg(long)]
-        in_place: bool,
+        #[command(flatten)]
+        files: Files,
         /// Report a game with an error, skip it and go on.
         #[arg(long)]
         lenient: bool,
@@ -66,15 +60,8 @@ enum Verb {
     /// from it, id from the tags and game index), or FEN lines with `--fen`.
     /// Lenient by default: a game with an error is reported and skipped.
     ToEpd {
-        /// Input files (`-` for stdin).
-        #[arg(default_value = "-")]
-        inputs: Vec<PathBuf>,
-        /// Output file (`-` for stdout), replaced when the run finishes.
-        #[arg(short, long, default_value = "-")]
-        output: PathBuf,
-        /// Allow the output to be one of the inputs.
-        #[arg(long)]
-        in_place: bool,
+        #[command(flatten)]
+        files: Files,
         /// Write one FEN per line instead of EPD records.
         #[arg(long)]
         fen: bool,
@@ -123,6 +110,20 @@ enum Verb {
     /// line at mistakes and blunders, per-player ACPL/accuracy tags and
     /// summary; optionally an HTML page (--html).
     Annotate(crate::cmd::annotate::AnnotateArgs),
+}
+
+/// The inputs and the output of a verb that writes games or records.
+#[derive(clap::Args, Debug)]
+struct Files {
+    /// Input files (`-` for stdin).
+    #[arg(default_value = "-")]
+    inputs: Vec<PathBuf>,
+    /// Output file (`-` for stdout), replaced when the run finishes.
+    #[arg(short, long, default_value = "-")]
+    output: PathBuf,
+    /// Allow the output to be one of the inputs.
+    #[arg(long)]
+    in_place: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -177,13 +178,37 @@ fn progress(path: &Path) -> Option<indicatif::ProgressBar> {
     Some(pb)
 }
 
+/// Opens a PGN input (`-`: stdin) as [`output::open_input`] does: lines
+/// that are not UTF-8 are read as Latin-1 and the first is warned about.
+/// The file is read straight into the PGN reader's buffer and checked there
+/// ([`Latin1Read`]), not copied through a buffered reader first.
+fn open_pgn(path: &Path) -> anyhow::Result<Box<dyn Read + Send>> {
+    let name = display_name(path);
+    let inner: Box<dyn Read + Send> = if output::is_std(path) {
+        Box::new(std::io::stdin())
+    } else {
+        let cannot = |e: std::io::Error| anyhow::anyhow!("cannot open {name}: {e}");
+        let file = std::fs::File::open(path).map_err(cannot)?;
+        // A directory opens; its first read fails, far from the file's name.
+        if file.metadata().map_err(cannot)?.is_dir() {
+            return Err(anyhow::anyhow!(
+                "cannot open {name}: is a directory, not a file"
+            ));
+        }
+        Box::new(file)
+    };
+    Ok(Box::new(Latin1Read::new(inner, move |line| {
+        output::warn_latin1(&name, line)
+    })))
+}
+
 /// Reads one input and hands each part, in order, to `sink`.
 fn process_file(
     plan: &Plan,
     path: &Path,
     sink: &mut dyn FnMut(Part) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let input = output::open_input(path)?;
+    let input = open_pgn(path)?;
     let file = display_name(path);
     let pb = progress(path);
     let mut progress = |bytes: u64| {
@@ -260,15 +285,10 @@ fn run_plan(
 }
 
 /// Runs `plan` over the inputs, writing to `out_path` (diagnostics to stderr).
-fn write_plan(
-    plan: Plan,
-    inputs: &[PathBuf],
-    out_path: &Path,
-    in_place: bool,
-) -> anyhow::Result<Status> {
-    let ins: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-    let mut out = Output::create(out_path, &ins, in_place)?;
-    let stats = run_plan(plan, inputs, &mut out, &mut std::io::stderr(), false)?;
+fn write_plan(plan: Plan, files: &Files) -> anyhow::Result<Status> {
+    let ins: Vec<&Path> = files.inputs.iter().map(PathBuf::as_path).collect();
+    let mut out = Output::create(&files.output, &ins, files.in_place)?;
+    let stats = run_plan(plan, &files.inputs, &mut out, &mut std::io::stderr(), false)?;
     out.commit()?;
     Ok(status(&stats, false))
 }
@@ -383,19 +403,15 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             Ok(status(&stats, strict))
         }
         Verb::Normalize {
-            inputs,
-            output: out_path,
-            in_place,
+            files,
             lenient,
             common,
         } => {
             let plan = common.plan(Task::Normalize, !lenient);
-            write_plan(plan, &inputs, &out_path, in_place)
+            write_plan(plan, &files)
         }
         Verb::ToEpd {
-            inputs,
-            output: out_path,
-            in_place,
+            files,
             fen,
             ptp,
             comments,
@@ -407,7 +423,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 opts: EpdOptions { ptp, comments },
             };
             let plan = common.plan(task, strict);
-            write_plan(plan, &inputs, &out_path, in_place)
+            write_plan(plan, &files)
         }
         Verb::Stats {
             inputs,

@@ -1,0 +1,281 @@
+//! Text that should be UTF-8 but may hold lines in ISO 8859-1 (Latin-1, the
+//! PGN standard's character set), read straight into the caller's buffer.
+//!
+//! [`Latin1Read`] hands out exactly the bytes of
+//! [`rookery_epd::stream::Latin1Fallback`]: every line (up to and including
+//! its `\n`) that is valid UTF-8 as it is, every other line decoded from
+//! Latin-1, and the number of the first such line told once. It differs in
+//! how: it is a [`Read`] over a [`Read`], so the inner reader (a file) fills
+//! the caller's buffer directly, which is checked in place, a whole buffer
+//! of lines at a time; only the unfinished line at its end is kept back for
+//! the next call. Reading a PGN file through it costs one UTF-8 check of
+//! the bytes and no copy, where a [`std::io::BufReader`] under the fallback
+//! copies every byte once more.
+//!
+//! ```
+//! use rookery_pgn::latin1::Latin1Read;
+//! use std::io::Read;
+//! let mut first_bad = None;
+//! let mut text = String::new();
+//! Latin1Read::new(&b"ok\ncaf\xe9\n"[..], |line| first_bad = Some(line)).read_to_string(&mut text)?;
+//! assert_eq!(text, "ok\ncafé\n");
+//! assert_eq!(first_bad, Some(2));
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+use std::io::{self, Read};
+
+/// Bytes read at a time when a line does not fit the caller's buffer.
+const LONG_LINE_STEP: usize = 1 << 16;
+
+/// A [`Read`] adapter that passes UTF-8 lines and decodes the others as
+/// Latin-1 (see the module documentation).
+pub struct Latin1Read<R, F> {
+    inner: R,
+    /// Bytes read from `inner` but not yet handed out or checked (from
+    /// `raw_pos` on): the start of a line whose end has not been read yet
+    /// (or more, after a line that was not UTF-8, or at the end).
+    raw: Vec<u8>,
+    raw_pos: usize,
+    /// Checked (and, where needed, decoded) bytes waiting to be handed out.
+    ready: Vec<u8>,
+    /// How much of `ready` was handed out.
+    pos: usize,
+    /// Newlines checked so far (counted only while `warn` waits).
+    lines: u64,
+    warn: Option<F>,
+    eof: bool,
+}
+
+impl<R: Read, F: FnOnce(u64)> Latin1Read<R, F> {
+    /// Wraps `inner`; `warn` hears the number (from 1) of the first line
+    /// that is not UTF-8.
+    pub fn new(inner: R, warn: F) -> Latin1Read<R, F> {
+        Latin1Read {
+            inner,
+            raw: Vec::new(),
+            raw_pos: 0,
+            ready: Vec::new(),
+            pos: 0,
+            lines: 0,
+            warn: Some(warn),
+            eof: false,
+        }
+    }
+
+    fn read_inner(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.eof {
+            return Ok(0);
+        }
+        loop {
+            match self.inner.read(buf) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(0);
+                }
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Counts the newlines of checked bytes while the warning may still be due.
+    fn count(&mut self, checked: &[u8]) {
+        if self.warn.is_some() {
+            self.lines += memchr::memchr_iter(b'\n', checked).count() as u64;
+        }
+    }
+
+    /// Makes `ready` hold the next checked bytes from `raw` (reading more
+    /// while `raw` holds no whole line and the input goes on): all its whole
+    /// lines up to the first that is not UTF-8, else that line decoded (at
+    /// the end of the input, the last line without its newline counts as
+    /// whole). Returns `false` when nothing is left.
+    fn ready_from_raw(&mut self) -> io::Result<bool> {
+        self.ready.clear();
+        self.pos = 0;
+        loop {
+            let live = &self.raw[self.raw_pos..];
+            if self.eof || memchr::memchr(b'\n', live).is_some() {
+                break;
+            }
+            if self.raw_pos > 0 {
+                self.raw.drain(..self.raw_pos);
+                self.raw_pos = 0;
+            }
+            let old = self.raw.len();
+            self.raw.resize(old + LONG_LINE_STEP, 0);
+            let mut more = std::mem::take(&mut self.raw);
+            let got = self.read_inner(&mut more[old..]);
+            more.truncate(old + *got.as_ref().unwrap_or(&0));
+            self.raw = more;
+            got?;
+        }
+        let live = &self.raw[self.raw_pos..];
+        if live.is_empty() {
+            return Ok(false);
+        }
+        let end = match memchr::memrchr(b'\n', live) {
+            Some(i) => i + 1,
+            None => live.len(),
+        };
+        let good = match std::str::from_utf8(&live[..end]) {
+            Ok(_) => end,
+            Err(e) => memchr::memrchr(b'\n', &live[..e.valid_up_to()]).map_or(0, |i| i + 1),
+        };
+        let used = if good > 0 {
+            self.ready.extend_from_slice(&live[..good]);
+            good
+        } else {
+            // The first line is not UTF-8.
+            let len = memchr::memchr(b'\n', &live[..end]).map_or(end, |i| i + 1);
+            if let Some(w) = self.warn.take() {
+                w(self.lines + 1);
+            }
+            self.ready.reserve(len * 2);
+            for &b in &live[..len] {
+                let mut utf8 = [0u8; 2];
+                self.ready
+                    .extend_from_slice(char::from(b).encode_utf8(&mut utf8).as_bytes());
+            }
+            len
+        };
+        let checked = &self.raw[self.raw_pos..self.raw_pos + used];
+        if self.warn.is_some() {
+            self.lines += memchr::memchr_iter(b'\n', checked).count() as u64;
+        }
+        self.raw_pos += used;
+        if self.raw_pos == self.raw.len() {
+            self.raw.clear();
+            self.raw_pos = 0;
+        }
+        Ok(true)
+    }
+}
+
+impl<R: Read, F: FnOnce(u64)> Read for Latin1Read<R, F> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if self.pos < self.ready.len() {
+                let n = (self.ready.len() - self.pos).min(buf.len());
+                buf[..n].copy_from_slice(&self.ready[self.pos..self.pos + n]);
+                self.pos += n;
+                return Ok(n);
+            }
+            let k = self.raw.len() - self.raw_pos;
+            if self.eof || k >= buf.len() / 2 {
+                // A line longer than half the buffer, a small buffer, or
+                // the end: through `ready`.
+                if !self.ready_from_raw()? {
+                    return Ok(0);
+                }
+                continue;
+            }
+            // The common case: the unfinished line kept back, then as much
+            // as fits read straight after it, checked up to its last newline.
+            buf[..k].copy_from_slice(&self.raw[self.raw_pos..]);
+            self.raw.clear();
+            self.raw_pos = 0;
+            let n = self.read_inner(&mut buf[k..])?;
+            let total = k + n;
+            let last = memchr::memrchr(b'\n', &buf[k..total]);
+            let good = match last {
+                Some(last) if n > 0 => {
+                    let end = k + last + 1;
+                    match std::str::from_utf8(&buf[..end]) {
+                        Ok(_) => end,
+                        // Up to the start of the first line that is not UTF-8.
+                        Err(e) => {
+                            memchr::memrchr(b'\n', &buf[..e.valid_up_to()]).map_or(0, |i| i + 1)
+                        }
+                    }
+                }
+                _ => 0,
+            };
+            self.raw.extend_from_slice(&buf[good..total]);
+            if good > 0 {
+                self.count(&buf[..good]);
+                return Ok(good);
+            }
+            if n > 0 && last.is_some() {
+                // The first line is whole and not UTF-8: decoded through `ready`.
+                if !self.ready_from_raw()? {
+                    return Ok(0);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use rookery_epd::stream::Latin1Fallback;
+
+    /// Hands out at most `step` bytes a call.
+    struct Chunks<'a>(&'a [u8], usize);
+    impl Read for Chunks<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.0.len().min(buf.len()).min(self.1);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    /// Reads all of `r` with reads of `buf_len` bytes.
+    fn drain(mut r: impl Read, buf_len: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut buf = vec![0; buf_len];
+        loop {
+            let n = r.read(&mut buf).unwrap();
+            if n == 0 {
+                return out;
+            }
+            out.extend_from_slice(&buf[..n]);
+        }
+    }
+
+    proptest! {
+        /// Whatever the sizes of the inner reads and of the caller's buffer,
+        /// the bytes and the warned line are those of `Latin1Fallback`.
+        #[test]
+        fn reads_as_the_fallback_does(
+            input in prop::collection::vec(
+                prop::sample::select(vec![b'a', b'\n', b' ', 0xc3, 0xa9, 0xe9, 0xff, b'[']),
+                0..300,
+            ),
+            step in 1usize..80,
+            buf_len in 1usize..100,
+        ) {
+            let mut want_line = None;
+            let mut want = Vec::new();
+            Latin1Fallback::new(&input[..], |l| want_line = Some(l))
+                .read_to_end(&mut want)
+                .unwrap();
+            let mut got_line = None;
+            let got = drain(Latin1Read::new(Chunks(&input, step), |l| got_line = Some(l)), buf_len);
+            prop_assert_eq!(&got, &want);
+            prop_assert_eq!(got_line, want_line);
+        }
+    }
+
+    #[test]
+    fn long_lines_and_a_last_line_without_newline() {
+        let mut input = b"short\n".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 100_000));
+        input.extend_from_slice(b"\ncaf\xe9\nend \xe9");
+        let mut warned = None;
+        let got = drain(Latin1Read::new(&input[..], |l| warned = Some(l)), 4096);
+        let mut want = b"short\n".to_vec();
+        want.extend(std::iter::repeat_n(b'x', 100_000));
+        want.extend_from_slice("\ncaf\u{e9}\nend \u{e9}".as_bytes());
+        assert_eq!(got, want);
+        assert_eq!(warned, Some(3));
+    }
+}
