@@ -824,62 +824,145 @@ impl FenDisplay<'_> {
     }
 }
 
-impl fmt::Display for FenDisplay<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl FenDisplay<'_> {
+    /// Appends the FEN to `out`: the same text as [`fmt::Display`], written
+    /// byte by byte without `fmt` (writers of many positions, such as the
+    /// EPD verbs, spend most of their time here otherwise).
+    ///
+    /// ```
+    /// use rookery_core::{Fen, Position};
+    /// let mut out = String::from("fen: ");
+    /// Fen::from_position(&Position::startpos()).epd().append_to(&mut out);
+    /// assert_eq!(out, "fen: rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -");
+    /// ```
+    pub fn append_to(&self, out: &mut String) {
+        let mut buf = FenBuf::new();
+        self.write_bytes(&mut buf);
+        out.push_str(buf.as_str());
+    }
+
+    fn write_bytes(&self, buf: &mut FenBuf) {
         let pos = self.pos;
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                match pos.piece_at(Square::new(rank * 8 + file)) {
-                    Some(p) => {
-                        if empty > 0 {
-                            write!(f, "{empty}")?;
-                            empty = 0;
-                        }
-                        write!(f, "{}", p.char())?;
-                    }
-                    None => empty += 1,
+        let occ = pos.occupied().0;
+        for rank in (0..8u32).rev() {
+            let mut row = (occ >> (8 * rank)) & 0xff;
+            let mut file = 0u32;
+            while row != 0 {
+                // Skip the empty squares before the next piece in one step.
+                let gap = row.trailing_zeros();
+                if gap > 0 {
+                    // gap <= 7: a digit.
+                    buf.push(b'0' + gap as u8);
                 }
+                file += gap;
+                if let Some(p) = pos.piece_at(Square::new(rank * 8 + file)) {
+                    buf.push(p.char() as u8);
+                }
+                row >>= gap + 1;
+                file += 1;
             }
-            if empty > 0 {
-                write!(f, "{empty}")?;
+            if file < 8 {
+                // 8 - file <= 8: a digit.
+                buf.push(b'0' + (8 - file) as u8);
             }
             if rank > 0 {
-                f.write_str("/")?;
+                buf.push(b'/');
             }
         }
-        write!(f, " {} ", pos.turn().char())?;
-        write_castling(f, pos, self.notation)?;
+        buf.push(b' ');
+        buf.push(pos.turn().char() as u8);
+        buf.push(b' ');
+        write_castling(buf, pos, self.notation);
+        buf.push(b' ');
         match pos.ep_square() {
-            Some(sq) => write!(f, " {sq}")?,
-            None => f.write_str(" -")?,
+            Some(sq) => {
+                buf.push(sq.file().char() as u8);
+                buf.push(sq.rank().char() as u8);
+            }
+            None => buf.push(b'-'),
         }
         if self.clocks {
-            write!(f, " {} {}", pos.halfmoves(), pos.fullmoves())?;
+            buf.push(b' ');
+            buf.push_u32(pos.halfmoves());
+            buf.push(b' ');
+            buf.push_u32(pos.fullmoves());
         }
-        Ok(())
     }
 }
 
-fn write_castling(
-    f: &mut fmt::Formatter<'_>,
-    pos: &Position,
-    notation: CastlingNotation,
-) -> fmt::Result {
+/// The longest FEN: 64 piece letters, 7 slashes, 5 spaces, side, at most 4
+/// castling letters (one right per side and colour), 2 for en passant and
+/// two clocks of at most 10 digits each.
+const FEN_MAX: usize = 64 + 7 + 5 + 1 + 4 + 2 + 10 + 10;
+
+/// A FEN being written: ASCII bytes on the stack.
+struct FenBuf {
+    bytes: [u8; FEN_MAX],
+    len: usize,
+}
+
+impl FenBuf {
+    fn new() -> FenBuf {
+        FenBuf {
+            bytes: [0; FEN_MAX],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, b: u8) {
+        // FEN_MAX bounds what a position can need; a write past it would
+        // be a bug here, so it is dropped rather than panicking.
+        if let Some(slot) = self.bytes.get_mut(self.len) {
+            *slot = b;
+            self.len += 1;
+        }
+    }
+
+    fn push_u32(&mut self, mut v: u32) {
+        let mut digits = [0u8; 10];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            // v % 10 < 10: the cast keeps the value.
+            digits[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        for &d in &digits[i..] {
+            self.push(d);
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        // Only ASCII is ever pushed.
+        core::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
+    }
+}
+
+impl fmt::Display for FenDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut buf = FenBuf::new();
+        self.write_bytes(&mut buf);
+        f.write_str(buf.as_str())
+    }
+}
+
+/// Writes the castling field: each colour's rights from the highest file
+/// down (king side first), `K`/`Q` for the outermost rook on a side in
+/// X-FEN, the file letter otherwise.
+fn write_castling(buf: &mut FenBuf, pos: &Position, notation: CastlingNotation) {
     let rights = pos.castling_rooks();
     if rights.is_empty() {
-        return f.write_str("-");
+        buf.push(b'-');
+        return;
     }
     for color in Color::ALL {
         let king = pos.king(color);
         let back = Bitboard::rank(color.back_rank());
         let rooks = pos.pieces(color, Role::Rook) & back;
-        let mine = rights & back;
-        // King side first (highest file first), then queen side.
-        let mut ordered: Vec<Square> = mine.filter(|r| r.file() > king.file()).collect();
-        ordered.reverse();
-        ordered.extend(mine.filter(|r| r.file() < king.file()).rev());
-        for r in ordered {
+        for r in (rights & back).rev() {
             let kingside = r.file() > king.file();
             let outermost = if kingside {
                 { rooks }.rfind(|x| x.file() > king.file()) == Some(r)
@@ -889,65 +972,18 @@ fn write_castling(
             let ch = match notation {
                 CastlingNotation::XFen if outermost => {
                     if kingside {
-                        'K'
+                        b'K'
                     } else {
-                        'Q'
+                        b'Q'
                     }
                 }
-                _ => r.file().char().to_ascii_uppercase(),
+                _ => r.file().char().to_ascii_uppercase() as u8,
             };
-            let ch = if color == Color::White {
+            buf.push(if color == Color::White {
                 ch
             } else {
                 ch.to_ascii_lowercase()
-            };
-            write!(f, "{ch}")?;
+            });
         }
-    }
-    Ok(())
-}
-
-impl Position {
-    /// Reads a FEN in strict mode.
-    ///
-    /// # Errors
-    /// [`FenError`] for malformed text or an illegal position.
-    pub fn from_fen(fen: &str) -> Result<Position, FenError> {
-        let setup = Setup::from_fen(fen, Mode::Strict)?;
-        Ok(setup.into_position(Mode::Strict)?.0)
-    }
-
-    /// Reads a FEN in lenient mode, returning what was fixed as warnings.
-    ///
-    /// # Errors
-    /// [`FenError`] for malformed text or a position no play can follow from.
-    pub fn from_fen_lenient(fen: &str) -> Result<(Position, Vec<FenWarning>), FenError> {
-        let setup = Setup::from_fen(fen, Mode::Lenient)?;
-        Ok(setup.into_position(Mode::Lenient)?)
-    }
-
-    /// The position as FEN (X-FEN castling).
-    pub fn fen(&self) -> String {
-        Fen::from_position(self).to_string()
-    }
-
-    /// Whether the castling rights need Chess960 notation (a king or castling
-    /// rook off its standard square).
-    pub fn is_chess960_castling(&self) -> bool {
-        let rooks = self.castling_rooks();
-        if rooks.is_empty() {
-            return false;
-        }
-        let standard = Bitboard::from_square(Square::A1)
-            | Bitboard::from_square(Square::H1)
-            | Bitboard::from_square(Square::A8)
-            | Bitboard::from_square(Square::H8);
-        if (rooks - standard).nonempty() {
-            return true;
-        }
-        Color::ALL.iter().any(|&c| {
-            (rooks & Bitboard::rank(c.back_rank())).nonempty()
-                && self.king(c) != Square::from_coords(File::E, c.back_rank())
-        })
     }
 }

@@ -5,6 +5,7 @@ use crate::attacks::{
     between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
 };
 use crate::bitboard::Bitboard;
+use crate::fen::{Fen, FenError, FenWarning, Mode, Setup};
 use crate::moves::{Move, MoveKind};
 use crate::types::{CastlingSide, Color, File, Piece, Rank, Role, Square};
 use crate::zobrist;
@@ -648,6 +649,54 @@ impl Position {
             s.push('\n');
         }
         s
+    }
+}
+
+/// FEN in and out: the text work is done by [`crate::fen`].
+impl Position {
+    /// Reads a FEN in strict mode.
+    ///
+    /// # Errors
+    /// [`FenError`] for malformed text or an illegal position.
+    pub fn from_fen(fen: &str) -> Result<Position, FenError> {
+        let setup = Setup::from_fen(fen, Mode::Strict)?;
+        Ok(setup.into_position(Mode::Strict)?.0)
+    }
+
+    /// Reads a FEN in lenient mode, returning what was fixed as warnings.
+    ///
+    /// # Errors
+    /// [`FenError`] for malformed text or a position no play can follow from.
+    pub fn from_fen_lenient(fen: &str) -> Result<(Position, Vec<FenWarning>), FenError> {
+        let setup = Setup::from_fen(fen, Mode::Lenient)?;
+        Ok(setup.into_position(Mode::Lenient)?)
+    }
+
+    /// The position as FEN (X-FEN castling).
+    pub fn fen(&self) -> String {
+        let mut out = String::with_capacity(90);
+        Fen::from_position(self).append_to(&mut out);
+        out
+    }
+
+    /// Whether the castling rights need Chess960 notation (a king or castling
+    /// rook off its standard square).
+    pub fn is_chess960_castling(&self) -> bool {
+        let rooks = self.castling_rooks();
+        if rooks.is_empty() {
+            return false;
+        }
+        let standard = Bitboard::from_square(Square::A1)
+            | Bitboard::from_square(Square::H1)
+            | Bitboard::from_square(Square::A8)
+            | Bitboard::from_square(Square::H8);
+        if (rooks - standard).nonempty() {
+            return true;
+        }
+        Color::ALL.iter().any(|&c| {
+            (rooks & Bitboard::rank(c.back_rank())).nonempty()
+                && self.king(c) != Square::from_coords(File::E, c.back_rank())
+        })
     }
 }
 
