@@ -987,3 +987,138 @@ fn write_castling(buf: &mut FenBuf, pos: &Position, notation: CastlingNotation) 
         }
     }
 }
+
+/// The common case of the four EPD position fields at the start of `s`,
+/// read straight into a [`Position`] (no [`Setup`] in between): single
+/// spaces, a board without two digits in a row, `w`/`b`, castling `-` or
+/// standard letters in `KQkq` order, no en-passant square, and a position
+/// where every right is valid and only a possible check is given. That is what the
+/// full reader ([`Setup::from_epd_prefix`], then [`Setup::into_position`])
+/// accepts without a word in either [`Mode`], and it builds the same
+/// position; anything else gives `None`, and the full reader then says
+/// what is wrong. Returns the position (clocks 0 and 1) and the bytes used.
+pub(crate) fn read_plain_epd_fields(s: &[u8]) -> Option<(Position, usize)> {
+    let mut pos = Position::empty();
+    // The Zobrist key, built as the pieces go on (as `compute_hash` would).
+    let mut hash = 0u64;
+    // The board: rank 8 first, each rank exactly 8 squares.
+    let mut i = 0;
+    let mut rank = 7u32;
+    let mut file = 0u32;
+    let mut last_digit = false;
+    loop {
+        let c = *s.get(i)?;
+        i += 1;
+        match c {
+            b'/' => {
+                if file != 8 || rank == 0 {
+                    return None;
+                }
+                rank -= 1;
+                file = 0;
+                last_digit = false;
+            }
+            b'1'..=b'8' => {
+                if last_digit {
+                    return None;
+                }
+                file += u32::from(c - b'0');
+                if file > 8 {
+                    return None;
+                }
+                last_digit = true;
+            }
+            b' ' => break,
+            _ => {
+                let p = Piece::from_char(char::from(c))?;
+                if file >= 8 {
+                    return None;
+                }
+                let sq = Square::new(rank * 8 + file);
+                pos.put(sq, p);
+                hash ^= crate::zobrist::piece(p, sq);
+                file += 1;
+                last_digit = false;
+            }
+        }
+    }
+    if rank != 0 || file != 8 {
+        return None;
+    }
+    pos.turn = match (s.get(i)?, s.get(i + 1)?) {
+        (b'w', b' ') => Color::White,
+        (b'b', b' ') => Color::Black,
+        _ => return None,
+    };
+    i += 2;
+    // Castling: '-' or K, Q, k, q (each at most once, in that order).
+    let mut rights: [bool; 4] = [false; 4];
+    if s.get(i) == Some(&b'-') {
+        i += 1;
+    } else {
+        let mut next = 0;
+        while let Some(k) = s.get(i).and_then(|&c| b"KQkq".iter().position(|&x| x == c)) {
+            if k < next {
+                return None;
+            }
+            rights[k] = true;
+            next = k + 1;
+            i += 1;
+        }
+        if next == 0 {
+            return None;
+        }
+    }
+    // En passant: none.
+    if s.get(i) != Some(&b' ') || s.get(i + 1) != Some(&b'-') {
+        return None;
+    }
+    i += 2;
+    if s.get(i).is_some_and(|c| !c.is_ascii_whitespace()) {
+        return None;
+    }
+    // One king each, no pawn on a back rank.
+    for color in Color::ALL {
+        if pos.pieces(color, Role::King).count() != 1 {
+            return None;
+        }
+    }
+    if (pos.by_role(Role::Pawn) & Bitboard::BACKRANKS).nonempty() {
+        return None;
+    }
+    // Each right names the outermost rook on its side of the king (as
+    // `Setup::into_position` reads K and Q).
+    for (k, &on) in rights.iter().enumerate() {
+        if !on {
+            continue;
+        }
+        let color = if k < 2 { Color::White } else { Color::Black };
+        let king = pos.king(color);
+        let back = color.back_rank();
+        if king.rank() != back {
+            return None;
+        }
+        let rooks = pos.pieces(color, Role::Rook) & Bitboard::rank(back);
+        let rook = if k % 2 == 0 {
+            { rooks }.rfind(|r| r.file() > king.file())
+        } else {
+            { rooks }.find(|r| r.file() < king.file())
+        };
+        let rook = rook?;
+        pos.castling.add(rook);
+        hash ^= crate::zobrist::castling_rook(rook);
+    }
+    // The side not to move in check is an error; the side to move may be
+    // in a check some legal move could give.
+    let them = pos.turn.other();
+    if pos.is_attacked(pos.king(them), pos.turn, pos.occupied()) {
+        return None;
+    }
+    let checkers = pos.checkers();
+    if checkers.count() > 2 || impossible_check(&pos, checkers, None) {
+        return None;
+    }
+    pos.hash = hash ^ crate::zobrist::turn(pos.turn);
+    debug_assert_eq!(pos.hash, pos.compute_hash());
+    Some((pos, i))
+}

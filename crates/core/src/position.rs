@@ -672,6 +672,28 @@ impl Position {
         Ok(setup.into_position(Mode::Lenient)?)
     }
 
+    /// The four position fields at the start of an EPD record (`s`) when
+    /// they are plainly fine: read straight into a position, without the
+    /// [`Setup`] in between, for readers of many records. `None` unless the
+    /// full reader ([`Setup::from_epd_prefix`], then [`Setup::into_position`])
+    /// would accept the text without an error or a warning in either
+    /// [`Mode`] (single spaces, no en-passant square, `KQkq`-style
+    /// castling, ...); it builds the same position. Returns the position
+    /// (clocks 0 and 1) and the number of bytes used.
+    ///
+    /// ```
+    /// use rookery_core::Position;
+    /// let line = b"4k3/8/8/8/8/8/8/4K2R w K - bm Rh8+;";
+    /// let (pos, used) = Position::from_plain_epd_fields(line).unwrap();
+    /// assert_eq!(&line[..used], b"4k3/8/8/8/8/8/8/4K2R w K -");
+    /// assert_eq!(pos.fen(), "4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+    /// // An en-passant square: the full reader's job.
+    /// assert!(Position::from_plain_epd_fields(b"4k3/8/8/8/4Pp2/8/8/4K3 b - e3").is_none());
+    /// ```
+    pub fn from_plain_epd_fields(s: &[u8]) -> Option<(Position, usize)> {
+        crate::fen::read_plain_epd_fields(s)
+    }
+
     /// The position as FEN (X-FEN castling).
     pub fn fen(&self) -> String {
         let mut out = String::with_capacity(90);

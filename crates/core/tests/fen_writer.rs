@@ -137,11 +137,103 @@ fn fen_writer_and_reader_agree_with_shakmaty() {
                     .and_then(|u| u.to_move(&pos).ok())
                     .unwrap_or_else(|| panic!("{}: {uci} not ours", pos.fen()));
                 pos.play_unchecked(ours);
-                theirs.play_unchecked(m);
+                theirs.play_unchecked(*m);
             }
         }
     }
     // Every suite contributed, and the games went somewhere.
     assert!(starts > 100, "only {starts} start positions");
     assert!(checked > 20 * starts, "only {checked} positions checked");
+}
+
+/// What the full reader makes of the four EPD fields at the start of
+/// `text` in `mode`: the position and bytes used, if it reads them without
+/// an error or a warning.
+fn full_read(text: &str, mode: Mode) -> Option<(Position, usize)> {
+    let (setup, used) = Setup::from_epd_prefix(text.as_bytes(), mode).ok()?;
+    let (pos, warnings) = setup.into_position(mode).ok()?;
+    warnings.is_empty().then_some((pos, used))
+}
+
+/// `Position::from_plain_epd_fields` against the full reader, on the EPD
+/// fields of every position the games above reach and on variants of them
+/// (whitespace, castling letters, en-passant squares, side to move, digits
+/// in a row, text glued to the fields): where the plain reader answers, the
+/// full one reads the same position from the same bytes without a word in
+/// both modes; and it answers for every plain text we write ourselves.
+#[test]
+fn plain_epd_reader_agrees_with_the_full_reader() {
+    let mut rng = Rng(0x0e9d_f1e1);
+    let mut plain = 0usize;
+    let mut texts = 0usize;
+    for suite in [
+        "perft/standard.epd",
+        "perft/perftsuite.epd",
+        "perft/fischer.epd",
+    ] {
+        for case in common::read_suite(suite) {
+            let Ok((mut pos, _)) = Position::from_fen_lenient(&case.fen) else {
+                continue;
+            };
+            for _ in 0..30 {
+                let mut epd = String::new();
+                Fen::from_position(&pos).epd().append_to(&mut epd);
+                let fields: Vec<String> = epd.split(' ').map(str::to_owned).collect();
+                let with = |k: usize, v: &str| {
+                    let mut f = fields.clone();
+                    f[k] = v.to_owned();
+                    f.join(" ")
+                };
+                let mut variants = vec![
+                    epd.clone(),
+                    epd.replacen(' ', "  ", 1),
+                    epd.replacen(' ', "\t", 1),
+                    format!(" {epd}"),
+                    format!("{epd}bm"),
+                    fields[0].replacen('8', "44", 1) + &epd[fields[0].len()..],
+                    fields[0].replacen('/', "", 1) + &epd[fields[0].len()..],
+                    with(1, if fields[1] == "w" { "b" } else { "w" }),
+                    with(1, "W"),
+                ];
+                for c in [
+                    "-", "K", "Q", "k", "q", "KQ", "QK", "kq", "KQkq", "qk", "Kk", "HAha", "A",
+                    "KK", "-K",
+                ] {
+                    variants.push(with(2, c));
+                }
+                for ep in ["e3", "d6", "a6", "h3", "E3", "e4"] {
+                    variants.push(with(3, ep));
+                }
+                for text in variants {
+                    texts += 1;
+                    let line = format!("{text} bm e4; id \"x\";");
+                    let fast = Position::from_plain_epd_fields(line.as_bytes());
+                    if let Some((p, used)) = &fast {
+                        plain += 1;
+                        for mode in [Mode::Strict, Mode::Lenient] {
+                            let (q, u) = full_read(&line, mode).unwrap_or_else(|| {
+                                panic!("{line:?}: plain, but not to the full reader ({mode:?})")
+                            });
+                            assert_eq!(&q, p, "{line:?} ({mode:?})");
+                            assert_eq!(u, *used, "{line:?} ({mode:?})");
+                        }
+                    }
+                    // What we write without an en-passant square or Chess960
+                    // castling is the plain case.
+                    if text == epd && pos.ep_square().is_none() && !pos.is_chess960_castling() {
+                        assert!(fast.is_some(), "{line:?}: not read as plain");
+                    }
+                }
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                pos.play_unchecked(legal[rng.below(legal.len())]);
+            }
+        }
+    }
+    assert!(
+        plain > 1000 && plain < texts,
+        "{plain} of {texts} texts read as plain"
+    );
 }
