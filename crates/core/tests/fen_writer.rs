@@ -160,7 +160,8 @@ fn full_read(text: &str, mode: Mode) -> Option<(Position, usize)> {
 /// (whitespace, castling letters, en-passant squares, side to move, digits
 /// in a row, text glued to the fields): where the plain reader answers, the
 /// full one reads the same position from the same bytes without a word in
-/// both modes; and it answers for every plain text we write ourselves.
+/// both modes; and it answers for every plain text we write ourselves
+/// that the full reader takes without a word.
 #[test]
 fn plain_epd_reader_agrees_with_the_full_reader() {
     let mut rng = Rng(0x0e9d_f1e1);
@@ -219,8 +220,13 @@ fn plain_epd_reader_agrees_with_the_full_reader() {
                         }
                     }
                     // What we write without an en-passant square or Chess960
-                    // castling is the plain case.
-                    if text == epd && pos.ep_square().is_none() && !pos.is_chess960_castling() {
+                    // castling is the plain case, unless the position itself
+                    // is something to warn about (an impossible check).
+                    if text == epd
+                        && pos.ep_square().is_none()
+                        && !pos.is_chess960_castling()
+                        && full_read(&line, Mode::Strict).is_some()
+                    {
                         assert!(fast.is_some(), "{line:?}: not read as plain");
                     }
                 }
