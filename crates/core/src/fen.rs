@@ -918,20 +918,16 @@ impl FenBuf {
         }
     }
 
-    fn push_u32(&mut self, mut v: u32) {
-        let mut digits = [0u8; 10];
-        let mut i = digits.len();
-        loop {
-            i -= 1;
-            // v % 10 < 10: the cast keeps the value.
-            digits[i] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
+    fn push_u32(&mut self, v: u32) {
+        // The largest power of ten not above `v`, then one digit per power.
+        let mut unit = 1u32;
+        while v / unit >= 10 {
+            unit *= 10;
         }
-        for &d in &digits[i..] {
-            self.push(d);
+        while unit > 0 {
+            // A decimal digit: below 10.
+            self.push(b'0' + (v / unit % 10) as u8);
+            unit /= 10;
         }
     }
 

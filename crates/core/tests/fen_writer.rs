@@ -243,3 +243,25 @@ fn plain_epd_reader_agrees_with_the_full_reader() {
         "{plain} of {texts} texts read as plain"
     );
 }
+
+/// The clocks are written in decimal, at both ends of their range and
+/// around the powers of ten.
+#[test]
+fn fen_clocks_are_written_in_decimal() {
+    let mut values = vec![0u32, 1, u32::MAX - 1, u32::MAX];
+    let mut p = 1u32;
+    while let Some(next) = p.checked_mul(10) {
+        values.extend([p - 1, p, p + 1]);
+        p = next;
+    }
+    let mut pos = Position::startpos();
+    for v in values {
+        pos.set_clocks(v, v.max(1));
+        let want = format!(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - {v} {}",
+            v.max(1)
+        );
+        assert_eq!(pos.fen(), want);
+        assert_eq!(Fen::from_position(&pos).to_string(), want);
+    }
+}
