@@ -119,7 +119,7 @@ fn fen_writer_and_reader_agree_with_shakmaty() {
                 .parse::<SFen>()
                 .expect("shakmaty reads the suite")
                 .into_position::<Chess>(mode)
-                .or_else(|e| e.ignore_too_much_material())
+                .or_else(|e| e.ignore_too_much_material().map_err(|e| e.kinds()))
             else {
                 continue;
             };
