@@ -4,7 +4,7 @@
 //! target only when the command finished, so that an interrupted or failed
 //! run leaves the previous file as it was.
 
-use rookery_epd::stream::Latin1Fallback;
+use rookery_epd::verbs::Latin1Fallback;
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufRead, Write};

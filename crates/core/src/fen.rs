@@ -824,62 +824,141 @@ impl FenDisplay<'_> {
     }
 }
 
-impl fmt::Display for FenDisplay<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl FenDisplay<'_> {
+    /// Appends the FEN to `out`: the same text as [`fmt::Display`], written
+    /// byte by byte without `fmt` (writers of many positions, such as the
+    /// EPD verbs, spend most of their time here otherwise).
+    ///
+    /// ```
+    /// use rookery_core::{Fen, Position};
+    /// let mut out = String::from("fen: ");
+    /// Fen::from_position(&Position::startpos()).epd().append_to(&mut out);
+    /// assert_eq!(out, "fen: rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -");
+    /// ```
+    pub fn append_to(&self, out: &mut String) {
+        let mut buf = FenBuf::new();
+        self.write_bytes(&mut buf);
+        out.push_str(buf.as_str());
+    }
+
+    fn write_bytes(&self, buf: &mut FenBuf) {
         let pos = self.pos;
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                match pos.piece_at(Square::new(rank * 8 + file)) {
-                    Some(p) => {
-                        if empty > 0 {
-                            write!(f, "{empty}")?;
-                            empty = 0;
-                        }
-                        write!(f, "{}", p.char())?;
-                    }
-                    None => empty += 1,
+        let occ = pos.occupied().0;
+        for rank in (0..8u32).rev() {
+            let mut row = (occ >> (8 * rank)) & 0xff;
+            let mut file = 0u32;
+            while row != 0 {
+                // Skip the empty squares before the next piece in one step.
+                let gap = row.trailing_zeros();
+                if gap > 0 {
+                    // gap <= 7: a digit.
+                    buf.push(b'0' + gap as u8);
                 }
+                file += gap;
+                if let Some(p) = pos.piece_at(Square::new(rank * 8 + file)) {
+                    buf.push(p.char() as u8);
+                }
+                row >>= gap + 1;
+                file += 1;
             }
-            if empty > 0 {
-                write!(f, "{empty}")?;
+            if file < 8 {
+                // 8 - file <= 8: a digit.
+                buf.push(b'0' + (8 - file) as u8);
             }
             if rank > 0 {
-                f.write_str("/")?;
+                buf.push(b'/');
             }
         }
-        write!(f, " {} ", pos.turn().char())?;
-        write_castling(f, pos, self.notation)?;
+        buf.push(b' ');
+        buf.push(pos.turn().char() as u8);
+        buf.push(b' ');
+        write_castling(buf, pos, self.notation);
+        buf.push(b' ');
         match pos.ep_square() {
-            Some(sq) => write!(f, " {sq}")?,
-            None => f.write_str(" -")?,
+            Some(sq) => {
+                buf.push(sq.file().char() as u8);
+                buf.push(sq.rank().char() as u8);
+            }
+            None => buf.push(b'-'),
         }
         if self.clocks {
-            write!(f, " {} {}", pos.halfmoves(), pos.fullmoves())?;
+            buf.push(b' ');
+            buf.push_u32(pos.halfmoves());
+            buf.push(b' ');
+            buf.push_u32(pos.fullmoves());
         }
-        Ok(())
     }
 }
 
-fn write_castling(
-    f: &mut fmt::Formatter<'_>,
-    pos: &Position,
-    notation: CastlingNotation,
-) -> fmt::Result {
+/// The longest FEN: 64 piece letters, 7 slashes, 5 spaces, side, at most 4
+/// castling letters (one right per side and colour), 2 for en passant and
+/// two clocks of at most 10 digits each.
+const FEN_MAX: usize = 64 + 7 + 5 + 1 + 4 + 2 + 10 + 10;
+
+/// A FEN being written: ASCII bytes on the stack.
+struct FenBuf {
+    bytes: [u8; FEN_MAX],
+    len: usize,
+}
+
+impl FenBuf {
+    fn new() -> FenBuf {
+        FenBuf {
+            bytes: [0; FEN_MAX],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, b: u8) {
+        // FEN_MAX bounds what a position can need; a write past it would
+        // be a bug here, so it is dropped rather than panicking.
+        if let Some(slot) = self.bytes.get_mut(self.len) {
+            *slot = b;
+            self.len += 1;
+        }
+    }
+
+    fn push_u32(&mut self, v: u32) {
+        // The largest power of ten not above `v`, then one digit per power.
+        let mut unit = 1u32;
+        while v / unit >= 10 {
+            unit *= 10;
+        }
+        while unit > 0 {
+            // A decimal digit: below 10.
+            self.push(b'0' + (v / unit % 10) as u8);
+            unit /= 10;
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        // Only ASCII is ever pushed.
+        core::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
+    }
+}
+
+impl fmt::Display for FenDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut buf = FenBuf::new();
+        self.write_bytes(&mut buf);
+        f.write_str(buf.as_str())
+    }
+}
+
+/// Writes the castling field: each colour's rights from the highest file
+/// down (king side first), `K`/`Q` for the outermost rook on a side in
+/// X-FEN, the file letter otherwise.
+fn write_castling(buf: &mut FenBuf, pos: &Position, notation: CastlingNotation) {
     let rights = pos.castling_rooks();
     if rights.is_empty() {
-        return f.write_str("-");
+        buf.push(b'-');
+        return;
     }
     for color in Color::ALL {
         let king = pos.king(color);
         let back = Bitboard::rank(color.back_rank());
         let rooks = pos.pieces(color, Role::Rook) & back;
-        let mine = rights & back;
-        // King side first (highest file first), then queen side.
-        let mut ordered: Vec<Square> = mine.filter(|r| r.file() > king.file()).collect();
-        ordered.reverse();
-        ordered.extend(mine.filter(|r| r.file() < king.file()).rev());
-        for r in ordered {
+        for r in (rights & back).rev() {
             let kingside = r.file() > king.file();
             let outermost = if kingside {
                 { rooks }.rfind(|x| x.file() > king.file()) == Some(r)
@@ -889,65 +968,153 @@ fn write_castling(
             let ch = match notation {
                 CastlingNotation::XFen if outermost => {
                     if kingside {
-                        'K'
+                        b'K'
                     } else {
-                        'Q'
+                        b'Q'
                     }
                 }
-                _ => r.file().char().to_ascii_uppercase(),
+                _ => r.file().char().to_ascii_uppercase() as u8,
             };
-            let ch = if color == Color::White {
+            buf.push(if color == Color::White {
                 ch
             } else {
                 ch.to_ascii_lowercase()
-            };
-            write!(f, "{ch}")?;
+            });
         }
     }
-    Ok(())
 }
 
-impl Position {
-    /// Reads a FEN in strict mode.
-    ///
-    /// # Errors
-    /// [`FenError`] for malformed text or an illegal position.
-    pub fn from_fen(fen: &str) -> Result<Position, FenError> {
-        let setup = Setup::from_fen(fen, Mode::Strict)?;
-        Ok(setup.into_position(Mode::Strict)?.0)
-    }
-
-    /// Reads a FEN in lenient mode, returning what was fixed as warnings.
-    ///
-    /// # Errors
-    /// [`FenError`] for malformed text or a position no play can follow from.
-    pub fn from_fen_lenient(fen: &str) -> Result<(Position, Vec<FenWarning>), FenError> {
-        let setup = Setup::from_fen(fen, Mode::Lenient)?;
-        Ok(setup.into_position(Mode::Lenient)?)
-    }
-
-    /// The position as FEN (X-FEN castling).
-    pub fn fen(&self) -> String {
-        Fen::from_position(self).to_string()
-    }
-
-    /// Whether the castling rights need Chess960 notation (a king or castling
-    /// rook off its standard square).
-    pub fn is_chess960_castling(&self) -> bool {
-        let rooks = self.castling_rooks();
-        if rooks.is_empty() {
-            return false;
+/// The common case of the four EPD position fields at the start of `s`,
+/// read straight into a [`Position`] (no [`Setup`] in between): single
+/// spaces, a board without two digits in a row, `w`/`b`, castling `-` or
+/// standard letters in `KQkq` order, no en-passant square, and a position
+/// where every right is valid and only a possible check is given. That is what the
+/// full reader ([`Setup::from_epd_prefix`], then [`Setup::into_position`])
+/// accepts without a word in either [`Mode`], and it builds the same
+/// position; anything else gives `None`, and the full reader then says
+/// what is wrong. Returns the position (clocks 0 and 1) and the bytes used.
+pub(crate) fn read_plain_epd_fields(s: &[u8]) -> Option<(Position, usize)> {
+    let mut pos = Position::empty();
+    // The Zobrist key, built as the pieces go on (as `compute_hash` would).
+    let mut hash = 0u64;
+    // The board: rank 8 first, each rank exactly 8 squares.
+    let mut i = 0;
+    let mut rank = 7u32;
+    let mut file = 0u32;
+    let mut last_digit = false;
+    loop {
+        let c = *s.get(i)?;
+        i += 1;
+        match c {
+            b'/' => {
+                if file != 8 || rank == 0 {
+                    return None;
+                }
+                rank -= 1;
+                file = 0;
+                last_digit = false;
+            }
+            b'1'..=b'8' => {
+                if last_digit {
+                    return None;
+                }
+                file += u32::from(c - b'0');
+                if file > 8 {
+                    return None;
+                }
+                last_digit = true;
+            }
+            b' ' => break,
+            _ => {
+                let p = Piece::from_char(char::from(c))?;
+                if file >= 8 {
+                    return None;
+                }
+                let sq = Square::new(rank * 8 + file);
+                pos.put(sq, p);
+                hash ^= crate::zobrist::piece(p, sq);
+                file += 1;
+                last_digit = false;
+            }
         }
-        let standard = Bitboard::from_square(Square::A1)
-            | Bitboard::from_square(Square::H1)
-            | Bitboard::from_square(Square::A8)
-            | Bitboard::from_square(Square::H8);
-        if (rooks - standard).nonempty() {
-            return true;
-        }
-        Color::ALL.iter().any(|&c| {
-            (rooks & Bitboard::rank(c.back_rank())).nonempty()
-                && self.king(c) != Square::from_coords(File::E, c.back_rank())
-        })
     }
+    if rank != 0 || file != 8 {
+        return None;
+    }
+    pos.turn = match (s.get(i)?, s.get(i + 1)?) {
+        (b'w', b' ') => Color::White,
+        (b'b', b' ') => Color::Black,
+        _ => return None,
+    };
+    i += 2;
+    // Castling: '-' or K, Q, k, q (each at most once, in that order).
+    let mut rights: [bool; 4] = [false; 4];
+    if s.get(i) == Some(&b'-') {
+        i += 1;
+    } else {
+        let mut next = 0;
+        while let Some(k) = s.get(i).and_then(|&c| b"KQkq".iter().position(|&x| x == c)) {
+            if k < next {
+                return None;
+            }
+            rights[k] = true;
+            next = k + 1;
+            i += 1;
+        }
+        if next == 0 {
+            return None;
+        }
+    }
+    // En passant: none.
+    if s.get(i) != Some(&b' ') || s.get(i + 1) != Some(&b'-') {
+        return None;
+    }
+    i += 2;
+    if s.get(i).is_some_and(|c| !c.is_ascii_whitespace()) {
+        return None;
+    }
+    // One king each, no pawn on a back rank.
+    for color in Color::ALL {
+        if pos.pieces(color, Role::King).count() != 1 {
+            return None;
+        }
+    }
+    if (pos.by_role(Role::Pawn) & Bitboard::BACKRANKS).nonempty() {
+        return None;
+    }
+    // Each right names the outermost rook on its side of the king (as
+    // `Setup::into_position` reads K and Q).
+    for (k, &on) in rights.iter().enumerate() {
+        if !on {
+            continue;
+        }
+        let color = if k < 2 { Color::White } else { Color::Black };
+        let king = pos.king(color);
+        let back = color.back_rank();
+        if king.rank() != back {
+            return None;
+        }
+        let rooks = pos.pieces(color, Role::Rook) & Bitboard::rank(back);
+        let rook = if k % 2 == 0 {
+            { rooks }.rfind(|r| r.file() > king.file())
+        } else {
+            { rooks }.find(|r| r.file() < king.file())
+        };
+        let rook = rook?;
+        pos.castling.add(rook);
+        hash ^= crate::zobrist::castling_rook(rook);
+    }
+    // The side not to move in check is an error; the side to move may be
+    // in a check some legal move could give.
+    let them = pos.turn.other();
+    if pos.is_attacked(pos.king(them), pos.turn, pos.occupied()) {
+        return None;
+    }
+    let checkers = pos.checkers();
+    if checkers.count() > 2 || impossible_check(&pos, checkers, None) {
+        return None;
+    }
+    pos.hash = hash ^ crate::zobrist::turn(pos.turn);
+    debug_assert_eq!(pos.hash, pos.compute_hash());
+    Some((pos, i))
 }

@@ -14,7 +14,7 @@
 #![allow(missing_docs)]
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use rookery_epd::{stream, Mode, Reader};
+use rookery_epd::{verbs, Mode, Reader};
 
 fn suite_records() -> Vec<u8> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/suites");
@@ -46,7 +46,7 @@ fn bench(c: &mut Criterion) {
         let mut out = Vec::with_capacity(data.len() * 2);
         b.iter(|| {
             out.clear();
-            stream::normalize(data.as_slice(), &mut out, Mode::Lenient, |_| {}).unwrap()
+            verbs::normalize(data.as_slice(), &mut out, Mode::Lenient, |_| {}).unwrap()
         })
     });
     group.bench_function("read_validate_suites", |b| {
@@ -63,7 +63,7 @@ fn bench(c: &mut Criterion) {
         let mut out = Vec::with_capacity(data.len());
         b.iter(|| {
             out.clear();
-            stream::purge(data.as_slice(), &mut out, &["id"], Mode::Lenient, |_| {}).unwrap()
+            verbs::purge(data.as_slice(), &mut out, &["id"], Mode::Lenient, |_| {}).unwrap()
         })
     });
     group.finish();
@@ -77,7 +77,7 @@ fn bench(c: &mut Criterion) {
             let mut out = Vec::with_capacity(many.len() * 2);
             b.iter(|| {
                 out.clear();
-                stream::normalize_with_jobs(many.as_slice(), &mut out, Mode::Lenient, jobs, |_| {})
+                verbs::normalize_with_jobs(many.as_slice(), &mut out, Mode::Lenient, jobs, |_| {})
                     .unwrap()
             })
         });

@@ -1,6 +1,6 @@
 //! Normalizes a file to stdout and prints records/s to stderr (a benchmark
 //! aid without the CLI's dependencies, reading as the CLI does, through
-//! [`Latin1Fallback`](rookery_epd::stream::Latin1Fallback)):
+//! [`Latin1Fallback`](rookery_epd::verbs::Latin1Fallback)):
 //! `epd_normalize [--jobs N] FILE > out.epd`.
 //! `epd_normalize --generate N > big.epd` writes N records cycled from the
 //! test suites (every record line of every suite, files in name order).
@@ -23,7 +23,7 @@ fn main() -> std::io::Result<()> {
         _ => panic!("{usage}"),
     };
     let input = BufReader::with_capacity(1 << 16, std::fs::File::open(&path)?);
-    let input = rookery_epd::stream::Latin1Fallback::new(input, |_| {});
+    let input = rookery_epd::verbs::Latin1Fallback::new(input, |_| {});
     let out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let start = Instant::now();
     if std::env::var_os("EPD_CORE_ONLY").is_some() {
@@ -66,7 +66,7 @@ fn main() -> std::io::Result<()> {
         );
         return Ok(());
     }
-    let sum = rookery_epd::stream::normalize_with_jobs(
+    let sum = rookery_epd::verbs::normalize_with_jobs(
         input,
         out,
         rookery_epd::Mode::Lenient,

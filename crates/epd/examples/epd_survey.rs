@@ -11,7 +11,7 @@ fn main() -> std::io::Result<()> {
     };
     for path in args {
         let f = BufReader::new(std::fs::File::open(&path)?);
-        let s = rookery_epd::stream::validate(f, mode, |d| println!("{path}:{d}"))?;
+        let s = rookery_epd::verbs::validate(f, mode, |d| println!("{path}:{d}"))?;
         println!("{path}: {s:?}");
     }
     Ok(())

@@ -5,8 +5,9 @@
 //! verbatim. Reading is strict or lenient ([`Mode`]) and reports every
 //! problem with its column ([`Diagnostic`]); [`Record::validate`] checks the
 //! record-level rules; [`Registers`] runs the comment/variation/ECO/NIC
-//! registers over a sequence of records; the [`stream`] verbs normalize
-//! (pfdn), purge (pfop), validate and convert files with constant memory.
+//! registers over a sequence of records; the [`verbs`] normalize (pfdn),
+//! purge (pfop), validate and convert files with constant memory, one line
+//! at a time.
 //!
 //! ```
 //! use rookery_epd::{ce_from_mate, Mode, Operation, Record};
@@ -33,8 +34,8 @@ mod operation;
 mod parse;
 mod record;
 mod registers;
-pub mod stream;
 mod validate;
+pub mod verbs;
 
 pub use diag::{Diagnostic, Problem, Severity};
 pub use opcode::{Opcode, ParseOpcodeError};
@@ -49,4 +50,4 @@ pub use operation::{
 pub use parse::{Mode, Parser, MAX_LINE};
 pub use record::{ParseRecordError, Record};
 pub use registers::Registers;
-pub use stream::{LineKind, Reader, Summary};
+pub use verbs::{LineKind, Reader, Summary};

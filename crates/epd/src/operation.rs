@@ -89,23 +89,29 @@ impl Refreq {
     }
 }
 
+/// The keyword of `all` that `name` writes as `s`.
+fn keyword<T: Copy>(
+    all: &[T],
+    name: fn(T) -> &'static str,
+    s: &str,
+) -> Result<T, ParseKeywordError> {
+    all.iter()
+        .copied()
+        .find(|&k| name(k) == s)
+        .ok_or_else(|| ParseKeywordError(s.to_owned()))
+}
+
 impl FromStr for Refcom {
     type Err = ParseKeywordError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Refcom::ALL
-            .into_iter()
-            .find(|r| r.as_str() == s)
-            .ok_or_else(|| ParseKeywordError(s.to_owned()))
+        keyword(&Refcom::ALL, Refcom::as_str, s)
     }
 }
 
 impl FromStr for Refreq {
     type Err = ParseKeywordError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Refreq::ALL
-            .into_iter()
-            .find(|r| r.as_str() == s)
-            .ok_or_else(|| ParseKeywordError(s.to_owned()))
+        keyword(&Refreq::ALL, Refreq::as_str, s)
     }
 }
 

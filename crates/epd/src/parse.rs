@@ -48,6 +48,15 @@ pub(crate) struct Shape {
     pub(crate) ops_start: usize,
 }
 
+/// The position fields of a record as the lexer read them.
+pub(crate) enum Fields {
+    /// Plainly fine: already a position (see
+    /// [`Position::from_plain_epd_fields`]).
+    Plain(Position),
+    /// Anything else: checked when typing the record.
+    Setup(Box<Setup>),
+}
+
 fn severity(mode: Mode) -> Severity {
     match mode {
         Mode::Strict => Severity::Error,
@@ -107,8 +116,12 @@ impl Parser {
             diags.push(Diagnostic::at(0, Severity::Error, Problem::NotUtf8));
             return None;
         };
-        let (shape, setup) = self.lex(line, diags)?;
-        let position = match setup.into_position(self.mode) {
+        let (shape, fields) = self.lex(line, diags)?;
+        let setup = match fields {
+            Fields::Plain(pos) => Ok((pos, Vec::new())),
+            Fields::Setup(setup) => setup.into_position(self.mode),
+        };
+        let position = match setup {
             Ok((pos, warnings)) => {
                 for (p, off) in warnings {
                     diags.push(Diagnostic::at(
@@ -194,7 +207,7 @@ impl Parser {
         &mut self,
         line: &[u8],
         diags: &mut Vec<Diagnostic>,
-    ) -> Option<(Shape, Setup)> {
+    ) -> Option<(Shape, Fields)> {
         let mode = self.mode;
         self.ws_reported = false;
         self.ops.clear();
@@ -210,7 +223,13 @@ impl Parser {
         if start > 0 {
             self.whitespace(0, diags);
         }
-        let (setup, used) = match Setup::from_epd_prefix(&line[start..], mode) {
+        let plain = Position::from_plain_epd_fields(&line[start..]);
+        let read = match plain {
+            Some((pos, used)) => Ok((Fields::Plain(pos), used)),
+            None => Setup::from_epd_prefix(&line[start..], mode)
+                .map(|(setup, used)| (Fields::Setup(Box::new(setup)), used)),
+        };
+        let (setup, used) = match read {
             Ok(r) => r,
             Err(e) => {
                 let msg = e.to_string();
@@ -227,13 +246,17 @@ impl Parser {
             }
         };
         let fields_end = start + used;
-        // Separators inside the position fields. The four fields hold no
-        // whitespace, so three whitespace bytes, all spaces, are the single
-        // spaces between them: the common case, told by two counts.
+        // Separators inside the position fields (plain fields have single
+        // spaces). The four fields hold no whitespace, so three whitespace
+        // bytes, all spaces, are the single spaces between them: the common
+        // case, told by two counts.
         let fields = &line[start..fields_end];
-        let spaces = fields.iter().filter(|&&c| c == b' ').count();
-        let blanks = fields.iter().filter(|&&c| is_ws(c)).count();
-        if spaces != 3 || blanks != 3 {
+        let irregular = |fields: &[u8]| {
+            let spaces = fields.iter().filter(|&&c| c == b' ').count();
+            let blanks = fields.iter().filter(|&&c| is_ws(c)).count();
+            spaces != 3 || blanks != 3
+        };
+        if matches!(setup, Fields::Setup(_)) && irregular(fields) {
             if let Some(k) = fields
                 .windows(2)
                 .position(|w| w[0] == b'\t' || (is_ws(w[0]) && is_ws(w[1])))
@@ -370,17 +393,19 @@ impl Parser {
                     let content = i;
                     let mut escaped = false;
                     let mut closed = false;
-                    while i < line.len() {
-                        match line[i] {
-                            b'\\' if matches!(line.get(i + 1), Some(b'"' | b'\\')) => {
-                                escaped = true;
-                                i += 2;
-                            }
-                            b'"' => {
-                                closed = true;
-                                break;
-                            }
-                            _ => i += 1,
+                    // From one quote or backslash to the next (vectorised:
+                    // strings are most of the bytes of a suite).
+                    while let Some(k) = memchr::memchr2(b'"', b'\\', &line[i..]) {
+                        i += k;
+                        if line[i] == b'"' {
+                            closed = true;
+                            break;
+                        }
+                        if matches!(line.get(i + 1), Some(b'"' | b'\\')) {
+                            escaped = true;
+                            i += 2;
+                        } else {
+                            i += 1;
                         }
                     }
                     if !closed {

@@ -3,7 +3,7 @@
 use core::fmt;
 use core::str::FromStr;
 
-use rookery_core::{Bitboard, Color, Fen, File, Move, Position, Rank, Square};
+use rookery_core::{Fen, Move, Position};
 
 use crate::diag::Diagnostic;
 use crate::moves::san_text;
@@ -188,114 +188,6 @@ impl Record {
     /// Keeps the operations for which `keep` is true.
     pub fn retain(&mut self, mut keep: impl FnMut(&Operation) -> bool) {
         self.entries.retain(|e| keep(&e.op));
-    }
-
-    /// `bm` moves.
-    pub fn bm(&self) -> Option<&[Move]> {
-        self.operations().find_map(|op| match op {
-            Operation::Bm(m) => Some(m.as_slice()),
-            _ => None,
-        })
-    }
-
-    /// `am` moves.
-    pub fn am(&self) -> Option<&[Move]> {
-        self.operations().find_map(|op| match op {
-            Operation::Am(m) => Some(m.as_slice()),
-            _ => None,
-        })
-    }
-
-    /// `pv` moves.
-    pub fn pv(&self) -> Option<&[Move]> {
-        self.operations().find_map(|op| match op {
-            Operation::Pv(m) => Some(m.as_slice()),
-            _ => None,
-        })
-    }
-
-    /// `sv` moves.
-    pub fn sv(&self) -> Option<&[Move]> {
-        self.operations().find_map(|op| match op {
-            Operation::Sv(m) => Some(m.as_slice()),
-            _ => None,
-        })
-    }
-
-    /// `pm`.
-    pub fn pm(&self) -> Option<Move> {
-        self.operations().find_map(|op| match op {
-            Operation::Pm(m) => Some(*m),
-            _ => None,
-        })
-    }
-
-    /// `sm`.
-    pub fn sm(&self) -> Option<Move> {
-        self.operations().find_map(|op| match op {
-            Operation::Sm(m) => Some(*m),
-            _ => None,
-        })
-    }
-
-    fn int(&self, f: impl Fn(&Operation) -> Option<i32>) -> Option<i32> {
-        self.operations().find_map(f)
-    }
-
-    /// `ce`.
-    pub fn ce(&self) -> Option<i32> {
-        self.int(|op| match op {
-            Operation::Ce(v) => Some(*v),
-            _ => None,
-        })
-    }
-
-    /// `dm`.
-    pub fn dm(&self) -> Option<i32> {
-        self.int(|op| match op {
-            Operation::Dm(v) => Some(*v),
-            _ => None,
-        })
-    }
-
-    /// `hmvc`.
-    pub fn hmvc(&self) -> Option<i32> {
-        self.int(|op| match op {
-            Operation::Hmvc(v) => Some(*v),
-            _ => None,
-        })
-    }
-
-    /// `fmvn`.
-    pub fn fmvn(&self) -> Option<i32> {
-        self.int(|op| match op {
-            Operation::Fmvn(v) => Some(*v),
-            _ => None,
-        })
-    }
-
-    /// `acn`.
-    pub fn acn(&self) -> Option<u64> {
-        self.operations().find_map(|op| match op {
-            Operation::Acn(v) => Some(*v),
-            _ => None,
-        })
-    }
-
-    /// `acs`.
-    pub fn acs(&self) -> Option<u64> {
-        self.operations().find_map(|op| match op {
-            Operation::Acs(v) => Some(*v),
-            _ => None,
-        })
-    }
-
-    /// `id`.
-    pub fn id(&self) -> Option<&str> {
-        self.operations().find_map(|op| match op {
-            Operation::Id(s) => Some(s.as_str()),
-            _ => None,
-        })
     }
 
     /// The string of comment `c<n>` (`None` if absent or without operand).
@@ -483,6 +375,53 @@ impl Record {
     }
 }
 
+/// `Record` accessors, one per typed operation: the operand of the first
+/// operation of that kind, `None` if there is none.
+macro_rules! operand_accessors {
+    ($($(#[$doc:meta])* $name:ident -> $ty:ty = $variant:ident($v:ident) => $get:expr;)*) => {
+        impl Record {
+            $(
+                $(#[$doc])*
+                pub fn $name(&self) -> Option<$ty> {
+                    self.operations().find_map(|op| match op {
+                        Operation::$variant($v) => Some($get),
+                        _ => None,
+                    })
+                }
+            )*
+        }
+    };
+}
+
+operand_accessors! {
+    /// `bm` moves.
+    bm -> &[Move] = Bm(m) => m.as_slice();
+    /// `am` moves.
+    am -> &[Move] = Am(m) => m.as_slice();
+    /// `pv` moves.
+    pv -> &[Move] = Pv(m) => m.as_slice();
+    /// `sv` moves.
+    sv -> &[Move] = Sv(m) => m.as_slice();
+    /// `pm`.
+    pm -> Move = Pm(m) => *m;
+    /// `sm`.
+    sm -> Move = Sm(m) => *m;
+    /// `ce`.
+    ce -> i32 = Ce(v) => *v;
+    /// `dm`.
+    dm -> i32 = Dm(v) => *v;
+    /// `hmvc`.
+    hmvc -> i32 = Hmvc(v) => *v;
+    /// `fmvn`.
+    fmvn -> i32 = Fmvn(v) => *v;
+    /// `acn`.
+    acn -> u64 = Acn(v) => *v;
+    /// `acs`.
+    acs -> u64 = Acs(v) => *v;
+    /// `id`.
+    id -> &str = Id(s) => s.as_str();
+}
+
 impl fmt::Display for Record {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut s = String::with_capacity(128);
@@ -512,8 +451,6 @@ fn opcode_order(a: &Operation, b: &Operation) -> core::cmp::Ordering {
     }
 }
 
-/// Writes the four EPD position fields; the common case (standard castling
-/// rights) without going through `fmt`, anything else via core's writer.
 /// Appends `v` in decimal: the integer operands of every record go through
 /// here, and `fmt`'s machinery cost more than the digits (to-epd writes a
 /// move number and a clock per position).
@@ -534,92 +471,9 @@ fn push_u64(out: &mut String, mut v: u64) {
     }
 }
 
+/// Writes the four EPD position fields.
 fn write_epd_fields(pos: &Position, out: &mut String) {
-    use fmt::Write;
-    let mut castling = [0u8; 4];
-    let mut n = 0;
-    let rights = pos.castling_rooks();
-    for color in Color::ALL {
-        let back = color.back_rank();
-        let mine = rights & Bitboard::rank(back);
-        if mine.is_empty() {
-            continue;
-        }
-        let king = pos.king(color);
-        let standard = king == Square::from_coords(File::E, back)
-            && mine
-                .into_iter()
-                .all(|r| r.file() == File::H || r.file() == File::A);
-        if !standard {
-            // Chess960 or unusual rights: X-FEN rules live in core.
-            let _ = write!(out, "{}", Fen::from_position(pos).epd());
-            return;
-        }
-        for (file, ch) in [(File::H, b'K'), (File::A, b'Q')] {
-            if mine.contains(Square::from_coords(file, back)) {
-                castling[n] = if color == Color::White {
-                    ch
-                } else {
-                    ch.to_ascii_lowercase()
-                };
-                n += 1;
-            }
-        }
-    }
-    // At most 64 piece letters and 7 slashes.
-    let mut buf = [0u8; 71];
-    let mut len = 0;
-    let occ = pos.occupied().0;
-    for rank in Rank::ALL.iter().rev() {
-        let mut empty = 0u8;
-        let mut row = (occ >> (8 * rank.index())) & 0xff;
-        let mut file = 0u32;
-        while row != 0 {
-            // Skip the empty squares before the next piece in one step.
-            let gap = row.trailing_zeros();
-            empty += gap as u8;
-            file += gap;
-            if let Some(p) = pos.piece_at(Square::new(8 * rank.index() as u32 + file)) {
-                if empty > 0 {
-                    buf[len] = b'0' + empty;
-                    len += 1;
-                    empty = 0;
-                }
-                buf[len] = p.char() as u8;
-                len += 1;
-            }
-            row >>= gap + 1;
-            file += 1;
-        }
-        empty += (8 - file) as u8;
-        if empty > 0 {
-            buf[len] = b'0' + empty;
-            len += 1;
-        }
-        if *rank != Rank::First {
-            buf[len] = b'/';
-            len += 1;
-        }
-    }
-    // Only ASCII was written.
-    out.push_str(core::str::from_utf8(&buf[..len]).unwrap_or(""));
-    out.push(' ');
-    out.push(pos.turn().char());
-    out.push(' ');
-    if n == 0 {
-        out.push('-');
-    } else {
-        // Only ASCII letters were stored.
-        out.push_str(core::str::from_utf8(&castling[..n]).unwrap_or("-"));
-    }
-    out.push(' ');
-    match pos.ep_square() {
-        Some(sq) => {
-            out.push(sq.file().char());
-            out.push(sq.rank().char());
-        }
-        None => out.push('-'),
-    }
+    Fen::from_position(pos).epd().append_to(out);
 }
 
 #[cfg(test)]
@@ -705,8 +559,10 @@ mod tests {
         }
     }
 
+    /// The SAN writer of the EPD kit against core's, on every legal move
+    /// along random games.
     #[test]
-    fn fast_field_writer_agrees_with_core() {
+    fn san_writer_agrees_with_core() {
         let starts = [
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -717,9 +573,6 @@ mod tests {
         for fen in starts {
             let mut pos = Position::from_fen_lenient(fen).unwrap().0;
             for _ in 0..200 {
-                let mut ours = String::new();
-                write_epd_fields(&pos, &mut ours);
-                assert_eq!(ours, Fen::from_position(&pos).epd().to_string());
                 for &m in pos.legal_moves().iter() {
                     assert_eq!(
                         crate::moves::san_text(&pos, m, true).as_str(),

@@ -77,34 +77,18 @@ pub(crate) fn validate(rec: &Record, mode: Mode, out: &mut Vec<Diagnostic>) {
         per_operation(rec, mode, out);
         return;
     }
-    // pm / pv, sm / sv.
-    if let (Some(pm), Some(pv)) = (rec.pm(), rec.pv()) {
-        if let Some(&first) = pv.first() {
-            if pm != first {
-                let off = find("pm").map_or(0, |e| e.offset);
-                out.push(at(
-                    off,
-                    err,
-                    Problem::PmNotPv {
-                        pm: rec.san(pm),
-                        pv: rec.san(first),
-                    },
-                ));
-            }
-        }
-    }
-    if let (Some(sm), Some(sv)) = (rec.sm(), rec.sv()) {
-        if let Some(&first) = sv.first() {
-            if sm != first {
-                let off = find("sm").map_or(0, |e| e.offset);
-                out.push(at(
-                    off,
-                    err,
-                    Problem::SmNotSv {
-                        sm: rec.san(sm),
-                        sv: rec.san(first),
-                    },
-                ));
+    // pm / pv, sm / sv: the move must be the first of the line.
+    let pm_not_pv = |pm, pv| Problem::PmNotPv { pm, pv };
+    let sm_not_sv = |sm, sv| Problem::SmNotSv { sm, sv };
+    type Mismatch = fn(String, String) -> Problem;
+    for (name, single, line, problem) in [
+        ("pm", rec.pm(), rec.pv(), pm_not_pv as Mismatch),
+        ("sm", rec.sm(), rec.sv(), sm_not_sv as Mismatch),
+    ] {
+        if let (Some(m), Some(&first)) = (single, line.and_then(<[_]>::first)) {
+            if m != first {
+                let off = find(name).map_or(0, |e| e.offset);
+                out.push(at(off, err, problem(rec.san(m), rec.san(first))));
             }
         }
     }

@@ -2,7 +2,7 @@
 //! one thread: same bytes, same diagnostics with the same line numbers (the
 //! input spans many batches), same summary.
 
-use rookery_epd::stream::{normalize, normalize_with_jobs, Summary, BATCH_BYTES};
+use rookery_epd::verbs::{normalize, normalize_with_jobs, Summary, BATCH_BYTES};
 use rookery_epd::{Diagnostic, Mode};
 
 /// Every suite and malformed file, then the lot again until the input

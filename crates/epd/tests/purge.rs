@@ -2,7 +2,7 @@
 //! operations (parsed again, they are the input's minus the purged ones),
 //! the line endings.
 
-use rookery_epd::stream::purge;
+use rookery_epd::verbs::purge;
 use rookery_epd::{Mode, Record};
 
 const DIR: &str = "tests/data/suites";

@@ -7,7 +7,7 @@
 
 use std::process::Command;
 
-use rookery_epd::{stream::normalize, Mode};
+use rookery_epd::{verbs::normalize, Mode};
 
 const SCRIPT: &str = r##"
 import json, sys

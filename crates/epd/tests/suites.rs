@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use rookery_epd::stream::{normalize, validate};
+use rookery_epd::verbs::{normalize, validate};
 use rookery_epd::{Diagnostic, LineKind, Mode, Reader, Record};
 
 const DIR: &str = "tests/data/suites";

@@ -3,7 +3,7 @@
 //! order and copy a line they cannot read unchanged while reporting it.
 
 use crate::output::{self, usage, Output, Status};
-use rookery_epd::stream::{self, Target};
+use rookery_epd::verbs::{self, Target};
 use rookery_epd::{Diagnostic, Mode, Severity, Summary};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -138,12 +138,23 @@ fn stderr_reporter(file: String, quiet: bool) -> impl FnMut(&Diagnostic) {
     }
 }
 
-fn status(sum: &Summary) -> Status {
-    if sum.errors > 0 {
+/// Runs a verb that reads `input` and writes `output` (replaced only when
+/// the verb finishes); exit status 1 if it reported an error.
+fn rewrite(
+    input: &Path,
+    output: &Path,
+    in_place: bool,
+    verb: impl FnOnce(Box<dyn std::io::BufRead + Send>, &mut Output) -> std::io::Result<Summary>,
+) -> anyhow::Result<Status> {
+    let inp = output::open_input(input)?;
+    let mut out = Output::create(output, &[input], in_place)?;
+    let sum = verb(inp, &mut out)?;
+    out.commit()?;
+    Ok(if sum.errors > 0 {
         Status::InputErrors
     } else {
         Status::Ok
-    }
+    })
 }
 
 /// Runs the subcommand.
@@ -159,17 +170,10 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             jobs,
             read,
         } => {
-            let inp = output::open_input(&input)?;
-            let mut out = Output::create(&output, &[&input], in_place)?;
-            let sum = stream::normalize_with_jobs(
-                inp,
-                &mut out,
-                read.mode(),
-                jobs as usize,
-                stderr_reporter(name(&input), read.quiet),
-            )?;
-            out.commit()?;
-            Ok(status(&sum))
+            let report = stderr_reporter(name(&input), read.quiet);
+            rewrite(&input, &output, in_place, |inp, out| {
+                verbs::normalize_with_jobs(inp, out, read.mode(), jobs as usize, report)
+            })
         }
         Verb::Purge {
             ops,
@@ -183,18 +187,11 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                     "--op {bad:?} is not an opcode (a letter, then up to 14 letters, digits or '_')"
                 )));
             }
-            let inp = output::open_input(&input)?;
-            let mut out = Output::create(&output, &[&input], in_place)?;
             let ops: Vec<&str> = ops.iter().map(String::as_str).collect();
-            let sum = stream::purge(
-                inp,
-                &mut out,
-                &ops,
-                read.mode(),
-                stderr_reporter(name(&input), read.quiet),
-            )?;
-            out.commit()?;
-            Ok(status(&sum))
+            let report = stderr_reporter(name(&input), read.quiet);
+            rewrite(&input, &output, in_place, |inp, out| {
+                verbs::purge(inp, out, &ops, read.mode(), report)
+            })
         }
         Verb::Convert {
             to,
@@ -204,15 +201,14 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             in_place,
             quiet,
         } => {
-            let inp = output::open_input(&input)?;
-            let mut out = Output::create(&output, &[&input], in_place)?;
             let target = match to {
                 To::Fen => Target::Fen { fen_only },
                 To::Epd => Target::Epd,
             };
-            let sum = stream::convert(inp, &mut out, target, stderr_reporter(name(&input), quiet))?;
-            out.commit()?;
-            Ok(status(&sum))
+            let report = stderr_reporter(name(&input), quiet);
+            rewrite(&input, &output, in_place, |inp, out| {
+                verbs::convert(inp, out, target, report)
+            })
         }
         Verb::Validate { inputs, read, json } => {
             let mut out = output::stdout();
@@ -233,7 +229,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                     }
                 };
                 let mut write_err: Option<std::io::Error> = None;
-                let sum = stream::validate(inp, read.mode(), |d| {
+                let sum = verbs::validate(inp, read.mode(), |d| {
                     if write_err.is_some() || (read.quiet && d.severity == Severity::Warning) {
                         return;
                     }

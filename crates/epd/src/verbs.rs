@@ -1,7 +1,7 @@
-//! Streaming: a line reader that yields one record (or the raw line of one
-//! it cannot read) at a time with constant memory, and the verbs built on
-//! it — normalize (pfdn), purge (pfop), validate and convert. Every verb
-//! keeps the input order and copies what it cannot read unchanged.
+//! The EPD processing verbs — normalize (pfdn), purge (pfop), validate and
+//! convert — and the line reader they stream through: one record (or the
+//! raw line of one it cannot read) at a time, with constant memory. Every
+//! verb keeps the input order and copies what it cannot read unchanged.
 
 use std::io::{self, BufRead, Write};
 
@@ -178,7 +178,11 @@ impl Summary {
         self.warnings += o.warnings;
     }
 
-    fn count(&mut self, diags: &[Diagnostic], report: &mut impl FnMut(&Diagnostic)) {
+    fn count<'d>(
+        &mut self,
+        diags: impl IntoIterator<Item = &'d Diagnostic>,
+        report: &mut impl FnMut(&Diagnostic),
+    ) {
         for d in diags {
             match d.severity {
                 Severity::Error => self.errors += 1,
@@ -203,21 +207,40 @@ fn copy(out: &mut impl Write, text: &[u8]) -> io::Result<()> {
 /// I/O errors.
 pub fn normalize<R: BufRead, W: Write>(
     input: R,
-    mut output: W,
+    output: W,
     mode: Mode,
-    mut report: impl FnMut(&Diagnostic),
+    report: impl FnMut(&Diagnostic),
 ) -> io::Result<Summary> {
-    let mut reader = Reader::new(input, mode).validating(true);
+    let reader = Reader::new(input, mode).validating(true);
+    rewrite(
+        reader,
+        output,
+        |_| true,
+        report,
+        |rec, text| rec.write_to(text),
+    )
+}
+
+/// The loop of the verbs that rewrite records ([`normalize`], [`convert`]):
+/// every record goes through `write` (onto an empty line), every other line
+/// is copied; the diagnostics `keep` accepts are reported and counted.
+fn rewrite<R: BufRead, W: Write>(
+    mut reader: Reader<R>,
+    mut output: W,
+    keep: impl Fn(&Diagnostic) -> bool,
+    mut report: impl FnMut(&Diagnostic),
+    mut write: impl FnMut(&Record, &mut String),
+) -> io::Result<Summary> {
     let mut sum = Summary::default();
     let mut text = String::with_capacity(256);
     while let Some(line) = reader.next_line()? {
         sum.lines += 1;
-        sum.count(line.diagnostics, &mut report);
+        sum.count(line.diagnostics.iter().filter(|d| keep(d)), &mut report);
         match &line.kind {
             LineKind::Record(rec) => {
                 sum.records += 1;
                 text.clear();
-                rec.write_to(&mut text);
+                write(rec, &mut text);
                 text.push('\n');
                 output.write_all(text.as_bytes())?;
             }
@@ -469,56 +492,27 @@ pub enum Target {
 /// I/O errors.
 pub fn convert<R: BufRead, W: Write>(
     input: R,
-    mut output: W,
+    output: W,
     target: Target,
-    mut report: impl FnMut(&Diagnostic),
+    report: impl FnMut(&Diagnostic),
 ) -> io::Result<Summary> {
-    let mut reader = Reader::new(input, Mode::Lenient);
-    let mut sum = Summary::default();
-    let mut text = String::with_capacity(256);
-    while let Some(line) = reader.next_line()? {
-        sum.lines += 1;
-        // FEN clocks are what conversion is about: not worth a warning here.
-        let relevant: Vec<Diagnostic> = line
-            .diagnostics
-            .iter()
-            .filter(|d| !matches!(d.problem, crate::Problem::FenClocks(_)))
-            .cloned()
-            .collect();
-        sum.count(&relevant, &mut report);
-        match &line.kind {
-            LineKind::Record(rec) => {
-                sum.records += 1;
-                text.clear();
-                match target {
-                    Target::Epd => rec.write_to(&mut text),
-                    Target::Fen { fen_only } => {
-                        text.push_str(&rec.to_fen());
-                        if !fen_only {
-                            let mut rest = rec.clone();
-                            rest.remove("hmvc");
-                            rest.remove("fmvn");
-                            let prefix = Fen::from_position(rec.position()).epd().to_string();
-                            let full = rest.to_string();
-                            text.push_str(&full[prefix.len()..]);
-                        }
-                    }
-                }
-                text.push('\n');
-                output.write_all(text.as_bytes())?;
-            }
-            LineKind::Unparsed => {
-                sum.unparsed += 1;
-                copy(&mut output, line.text)?;
-            }
-            _ => {
-                sum.passed += 1;
-                copy(&mut output, line.text)?;
+    let reader = Reader::new(input, Mode::Lenient);
+    // FEN clocks are what conversion is about: not worth a warning here.
+    let keep = |d: &Diagnostic| !matches!(d.problem, crate::Problem::FenClocks(_));
+    rewrite(reader, output, keep, report, |rec, text| match target {
+        Target::Epd => rec.write_to(text),
+        Target::Fen { fen_only } => {
+            text.push_str(&rec.to_fen());
+            if !fen_only {
+                let mut rest = rec.clone();
+                rest.remove("hmvc");
+                rest.remove("fmvn");
+                let prefix = Fen::from_position(rec.position()).epd().to_string();
+                let full = rest.to_string();
+                text.push_str(&full[prefix.len()..]);
             }
         }
-    }
-    output.flush()?;
-    Ok(sum)
+    })
 }
 
 /// A reader whose output is UTF-8 (for text files in the PGN standard's
@@ -529,7 +523,7 @@ pub fn convert<R: BufRead, W: Write>(
 /// Characters are never replaced.
 ///
 /// ```
-/// use rookery_epd::stream::Latin1Fallback;
+/// use rookery_epd::verbs::Latin1Fallback;
 /// use std::io::Read;
 /// let mut first_bad = None;
 /// let mut text = String::new();
