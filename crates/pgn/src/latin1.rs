@@ -2,7 +2,7 @@
 //! PGN standard's character set), read straight into the caller's buffer.
 //!
 //! [`Latin1Read`] hands out exactly the bytes of
-//! [`rookery_epd::stream::Latin1Fallback`]: every line (up to and including
+//! [`rookery_epd::verbs::Latin1Fallback`]: every line (up to and including
 //! its `\n`) that is valid UTF-8 as it is, every other line decoded from
 //! Latin-1, and the number of the first such line told once. It differs in
 //! how: it is a [`Read`] over a [`Read`], so the inner reader (a file) fills
@@ -215,7 +215,7 @@ impl<R: Read, F: FnOnce(u64)> Read for Latin1Read<R, F> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use rookery_epd::stream::Latin1Fallback;
+    use rookery_epd::verbs::Latin1Fallback;
 
     /// Hands out at most `step` bytes a call.
     struct Chunks<'a>(&'a [u8], usize);
