@@ -841,6 +841,14 @@ impl FenDisplay<'_> {
         out.push_str(buf.as_str());
     }
 
+    /// Appends the FEN to a byte buffer, as [`FenDisplay::append_to`] does
+    /// to a string (for writers that assemble their output as bytes).
+    pub fn append_bytes(&self, out: &mut Vec<u8>) {
+        let mut buf = FenBuf::new();
+        self.write_bytes(&mut buf);
+        out.extend_from_slice(buf.as_str().as_bytes());
+    }
+
     fn write_bytes(&self, buf: &mut FenBuf) {
         let pos = self.pos;
         let occ = pos.occupied().0;

@@ -1,4 +1,4 @@
-//! The byte-level FEN writer (`FenDisplay::append_to`, which `Display` and
+//! The byte-level FEN writer (`FenDisplay::append_to` and `append_bytes`, which `Display` and
 //! `Position::fen` share) and the FEN reader against shakmaty, on every
 //! position of the perft suites and along seeded random games from each:
 //! the text must be shakmaty's to the byte (six fields and the four of EPD),
@@ -63,6 +63,9 @@ fn check(pos: &Position, theirs: &Chess, checked: &mut usize) {
     let mut epd = String::new();
     Fen::from_position(pos).epd().append_to(&mut epd);
     assert_eq!(epd, four.join(" "), "EPD fields");
+    let mut bytes = b"x ".to_vec();
+    Fen::from_position(pos).epd().append_bytes(&mut bytes);
+    assert_eq!(bytes, format!("x {epd}").into_bytes(), "append_bytes");
 
     let mut shredder = String::new();
     Fen::from_position(pos)

@@ -15,9 +15,7 @@
 
 use std::fmt;
 
-use rookery_core::{
-    Bitboard, Color, Fen, File, Move, Piece, Position, Role, SanPlus, Square, Suffix,
-};
+use rookery_core::{Fen, Move, Position, SanPlus, Suffix};
 use rookery_epd::{write_string, Identifier, Operation, Record};
 
 use crate::game::{fen_of, Game, Line, Node, Tags, SEVEN_TAG_ROSTER};
@@ -143,9 +141,7 @@ fn record_at(
 /// Appends to `out` what [`game_to_epd`] gives, each record written as
 /// [`Record::write_to`] writes it and ended by a newline, without building
 /// the records: the position fields, numbers and SAN go straight into one
-/// byte buffer, the `id` prefix and `ptp` are quoted once per game. (A
-/// position whose castling rights are not in `KQkq` form, as in Chess960,
-/// is written through a [`Record`].)
+/// byte buffer, the `id` prefix and `ptp` are quoted once per game.
 pub fn write_game_epd(game: &Game, index: usize, opts: &EpdOptions, out: &mut String) {
     let nodes = &game.mainline.nodes;
     let prefix = id_prefix(&game.tags);
@@ -170,46 +166,40 @@ pub fn write_game_epd(game: &Game, index: usize, opts: &EpdOptions, out: &mut St
     let mut pos = game.start.clone();
     for ply in 0..=nodes.len() {
         let node = nodes.get(ply);
-        if !push_epd_fields(&pos, &mut buf) {
-            let rec = record_at(&pos, node, &prefix, index, ply, opts, ptp.as_deref());
-            let mut text = String::new();
-            rec.write_to(&mut text);
-            buf.extend_from_slice(text.as_bytes());
-        } else {
-            if opts.comments {
-                if let Some(n) = node.filter(|n| !n.comments_after.is_empty()) {
-                    let mut c = String::from(" c0 ");
-                    write_string(&mut c, &n.comments_after.join(" "));
-                    buf.extend_from_slice(c.as_bytes());
-                    buf.push(b';');
-                }
-            }
-            buf.extend_from_slice(b" fmvn ");
-            push_clock(&mut buf, pos.fullmoves());
-            buf.extend_from_slice(b"; hmvc ");
-            push_clock(&mut buf, pos.halfmoves());
-            buf.push(b';');
-            buf.extend_from_slice(id_open.as_bytes());
-            buf.extend_from_slice(b"game ");
-            push_u64(&mut buf, index as u64);
-            buf.extend_from_slice(b", ply ");
-            push_u64(&mut buf, ply as u64);
-            buf.extend_from_slice(b"\";");
-            if let Some(t) = &ptp_text {
-                buf.extend_from_slice(t.as_bytes());
-            }
-            if let Some(n) = node.filter(|n| !n.mv.is_null()) {
-                buf.extend_from_slice(b" sm ");
-                let san = SanPlus::from_move(&pos, n.mv);
-                // Writing to a byte buffer cannot fail.
-                let _ = san.san.write_to(&mut Bytes(&mut buf));
-                match san.suffix {
-                    Some(Suffix::Check) => buf.push(b'+'),
-                    Some(Suffix::Checkmate) => buf.push(b'#'),
-                    None => {}
-                }
+        Fen::from_position(&pos).epd().append_bytes(&mut buf);
+        if opts.comments {
+            if let Some(n) = node.filter(|n| !n.comments_after.is_empty()) {
+                let mut c = String::from(" c0 ");
+                write_string(&mut c, &n.comments_after.join(" "));
+                buf.extend_from_slice(c.as_bytes());
                 buf.push(b';');
             }
+        }
+        buf.extend_from_slice(b" fmvn ");
+        push_clock(&mut buf, pos.fullmoves());
+        buf.extend_from_slice(b"; hmvc ");
+        push_clock(&mut buf, pos.halfmoves());
+        buf.push(b';');
+        buf.extend_from_slice(id_open.as_bytes());
+        buf.extend_from_slice(b"game ");
+        push_u64(&mut buf, index as u64);
+        buf.extend_from_slice(b", ply ");
+        push_u64(&mut buf, ply as u64);
+        buf.extend_from_slice(b"\";");
+        if let Some(t) = &ptp_text {
+            buf.extend_from_slice(t.as_bytes());
+        }
+        if let Some(n) = node.filter(|n| !n.mv.is_null()) {
+            buf.extend_from_slice(b" sm ");
+            let san = SanPlus::from_move(&pos, n.mv);
+            // Writing to a byte buffer cannot fail.
+            let _ = san.san.write_to(&mut Bytes(&mut buf));
+            match san.suffix {
+                Some(Suffix::Check) => buf.push(b'+'),
+                Some(Suffix::Checkmate) => buf.push(b'#'),
+                None => {}
+            }
+            buf.push(b';');
         }
         buf.push(b'\n');
         if let Some(n) = node {
@@ -233,21 +223,13 @@ pub fn game_to_fens(game: &Game) -> Vec<String> {
 }
 
 /// Appends to `out` what [`game_to_fens`] gives, one FEN a line, written
-/// straight as bytes (through [`fen_of`] where the castling rights are not
-/// in `KQkq` form).
+/// straight as bytes.
 pub fn write_game_fens(game: &Game, out: &mut String) {
     let mut buf: Vec<u8> = Vec::with_capacity((game.mainline.nodes.len() + 1) * 64);
     let mut pos = game.start.clone();
     let mut moves = game.mainline_moves();
     loop {
-        if push_epd_fields(&pos, &mut buf) {
-            buf.push(b' ');
-            push_u64(&mut buf, u64::from(pos.halfmoves()));
-            buf.push(b' ');
-            push_u64(&mut buf, u64::from(pos.fullmoves()));
-        } else {
-            buf.extend_from_slice(fen_of(&pos).as_bytes());
-        }
+        Fen::from_position(&pos).append_bytes(&mut buf);
         buf.push(b'\n');
         match moves.next() {
             Some(m) => pos.play_unchecked(m),
@@ -305,111 +287,6 @@ fn push_u64(out: &mut Vec<u8>, mut v: u64) {
 /// (which keeps it as an `i32`).
 fn push_clock(out: &mut Vec<u8>, v: u32) {
     push_u64(out, u64::from(v.min(i32::MAX as u32)));
-}
-
-/// Appends the four EPD fields of `pos` (placement, side to move, castling,
-/// en passant) as [`Record::write_to`] writes them, if its castling rights
-/// are in `KQkq` form (each right a rook on the a- or h-file, the king on
-/// the e-file); else writes nothing and returns `false`.
-fn push_epd_fields(pos: &Position, out: &mut Vec<u8>) -> bool {
-    let mut castling = [0u8; 4];
-    let mut n = 0;
-    let rights = pos.castling_rooks();
-    for color in Color::ALL {
-        let back = color.back_rank();
-        let mine = rights & Bitboard::rank(back);
-        if mine.is_empty() {
-            continue;
-        }
-        if pos.king(color) != Square::from_coords(File::E, back) {
-            return false;
-        }
-        for r in mine {
-            if r.file() != File::H && r.file() != File::A {
-                return false;
-            }
-        }
-        for (file, ch) in [(File::H, b'K'), (File::A, b'Q')] {
-            if mine.contains(Square::from_coords(file, back)) {
-                castling[n] = if color == Color::White {
-                    ch
-                } else {
-                    ch.to_ascii_lowercase()
-                };
-                n += 1;
-            }
-        }
-    }
-    // 64 piece letters and 7 slashes at most, then ` w KQkq e3`.
-    let mut buf = [0u8; 82];
-    let mut len = 0;
-    // The letter on every square, from the piece bitboards (a few
-    // instructions a piece, where asking the board square by square costs
-    // several times that).
-    let mut letters = [0u8; 64];
-    for color in Color::ALL {
-        for role in Role::ALL {
-            let ch = Piece { color, role }.char() as u8;
-            for sq in pos.pieces(color, role) {
-                letters[sq.index()] = ch;
-            }
-        }
-    }
-    let occ = pos.occupied().0;
-    for rank in (0..8u32).rev() {
-        let mut empty = 0u8;
-        let mut row = (occ >> (8 * rank)) & 0xff;
-        let mut file = 0u32;
-        while row != 0 {
-            // Skip the empty squares before the next piece in one step.
-            let gap = row.trailing_zeros();
-            empty += gap as u8;
-            file += gap;
-            if empty > 0 {
-                buf[len] = b'0' + empty;
-                len += 1;
-                empty = 0;
-            }
-            buf[len] = letters[(8 * rank + file) as usize & 63];
-            len += 1;
-            row >>= gap + 1;
-            file += 1;
-        }
-        empty += (8 - file) as u8;
-        if empty > 0 {
-            buf[len] = b'0' + empty;
-            len += 1;
-        }
-        buf[len] = b'/';
-        len += 1;
-    }
-    // The last rank's slash becomes the space before the side to move.
-    buf[len - 1] = b' ';
-    buf[len] = pos.turn().char() as u8;
-    buf[len + 1] = b' ';
-    len += 2;
-    if n == 0 {
-        buf[len] = b'-';
-        len += 1;
-    } else {
-        buf[len..len + n].copy_from_slice(&castling[..n]);
-        len += n;
-    }
-    buf[len] = b' ';
-    len += 1;
-    match pos.ep_square() {
-        Some(sq) => {
-            buf[len] = sq.file().char() as u8;
-            buf[len + 1] = sq.rank().char() as u8;
-            len += 2;
-        }
-        None => {
-            buf[len] = b'-';
-            len += 1;
-        }
-    }
-    out.extend_from_slice(&buf[..len]);
-    true
 }
 
 /// A game from an EPD record: the record's position (with its `hmvc`/`fmvn`
@@ -556,20 +433,19 @@ mod tests {
     }
 
     /// The byte writers give exactly what the records and FEN strings give,
-    /// with every option, on positions of both kinds (castling rights in
-    /// `KQkq` form, written as bytes, and Chess960 rights, written through
-    /// a record).
+    /// with every option, on positions of both kinds of castling rights
+    /// (`KQkq` form and Chess960's file letters).
     #[test]
     fn fast_writers_write_what_the_records_write() {
         let games = test_games();
-        let (mut fast, mut slow) = (0, 0);
+        let (mut standard, mut chess960) = (0, 0);
         for g in &games {
             let mut pos = g.game.start.clone();
             for m in g.game.mainline_moves().chain([Move::NULL]) {
-                if push_epd_fields(&pos, &mut Vec::new()) {
-                    fast += 1;
+                if pos.is_chess960_castling() {
+                    chess960 += 1;
                 } else {
-                    slow += 1;
+                    standard += 1;
                 }
                 if !m.is_null() {
                     pos.play_unchecked(m);
@@ -595,6 +471,6 @@ mod tests {
             assert_eq!(got, want, "game {}", g.index);
         }
         assert!(games.len() > 50, "{}", games.len());
-        assert!(fast > 10_000 && slow > 100, "{fast} {slow}");
+        assert!(standard > 10_000 && chess960 > 100, "{standard} {chess960}");
     }
 }
