@@ -125,12 +125,7 @@ fn tag<'a>(game: &'a str, name: &str) -> &'a str {
 /// The checks shared by every event: the logs are EPD, every referee record
 /// of a game carries `cc`.
 fn check_logs(logs: &Path) {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(logs)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "log"))
-        .collect();
-    files.sort();
+    let files = rookery_testkit::files_with_extension(logs, "log");
     assert!(files.len() >= 3, "{files:?}");
     let out = Command::new(ROOKERY)
         .args(["epd", "validate"])

@@ -3,6 +3,7 @@
 //! The fixtures (`tests/data/gastric`) are six STS positions with answers
 //! chosen by hand: "after" newly solves 2 positions and newly loses 3.
 
+use rookery_testkit::cmd::assert_contains_all;
 use rookery_testkit::TempDir;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -94,24 +95,15 @@ fn text_report_names_the_verdict_and_the_positions() {
     let o = rookery(&["report", &data("before.epd"), &data("after.epd")], b"");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let t = text(&o.stdout);
-    assert!(
-        t.contains(
-            "newly solved (2): STS(v1.0) Undermine.002, STS(v2.2) Open Files and Diagonals.003"
-        ),
-        "{t}"
-    );
-    assert!(t.contains("newly lost (3): STS(v1.0) Undermine.003"), "{t}");
-    assert!(
-        t.contains("verdict: worse (+2 -3, exact McNemar p = 1.0000, not significant at 0.05)"),
-        "{t}"
-    );
-    assert!(
-        t.contains("themes of before on before (by id prefix):"),
-        "{t}"
-    );
-    assert!(
-        t.contains("solved within t (time per position (ms)):"),
-        "{t}"
+    assert_contains_all(
+        &t,
+        &[
+            "newly solved (2): STS(v1.0) Undermine.002, STS(v2.2) Open Files and Diagonals.003",
+            "newly lost (3): STS(v1.0) Undermine.003",
+            "verdict: worse (+2 -3, exact McNemar p = 1.0000, not significant at 0.05)",
+            "themes of before on before (by id prefix):",
+            "solved within t (time per position (ms)):",
+        ],
     );
 }
 
@@ -228,14 +220,13 @@ fn bad_epd_lines_are_reported_with_their_place_and_the_rest_is_reported() {
     let o = rookery(&["report", "-", "--json"], input.as_bytes());
     assert_eq!(o.status.code(), Some(1));
     let err = text(&o.stderr);
-    assert!(err.contains("<stdin>:2:"), "{err}");
-    assert!(
-        err.contains("<stdin>:3:35: c0 points: \"Qd8\" is not a legal move here"),
-        "{err}"
-    );
-    assert!(
-        err.contains("<stdin>:4:52: acd: expected one non-negative integer, found \"x\""),
-        "{err}"
+    assert_contains_all(
+        &err,
+        &[
+            "<stdin>:2:",
+            "<stdin>:3:35: c0 points: \"Qd8\" is not a legal move here",
+            "<stdin>:4:52: acd: expected one non-negative integer, found \"x\"",
+        ],
     );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["summaries"][0]["total"], 4);
