@@ -8,7 +8,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use rookery_testkit::cmd::{argv, Cmd};
+use rookery_testkit::cmd::{argv, assert_contains_all, Cmd};
 use rookery_testkit::TempDir;
 
 /// A path as an argument (the tests' paths are UTF-8).
@@ -321,9 +321,14 @@ fn crashing_engine_reports_and_completes() {
     let o = target_with_engine(&suite, &crash, &out, 1);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("engine exited unexpectedly"), "{err}");
-    assert!(err.contains("exit status: 7"), "{err}");
-    assert!(err.contains("crashy: giving up"), "{err}");
+    assert_contains_all(
+        &err,
+        &[
+            "engine exited unexpectedly",
+            "exit status: 7",
+            "crashy: giving up",
+        ],
+    );
     // Every line is there, records unchanged (no pm could be added).
     let text = std::fs::read_to_string(&out).unwrap();
     let recs = check_shape(SUITE, &text);

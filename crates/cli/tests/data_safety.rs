@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use rookery_epd::Record;
-use rookery_testkit::cmd::{argv, Cmd};
+use rookery_testkit::cmd::{argv, assert_contains_all, Cmd};
 use rookery_testkit::TempDir;
 
 fn s(p: &Path) -> &str {
@@ -318,8 +318,7 @@ fn an_unclosed_comment_does_not_swallow_the_games_after_it() {
     let v = rookery(&["pgn", "validate", s(&input)]);
     assert_eq!(v.status.code(), Some(1), "{}", text(&v.stdout));
     let out = text(&v.stdout);
-    assert!(out.contains("in.pgn:4:7: error"), "{out}");
-    assert!(out.contains("7 games, 1 with errors"), "{out}");
+    assert_contains_all(&out, &["in.pgn:4:7: error", "7 games, 1 with errors"]);
     let n = rookery(&["pgn", "normalize", "--lenient", s(&input)]);
     assert_eq!(text(&n.stdout).matches("[Event \"g").count(), 6);
 }

@@ -208,27 +208,18 @@ fn pentanomial_matches_fishtest_figures() {
     close(e.los, 0.001_610_401_145_416_662_2, 1e-12, "los (P)");
     close(e.nelo_error, 42.560_077_160_742_79, 1e-9, "nelo error (P)");
 
-    let normalized = sprt(0.0, 4.0, EloModel::Normalized);
-    close(
-        normalized.llr(&pairs_only(p)),
-        -0.55961,
-        5e-6,
-        "normalized llr (F)",
-    );
-    close(
-        normalized.llr(&pairs_only(p)),
-        -0.559_609_630_346_844_3,
-        1e-12,
-        "normalized llr (P)",
-    );
-    let logistic = sprt(0.0, 2.716, EloModel::Logistic);
+    let normalized = sprt(0.0, 4.0, EloModel::Normalized).llr(&pairs_only(p));
     // The page rounds elo1 to 2.716 (2.71575 unrounded), which moves the LLR by about 5e-5.
-    close(
-        logistic.llr(&pairs_only(p)),
-        -0.55961,
-        1e-4,
-        "logistic llr at 2.716 (F)",
-    );
+    let logistic = sprt(0.0, 2.716, EloModel::Logistic).llr(&pairs_only(p));
+    #[rustfmt::skip]
+    let llrs = [
+        (normalized, -0.55961, 5e-6, "normalized llr (F)"),
+        (normalized, -0.559_609_630_346_844_3, 1e-12, "normalized llr (P)"),
+        (logistic, -0.55961, 1e-4, "logistic llr at 2.716 (F)"),
+    ];
+    for (got, want, tolerance, what) in llrs {
+        close(got, want, tolerance, what);
+    }
     close(elo_from_score(0.50391), 2.716, 5e-3, "H1 logistic Elo (F)");
 }
 

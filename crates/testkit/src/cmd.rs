@@ -13,9 +13,11 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
+use std::io::Read;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
 
 /// A command line to run: the program, its arguments, what it reads on
 /// stdin (nothing unless given) and where it runs.
@@ -283,6 +285,51 @@ pub fn argv(line: &str, vars: &[(&str, &str)]) -> Vec<String> {
             out
         })
         .collect()
+}
+
+/// A child process killed and reaped when dropped, so that a server a test
+/// started never outlives the test, also when the test fails.
+pub struct KillOnDrop(pub Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Waits for a server the test started (its stderr piped) to end, at most
+/// `limit` (a liveness bound, not a speed assertion); returns the rest of
+/// its stdout (read from `out`) and its stderr.
+///
+/// # Panics
+/// If it does not end within `limit`, or ends with a failure status (the
+/// message names it `what` and shows both streams).
+#[track_caller]
+pub fn finish(
+    server: &mut Child,
+    mut out: impl Read,
+    limit: Duration,
+    what: &str,
+) -> (String, String) {
+    let t = Instant::now();
+    loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            let mut rest = String::new();
+            out.read_to_string(&mut rest).unwrap();
+            let mut err = String::new();
+            if let Some(mut stderr) = server.stderr.take() {
+                stderr.read_to_string(&mut err).unwrap();
+            }
+            assert!(status.success(), "{what} failed: {status}\n{rest}\n{err}");
+            return (rest, err);
+        }
+        assert!(
+            t.elapsed() < limit,
+            "the {what} did not end within {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// A line diff of `expected` and `actual`: lines only in `expected` start
