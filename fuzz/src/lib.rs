@@ -17,8 +17,8 @@ pub fn position_and_text<'a>(data: &'a [u8], extra: &str) -> Option<(Position, &
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .chain([extra])
         .collect();
-    let pos = Position::from_fen(fens[usize::from(which) % fens.len()])
-        .expect("fuzz position is valid");
+    let pos =
+        Position::from_fen(fens[usize::from(which) % fens.len()]).expect("fuzz position is valid");
     Some((pos, text))
 }
 
