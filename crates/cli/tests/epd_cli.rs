@@ -1,14 +1,9 @@
 //! End-to-end tests of `rookery epd` (normalize, purge, validate, convert).
 
-use rookery_testkit::cmd::{assert_contains_all, Cmd};
-use std::process::Output;
+mod common;
 
-fn rookery(args: &[&str], stdin: &[u8]) -> Output {
-    Cmd::new(env!("CARGO_BIN_EXE_rookery"))
-        .args(args)
-        .stdin(stdin)
-        .output()
-}
+use common::rookery;
+use rookery_testkit::cmd::assert_contains_all;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

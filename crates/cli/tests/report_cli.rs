@@ -3,17 +3,12 @@
 //! The fixtures (`tests/data/gastric`) are six STS positions with answers
 //! chosen by hand: "after" newly solves 2 positions and newly loses 3.
 
-use rookery_testkit::cmd::{assert_contains_all, Cmd};
+mod common;
+
+use common::rookery;
+use rookery_testkit::cmd::assert_contains_all;
 use rookery_testkit::TempDir;
 use std::path::{Path, PathBuf};
-use std::process::Output;
-
-fn rookery(args: &[&str], stdin: &[u8]) -> Output {
-    Cmd::new(env!("CARGO_BIN_EXE_rookery"))
-        .args(args)
-        .stdin(stdin)
-        .output()
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
