@@ -16,10 +16,7 @@ are skipped and counted.
 import argparse
 import sys
 
-import chess
-import chess.pgn
-
-RESULT = {"1-0": "1.0", "0-1": "0.0", "1/2-1/2": "0.5"}
+from pgn_games import read_games, white_score
 
 
 def main():
@@ -31,25 +28,20 @@ def main():
     n_games = n_pos = skipped = 0
     with open(args.out, "w") as out:
         for path in args.pgns:
-            with open(path, encoding="utf-8", errors="replace") as f:
-                while True:
-                    game = chess.pgn.read_game(f)
-                    if game is None:
-                        break
-                    res = RESULT.get(game.headers.get("Result", "*"))
-                    if (res is None or game.errors or "FEN" in game.headers
-                            or game.headers.get("Variant", "Standard") not in ("Standard", "Chess")):
-                        skipped += 1
-                        continue
-                    board = game.board()
-                    lines = []
-                    for ply, move in enumerate(game.mainline_moves()):
-                        board.push(move)
-                        if ply + 1 > args.min_ply and not board.is_game_over():
-                            lines.append(f"{board.fen()};{res};{n_games}\n")
-                    out.writelines(lines)
-                    n_pos += len(lines)
-                    n_games += 1
+            for game in read_games(path):
+                res = white_score(game)
+                if res is None or game.errors or "FEN" in game.headers:
+                    skipped += 1
+                    continue
+                board = game.board()
+                lines = []
+                for ply, move in enumerate(game.mainline_moves()):
+                    board.push(move)
+                    if ply + 1 > args.min_ply and not board.is_game_over():
+                        lines.append(f"{board.fen()};{res};{n_games}\n")
+                out.writelines(lines)
+                n_pos += len(lines)
+                n_games += 1
             print(f"{path}: {n_games} games, {n_pos} positions so far, {skipped} skipped", file=sys.stderr)
 
 

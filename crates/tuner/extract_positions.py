@@ -14,12 +14,12 @@ import random
 import sys
 
 import chess
-import chess.pgn
+
+from pgn_games import read_games, white_score
 
 MIN_PLY = 10
 PER_GAME = 12
 VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 100}
-RESULT = {"1-0": "1.0", "0-1": "0.0", "1/2-1/2": "0.5"}
 
 
 def tactical(board):
@@ -39,28 +39,24 @@ def main():
     n_games = n_pos = 0
     with open(out_path, "w") as out:
         for path in pgns:
-            with open(path, encoding="utf-8", errors="replace") as f:
-                while True:
-                    game = chess.pgn.read_game(f)
-                    if game is None:
-                        break
-                    res = RESULT.get(game.headers.get("Result", "*"))
-                    if res is None or game.headers.get("Variant", "Standard") not in ("Standard", "Chess"):
+            for game in read_games(path):
+                res = white_score(game)
+                if res is None:
+                    continue
+                board = game.board()
+                candidates = []
+                for ply, move in enumerate(game.mainline_moves()):
+                    noisy = board.is_capture(move) or move.promotion is not None
+                    board.push(move)
+                    if ply + 1 < MIN_PLY or noisy or board.is_check() or board.is_game_over():
                         continue
-                    board = game.board()
-                    candidates = []
-                    for ply, move in enumerate(game.mainline_moves()):
-                        noisy = board.is_capture(move) or move.promotion is not None
-                        board.push(move)
-                        if ply + 1 < MIN_PLY or noisy or board.is_check() or board.is_game_over():
-                            continue
-                        if tactical(board):
-                            continue
-                        candidates.append(board.fen())
-                    n_games += 1
-                    for fen in rng.sample(candidates, min(PER_GAME, len(candidates))):
-                        out.write(f"{fen};{res}\n")
-                        n_pos += 1
+                    if tactical(board):
+                        continue
+                    candidates.append(board.fen())
+                n_games += 1
+                for fen in rng.sample(candidates, min(PER_GAME, len(candidates))):
+                    out.write(f"{fen};{res}\n")
+                    n_pos += 1
     print(f"{n_games} games, {n_pos} positions", file=sys.stderr)
 
 

@@ -8,16 +8,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use rookery_fuzz::lines_round_trip;
 use rookery_uci::Message;
 
 fuzz_target!(|data: &[u8]| {
-    let text = String::from_utf8_lossy(data);
-    for line in text.split('\n') {
-        let msg = Message::parse(line);
-        let written = msg.to_string();
-        assert!(!written.contains('\n'), "{line:?} -> {written:?}");
-        let again = Message::parse(&written);
-        assert_eq!(again, msg, "{line:?} -> {written:?}");
-        assert_eq!(again.to_string(), written, "{line:?}");
-    }
+    lines_round_trip(data, Message::parse);
 });

@@ -4,23 +4,17 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rookery_core::{CastlingMode, Position, UciMove};
+use rookery_core::{CastlingMode, UciMove};
+use rookery_fuzz::position_and_text;
 
-const POSITIONS: &[&str] = &[
-    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-    "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
-    "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
-    "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
-    "1r2k2r/8/8/8/8/8/8/R2K3R w HAhb - 0 1",
-];
+/// Beside the positions of the move readers' property tests: a Chess960
+/// position whose castling moves read differently in the two castling modes.
+const EXTRA: &str = "1r2k2r/8/8/8/8/8/8/R2K3R w HAhb - 0 1";
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&which, text)) = data.split_first() else {
+    let Some((pos, text)) = position_and_text(data, EXTRA) else {
         return;
     };
-    let pos = Position::from_fen(POSITIONS[usize::from(which) % POSITIONS.len()])
-        .expect("fuzz position is valid");
     let Ok(uci) = UciMove::from_ascii(text) else {
         return;
     };

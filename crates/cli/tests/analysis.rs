@@ -4,13 +4,19 @@
 
 use rookery_core::{Position, SanPlus};
 use rookery_epd::Record;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use rookery_testkit::cmd::Cmd;
+use rookery_testkit::cmd::{argv, assert_contains_all, Cmd};
 use rookery_testkit::TempDir;
 
-fn rookery(args: &[&str]) -> Output {
+/// A path as an argument (the tests' paths are UTF-8).
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn rookery<S: AsRef<OsStr>>(args: &[S]) -> Output {
     Cmd::new(env!("CARGO_BIN_EXE_rookery")).args(args).output()
 }
 
@@ -121,18 +127,10 @@ fn check_analyse(output: &str) {
 fn analyse_builtin() {
     let dir = tmp("analyse_builtin");
     let suite = write_suite(&dir);
-    let o = rookery(&[
-        "epd",
-        "analyse",
-        suite.to_str().unwrap(),
-        "--depth",
-        "5",
-        "--pm",
-        "--acn",
-        "--acs",
-        "--jobs",
-        "2",
-    ]);
+    let o = rookery(&argv(
+        "epd analyse {suite} --depth 5 --pm --acn --acs --jobs 2",
+        &[("suite", s(&suite))],
+    ));
     assert_eq!(o.status.code(), Some(1), "the unreadable line makes exit 1");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("suite.epd:4:"), "{err}");
@@ -146,18 +144,10 @@ fn analyse_stockfish() {
     let Some(sf) = stockfish() else { return };
     let dir = tmp("analyse_stockfish");
     let suite = write_suite(&dir);
-    let o = rookery(&[
-        "epd",
-        "analyse",
-        suite.to_str().unwrap(),
-        "--engine",
-        &sf,
-        "--depth",
-        "8",
-        "--pm",
-        "--option",
-        "Hash=16",
-    ]);
+    let o = rookery(&argv(
+        "epd analyse {suite} --engine {sf} --depth 8 --pm --option Hash=16",
+        &[("suite", s(&suite)), ("sf", &sf)],
+    ));
     assert_eq!(o.status.code(), Some(1));
     check_analyse(&String::from_utf8_lossy(&o.stdout));
 }
@@ -234,17 +224,10 @@ fn mate_stockfish() {
     let Some(sf) = stockfish() else { return };
     let dir = tmp("mate_stockfish");
     let suite = write_suite(&dir);
-    let o = rookery(&[
-        "epd",
-        "mate",
-        "--moves",
-        "2",
-        suite.to_str().unwrap(),
-        "--engine",
-        &sf,
-        "--movetime",
-        "500",
-    ]);
+    let o = rookery(&argv(
+        "epd mate --moves 2 {suite} --engine {sf} --movetime 500",
+        &[("suite", s(&suite)), ("sf", &sf)],
+    ));
     check_exit_1_for_line_4_only(&o);
     check_mate(&String::from_utf8_lossy(&o.stdout), 2);
 }
@@ -278,38 +261,23 @@ fn target_builtin_and_stockfish() {
     check_exit_1_for_line_4_only(&o);
     check_target(&String::from_utf8_lossy(&o.stdout));
     // A soft limit: the engine's own time management decides.
-    let o = rookery(&[
-        "epd",
-        "target",
-        suite.to_str().unwrap(),
-        "--soft-movetime",
-        "50",
-    ]);
+    let o = rookery(&argv(
+        "epd target {suite} --soft-movetime 50",
+        &[("suite", s(&suite))],
+    ));
     check_exit_1_for_line_4_only(&o);
     check_target(&String::from_utf8_lossy(&o.stdout));
     if let Some(sf) = stockfish() {
-        let o = rookery(&[
-            "epd",
-            "target",
-            suite.to_str().unwrap(),
-            "--engine",
-            &sf,
-            "--soft-movetime",
-            "50",
-        ]);
+        let o = rookery(&argv(
+            "epd target {suite} --engine {sf} --soft-movetime 50",
+            &[("suite", s(&suite)), ("sf", &sf)],
+        ));
         check_exit_1_for_line_4_only(&o);
         check_target(&String::from_utf8_lossy(&o.stdout));
-        let o = rookery(&[
-            "epd",
-            "target",
-            suite.to_str().unwrap(),
-            "--engine",
-            &sf,
-            "--movetime",
-            "100",
-            "--jobs",
-            "2",
-        ]);
+        let o = rookery(&argv(
+            "epd target {suite} --engine {sf} --movetime 100 --jobs 2",
+            &[("suite", s(&suite)), ("sf", &sf)],
+        ));
         check_exit_1_for_line_4_only(&o);
         check_target(&String::from_utf8_lossy(&o.stdout));
     }
@@ -332,19 +300,16 @@ fn script(dir: &TempDir, name: &str, on_go: &str) -> PathBuf {
 /// pfts over `suite` with an external `engine` at 50 ms, writing `out`.
 fn target_with_engine(suite: &Path, engine: &Path, out: &Path, jobs: u32) -> Output {
     let jobs = jobs.to_string();
-    rookery(&[
-        "epd",
-        "target",
-        suite.to_str().unwrap(),
-        "--engine",
-        engine.to_str().unwrap(),
-        "--movetime",
-        "50",
-        "-o",
-        out.to_str().unwrap(),
-        "--jobs",
-        &jobs,
-    ])
+    rookery(&argv(
+        "epd target {suite} --engine {engine} --movetime 50 -o {out} --jobs \
+         {jobs}",
+        &[
+            ("suite", s(suite)),
+            ("engine", s(engine)),
+            ("out", s(out)),
+            ("jobs", &jobs),
+        ],
+    ))
 }
 
 #[test]
@@ -356,9 +321,14 @@ fn crashing_engine_reports_and_completes() {
     let o = target_with_engine(&suite, &crash, &out, 1);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("engine exited unexpectedly"), "{err}");
-    assert!(err.contains("exit status: 7"), "{err}");
-    assert!(err.contains("crashy: giving up"), "{err}");
+    assert_contains_all(
+        &err,
+        &[
+            "engine exited unexpectedly",
+            "exit status: 7",
+            "crashy: giving up",
+        ],
+    );
     // Every line is there, records unchanged (no pm could be added).
     let text = std::fs::read_to_string(&out).unwrap();
     let recs = check_shape(SUITE, &text);
@@ -393,19 +363,12 @@ fn resume_finishes_an_interrupted_run() {
     let full = dir.join("full.epd");
     let part = dir.join("part.epd");
     let args = |o: &Path, resume: bool| {
-        let mut a = vec![
-            "epd",
-            "target",
-            suite.to_str().unwrap(),
-            "--depth",
-            "4",
-            "--jobs",
-            "1",
-            "-o",
-        ];
-        a.push(o.to_str().unwrap());
+        let mut a = argv(
+            "epd target {suite} --depth 4 --jobs 1 -o {out}",
+            &[("suite", s(&suite)), ("out", s(o))],
+        );
         if resume {
-            a.push("--resume");
+            a.push("--resume".into());
         }
         rookery(&a)
     };
@@ -449,16 +412,14 @@ fn suite_and_report() {
     let suite = write_suite(&dir);
     let html = dir.join("report.html");
     let results = dir.join("results.json");
-    let o = rookery(&[
-        "suite",
-        suite.to_str().unwrap(),
-        "--depth",
-        "5",
-        "--html",
-        html.to_str().unwrap(),
-        "--results",
-        results.to_str().unwrap(),
-    ]);
+    let o = rookery(&argv(
+        "suite {suite} --depth 5 --html {html} --results {results}",
+        &[
+            ("suite", s(&suite)),
+            ("html", s(&html)),
+            ("results", s(&results)),
+        ],
+    ));
     assert_eq!(o.status.code(), Some(1), "unreadable line reported");
     let out = String::from_utf8_lossy(&o.stdout);
     // Three scorable positions (two mates in one, one mate in two); the
@@ -508,12 +469,10 @@ fn suite_and_report() {
     }
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("<title>rookery suite report: suite</title>"));
-    let o = rookery(&[
-        "report",
-        results.to_str().unwrap(),
-        results.to_str().unwrap(),
-        "--json",
-    ]);
+    let o = rookery(&argv(
+        "report {results} {results} --json",
+        &[("results", s(&results))],
+    ));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["comparisons"].as_array().unwrap().len(), 1);

@@ -1,6 +1,6 @@
 //! End-to-end tests of `rookery perft` and `rookery show`, running the built binary.
 
-use rookery_testkit::cmd::Cmd;
+use rookery_testkit::cmd::{assert_contains_all, Cmd};
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -38,8 +38,7 @@ fn perft_plain_output() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.starts_with("nodes   197281\n"), "{out}");
-    assert!(out.contains("\nseconds "), "{out}");
-    assert!(out.contains("\nnps "), "{out}");
+    assert_contains_all(&out, &["\nseconds ", "\nnps "]);
 }
 
 #[test]
@@ -204,8 +203,7 @@ fn invalid_fen_exits_1_with_message() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains("at byte 42"), "{err}");
-    assert!(err.contains("'X'"), "{err}");
+    assert_contains_all(&err, &["at byte 42", "'X'"]);
     assert!(stdout(&o).is_empty());
     let o = rookery(&["perft", "--fen", "8/8/8/8/8/8/8/8 w - - 0 1"]);
     assert_eq!(o.status.code(), Some(1));

@@ -4,19 +4,20 @@
 //! the input, Latin-1 text survives, and the analysis verbs never write
 //! what the engine did not say.
 
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use rookery_epd::Record;
-use rookery_testkit::cmd::Cmd;
+use rookery_testkit::cmd::{argv, assert_contains_all, Cmd};
 use rookery_testkit::TempDir;
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-fn rookery_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
+fn rookery_in<S: AsRef<OsStr>>(dir: &Path, args: &[S], stdin: &[u8]) -> Output {
     Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args(args)
         .dir(dir)
@@ -24,7 +25,7 @@ fn rookery_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
         .output()
 }
 
-fn rookery(args: &[&str]) -> Output {
+fn rookery<S: AsRef<OsStr>>(args: &[S]) -> Output {
     rookery_in(&std::env::temp_dir(), args, b"")
 }
 
@@ -95,15 +96,10 @@ fn an_engine_that_cannot_start_leaves_the_previous_output() {
     let t = TempDir::new("no-engine");
     let input = t.write("in.epd", suite_text());
     let prev = t.write("prev.epd", "previous results, precious\n");
-    let o = rookery(&[
-        "epd",
-        "analyse",
-        s(&input),
-        "--engine",
-        "/no/such/engine",
-        "-o",
-        s(&prev),
-    ]);
+    let o = rookery(&argv(
+        "epd analyse {input} --engine /no/such/engine -o {prev}",
+        &[("input", s(&input)), ("prev", s(&prev))],
+    ));
     assert_eq!(o.status.code(), Some(1));
     let err = text(&o.stderr);
     assert_eq!(err.matches("cannot start engine").count(), 1, "{err}");
@@ -137,20 +133,16 @@ isready) echo readyok;;\n    go*) sleep 0.3; echo 'info depth 1 score mate 1 nod
 quit) exit 0;;\n  esac\ndone\n",
     );
     let out = t.write("out.epd", "the previous output\n");
+    let run = argv(
+        "epd target {input} --engine {engine} --jobs 1 --movetime 1000 -o {out}",
+        &[
+            ("input", s(&input)),
+            ("engine", s(&engine)),
+            ("out", s(&out)),
+        ],
+    );
     let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
-        .args([
-            "epd",
-            "target",
-            s(&input),
-            "--engine",
-            s(&engine),
-            "--jobs",
-            "1",
-            "--movetime",
-            "1000",
-            "-o",
-            s(&out),
-        ])
+        .args(&run)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -173,20 +165,7 @@ quit) exit 0;;\n  esac\ndone\n",
     let done_before = complete_lines(&partial);
     assert!((2..10).contains(&done_before), "{done_before}");
     // Resume: what the killed run wrote is kept, the rest analysed.
-    let o = rookery(&[
-        "epd",
-        "target",
-        s(&input),
-        "--engine",
-        s(&engine),
-        "--jobs",
-        "1",
-        "--movetime",
-        "1000",
-        "-o",
-        s(&out),
-        "--resume",
-    ]);
+    let o = rookery(&[run, vec!["--resume".to_string()]].concat());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let err = text(&o.stderr);
     assert!(
@@ -216,18 +195,11 @@ fn resume_keeps_only_the_analysis_of_the_matching_input_records() {
     let other = "4k3/8/8/8/8/8/8/4K2R w K - id \"other1\"; pm Rh8+;\n\
 4k3/8/8/8/8/8/8/R3K3 w Q - id \"other2\"; pm Ra8+;\n";
     let out = t.write("out.epd", format!("{other}# a comment\n{MATE2}\n{QUIET}\n"));
-    let o = rookery(&[
-        "epd",
-        "target",
-        s(&input),
-        "--depth",
-        "3",
-        "--jobs",
-        "1",
-        "-o",
-        s(&out),
-        "--resume",
-    ]);
+    let resume = argv(
+        "epd target {input} --depth 3 --jobs 1 -o {out} --resume",
+        &[("input", s(&input)), ("out", s(&out))],
+    );
+    let o = rookery(&resume);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(
         text(&o.stderr).contains("0 kept from earlier output"),
@@ -243,18 +215,7 @@ fn resume_keeps_only_the_analysis_of_the_matching_input_records() {
         assert!(g.pm().is_some(), "{g}");
     }
     // A second resume keeps everything.
-    let o = rookery(&[
-        "epd",
-        "target",
-        s(&input),
-        "--depth",
-        "3",
-        "--jobs",
-        "1",
-        "-o",
-        s(&out),
-        "--resume",
-    ]);
+    let o = rookery(&resume);
     assert!(
         text(&o.stderr).contains("3 kept from earlier output"),
         "{}",
@@ -272,22 +233,11 @@ fn mate_in_passes_resumes_instead_of_overwriting() {
         "out.epd",
         "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - acn 424242; bm Rd8#; dm 1; id \"m1\"; pm Rd8#;\n",
     );
-    let o = rookery(&[
-        "epd",
-        "mate",
-        "--moves",
-        "1",
-        "--up-to",
-        "2",
-        s(&input),
-        "--depth",
-        "4",
-        "--jobs",
-        "1",
-        "-o",
-        s(&out),
-        "--resume",
-    ]);
+    let o = rookery(&argv(
+        "epd mate --moves 1 --up-to 2 {input} --depth 4 --jobs 1 -o {out} \
+         --resume",
+        &[("input", s(&input)), ("out", s(&out))],
+    ));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let got = std::fs::read_to_string(&out).unwrap();
     assert!(got.contains("acn 424242"), "{got}");
@@ -368,8 +318,7 @@ fn an_unclosed_comment_does_not_swallow_the_games_after_it() {
     let v = rookery(&["pgn", "validate", s(&input)]);
     assert_eq!(v.status.code(), Some(1), "{}", text(&v.stdout));
     let out = text(&v.stdout);
-    assert!(out.contains("in.pgn:4:7: error"), "{out}");
-    assert!(out.contains("7 games, 1 with errors"), "{out}");
+    assert_contains_all(&out, &["in.pgn:4:7: error", "7 games, 1 with errors"]);
     let n = rookery(&["pgn", "normalize", "--lenient", s(&input)]);
     assert_eq!(text(&n.stdout).matches("[Event \"g").count(), 6);
 }
@@ -387,17 +336,10 @@ fn options_reach_the_builtin_engine() {
         "UCI_LimitStrength=true",
         "UCI_Elo=1500",
     ] {
-        let o = rookery(&[
-            "epd",
-            "target",
-            s(&input),
-            "--depth",
-            "2",
-            "--jobs",
-            "1",
-            "--option",
-            opt,
-        ]);
+        let o = rookery(&argv(
+            "epd target {input} --depth 2 --jobs 1 --option {opt}",
+            &[("input", s(&input)), ("opt", opt)],
+        ));
         assert_eq!(o.status.code(), Some(0), "{opt}: {}", text(&o.stderr));
     }
     let o = rookery(&["epd", "target", s(&input), "--option", "Bogus=1"]);
@@ -413,18 +355,10 @@ fn options_reach_the_builtin_engine() {
 fn mate_writes_the_length_of_the_mate_found_with_a_mating_pv() {
     let t = TempDir::new("mate-len");
     let input = t.write("in.epd", format!("{MATE1}\n"));
-    let o = rookery(&[
-        "epd",
-        "mate",
-        "--moves",
-        "2",
-        s(&input),
-        "--depth",
-        "6",
-        "--jobs",
-        "1",
-        "--pv",
-    ]);
+    let o = rookery(&argv(
+        "epd mate --moves 2 {input} --depth 6 --jobs 1 --pv",
+        &[("input", s(&input))],
+    ));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let rec = &records(&text(&o.stdout))[0];
     assert_eq!(rec.dm(), Some(1), "{rec}");
@@ -446,17 +380,10 @@ fn bestmove_0000_with_legal_moves_is_an_engine_error() {
         "while read line; do\n  case \"$line\" in\n    uci) echo 'id name null'; echo uciok;;\n    \
 isready) echo readyok;;\n    go*) echo 'bestmove 0000';;\n    quit) exit 0;;\n  esac\ndone\n",
     );
-    let o = rookery(&[
-        "epd",
-        "analyse",
-        s(&input),
-        "--engine",
-        s(&engine),
-        "--jobs",
-        "1",
-        "--movetime",
-        "50",
-    ]);
+    let o = rookery(&argv(
+        "epd analyse {input} --engine {engine} --jobs 1 --movetime 50",
+        &[("input", s(&input)), ("engine", s(&engine))],
+    ));
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     assert!(
         text(&o.stderr).contains("bestmove 0000"),
@@ -466,18 +393,11 @@ isready) echo readyok;;\n    go*) echo 'bestmove 0000';;\n    quit) exit 0;;\n  
     assert_eq!(text(&o.stdout).trim_end(), MATE1, "copied unchanged");
     let o = rookery_in(
         t.path(),
-        &[
-            "suite",
-            s(&input),
-            "--engine",
-            s(&engine),
-            "--jobs",
-            "1",
-            "--movetime",
-            "50",
-            "--no-html",
-            "--json",
-        ],
+        &argv(
+            "suite {input} --engine {engine} --jobs 1 --movetime 50 --no-html \
+             --json",
+            &[("input", s(&input)), ("engine", s(&engine))],
+        ),
         b"",
     );
     assert_eq!(o.status.code(), Some(1));
@@ -499,15 +419,10 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"nothing\";\n",
     );
     let o = rookery_in(
         t.path(),
-        &[
-            "suite",
-            s(&input),
-            "--depth",
-            "4",
-            "--jobs",
-            "1",
-            "--no-html",
-        ],
+        &argv(
+            "suite {input} --depth 4 --jobs 1 --no-html",
+            &[("input", s(&input))],
+        ),
         b"",
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
@@ -530,16 +445,10 @@ fn meaningless_limits_are_refused_and_nothing_is_made_up() {
         let o = rookery(&["epd", "analyse", s(&input), flag, "0"]);
         assert_eq!(o.status.code(), Some(2), "{flag} 0: {}", text(&o.stderr));
     }
-    let o = rookery(&[
-        "epd",
-        "analyse",
-        s(&input),
-        "--nodes",
-        "1",
-        "--jobs",
-        "1",
-        "--acn",
-    ]);
+    let o = rookery(&argv(
+        "epd analyse {input} --nodes 1 --jobs 1 --acn",
+        &[("input", s(&input))],
+    ));
     let out = text(&o.stdout);
     let rec = &records(&out)[0];
     if let Some(ce) = rec.ce() {
@@ -565,42 +474,14 @@ fn every_verb_replaces_stale_analysis_and_validate_accepts_the_output() {
     let stale = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - acd 3; acn 5; acs 9; bm Rd8#; ce -50; id \"s\"; pm h3; pv h3 h6;\n\
 k7/8/2K5/8/8/8/8/7R w - - acn 7; ce 12; id \"s2\"; pm Rh2; pv Rh2;\n";
     let input = t.write("in.epd", stale);
-    let runs: Vec<Vec<&str>> = vec![
-        vec!["epd", "analyse", s(&input), "--depth", "4", "--jobs", "1"],
-        vec![
-            "epd",
-            "analyse",
-            s(&input),
-            "--depth",
-            "4",
-            "--jobs",
-            "1",
-            "--pm",
-            "--acn",
-        ],
-        vec!["epd", "target", s(&input), "--depth", "4", "--jobs", "1"],
-        vec![
-            "epd",
-            "target",
-            s(&input),
-            "--depth",
-            "4",
-            "--jobs",
-            "1",
-            "--pv",
-        ],
-        vec![
-            "epd",
-            "mate",
-            "--moves",
-            "2",
-            s(&input),
-            "--depth",
-            "6",
-            "--jobs",
-            "1",
-        ],
-    ];
+    let runs = [
+        "epd analyse {input} --depth 4 --jobs 1",
+        "epd analyse {input} --depth 4 --jobs 1 --pm --acn",
+        "epd target {input} --depth 4 --jobs 1",
+        "epd target {input} --depth 4 --jobs 1 --pv",
+        "epd mate --moves 2 {input} --depth 6 --jobs 1",
+    ]
+    .map(|line| argv(line, &[("input", s(&input))]));
     for args in &runs {
         let o = rookery(args);
         assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o.stderr));
@@ -626,17 +507,10 @@ fn an_engine_failing_its_handshake_is_reported_per_record_and_retried() {
     let t = TempDir::new("handshake");
     let input = t.write("in.epd", format!("{MATE1}\n{MATE2}\n{QUIET}\n{MATE1}\n"));
     let dead = t.script("dead-engine", "read line; echo 'dying' >&2; exit 5\n");
-    let o = rookery(&[
-        "epd",
-        "target",
-        s(&input),
-        "--engine",
-        s(&dead),
-        "--jobs",
-        "1",
-        "--movetime",
-        "50",
-    ]);
+    let o = rookery(&argv(
+        "epd target {input} --engine {dead} --jobs 1 --movetime 50",
+        &[("input", s(&input)), ("dead", s(&dead))],
+    ));
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     // Every record copied through, each reported.
     assert_eq!(records(&text(&o.stdout)).len(), 4);
@@ -658,17 +532,10 @@ quit) exit 0;;\n  esac\ndone\n",
         ),
     );
     let one = t.write("one.epd", format!("{MATE1}\n"));
-    let o = rookery(&[
-        "epd",
-        "target",
-        s(&one),
-        "--engine",
-        s(&flaky),
-        "--jobs",
-        "1",
-        "--movetime",
-        "50",
-    ]);
+    let o = rookery(&argv(
+        "epd target {one} --engine {flaky} --jobs 1 --movetime 50",
+        &[("one", s(&one)), ("flaky", s(&flaky))],
+    ));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(records(&text(&o.stdout))[0].pm().is_some());
 }

@@ -1,6 +1,6 @@
 //! `rookery bench`: the node signature is deterministic.
 
-use rookery_testkit::cmd::Cmd;
+use rookery_testkit::cmd::{assert_contains_all, Cmd};
 
 fn bench_json(depth: &str) -> serde_json::Value {
     let out = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
@@ -25,8 +25,7 @@ fn bench_text_output() {
         .args(["bench", "--depth", "3"])
         .output();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("Nodes searched  : "), "{text}");
-    assert!(text.contains("Nodes/second    : "), "{text}");
+    assert_contains_all(&text, &["Nodes searched  : ", "Nodes/second    : "]);
     let bad = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args(["bench", "--depth", "0"])
         .output();

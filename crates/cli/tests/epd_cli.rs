@@ -1,14 +1,9 @@
 //! End-to-end tests of `rookery epd` (normalize, purge, validate, convert).
 
-use rookery_testkit::cmd::Cmd;
-use std::process::Output;
+mod common;
 
-fn rookery(args: &[&str], stdin: &[u8]) -> Output {
-    Cmd::new(env!("CARGO_BIN_EXE_rookery"))
-        .args(args)
-        .stdin(stdin)
-        .output()
-}
+use common::rookery;
+use rookery_testkit::cmd::assert_contains_all;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -33,28 +28,16 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm Nf4; id \"bad\";\n\
 4k3/8/8/8/8/8/8/4K3 b - - Zprivate 1 \"two\"; c0 \"kings\"; ce 0;\n"
     );
     let err = text(&out.stderr);
-    assert!(
-        err.contains(
-            "<stdin>:4:57: error: bm: illegal move Nf4: no piece of that kind can move there"
-        ),
-        "{err}"
-    );
-    assert!(err.contains("<stdin>:3:54: warning: FEN clocks"), "{err}");
-    assert!(
-        err.contains("<stdin>:3:57: warning: irregular whitespace"),
-        "{err}"
-    );
-    assert!(
-        err.contains("<stdin>:3:81: warning: operation bm is not ended by ';'"),
-        "{err}"
-    );
-    assert!(
-        err.contains("<stdin>:3:61: warning: id: operand \"start\" is not a quoted string"),
-        "{err}"
-    );
-    assert!(
-        err.contains("<stdin>:3:72: warning: bm: move e2e4 is not SAN (read as e4)"),
-        "{err}"
+    assert_contains_all(
+        &err,
+        &[
+            "<stdin>:4:57: error: bm: illegal move Nf4: no piece of that kind can move there",
+            "<stdin>:3:54: warning: FEN clocks",
+            "<stdin>:3:57: warning: irregular whitespace",
+            "<stdin>:3:81: warning: operation bm is not ended by ';'",
+            "<stdin>:3:61: warning: id: operand \"start\" is not a quoted string",
+            "<stdin>:3:72: warning: bm: move e2e4 is not SAN (read as e4)",
+        ],
     );
     // Normalized output normalizes to itself, and quietly.
     let again = rookery(&["epd", "normalize", "-"], &out.stdout);

@@ -20,7 +20,9 @@
 //! (built by `cargo test --workspace`; built on demand otherwise, or taken
 //! from `ROOKERY_MOCK_ENGINE`).
 
+use rookery_testkit::cmd::{argv, assert_contains_all};
 use serde_json::Value;
+use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -186,6 +188,12 @@ fn judges_available() -> bool {
     true
 }
 
+/// The directory of a test whose games python-chess and pgn-extract judge,
+/// or `None` when they are missing (and the test may skip).
+fn judged(tag: &str) -> Option<Tmp> {
+    judges_available().then(|| Tmp::new(tag))
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -210,7 +218,7 @@ fn wait_bounded(mut child: Child, limit: Duration) -> Output {
     }
 }
 
-fn spawn_match(args: &[&str]) -> Child {
+fn spawn_match<S: AsRef<OsStr>>(args: &[S]) -> Child {
     Command::new(rookery_bin())
         .arg("match")
         .args(args)
@@ -222,7 +230,7 @@ fn spawn_match(args: &[&str]) -> Child {
 }
 
 /// Runs `rookery match ARGS` to the end.
-fn run_match(args: &[&str]) -> Output {
+fn run_match<S: AsRef<OsStr>>(args: &[S]) -> Output {
     // Drain both pipes on threads so a chatty match cannot block on them.
     let mut child = spawn_match(args);
     let mut so = child.stdout.take().unwrap();
@@ -352,28 +360,11 @@ fn real_games_against_stockfish_glaurung_and_toga_are_judged_alike() {
     // answer `stop` in the grace period (seen with Glaurung while the whole
     // test suite ran): `--recover` restarts it and the match goes on, the
     // game is a time forfeit, which the checks below accept.
-    for w in [
-        "--recover",
-        "--tournament",
-        "gauntlet",
-        "--each",
-        "tc=1+0.05",
-        "timemargin=300",
-        "--games",
-        "2",
-        "--maxmoves",
-        "150",
-        "--openings",
-        &format!("file={book}"),
-        "order=random",
-        "--srand",
-        "11",
-        "--pgnout",
-        &pgn,
-    ] {
-        args.push(w.to_string());
-    }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    args.extend(argv(
+        "--recover --tournament gauntlet --each tc=1+0.05 timemargin=300 --games 2 \
+         --maxmoves 150 --openings file={book} order=random --srand 11 --pgnout {pgn}",
+        &[("book", book), ("pgn", &pgn)],
+    ));
     let out = run_match(&args);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let games = judge(&pgn);
@@ -473,31 +464,18 @@ const FORCED: [(&str, &str, &str, &str); 4] = [
 /// Termination "normal", as python-chess judges the final position.
 #[test]
 fn forced_endings_end_the_game_as_python_chess_judges_them() {
-    if !judges_available() {
+    let Some(t) = judged("forced") else {
         return;
-    }
-    let t = Tmp::new("forced");
+    };
     let epd: String = FORCED.iter().map(|f| format!("{}\n", f.0)).collect();
     let book = t.write("forced.epd", &epd);
     let pgn = t.file("forced.pgn");
     let rounds = FORCED.len().to_string();
-    let out = run_match(&[
-        "--engine",
-        "cmd=builtin",
-        "name=A",
-        "--engine",
-        "cmd=builtin",
-        "name=B",
-        "--each",
-        "depth=3",
-        "--rounds",
-        &rounds,
-        "--openings",
-        &format!("file={book}"),
-        "order=sequential",
-        "--pgnout",
-        &pgn,
-    ]);
+    let out = run_match(&argv(
+        "--engine cmd=builtin name=A --engine cmd=builtin name=B --each depth=3 \
+         --rounds {rounds} --openings file={book} order=sequential --pgnout {pgn}",
+        &[("rounds", &rounds), ("book", &book), ("pgn", &pgn)],
+    ));
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let games = judge(&pgn);
     assert_eq!(games.len(), FORCED.len());
@@ -519,27 +497,17 @@ fn forced_endings_end_the_game_as_python_chess_judges_them() {
 /// comes back for the third time after 8 plies and the game ends there.
 #[test]
 fn threefold_repetition_ends_the_game_at_the_third_occurrence() {
-    if !judges_available() {
+    let Some(t) = judged("threefold") else {
         return;
-    }
-    let t = Tmp::new("threefold");
+    };
     let book = t.write("rep.epd", "r6k/p7/P7/8/8/8/8/N6K w - -\n");
     let pgn = t.file("rep.pgn");
     let mock = mock_engine();
-    let out = run_match(&[
-        "--engine",
-        &format!("cmd={mock}"),
-        "name=A",
-        "--engine",
-        &format!("cmd={mock}"),
-        "name=B",
-        "--each",
-        "nodes=1",
-        "--openings",
-        &format!("file={book}"),
-        "--pgnout",
-        &pgn,
-    ]);
+    let out = run_match(&argv(
+        "--engine cmd={mock} name=A --engine cmd={mock} name=B --each nodes=1 \
+         --openings file={book} --pgnout {pgn}",
+        &[("mock", &mock), ("book", &book), ("pgn", &pgn)],
+    ));
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let games = judge(&pgn);
     assert_eq!(games.len(), 1);
@@ -566,20 +534,15 @@ fn threefold_repetition_ends_the_game_at_the_third_occurrence() {
 /// against a well-behaved one, both at `control`.
 fn mock_match(bad: &[&str], control: &[&str], extra: &[&str], pgn: &str) -> Output {
     let mock = mock_engine();
-    let mut args: Vec<String> = vec!["--engine".into(), format!("cmd={mock}"), "name=bad".into()];
-    for f in bad {
-        args.push(format!("arg={f}"));
-    }
-    args.extend([
-        "--engine".into(),
-        format!("cmd={mock}"),
-        "name=good".into(),
-        "--each".into(),
-    ]);
+    let mut args = argv("--engine cmd={mock} name=bad", &[("mock", &mock)]);
+    args.extend(bad.iter().map(|f| format!("arg={f}")));
+    args.extend(argv(
+        "--engine cmd={mock} name=good --each",
+        &[("mock", &mock)],
+    ));
     args.extend(control.iter().map(|s| s.to_string()));
     args.extend(extra.iter().map(|s| s.to_string()));
     args.extend(["--pgnout".into(), pgn.to_string()]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     run_match(&args)
 }
 
@@ -598,10 +561,9 @@ fn assert_bad_lost(g: &Value) {
 /// again and the match plays all its games (each ends the same way).
 #[test]
 fn crash_mid_game_is_abandoned_and_recover_goes_on() {
-    if !judges_available() {
+    let Some(t) = judged("crash-recover") else {
         return;
-    }
-    let t = Tmp::new("crash-recover");
+    };
     let pgn = t.file("c.pgn");
     let log = t.file("c.log");
     let out = mock_match(
@@ -648,11 +610,10 @@ fn crash_without_recover_stops_the_match() {
     );
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     let stdout = text(&out.stdout);
-    assert!(
-        stdout.contains("bad crashed in game 1: stopping the match"),
-        "{stdout}"
+    assert_contains_all(
+        &stdout,
+        &["bad crashed in game 1: stopping the match", "Stopped: "],
     );
-    assert!(stdout.contains("Stopped: "), "{stdout}");
     assert!(!stdout.contains("Started game 2"), "{stdout}");
     assert_eq!(tag_values(&pgn, "Termination"), ["abandoned"]);
 }
@@ -661,10 +622,9 @@ fn crash_without_recover_stops_the_match() {
 /// running loses on time; the match goes on with `--recover`.
 #[test]
 fn hang_on_a_clock_is_a_time_forfeit() {
-    if !judges_available() {
+    let Some(t) = judged("hang-clock") else {
         return;
-    }
-    let t = Tmp::new("hang-clock");
+    };
     let pgn = t.file("h.pgn");
     let out = mock_match(
         &["--hang-on-go", "2"],
@@ -691,10 +651,9 @@ fn hang_on_a_clock_is_a_time_forfeit() {
 /// the game ends as a "stalled connection", lost by the silent engine.
 #[test]
 fn hang_without_a_clock_is_a_stalled_connection() {
-    if !judges_available() {
+    let Some(t) = judged("hang-nodes") else {
         return;
-    }
-    let t = Tmp::new("hang-nodes");
+    };
     let pgn = t.file("h.pgn");
     let out = mock_match(
         &["--hang-on-go", "2"],
@@ -718,10 +677,9 @@ fn hang_without_a_clock_is_a_stalled_connection() {
 /// PGN, which python-chess and pgn-extract read as legal throughout.
 #[test]
 fn an_illegal_move_loses() {
-    if !judges_available() {
+    let Some(t) = judged("illegal") else {
         return;
-    }
-    let t = Tmp::new("illegal");
+    };
     let pgn = t.file("i.pgn");
     let out = mock_match(&["--illegal-on-go", "2"], &["nodes=1"], &[], &pgn);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
@@ -772,33 +730,18 @@ fn journal_entries(path: &Path) -> Vec<Value> {
 /// goes on with the clocks restored, and python-chess reads it all.
 #[test]
 fn resume_after_kill_9_keeps_every_game_once_and_the_cut_games_moves() {
-    if !judges_available() {
+    let Some(t) = judged("resume") else {
         return;
-    }
-    let t = Tmp::new("resume");
+    };
     let pgn = t.file("r.pgn");
     let journal = t.path("r.pgn.journal");
     let book = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd");
-    let mut child = spawn_match(&[
-        "--engine",
-        "cmd=builtin",
-        "name=A",
-        "--engine",
-        "cmd=builtin",
-        "name=B",
-        "--each",
-        "tc=1+0.02",
-        "timemargin=200",
-        "--rounds",
-        "3",
-        "--maxmoves",
-        "80",
-        "--openings",
-        &format!("file={book}"),
-        "order=sequential",
-        "--pgnout",
-        &pgn,
-    ]);
+    let mut child = spawn_match(&argv(
+        "--engine cmd=builtin name=A --engine cmd=builtin name=B --each tc=1+0.02 \
+         timemargin=200 --rounds 3 --maxmoves 80 --openings file={book} order=sequential \
+         --pgnout {pgn}",
+        &[("book", book), ("pgn", &pgn)],
+    ));
     // Wait (bounded) until the second game has some moves in the journal.
     let t0 = Instant::now();
     let cut_moves = loop {
@@ -848,11 +791,13 @@ fn resume_after_kill_9_keeps_every_game_once_and_the_cut_games_moves() {
     let out = run_match(&["--resume", journal.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let stdout = text(&out.stdout);
-    assert!(
-        stdout.contains("1 of 3 games finished, 1 cut off mid-game"),
-        "{stdout}"
+    assert_contains_all(
+        &stdout,
+        &[
+            "1 of 3 games finished, 1 cut off mid-game",
+            "Resumed game 2 of 3",
+        ],
     );
-    assert!(stdout.contains("Resumed game 2 of 3"), "{stdout}");
     // Every game exactly once.
     let mut rounds = tag_values(&pgn, "Round");
     rounds.sort();
@@ -914,56 +859,29 @@ fn resume_after_kill_9_keeps_every_game_once_and_the_cut_games_moves() {
 /// cutechess-cli flags.
 #[test]
 fn usage_errors_exit_2() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases = [
         (
-            &["--engine", "cmd=builtin", "--engine", "cmd=builtin"],
+            "--engine cmd=builtin --engine cmd=builtin",
             "no time control",
         ),
         (
-            &[
-                "--engine",
-                "cmd=builtin",
-                "--engine",
-                "cmd=builtin",
-                "--each",
-                "tc=abc",
-            ],
+            "--engine cmd=builtin --engine cmd=builtin --each tc=abc",
             "tc=abc",
         ),
         (
-            &[
-                "--engine",
-                "cmd=builtin",
-                "--engine",
-                "cmd=builtin",
-                "--engine",
-                "cmd=builtin",
-                "--each",
-                "nodes=10",
-                "--sprt",
-                "elo0=0",
-                "elo1=5",
-                "alpha=0.05",
-                "beta=0.05",
-            ],
+            "--engine cmd=builtin --engine cmd=builtin --engine cmd=builtin --each nodes=10 \
+             --sprt elo0=0 elo1=5 alpha=0.05 beta=0.05",
             "exactly two engines",
         ),
         (
-            &[
-                "--engine",
-                "cmd=builtin",
-                "frobnicate=1",
-                "--engine",
-                "cmd=builtin",
-                "--each",
-                "nodes=1",
-            ],
+            "--engine cmd=builtin frobnicate=1 --engine cmd=builtin --each nodes=1",
             "frobnicate",
         ),
-        (&["--engine", "cmd=builtin", "nodes=1"], "two --engine"),
+        ("--engine cmd=builtin nodes=1", "two --engine"),
     ];
-    for (args, needle) in cases {
-        let out = run_match(args);
+    for (line, needle) in cases {
+        let args = argv(line, &[]);
+        let out = run_match(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", describe(&out));
         let err = text(&out.stderr);
         assert!(err.contains(needle), "{args:?}: {needle:?} not in {err}");
@@ -974,14 +892,15 @@ fn usage_errors_exit_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let help = text(&out.stdout);
-    for needle in [
-        "cutechess-cli",
-        "-engine cmd=X -> --engine cmd=X",
-        "--resume",
-        "-pgnout F",
-    ] {
-        assert!(help.contains(needle), "{needle:?} not in --help:\n{help}");
-    }
+    assert_contains_all(
+        &help,
+        &[
+            "cutechess-cli",
+            "-engine cmd=X -> --engine cmd=X",
+            "--resume",
+            "-pgnout F",
+        ],
+    );
 }
 
 // ---------------------------------------------------------------------
@@ -994,42 +913,27 @@ fn usage_errors_exit_2() {
 /// `--log` has lines to and from both engines.
 #[test]
 fn json_epdout_and_log() {
-    if !judges_available() {
+    let Some(t) = judged("outputs") else {
         return;
-    }
-    let t = Tmp::new("outputs");
+    };
     let pgn = t.file("o.pgn");
     let epd = t.file("o.epd");
     let log = t.file("o.log");
     let mock = mock_engine();
     let book = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd");
-    let out = run_match(&[
-        "--engine",
-        "cmd=builtin",
-        "name=Inside",
-        "depth=2",
-        "--engine",
-        &format!("cmd={mock}"),
-        "name=Outside",
-        "arg=--random",
-        "arg=3",
-        "nodes=1",
-        "--games",
-        "2",
-        "--rounds",
-        "2",
-        "--maxmoves",
-        "60",
-        "--openings",
-        &format!("file={book}"),
-        "--json",
-        "--pgnout",
-        &pgn,
-        "--epdout",
-        &epd,
-        "--log",
-        &log,
-    ]);
+    let out = run_match(&argv(
+        "--engine cmd=builtin name=Inside depth=2 \
+         --engine cmd={mock} name=Outside arg=--random arg=3 nodes=1 \
+         --games 2 --rounds 2 --maxmoves 60 --openings file={book} --json \
+         --pgnout {pgn} --epdout {epd} --log {log}",
+        &[
+            ("mock", &mock),
+            ("book", book),
+            ("pgn", &pgn),
+            ("epd", &epd),
+            ("log", &log),
+        ],
+    ));
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let v: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("--json output does not parse: {e}\n{}", describe(&out)));
@@ -1103,16 +1007,17 @@ fn json_epdout_and_log() {
     }
     // The log: both engines, both directions.
     let log = std::fs::read_to_string(&log).unwrap();
-    for needle in [
-        " Inside#1.1 < uci",
-        " Inside#1.1 > uciok",
-        " Inside#1.1 > bestmove ",
-        " Outside#2.1 < go nodes 1",
-        " Outside#2.1 > bestmove ",
-        " Outside#2.1 < position ",
-    ] {
-        assert!(log.contains(needle), "{needle:?} not in the log:\n{log}");
-    }
+    assert_contains_all(
+        &log,
+        &[
+            " Inside#1.1 < uci",
+            " Inside#1.1 > uciok",
+            " Inside#1.1 > bestmove ",
+            " Outside#2.1 < go nodes 1",
+            " Outside#2.1 > bestmove ",
+            " Outside#2.1 < position ",
+        ],
+    );
 }
 
 // ---------------------------------------------------------------------
@@ -1123,42 +1028,19 @@ fn json_epdout_and_log() {
 /// once: all finish, the PGN has 64 games, every one judged.
 #[test]
 fn sixty_four_concurrent_games() {
-    if !judges_available() {
+    let Some(t) = judged("scale") else {
         return;
-    }
-    let t = Tmp::new("scale");
+    };
     let pgn = t.file("s.pgn");
     let mock = mock_engine();
     let book = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd");
-    let out = run_match(&[
-        "--engine",
-        &format!("cmd={mock}"),
-        "name=m1",
-        "arg=--random",
-        "arg=1",
-        "--engine",
-        &format!("cmd={mock}"),
-        "name=m2",
-        "arg=--random",
-        "arg=2",
-        "--each",
-        "nodes=1",
-        "--rounds",
-        "32",
-        "--games",
-        "2",
-        "--concurrency",
-        "64",
-        "--openings",
-        &format!("file={book}"),
-        "order=random",
-        "--srand",
-        "5",
-        "--ratinginterval",
-        "64",
-        "--pgnout",
-        &pgn,
-    ]);
+    let out = run_match(&argv(
+        "--engine cmd={mock} name=m1 arg=--random arg=1 \
+         --engine cmd={mock} name=m2 arg=--random arg=2 --each nodes=1 \
+         --rounds 32 --games 2 --concurrency 64 --openings file={book} order=random \
+         --srand 5 --ratinginterval 64 --pgnout {pgn}",
+        &[("mock", &mock), ("book", book), ("pgn", &pgn)],
+    ));
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let games = judge(&pgn);
     assert_eq!(games.len(), 64);

@@ -9,22 +9,13 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use rookery_testkit::cmd::KillOnDrop as Proc;
 use rookery_testkit::{peer, TempDir};
 
 const ROOKERY: &str = env!("CARGO_BIN_EXE_rookery");
-
-/// A child killed on drop.
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn event_file(dir: &Path, extra: &str, players: &[(&str, &str)]) -> PathBuf {
     let mut text = format!(
@@ -79,31 +70,10 @@ fn connect(addr: &str, engine: &str, name: &str, token: &str, extra: &[&str]) ->
 /// and stderr.
 fn finish(
     mut server: Proc,
-    mut out: BufReader<std::process::ChildStdout>,
+    out: BufReader<std::process::ChildStdout>,
     limit: Duration,
 ) -> (String, String) {
-    let t = Instant::now();
-    loop {
-        if let Some(status) = server.0.try_wait().unwrap() {
-            let mut rest = String::new();
-            out.read_to_string(&mut rest).unwrap();
-            let mut err = String::new();
-            server
-                .0
-                .stderr
-                .take()
-                .unwrap()
-                .read_to_string(&mut err)
-                .unwrap();
-            assert!(status.success(), "server failed: {status}\n{rest}\n{err}");
-            return (rest, err);
-        }
-        assert!(
-            t.elapsed() < limit,
-            "the event did not end within {limit:?}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    rookery_testkit::cmd::finish(&mut server.0, out, limit, "server")
 }
 
 fn pgn_games(pgn: &str) -> Vec<String> {
@@ -125,12 +95,7 @@ fn tag<'a>(game: &'a str, name: &str) -> &'a str {
 /// The checks shared by every event: the logs are EPD, every referee record
 /// of a game carries `cc`.
 fn check_logs(logs: &Path) {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(logs)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "log"))
-        .collect();
-    files.sort();
+    let files = rookery_testkit::files_with_extension(logs, "log");
     assert!(files.len() >= 3, "{files:?}");
     let out = Command::new(ROOKERY)
         .args(["epd", "validate"])

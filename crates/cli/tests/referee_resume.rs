@@ -12,28 +12,18 @@
 //! Peers: socat (serial mode). When `CI` is set and it is missing the test
 //! fails; otherwise it skips with a note on stderr.
 
-use rookery_testkit::cmd::Cmd;
+use rookery_testkit::cmd::{assert_contains_all, Cmd, KillOnDrop as Proc};
 use rookery_testkit::{peer, TempDir};
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 const ROOKERY: &str = env!("CARGO_BIN_EXE_rookery");
 
 /// Plies journaled before the referee is killed.
 const KILL_AFTER: usize = 16;
-
-/// A child killed on drop.
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// Writes an event file: two players, one game, a clock of 60 s with 0.15 s
 /// a move, a draw after 20 moves each.
@@ -94,23 +84,8 @@ fn connect(target: &[&str], name: &str, token: &str) -> Proc {
 }
 
 /// Waits for a referee to end (at most `limit`); returns its stdout rest.
-fn finish(mut p: Proc, mut out: BufReader<ChildStdout>, limit: Duration) -> String {
-    let t = Instant::now();
-    loop {
-        if let Some(status) = p.0.try_wait().unwrap() {
-            let mut rest = String::new();
-            out.read_to_string(&mut rest).unwrap();
-            let mut err = String::new();
-            p.0.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-            assert!(status.success(), "referee failed: {status}\n{rest}\n{err}");
-            return rest;
-        }
-        assert!(
-            t.elapsed() < limit,
-            "the event did not end within {limit:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+fn finish(mut p: Proc, out: BufReader<ChildStdout>, limit: Duration) -> String {
+    rookery_testkit::cmd::finish(&mut p.0, out, limit, "referee").0
 }
 
 /// The journal's entries (whole lines only).
@@ -543,8 +518,7 @@ fn a_player_restarted_by_the_supervisor_resumes_its_game() {
     stdin.write_all(b"restart Alpha\n").unwrap();
     stdin.flush().unwrap();
     let rest = finish(server, out, Duration::from_secs(25));
-    assert!(rest.contains("held at move"), "{rest}");
-    assert!(rest.contains("event over: 1 games"), "{rest}");
+    assert_contains_all(&rest, &["held at move", "event over: 1 games"]);
     // The game went on from where it was held: it begins with the moves
     // played before the restart and was not forfeited.
     let games = pgn_games(&dir.join("games.pgn"));

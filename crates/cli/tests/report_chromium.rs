@@ -1,7 +1,7 @@
 //! The HTML report opened in a real browser (headless Chromium): the title,
 //! the totals and every chart must be in the rendered page.
 
-use rookery_testkit::cmd::Cmd;
+use rookery_testkit::cmd::{assert_contains_all, Cmd};
 
 #[test]
 fn report_renders_in_chromium() {
@@ -89,13 +89,12 @@ fn gastric_comparison_renders_in_chromium() {
     let chart = &chart[..chart.find("</figure>").expect("figure closed")];
     assert!(chart.contains("<svg"), "no SVG in the chart");
     assert_eq!(chart.matches("class=\"curve\"").count(), 2, "{chart}");
-    assert!(
-        chart.contains("data-run=\"before on before\" data-solved=\"4\""),
-        "{chart}"
-    );
-    assert!(
-        chart.contains("data-run=\"after on after\" data-solved=\"3\""),
-        "{chart}"
+    assert_contains_all(
+        chart,
+        &[
+            "data-run=\"before on before\" data-solved=\"4\"",
+            "data-run=\"after on after\" data-solved=\"3\"",
+        ],
     );
     // The McNemar table and the lists.
     let at = dom
@@ -103,15 +102,14 @@ fn gastric_comparison_renders_in_chromium() {
         .expect("McNemar table missing");
     let table = &dom[at..];
     let table = &table[..table.find("</table>").expect("table closed")];
-    assert!(table.contains("<td class=\"gained\">2</td>"), "{table}");
-    assert!(table.contains("<td class=\"lost\">3</td>"), "{table}");
-    assert!(
-        table.contains("<td class=\"p-value\">1.0000</td>"),
-        "{table}"
-    );
-    assert!(
-        table.contains("worse (+2 -3, exact McNemar p = 1.0000, not significant at 0.05)"),
-        "{table}"
+    assert_contains_all(
+        table,
+        &[
+            "<td class=\"gained\">2</td>",
+            "<td class=\"lost\">3</td>",
+            "<td class=\"p-value\">1.0000</td>",
+            "worse (+2 -3, exact McNemar p = 1.0000, not significant at 0.05)",
+        ],
     );
     let lost = &dom[dom.find("<ul class=\"newly-lost\">").expect("lost list")..];
     let lost = &lost[..lost.find("</ul>").unwrap()];

@@ -3,22 +3,12 @@
 //! The fixtures (`tests/data/gastric`) are six STS positions with answers
 //! chosen by hand: "after" newly solves 2 positions and newly loses 3.
 
-use rookery_testkit::TempDir;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn rookery(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
+use common::rookery;
+use rookery_testkit::cmd::assert_contains_all;
+use rookery_testkit::TempDir;
+use std::path::{Path, PathBuf};
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -94,24 +84,15 @@ fn text_report_names_the_verdict_and_the_positions() {
     let o = rookery(&["report", &data("before.epd"), &data("after.epd")], b"");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let t = text(&o.stdout);
-    assert!(
-        t.contains(
-            "newly solved (2): STS(v1.0) Undermine.002, STS(v2.2) Open Files and Diagonals.003"
-        ),
-        "{t}"
-    );
-    assert!(t.contains("newly lost (3): STS(v1.0) Undermine.003"), "{t}");
-    assert!(
-        t.contains("verdict: worse (+2 -3, exact McNemar p = 1.0000, not significant at 0.05)"),
-        "{t}"
-    );
-    assert!(
-        t.contains("themes of before on before (by id prefix):"),
-        "{t}"
-    );
-    assert!(
-        t.contains("solved within t (time per position (ms)):"),
-        "{t}"
+    assert_contains_all(
+        &t,
+        &[
+            "newly solved (2): STS(v1.0) Undermine.002, STS(v2.2) Open Files and Diagonals.003",
+            "newly lost (3): STS(v1.0) Undermine.003",
+            "verdict: worse (+2 -3, exact McNemar p = 1.0000, not significant at 0.05)",
+            "themes of before on before (by id prefix):",
+            "solved within t (time per position (ms)):",
+        ],
     );
 }
 
@@ -228,14 +209,13 @@ fn bad_epd_lines_are_reported_with_their_place_and_the_rest_is_reported() {
     let o = rookery(&["report", "-", "--json"], input.as_bytes());
     assert_eq!(o.status.code(), Some(1));
     let err = text(&o.stderr);
-    assert!(err.contains("<stdin>:2:"), "{err}");
-    assert!(
-        err.contains("<stdin>:3:35: c0 points: \"Qd8\" is not a legal move here"),
-        "{err}"
-    );
-    assert!(
-        err.contains("<stdin>:4:52: acd: expected one non-negative integer, found \"x\""),
-        "{err}"
+    assert_contains_all(
+        &err,
+        &[
+            "<stdin>:2:",
+            "<stdin>:3:35: c0 points: \"Qd8\" is not a legal move here",
+            "<stdin>:4:52: acd: expected one non-negative integer, found \"x\"",
+        ],
     );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["summaries"][0]["total"], 4);
@@ -248,11 +228,17 @@ fn json_and_epd_inputs_mix_and_bad_json_is_placed() {
     let dir = TempDir::new("report-mixed");
     let bad = dir.join("bad.json");
     std::fs::write(&bad, "{\n  \"suite\": \"x\",\n  \"engine\": 3\n}\n").unwrap();
+    let err = report_with_bad_input(&bad);
+    assert!(err.contains("bad.json:3:"), "{err}");
+}
+
+/// `rookery report BAD before.epd`: exit status 1, and the good input still
+/// makes the report (4 of 6 solved); returns stderr.
+fn report_with_bad_input(bad: &Path) -> String {
     let o = rookery(&["report", bad.to_str().unwrap(), &data("before.epd")], b"");
     assert_eq!(o.status.code(), Some(1));
-    let err = text(&o.stderr);
-    assert!(err.contains("bad.json:3:"), "{err}");
     assert!(text(&o.stdout).contains("4/6"), "{}", text(&o.stdout));
+    text(&o.stderr)
 }
 
 #[test]
@@ -347,13 +333,10 @@ fn a_pgn_file_is_named_as_pgn_not_as_bad_json() {
     let dir = TempDir::new("report-pgn");
     let pgn = dir.join("games.pgn");
     std::fs::write(&pgn, "\n[Event \"x\"]\n[Site \"y\"]\n\n1. e4 e5 *\n").unwrap();
-    let o = rookery(&["report", pgn.to_str().unwrap(), &data("before.epd")], b"");
-    assert_eq!(o.status.code(), Some(1));
-    let err = text(&o.stderr);
+    // The other input still makes the report.
+    let err = report_with_bad_input(&pgn);
     assert!(err.contains("games.pgn:2:1: a PGN tag pair"), "{err}");
     assert!(!err.contains("JSON:"), "{err}");
-    // The other input still makes the report.
-    assert!(text(&o.stdout).contains("4/6"), "{}", text(&o.stdout));
     // A JSON array of runs is still JSON, not a tag pair.
     let o = rookery(&["report", "-"], b"[ 3 ]");
     assert!(

@@ -5,7 +5,7 @@
 //! `tests/snapshots/`; `UPDATE_SNAPSHOTS=1 cargo test -p rookery --test
 //! snapshots` rewrites them after an intended change (review with `git diff`).
 
-use rookery_testkit::cmd::{Cmd, Run};
+use rookery_testkit::cmd::{argv, Cmd, Run};
 use rookery_testkit::snapshot::{assert_snapshot, json_lines_shape, json_shape};
 use rookery_testkit::TempDir;
 use std::path::{Path, PathBuf};
@@ -95,54 +95,31 @@ fn representative_errors() {
     )
     .unwrap();
     let missing = t.join("missing.epd");
+    let cmd = |line: &str| {
+        let path = |p: &Path| p.display().to_string();
+        argv(
+            line,
+            &[
+                ("bad_epd", &path(&bad_epd)),
+                ("bad_pgn", &path(&bad_pgn)),
+                ("missing", &path(&missing)),
+            ],
+        )
+    };
     let cases: Vec<(&str, Vec<String>, i32)> = vec![
-        (
-            "error-unknown-flag",
-            vec!["perft".into(), "--bogus".into()],
-            2,
-        ),
+        ("error-unknown-flag", cmd("perft --bogus"), 2),
         ("error-no-subcommand", vec![], 2),
         (
             "error-show-bad-fen",
             vec!["show".into(), "8/8/8/8/8/8/8/8 w - - 0 1".into()],
             1,
         ),
-        (
-            "error-epd-validate",
-            vec![
-                "epd".into(),
-                "validate".into(),
-                bad_epd.display().to_string(),
-            ],
-            1,
-        ),
-        (
-            "error-pgn-validate",
-            vec![
-                "pgn".into(),
-                "validate".into(),
-                bad_pgn.display().to_string(),
-            ],
-            1,
-        ),
-        (
-            "error-missing-file",
-            vec![
-                "epd".into(),
-                "normalize".into(),
-                missing.display().to_string(),
-            ],
-            1,
-        ),
+        ("error-epd-validate", cmd("epd validate {bad_epd}"), 1),
+        ("error-pgn-validate", cmd("pgn validate {bad_pgn}"), 1),
+        ("error-missing-file", cmd("epd normalize {missing}"), 1),
         (
             "error-builtin-engine-arg",
-            vec![
-                "epd".into(),
-                "analyse".into(),
-                bad_epd.display().to_string(),
-                "--engine-arg".into(),
-                "x".into(),
-            ],
+            cmd("epd analyse {bad_epd} --engine-arg x"),
             2,
         ),
     ];
@@ -171,28 +148,24 @@ fn every_json_shape() {
     .unwrap();
     let results = t.join("results.json");
     let s = |p: &Path| p.display().to_string();
+    let cmd = |line: &str| {
+        argv(
+            line,
+            &[
+                ("epd", &s(&epd)),
+                ("bad_epd", &s(&bad_epd)),
+                ("pgn", &s(&pgn)),
+                ("results", &s(&results)),
+            ],
+        )
+    };
 
     // One document per run.
     let single: Vec<(&str, Vec<String>, i32)> = vec![
-        (
-            "json-perft",
-            vec![
-                "perft".into(),
-                "--depth".into(),
-                "2".into(),
-                "--json".into(),
-            ],
-            0,
-        ),
+        ("json-perft", cmd("perft --depth 2 --json"), 0),
         (
             "json-perft-divide",
-            vec![
-                "perft".into(),
-                "--depth".into(),
-                "1".into(),
-                "--divide".into(),
-                "--json".into(),
-            ],
+            cmd("perft --depth 1 --divide --json"),
             0,
         ),
         (
@@ -204,59 +177,19 @@ fn every_json_shape() {
             ],
             0,
         ),
-        (
-            "json-bench",
-            vec![
-                "bench".into(),
-                "--depth".into(),
-                "1".into(),
-                "--json".into(),
-            ],
-            0,
-        ),
+        ("json-bench", cmd("bench --depth 1 --json"), 0),
         (
             "json-suite",
-            vec![
-                "suite".into(),
-                s(&epd),
-                "--depth".into(),
-                "2".into(),
-                "--jobs".into(),
-                "1".into(),
-                "--json".into(),
-                "--no-html".into(),
-                "--results".into(),
-                s(&results),
-            ],
+            cmd("suite {epd} --depth 2 --jobs 1 --json --no-html --results {results}"),
             0,
         ),
-        (
-            "json-report",
-            vec!["report".into(), s(&results), "--json".into()],
-            0,
-        ),
+        ("json-report", cmd("report {results} --json"), 0),
         (
             "json-match",
-            vec![
-                "match".into(),
-                "--engine".into(),
-                "cmd=builtin".into(),
-                "name=a".into(),
-                "--engine".into(),
-                "cmd=builtin".into(),
-                "name=b".into(),
-                "--each".into(),
-                "depth=1".into(),
-                "--games".into(),
-                "2".into(),
-                "--rounds".into(),
-                "1".into(),
-                "--concurrency".into(),
-                "1".into(),
-                "--maxmoves".into(),
-                "4".into(),
-                "--json".into(),
-            ],
+            cmd(
+                "match --engine cmd=builtin name=a --engine cmd=builtin name=b --each depth=1 \
+                 --games 2 --rounds 1 --concurrency 1 --maxmoves 4 --json",
+            ),
             0,
         ),
     ];
@@ -272,25 +205,11 @@ fn every_json_shape() {
     let lines: Vec<(&str, Vec<String>, i32)> = vec![
         (
             "json-epd-validate",
-            vec![
-                "epd".into(),
-                "validate".into(),
-                "--json".into(),
-                s(&bad_epd),
-                s(&epd),
-            ],
+            cmd("epd validate --json {bad_epd} {epd}"),
             1,
         ),
-        (
-            "json-pgn-validate",
-            vec!["pgn".into(), "validate".into(), "--json".into(), s(&pgn)],
-            1,
-        ),
-        (
-            "json-pgn-stats",
-            vec!["pgn".into(), "stats".into(), "--json".into(), s(&pgn)],
-            1,
-        ),
+        ("json-pgn-validate", cmd("pgn validate --json {pgn}"), 1),
+        ("json-pgn-stats", cmd("pgn stats --json {pgn}"), 1),
     ];
     for (name, args, code) in lines {
         let run = rookery(&args).dir(t.path()).run();

@@ -2,7 +2,7 @@
 //! `-` is stdin/stdout everywhere, a missing file among several is reported
 //! and the rest processed, errors say things once and in words.
 
-use rookery_testkit::cmd::Cmd;
+use rookery_testkit::cmd::{assert_contains_all, Cmd};
 use rookery_testkit::TempDir;
 use std::path::Path;
 use std::process::Output;
@@ -202,8 +202,7 @@ fn messages_say_things_once_and_name_the_input_alike() {
     let o = run(t.path(), &["report", s(&bad)], b"");
     assert_eq!(o.status.code(), Some(1));
     let err = text(&o.stderr);
-    assert!(err.contains("bad.json:1:"), "{err}");
-    assert!(err.contains("not rookery suite results"), "{err}");
+    assert_contains_all(&err, &["bad.json:1:", "not rookery suite results"]);
     assert_eq!(err.matches("line").count(), 0, "{err}");
     // stdin is `<stdin>` in every verb.
     let o = run(

@@ -7,25 +7,26 @@ use proptest::prelude::*;
 use rookery_core::{CastlingMode, Fen, Mode, Move, Position, San, SanPlus, Setup, UciMove};
 
 /// Positions that `to_move` is tried on: the start, Kiwipete, promotions
-/// with captures, an en-passant chance, and a Chess960 start.
-const POSITIONS: &[&str] = &[
-    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-    "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
-    "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
-    "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
-];
+/// with captures, an en-passant chance, and a Chess960 start (a file shared
+/// with the fuzz targets of the SAN and UCI move readers).
+fn position_fens() -> Vec<&'static str> {
+    include_str!("data/move_readers.fen")
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .collect()
+}
 
 fn positions() -> Vec<Position> {
-    POSITIONS
+    position_fens()
         .iter()
         .map(|f| Position::from_fen(f).expect("test position"))
         .collect()
 }
 
-/// A position reached by `plies` pseudo-random legal moves from one of `POSITIONS`.
+/// A position reached by `plies` pseudo-random legal moves from one of `position_fens()`.
 fn playout(start: usize, seed: u64, plies: usize) -> Position {
-    let mut pos = Position::from_fen(POSITIONS[start % POSITIONS.len()]).expect("test position");
+    let fens = position_fens();
+    let mut pos = Position::from_fen(fens[start % fens.len()]).expect("test position");
     let mut x = seed | 1;
     for _ in 0..plies {
         let moves = pos.legal_moves();

@@ -10,9 +10,7 @@ use rookery_epd::{Diagnostic, Mode};
 fn input() -> Vec<u8> {
     let mut files: Vec<_> = ["tests/data/suites", "tests/data"]
         .iter()
-        .flat_map(|d| std::fs::read_dir(d).unwrap())
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "epd"))
+        .flat_map(|d| rookery_testkit::files_with_extension(d, "epd"))
         .collect();
     files.sort();
     let mut one = Vec::new();

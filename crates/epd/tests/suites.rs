@@ -16,18 +16,67 @@ fn kind(d: &Diagnostic) -> String {
     format!("{}:{}", d.severity, &dbg[..end])
 }
 
-struct Expect {
-    file: &'static str,
-    records: u64,
-    unparsed: u64,
-    /// (severity:Problem, count)
-    kinds: &'static [(&'static str, u64)],
-}
+/// What validating a suite file must give in one mode: (records, unparsed
+/// lines, (severity:Problem, count) of every diagnostic kind).
+type Expect = (u64, u64, &'static [(&'static str, u64)]);
 
-fn run(mode: Mode, table: &[Expect]) {
+const NONE: &[(&str, u64)] = &[];
+
+/// Every suite file, with what it gives in lenient mode, then in strict mode.
+#[rustfmt::skip]
+const SUITES: &[(&str, Expect, Expect)] = &[
+    // `id` before `c0`: out of ASCII order (a warning even in strict mode).
+    ("STS1-STS15_LAN_v3.epd", (1500, 0, NONE), (1500, 0, &[("warning:OpcodeOrder", 1500)])),
+    ("arasan2024.epd", (200, 0, NONE), (200, 0, &[("warning:OpcodeOrder", 200)])),
+    ("bk.epd", (24, 0, NONE), (24, 0, NONE)),
+    ("bt2630.epd", (30, 0, NONE), (30, 0, NONE)),
+    // Six-field FEN on every line; `id "CCR02";bm` with no space;
+    // CCR03's `am Ne5` is ambiguous (two knights reach e5): that line
+    // is copied through; CCR13 writes the capture `Nxe4` as `Ne4`.
+    (
+        "ccr-one-hour.epd",
+        (24, 1, &[("error:BadMove", 1), ("warning:FenClocks", 25),
+                  ("warning:NotSan", 1), ("warning:Whitespace", 1)]),
+        (0, 25, &[("error:BadMove", 1), ("error:FenClocks", 25),
+                  ("error:NotSan", 1), ("error:Whitespace", 1)]),
+    ),
+    ("ecm98.epd", (769, 0, NONE), (769, 0, NONE)),
+    // Two records with a double space.
+    ("eet.epd", (100, 0, &[("warning:Whitespace", 2)]), (98, 2, &[("error:Whitespace", 2)])),
+    ("kaufman.epd", (25, 0, NONE), (25, 0, NONE)),
+    ("lct2.epd", (35, 0, NONE), (35, 0, &[("warning:OpcodeOrder", 35)])),
+    // 23 lower-case promotions (f8q+), one double space.
+    (
+        "mate-in-n-bm.epd",
+        (108, 0, &[("warning:NotSan", 23), ("warning:Whitespace", 1)]),
+        (92, 16, &[("error:NotSan", 23), ("error:Whitespace", 1)]),
+    ),
+    ("mate_test_suite.epd", (20, 0, NONE), (20, 0, NONE)),
+    // Chest-style `bm #N` on every record, kept verbatim (lenient).
+    (
+        "mates2000.epd",
+        (2000, 0, &[("warning:ChestMate", 2000)]),
+        (0, 2000, &[("error:ChestMate", 2000)]),
+    ),
+    // Nolot.6 appears twice; one of them has no c0.
+    ("nolot.epd", (12, 0, NONE), (12, 0, &[("warning:OpcodeOrder", 11)])),
+    (
+        "nullmove-zugzwang.epd",
+        (5, 0, &[("warning:FenClocks", 5), ("warning:Whitespace", 1)]),
+        (0, 5, &[("error:FenClocks", 5), ("error:Whitespace", 1)]),
+    ),
+    ("silent-but-deadly.epd", (134, 0, NONE), (134, 0, NONE)),
+    ("wac-classic.epd", (300, 0, NONE), (300, 0, NONE)),
+    ("wac.epd", (300, 0, NONE), (300, 0, NONE)),
+];
+
+/// Validates every file of [`SUITES`] in `mode` against the expectation
+/// `pick` takes from its row.
+fn run(mode: Mode, pick: fn(&(&str, Expect, Expect)) -> Expect) {
     let mut seen = 0;
-    for e in table {
-        let data = std::fs::read(format!("{DIR}/{}", e.file)).unwrap();
+    for row in SUITES {
+        let (file, (records, unparsed, expect_kinds)) = (row.0, pick(row));
+        let data = std::fs::read(format!("{DIR}/{file}")).unwrap();
         let mut kinds: BTreeMap<String, u64> = BTreeMap::new();
         let sum = validate(data.as_slice(), mode, |d| {
             *kinds.entry(kind(d)).or_default() += 1
@@ -35,268 +84,28 @@ fn run(mode: Mode, table: &[Expect]) {
         .unwrap();
         assert_eq!(
             (sum.records, sum.unparsed),
-            (e.records, e.unparsed),
-            "{} {mode:?}",
-            e.file
+            (records, unparsed),
+            "{file} {mode:?}"
         );
-        let want: BTreeMap<String, u64> =
-            e.kinds.iter().map(|(k, n)| ((*k).to_owned(), *n)).collect();
-        assert_eq!(kinds, want, "{} {mode:?}", e.file);
+        let want: BTreeMap<String, u64> = expect_kinds
+            .iter()
+            .map(|(k, n)| ((*k).to_owned(), *n))
+            .collect();
+        assert_eq!(kinds, want, "{file} {mode:?}");
         seen += 1;
     }
-    let files = std::fs::read_dir(DIR)
-        .unwrap()
-        .filter(|f| {
-            f.as_ref()
-                .unwrap()
-                .path()
-                .extension()
-                .is_some_and(|x| x == "epd")
-        })
-        .count();
+    let files = rookery_testkit::files_with_extension(DIR, "epd").len();
     assert_eq!(seen, files, "every suite file has an expectation");
 }
 
-const NONE: &[(&str, u64)] = &[];
-
 #[test]
 fn lenient() {
-    run(
-        Mode::Lenient,
-        &[
-            Expect {
-                file: "STS1-STS15_LAN_v3.epd",
-                records: 1500,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            Expect {
-                file: "arasan2024.epd",
-                records: 200,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            Expect {
-                file: "bk.epd",
-                records: 24,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            Expect {
-                file: "bt2630.epd",
-                records: 30,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            // Six-field FEN on every line; `id "CCR02";bm` with no space;
-            // CCR03's `am Ne5` is ambiguous (two knights reach e5): that line
-            // is copied through; CCR13 writes the capture `Nxe4` as `Ne4`.
-            Expect {
-                file: "ccr-one-hour.epd",
-                records: 24,
-                unparsed: 1,
-                kinds: &[
-                    ("error:BadMove", 1),
-                    ("warning:FenClocks", 25),
-                    ("warning:NotSan", 1),
-                    ("warning:Whitespace", 1),
-                ],
-            },
-            Expect {
-                file: "ecm98.epd",
-                records: 769,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            // Two records with a double space.
-            Expect {
-                file: "eet.epd",
-                records: 100,
-                unparsed: 0,
-                kinds: &[("warning:Whitespace", 2)],
-            },
-            Expect {
-                file: "kaufman.epd",
-                records: 25,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            Expect {
-                file: "lct2.epd",
-                records: 35,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            // 23 lower-case promotions (f8q+), one double space.
-            Expect {
-                file: "mate-in-n-bm.epd",
-                records: 108,
-                unparsed: 0,
-                kinds: &[("warning:NotSan", 23), ("warning:Whitespace", 1)],
-            },
-            Expect {
-                file: "mate_test_suite.epd",
-                records: 20,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            // Chest-style `bm #N` on every record, kept verbatim.
-            Expect {
-                file: "mates2000.epd",
-                records: 2000,
-                unparsed: 0,
-                kinds: &[("warning:ChestMate", 2000)],
-            },
-            Expect {
-                file: "nolot.epd",
-                records: 12,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            Expect {
-                file: "nullmove-zugzwang.epd",
-                records: 5,
-                unparsed: 0,
-                kinds: &[("warning:FenClocks", 5), ("warning:Whitespace", 1)],
-            },
-            Expect {
-                file: "silent-but-deadly.epd",
-                records: 134,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            Expect {
-                file: "wac-classic.epd",
-                records: 300,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            Expect {
-                file: "wac.epd",
-                records: 300,
-                unparsed: 0,
-                kinds: NONE,
-            },
-        ],
-    );
+    run(Mode::Lenient, |row| row.1);
 }
 
 #[test]
 fn strict() {
-    run(
-        Mode::Strict,
-        &[
-            // `id` before `c0`: out of ASCII order (a warning even in strict mode).
-            Expect {
-                file: "STS1-STS15_LAN_v3.epd",
-                records: 1500,
-                unparsed: 0,
-                kinds: &[("warning:OpcodeOrder", 1500)],
-            },
-            Expect {
-                file: "arasan2024.epd",
-                records: 200,
-                unparsed: 0,
-                kinds: &[("warning:OpcodeOrder", 200)],
-            },
-            Expect {
-                file: "bk.epd",
-                records: 24,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            Expect {
-                file: "bt2630.epd",
-                records: 30,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            Expect {
-                file: "ccr-one-hour.epd",
-                records: 0,
-                unparsed: 25,
-                kinds: &[
-                    ("error:BadMove", 1),
-                    ("error:FenClocks", 25),
-                    ("error:NotSan", 1),
-                    ("error:Whitespace", 1),
-                ],
-            },
-            Expect {
-                file: "ecm98.epd",
-                records: 769,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            Expect {
-                file: "eet.epd",
-                records: 98,
-                unparsed: 2,
-                kinds: &[("error:Whitespace", 2)],
-            },
-            Expect {
-                file: "kaufman.epd",
-                records: 25,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            Expect {
-                file: "lct2.epd",
-                records: 35,
-                unparsed: 0,
-                kinds: &[("warning:OpcodeOrder", 35)],
-            },
-            Expect {
-                file: "mate-in-n-bm.epd",
-                records: 92,
-                unparsed: 16,
-                kinds: &[("error:NotSan", 23), ("error:Whitespace", 1)],
-            },
-            Expect {
-                file: "mate_test_suite.epd",
-                records: 20,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            Expect {
-                file: "mates2000.epd",
-                records: 0,
-                unparsed: 2000,
-                kinds: &[("error:ChestMate", 2000)],
-            },
-            // Nolot.6 appears twice; one of them has no c0.
-            Expect {
-                file: "nolot.epd",
-                records: 12,
-                unparsed: 0,
-                kinds: &[("warning:OpcodeOrder", 11)],
-            },
-            Expect {
-                file: "nullmove-zugzwang.epd",
-                records: 0,
-                unparsed: 5,
-                kinds: &[("error:FenClocks", 5), ("error:Whitespace", 1)],
-            },
-            Expect {
-                file: "silent-but-deadly.epd",
-                records: 134,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            Expect {
-                file: "wac-classic.epd",
-                records: 300,
-                unparsed: 0,
-                kinds: NONE,
-            },
-            Expect {
-                file: "wac.epd",
-                records: 300,
-                unparsed: 0,
-                kinds: NONE,
-            },
-        ],
-    );
+    run(Mode::Strict, |row| row.2);
 }
 
 fn normalized(data: &[u8]) -> Vec<u8> {
@@ -342,11 +151,7 @@ fn same_meaning(a: &Record, b: &Record) -> bool {
 
 #[test]
 fn normalize_keeps_lines_and_meaning_and_is_idempotent() {
-    for entry in std::fs::read_dir(DIR).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|x| x != "epd") {
-            continue;
-        }
+    for path in rookery_testkit::files_with_extension(DIR, "epd") {
         let name = path.display().to_string();
         let data = std::fs::read(&path).unwrap();
         let once = normalized(&data);

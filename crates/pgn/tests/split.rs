@@ -6,6 +6,8 @@ use proptest::prelude::*;
 use rookery_pgn::split::{for_each_piece, Cutter};
 use rookery_pgn::Games;
 
+mod common;
+
 fn summary(g: &rookery_pgn::ReadGame) -> String {
     format!(
         "{} {:?} {:?} {:?} {:?} {:?} {:?}",
@@ -49,19 +51,9 @@ fn pieces(bytes: &[u8], target: usize) -> (Vec<String>, usize) {
 
 #[test]
 fn pieces_read_as_the_whole_stream() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
-        .collect();
-    files.sort();
+    let mut inputs = common::data_files();
     // All files at once too, as one stream.
-    let mut all = Vec::new();
-    for f in &files {
-        all.extend(std::fs::read(f).unwrap());
-    }
-    let mut inputs: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
+    let all = inputs.concat();
     inputs.push(all);
     for bytes in &inputs {
         let expected = whole(bytes);

@@ -6,16 +6,12 @@ use rookery_pgn::convert::EpdOptions;
 use rookery_pgn::stream::{run, Diag, Plan, Stats, Task};
 use rookery_pgn::{Detail, Games};
 
+mod common;
+
 mod util {
+    /// The files of tests/data, then [`TRICKY`].
     pub fn data_files() -> Vec<Vec<u8>> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-        let mut files: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
-            .collect();
-        files.sort();
-        let mut out: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
+        let mut out = super::common::data_files();
         out.push(TRICKY.as_bytes().to_vec());
         out
     }

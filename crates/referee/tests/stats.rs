@@ -208,27 +208,18 @@ fn pentanomial_matches_fishtest_figures() {
     close(e.los, 0.001_610_401_145_416_662_2, 1e-12, "los (P)");
     close(e.nelo_error, 42.560_077_160_742_79, 1e-9, "nelo error (P)");
 
-    let normalized = sprt(0.0, 4.0, EloModel::Normalized);
-    close(
-        normalized.llr(&pairs_only(p)),
-        -0.55961,
-        5e-6,
-        "normalized llr (F)",
-    );
-    close(
-        normalized.llr(&pairs_only(p)),
-        -0.559_609_630_346_844_3,
-        1e-12,
-        "normalized llr (P)",
-    );
-    let logistic = sprt(0.0, 2.716, EloModel::Logistic);
+    let normalized = sprt(0.0, 4.0, EloModel::Normalized).llr(&pairs_only(p));
     // The page rounds elo1 to 2.716 (2.71575 unrounded), which moves the LLR by about 5e-5.
-    close(
-        logistic.llr(&pairs_only(p)),
-        -0.55961,
-        1e-4,
-        "logistic llr at 2.716 (F)",
-    );
+    let logistic = sprt(0.0, 2.716, EloModel::Logistic).llr(&pairs_only(p));
+    #[rustfmt::skip]
+    let llrs = [
+        (normalized, -0.55961, 5e-6, "normalized llr (F)"),
+        (normalized, -0.559_609_630_346_844_3, 1e-12, "normalized llr (P)"),
+        (logistic, -0.55961, 1e-4, "logistic llr at 2.716 (F)"),
+    ];
+    for (got, want, tolerance, what) in llrs {
+        close(got, want, tolerance, what);
+    }
     close(elo_from_score(0.50391), 2.716, 5e-3, "H1 logistic Elo (F)");
 }
 
@@ -287,43 +278,17 @@ fn sprt_bounds() {
 /// 90·0.0071955·(2·0.5555556 - 1.0071955)/(2·0.1358025) = 0.24776.
 #[test]
 fn sprt_trinomial_decisions() {
+    use EloModel::{Logistic, Normalized};
+    use SprtState::{AcceptH0, AcceptH1, Continue};
+    // One row a case, as a table.
+    #[rustfmt::skip]
     let cases = [
-        (
-            wdl(600, 800, 400),
-            EloModel::Logistic,
-            4.955_107_918_636_501,
-            SprtState::AcceptH1,
-        ),
-        (
-            wdl(400, 800, 600),
-            EloModel::Logistic,
-            -5.641_285_143_784_604,
-            SprtState::AcceptH0,
-        ),
-        (
-            wdl(30, 40, 20),
-            EloModel::Logistic,
-            0.247_755_395_931_825_05,
-            SprtState::Continue,
-        ),
-        (
-            wdl(600, 800, 400),
-            EloModel::Normalized,
-            3.718_792_486_141_094,
-            SprtState::AcceptH1,
-        ),
-        (
-            wdl(400, 800, 600),
-            EloModel::Normalized,
-            -4.091_582_197_034_108,
-            SprtState::AcceptH0,
-        ),
-        (
-            wdl(30, 40, 20),
-            EloModel::Normalized,
-            0.185_939_624_307_054_7,
-            SprtState::Continue,
-        ),
+        (wdl(600, 800, 400), Logistic, 4.955_107_918_636_501, AcceptH1),
+        (wdl(400, 800, 600), Logistic, -5.641_285_143_784_604, AcceptH0),
+        (wdl(30, 40, 20), Logistic, 0.247_755_395_931_825_05, Continue),
+        (wdl(600, 800, 400), Normalized, 3.718_792_486_141_094, AcceptH1),
+        (wdl(400, 800, 600), Normalized, -4.091_582_197_034_108, AcceptH0),
+        (wdl(30, 40, 20), Normalized, 0.185_939_624_307_054_7, Continue),
     ];
     for (w, model, llr, state) in cases {
         let status = sprt(0.0, 5.0, model).status(&games_only(w));
@@ -352,47 +317,16 @@ fn sprt_trinomial_decisions() {
 /// 2.788025 (continue) and [-2, 3] on [10,50,100,60,20] = 0.618903.
 #[test]
 fn sprt_pentanomial_decisions() {
+    use EloModel::{Logistic, Normalized};
+    use SprtState::{AcceptH0, AcceptH1, Continue};
+    // One row a case, as a table.
+    #[rustfmt::skip]
     let cases = [
-        (
-            [40, 300, 700, 400, 60],
-            0.0,
-            5.0,
-            EloModel::Normalized,
-            3.036_551_560_325_379,
-            SprtState::AcceptH1,
-        ),
-        (
-            [60, 400, 700, 300, 40],
-            0.0,
-            5.0,
-            EloModel::Normalized,
-            -3.657_867_745_147_073,
-            SprtState::AcceptH0,
-        ),
-        (
-            [10, 50, 100, 60, 20],
-            0.0,
-            5.0,
-            EloModel::Normalized,
-            0.579_139_232_247_244_1,
-            SprtState::Continue,
-        ),
-        (
-            [10, 50, 100, 60, 20],
-            0.0,
-            5.0,
-            EloModel::Logistic,
-            0.810_444_665_158_336_5,
-            SprtState::Continue,
-        ),
-        (
-            [40, 300, 700, 400, 60],
-            -1.75,
-            0.25,
-            EloModel::Logistic,
-            2.327_218_524_679_488_5,
-            SprtState::Continue,
-        ),
+        ([40, 300, 700, 400, 60], 0.0, 5.0, Normalized, 3.036_551_560_325_379, AcceptH1),
+        ([60, 400, 700, 300, 40], 0.0, 5.0, Normalized, -3.657_867_745_147_073, AcceptH0),
+        ([10, 50, 100, 60, 20], 0.0, 5.0, Normalized, 0.579_139_232_247_244_1, Continue),
+        ([10, 50, 100, 60, 20], 0.0, 5.0, Logistic, 0.810_444_665_158_336_5, Continue),
+        ([40, 300, 700, 400, 60], -1.75, 0.25, Logistic, 2.327_218_524_679_488_5, Continue),
     ];
     for (counts, elo0, elo1, model, llr, state) in cases {
         let status = sprt(elo0, elo1, model).status(&pairs_only(ptnml(counts)));

@@ -13,9 +13,11 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
+use std::io::Read;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
 
 /// A command line to run: the program, its arguments, what it reads on
 /// stdin (nothing unless given) and where it runs.
@@ -221,12 +223,7 @@ impl Run {
     /// If not, with [`Run::describe`].
     #[track_caller]
     pub fn assert_stdout_contains(&self, needle: &str) -> &Run {
-        assert!(
-            self.stdout_text().contains(needle),
-            "stdout lacks {needle:?}\n{}",
-            self.describe()
-        );
-        self
+        self.assert_contains("stdout", &self.stdout_text(), needle)
     }
 
     /// Checks that stderr contains `needle`.
@@ -235,12 +232,103 @@ impl Run {
     /// If not, with [`Run::describe`].
     #[track_caller]
     pub fn assert_stderr_contains(&self, needle: &str) -> &Run {
+        self.assert_contains("stderr", &self.stderr_text(), needle)
+    }
+
+    #[track_caller]
+    fn assert_contains(&self, stream: &str, text: &str, needle: &str) -> &Run {
         assert!(
-            self.stderr_text().contains(needle),
-            "stderr lacks {needle:?}\n{}",
+            text.contains(needle),
+            "{stream} lacks {needle:?}\n{}",
             self.describe()
         );
         self
+    }
+}
+
+/// A command line written on one line: split at white space into
+/// arguments, then every `{name}` in an argument replaced by the value given
+/// for `name` (after the split, so a value with spaces stays one argument).
+/// A test then reads like the command a person would type, and two tests
+/// that run the same command can share the line.
+///
+/// ```
+/// use rookery_testkit::cmd::argv;
+///
+/// let args = argv("epd normalize {in} -o {out}", &[("in", "a b.epd"), ("out", "c.epd")]);
+/// assert_eq!(args, ["epd", "normalize", "a b.epd", "-o", "c.epd"]);
+/// assert_eq!(argv("--each tc={tc}", &[("tc", "1+0.1")]), ["--each", "tc=1+0.1"]);
+/// ```
+///
+/// # Panics
+/// If `line` names a `{name}` that `vars` does not give (a broken test).
+pub fn argv(line: &str, vars: &[(&str, &str)]) -> Vec<String> {
+    line.split_whitespace()
+        .map(|word| {
+            let mut out = String::new();
+            let mut rest = word;
+            while let Some(open) = rest.find('{') {
+                let Some(len) = rest[open..].find('}') else {
+                    break;
+                };
+                let name = &rest[open + 1..open + len];
+                let value = vars
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| *v)
+                    .unwrap_or_else(|| panic!("argv: no value for {{{name}}} in {line:?}"));
+                out.push_str(&rest[..open]);
+                out.push_str(value);
+                rest = &rest[open + len + 1..];
+            }
+            out.push_str(rest);
+            out
+        })
+        .collect()
+}
+
+/// A child process killed and reaped when dropped, so that a server a test
+/// started never outlives the test, also when the test fails.
+pub struct KillOnDrop(pub Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Waits for a server the test started (its stderr piped) to end, at most
+/// `limit` (a liveness bound, not a speed assertion); returns the rest of
+/// its stdout (read from `out`) and its stderr.
+///
+/// # Panics
+/// If it does not end within `limit`, or ends with a failure status (the
+/// message names it `what` and shows both streams).
+#[track_caller]
+pub fn finish(
+    server: &mut Child,
+    mut out: impl Read,
+    limit: Duration,
+    what: &str,
+) -> (String, String) {
+    let t = Instant::now();
+    loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            let mut rest = String::new();
+            out.read_to_string(&mut rest).unwrap();
+            let mut err = String::new();
+            if let Some(mut stderr) = server.stderr.take() {
+                stderr.read_to_string(&mut err).unwrap();
+            }
+            assert!(status.success(), "{what} failed: {status}\n{rest}\n{err}");
+            return (rest, err);
+        }
+        assert!(
+            t.elapsed() < limit,
+            "the {what} did not end within {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
@@ -297,6 +385,17 @@ pub fn assert_text_eq(expected: &str, actual: &str, what: &str) {
     }
 }
 
+/// Checks that `text` contains every one of `needles`.
+///
+/// # Panics
+/// At the first needle missing, naming it, with the whole text.
+#[track_caller]
+pub fn assert_contains_all(text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(text.contains(needle), "{needle:?} not in:\n{text}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,6 +415,27 @@ mod tests {
             std::panic::catch_unwind(|| assert_text_eq("one\ntwo\n", "one\n2\n", "t")).unwrap_err();
         let msg = err.downcast_ref::<String>().unwrap();
         assert!(msg.contains("- two") && msg.contains("+ 2"), "{msg}");
+    }
+
+    #[test]
+    fn assert_contains_all_names_the_missing_needle() {
+        assert_contains_all("one two three", &["two", "one"]);
+        let err = std::panic::catch_unwind(|| assert_contains_all("one two", &["one", "six"]))
+            .unwrap_err();
+        let msg = err.downcast_ref::<String>().unwrap();
+        assert!(msg.starts_with("\"six\" not in:\none two"), "{msg}");
+    }
+
+    #[test]
+    fn argv_splits_then_fills_in() {
+        assert_eq!(
+            argv("a {x} p={x}/{y} {y}", &[("x", "1 2"), ("y", "z")]),
+            ["a", "1 2", "p=1 2/z", "z"]
+        );
+        assert_eq!(argv("  lone  ", &[]), ["lone"]);
+        let missing = std::panic::catch_unwind(|| argv("a {nope}", &[])).unwrap_err();
+        let msg = missing.downcast_ref::<String>().unwrap();
+        assert!(msg.contains("{nope}"), "{msg}");
     }
 
     #[test]

@@ -240,6 +240,26 @@ impl Drop for TempDir {
     }
 }
 
+/// The files directly in `dir` whose names end in `.ext` (test data, logs),
+/// sorted by path so that a test reads them in the same order everywhere.
+///
+/// # Panics
+/// If `dir` cannot be read (a broken test set-up).
+pub fn files_with_extension(
+    dir: impl AsRef<std::path::Path>,
+    ext: &str,
+) -> Vec<std::path::PathBuf> {
+    let dir = dir.as_ref();
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|e| e.unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display())))
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .collect();
+    files.sort();
+    files
+}
+
 /// Finding the peer programs that differential tests compare against
 /// (Stockfish, pgn-extract, Chromium, python-chess).
 ///
@@ -317,6 +337,14 @@ pub mod peer {
         require("Chromium", &["chromium", "chromium-browser"], None)
     }
 
+    /// The flags every test run of Chromium starts with: headless, no
+    /// sandbox, GPU, QUIC or first-run page, nothing fetched in the
+    /// background (crates/testkit/chromium-flags.txt, one a line, which the
+    /// Python spectator check reads too).
+    pub fn chromium_flags() -> impl Iterator<Item = &'static str> {
+        include_str!("../chromium-flags.txt").split_whitespace()
+    }
+
     /// The page at `html` as headless Chromium renders it (`--dump-dom`),
     /// with a browser profile of its own in `profile` (a directory of the
     /// test's), so that runs never share state.
@@ -325,15 +353,8 @@ pub mod peer {
     /// If the browser cannot be run.
     pub fn chromium_dom(browser: &Path, html: &Path, profile: &Path) -> String {
         let out = Command::new(browser)
+            .args(chromium_flags())
             .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
                 &format!("--user-data-dir={}", profile.display()),
                 "--dump-dom",
                 &format!("file://{}", html.display()),

@@ -37,22 +37,20 @@ fn handshake_options_and_search() {
     e.set_option("hash", Some("64")).unwrap();
     e.set_option("Clear Hash", None).unwrap();
     e.set_option("style", Some("risky")).unwrap();
-    assert!(matches!(
-        e.set_option("Hash", Some("0")),
-        Err(HostError::BadOptionValue { .. })
-    ));
-    assert!(matches!(
-        e.set_option("Hash", Some("many")),
-        Err(HostError::BadOptionValue { .. })
-    ));
-    assert!(matches!(
-        e.set_option("Style", Some("wild")),
-        Err(HostError::BadOptionValue { .. })
-    ));
-    assert!(matches!(
-        e.set_option("Ponder", Some("maybe")),
-        Err(HostError::BadOptionValue { .. })
-    ));
+    for (name, value) in [
+        ("Hash", "0"),
+        ("Hash", "many"),
+        ("Style", "wild"),
+        ("Ponder", "maybe"),
+    ] {
+        assert!(
+            matches!(
+                e.set_option(name, Some(value)),
+                Err(HostError::BadOptionValue { .. })
+            ),
+            "{name}={value}"
+        );
+    }
     assert!(matches!(
         e.set_option("Contempt", Some("1")),
         Err(HostError::UnknownOption(_))

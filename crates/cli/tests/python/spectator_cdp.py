@@ -16,11 +16,14 @@ import base64
 import fcntl
 import json
 import os
+import pathlib
 import subprocess
 import sys
 import time
 
 CHROMIUM, URL, PROFILE, SHOT = sys.argv[1:5]
+# The flags the Rust tests start Chromium with (rookery_testkit::peer::chromium_flags).
+FLAGS = (pathlib.Path(__file__).resolve().parents[3] / "testkit" / "chromium-flags.txt").read_text().split()
 WAIT = float(sys.argv[5]) if len(sys.argv) > 5 else 20.0
 
 # What the page shows of its first game in progress. `mark` survives only as
@@ -72,14 +75,7 @@ class Browser:
         self.proc = subprocess.Popen(
             [
                 CHROMIUM,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
+                *FLAGS,
                 "--user-data-dir=" + PROFILE,
                 "--remote-debugging-pipe",
                 "--window-size=1280,1000",

@@ -4,6 +4,7 @@ Usage: python3 uci_client.py ENGINE_PATH
 Prints one line per check; exits non-zero on the first failure.
 """
 
+import contextlib
 import subprocess
 import sys
 import time
@@ -24,9 +25,18 @@ def check(cond, what):
         raise AssertionError(what)
 
 
-def handshake(path):
+@contextlib.contextmanager
+def engine(path):
+    """The engine at `path` for one check, told to quit when the check ends."""
     eng = chess.engine.SimpleEngine.popen_uci(path)
     try:
+        yield eng
+    finally:
+        eng.quit()
+
+
+def handshake(path):
+    with engine(path) as eng:
         check(eng.id.get("name", "").startswith("rookery"), f"id name: {eng.id}")
         check("author" in eng.id, "id author missing")
         for name in EXPECTED_OPTIONS:
@@ -38,13 +48,10 @@ def handshake(path):
         eng.configure({"Clear Hash": None})
         eng.ping()
         print("ok handshake and options")
-    finally:
-        eng.quit()
 
 
 def multipv(path):
-    eng = chess.engine.SimpleEngine.popen_uci(path)
-    try:
+    with engine(path) as eng:
         board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
         infos = eng.analyse(board, chess.engine.Limit(depth=8), multipv=3)
         check(len(infos) == 3, f"3 lines, got {len(infos)}")
@@ -59,14 +66,11 @@ def multipv(path):
                 check(m in b.legal_moves, f"legal pv move {m}")
                 b.push(m)
         print("ok analyse multipv 3")
-    finally:
-        eng.quit()
 
 
 def clock_game(path, plies=40):
     """Engine against itself at 1s + 0.01s; the clock is kept here."""
-    eng = chess.engine.SimpleEngine.popen_uci(path)
-    try:
+    with engine(path) as eng:
         board = chess.Board()
         clock = {chess.WHITE: 1.0, chess.BLACK: 1.0}
         inc = 0.01
@@ -82,13 +86,10 @@ def clock_game(path, plies=40):
             check(res.move in board.legal_moves, f"legal move {res.move}")
             board.push(res.move)
         print(f"ok clock game {board.ply()} plies, clocks left {clock[True]:.3f}s/{clock[False]:.3f}s")
-    finally:
-        eng.quit()
 
 
 def pondering(path):
-    eng = chess.engine.SimpleEngine.popen_uci(path)
-    try:
+    with engine(path) as eng:
         board = chess.Board()
         res = eng.play(board, chess.engine.Limit(time=0.2), ponder=True)
         check(res.move in board.legal_moves, "ponder game move legal")
@@ -99,8 +100,6 @@ def pondering(path):
         res2 = eng.play(board, chess.engine.Limit(time=0.2))
         check(res2.move in board.legal_moves, "move after ponder legal")
         print("ok pondering (python-chess)")
-    finally:
-        eng.quit()
     # ponderhit through the raw protocol: the search must turn into a timed one.
     p = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     p.stdin.write("uci\nposition startpos moves e2e4 e7e5\ngo ponder wtime 2000 btime 2000 winc 0 binc 0\n")
@@ -139,8 +138,7 @@ def pondering(path):
 
 
 def stop_infinite(path):
-    eng = chess.engine.SimpleEngine.popen_uci(path)
-    try:
+    with engine(path) as eng:
         board = chess.Board()
         with eng.analysis(board) as analysis:
             seen = 0
@@ -155,13 +153,10 @@ def stop_infinite(path):
             check(best.move in board.legal_moves, f"legal bestmove after stop {best}")
         eng.ping()
         print("ok stop during infinite analysis")
-    finally:
-        eng.quit()
 
 
 def mate_scores(path):
-    eng = chess.engine.SimpleEngine.popen_uci(path)
-    try:
+    with engine(path) as eng:
         # Mate in 2 (Qxh7+? no: a classic back-rank mate in two).
         board = chess.Board("6k1/5ppp/8/8/8/8/1Q3PPP/1R4K1 w - - 0 1")
         info = eng.analyse(board, chess.engine.Limit(mate=2))
@@ -182,13 +177,10 @@ def mate_scores(path):
         info = eng.analyse(board, chess.engine.Limit(mate=1))
         check(info["score"].relative.mate() is None, f"no false mate: {info['score']}")
         print("ok mate scores")
-    finally:
-        eng.quit()
 
 
 def chess960(path):
-    eng = chess.engine.SimpleEngine.popen_uci(path)
-    try:
+    with engine(path) as eng:
         # King b1, rooks a1 and h1: castling queen side means king takes rook a1.
         board = chess.Board("1r2k2r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w KQkq - 0 1", chess960=True)
         castles = [m for m in board.legal_moves if board.is_castling(m)]
@@ -202,8 +194,6 @@ def chess960(path):
             check(m in b.legal_moves, f"legal 960 pv move {m}")
             b.push(m)
         print("ok chess960 castling")
-    finally:
-        eng.quit()
 
 
 def main():
