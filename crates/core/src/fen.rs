@@ -851,6 +851,18 @@ impl FenDisplay<'_> {
 
     fn write_bytes(&self, buf: &mut FenBuf) {
         let pos = self.pos;
+        // The letter on every square, filled from the twelve piece bitboards:
+        // a few instructions a piece, where asking the board square by square
+        // costs several times that.
+        let mut letters = [0u8; 64];
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let letter = Piece { color, role }.char() as u8;
+                for sq in pos.pieces(color, role) {
+                    letters[sq.index()] = letter;
+                }
+            }
+        }
         let occ = pos.occupied().0;
         for rank in (0..8u32).rev() {
             let mut row = (occ >> (8 * rank)) & 0xff;
@@ -863,9 +875,7 @@ impl FenDisplay<'_> {
                     buf.push(b'0' + gap as u8);
                 }
                 file += gap;
-                if let Some(p) = pos.piece_at(Square::new(rank * 8 + file)) {
-                    buf.push(p.char() as u8);
-                }
+                buf.push(letters[(rank * 8 + file) as usize & 63]);
                 row >>= gap + 1;
                 file += 1;
             }
