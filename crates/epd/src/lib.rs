@@ -48,6 +48,6 @@ pub use operation::{
     Refcom, Refreq, KNOWN_OPCODES,
 };
 pub use parse::{Mode, Parser, MAX_LINE};
-pub use record::{ParseRecordError, Record};
+pub use record::{decimal, ParseRecordError, Record};
 pub use registers::Registers;
 pub use verbs::{LineKind, Reader, Summary};

@@ -454,21 +454,30 @@ fn opcode_order(a: &Operation, b: &Operation) -> core::cmp::Ordering {
 /// Appends `v` in decimal: the integer operands of every record go through
 /// here, and `fmt`'s machinery cost more than the digits (to-epd writes a
 /// move number and a clock per position).
-fn push_u64(out: &mut String, mut v: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
+fn push_u64(out: &mut String, v: u64) {
+    out.push_str(decimal(v, &mut [0; 20]));
+}
+
+/// `v` in decimal, written at the end of `buf` (the digits of any `u64`
+/// fit): for writers of many numbers, without `fmt`.
+///
+/// ```
+/// assert_eq!(rookery_epd::decimal(4096, &mut [0; 20]), "4096");
+/// assert_eq!(rookery_epd::decimal(u64::MAX, &mut [0; 20]), u64::MAX.to_string());
+/// ```
+pub fn decimal(mut v: u64, buf: &mut [u8; 20]) -> &str {
+    let mut i = buf.len();
     loop {
         i -= 1;
         // v % 10 < 10: the cast keeps the value.
-        digits[i] = b'0' + (v % 10) as u8;
+        buf[i] = b'0' + (v % 10) as u8;
         v /= 10;
         if v == 0 {
             break;
         }
     }
-    for &d in &digits[i..] {
-        out.push(char::from(d));
-    }
+    // Only ASCII digits were written.
+    std::str::from_utf8(&buf[i..]).unwrap_or_default()
 }
 
 /// Writes the four EPD position fields.

@@ -259,28 +259,13 @@ impl fmt::Write for Bytes<'_> {
 }
 
 /// Appends `v` in decimal.
-fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+fn push_u64(out: &mut Vec<u8>, v: u64) {
     // Most numbers written (clocks, plies, game numbers) are small.
     if v < 10 {
         out.push(b'0' + v as u8);
         return;
     }
-    if v < 100 {
-        out.extend_from_slice(&[b'0' + (v / 10) as u8, b'0' + (v % 10) as u8]);
-        return;
-    }
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        // v % 10 < 10: the cast keeps the value.
-        digits[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
+    out.extend_from_slice(rookery_epd::decimal(v, &mut [0; 20]).as_bytes());
 }
 
 /// Appends a clock as the `hmvc`/`fmvn` operand of [`Record::with_clocks`]
