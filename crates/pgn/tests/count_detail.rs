@@ -102,7 +102,10 @@ fn counting_reads_every_game_as_the_full_tree_does() {
             games += 1;
         }
     }
-    assert!(games > 150 && plies > 10_000, "{games} games, {plies} plies");
+    assert!(
+        games > 150 && plies > 10_000,
+        "{games} games, {plies} plies"
+    );
 }
 
 #[test]
