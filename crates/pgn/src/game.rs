@@ -663,7 +663,6 @@ impl GameBuilder {
         self.dead = true;
     }
 
-    #[inline]
     fn top(&mut self) -> &mut Frame {
         // The stack always holds the mainline frame between end_tags and end_game.
         if self.stack.is_empty() {
