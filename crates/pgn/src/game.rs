@@ -328,6 +328,9 @@ pub struct ReadGame {
     pub warnings: Vec<Warning>,
     /// Where each tag pair stands, in input order.
     pub tag_locations: Vec<(String, Location)>,
+    /// Mainline plies read (up to the error, if any), at any [`Detail`]:
+    /// `game.mainline.nodes.len()` unless the detail is [`Detail::Count`].
+    pub plies: usize,
 }
 
 impl ReadGame {
@@ -447,6 +450,8 @@ struct Frame {
     prev: Position,
     /// Comments waiting for the next move.
     pending: Vec<String>,
+    /// Moves played in the line (its nodes, unless the detail is [`Detail::Count`]).
+    moves: usize,
 }
 
 /// How much of each game a [`GameBuilder`] keeps.
@@ -463,6 +468,10 @@ pub enum Detail {
     /// are played, checked and dropped). For readers that count or convert
     /// the mainline: nothing is allocated per comment or variation.
     Mainline,
+    /// No moves at all: the mainline plies are only counted
+    /// ([`ReadGame::plies`]; `game.mainline` stays empty). For readers that
+    /// count or check (`pgn stats`, `pgn validate`): nothing is built per move.
+    Count,
 }
 
 /// The visitor that builds [`ReadGame`]s: plays every move (in variations
@@ -612,6 +621,7 @@ impl GameBuilder {
             prev: pos.clone(),
             pos,
             pending: Vec::new(),
+            moves: 0,
         }
     }
 
@@ -721,29 +731,26 @@ impl Visitor for GameBuilder {
         if self.dead {
             return;
         }
+        let keep = self.detail != Detail::Count;
         let frame = self.top();
         let mv = match san.san {
             San::Null => Ok(Move::NULL),
             ref s => s.to_move(&frame.pos),
         };
+        // Coordinate notation written where SAN belongs (g1f3, e7e8q).
+        let mv = mv.or_else(|source| uci_fallback(&frame.pos, token).ok_or(source));
         match mv {
             Ok(mv) => {
-                let mut node = Node::new(mv);
-                node.comments_before = std::mem::take(&mut frame.pending);
-                frame.prev.clone_from(&frame.pos);
-                frame.pos.play_unchecked(mv);
-                frame.line.nodes.push(node);
-            }
-            Err(source) => {
-                // Coordinate notation written where SAN belongs (g1f3, e7e8q).
-                if let Some(mv) = uci_fallback(&frame.pos, token) {
+                if keep {
                     let mut node = Node::new(mv);
                     node.comments_before = std::mem::take(&mut frame.pending);
-                    frame.prev.clone_from(&frame.pos);
-                    frame.pos.play_unchecked(mv);
                     frame.line.nodes.push(node);
-                    return;
                 }
+                frame.moves += 1;
+                frame.prev.clone_from(&frame.pos);
+                frame.pos.play_unchecked(mv);
+            }
+            Err(source) => {
                 let (number, color) = (frame.pos.fullmoves(), frame.pos.turn());
                 self.fail(
                     at,
@@ -763,9 +770,10 @@ impl Visitor for GameBuilder {
             return;
         }
         let at = self.last_loc;
-        let lean = self.detail == Detail::Mainline;
-        match self.top().line.nodes.last_mut() {
-            Some(_) if lean => {}
+        let lean = self.detail != Detail::Full;
+        let frame = self.top();
+        match frame.line.nodes.last_mut() {
+            _ if lean && frame.moves > 0 => {}
             Some(node) => {
                 // Keep where the NAG stood among the comments after the move.
                 if !node.comments_after.is_empty() || !node.nag_slots.is_empty() {
@@ -779,7 +787,7 @@ impl Visitor for GameBuilder {
     }
 
     fn comment(&mut self, comment: RawComment<'_>) {
-        if self.dead || self.detail == Detail::Mainline {
+        if self.dead || self.detail != Detail::Full {
             return;
         }
         let text = normalize_comment(comment.as_bytes());
@@ -798,7 +806,7 @@ impl Visitor for GameBuilder {
         }
         let at = self.last_loc;
         let frame = self.top();
-        if frame.line.nodes.is_empty() {
+        if frame.moves == 0 {
             self.warn(at, WarningKind::NoMoveBefore("variation"));
             return Skip(true);
         }
@@ -815,7 +823,7 @@ impl Visitor for GameBuilder {
         let Some(mut frame) = self.stack.pop() else {
             return;
         };
-        if self.detail == Detail::Mainline {
+        if self.detail != Detail::Full {
             // Played and checked; not kept.
             self.spare.keep_nodes(std::mem::take(&mut frame.line.nodes));
             return;
@@ -863,9 +871,11 @@ impl Visitor for GameBuilder {
             self.end_variation();
         }
         let mut mainline = Line::default();
+        let mut plies = 0;
         if let Some(mut frame) = self.stack.pop() {
             frame.line.trailing_comments = std::mem::take(&mut frame.pending);
             mainline = frame.line;
+            plies = frame.moves;
         }
         let tag = self.tags.get("Result");
         let result = match self.result {
@@ -898,6 +908,7 @@ impl Visitor for GameBuilder {
             error: self.error.take(),
             warnings: std::mem::take(&mut self.warnings),
             tag_locations: std::mem::take(&mut self.tag_locations),
+            plies,
         };
         self.index += 1;
         out

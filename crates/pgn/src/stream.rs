@@ -9,9 +9,10 @@
 //! The output is the same on any number of threads (see [`crate::split`]).
 //!
 //! Each task keeps only what it needs of a game (see [`Task::detail`]):
-//! `stats`, `validate` and `to-epd` without comments build no comment strings
-//! and no variation trees, though every move (in variations too) is still
-//! played and checked, so the problems reported are the same.
+//! `to-epd` without comments builds no comment strings and no variation
+//! trees, `stats` and `validate` not even the mainline (its plies are
+//! counted), though every move (in variations too) is still played and
+//! checked, so the problems reported are the same.
 //!
 //! ```
 //! use rookery_pgn::stream::{run, Plan, Task};
@@ -69,12 +70,14 @@ pub enum Task {
 
 impl Task {
     /// How much of a game the task needs: the whole tree only to write
-    /// comments or variations, else the mainline moves.
+    /// comments or variations, the mainline moves to convert them, else
+    /// (counting, checking) only the number of mainline plies.
     pub fn detail(&self) -> Detail {
         match self {
             Task::Normalize => Detail::Full,
             Task::ToEpd { fen: false, opts } if opts.comments => Detail::Full,
-            _ => Detail::Mainline,
+            Task::ToEpd { .. } => Detail::Mainline,
+            Task::Validate | Task::Stats => Detail::Count,
         }
     }
 }
@@ -315,13 +318,10 @@ pub fn tag_warnings(g: &ReadGame, diags: &mut Vec<Diag>) {
     }
     match tags.ply_count() {
         Err(e) => bad.push(("PlyCount", e.to_string())),
-        Ok(Some(n)) if g.error.is_none() && n as usize != g.game.mainline.nodes.len() => {
+        Ok(Some(n)) if g.error.is_none() && n as usize != g.plies => {
             bad.push((
                 "PlyCount",
-                format!(
-                    "PlyCount tag says {n}, the game has {} plies",
-                    g.game.mainline.nodes.len()
-                ),
+                format!("PlyCount tag says {n}, the game has {} plies", g.plies),
             ));
         }
         _ => {}
@@ -369,7 +369,7 @@ pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
             write_game_epd(&g.game, g.index, &opts, &mut part.text);
         }
         Task::Stats => {
-            let plies = g.game.mainline.nodes.len();
+            let plies = g.plies;
             let s = &mut part.stats;
             s.moves += plies as u64;
             s.results[result_slot(g.game.result)] += 1;
