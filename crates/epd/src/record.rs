@@ -455,17 +455,19 @@ fn opcode_order(a: &Operation, b: &Operation) -> core::cmp::Ordering {
 /// here, and `fmt`'s machinery cost more than the digits (to-epd writes a
 /// move number and a clock per position).
 fn push_u64(out: &mut String, v: u64) {
-    out.push_str(decimal(v, &mut [0; 20]));
+    for &d in decimal(v, &mut [0; 20]) {
+        out.push(char::from(d));
+    }
 }
 
-/// `v` in decimal, written at the end of `buf` (the digits of any `u64`
-/// fit): for writers of many numbers, without `fmt`.
+/// `v` in decimal as ASCII digits, written at the end of `buf` (the digits
+/// of any `u64` fit): for writers of many numbers, without `fmt`.
 ///
 /// ```
-/// assert_eq!(rookery_epd::decimal(4096, &mut [0; 20]), "4096");
-/// assert_eq!(rookery_epd::decimal(u64::MAX, &mut [0; 20]), u64::MAX.to_string());
+/// assert_eq!(rookery_epd::decimal(4096, &mut [0; 20]), b"4096");
+/// assert_eq!(rookery_epd::decimal(u64::MAX, &mut [0; 20]), u64::MAX.to_string().as_bytes());
 /// ```
-pub fn decimal(mut v: u64, buf: &mut [u8; 20]) -> &str {
+pub fn decimal(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
     loop {
         i -= 1;
@@ -476,8 +478,7 @@ pub fn decimal(mut v: u64, buf: &mut [u8; 20]) -> &str {
             break;
         }
     }
-    // Only ASCII digits were written.
-    std::str::from_utf8(&buf[i..]).unwrap_or_default()
+    &buf[i..]
 }
 
 /// Writes the four EPD position fields.

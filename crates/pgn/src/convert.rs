@@ -265,7 +265,11 @@ fn push_u64(out: &mut Vec<u8>, v: u64) {
         out.push(b'0' + v as u8);
         return;
     }
-    out.extend_from_slice(rookery_epd::decimal(v, &mut [0; 20]).as_bytes());
+    if v < 100 {
+        out.extend_from_slice(&[b'0' + (v / 10) as u8, b'0' + (v % 10) as u8]);
+        return;
+    }
+    out.extend_from_slice(rookery_epd::decimal(v, &mut [0; 20]));
 }
 
 /// Appends a clock as the `hmvc`/`fmvn` operand of [`Record::with_clocks`]
