@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rookery_epd::{stream, Mode, Record};
+use rookery_epd::{verbs, Mode, Record};
 
 fuzz_target!(|data: &[u8]| {
     for mode in [Mode::Strict, Mode::Lenient] {
@@ -22,10 +22,10 @@ fuzz_target!(|data: &[u8]| {
     let lines = data.iter().filter(|&&c| c == b'\n').count()
         + usize::from(data.last().is_some_and(|&c| c != b'\n'));
     let mut out = Vec::new();
-    stream::normalize(data, &mut out, Mode::Lenient, |_| {}).expect("writing to a Vec");
+    verbs::normalize(data, &mut out, Mode::Lenient, |_| {}).expect("writing to a Vec");
     assert_eq!(out.iter().filter(|&&c| c == b'\n').count(), lines);
     out.clear();
-    stream::purge(data, &mut out, &["bm", "id"], Mode::Lenient, |_| {}).expect("writing to a Vec");
+    verbs::purge(data, &mut out, &["bm", "id"], Mode::Lenient, |_| {}).expect("writing to a Vec");
     // purge keeps each line's ending as it was, a missing last one included.
     let purged = out.iter().filter(|&&c| c == b'\n').count()
         + usize::from(out.last().is_some_and(|&c| c != b'\n'));
