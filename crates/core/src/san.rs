@@ -330,6 +330,16 @@ impl SanPlus {
         }
     }
 
+    /// Reads only the standard spellings (`e4`, `exd5`, `Nbd2`, `R1e2`,
+    /// `Qh4e1`, `e8=Q+`, `O-O#`), the fast path of [`SanPlus::from_ascii`]:
+    /// `None` for anything else, which `from_ascii` may still read (`0-0`,
+    /// `e2e4`, `Nf3!`) or reject. Where it answers, `from_ascii` answers the
+    /// same.
+    #[inline]
+    pub fn from_ascii_standard(s: &[u8]) -> Option<SanPlus> {
+        parse_fast(s)
+    }
+
     /// [`SanPlus::from_ascii`] for every spelling it reads.
     fn from_ascii_general(s: &[u8]) -> Result<SanPlus, ParseSanError> {
         let bad = || ParseSanError {

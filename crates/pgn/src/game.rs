@@ -663,14 +663,32 @@ impl GameBuilder {
         self.dead = true;
     }
 
+    #[inline]
     fn top(&mut self) -> &mut Frame {
         // The stack always holds the mainline frame between end_tags and end_game.
         if self.stack.is_empty() {
-            let frame = self.frame(self.start.clone());
-            self.stack.push(frame);
+            self.push_mainline();
         }
         let last = self.stack.len() - 1;
         &mut self.stack[last]
+    }
+
+    fn keep_comment(&mut self, comment: RawComment<'_>) {
+        let text = normalize_comment(comment.as_bytes());
+        let frame = self.top();
+        match frame.line.nodes.last_mut() {
+            Some(node) if node.variations.is_empty() && frame.pending.is_empty() => {
+                node.comments_after.push(text);
+            }
+            _ => frame.pending.push(text),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_mainline(&mut self) {
+        let frame = self.frame(self.start.clone());
+        self.stack.push(frame);
     }
 }
 
@@ -786,17 +804,11 @@ impl Visitor for GameBuilder {
         }
     }
 
+    #[inline]
     fn comment(&mut self, comment: RawComment<'_>) {
-        if self.dead || self.detail != Detail::Full {
-            return;
-        }
-        let text = normalize_comment(comment.as_bytes());
-        let frame = self.top();
-        match frame.line.nodes.last_mut() {
-            Some(node) if node.variations.is_empty() && frame.pending.is_empty() => {
-                node.comments_after.push(text);
-            }
-            _ => frame.pending.push(text),
+        // Cheap to skip (inlined into the reader) where comments are not kept.
+        if !self.dead && self.detail == Detail::Full {
+            self.keep_comment(comment);
         }
     }
 

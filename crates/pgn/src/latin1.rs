@@ -80,13 +80,6 @@ impl<R: Read, F: FnOnce(u64)> Latin1Read<R, F> {
         }
     }
 
-    /// Counts the newlines of checked bytes while the warning may still be due.
-    fn count(&mut self, checked: &[u8]) {
-        if self.warn.is_some() {
-            self.lines += memchr::memchr_iter(b'\n', checked).count() as u64;
-        }
-    }
-
     /// Makes `ready` hold the next checked bytes from `raw` (reading more
     /// while `raw` holds no whole line and the input goes on): all its whole
     /// lines up to the first that is not UTF-8, else that line decoded (at
@@ -120,10 +113,7 @@ impl<R: Read, F: FnOnce(u64)> Latin1Read<R, F> {
             Some(i) => i + 1,
             None => live.len(),
         };
-        let good = match std::str::from_utf8(&live[..end]) {
-            Ok(_) => end,
-            Err(e) => memchr::memrchr(b'\n', &live[..e.valid_up_to()]).map_or(0, |i| i + 1),
-        };
+        let (good, _) = utf8_lines(&live[..end]);
         let used = if good > 0 {
             self.ready.extend_from_slice(&live[..good]);
             good
@@ -141,9 +131,8 @@ impl<R: Read, F: FnOnce(u64)> Latin1Read<R, F> {
             }
             len
         };
-        let checked = &self.raw[self.raw_pos..self.raw_pos + used];
         if self.warn.is_some() {
-            self.lines += memchr::memchr_iter(b'\n', checked).count() as u64;
+            self.lines += newlines_in(&self.raw[self.raw_pos..self.raw_pos + used]);
         }
         self.raw_pos += used;
         if self.raw_pos == self.raw.len() {
@@ -152,6 +141,80 @@ impl<R: Read, F: FnOnce(u64)> Latin1Read<R, F> {
         }
         Ok(true)
     }
+}
+
+/// Width of the lanes [`ascii_newlines`] checks at a time.
+const LANE: usize = 64;
+
+/// Lanes per block: few enough that a per-byte count of newlines fits a byte.
+const LANES_PER_BLOCK: usize = 255;
+
+/// Bytes checked at a time by [`utf8_lines`].
+const BLOCK: usize = LANE * LANES_PER_BLOCK;
+
+/// How much of `bytes` (which ends with a newline) is whole lines of UTF-8,
+/// and how many newlines that part holds.
+///
+/// One pass does both for ASCII text (see [`ascii_newlines`]); a block that
+/// is not all ASCII is checked by [`std::str::from_utf8`] from the start of
+/// its first line to the end of its last.
+fn utf8_lines(bytes: &[u8]) -> (usize, u64) {
+    let mut lines = 0u64;
+    let mut at = 0;
+    while at < bytes.len() {
+        let end = (at + BLOCK).min(bytes.len());
+        if let Some(n) = ascii_newlines(&bytes[at..end]) {
+            lines += n;
+            at = end;
+            continue;
+        }
+        // A line start is a character boundary; `bytes[from..at]` holds no
+        // newline, so the lines counted so far stay right.
+        let from = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        let to = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i + 1);
+        match std::str::from_utf8(&bytes[from..to]) {
+            Ok(_) => {
+                lines += newlines_in(&bytes[at..to]);
+                at = to;
+            }
+            Err(e) => {
+                // Up to the start of the first line that is not UTF-8.
+                let good = memchr::memrchr(b'\n', &bytes[from..from + e.valid_up_to()])
+                    .map_or(from, |i| from + i + 1);
+                return (good, lines + newlines_in(&bytes[at.min(good)..good]));
+            }
+        }
+    }
+    (bytes.len(), lines)
+}
+
+/// The newlines in `block` (at most [`BLOCK`] bytes) if it is all ASCII.
+///
+/// Per byte of a 64-byte lane, an OR of the bytes (a high bit means
+/// non-ASCII) and a count of `\n`: the compiler turns 64-byte lanes into
+/// vector code (narrower ones it leaves scalar).
+#[inline]
+fn ascii_newlines(block: &[u8]) -> Option<u64> {
+    let (lanes, tail) = block.as_chunks::<LANE>();
+    let mut high = [0u8; LANE];
+    let mut newlines = [0u8; LANE];
+    for lane in lanes {
+        for i in 0..LANE {
+            high[i] |= lane[i];
+            newlines[i] += u8::from(lane[i] == b'\n');
+        }
+    }
+    let mut high = high.iter().fold(0, |a, &b| a | b);
+    let mut n: u64 = newlines.iter().map(|&c| u64::from(c)).sum();
+    for &b in tail {
+        high |= b;
+        n += u64::from(b == b'\n');
+    }
+    (high < 0x80).then_some(n)
+}
+
+fn newlines_in(bytes: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', bytes).count() as u64
 }
 
 impl<R: Read, F: FnOnce(u64)> Read for Latin1Read<R, F> {
@@ -186,19 +249,14 @@ impl<R: Read, F: FnOnce(u64)> Read for Latin1Read<R, F> {
             let good = match last {
                 Some(last) if n > 0 => {
                     let end = k + last + 1;
-                    match std::str::from_utf8(&buf[..end]) {
-                        Ok(_) => end,
-                        // Up to the start of the first line that is not UTF-8.
-                        Err(e) => {
-                            memchr::memrchr(b'\n', &buf[..e.valid_up_to()]).map_or(0, |i| i + 1)
-                        }
-                    }
+                    let (good, lines) = utf8_lines(&buf[..end]);
+                    self.lines += lines;
+                    good
                 }
                 _ => 0,
             };
             self.raw.extend_from_slice(&buf[good..total]);
             if good > 0 {
-                self.count(&buf[..good]);
                 return Ok(good);
             }
             if n > 0 && last.is_some() {
@@ -262,6 +320,43 @@ mod tests {
             let got = drain(Latin1Read::new(Chunks(&input, step), |l| got_line = Some(l)), buf_len);
             prop_assert_eq!(&got, &want);
             prop_assert_eq!(got_line, want_line);
+        }
+    }
+
+    /// What [`utf8_lines`] must answer, the slow way.
+    fn utf8_lines_by_std(bytes: &[u8]) -> (usize, u64) {
+        let good = match std::str::from_utf8(bytes) {
+            Ok(_) => bytes.len(),
+            Err(e) => memchr::memrchr(b'\n', &bytes[..e.valid_up_to()]).map_or(0, |i| i + 1),
+        };
+        (
+            good,
+            bytes[..good].iter().filter(|&&b| b == b'\n').count() as u64,
+        )
+    }
+
+    proptest! {
+        /// The one-pass check agrees with `from_utf8` and a plain count, on
+        /// text of several blocks with non-ASCII bytes (valid or not) near
+        /// block edges, in lines that straddle them or not.
+        #[test]
+        fn utf8_lines_agrees_with_std(
+            len in 0usize..3 * BLOCK,
+            newline_every in 1usize..200,
+            odd in prop::collection::vec((0usize..3, -300isize..300, prop::sample::select(
+                vec![&b"\xc3\xa9"[..], b"\xe9", b"\xff", b"\xe2\x82\xac", b"\xe2\x82"],
+            )), 0..3),
+        ) {
+            let mut text: Vec<u8> = (0..len)
+                .map(|i| if i % newline_every == newline_every - 1 { b'\n' } else { b'a' + (i % 26) as u8 })
+                .collect();
+            // Near the edges of blocks, where the two checks meet.
+            for (block, offset, bytes) in odd {
+                let at = (block * BLOCK).saturating_add_signed(offset).min(text.len());
+                text.splice(at..at, bytes.iter().copied());
+            }
+            text.push(b'\n');
+            prop_assert_eq!(utf8_lines(&text), utf8_lines_by_std(&text));
         }
     }
 

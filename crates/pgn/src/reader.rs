@@ -764,14 +764,10 @@ impl<R: Read> Reader<R> {
 #[inline]
 fn symbol<V: Visitor>(v: &mut V, tok: &[u8], at: Location) {
     let mut t = tok;
-    // The common case: a move alone.
-    if let Some(b'a'..=b'h' | b'N' | b'B' | b'R' | b'Q' | b'K' | b'O') = t.first() {
-        if t.iter().all(|&b| b != b'!' && b != b'?') {
-            if let Ok(san) = SanPlus::from_ascii(t) {
-                v.san(san, t, at);
-                return;
-            }
-        }
+    // The common case: a move alone, in its standard spelling.
+    if let Some(san) = SanPlus::from_ascii_standard(t) {
+        v.san(san, t, at);
+        return;
     }
     while !t.is_empty() {
         // Move number indications: "12." "12..." "12.e4" "...", and a bare number.
