@@ -117,6 +117,18 @@ static DELIMITER: [bool; 256] = {
     t
 };
 
+/// Whitespace, and `%` (which starts an escape line after a newline).
+static SPACE_OR_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let ds = b" \t\r\n\x0b\x0c%";
+    let mut i = 0;
+    while i < ds.len() {
+        t[ds[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 #[inline(always)]
 fn is_delimiter(b: u8) -> bool {
     DELIMITER[b as usize]
@@ -307,16 +319,20 @@ impl<R: Read> Reader<R> {
     /// Skips whitespace and `%` escape lines.
     #[inline(always)]
     fn skip_ws(&mut self) -> io::Result<()> {
-        // The common case: one space, then the next token.
-        if self.pos + 1 < self.end
-            && self.buf[self.pos] == b' '
-            && !matches!(
-                self.buf[self.pos + 1],
-                b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c
-            )
-        {
-            self.pos += 1;
-            return Ok(());
+        // The common cases: one space or one newline, then the next token.
+        if self.pos + 1 < self.end && !SPACE_OR_ESCAPE[usize::from(self.buf[self.pos + 1])] {
+            match self.buf[self.pos] {
+                b' ' => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                b'\n' => {
+                    self.newline_at(self.pos);
+                    self.pos += 1;
+                    return Ok(());
+                }
+                _ => {}
+            }
         }
         self.skip_ws_slow()
     }
@@ -364,11 +380,11 @@ impl<R: Read> Reader<R> {
     fn scan(&mut self, skip: usize, pred: impl Fn(u8) -> bool) -> io::Result<Option<usize>> {
         let mut i = skip;
         loop {
-            while self.pos + i < self.end {
-                if !pred(self.buf[self.pos + i]) {
-                    return Ok(Some(i));
+            if let Some(rest) = self.buf[..self.end].get(self.pos + i..) {
+                if let Some(j) = rest.iter().position(|&b| !pred(b)) {
+                    return Ok(Some(i + j));
                 }
-                i += 1;
+                i += rest.len();
             }
             if !self.fill()? {
                 if self.pos + i < self.end || self.eof {
@@ -1014,9 +1030,9 @@ mod tests {
             fn end_game(&mut self) {}
         }
         let mut v = Locs(Vec::new());
-        let mut r = Reader::new(&b"[A \"b\"]\n\n1. e4 {x\ny\nz} e5\r\n  2. Nf3 *"[..]);
+        let mut r = Reader::new(&b"[A \"b\"]\n\n1. e4 {x\ny\nz} e5\n2. Nf3\r\n  3. Bb5 *"[..]);
         r.read_game(&mut v).unwrap();
-        assert_eq!(v.0, vec!["e4@3:4", "e5@5:4", "Nf3@6:6"]);
+        assert_eq!(v.0, vec!["e4@3:4", "e5@5:4", "Nf3@6:4", "Bb5@7:6"]);
     }
 
     #[test]
