@@ -426,6 +426,35 @@ fn parse_fast(s: &[u8]) -> Option<SanPlus> {
         [rest @ .., b'#'] => (rest, Some(Suffix::Checkmate)),
         _ => (s, None),
     };
+    // The shapes of nearly every move (`e4`, `Nf3`, `exd5`, `Nxe5`), read
+    // straight; the patterns below read them the same, more slowly.
+    let plain = |role, file, capture, to_file: u8, to_rank: u8| {
+        Some(SanPlus {
+            san: San::Normal {
+                role,
+                file,
+                rank: None,
+                capture,
+                to: Square::new(u32::from(to_rank - b'1') * 8 + u32::from(to_file - b'a')),
+                promotion: None,
+            },
+            suffix,
+        })
+    };
+    match *body {
+        [f @ b'a'..=b'h', r @ b'1'..=b'8'] => return plain(Role::Pawn, None, false, f, r),
+        [p @ (b'N' | b'B' | b'R' | b'Q' | b'K'), f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
+            return plain(piece_role(p), None, false, f, r);
+        }
+        [from @ b'a'..=b'h', b'x', f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
+            let from = Some(File::new(u32::from(from - b'a')));
+            return plain(Role::Pawn, from, true, f, r);
+        }
+        [p @ (b'N' | b'B' | b'R' | b'Q' | b'K'), b'x', f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
+            return plain(piece_role(p), None, true, f, r);
+        }
+        _ => {}
+    }
     let san = match body {
         b"O-O" => San::Castle(CastlingSide::KingSide),
         b"O-O-O" => San::Castle(CastlingSide::QueenSide),
@@ -479,6 +508,18 @@ fn parse_fast(s: &[u8]) -> Option<SanPlus> {
         }
     };
     Some(SanPlus { san, suffix })
+}
+
+/// The role of a piece letter `N`, `B`, `R`, `Q` or `K`.
+#[inline]
+fn piece_role(c: u8) -> Role {
+    match c {
+        b'N' => Role::Knight,
+        b'B' => Role::Bishop,
+        b'R' => Role::Rook,
+        b'Q' => Role::Queen,
+        _ => Role::King,
+    }
 }
 
 /// The unique legal move for a plain piece or pawn move, found from the
@@ -966,6 +1007,7 @@ mod tests {
             "e4", "exd5", "Nbd2", "R1e2", "Qh4e1", "e8=Q+", "O-O#", "O-O-O", "Kxe2", "e8Q", "e2e4",
             "Pe4", "e8=K", "Nf3+#", "0-0", "Nxf3!", "e1=Q#", "bxa8=N", "h9", "i4", "Ng1f3", "Bb",
             "x", "", "+", "=Q", "Qxx4", "Rd1d2", "exd", "e4e5", "e8=P", "Ke1=Q", "b1a", "Nb1-c3",
+            "a1", "h8", "Ka1", "hxg1", "Bxh8#", "Px4", "Nxi3", "axa9", "kx3", "Rxa8+",
         ] {
             texts.push(t.to_owned());
         }

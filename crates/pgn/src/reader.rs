@@ -505,6 +505,17 @@ impl<R: Read> Reader<R> {
 
     /// Reads a `{` comment (the `{` at `pos`) and hands it to the visitor.
     fn brace_comment<V: Visitor>(&mut self, v: &mut V, deliver: bool) -> io::Result<()> {
+        // The common case: the comment closes on its own line, in the buffer.
+        let body = &self.buf[self.pos + 1..self.end];
+        if let Some(len) = memchr::memchr2(b'}', b'\n', body) {
+            if body[len] == b'}' {
+                if deliver {
+                    v.comment(RawComment(&body[..len]));
+                }
+                self.pos += len + 2;
+                return Ok(());
+            }
+        }
         let at = self.location();
         match self.find_close_or_game(1, b'}', true)? {
             Some((len, found, next_game)) => {
@@ -780,10 +791,13 @@ impl<R: Read> Reader<R> {
 #[inline]
 fn symbol<V: Visitor>(v: &mut V, tok: &[u8], at: Location) {
     let mut t = tok;
-    // The common case: a move alone, in its standard spelling.
-    if let Some(san) = SanPlus::from_ascii_standard(t) {
-        v.san(san, t, at);
-        return;
+    // The common case: a move alone, in its standard spelling (a move
+    // number goes below).
+    if !t.first().is_some_and(u8::is_ascii_digit) {
+        if let Some(san) = SanPlus::from_ascii_standard(t) {
+            v.san(san, t, at);
+            return;
+        }
     }
     while !t.is_empty() {
         // Move number indications: "12." "12..." "12.e4" "...", and a bare number.
