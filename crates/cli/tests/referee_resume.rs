@@ -41,31 +41,17 @@ fn event_file(path: &Path, pgn: &str, logs: &str, time_control: &str) -> PathBuf
 }
 
 /// Starts `rookery referee ARGS…`, reads its first stdout line (which must
-/// start with `first`) and returns the process, that line and the rest of
-/// its stdout.
+/// start with `first`) and returns the process, the rest of that line and
+/// the rest of its stdout.
 fn start(args: &[&str], first: &str) -> (Proc, String, BufReader<ChildStdout>) {
-    let mut child = Command::new(ROOKERY)
-        .arg("referee")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    assert!(line.starts_with(first), "first line: {line:?}");
-    (Proc(child), line.trim_end().to_string(), out)
+    Cmd::new(ROOKERY).arg("referee").args(args).start(first)
 }
 
 fn serve(config: &Path, listen: &str, extra: &[&str]) -> (Proc, String, BufReader<ChildStdout>) {
     let mut args = vec!["serve", "--config", config.to_str().unwrap()];
     args.extend(["--listen", listen, "--background"]);
     args.extend(extra);
-    let (p, line, out) = start(&args, "listening on ");
-    let addr = line["listening on ".len()..].to_string();
-    (p, addr, out)
+    start(&args, "listening on ")
 }
 
 fn connect(target: &[&str], name: &str, token: &str) -> Proc {
