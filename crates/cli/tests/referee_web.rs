@@ -176,15 +176,10 @@ struct Event {
 
 impl Event {
     fn start(dir: &TempDir) -> Event {
-        let cfg = dir.join("event.toml");
-        std::fs::write(
-            &cfg,
-            "[event]\nname = \"Web test\"\nsite = \"loopback\"\npgn = \"games.pgn\"\nlog_dir = \"logs\"\n\
+        let cfg = dir.write("event.toml", "[event]\nname = \"Web test\"\nsite = \"loopback\"\npgn = \"games.pgn\"\nlog_dir = \"logs\"\n\
              rounds = 1\ngames = 2\npairing = \"round-robin\"\ntime_control = \"20+0.2\"\n\
              quiet_period_ms = 100\ntime_margin_ms = 500\n\
-             [[player]]\nname = \"Alpha\"\ntoken = \"a\"\n[[player]]\nname = \"Beta\"\ntoken = \"b\"\n",
-        )
-        .unwrap();
+             [[player]]\nname = \"Alpha\"\ntoken = \"a\"\n[[player]]\nname = \"Beta\"\ntoken = \"b\"\n");
         let stderr = std::fs::File::create(dir.join("serve.stderr")).unwrap();
         let mut child = Command::new(ROOKERY)
             .args(["referee", "serve", "--config"])
