@@ -21,7 +21,7 @@
 //! from `ROOKERY_MOCK_ENGINE`).
 
 use rookery_testkit::cmd::{argv, assert_contains_all, Cmd};
-use rookery_testkit::{peer, TempDir};
+use rookery_testkit::{peer, pgn_text, TempDir};
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::io::Write;
@@ -243,12 +243,10 @@ fn played(t: &TempDir, line: &str, vars: &[(&str, &str)]) -> Played {
 /// The value of a tag in every game of a PGN file, in order (read with no
 /// help from rookery or python, to count games).
 fn tag_values(pgn: &str, tag: &str) -> Vec<String> {
-    let prefix = format!("[{tag} \"");
-    std::fs::read_to_string(pgn)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| l.strip_prefix(&prefix))
-        .map(|v| v.trim_end_matches("\"]").to_string())
+    let text = std::fs::read_to_string(pgn).unwrap_or_default();
+    pgn_text::games(&text)
+        .iter()
+        .filter_map(|g| pgn_text::tag(g, tag).map(str::to_string))
         .collect()
 }
 

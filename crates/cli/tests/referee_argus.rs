@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rookery_testkit::cmd::{Cmd, KillOnDrop as Proc};
-use rookery_testkit::{peer, TempDir};
+use rookery_testkit::{peer, pgn_text, TempDir};
 
 const ROOKERY: &str = env!("CARGO_BIN_EXE_rookery");
 
@@ -88,20 +88,9 @@ fn finish(
     rookery_testkit::cmd::finish(&mut server.0, out, limit, "server")
 }
 
-fn pgn_games(pgn: &str) -> Vec<String> {
-    pgn.split("[Event ")
-        .filter(|g| !g.trim().is_empty())
-        .map(|g| format!("[Event {g}"))
-        .collect()
-}
-
+/// The value of the tag `name` in `game`, which must have it.
 fn tag<'a>(game: &'a str, name: &str) -> &'a str {
-    let key = format!("[{name} \"");
-    let at = game
-        .find(&key)
-        .unwrap_or_else(|| panic!("no {name} tag in {game}"))
-        + key.len();
-    &game[at..at + game[at..].find('"').unwrap()]
+    pgn_text::tag(game, name).unwrap_or_else(|| panic!("no {name} tag in {game}"))
 }
 
 /// The checks shared by every event: the logs are EPD, every referee record
@@ -173,7 +162,7 @@ fn builtin_and_stockfish_play_a_refereed_event() {
         "{said}"
     );
     let pgn = std::fs::read_to_string(ev.dir.join("games.pgn")).unwrap();
-    let games = pgn_games(&pgn);
+    let games = pgn_text::games(&pgn);
     assert_eq!(games.len(), 2);
     assert_eq!(
         (tag(&games[0], "White"), tag(&games[1], "White")),
@@ -227,7 +216,7 @@ fn a_hostile_python_client_is_refereed_by_the_rules() {
     );
     assert!(rest.contains("event over: 3 games"), "{rest}");
     let pgn = std::fs::read_to_string(ev.dir.join("games.pgn")).unwrap();
-    let games = pgn_games(&pgn);
+    let games = pgn_text::games(&pgn);
     let got: Vec<(&str, &str)> = games
         .iter()
         .map(|g| (tag(g, "Result"), tag(g, "Termination")))
