@@ -39,8 +39,7 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"start\";
 
 /// The suite, written into the test's own directory.
 fn write_suite(dir: &TempDir) -> PathBuf {
-    let p = dir.write("suite.epd", SUITE);
-    p
+    dir.write("suite.epd", SUITE)
 }
 
 /// Stockfish on PATH (or /usr/games); missing: the test fails under CI,
