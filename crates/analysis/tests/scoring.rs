@@ -5,6 +5,7 @@ use rookery_analysis::suite::{score_record, time_to_solution, Target};
 use rookery_analysis::{Analysis, Progress, Score};
 use rookery_core::{Move, Position, San};
 use rookery_epd::Record;
+use rookery_report::PositionResult;
 use std::time::Duration;
 
 fn mv(pos: &Position, san: &str) -> Move {
@@ -39,14 +40,33 @@ fn analysis(pos: &Position, steps: &[(u64, u64, &str, Score)], elapsed_ms: u64) 
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
 
+/// A record of the start position with `ops` (`bm e4; id "x";`).
+fn start_record(ops: &str) -> Record {
+    format!("{START} {ops}")
+        .parse()
+        .unwrap_or_else(|e| panic!("{ops}: {e}"))
+}
+
+/// `rec` scored as position `index` after a search of its position that
+/// went as `steps` say and took `elapsed_ms`.
+fn scored(
+    index: usize,
+    rec: &Record,
+    steps: &[(u64, u64, &str, Score)],
+    elapsed_ms: u64,
+) -> PositionResult {
+    let a = analysis(rec.position(), steps, elapsed_ms);
+    score_record(index, rec, Some(&a), None)
+}
+
 #[test]
 fn bm_with_time_to_solution() {
-    let rec: Record = format!("{START} bm e4 d4; id \"bm\";").parse().unwrap();
-    let pos = rec.position().clone();
+    let rec = start_record("bm e4 d4; id \"bm\";");
     // Right at 10 ms, wrong at 20 ms, right again from 35 ms on: the solution
     // time is 35 ms, when it became right for good.
-    let a = analysis(
-        &pos,
+    let row = scored(
+        1,
+        &rec,
         &[
             (10, 1_000, "e4", Score::Cp(30)),
             (20, 5_000, "Nf3", Score::Cp(25)),
@@ -55,7 +75,6 @@ fn bm_with_time_to_solution() {
         ],
         100,
     );
-    let row = score_record(1, &rec, Some(&a), None);
     assert!(row.solved);
     assert_eq!((row.points, row.max_points), (1, 1));
     assert_eq!(row.time_to_solution_ms, Some(35));
@@ -67,17 +86,15 @@ fn bm_with_time_to_solution() {
 
 #[test]
 fn bm_missed_has_no_solution_time() {
-    let rec: Record = format!("{START} bm e4;").parse().unwrap();
-    let pos = rec.position().clone();
-    let a = analysis(
-        &pos,
+    let row = scored(
+        2,
+        &start_record("bm e4;"),
         &[
             (10, 1_000, "e4", Score::Cp(30)),
             (50, 8_000, "c4", Score::Cp(20)),
         ],
         100,
     );
-    let row = score_record(2, &rec, Some(&a), None);
     assert!(!row.solved);
     assert_eq!(row.points, 0);
     assert_eq!(row.time_to_solution_ms, None);
@@ -85,47 +102,38 @@ fn bm_missed_has_no_solution_time() {
 
 #[test]
 fn am_any_other_move_solves() {
-    let rec: Record = format!("{START} am f3 g4;").parse().unwrap();
-    let pos = rec.position().clone();
-    let ok = analysis(
-        &pos,
+    let rec = start_record("am f3 g4;");
+    let row = scored(
+        3,
+        &rec,
         &[
             (5, 100, "g4", Score::Cp(-50)),
             (9, 900, "Nc3", Score::Cp(10)),
         ],
         20,
     );
-    let row = score_record(3, &rec, Some(&ok), None);
     assert!(row.solved);
     assert_eq!(row.time_to_solution_ms, Some(9));
-    let bad = analysis(
-        &pos,
-        &[(5, 100, "e4", Score::Cp(20)), (9, 900, "f3", Score::Cp(10))],
-        20,
-    );
-    assert!(!score_record(3, &rec, Some(&bad), None).solved);
+    let bad = [(5, 100, "e4", Score::Cp(20)), (9, 900, "f3", Score::Cp(10))];
+    assert!(!scored(3, &rec, &bad, 20).solved);
 }
 
 #[test]
 fn sts_points_from_c0() {
-    let rec: Record = format!("{START} bm e4; c0 \"e4=10, d4=8, Nf3=5, c4=3\";")
-        .parse()
-        .unwrap();
+    let rec = start_record("bm e4; c0 \"e4=10, d4=8, Nf3=5, c4=3\";");
     let pos = rec.position().clone();
     let target = Target::from_record(&rec);
     assert_eq!(target.max_points(), 10);
     assert_eq!(target.points_for(mv(&pos, "d4")), 8);
     assert_eq!(target.points_for(mv(&pos, "a3")), 0);
     // Second-best move: not solved (bm is e4) but 8 points.
-    let a = analysis(&pos, &[(5, 100, "d4", Score::Cp(20))], 10);
-    let row = score_record(4, &rec, Some(&a), None);
+    let row = scored(4, &rec, &[(5, 100, "d4", Score::Cp(20))], 10);
     assert!(!row.solved);
     assert_eq!((row.points, row.max_points), (8, 10));
     assert_eq!(row.expected.points[0], ("e4".to_string(), 10));
     // Points only (no bm): solved means the top-scoring move.
-    let rec: Record = format!("{START} c0 \"Nf3=10, d4=8\";").parse().unwrap();
-    let a = analysis(&pos, &[(5, 100, "Nf3", Score::Cp(20))], 10);
-    let row = score_record(5, &rec, Some(&a), None);
+    let rec = start_record("c0 \"Nf3=10, d4=8\";");
+    let row = scored(5, &rec, &[(5, 100, "Nf3", Score::Cp(20))], 10);
     assert!(row.solved);
     assert_eq!(row.points, 10);
 }
@@ -134,11 +142,11 @@ fn sts_points_from_c0() {
 fn dm_needs_a_short_enough_mate() {
     // A back-rank mate (Ra8#); dm 2 accepts any mate in at most two.
     let rec: Record = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - dm 2;".parse().unwrap();
-    let pos = rec.position().clone();
-    let long = analysis(&pos, &[(5, 100, "Ra8+", Score::Mate(3))], 10);
-    assert!(!score_record(6, &rec, Some(&long), None).solved);
-    let right = analysis(
-        &pos,
+    let long = [(5, 100, "Ra8+", Score::Mate(3))];
+    assert!(!scored(6, &rec, &long, 10).solved);
+    let row = scored(
+        6,
+        &rec,
         &[
             (5, 100, "Ra7", Score::Cp(300)),
             (12, 700, "Ra8+", Score::Mate(2)),
@@ -146,7 +154,6 @@ fn dm_needs_a_short_enough_mate() {
         ],
         30,
     );
-    let row = score_record(6, &rec, Some(&right), None);
     assert!(row.solved);
     assert_eq!(row.time_to_solution_ms, Some(12));
     assert_eq!(row.expected.dm, Some(2));
@@ -154,7 +161,7 @@ fn dm_needs_a_short_enough_mate() {
 
 #[test]
 fn error_rows_are_kept() {
-    let rec: Record = format!("{START} bm e4; id \"x\";").parse().unwrap();
+    let rec = start_record("bm e4; id \"x\";");
     let row = score_record(7, &rec, None, Some("engine crashed".into()));
     assert!(!row.solved);
     assert_eq!(row.error.as_deref(), Some("engine crashed"));
@@ -163,9 +170,8 @@ fn error_rows_are_kept() {
 
 #[test]
 fn no_history_right_answer_counts_at_the_end() {
-    let rec: Record = format!("{START} bm e4;").parse().unwrap();
-    let pos = rec.position().clone();
-    let mut a = analysis(&pos, &[(5, 100, "e4", Score::Cp(20))], 40);
+    let rec = start_record("bm e4;");
+    let mut a = analysis(rec.position(), &[(5, 100, "e4", Score::Cp(20))], 40);
     a.history.clear();
     let t = time_to_solution(&Target::from_record(&rec), &a);
     assert_eq!(t, Some((40, 200)));

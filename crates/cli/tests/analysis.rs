@@ -39,9 +39,7 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"start\";
 
 /// The suite, written into the test's own directory.
 fn write_suite(dir: &TempDir) -> PathBuf {
-    let p = dir.join("suite.epd");
-    std::fs::write(&p, SUITE).unwrap();
-    p
+    dir.write("suite.epd", SUITE)
 }
 
 /// Stockfish on PATH (or /usr/games); missing: the test fails under CI,
@@ -343,8 +341,7 @@ fn hanging_engine_reports_and_completes() {
         suite_text.push('\n');
     }
     let dir = tmp("hanging_engine_reports_and_completes");
-    let suite = dir.join("hang-suite.epd");
-    std::fs::write(&suite, &suite_text).unwrap();
+    let suite = dir.write("hang-suite.epd", &suite_text);
     let hang = script(&dir, "hangs", "exec sleep 100000");
     let out = dir.join("hang-out.epd");
     let t0 = std::time::Instant::now();

@@ -223,18 +223,19 @@ fn help_explains() {
     let o = rookery(&["perft", "--help"]);
     assert!(o.status.success());
     let out = stdout(&o);
-    for flag in [
-        "--fen",
-        "--depth",
-        "--divide",
-        "--chess960",
-        "--suite",
-        "--threads",
-        "--json",
-    ] {
-        assert!(out.contains(flag), "{flag} missing from:\n{out}");
-    }
-    assert!(out.contains("Examples:"), "{out}");
+    assert_contains_all(
+        &out,
+        &[
+            "--fen",
+            "--depth",
+            "--divide",
+            "--chess960",
+            "--suite",
+            "--threads",
+            "--json",
+            "Examples:",
+        ],
+    );
 }
 
 #[test]

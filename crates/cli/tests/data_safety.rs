@@ -6,26 +6,26 @@
 
 use std::ffi::OsStr;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rookery_epd::Record;
-use rookery_testkit::cmd::{argv, assert_contains_all, Cmd};
+use rookery_testkit::cmd::{argv, assert_contains_all, Cmd, Run};
 use rookery_testkit::TempDir;
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-fn rookery_in<S: AsRef<OsStr>>(dir: &Path, args: &[S], stdin: &[u8]) -> Output {
+fn rookery_in<S: AsRef<OsStr>>(dir: &Path, args: &[S], stdin: &[u8]) -> Run {
     Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args(args)
         .dir(dir)
         .stdin(stdin)
-        .output()
+        .run()
 }
 
-fn rookery<S: AsRef<OsStr>>(args: &[S]) -> Output {
+fn rookery<S: AsRef<OsStr>>(args: &[S]) -> Run {
     rookery_in(&std::env::temp_dir(), args, b"")
 }
 
@@ -67,26 +67,22 @@ fn an_output_that_is_the_input_is_refused_and_the_input_kept() {
         let before_pgn = std::fs::read(&pgn).unwrap();
         let o = rookery(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
-        assert!(
-            text(&o.stderr).contains("--in-place"),
-            "{}",
-            text(&o.stderr)
-        );
+        o.assert_stderr_contains("--in-place");
         assert_eq!(std::fs::read(&epd).unwrap(), before_epd, "{args:?}");
         assert_eq!(std::fs::read(&pgn).unwrap(), before_pgn, "{args:?}");
     }
     // The same file by another name: a path with `.`, and a hard link.
     let dotted = t.join("./b.epd");
     let o = rookery(&["epd", "normalize", s(&epd), "-o", s(&dotted)]);
-    assert_eq!(o.status.code(), Some(2));
+    o.assert_code(2);
     let link = t.join("link.epd");
     std::fs::hard_link(&epd, &link).unwrap();
     let o = rookery(&["epd", "normalize", s(&epd), "-o", s(&link)]);
-    assert_eq!(o.status.code(), Some(2));
+    o.assert_code(2);
     assert_eq!(std::fs::read_to_string(&epd).unwrap(), suite_text());
     // With --in-place the file is replaced by its normalized form.
     let o = rookery(&["epd", "normalize", s(&epd), "-o", s(&epd), "--in-place"]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    o.assert_code(0);
     let after = std::fs::read_to_string(&epd).unwrap();
     assert_eq!(records(&after).len(), 3, "{after}");
 }
@@ -100,7 +96,7 @@ fn an_engine_that_cannot_start_leaves_the_previous_output() {
         "epd analyse {input} --engine /no/such/engine -o {prev}",
         &[("input", s(&input)), ("prev", s(&prev))],
     ));
-    assert_eq!(o.status.code(), Some(1));
+    o.assert_code(1);
     let err = text(&o.stderr);
     assert_eq!(err.matches("cannot start engine").count(), 1, "{err}");
     assert_eq!(
@@ -166,7 +162,7 @@ quit) exit 0;;\n  esac\ndone\n",
     assert!((2..10).contains(&done_before), "{done_before}");
     // Resume: what the killed run wrote is kept, the rest analysed.
     let o = rookery(&[run, vec!["--resume".to_string()]].concat());
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    o.assert_code(0);
     let err = text(&o.stderr);
     assert!(
         err.contains(&format!("{done_before} kept from earlier output")),
@@ -200,12 +196,8 @@ fn resume_keeps_only_the_analysis_of_the_matching_input_records() {
         &[("input", s(&input)), ("out", s(&out))],
     );
     let o = rookery(&resume);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert!(
-        text(&o.stderr).contains("0 kept from earlier output"),
-        "{}",
-        text(&o.stderr)
-    );
+    o.assert_code(0)
+        .assert_stderr_contains("0 kept from earlier output");
     let got = records(&std::fs::read_to_string(&out).unwrap());
     let want = records(&suite_text());
     assert_eq!(got.len(), want.len());
@@ -216,11 +208,7 @@ fn resume_keeps_only_the_analysis_of_the_matching_input_records() {
     }
     // A second resume keeps everything.
     let o = rookery(&resume);
-    assert!(
-        text(&o.stderr).contains("3 kept from earlier output"),
-        "{}",
-        text(&o.stderr)
-    );
+    o.assert_stderr_contains("3 kept from earlier output");
 }
 
 #[test]
@@ -238,7 +226,7 @@ fn mate_in_passes_resumes_instead_of_overwriting() {
          --resume",
         &[("input", s(&input)), ("out", s(&out))],
     ));
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    o.assert_code(0);
     let got = std::fs::read_to_string(&out).unwrap();
     assert!(got.contains("acn 424242"), "{got}");
     assert_eq!(records(&got).len(), 2);
@@ -281,7 +269,7 @@ fn latin1_pgn_is_decoded_not_mangled() {
     assert!(err.contains("odds.pgn") && err.contains("Latin-1"), "{err}");
     // validate says so too.
     let v = rookery(&["pgn", "validate", s(&input)]);
-    assert!(text(&v.stderr).contains("Latin-1"), "{}", text(&v.stderr));
+    v.assert_stderr_contains("Latin-1");
 }
 
 #[test]
@@ -294,13 +282,12 @@ fn latin1_epd_lines_copied_unchanged_keep_their_characters() {
     data.push(b'\n');
     let input = t.write("in.epd", &data);
     let o = rookery(&["epd", "target", s(&input), "--depth", "2", "--jobs", "1"]);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    o.assert_code(1).assert_stderr_contains("Latin-1");
     let out = String::from_utf8(o.stdout).expect("UTF-8 output");
     assert!(
         out.starts_with("# café crème\nnot a record: garçon\n"),
         "{out}"
     );
-    assert!(text(&o.stderr).contains("Latin-1"));
 }
 
 // ---------------------------------------------------------------- item 5
@@ -343,10 +330,9 @@ fn options_reach_the_builtin_engine() {
         assert_eq!(o.status.code(), Some(0), "{opt}: {}", text(&o.stderr));
     }
     let o = rookery(&["epd", "target", s(&input), "--option", "Bogus=1"]);
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
-    assert!(text(&o.stderr).contains("Bogus"));
+    o.assert_code(2).assert_stderr_contains("Bogus");
     let o = rookery(&["epd", "target", s(&input), "--option", "Hash=lots"]);
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    o.assert_code(2);
 }
 
 // ---------------------------------------------------------------- item 7
@@ -359,7 +345,7 @@ fn mate_writes_the_length_of_the_mate_found_with_a_mating_pv() {
         "epd mate --moves 2 {input} --depth 6 --jobs 1 --pv",
         &[("input", s(&input))],
     ));
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    o.assert_code(0);
     let rec = &records(&text(&o.stdout))[0];
     assert_eq!(rec.dm(), Some(1), "{rec}");
     let pv = rec.pv().expect("pv");
@@ -384,12 +370,7 @@ isready) echo readyok;;\n    go*) echo 'bestmove 0000';;\n    quit) exit 0;;\n  
         "epd analyse {input} --engine {engine} --jobs 1 --movetime 50",
         &[("input", s(&input)), ("engine", s(&engine))],
     ));
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
-    assert!(
-        text(&o.stderr).contains("bestmove 0000"),
-        "{}",
-        text(&o.stderr)
-    );
+    o.assert_code(1).assert_stderr_contains("bestmove 0000");
     assert_eq!(text(&o.stdout).trim_end(), MATE1, "copied unchanged");
     let o = rookery_in(
         t.path(),
@@ -400,7 +381,7 @@ isready) echo readyok;;\n    go*) echo 'bestmove 0000';;\n    quit) exit 0;;\n  
         ),
         b"",
     );
-    assert_eq!(o.status.code(), Some(1));
+    o.assert_code(1);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["summaries"][0]["errors"], 1, "{v}");
     assert_eq!(v["summaries"][0]["missed"], 0, "{v}");
@@ -425,7 +406,7 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"nothing\";\n",
         ),
         b"",
     );
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    o.assert_code(0);
     let out = text(&o.stdout);
     assert!(out.contains("2/2"), "both scorable records solved: {out}");
     assert!(!out.contains("missed"), "{out}");
@@ -460,9 +441,9 @@ fn meaningless_limits_are_refused_and_nothing_is_made_up() {
         assert!(acn >= 1, "{out}");
         assert_ne!(ce, 0, "a mate in 2 scored 0: {out}");
     } else {
-        assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+        o.assert_code(1);
         assert_eq!(out.trim_end(), MATE2, "copied unchanged");
-        assert!(text(&o.stderr).contains("reported a score"));
+        o.assert_stderr_contains("reported a score");
     }
 }
 
@@ -511,7 +492,7 @@ fn an_engine_failing_its_handshake_is_reported_per_record_and_retried() {
         "epd target {input} --engine {dead} --jobs 1 --movetime 50",
         &[("input", s(&input)), ("dead", s(&dead))],
     ));
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    o.assert_code(1);
     // Every record copied through, each reported.
     assert_eq!(records(&text(&o.stdout)).len(), 4);
     let err = text(&o.stderr);
@@ -536,6 +517,6 @@ quit) exit 0;;\n  esac\ndone\n",
         "epd target {one} --engine {flaky} --jobs 1 --movetime 50",
         &[("one", s(&one)), ("flaky", s(&flaky))],
     ));
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    o.assert_code(0);
     assert!(records(&text(&o.stdout))[0].pm().is_some());
 }

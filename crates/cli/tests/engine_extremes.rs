@@ -13,7 +13,6 @@
 use rookery_testkit::cmd::Cmd;
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::Command;
 use std::sync::mpsc::channel;
 use std::time::Duration;
 
@@ -119,8 +118,7 @@ fn extreme_option_values_and_commands_are_answered() {
 #[test]
 fn out_of_range_limits_are_usage_errors() {
     let dir = rookery_testkit::TempDir::new("extremes-limits");
-    let suite = dir.join("m1.epd");
-    std::fs::write(&suite, "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#;\n").unwrap();
+    let suite = dir.write("m1.epd", "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#;\n");
     let suite = suite.to_str().unwrap();
     for (flag, value) in [
         ("--movetime", "18446744073709551615"),
@@ -132,17 +130,16 @@ fn out_of_range_limits_are_usage_errors() {
         ("--jobs", "0"),
         ("--hash", "65537"),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        let out = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
             .args(["epd", "target", suite, flag, value])
-            .output()
-            .unwrap();
+            .output();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{flag} {value}: {err}");
         assert!(err.contains(flag), "{flag} {value}: {err}");
         assert!(out.stdout.is_empty(), "{flag} {value}: nothing analysed");
     }
     // The largest accepted value still runs.
-    let out = Command::new(env!("CARGO_BIN_EXE_rookery"))
+    Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args([
             "epd",
             "target",
@@ -152,13 +149,7 @@ fn out_of_range_limits_are_usage_errors() {
             "--nodes",
             "9223372036854775807",
         ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("pm Rd8#"));
+        .run()
+        .assert_code(0)
+        .assert_stdout_contains("pm Rd8#");
 }

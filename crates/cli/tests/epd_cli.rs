@@ -18,7 +18,7 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm Nf4; id \"bad\";\r\n\
 #[test]
 fn normalize_writes_canonical_records_and_copies_what_it_cannot_read() {
     let out = rookery(&["epd", "normalize", "-"], MIXED.as_bytes());
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    out.assert_code(1);
     assert_eq!(
         text(&out.stdout),
         "# a comment\n\
@@ -48,14 +48,14 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm Nf4; id \"bad\";\n\
 fn normalize_strict_and_quiet() {
     let line = b"4k3/8/8/8/8/8/8/4K3 w - - id x;\n";
     let lenient = rookery(&["epd", "normalize", "--quiet", "-"], line);
-    assert_eq!(lenient.status.code(), Some(0));
+    lenient.assert_code(0);
     assert_eq!(
         text(&lenient.stdout),
         "4k3/8/8/8/8/8/8/4K3 w - - id \"x\";\n"
     );
     assert!(lenient.stderr.is_empty());
     let strict = rookery(&["epd", "normalize", "--strict", "-"], line);
-    assert_eq!(strict.status.code(), Some(1));
+    strict.assert_code(1);
     assert_eq!(text(&strict.stdout), text(line), "copied unchanged");
     assert_eq!(
         text(&strict.stderr),
@@ -72,7 +72,7 @@ not a record at all\n\
         &["epd", "purge", "--op", "acn", "--op", "acs", "-"],
         input.as_bytes(),
     );
-    assert_eq!(out.status.code(), Some(1));
+    out.assert_code(1);
     assert_eq!(
         text(&out.stdout),
         "4k3/8/8/8/8/8/8/4K3 w - - 0 1 id  \"x\"; c0 \"keep\"\n\
@@ -85,7 +85,7 @@ not a record at all\n\
         text(&out.stderr)
     );
     let usage = rookery(&["epd", "purge", "-"], b"");
-    assert_eq!(usage.status.code(), Some(2));
+    usage.assert_code(2);
     let bad = rookery(&["epd", "purge", "--op", "1x", "-"], b"");
     assert_eq!(bad.status.code(), Some(2), "a bad --op is a usage error");
 }
@@ -113,7 +113,7 @@ fn validate_reports_every_malformed_case_exactly() {
         }
     }
     let out = rookery(&["epd", "validate", path], b"");
-    assert_eq!(out.status.code(), Some(1));
+    out.assert_code(1);
     let stdout = text(&out.stdout);
     let (diags, summary) = stdout.split_at(stdout.trim_end().rfind('\n').unwrap() + 1);
     assert_eq!(diags, expected);
@@ -146,7 +146,7 @@ fn validate_clean_suite_exits_zero() {
 fn convert_between_fen_and_epd() {
     let input = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 7 33 bm O-O; id \"castle\";\n";
     let fen = rookery(&["epd", "convert", "--to", "fen", "-"], input.as_bytes());
-    assert_eq!(fen.status.code(), Some(0), "{}", text(&fen.stderr));
+    fen.assert_code(0);
     assert!(
         fen.stderr.is_empty(),
         "clocks are expected input: {}",
@@ -180,14 +180,11 @@ fn normalize_on_two_threads_writes_and_reports_as_one() {
     }
     // From a file: a child writing this much would fill its pipes before
     // it had read all of stdin.
-    let dir = std::env::temp_dir().join(format!("rookery-epd-jobs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("in.epd");
-    std::fs::write(&path, &input).unwrap();
+    let dir = rookery_testkit::TempDir::new("epd-jobs");
+    let path = dir.write("in.epd", &input);
     let p = path.to_str().unwrap();
     let one = rookery(&["epd", "normalize", p], b"");
     let two = rookery(&["epd", "normalize", "--jobs", "2", p], b"");
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(two.status.code(), one.status.code());
     assert!(two.stdout == one.stdout, "output differs");
     assert_eq!(text(&two.stderr), text(&one.stderr));
@@ -231,7 +228,7 @@ fn output_to_a_fifo_writes_into_it_and_leaves_it_a_fifo() {
         ],
         b"",
     );
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    out.assert_code(1);
     let kind = std::fs::metadata(&fifo).unwrap().file_type();
     assert!(kind.is_fifo(), "the FIFO was replaced by a regular file");
     let leftovers: Vec<_> = std::fs::read_dir(dir.path())

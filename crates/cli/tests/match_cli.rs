@@ -20,7 +20,8 @@
 //! (built by `cargo test --workspace`; built on demand otherwise, or taken
 //! from `ROOKERY_MOCK_ENGINE`).
 
-use rookery_testkit::cmd::{argv, assert_contains_all};
+use rookery_testkit::cmd::{argv, assert_contains_all, Cmd};
+use rookery_testkit::{peer, pgn_text, TempDir};
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::io::Write;
@@ -32,38 +33,9 @@ use std::time::{Duration, Instant};
 /// A liveness bound for one `rookery match` run (not a speed assertion).
 const RUN_LIMIT: Duration = Duration::from_secs(600);
 
-/// A temporary directory, unique per test, removed on drop.
-struct Tmp(PathBuf);
-
-impl Tmp {
-    fn new(tag: &str) -> Tmp {
-        let p =
-            std::env::temp_dir().join(format!("rookery-match-cli-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Tmp(p)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    /// Writes `text` to `name` in the directory and returns the path as a string.
-    fn write(&self, name: &str, text: &str) -> String {
-        let p = self.path(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_str().unwrap().to_string()
-    }
-
-    fn file(&self, name: &str) -> String {
-        self.path(name).to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A path as the text [`argv`] fills in.
+fn path_str(p: PathBuf) -> String {
+    p.to_str().expect("temporary paths are UTF-8").to_string()
 }
 
 fn rookery_bin() -> &'static str {
@@ -136,62 +108,16 @@ fn mock_engine() -> String {
     .clone()
 }
 
-/// A program on PATH or in /usr/games.
-fn find_program(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain([PathBuf::from("/usr/games"), PathBuf::from("/usr/bin")])
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-}
-
-/// Whether a missing peer may be skipped: not under CI.
-fn skip_missing(what: &str) -> bool {
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI is set but {what} is missing"
-    );
-    eprintln!("note: {what} not found; skipping");
-    true
-}
-
-fn python_chess() -> bool {
-    static OK: OnceLock<bool> = OnceLock::new();
-    *OK.get_or_init(|| {
-        let out = Command::new("python3")
-            .args(["-c", "import chess, chess.pgn; print(chess.__version__)"])
-            .output();
-        match out {
-            Ok(o) if o.status.success() => {
-                let version = text(&o.stdout).trim().to_string();
-                if version != "1.11.2" {
-                    eprintln!(
-                        "note: python-chess {version}; these checks were written against 1.11.2"
-                    );
-                }
-                true
-            }
-            _ => false,
-        }
-    })
-}
-
 /// Whether python-chess (1.11.2 is the version these checks were written
 /// against) and pgn-extract are there (or the test may skip).
 fn judges_available() -> bool {
-    if !python_chess() {
-        return !skip_missing("python3 with python-chess");
-    }
-    if find_program("pgn-extract").is_none() {
-        return !skip_missing("pgn-extract");
-    }
-    true
+    peer::python_chess().is_some() && peer::pgn_extract().is_some()
 }
 
 /// The directory of a test whose games python-chess and pgn-extract judge,
 /// or `None` when they are missing (and the test may skip).
-fn judged(tag: &str) -> Option<Tmp> {
-    judges_available().then(|| Tmp::new(tag))
+fn judged(tag: &str) -> Option<TempDir> {
+    judges_available().then(|| TempDir::new(&format!("match-cli-{tag}")))
 }
 
 fn text(b: &[u8]) -> String {
@@ -218,15 +144,11 @@ fn wait_bounded(mut child: Child, limit: Duration) -> Output {
     }
 }
 
+/// Starts `rookery match ARGS` with its stdin closed and its output piped.
 fn spawn_match<S: AsRef<OsStr>>(args: &[S]) -> Child {
-    Command::new(rookery_bin())
-        .arg("match")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start rookery match")
+    let mut child = Cmd::new(rookery_bin()).arg("match").args(args).spawn();
+    drop(child.stdin.take());
+    child
 }
 
 /// Runs `rookery match ARGS` to the end.
@@ -268,7 +190,7 @@ fn judge(pgn: &str) -> Vec<Value> {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/match_check.py");
     let mut cmd = Command::new("python3");
     cmd.arg(script).arg(pgn);
-    if let Some(pe) = find_program("pgn-extract") {
+    if let Some(pe) = peer::find(&["pgn-extract"], None) {
         cmd.arg(pe);
     }
     let out = cmd.output().expect("run python3");
@@ -288,15 +210,43 @@ fn judge(pgn: &str) -> Vec<Value> {
     v["games"].as_array().unwrap().clone()
 }
 
+/// The opening book most tests play from.
+const BOOK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd");
+
+/// A finished match: what `rookery match` wrote, its PGN file and the games
+/// of that file as the judges read them.
+struct Played {
+    out: Output,
+    pgn: String,
+    games: Vec<Value>,
+}
+
+/// Runs `rookery match` with the arguments `line` (see [`argv`]), in which
+/// `{pgn}` is a PGN file in `t`, `{mock}` the mock engine and `{book}`
+/// [`BOOK`] unless `vars` say otherwise; checks that it ends with status 0
+/// and has the judges read its PGN.
+fn played(t: &TempDir, line: &str, vars: &[(&str, &str)]) -> Played {
+    let pgn = path_str(t.join("games.pgn"));
+    let mock = mock_engine();
+    let mut all = vars.to_vec();
+    all.extend([
+        ("pgn", pgn.as_str()),
+        ("mock", mock.as_str()),
+        ("book", BOOK),
+    ]);
+    let out = run_match(&argv(line, &all));
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let games = judge(&pgn);
+    Played { out, pgn, games }
+}
+
 /// The value of a tag in every game of a PGN file, in order (read with no
 /// help from rookery or python, to count games).
 fn tag_values(pgn: &str, tag: &str) -> Vec<String> {
-    let prefix = format!("[{tag} \"");
-    std::fs::read_to_string(pgn)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| l.strip_prefix(&prefix))
-        .map(|v| v.trim_end_matches("\"]").to_string())
+    let text = std::fs::read_to_string(pgn).unwrap_or_default();
+    pgn_text::games(&text)
+        .iter()
+        .filter_map(|g| pgn_text::tag(g, tag).map(str::to_string))
         .collect()
 }
 
@@ -329,19 +279,16 @@ fn real_games_against_stockfish_glaurung_and_toga_are_judged_alike() {
     }
     let mut opponents = Vec::new();
     for name in ["stockfish", "glaurung", "toga2"] {
-        match find_program(name) {
+        match peer::find(&[name], None) {
             Some(p) => opponents.push(p),
-            None => {
-                skip_missing(name);
-            }
+            None => peer::missing::<()>(name).unwrap_or_default(),
         }
     }
     if opponents.is_empty() {
         return;
     }
-    let t = Tmp::new("real");
-    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd");
-    let pgn = t.file("real.pgn");
+    let t = TempDir::new("match-cli-real");
+    let pgn = path_str(t.join("real.pgn"));
     let mut args: Vec<String> = vec![
         "--engine".into(),
         "cmd=builtin".into(),
@@ -363,13 +310,13 @@ fn real_games_against_stockfish_glaurung_and_toga_are_judged_alike() {
     args.extend(argv(
         "--recover --tournament gauntlet --each tc=1+0.05 timemargin=300 --games 2 \
          --maxmoves 150 --openings file={book} order=random --srand 11 --pgnout {pgn}",
-        &[("book", book), ("pgn", &pgn)],
+        &[("book", BOOK), ("pgn", &pgn)],
     ));
     let out = run_match(&args);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let games = judge(&pgn);
     assert_eq!(games.len(), 2 * opponents.len(), "{}", describe(&out));
-    let book_fens: Vec<String> = std::fs::read_to_string(book)
+    let book_fens: Vec<String> = std::fs::read_to_string(BOOK)
         .unwrap()
         .lines()
         .map(|l| l.split_whitespace().take(4).collect::<Vec<_>>().join(" "))
@@ -468,16 +415,14 @@ fn forced_endings_end_the_game_as_python_chess_judges_them() {
         return;
     };
     let epd: String = FORCED.iter().map(|f| format!("{}\n", f.0)).collect();
-    let book = t.write("forced.epd", &epd);
-    let pgn = t.file("forced.pgn");
+    let book = path_str(t.write("forced.epd", &epd));
     let rounds = FORCED.len().to_string();
-    let out = run_match(&argv(
+    let Played { games, .. } = played(
+        &t,
         "--engine cmd=builtin name=A --engine cmd=builtin name=B --each depth=3 \
          --rounds {rounds} --openings file={book} order=sequential --pgnout {pgn}",
-        &[("rounds", &rounds), ("book", &book), ("pgn", &pgn)],
-    ));
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
-    let games = judge(&pgn);
+        &[("rounds", &rounds), ("book", &book)],
+    );
     assert_eq!(games.len(), FORCED.len());
     for (g, (epd, result, reason, python)) in games.iter().zip(FORCED) {
         let want_start = epd.split_whitespace().take(4).collect::<Vec<_>>().join(" ");
@@ -500,16 +445,13 @@ fn threefold_repetition_ends_the_game_at_the_third_occurrence() {
     let Some(t) = judged("threefold") else {
         return;
     };
-    let book = t.write("rep.epd", "r6k/p7/P7/8/8/8/8/N6K w - -\n");
-    let pgn = t.file("rep.pgn");
-    let mock = mock_engine();
-    let out = run_match(&argv(
+    let book = path_str(t.write("rep.epd", "r6k/p7/P7/8/8/8/8/N6K w - -\n"));
+    let Played { games, .. } = played(
+        &t,
         "--engine cmd={mock} name=A --engine cmd={mock} name=B --each nodes=1 \
          --openings file={book} --pgnout {pgn}",
-        &[("mock", &mock), ("book", &book), ("pgn", &pgn)],
-    ));
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
-    let games = judge(&pgn);
+        &[("book", &book)],
+    );
     assert_eq!(games.len(), 1);
     let g = &games[0];
     assert_eq!(s(&g["termination"]), "normal", "{g}");
@@ -546,6 +488,23 @@ fn mock_match(bad: &[&str], control: &[&str], extra: &[&str], pgn: &str) -> Outp
     run_match(&args)
 }
 
+/// A [`mock_match`] in a directory of its own that must end with status 0,
+/// and the games of its PGN as the judges read them; `None` when the judges
+/// are missing (and the test may skip).
+fn judged_mock_match(
+    tag: &str,
+    bad: &[&str],
+    control: &[&str],
+    extra: &[&str],
+) -> Option<(Output, Vec<Value>)> {
+    let t = judged(tag)?;
+    let pgn = path_str(t.join("m.pgn"));
+    let out = mock_match(bad, control, extra, &pgn);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let games = judge(&pgn);
+    Some((out, games))
+}
+
 /// `bad` lost game `g`: the winner's result from the PGN facts.
 fn assert_bad_lost(g: &Value) {
     let want = if s(&g["white"]) == "bad" {
@@ -564,8 +523,8 @@ fn crash_mid_game_is_abandoned_and_recover_goes_on() {
     let Some(t) = judged("crash-recover") else {
         return;
     };
-    let pgn = t.file("c.pgn");
-    let log = t.file("c.log");
+    let pgn = path_str(t.join("c.pgn"));
+    let log = path_str(t.join("c.log"));
     let out = mock_match(
         &["--crash-on-go", "3"],
         &["nodes=1"],
@@ -600,8 +559,8 @@ fn crash_mid_game_is_abandoned_and_recover_goes_on() {
 /// says why, and exits with status 1; no further game is started.
 #[test]
 fn crash_without_recover_stops_the_match() {
-    let t = Tmp::new("crash-stop");
-    let pgn = t.file("c.pgn");
+    let t = TempDir::new("match-cli-crash-stop");
+    let pgn = path_str(t.join("c.pgn"));
     let out = mock_match(
         &["--crash-on-go", "3"],
         &["nodes=1"],
@@ -622,18 +581,14 @@ fn crash_without_recover_stops_the_match() {
 /// running loses on time; the match goes on with `--recover`.
 #[test]
 fn hang_on_a_clock_is_a_time_forfeit() {
-    let Some(t) = judged("hang-clock") else {
-        return;
-    };
-    let pgn = t.file("h.pgn");
-    let out = mock_match(
+    let Some((out, games)) = judged_mock_match(
+        "hang-clock",
         &["--hang-on-go", "2"],
         &["tc=1+0.01"],
         &["--rounds", "2", "--recover"],
-        &pgn,
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
-    let games = judge(&pgn);
+    ) else {
+        return;
+    };
     assert_eq!(games.len(), 2);
     for g in &games {
         assert_eq!(s(&g["termination"]), "time forfeit", "{g}");
@@ -651,18 +606,14 @@ fn hang_on_a_clock_is_a_time_forfeit() {
 /// the game ends as a "stalled connection", lost by the silent engine.
 #[test]
 fn hang_without_a_clock_is_a_stalled_connection() {
-    let Some(t) = judged("hang-nodes") else {
-        return;
-    };
-    let pgn = t.file("h.pgn");
-    let out = mock_match(
+    let Some((_, games)) = judged_mock_match(
+        "hang-nodes",
         &["--hang-on-go", "2"],
         &["nodes=1"],
         &["--stall-timeout", "2", "--recover"],
-        &pgn,
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
-    let games = judge(&pgn);
+    ) else {
+        return;
+    };
     assert_eq!(games.len(), 1);
     assert_eq!(
         s(&games[0]["termination"]),
@@ -677,13 +628,11 @@ fn hang_without_a_clock_is_a_stalled_connection() {
 /// PGN, which python-chess and pgn-extract read as legal throughout.
 #[test]
 fn an_illegal_move_loses() {
-    let Some(t) = judged("illegal") else {
+    let Some((_, games)) =
+        judged_mock_match("illegal", &["--illegal-on-go", "2"], &["nodes=1"], &[])
+    else {
         return;
     };
-    let pgn = t.file("i.pgn");
-    let out = mock_match(&["--illegal-on-go", "2"], &["nodes=1"], &[], &pgn);
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
-    let games = judge(&pgn);
     assert_eq!(games.len(), 1);
     let g = &games[0];
     assert_eq!(s(&g["termination"]), "illegal move", "{g}");
@@ -698,8 +647,8 @@ fn an_illegal_move_loses() {
 /// without `--recover` the match stops with a message naming it, status 1.
 #[test]
 fn an_engine_without_handshake_forfeits_and_stops_the_match() {
-    let t = Tmp::new("no-uciok");
-    let pgn = t.file("n.pgn");
+    let t = TempDir::new("match-cli-no-uciok");
+    let pgn = path_str(t.join("n.pgn"));
     let out = mock_match(&["--no-uciok"], &["nodes=1"], &["--rounds", "2"], &pgn);
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     let stdout = text(&out.stdout);
@@ -733,14 +682,13 @@ fn resume_after_kill_9_keeps_every_game_once_and_the_cut_games_moves() {
     let Some(t) = judged("resume") else {
         return;
     };
-    let pgn = t.file("r.pgn");
-    let journal = t.path("r.pgn.journal");
-    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd");
+    let pgn = path_str(t.join("r.pgn"));
+    let journal = t.join("r.pgn.journal");
     let mut child = spawn_match(&argv(
         "--engine cmd=builtin name=A --engine cmd=builtin name=B --each tc=1+0.02 \
          timemargin=200 --rounds 3 --maxmoves 80 --openings file={book} order=sequential \
          --pgnout {pgn}",
-        &[("book", book), ("pgn", &pgn)],
+        &[("book", BOOK), ("pgn", &pgn)],
     ));
     // Wait (bounded) until the second game has some moves in the journal.
     let t0 = Instant::now();
@@ -916,25 +864,16 @@ fn json_epdout_and_log() {
     let Some(t) = judged("outputs") else {
         return;
     };
-    let pgn = t.file("o.pgn");
-    let epd = t.file("o.epd");
-    let log = t.file("o.log");
-    let mock = mock_engine();
-    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd");
-    let out = run_match(&argv(
+    let epd = path_str(t.join("o.epd"));
+    let log = path_str(t.join("o.log"));
+    let Played { out, games, .. } = played(
+        &t,
         "--engine cmd=builtin name=Inside depth=2 \
          --engine cmd={mock} name=Outside arg=--random arg=3 nodes=1 \
          --games 2 --rounds 2 --maxmoves 60 --openings file={book} --json \
          --pgnout {pgn} --epdout {epd} --log {log}",
-        &[
-            ("mock", &mock),
-            ("book", book),
-            ("pgn", &pgn),
-            ("epd", &epd),
-            ("log", &log),
-        ],
-    ));
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+        &[("epd", &epd), ("log", &log)],
+    );
     let v: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("--json output does not parse: {e}\n{}", describe(&out)));
     let st = &v["standings"];
@@ -963,7 +902,6 @@ fn json_epdout_and_log() {
         describe(&out)
     );
 
-    let games = judge(&pgn);
     assert_eq!(games.len(), 4);
     let lines: Vec<String> = std::fs::read_to_string(&epd)
         .unwrap()
@@ -1031,18 +969,14 @@ fn sixty_four_concurrent_games() {
     let Some(t) = judged("scale") else {
         return;
     };
-    let pgn = t.file("s.pgn");
-    let mock = mock_engine();
-    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd");
-    let out = run_match(&argv(
+    let Played { pgn, games, .. } = played(
+        &t,
         "--engine cmd={mock} name=m1 arg=--random arg=1 \
          --engine cmd={mock} name=m2 arg=--random arg=2 --each nodes=1 \
          --rounds 32 --games 2 --concurrency 64 --openings file={book} order=random \
          --srand 5 --ratinginterval 64 --pgnout {pgn}",
-        &[("mock", &mock), ("book", book), ("pgn", &pgn)],
-    ));
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
-    let games = judge(&pgn);
+        &[],
+    );
     assert_eq!(games.len(), 64);
     let mut rounds: Vec<u32> = tag_values(&pgn, "Round")
         .iter()

@@ -7,6 +7,7 @@
 //! `ROOKERY_SF_POSITIONS=N` changes the number of positions (default 240).
 
 use rookery_core::{Mode, Position, Setup};
+use rookery_testkit::cmd::Cmd;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -88,7 +89,7 @@ fn normalise(lines: Vec<String>, total: String) -> Vec<String> {
 }
 
 fn rookery_perft(fen: &str, depth: u32) -> Vec<String> {
-    let out = Command::new(env!("CARGO_BIN_EXE_rookery"))
+    let run = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args([
             "perft",
             "--divide",
@@ -97,14 +98,9 @@ fn rookery_perft(fen: &str, depth: u32) -> Vec<String> {
             "--fen",
             fen,
         ])
-        .output()
-        .expect("run rookery");
-    assert!(
-        out.status.success(),
-        "rookery perft failed on {fen}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("utf-8");
+        .run();
+    run.assert_code(0);
+    let text = String::from_utf8(run.stdout).expect("utf-8");
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     let total = lines
         .iter()

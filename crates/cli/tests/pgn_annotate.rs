@@ -202,8 +202,7 @@ const WITH_BAD_GAME: &str = "[Event \"one\"]\n[White \"A\"]\n[Black \"B\"]\n[Res
 #[test]
 fn unreadable_games_are_copied_and_engine_failures_written_unannotated() {
     let t = TempDir::new("failures");
-    let input = t.join("in.pgn");
-    std::fs::write(&input, WITH_BAD_GAME).unwrap();
+    let input = t.write("in.pgn", WITH_BAD_GAME);
     // The built-in engine: the bad game is copied as it was, reported with its place.
     let out = t.join("out.pgn");
     let o = run_annotate(&input, &out, &["--depth", "3"]);
@@ -282,8 +281,7 @@ fn resume_keeps_what_was_written() {
         full_text[..second].replace("Annotated by rookery", "SENTINEL Annotated by rookery");
     assert_ne!(first, full_text[..second]);
     let cut = second + (full_text.len() - second) / 2;
-    let part = t.join("part.pgn");
-    std::fs::write(&part, format!("{first}{}", &full_text[second..cut])).unwrap();
+    let part = t.write("part.pgn", format!("{first}{}", &full_text[second..cut]));
     let mut resume_args = args.to_vec();
     resume_args.push("--resume");
     let o = annotate(&input, &part, &resume_args);

@@ -2,9 +2,9 @@
 //! from-epd; parallel output equals sequential output; strict and lenient
 //! error handling; stdin.
 
-use rookery_testkit::cmd::{assert_contains_all, Cmd};
+use rookery_testkit::cmd::{assert_contains_all, Cmd, Run};
+use rookery_testkit::TempDir;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -22,37 +22,22 @@ fn all_data_files() -> Vec<PathBuf> {
     v
 }
 
-fn rookery(args: &[&str], stdin: Option<&[u8]>) -> Output {
+fn rookery(args: &[&str], stdin: Option<&[u8]>) -> Run {
     Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args(args)
         .stdin(stdin.unwrap_or_default())
-        .output()
+        .run()
 }
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// A temporary directory removed on drop.
-struct Tmp(PathBuf);
-impl Tmp {
-    fn new(tag: &str) -> Tmp {
-        let p = std::env::temp_dir().join(format!("rookery-pgn-cli-{tag}-{}", std::process::id()));
-        std::fs::create_dir_all(&p).unwrap();
-        Tmp(p)
-    }
-}
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 #[test]
 fn validate_names_file_line_col_and_game() {
     let f = data("pgn_test.pgn");
     let out = rookery(&["pgn", "validate", f.to_str().unwrap()], None);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    out.assert_code(1);
     let s = text(&out.stdout);
     let errors: Vec<&str> = s.lines().filter(|l| l.contains(": error: ")).collect();
     assert_eq!(errors.len(), 3, "{s}");
@@ -74,7 +59,7 @@ fn validate_names_file_line_col_and_game() {
         ],
         None,
     );
-    assert_eq!(out.status.code(), Some(0));
+    out.assert_code(0);
     assert_eq!(text(&out.stdout), "6 games, 0 with errors, 0 warnings\n");
     // JSON: one object per problem and a summary.
     let out = rookery(&["pgn", "validate", "--json", f.to_str().unwrap()], None);
@@ -95,23 +80,24 @@ fn validate_reports_tag_semantics() {
     let pgn = b"[Date \"2001.13.01\"]\n[TimeControl \"40/\"]\n[PlyCount \"3\"]\n[ECO \"Z99\"]\n1. e4 e5 *\n";
     let out = rookery(&["pgn", "validate", "-"], Some(pgn));
     let s = text(&out.stdout);
-    for needle in [
-        "bad Date value",
-        "bad TimeControl value",
-        "bad ECO value",
-        "PlyCount tag says 3, the game has 2 plies",
-    ] {
-        assert!(s.contains(needle), "{needle}: {s}");
-    }
-    assert!(s.contains("<stdin>:1:1: warning: game 1: "), "{s}");
-    assert_eq!(out.status.code(), Some(0));
+    assert_contains_all(
+        &s,
+        &[
+            "bad Date value",
+            "bad TimeControl value",
+            "bad ECO value",
+            "PlyCount tag says 3, the game has 2 plies",
+            "<stdin>:1:1: warning: game 1: ",
+        ],
+    );
+    out.assert_code(0);
     let out = rookery(&["pgn", "validate", "--strict", "-"], Some(pgn));
-    assert_eq!(out.status.code(), Some(1));
+    out.assert_code(1);
 }
 
 #[test]
 fn normalize_is_idempotent_and_parallel_equals_sequential() {
-    let tmp = Tmp::new("norm");
+    let tmp = TempDir::new("pgn-cli-norm");
     let files = all_data_files();
     let args = |extra: &[&str]| -> Vec<String> {
         let mut a: Vec<String> = vec![
@@ -134,7 +120,7 @@ fn normalize_is_idempotent_and_parallel_equals_sequential() {
     for jobs in ["2", "3"] {
         for chunk in ["1", "5000"] {
             let par = run(&["--jobs", jobs, "--chunk-bytes", chunk]);
-            assert_eq!(par.status.code(), Some(1));
+            par.assert_code(1);
             assert!(
                 par.stdout == seq.stdout,
                 "--jobs {jobs} --chunk-bytes {chunk} differs"
@@ -142,10 +128,9 @@ fn normalize_is_idempotent_and_parallel_equals_sequential() {
             assert_eq!(text(&par.stderr), text(&seq.stderr));
         }
     }
-    let once = tmp.0.join("once.pgn");
-    std::fs::write(&once, &seq.stdout).unwrap();
+    let once = tmp.write("once.pgn", &seq.stdout);
     let twice = rookery(&["pgn", "normalize", once.to_str().unwrap()], None);
-    assert_eq!(twice.status.code(), Some(0), "{}", text(&twice.stderr));
+    twice.assert_code(0);
     assert!(twice.stdout == seq.stdout, "normalize is not idempotent");
     // Every movetext line within 80 columns (save single over-long tokens).
     for line in text(&seq.stdout).lines() {
@@ -177,19 +162,15 @@ fn normalize_is_idempotent_and_parallel_equals_sequential() {
 fn strict_normalize_stops_at_the_first_error() {
     let pgn = b"1. e4 e5 *\n\n1. e4 e4 *\n\n1. d4 d5 *\n";
     let out = rookery(&["pgn", "normalize", "-"], Some(pgn));
-    assert_eq!(out.status.code(), Some(1));
+    out.assert_code(1);
     let s = text(&out.stdout);
     assert!(s.contains("1. e4 e5 *") && !s.contains("d4"), "{s}");
-    assert!(
-        text(&out.stderr).contains(
-            "<stdin>:3:7: error: game 2 (? - ?, ?, round ?): move 1... e4: illegal move e4"
-        ),
-        "{}",
-        text(&out.stderr)
+    out.assert_stderr_contains(
+        "<stdin>:3:7: error: game 2 (? - ?, ?, round ?): move 1... e4: illegal move e4",
     );
     // Lenient: the bad game is reported and skipped, the next one kept.
     let out = rookery(&["pgn", "normalize", "--lenient", "-"], Some(pgn));
-    assert_eq!(out.status.code(), Some(1));
+    out.assert_code(1);
     let s = text(&out.stdout);
     assert!(s.contains("1. e4 e5 *") && s.contains("1. d4 d5 *"), "{s}");
     assert_eq!(s.matches("[Event").count(), 2);
@@ -219,7 +200,7 @@ fn strict_normalize_stops_at_the_first_error() {
 fn stats_counts() {
     let f = data("kasparov-deep-blue-1997.pgn");
     let out = rookery(&["pgn", "stats", f.to_str().unwrap()], None);
-    assert_eq!(out.status.code(), Some(0));
+    out.assert_code(0);
     let s = text(&out.stdout);
     assert_contains_all(
         &s,
@@ -266,7 +247,7 @@ fn stats_counts() {
         ],
         None,
     );
-    assert_eq!(out.status.code(), Some(1));
+    out.assert_code(1);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["games"], 19);
     assert_eq!(v["errors"], 3);
@@ -276,7 +257,7 @@ fn stats_counts() {
 fn to_epd_and_fen() {
     let f = data("molinari-bordais-1979.pgn");
     let out = rookery(&["pgn", "to-epd", "--ptp", f.to_str().unwrap()], None);
-    assert_eq!(out.status.code(), Some(0));
+    out.assert_code(0);
     let s = text(&out.stdout);
     let lines: Vec<&str> = s.lines().collect();
     assert_eq!(lines.len(), 11, "10 plies, 11 positions");
@@ -297,13 +278,9 @@ fn to_epd_and_fen() {
         &["pgn", "to-epd", "--fen", "-"],
         Some(b"1. e4 e5 *\n1. e4 Ke2 *\n1. d4 *\n"),
     );
-    assert_eq!(out.status.code(), Some(1));
+    out.assert_code(1);
     assert_eq!(text(&out.stdout).lines().count(), 3 + 2);
-    assert!(
-        text(&out.stderr).contains("<stdin>:2:7: error: game 2"),
-        "{}",
-        text(&out.stderr)
-    );
+    out.assert_stderr_contains("<stdin>:2:7: error: game 2");
 }
 
 #[test]
@@ -320,19 +297,15 @@ fn from_epd_makes_games() {
             "40. e4 Kd7 *",
         ],
     );
-    assert!(
-        text(&out.stderr).contains("<stdin>:2"),
-        "{}",
-        text(&out.stderr)
-    );
+    out.assert_stderr_contains("<stdin>:2");
 }
 
 #[test]
 fn usage_errors_exit_2() {
     let out = rookery(&["pgn", "stats", "--jobs", "0"], None);
-    assert_eq!(out.status.code(), Some(2));
+    out.assert_code(2);
     let out = rookery(&["pgn", "nonsense"], None);
-    assert_eq!(out.status.code(), Some(2));
+    out.assert_code(2);
 }
 
 /// 100,000 variations each nested in the one before (issue 13, item 1):

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rookery_testkit::cmd::KillOnDrop as Proc;
-use rookery_testkit::{peer, TempDir};
+use rookery_testkit::cmd::{Cmd, KillOnDrop as Proc};
+use rookery_testkit::{peer, pgn_text, TempDir};
 
 const ROOKERY: &str = env!("CARGO_BIN_EXE_rookery");
 
@@ -33,23 +33,35 @@ fn event_file(dir: &Path, extra: &str, players: &[(&str, &str)]) -> PathBuf {
 
 /// Starts the server; returns it, its address and its stdout.
 fn serve(config: &Path) -> (Proc, String, BufReader<std::process::ChildStdout>) {
-    let mut child = Command::new(ROOKERY)
+    Cmd::new(ROOKERY)
         .args(["referee", "serve", "--config"])
         .arg(config)
         .args(["--listen", "127.0.0.1:0", "--background"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut first = String::new();
-    out.read_line(&mut first).unwrap();
-    let addr = first
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("first line: {first:?}"))
-        .trim()
-        .to_string();
-    (Proc(child), addr, out)
+        .start("listening on ")
+}
+
+/// An event being served: its directory (event file, PGN, logs), the
+/// server, the address clients connect to and the server's stdout.
+struct Served {
+    dir: TempDir,
+    server: Proc,
+    addr: String,
+    out: BufReader<std::process::ChildStdout>,
+}
+
+/// Writes the event file of an event with `settings` (TOML lines of its
+/// `[event]` table besides name, site, PGN and logs) and `players` (name,
+/// token) in a directory of its own, and serves it.
+fn serve_event(tag: &str, settings: &str, players: &[(&str, &str)]) -> Served {
+    let dir = TempDir::new(tag);
+    let cfg = event_file(dir.path(), settings, players);
+    let (server, addr, out) = serve(&cfg);
+    Served {
+        dir,
+        server,
+        addr,
+        out,
+    }
 }
 
 fn connect(addr: &str, engine: &str, name: &str, token: &str, extra: &[&str]) -> Proc {
@@ -76,20 +88,9 @@ fn finish(
     rookery_testkit::cmd::finish(&mut server.0, out, limit, "server")
 }
 
-fn pgn_games(pgn: &str) -> Vec<String> {
-    pgn.split("[Event ")
-        .filter(|g| !g.trim().is_empty())
-        .map(|g| format!("[Event {g}"))
-        .collect()
-}
-
+/// The value of the tag `name` in `game`, which must have it.
 fn tag<'a>(game: &'a str, name: &str) -> &'a str {
-    let key = format!("[{name} \"");
-    let at = game
-        .find(&key)
-        .unwrap_or_else(|| panic!("no {name} tag in {game}"))
-        + key.len();
-    &game[at..at + game[at..].find('"').unwrap()]
+    pgn_text::tag(game, name).unwrap_or_else(|| panic!("no {name} tag in {game}"))
 }
 
 /// The checks shared by every event: the logs are EPD, every referee record
@@ -133,16 +134,14 @@ fn builtin_and_stockfish_play_a_refereed_event() {
     if peer::python_chess().is_none() {
         return;
     }
-    let dir = TempDir::new("event");
-    let cfg = event_file(
-        dir.path(),
+    let ev = serve_event(
+        "event",
         "rounds = 1\ngames = 2\npairing = \"round-robin\"\ntime_control = \"4+0.05\"\nquiet_period_ms = 200\ntime_margin_ms = 300",
         &[("Rookery", "r-secret"), ("Stockfish", "s-secret")],
     );
-    let (server, addr, out) = serve(&cfg);
-    let _a = connect(&addr, "builtin", "Rookery", "r-secret", &[]);
-    let _b = connect(&addr, sf.to_str().unwrap(), "Stockfish", "s-secret", &[]);
-    let (rest, _) = finish(server, out, Duration::from_secs(240));
+    let _a = connect(&ev.addr, "builtin", "Rookery", "r-secret", &[]);
+    let _b = connect(&ev.addr, sf.to_str().unwrap(), "Stockfish", "s-secret", &[]);
+    let (rest, _) = finish(ev.server, ev.out, Duration::from_secs(240));
     assert!(rest.contains("event over: 2 games"), "{rest}");
     eprintln!("{rest}");
     // The PGN, read back by python-chess: the moves the clients sent (from
@@ -152,8 +151,8 @@ fn builtin_and_stockfish_play_a_refereed_event() {
             env!("CARGO_MANIFEST_DIR"),
             "/tests/python/argus_pgn_check.py"
         ))
-        .arg(dir.join("games.pgn"))
-        .arg(dir.join("logs/event.log"))
+        .arg(ev.dir.join("games.pgn"))
+        .arg(ev.dir.join("logs/event.log"))
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&check.stdout).to_string()
@@ -162,14 +161,14 @@ fn builtin_and_stockfish_play_a_refereed_event() {
         check.status.success() && said.contains("2 games ok"),
         "{said}"
     );
-    let pgn = std::fs::read_to_string(dir.join("games.pgn")).unwrap();
-    let games = pgn_games(&pgn);
+    let pgn = std::fs::read_to_string(ev.dir.join("games.pgn")).unwrap();
+    let games = pgn_text::games(&pgn);
     assert_eq!(games.len(), 2);
     assert_eq!(
         (tag(&games[0], "White"), tag(&games[1], "White")),
         ("Rookery", "Stockfish")
     );
-    check_logs(&dir.join("logs"));
+    check_logs(&ev.dir.join("logs"));
 }
 
 #[test]
@@ -177,19 +176,17 @@ fn a_hostile_python_client_is_refereed_by_the_rules() {
     if peer::python_chess().is_none() {
         return;
     }
-    let dir = TempDir::new("hostile");
-    let cfg = event_file(
-        dir.path(),
+    let ev = serve_event(
+        "hostile",
         "rounds = 3\ngames = 1\npairing = \"round-robin\"\ntime_control = \"30+0.1\"\nquiet_period_ms = 100\nhandshake_timeout_ms = 2000",
         &[("Hostile", "h-secret"), ("Builtin", "b-secret")],
     );
-    let (server, addr, out) = serve(&cfg);
     let mut py = Command::new("python3")
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/python/argus_hostile.py"
         ))
-        .args([&addr, "Hostile", "h-secret", "Builtin"])
+        .args([&ev.addr, "Hostile", "h-secret", "Builtin"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -202,13 +199,13 @@ fn a_hostile_python_client_is_refereed_by_the_rules() {
     err.read_line(&mut ready).unwrap();
     assert!(ready.starts_with("ready"), "{ready}");
     let _b = connect(
-        &addr,
+        &ev.addr,
         "builtin",
         "Builtin",
         "b-secret",
         &["--accept-cp", "100000"],
     );
-    let (rest, _) = finish(server, out, Duration::from_secs(120));
+    let (rest, _) = finish(ev.server, ev.out, Duration::from_secs(120));
     let py_out = py.wait_with_output().unwrap();
     let mut py_err = String::new();
     err.read_to_string(&mut py_err).unwrap();
@@ -218,8 +215,8 @@ fn a_hostile_python_client_is_refereed_by_the_rules() {
         "{said}\n{py_err}"
     );
     assert!(rest.contains("event over: 3 games"), "{rest}");
-    let pgn = std::fs::read_to_string(dir.join("games.pgn")).unwrap();
-    let games = pgn_games(&pgn);
+    let pgn = std::fs::read_to_string(ev.dir.join("games.pgn")).unwrap();
+    let games = pgn_text::games(&pgn);
     let got: Vec<(&str, &str)> = games
         .iter()
         .map(|g| (tag(g, "Result"), tag(g, "Termination")))
@@ -242,9 +239,9 @@ fn a_hostile_python_client_is_refereed_by_the_rules() {
     // the second game.
     assert!(flat[1].contains("Black resigns"), "{}", games[1]);
     assert!(games[2].contains("Ke5"), "{}", games[2]);
-    check_logs(&dir.join("logs"));
+    check_logs(&ev.dir.join("logs"));
     // The refusals and faults are in the event log.
-    let event = std::fs::read_to_string(dir.join("logs/event.log")).unwrap();
+    let event = std::fs::read_to_string(ev.dir.join("logs/event.log")).unwrap();
     for why in [
         "wrong or missing token",
         "not a registered player",
@@ -267,14 +264,12 @@ fn a_thousand_idle_connections_and_a_game_still_completes() {
     if peer::require("python3", &["python3"], None).is_none() {
         return;
     }
-    let dir = TempDir::new("load");
-    let cfg = event_file(
-        dir.path(),
+    let ev = serve_event(
+        "load",
         "rounds = 1\ngames = 1\npairing = \"round-robin\"\ntime_control = \"st=0.05\"\nquiet_period_ms = 100\nhandshake_timeout_ms = 600000",
         &[("One", "1"), ("Two", "2")],
     );
-    let (server, addr, out) = serve(&cfg);
-    let pid = server.0.id();
+    let pid = ev.server.0.id();
     // 1,000 idle connections, held until stdin closes.
     let mut idle = Command::new("python3")
         .arg("-c")
@@ -283,7 +278,7 @@ fn a_thousand_idle_connections_and_a_game_still_completes() {
              s=[socket.create_connection((h,int(p))) for _ in range(1000)]\n\
              print('open',len(s),flush=True)\nsys.stdin.read()\n",
         )
-        .arg(&addr)
+        .arg(&ev.addr)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -293,18 +288,18 @@ fn a_thousand_idle_connections_and_a_game_still_completes() {
         .read_line(&mut line)
         .unwrap();
     assert_eq!(line.trim(), "open 1000");
-    let _a = connect(&addr, "builtin", "One", "1", &[]);
-    let _b = connect(&addr, "builtin", "Two", "2", &[]);
+    let _a = connect(&ev.addr, "builtin", "One", "1", &[]);
+    let _b = connect(&ev.addr, "builtin", "Two", "2", &[]);
     let mut peak = 0;
     let t = Instant::now();
-    let mut server = server;
+    let mut server = ev.server;
     while server.0.try_wait().unwrap().is_none() && t.elapsed() < Duration::from_secs(120) {
         peak = peak.max(vm_hwm_kb(pid).unwrap_or(0));
         std::thread::sleep(Duration::from_millis(100));
     }
     drop(idle.stdin.take());
     let _ = idle.wait();
-    let (rest, _) = finish(server, out, Duration::from_secs(10));
+    let (rest, _) = finish(server, ev.out, Duration::from_secs(10));
     assert!(rest.contains("event over: 1 games"), "{rest}");
     let conns: usize = rest
         .split("peak ")

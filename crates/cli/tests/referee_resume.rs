@@ -13,7 +13,7 @@
 //! fails; otherwise it skips with a note on stderr.
 
 use rookery_testkit::cmd::{assert_contains_all, Cmd, KillOnDrop as Proc};
-use rookery_testkit::{peer, TempDir};
+use rookery_testkit::{peer, pgn_text, TempDir};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -41,31 +41,17 @@ fn event_file(path: &Path, pgn: &str, logs: &str, time_control: &str) -> PathBuf
 }
 
 /// Starts `rookery referee ARGS…`, reads its first stdout line (which must
-/// start with `first`) and returns the process, that line and the rest of
-/// its stdout.
+/// start with `first`) and returns the process, the rest of that line and
+/// the rest of its stdout.
 fn start(args: &[&str], first: &str) -> (Proc, String, BufReader<ChildStdout>) {
-    let mut child = Command::new(ROOKERY)
-        .arg("referee")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    assert!(line.starts_with(first), "first line: {line:?}");
-    (Proc(child), line.trim_end().to_string(), out)
+    Cmd::new(ROOKERY).arg("referee").args(args).start(first)
 }
 
 fn serve(config: &Path, listen: &str, extra: &[&str]) -> (Proc, String, BufReader<ChildStdout>) {
     let mut args = vec!["serve", "--config", config.to_str().unwrap()];
     args.extend(["--listen", listen, "--background"]);
     args.extend(extra);
-    let (p, line, out) = start(&args, "listening on ");
-    let addr = line["listening on ".len()..].to_string();
-    (p, addr, out)
+    start(&args, "listening on ")
 }
 
 fn connect(target: &[&str], name: &str, token: &str) -> Proc {
@@ -125,39 +111,9 @@ fn wait_for(path: &Path, what: &str, ready: impl Fn(&[Value]) -> bool) {
     }
 }
 
-/// The SAN moves of a PGN game's movetext.
-fn pgn_sans(game: &str) -> Vec<String> {
-    let body = &game[game.find("\n\n").expect("no movetext") + 2..];
-    let mut out = Vec::new();
-    let mut depth = 0;
-    let mut text = String::new();
-    for c in body.chars() {
-        match c {
-            '{' => depth += 1,
-            '}' => depth -= 1,
-            _ if depth == 0 => text.push(c),
-            _ => {}
-        }
-    }
-    for w in text.split_whitespace() {
-        if ["1-0", "0-1", "1/2-1/2", "*"].contains(&w) {
-            continue;
-        }
-        let w = w.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-        if w.is_empty() {
-            continue;
-        }
-        out.push(w.to_string());
-    }
-    out
-}
-
+/// The games of the PGN file at `path` (none if it is missing).
 fn pgn_games(path: &Path) -> Vec<String> {
-    let pgn = std::fs::read_to_string(path).unwrap_or_default();
-    pgn.split("[Event ")
-        .filter(|g| !g.trim().is_empty())
-        .map(|g| format!("[Event {g}"))
-        .collect()
+    pgn_text::games(&std::fs::read_to_string(path).unwrap_or_default())
 }
 
 /// Milliseconds since midnight UTC.
@@ -203,7 +159,7 @@ fn cc_seconds(line: &str) -> [u64; 2] {
 fn check_game(pgn: &Path, journal_path: &Path, before: &[Value]) -> Vec<String> {
     let games = pgn_games(pgn);
     assert_eq!(games.len(), 1, "{games:?}");
-    let sans = pgn_sans(&games[0]);
+    let sans = pgn_text::sans(&games[0]);
     let after = journal(journal_path);
     let end = of_type(&after, "end")
         .next()
@@ -476,7 +432,7 @@ fn serial_mode_plays_a_game_over_two_pseudo_terminals() {
     let games = pgn_games(&dir.join("games.pgn"));
     assert_eq!(games.len(), 1);
     assert!(!games[0].contains("[Result \"*\"]"), "{}", games[0]);
-    assert!(pgn_sans(&games[0]).len() >= 2, "{}", games[0]);
+    assert!(pgn_text::sans(&games[0]).len() >= 2, "{}", games[0]);
     let log = std::fs::read_to_string(dir.join("logs/event.log")).unwrap();
     assert!(
         log.contains("refreq sign_on;"),

@@ -9,7 +9,7 @@
 //! Peers: Chromium and python3 (standard library only). When `CI` is set
 //! and one is missing the test fails; otherwise it skips with a note.
 
-use rookery_testkit::{peer, TempDir};
+use rookery_testkit::{peer, pgn_text, TempDir};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -138,34 +138,6 @@ fn sans(moves: &Value) -> Vec<String> {
         .collect()
 }
 
-/// The PGN move text's SAN tokens (no numbers, comments or result).
-fn pgn_sans(pgn: &str) -> Vec<String> {
-    let body: String = pgn
-        .lines()
-        .filter(|l| !l.starts_with('['))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let mut out = Vec::new();
-    let mut depth = 0;
-    let mut word = String::new();
-    for c in body.chars().chain([' ']) {
-        match c {
-            '{' => depth += 1,
-            '}' => depth -= 1,
-            c if depth == 0 && c.is_whitespace() => {
-                let w = std::mem::take(&mut word);
-                let w = w.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-                if !w.is_empty() && !["*", "1-0", "0-1", "1/2-1/2"].contains(&w) {
-                    out.push(w.to_string());
-                }
-            }
-            c if depth == 0 => word.push(c),
-            _ => {}
-        }
-    }
-    out
-}
-
 struct Event {
     server: Proc,
     stdin: ChildStdin,
@@ -176,15 +148,10 @@ struct Event {
 
 impl Event {
     fn start(dir: &TempDir) -> Event {
-        let cfg = dir.join("event.toml");
-        std::fs::write(
-            &cfg,
-            "[event]\nname = \"Web test\"\nsite = \"loopback\"\npgn = \"games.pgn\"\nlog_dir = \"logs\"\n\
+        let cfg = dir.write("event.toml", "[event]\nname = \"Web test\"\nsite = \"loopback\"\npgn = \"games.pgn\"\nlog_dir = \"logs\"\n\
              rounds = 1\ngames = 2\npairing = \"round-robin\"\ntime_control = \"20+0.2\"\n\
              quiet_period_ms = 100\ntime_margin_ms = 500\n\
-             [[player]]\nname = \"Alpha\"\ntoken = \"a\"\n[[player]]\nname = \"Beta\"\ntoken = \"b\"\n",
-        )
-        .unwrap();
+             [[player]]\nname = \"Alpha\"\ntoken = \"a\"\n[[player]]\nname = \"Beta\"\ntoken = \"b\"\n");
         let stderr = std::fs::File::create(dir.join("serve.stderr")).unwrap();
         let mut child = Command::new(ROOKERY)
             .args(["referee", "serve", "--config"])
@@ -313,7 +280,7 @@ fn spectators_follow_a_live_event_in_the_browser_and_through_the_feeds() {
     assert!(pgn.head.contains("content-type: application/x-chess-pgn"));
     assert!(pgn.body.contains("[White \"Alpha\"]") && pgn.body.contains("[Result \"*\"]"));
     let now = sans(&g["moves"]);
-    let served = pgn_sans(&pgn.body);
+    let served = pgn_text::sans(&pgn.body);
     assert!(
         served.starts_with(&now),
         "{served:?} does not extend {now:?}"
@@ -321,8 +288,8 @@ fn spectators_follow_a_live_event_in_the_browser_and_through_the_feeds() {
     assert_eq!(get(&web, "/games/9.pgn").status, 404);
     assert_eq!(get(&web, "/games/x/stream").status, 404);
     let mut stream = Events::open(&web, "/games/1/stream");
-    let first = pgn_sans(&stream.next());
-    let second = pgn_sans(&stream.next());
+    let first = pgn_text::sans(&stream.next());
+    let second = pgn_text::sans(&stream.next());
     assert!(
         second.len() > first.len() && second.starts_with(&first),
         "the stream's second PGN does not extend its first: {first:?} / {second:?}"

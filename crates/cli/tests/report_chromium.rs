@@ -9,14 +9,12 @@ fn report_renders_in_chromium() {
         return;
     };
     let dir = rookery_testkit::TempDir::new("chromium");
-    let suite = dir.join("mini.epd");
-    std::fs::write(
-        &suite,
+    let suite = dir.write(
+        "mini.epd",
         "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"one\";\n\
          rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm h4; id \"two\";\n\
          k7/8/2K5/8/8/8/8/7R w - - bm Kb6; id \"three\";\n",
-    )
-    .unwrap();
+    );
     let html = dir.join("report.html");
     let o = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args([
@@ -69,13 +67,8 @@ fn gastric_comparison_renders_in_chromium() {
             "--html",
             html.to_str().unwrap(),
         ])
-        .output();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+        .run();
+    o.assert_code(0);
     let dom = rookery_testkit::peer::chromium_dom(&browser, &html, &dir.join("profile"));
     assert!(
         dom.contains("<title>before and after</title>"),

@@ -25,7 +25,7 @@ fn data(name: &str) -> String {
 fn two_epd_runs_are_scored_and_paired() {
     let (before, after) = (data("before.epd"), data("after.epd"));
     let o = rookery(&["report", &before, &after, "--json"], b"");
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    o.assert_code(0);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let s = &v["summaries"];
     assert_eq!(s[0]["solved"], 4);
@@ -82,7 +82,7 @@ fn two_epd_runs_are_scored_and_paired() {
 #[test]
 fn text_report_names_the_verdict_and_the_positions() {
     let o = rookery(&["report", &data("before.epd"), &data("after.epd")], b"");
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    o.assert_code(0);
     let t = text(&o.stdout);
     assert_contains_all(
         &t,
@@ -100,30 +100,28 @@ fn text_report_names_the_verdict_and_the_positions() {
 fn gates() {
     let (before, after) = (data("before.epd"), data("after.epd"));
     let worse = rookery(&["report", &before, &after, "--fail-if-worse"], b"");
-    assert_eq!(worse.status.code(), Some(1));
-    assert!(
-        text(&worse.stderr).contains("gate failed: after on after is worse than before on before"),
-        "{}",
-        text(&worse.stderr)
-    );
+    worse
+        .assert_code(1)
+        .assert_stderr_contains("gate failed: after on after is worse than before on before");
     // Worse, but not beyond chance.
     let sig = rookery(
         &["report", &before, &after, "--fail-if-worse=significant"],
         b"",
     );
-    assert_eq!(sig.status.code(), Some(0), "{}", text(&sig.stderr));
+    sig.assert_code(0);
     // The other way round it is better.
     let better = rookery(&["report", &after, &before, "--fail-if-worse"], b"");
-    assert_eq!(better.status.code(), Some(0), "{}", text(&better.stderr));
+    better.assert_code(0);
     // The last run solves 3/6 = 50%.
     let under = rookery(&["report", &before, &after, "--fail-under", "50.1"], b"");
-    assert_eq!(under.status.code(), Some(1));
-    assert!(text(&under.stderr).contains("solved 50.0% (3/6), under --fail-under 50.1"));
+    under
+        .assert_code(1)
+        .assert_stderr_contains("solved 50.0% (3/6), under --fail-under 50.1");
     let at = rookery(&["report", &before, &after, "--fail-under", "50"], b"");
-    assert_eq!(at.status.code(), Some(0), "{}", text(&at.stderr));
+    at.assert_code(0);
     // One run has nothing to be compared with: the gate cannot decide.
     let alone = rookery(&["report", &before, "--fail-if-worse"], b"");
-    assert_eq!(alone.status.code(), Some(2));
+    alone.assert_code(2);
     assert_eq!(
         rookery(&["report", &before, "--fail-under", "101"], b"")
             .status
@@ -154,13 +152,9 @@ fn significantly_worse_fails_the_significant_gate() {
         ],
         b"",
     );
-    assert_eq!(o.status.code(), Some(1));
+    o.assert_code(1);
     // 6 lost, 0 gained: p = 2 / 2^6.
-    assert!(
-        text(&o.stderr).contains("worse (+0 -6, exact McNemar p = 0.0312, significant at 0.05)"),
-        "{}",
-        text(&o.stderr)
-    );
+    o.assert_stderr_contains("worse (+0 -6, exact McNemar p = 0.0312, significant at 0.05)");
     let strict = rookery(
         &[
             "report",
@@ -172,7 +166,7 @@ fn significantly_worse_fails_the_significant_gate() {
         ],
         b"",
     );
-    assert_eq!(strict.status.code(), Some(0), "{}", text(&strict.stderr));
+    strict.assert_code(0);
 }
 
 #[test]
@@ -187,7 +181,7 @@ fn csv_has_a_row_per_position() {
         ],
         b"",
     );
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    o.assert_code(0);
     let t = text(&o.stdout);
     let lines: Vec<&str> = t.split("\r\n").filter(|l| !l.is_empty()).collect();
     assert_eq!(lines.len(), 13, "{t}");
@@ -207,7 +201,7 @@ fn bad_epd_lines_are_reported_with_their_place_and_the_rest_is_reported() {
                  6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - c0 \"Rd8#=10, Qd8=3\"; id \"c\"; pm Rd8#;\n\
                  6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"d\"; acd x; pm Rd8#;\n";
     let o = rookery(&["report", "-", "--json"], input.as_bytes());
-    assert_eq!(o.status.code(), Some(1));
+    o.assert_code(1);
     let err = text(&o.stderr);
     assert_contains_all(
         &err,
@@ -226,8 +220,7 @@ fn bad_epd_lines_are_reported_with_their_place_and_the_rest_is_reported() {
 #[test]
 fn json_and_epd_inputs_mix_and_bad_json_is_placed() {
     let dir = TempDir::new("report-mixed");
-    let bad = dir.join("bad.json");
-    std::fs::write(&bad, "{\n  \"suite\": \"x\",\n  \"engine\": 3\n}\n").unwrap();
+    let bad = dir.write("bad.json", "{\n  \"suite\": \"x\",\n  \"engine\": 3\n}\n");
     let err = report_with_bad_input(&bad);
     assert!(err.contains("bad.json:3:"), "{err}");
 }
@@ -236,8 +229,7 @@ fn json_and_epd_inputs_mix_and_bad_json_is_placed() {
 /// makes the report (4 of 6 solved); returns stderr.
 fn report_with_bad_input(bad: &Path) -> String {
     let o = rookery(&["report", bad.to_str().unwrap(), &data("before.epd")], b"");
-    assert_eq!(o.status.code(), Some(1));
-    assert!(text(&o.stdout).contains("4/6"), "{}", text(&o.stdout));
+    o.assert_code(1).assert_stdout_contains("4/6");
     text(&o.stderr)
 }
 
@@ -250,7 +242,7 @@ fn opcode_themes() {
         &["report", "-", "--json", "--theme", "c1"],
         input.as_bytes(),
     );
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    o.assert_code(0);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let rows = &v["themes"][0]["rows"];
     assert_eq!(rows[0]["theme"], "mate");
@@ -272,15 +264,10 @@ fn opcode_themes() {
 #[test]
 fn suite_results_and_its_epd_output_agree() {
     let dir = TempDir::new("report-suite-epd");
-    let suite = dir.join("mini.epd");
-    std::fs::write(
-        &suite,
-        "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"one\";\n\
+    let suite = dir.write("mini.epd", "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"one\";\n\
          rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm h4; id \"two\";\n\
          k7/8/2K5/8/8/8/8/7R w - - bm Kb6; id \"three\";\n\
-         1kr5/3n4/q3p2p/p2n2p1/PppB1P2/5BP1/1P2Q2P/3R2K1 w - - bm f5; id \"four\"; c0 \"f5=10, Be5+=2, Bf2=3, Bg4=2\";\n",
-    )
-    .unwrap();
+         1kr5/3n4/q3p2p/p2n2p1/PppB1P2/5BP1/1P2Q2P/3R2K1 w - - bm f5; id \"four\"; c0 \"f5=10, Be5+=2, Bf2=3, Bg4=2\";\n");
     let (json, epd) = (dir.join("r.json"), dir.join("out.epd"));
     let o = rookery(
         &[
@@ -308,7 +295,7 @@ fn suite_results_and_its_epd_output_agree() {
         ],
         b"",
     );
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    o.assert_code(0);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let (a, b) = (&v["runs"][0]["positions"], &v["runs"][1]["positions"]);
     for i in 0..4 {
@@ -331,19 +318,14 @@ fn suite_results_and_its_epd_output_agree() {
 #[test]
 fn a_pgn_file_is_named_as_pgn_not_as_bad_json() {
     let dir = TempDir::new("report-pgn");
-    let pgn = dir.join("games.pgn");
-    std::fs::write(&pgn, "\n[Event \"x\"]\n[Site \"y\"]\n\n1. e4 e5 *\n").unwrap();
+    let pgn = dir.write("games.pgn", "\n[Event \"x\"]\n[Site \"y\"]\n\n1. e4 e5 *\n");
     // The other input still makes the report.
     let err = report_with_bad_input(&pgn);
     assert!(err.contains("games.pgn:2:1: a PGN tag pair"), "{err}");
     assert!(!err.contains("JSON:"), "{err}");
     // A JSON array of runs is still JSON, not a tag pair.
     let o = rookery(&["report", "-"], b"[ 3 ]");
-    assert!(
-        text(&o.stderr).contains("not rookery suite results"),
-        "{}",
-        text(&o.stderr)
-    );
+    o.assert_stderr_contains("not rookery suite results");
 }
 
 #[test]

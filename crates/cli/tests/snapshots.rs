@@ -82,18 +82,14 @@ fn failure_text(run: &Run, dir: &Path) -> String {
 #[test]
 fn representative_errors() {
     let t = TempDir::new("snap-errors");
-    let bad_epd = t.join("bad.epd");
-    std::fs::write(
-        &bad_epd,
+    let bad_epd = t.write(
+        "bad.epd",
         "4k3/8/8/8/8/8/8/4K3 w - - bm Kd1;\n4k3/8/8/8/8/8/8/4K3 w - - bm Ka8;\nnot a position\n",
-    )
-    .unwrap();
-    let bad_pgn = t.join("bad.pgn");
-    std::fs::write(
-        &bad_pgn,
+    );
+    let bad_pgn = t.write(
+        "bad.pgn",
         "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n",
-    )
-    .unwrap();
+    );
     let missing = t.join("missing.epd");
     let cmd = |line: &str| {
         let path = |p: &Path| p.display().to_string();
@@ -135,17 +131,10 @@ const MATE_IN_ONE: &str = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"back 
 #[test]
 fn every_json_shape() {
     let t = TempDir::new("snap-json");
-    let epd = t.join("suite.epd");
-    std::fs::write(&epd, MATE_IN_ONE).unwrap();
-    let bad_epd = t.join("bad.epd");
-    std::fs::write(&bad_epd, "4k3/8/8/8/8/8/8/4K3 w - - bm Ka8;\n").unwrap();
-    let pgn = t.join("games.pgn");
-    std::fs::write(
-        &pgn,
-        "[Event \"x\"]\n[Result \"1-0\"]\n[ECO \"C20\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
-         [Event \"y\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n",
-    )
-    .unwrap();
+    let epd = t.write("suite.epd", MATE_IN_ONE);
+    let bad_epd = t.write("bad.epd", "4k3/8/8/8/8/8/8/4K3 w - - bm Ka8;\n");
+    let pgn = t.write("games.pgn", "[Event \"x\"]\n[Result \"1-0\"]\n[ECO \"C20\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
+         [Event \"y\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n");
     let results = t.join("results.json");
     let s = |p: &Path| p.display().to_string();
     let cmd = |line: &str| {
@@ -226,10 +215,11 @@ fn every_json_shape() {
 fn epd_and_pgn_problems_name_the_column_alike() {
     // One key for one thing: the JSON problems of both readers say `column`.
     let t = TempDir::new("snap-column");
-    let epd = t.join("bad.epd");
-    std::fs::write(&epd, "4k3/8/8/8/8/8/8/4K3 w - - bm Ka8;\n").unwrap();
-    let pgn = t.join("bad.pgn");
-    std::fs::write(&pgn, "[Event \"y\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n").unwrap();
+    let epd = t.write("bad.epd", "4k3/8/8/8/8/8/8/4K3 w - - bm Ka8;\n");
+    let pgn = t.write(
+        "bad.pgn",
+        "[Event \"y\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n",
+    );
     let mut keys = Vec::new();
     for args in [
         vec!["epd", "validate", "--json", epd.to_str().unwrap()],

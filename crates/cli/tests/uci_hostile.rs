@@ -73,6 +73,17 @@ impl Engine {
         let l = self.expect("readyok");
         assert_eq!(l, "readyok");
     }
+
+    /// Reads until `bestmove` and checks that its move starts on one of
+    /// `ranks` (where the side to move of the expected position stands).
+    fn expect_move_from(&mut self, ranks: &[char], side: &str) {
+        let bm = self.expect("bestmove");
+        let from = best_move(&bm).chars().nth(1);
+        assert!(
+            from.is_some_and(|r| ranks.contains(&r)),
+            "{side} to move: {bm}"
+        );
+    }
 }
 
 fn best_move(line: &str) -> &str {
@@ -113,18 +124,14 @@ fn hostile_session(bin: &str, args: &[&str]) {
         e.expect("info string invalid FEN");
     }
     e.send(b"go depth 3\n");
-    let bm = e.expect("bestmove");
     // Still the position after 1.e4: Black moves from rank 7 or 8.
-    let m = best_move(&bm);
-    assert!(matches!(&m[1..2], "7" | "8"), "{bm}");
+    e.expect_move_from(&['7', '8'], "Black");
 
     // Illegal moves: the position is the one before the first bad move.
     e.send(b"position startpos moves e2e4 e7e5 e1e3 d2d4\n");
     e.expect("info string illegal move e1e3");
     e.send(b"go depth 3\n");
-    let bm = e.expect("bestmove");
-    let m = best_move(&bm);
-    assert!(matches!(&m[1..2], "1" | "2"), "White to move: {bm}");
+    e.expect_move_from(&['1', '2'], "White");
 
     // Commands mid-search: isready is answered at once, the rest is handled
     // or ignored, and one bestmove ends the search.
@@ -156,8 +163,7 @@ fn hostile_session(bin: &str, args: &[&str]) {
 
     // Tabs, CRLF, and extra words everywhere; then a normal search.
     e.send(b"\tposition\tstartpos \t moves\te2e4\r\n  go   depth\t4 \r\n");
-    let bm = e.expect("bestmove");
-    assert!(matches!(&best_move(&bm)[1..2], "7" | "8"), "{bm}");
+    e.expect_move_from(&['7', '8'], "Black");
 
     e.send(b"quit\n");
     let status = e.child.wait().unwrap();

@@ -2,31 +2,29 @@
 //! `-` is stdin/stdout everywhere, a missing file among several is reported
 //! and the rest processed, errors say things once and in words.
 
-use rookery_testkit::cmd::{assert_contains_all, Cmd};
+use rookery_testkit::cmd::{assert_contains_all, Cmd, Run};
 use rookery_testkit::TempDir;
 use std::path::Path;
-use std::process::Output;
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-fn run(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
+fn run(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
     Cmd::new(env!("CARGO_BIN_EXE_rookery"))
         .args(args)
         .dir(dir)
         .stdin(stdin)
-        .output()
+        .run()
+}
+
+/// `rookery suite ARGS` in `dir` at the [`QUICK`] effort.
+fn suite(dir: &Path, args: &[&str]) -> Run {
+    run(dir, &[&["suite"], args, &QUICK[..]].concat(), b"")
 }
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-/// Asserts that the output `b` contains `needle`, showing it if not.
-fn has(b: &[u8], needle: &str) {
-    let t = text(b);
-    assert!(t.contains(needle), "{needle:?} not in:\n{t}");
 }
 
 /// The effort of every suite run here: enough to solve MATE1, one engine.
@@ -82,28 +80,16 @@ fn dash_is_stdin_and_stdout_everywhere() {
         &["perft", "--suite", "-", "--depth", "2"],
         perft_suite().as_bytes(),
     );
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert!(text(&o.stdout).contains("1 passed, 0 failed"));
+    o.assert_code(0)
+        .assert_stdout_contains("1 passed, 0 failed");
     // suite --results - and --html - write stdout, and no file named `-`.
     let epd = t.write("in.epd", MATE1);
-    let o = run(
-        t.path(),
-        &[
-            &["suite", s(&epd), "--results", "-", "--no-html"],
-            &QUICK[..],
-        ]
-        .concat(),
-        b"",
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = suite(t.path(), &[s(&epd), "--results", "-", "--no-html"]);
+    o.assert_code(0);
     let results: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
     assert_eq!(results[0]["positions"][0]["solved"], true);
-    let o = run(
-        t.path(),
-        &[&["suite", s(&epd), "--html", "-"], &QUICK[..]].concat(),
-        b"",
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = suite(t.path(), &[s(&epd), "--html", "-"]);
+    o.assert_code(0);
     assert!(text(&o.stdout).contains("<html"), "HTML on stdout");
     // report - reads stdin; report --html - writes stdout.
     let o = run(
@@ -111,15 +97,13 @@ fn dash_is_stdin_and_stdout_everywhere() {
         &["report", "-"],
         &results.to_string().into_bytes(),
     );
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    has(&o.stdout, "1/1");
+    o.assert_code(0).assert_stdout_contains("1/1");
     let o = run(
         t.path(),
         &["report", "-", "--html", "-"],
         &results.to_string().into_bytes(),
     );
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert!(text(&o.stdout).contains("<html"));
+    o.assert_code(0).assert_stdout_contains("<html");
     assert_eq!(t.names(), vec!["in.epd".to_string()], "no file named `-`");
 }
 
@@ -128,17 +112,14 @@ fn suite_resume_scores_what_the_output_holds() {
     let t = TempDir::new("suite-resume");
     let epd = t.write("in.epd", MATE1);
     let out = t.join("out.epd");
-    let args = [
-        &["suite", s(&epd), "--no-html", "--epd-out", s(&out)],
-        &QUICK[..],
-    ]
-    .concat();
-    let first = run(t.path(), &args, b"");
-    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let args = [s(&epd), "--no-html", "--epd-out", s(&out)];
+    let first = suite(t.path(), &args);
+    first.assert_code(0);
     let resume = [&args[..], &["--resume", "--json"][..]].concat();
-    let again = run(t.path(), &resume, b"");
-    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
-    has(&again.stderr, "1 records scored from earlier output");
+    let again = suite(t.path(), &resume);
+    again
+        .assert_code(0)
+        .assert_stderr_contains("1 records scored from earlier output");
     let v: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(v["summaries"][0]["solved"], 1, "{v}");
 }
@@ -155,15 +136,15 @@ fn a_missing_file_among_several_is_reported_and_the_rest_processed() {
         &["pgn", "validate", s(&a), s(&missing), s(&b)],
         b"",
     );
-    assert_eq!(o.status.code(), Some(1));
-    has(&o.stdout, "2 games");
-    has(&o.stderr, "missing.pgn");
+    o.assert_code(1)
+        .assert_stdout_contains("2 games")
+        .assert_stderr_contains("missing.pgn");
     let o = run(
         t.path(),
         &["pgn", "stats", s(&a), s(&missing), s(&b), "--json"],
         b"",
     );
-    assert_eq!(o.status.code(), Some(1));
+    o.assert_code(1);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["games"], 2);
     let e1 = t.write("a.epd", MATE1);
@@ -172,24 +153,15 @@ fn a_missing_file_among_several_is_reported_and_the_rest_processed() {
         &["epd", "validate", s(&e1), "missing.epd", s(&e1)],
         b"",
     );
-    assert_eq!(o.status.code(), Some(1));
+    o.assert_code(1);
     assert_eq!(
         text(&o.stdout).matches("1 records").count(),
         2,
         "{}",
         text(&o.stdout)
     );
-    let o = run(
-        t.path(),
-        &[
-            &["suite", s(&e1), "missing.epd", "--no-html", "--json"],
-            &QUICK[..],
-        ]
-        .concat(),
-        b"",
-    );
-    assert_eq!(o.status.code(), Some(1));
-    assert!(text(&o.stderr).contains("missing.epd"));
+    let o = suite(t.path(), &[s(&e1), "missing.epd", "--no-html", "--json"]);
+    o.assert_code(1).assert_stderr_contains("missing.epd");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["summaries"][0]["solved"], 1);
 }
@@ -200,7 +172,7 @@ fn messages_say_things_once_and_name_the_input_alike() {
     // A wrong JSON for report: file, line, column and words, no parser internals.
     let bad = t.write("bad.json", "{\"suite\": \"x\", \"engine\": 3}\n");
     let o = run(t.path(), &["report", s(&bad)], b"");
-    assert_eq!(o.status.code(), Some(1));
+    o.assert_code(1);
     let err = text(&o.stderr);
     assert_contains_all(&err, &["bad.json:1:", "not rookery suite results"]);
     assert_eq!(err.matches("line").count(), 0, "{err}");
@@ -210,9 +182,9 @@ fn messages_say_things_once_and_name_the_input_alike() {
         &["epd", "target", "-", "--depth", "1", "--jobs", "1"],
         b"not a record\n",
     );
-    has(&o.stderr, "<stdin>:1");
+    o.assert_stderr_contains("<stdin>:1");
     let o = run(t.path(), &["pgn", "validate", "-"], b"1. e4 e5 2. Kxe8 *\n");
-    has(&o.stdout, "<stdin>:1");
+    o.assert_stdout_contains("<stdin>:1");
     // JSON diagnostics say `column` in PGN as in EPD.
     let o = run(
         t.path(),
@@ -251,8 +223,7 @@ fn normalize_keeps_which_comment_belongs_to_which_nag() {
         "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 2. b3 {c1} $1 {c2} *\n",
     );
     let o = run(t.path(), &["pgn", "normalize", s(&pgn)], b"");
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    has(&o.stdout, "b3 {c1} $1 {c2}");
+    o.assert_code(0).assert_stdout_contains("b3 {c1} $1 {c2}");
 }
 
 #[test]

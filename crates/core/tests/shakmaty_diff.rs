@@ -38,6 +38,20 @@ impl Rng {
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
+
+    /// The position after up to `plies` random legal moves from the start
+    /// (fewer if the game ends first).
+    fn walk(&mut self, plies: usize) -> Position {
+        let mut pos = Position::startpos();
+        for _ in 0..plies {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play_unchecked(moves[self.below(moves.len())]);
+        }
+        pos
+    }
 }
 
 #[derive(Default, Debug)]
@@ -340,14 +354,7 @@ fn san_variants_agree() {
     let mut rng = Rng(4);
     let (mut texts, mut both, mut ours_only) = (0usize, 0usize, 0usize);
     for game in 0..300 {
-        let mut pos = Position::startpos();
-        for _ in 0..game % 150 {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            pos.play_unchecked(moves[rng.below(moves.len())]);
-        }
+        let pos = rng.walk(game % 150);
         let fen = pos.fen();
         let theirs: Chess = fen
             .parse::<SFen>()
@@ -420,14 +427,7 @@ fn mutated_setups_agree() {
     let mut rng = Rng(5);
     let (mut total, mut accepted) = (0usize, 0usize);
     for game in 0..20_000 {
-        let mut pos = Position::startpos();
-        for _ in 0..game % 80 {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            pos.play_unchecked(moves[rng.below(moves.len())]);
-        }
+        let pos = rng.walk(game % 80);
         // The board as 64 bytes, rank 8 first; '.' for empty.
         let mut board = [b'.'; 64];
         for (i, sq) in (0..64).map(|i| (i, (7 - i / 8) * 8 + i % 8)) {

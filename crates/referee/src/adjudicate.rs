@@ -330,12 +330,19 @@ mod tests {
         (0..n).map(|_| mv("Nf3", Some(score))).collect()
     }
 
+    /// Rules with only these draw and resign rules (written as on the
+    /// command line).
+    fn rules_of(draw: Option<&str>, resign: Option<&str>) -> Rules {
+        Rules {
+            draw: draw.map(|d| d.parse().unwrap()),
+            resign: resign.map(|r| r.parse().unwrap()),
+            ..Rules::default()
+        }
+    }
+
     #[test]
     fn draw_needs_both_sides_for_movecount_moves() {
-        let rules = Rules {
-            draw: Some("movenumber=1 movecount=3 score=10".parse().unwrap()),
-            ..Rules::default()
-        };
+        let rules = rules_of(Some("movenumber=1 movecount=3 score=10"), None);
         let start = Position::startpos();
         assert!(adjudicate(&rules, &start, &quiet(5, 5)).is_none());
         let v = adjudicate(&rules, &start, &quiet(6, 5)).unwrap();
@@ -354,10 +361,7 @@ mod tests {
 
     #[test]
     fn draw_move_number_counts_from_the_fen() {
-        let rules = Rules {
-            draw: Some("movenumber=40 movecount=1 score=10".parse().unwrap()),
-            ..Rules::default()
-        };
+        let rules = rules_of(Some("movenumber=40 movecount=1 score=10"), None);
         let early = Position::startpos();
         assert!(adjudicate(&rules, &early, &quiet(2, 0)).is_none());
         let late = Position::from_fen("4k3/8/8/8/8/8/8/4K2R w - - 0 40").unwrap();
@@ -366,10 +370,7 @@ mod tests {
 
     #[test]
     fn resign_one_and_two_sided() {
-        let one: Rules = Rules {
-            resign: Some("movecount=2 score=500".parse().unwrap()),
-            ..Rules::default()
-        };
+        let one = rules_of(None, Some("movecount=2 score=500"));
         let start = Position::startpos();
         // White's moves are at even plies: white scores -600 twice.
         let m = vec![
@@ -380,10 +381,7 @@ mod tests {
         ];
         let v = adjudicate(&one, &start, &m).unwrap();
         assert_eq!(v.outcome, GameOutcome::BlackWins);
-        let two = Rules {
-            resign: Some("movecount=2 score=500 twosided=true".parse().unwrap()),
-            ..Rules::default()
-        };
+        let two = rules_of(None, Some("movecount=2 score=500 twosided=true"));
         assert!(adjudicate(&two, &start, &m).is_none());
         let agreed = vec![
             mv("e4", Some(-600)),

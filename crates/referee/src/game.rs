@@ -585,6 +585,18 @@ mod tests {
         play_game(s, w, b, None, &mut |_| Ok(())).unwrap()
     }
 
+    /// A game under `s` between two scripts playing `white` and `black`
+    /// (see [`script`]); returns it and the players, for what they were told.
+    fn scripted(
+        s: &GameSetup,
+        white: &[&'static str],
+        black: &[&'static str],
+    ) -> (FinishedGame, Script, Script) {
+        let (mut w, mut b) = (script("w", white), script("b", black));
+        let g = play(s, &mut w, &mut b);
+        (g, w, b)
+    }
+
     /// Checks how a game ended: its result, termination and reason.
     fn assert_ended(g: &FinishedGame, outcome: GameOutcome, termination: Termination, why: &str) {
         assert_eq!(g.record.outcome, outcome);
@@ -602,9 +614,7 @@ mod tests {
 
     #[test]
     fn fools_mate() {
-        let mut w = script("w", &["f2f3", "g2g4"]);
-        let mut b = script("b", &["e7e5", "d8h4"]);
-        let g = play(&setup("nodes=1"), &mut w, &mut b);
+        let (g, _, _) = scripted(&setup("nodes=1"), &["f2f3", "g2g4"], &["e7e5", "d8h4"]);
         assert_ended(
             &g,
             GameOutcome::BlackWins,
@@ -623,24 +633,18 @@ mod tests {
 
     #[test]
     fn illegal_and_null_moves_lose() {
-        let mut w = script("w", &["e2e5"]);
-        let mut b = script("b", &[]);
-        let g = play(&setup("nodes=1"), &mut w, &mut b);
+        let (g, _, _) = scripted(&setup("nodes=1"), &["e2e5"], &[]);
         assert_eq!(g.record.outcome, GameOutcome::BlackWins);
         assert_eq!(g.record.termination, Termination::IllegalMove);
         assert_eq!(g.faults[0], Some(Fault::Misbehaved));
-        let mut w = script("w", &["e2e4"]);
-        let mut b = script("b", &["0000"]);
-        let g = play(&setup("nodes=1"), &mut w, &mut b);
+        let (g, _, _) = scripted(&setup("nodes=1"), &["e2e4"], &["0000"]);
         assert_eq!(g.record.outcome, GameOutcome::WhiteWins);
         assert_eq!(g.record.termination, Termination::IllegalMove);
     }
 
     #[test]
     fn crash_is_abandoned() {
-        let mut w = script("w", &["e2e4"]);
-        let mut b = script("b", &[]);
-        let g = play(&setup("nodes=1"), &mut w, &mut b);
+        let (g, _, _) = scripted(&setup("nodes=1"), &["e2e4"], &[]);
         assert_eq!(g.record.termination, Termination::Abandoned);
         assert_eq!(g.record.outcome, GameOutcome::WhiteWins);
         assert_eq!(g.faults, [None, Some(Fault::Crashed)]);
@@ -678,9 +682,11 @@ mod tests {
 
     #[test]
     fn threefold_repetition_ends_the_game() {
-        let mut w = script("w", &["g1f3", "f3g1", "g1f3", "f3g1"]);
-        let mut b = script("b", &["g8f6", "f6g8", "g8f6", "f6g8"]);
-        let g = play(&setup("nodes=1"), &mut w, &mut b);
+        let (g, _, _) = scripted(
+            &setup("nodes=1"),
+            &["g1f3", "f3g1", "g1f3", "f3g1"],
+            &["g8f6", "f6g8", "g8f6", "f6g8"],
+        );
         assert_eq!(g.record.outcome, GameOutcome::Draw);
         assert_eq!(g.record.reason, "Draw by 3-fold repetition");
         assert_eq!(g.record.moves.len(), 8);
@@ -709,9 +715,7 @@ mod tests {
 
     #[test]
     fn resignation_loses_and_both_players_are_told() {
-        let mut w = script("w", &["e2e4", "resign"]);
-        let mut b = script("b", &["e7e5"]);
-        let g = play(&setup("nodes=1"), &mut w, &mut b);
+        let (g, w, b) = scripted(&setup("nodes=1"), &["e2e4", "resign"], &["e7e5"]);
         assert_ended(
             &g,
             GameOutcome::BlackWins,
@@ -727,9 +731,11 @@ mod tests {
 
     #[test]
     fn a_draw_offer_is_passed_on_and_can_be_accepted() {
-        let mut w = script("w", &["e2e4", "g1f3 draw"]);
-        let mut b = script("b", &["e7e5", "accept"]);
-        let g = play(&setup("nodes=1"), &mut w, &mut b);
+        let (g, w, b) = scripted(
+            &setup("nodes=1"),
+            &["e2e4", "g1f3 draw"],
+            &["e7e5", "accept"],
+        );
         assert_ended(
             &g,
             GameOutcome::Draw,
@@ -744,9 +750,11 @@ mod tests {
 
     #[test]
     fn accepting_an_offer_never_made_breaks_the_rules() {
-        let mut w = script("w", &["e2e4 draw", "g1f3"]);
-        let mut b = script("b", &["e7e5 reject", "accept"]);
-        let g = play(&setup("nodes=1"), &mut w, &mut b);
+        let (g, _, _) = scripted(
+            &setup("nodes=1"),
+            &["e2e4 draw", "g1f3"],
+            &["e7e5 reject", "accept"],
+        );
         assert_eq!(g.record.outcome, GameOutcome::WhiteWins);
         assert_eq!(g.record.termination, Termination::RulesInfraction);
         assert_eq!(g.faults[1], Some(Fault::Misbehaved));
@@ -755,22 +763,24 @@ mod tests {
     #[test]
     fn an_invalid_claim_is_refused_or_loses_by_the_rules() {
         let mut s = setup("nodes=1");
-        let mut w = script("w", &["e2e4 claim", "f1c4", "d1h5", "h5f7"]);
-        let mut b = script("b", &["e7e5", "b8c6", "g8f6"]);
-        let g = play(&s, &mut w, &mut b);
+        let (g, _, _) = scripted(
+            &s,
+            &["e2e4 claim", "f1c4", "d1h5", "h5f7"],
+            &["e7e5", "b8c6", "g8f6"],
+        );
         assert_eq!(g.record.reason, "White mates");
         s.rules.invalid_claim_loses = true;
-        let mut w = script("w", &["e2e4 claim"]);
-        let mut b = script("b", &["e7e5"]);
-        let g = play(&s, &mut w, &mut b);
+        let (g, _, _) = scripted(&s, &["e2e4 claim"], &["e7e5"]);
         assert_eq!(g.record.outcome, GameOutcome::BlackWins);
         assert_eq!(g.record.termination, Termination::RulesInfraction);
         assert_eq!(g.record.moves.len(), 1);
         // A claim that the repetition supports ends the game as a draw even
         // when invalid claims lose.
-        let mut w = script("w", &["g1f3", "f3g1", "g1f3", "f3g1"]);
-        let mut b = script("b", &["g8f6", "f6g8", "g8f6", "f6g8 claim"]);
-        let g = play(&s, &mut w, &mut b);
+        let (g, _, _) = scripted(
+            &s,
+            &["g1f3", "f3g1", "g1f3", "f3g1"],
+            &["g8f6", "f6g8", "g8f6", "f6g8 claim"],
+        );
         assert_eq!(g.record.outcome, GameOutcome::Draw);
         assert_eq!(g.record.reason, "Draw by 3-fold repetition");
     }

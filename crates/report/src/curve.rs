@@ -125,6 +125,17 @@ pub fn curves(runs: &[SuiteRun]) -> Curves {
     Curves { measure, curves }
 }
 
+impl Curves {
+    /// The largest t on any curve (where the last of them reaches its top);
+    /// `None` when no curve has a point.
+    pub fn t_max(&self) -> Option<u64> {
+        self.curves
+            .iter()
+            .filter_map(|k| k.points.last().map(|p| p.0))
+            .max()
+    }
+}
+
 impl Curve {
     /// Positions solved within `t`.
     pub fn solved_within(&self, t: u64) -> usize {
@@ -164,13 +175,7 @@ mod svg {
         let Some(measure) = c.measure else {
             return String::new();
         };
-        let t_max = c
-            .curves
-            .iter()
-            .filter_map(|k| k.points.last().map(|p| p.0))
-            .max()
-            .unwrap_or(1)
-            .max(1);
+        let t_max = c.t_max().unwrap_or(1).max(1);
         let y_max = c
             .curves
             .iter()
@@ -327,6 +332,15 @@ mod tests {
         assert_eq!(k.solved_within(29), 1);
         assert_eq!(k.solved_within(30), 3);
         assert_eq!(k.solved_within(4), 0);
+    }
+
+    #[test]
+    fn t_max_is_the_last_point_of_the_longest_curve() {
+        let a = run(vec![p(true, Some(30), 100), p(true, Some(300), 100)]);
+        let b = run(vec![p(true, Some(3000), 100), p(false, None, 100)]);
+        assert_eq!(curves(&[a.clone(), b]).t_max(), Some(3000));
+        assert_eq!(curves(&[a]).t_max(), Some(300));
+        assert_eq!(curves(&[run(vec![p(false, None, 9)])]).t_max(), None);
     }
 
     #[test]

@@ -12,12 +12,7 @@ pub fn thresholds(c: &Curves) -> Vec<u64> {
     let Some(m) = c.measure else {
         return Vec::new();
     };
-    let t_max = c
-        .curves
-        .iter()
-        .filter_map(|k| k.points.last().map(|p| p.0))
-        .max()
-        .unwrap_or(0);
+    let t_max = c.t_max().unwrap_or(0);
     if m.is_log() {
         let mut v = vec![1u64];
         while *v.last().unwrap_or(&u64::MAX) < t_max {

@@ -13,10 +13,10 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
-use std::io::Read;
 use std::io::Write as _;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::process::{Child, ChildStdout, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// A command line to run: the program, its arguments, what it reads on
@@ -121,6 +121,33 @@ impl Cmd {
         }
         c.spawn()
             .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.line()))
+    }
+
+    /// Starts a program that runs on while the test talks to it, such as a
+    /// server that says on its first line where it listens: its stdin is
+    /// closed at once, stdout and stderr are piped. Reads the first line of
+    /// stdout and returns the process (killed when dropped), what follows
+    /// `prefix` on that line (trimmed), and the rest of stdout.
+    ///
+    /// # Panics
+    /// If the program cannot be started, or its first line does not start
+    /// with `prefix` (the message shows the line).
+    #[track_caller]
+    pub fn start(&self, prefix: &str) -> (KillOnDrop, String, BufReader<ChildStdout>) {
+        let mut child = self.spawn();
+        drop(child.stdin.take());
+        // `spawn` pipes stdout.
+        let mut out = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        let child = KillOnDrop(child);
+        let mut first = String::new();
+        let _ = out.read_line(&mut first);
+        let Some(rest) = first.strip_prefix(prefix) else {
+            panic!(
+                "{}: the first line is {first:?}, expected one starting with {prefix:?}",
+                self.line()
+            );
+        };
+        (child, rest.trim().to_string(), out)
     }
 
     /// Runs the program to its end and returns what it wrote.
@@ -436,6 +463,29 @@ mod tests {
         let missing = std::panic::catch_unwind(|| argv("a {nope}", &[])).unwrap_err();
         let msg = missing.downcast_ref::<String>().unwrap();
         assert!(msg.contains("{nope}"), "{msg}");
+    }
+
+    #[test]
+    fn start_reads_the_first_line_and_leaves_the_rest() {
+        let script = "echo 'listening on 127.0.0.1:9 '; echo more; exec sleep 30";
+        let (mut server, addr, mut out) =
+            Cmd::new("sh").args(["-c", script]).start("listening on ");
+        assert_eq!(addr, "127.0.0.1:9");
+        let mut next = String::new();
+        out.read_line(&mut next).unwrap();
+        assert_eq!(next, "more\n");
+        assert!(server.0.try_wait().unwrap().is_none(), "still running");
+        let wrong = std::panic::catch_unwind(|| {
+            Cmd::new("sh")
+                .args(["-c", "echo hello"])
+                .start("listening on ");
+        })
+        .unwrap_err();
+        let msg = wrong.downcast_ref::<String>().unwrap();
+        assert!(
+            msg.contains("\"hello\\n\"") && msg.contains("sh -c"),
+            "{msg}"
+        );
     }
 
     #[test]

@@ -19,11 +19,13 @@
 //!
 //! For tests: [`cmd`] runs a built binary with readable failures,
 //! [`snapshot`] checks output against files kept in the repository,
+//! [`pgn_text`] reads the PGN a binary wrote without rookery's reader,
 //! [`TempDir`] and [`peer`] give each test its directory and its peers.
 
 use rookery_core::{Position, UciMove};
 
 pub mod cmd;
+pub mod pgn_text;
 pub mod snapshot;
 
 /// The mock's flags, parsed from its arguments.
