@@ -851,18 +851,8 @@ impl FenDisplay<'_> {
 
     fn write_bytes(&self, buf: &mut FenBuf) {
         let pos = self.pos;
-        // The letter on every square, filled from the twelve piece bitboards:
-        // a few instructions a piece, where asking the board square by square
-        // costs several times that.
-        let mut letters = [0u8; 64];
-        for color in Color::ALL {
-            for role in Role::ALL {
-                let letter = Piece { color, role }.char() as u8;
-                for sq in pos.pieces(color, role) {
-                    letters[sq.index()] = letter;
-                }
-            }
-        }
+        // Only the occupied squares are visited (runs of empty ones become
+        // one digit), each piece's letter read from the board's byte.
         let occ = pos.occupied().0;
         for rank in (0..8u32).rev() {
             let mut row = (occ >> (8 * rank)) & 0xff;
@@ -875,7 +865,9 @@ impl FenDisplay<'_> {
                     buf.push(b'0' + gap as u8);
                 }
                 file += gap;
-                buf.push(letters[(rank * 8 + file) as usize & 63]);
+                buf.push(
+                    BOARD_LETTERS[usize::from(pos.board[(rank * 8 + file) as usize & 63] & 15)],
+                );
                 row >>= gap + 1;
                 file += 1;
             }
@@ -907,6 +899,30 @@ impl FenDisplay<'_> {
         }
     }
 }
+
+/// The FEN letter of each byte of [`Position`]'s board (colour << 3 | role),
+/// masked to four bits; the bytes of no piece never come up (only occupied
+/// squares are looked up).
+const BOARD_LETTERS: [u8; 16] = {
+    let mut t = [b'?'; 16];
+    let mut i = 0;
+    while i < 6 {
+        if let Some(role) = Role::from_index(i) {
+            t[i] = Piece {
+                color: Color::White,
+                role,
+            }
+            .char() as u8;
+            t[8 + i] = Piece {
+                color: Color::Black,
+                role,
+            }
+            .char() as u8;
+        }
+        i += 1;
+    }
+    t
+};
 
 /// The longest FEN: 64 piece letters, 7 slashes, 5 spaces, side, at most 4
 /// castling letters (one right per side and colour), 2 for en passant and

@@ -216,7 +216,7 @@ fn run_rookery_task(bytes: &[u8], task: rookery_pgn::stream::Task) -> (u64, u64,
     let mut plan = Plan::new(task);
     plan.quiet = true;
     let _ = run(&plan, bytes, "bench", &mut |_| {}, &mut |part| {
-        lines += memchr::memchr_iter(b'\n', part.text.as_bytes()).count() as u64;
+        lines += memchr::memchr_iter(b'\n', &part.text).count() as u64;
         stats.merge(part.stats);
         Ok::<(), std::io::Error>(())
     });

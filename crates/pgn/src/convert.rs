@@ -19,7 +19,7 @@ use rookery_core::{Fen, Move, Position, SanPlus, Suffix};
 use rookery_epd::{write_string, Identifier, Operation, Record};
 
 use crate::game::{fen_of, Game, Line, Node, Tags, SEVEN_TAG_ROSTER};
-use crate::types::{push_lossy, GameResult};
+use crate::types::GameResult;
 
 /// What to put into the EPD records besides the position, clocks, `sm` and `id`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -138,18 +138,23 @@ fn record_at(
     rec
 }
 
-/// Appends to `out` what [`game_to_epd`] gives, each record written as
-/// [`Record::write_to`] writes it and ended by a newline, without building
-/// the records: the position fields, numbers and SAN go straight into one
-/// byte buffer, the `id` prefix and `ptp` are quoted once per game.
-pub fn write_game_epd(game: &Game, index: usize, opts: &EpdOptions, out: &mut String) {
+/// Appends to `out` the UTF-8 of what [`game_to_epd`] gives, each record
+/// written as [`Record::write_to`] writes it and ended by a newline,
+/// without building the records: the position fields, numbers and SAN go
+/// straight into `out`, the `id` (all but the ply) and `ptp` are quoted
+/// once per game.
+pub fn write_game_epd(game: &Game, index: usize, opts: &EpdOptions, out: &mut Vec<u8>) {
     let nodes = &game.mainline.nodes;
     let prefix = id_prefix(&game.tags);
-    // ` id "PREFIX` with the prefix quoted as an EPD string, without its closing quote.
-    let mut id_open = String::with_capacity(prefix.len() + 8);
-    id_open.push_str(" id ");
+    // `; id "PREFIXgame N, ply ` with the prefix quoted as an EPD string,
+    // without its closing quote: all of the id but the ply, once a game.
+    let mut id_open = String::with_capacity(prefix.len() + 32);
+    id_open.push_str("; id ");
     write_string(&mut id_open, &prefix);
     id_open.pop();
+    id_open.push_str("game ");
+    id_open.push_str(&index.to_string());
+    id_open.push_str(", ply ");
     let ptp = opts.ptp.then(|| ptp_pairs(game));
     let ptp_text = ptp.as_ref().map(|pairs| {
         let mut t = String::from(" ptp");
@@ -162,11 +167,12 @@ pub fn write_game_epd(game: &Game, index: usize, opts: &EpdOptions, out: &mut St
         t.push(';');
         t
     });
-    let mut buf: Vec<u8> = Vec::with_capacity((nodes.len() + 1) * (id_open.len() + 80));
+    let buf = out;
+    buf.reserve((nodes.len() + 1) * (id_open.len() + 80));
     let mut pos = game.start.clone();
     for ply in 0..=nodes.len() {
         let node = nodes.get(ply);
-        Fen::from_position(&pos).epd().append_bytes(&mut buf);
+        Fen::from_position(&pos).epd().append_bytes(buf);
         if opts.comments {
             if let Some(n) = node.filter(|n| !n.comments_after.is_empty()) {
                 let mut c = String::from(" c0 ");
@@ -176,15 +182,11 @@ pub fn write_game_epd(game: &Game, index: usize, opts: &EpdOptions, out: &mut St
             }
         }
         buf.extend_from_slice(b" fmvn ");
-        push_clock(&mut buf, pos.fullmoves());
+        push_clock(buf, pos.fullmoves());
         buf.extend_from_slice(b"; hmvc ");
-        push_clock(&mut buf, pos.halfmoves());
-        buf.push(b';');
+        push_clock(buf, pos.halfmoves());
         buf.extend_from_slice(id_open.as_bytes());
-        buf.extend_from_slice(b"game ");
-        push_u64(&mut buf, index as u64);
-        buf.extend_from_slice(b", ply ");
-        push_u64(&mut buf, ply as u64);
+        push_u64(buf, ply as u64);
         buf.extend_from_slice(b"\";");
         if let Some(t) = &ptp_text {
             buf.extend_from_slice(t.as_bytes());
@@ -193,7 +195,7 @@ pub fn write_game_epd(game: &Game, index: usize, opts: &EpdOptions, out: &mut St
             buf.extend_from_slice(b" sm ");
             let san = SanPlus::from_move(&pos, n.mv);
             // Writing to a byte buffer cannot fail.
-            let _ = san.san.write_to(&mut Bytes(&mut buf));
+            let _ = san.san.write_to(&mut Bytes(buf));
             match san.suffix {
                 Some(Suffix::Check) => buf.push(b'+'),
                 Some(Suffix::Checkmate) => buf.push(b'#'),
@@ -206,8 +208,6 @@ pub fn write_game_epd(game: &Game, index: usize, opts: &EpdOptions, out: &mut St
             pos.play_unchecked(n.mv);
         }
     }
-    // Only ASCII and whole strings were written: nothing is replaced.
-    push_lossy(out, &buf);
 }
 
 /// The FEN of every mainline position, from the start to the end.
@@ -222,22 +222,20 @@ pub fn game_to_fens(game: &Game) -> Vec<String> {
     out
 }
 
-/// Appends to `out` what [`game_to_fens`] gives, one FEN a line, written
-/// straight as bytes.
-pub fn write_game_fens(game: &Game, out: &mut String) {
-    let mut buf: Vec<u8> = Vec::with_capacity((game.mainline.nodes.len() + 1) * 64);
+/// Appends to `out` the UTF-8 of what [`game_to_fens`] gives, one FEN a
+/// line, written straight as bytes.
+pub fn write_game_fens(game: &Game, out: &mut Vec<u8>) {
+    out.reserve((game.mainline.nodes.len() + 1) * 64);
     let mut pos = game.start.clone();
     let mut moves = game.mainline_moves();
     loop {
-        Fen::from_position(&pos).append_bytes(&mut buf);
-        buf.push(b'\n');
+        Fen::from_position(&pos).append_bytes(out);
+        out.push(b'\n');
         match moves.next() {
             Some(m) => pos.play_unchecked(m),
             None => break,
         }
     }
-    // Only ASCII and whole strings were written: nothing is replaced.
-    push_lossy(out, &buf);
 }
 
 /// A byte buffer as a [`fmt::Write`].
@@ -447,17 +445,22 @@ mod tests {
                     rec.write_to(&mut want);
                     want.push('\n');
                 }
-                let mut got = String::from("before\n");
+                let mut got = b"before\n".to_vec();
                 write_game_epd(&g.game, g.index, &opts, &mut got);
-                assert_eq!(got, format!("before\n{want}"), "game {}", g.index);
+                assert_eq!(
+                    String::from_utf8(got).unwrap(),
+                    format!("before\n{want}"),
+                    "game {}",
+                    g.index
+                );
             }
             let want: String = game_to_fens(&g.game)
                 .iter()
                 .map(|f| f.clone() + "\n")
                 .collect();
-            let mut got = String::new();
+            let mut got = Vec::new();
             write_game_fens(&g.game, &mut got);
-            assert_eq!(got, want, "game {}", g.index);
+            assert_eq!(String::from_utf8(got).unwrap(), want, "game {}", g.index);
         }
         assert!(games.len() > 50, "{}", games.len());
         assert!(standard > 10_000 && chess960 > 100, "{standard} {chess960}");

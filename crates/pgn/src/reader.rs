@@ -875,7 +875,12 @@ fn parse_tag(line: &[u8]) -> Option<(&[u8], &[u8], usize)> {
     let value_start = i;
     // To the first `"` not escaped by a `\\` (which escapes the byte after it).
     loop {
-        let j = memchr::memchr2(b'"', b'\\', line.get(i..).unwrap_or_default())?;
+        // Values are short: a plain loop beats a vector search's set-up.
+        let j = line
+            .get(i..)
+            .unwrap_or_default()
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\')?;
         i += j;
         if line[i] == b'"' {
             break;

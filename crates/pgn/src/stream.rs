@@ -245,8 +245,9 @@ impl Stats {
 /// What a stretch of the input produced, in input order.
 #[derive(Clone, Debug, Default)]
 pub struct Part {
-    /// Text to write (normalized games, EPD records or FEN lines).
-    pub text: String,
+    /// Text to write, as UTF-8 bytes (normalized games, EPD records or FEN
+    /// lines; the converters write bytes straight, with no check to pass).
+    pub text: Vec<u8>,
     /// Problems, in input order.
     pub diags: Vec<Diag>,
     /// Counts.
@@ -363,7 +364,9 @@ pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
     }
     match plan.task {
         Task::Validate => {}
-        Task::Normalize => part.text.push_str(&game_to_string(&g.game)),
+        Task::Normalize => part
+            .text
+            .extend_from_slice(game_to_string(&g.game).as_bytes()),
         Task::ToEpd { fen: true, .. } => write_game_fens(&g.game, &mut part.text),
         Task::ToEpd { fen: false, opts } => {
             write_game_epd(&g.game, g.index, &opts, &mut part.text);

@@ -151,7 +151,7 @@ fn run_all(plan: &Plan, bytes: &[u8]) -> (String, Vec<Diag>, Stats, bool) {
         },
         &mut |part| -> Result<(), std::io::Error> {
             assert!(!stopped, "nothing after the part that stopped");
-            text.push_str(&part.text);
+            text.push_str(std::str::from_utf8(&part.text).expect("UTF-8"));
             diags.extend(part.diags);
             stats.merge(part.stats);
             stopped = part.stopped;

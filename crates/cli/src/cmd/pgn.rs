@@ -267,7 +267,7 @@ fn run_plan(
         }
         let mut stopped = false;
         process_file(&plan, path, &mut |part: Part| {
-            out.write_all(part.text.as_bytes())?;
+            out.write_all(&part.text)?;
             for d in &part.diags {
                 print_diag(diag_out, &file, d, json_diags)?;
             }
