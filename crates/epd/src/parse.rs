@@ -97,6 +97,7 @@ pub struct Parser {
 pub(crate) struct Pool {
     strings: Vec<String>,
     moves: Vec<Vec<rookery_core::Move>>,
+    raw: Vec<Vec<RawOperand>>,
     entries: Vec<Vec<Entry>>,
 }
 
@@ -128,6 +129,13 @@ impl Pool {
         }
     }
 
+    /// An empty list of raw operands.
+    fn raw_operands(&mut self) -> Vec<RawOperand> {
+        let mut v = self.raw.pop().unwrap_or_default();
+        v.clear();
+        v
+    }
+
     fn entries(&mut self, capacity: usize) -> Vec<Entry> {
         match self.entries.pop() {
             Some(mut v) => {
@@ -151,6 +159,17 @@ impl Pool {
         }
     }
 
+    fn keep_raw(&mut self, mut v: Vec<RawOperand>) {
+        for o in v.drain(..) {
+            match o {
+                RawOperand::Token(s) | RawOperand::Quoted(s) => self.keep_string(s),
+            }
+        }
+        if self.raw.len() < POOL_MAX {
+            self.raw.push(v);
+        }
+    }
+
     /// Takes the buffers of `rec`.
     fn keep(&mut self, rec: Record) {
         let mut entries = rec.entries;
@@ -164,6 +183,11 @@ impl Pool {
                 Operation::Am(v) | Operation::Bm(v) | Operation::Pv(v) | Operation::Sv(v) => {
                     self.keep_moves(v)
                 }
+                Operation::Raw { opcode, operands } => {
+                    self.keep_string(opcode);
+                    self.keep_raw(operands);
+                }
+                Operation::Noop(operands) => self.keep_raw(operands),
                 _ => {}
             }
         }
@@ -736,9 +760,11 @@ impl Parser {
                         if mode == Mode::Strict {
                             return None;
                         }
+                        let mut operands = self.pool.borrow_mut().raw_operands();
+                        operands.push(raw(t));
                         return Some(Operation::Raw {
-                            opcode: name.to_owned(),
-                            operands: vec![raw(t)],
+                            opcode: self.pool.borrow_mut().string(name),
+                            operands,
                         });
                     }
                 }
@@ -842,7 +868,11 @@ impl Parser {
                     _ => Operation::Resign,
                 }
             }
-            Some(code::NOOP) => Operation::Noop(toks.iter().map(raw).collect()),
+            Some(code::NOOP) => {
+                let mut operands = self.pool.borrow_mut().raw_operands();
+                operands.extend(toks.iter().map(raw));
+                Operation::Noop(operands)
+            }
             Some(code::PTP) => {
                 if !count(
                     "an even number of operands (tag, value pairs)",
@@ -932,10 +962,14 @@ impl Parser {
                     .map_err(|e| bad_operand(&toks[1], e, diags));
                 Operation::Ts(d.ok()?, t.ok()?)
             }
-            _ => Operation::Raw {
-                opcode: name.to_owned(),
-                operands: toks.iter().map(raw).collect(),
-            },
+            _ => {
+                let mut operands = self.pool.borrow_mut().raw_operands();
+                operands.extend(toks.iter().map(raw));
+                Operation::Raw {
+                    opcode: self.pool.borrow_mut().string(name),
+                    operands,
+                }
+            }
         };
         Some(result)
     }

@@ -276,10 +276,11 @@ pub fn normalize_latin1<R: BufRead, W: Write>(
     };
     if jobs <= 1 {
         let mut block = Block::new(mode, decode);
+        let mut batches = Batches::default();
         let mut bytes = Vec::new();
         let mut text = Vec::new();
         let mut sum = Summary::default();
-        while read_batch(&mut input, BATCH_BYTES, &mut bytes)? {
+        while batches.next(&mut input, BATCH_BYTES, &mut bytes)? {
             text.clear();
             sum.merge(block.run(&bytes, sum.lines + 1, &mut text, &mut event));
             output.write_all(&text)?;
@@ -326,12 +327,13 @@ pub fn normalize_latin1<R: BufRead, W: Write>(
         let mut total = Summary::default();
         let mut next_line = 1u64;
         let mut more = true;
+        let mut batches = Batches::default();
         // Buffers of finished batches, reused for the next ones.
         let mut spare: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
         loop {
             while more && q.in_flight() < 2 * jobs {
                 let (mut bytes, mut text) = spare.pop().unwrap_or_default();
-                if !read_batch(&mut input, BATCH_BYTES, &mut bytes)? {
+                if !batches.next(&mut input, BATCH_BYTES, &mut bytes)? {
                     more = false;
                     break;
                 }
@@ -579,29 +581,70 @@ fn count_newlines(bytes: &[u8]) -> u64 {
     memchr::memchr_iter(b'\n', bytes).count() as u64
 }
 
-/// Reads about `target` bytes of whole lines into `bytes` (replacing what
-/// it held; the last line may lack its `\n` at the end of the input);
-/// false at the end of the input.
-fn read_batch<R: BufRead>(input: &mut R, target: usize, bytes: &mut Vec<u8>) -> io::Result<bool> {
-    bytes.clear();
-    bytes.reserve(target + 512);
-    while bytes.len() < target {
-        let avail = match input.fill_buf() {
-            Ok(a) => a,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if avail.is_empty() {
-            break;
+/// Reads blocks of whole lines straight into the caller's buffers (a
+/// `BufReader` with an empty buffer hands large reads through without
+/// copying): the bytes after the last line ending of a read wait in
+/// `carry` for the next block.
+#[derive(Default)]
+struct Batches {
+    carry: Vec<u8>,
+    done: bool,
+}
+
+impl Batches {
+    /// Replaces `bytes` with the next block: about `target` bytes of whole
+    /// lines (the last one may lack its `\n` at the end of the input);
+    /// false at the end of the input.
+    fn next<R: BufRead>(
+        &mut self,
+        input: &mut R,
+        target: usize,
+        bytes: &mut Vec<u8>,
+    ) -> io::Result<bool> {
+        bytes.clear();
+        bytes.extend_from_slice(&self.carry);
+        self.carry.clear();
+        // Bytes already searched for a line ending.
+        let mut searched = 0;
+        loop {
+            if self.done {
+                return Ok(!bytes.is_empty());
+            }
+            let len = bytes.len();
+            let want = target.max(len + len / 2);
+            bytes.resize(want, 0);
+            let n = loop {
+                match input.read(&mut bytes[len..]) {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    r => break r,
+                }
+            };
+            let n = match n {
+                Ok(n) => n,
+                Err(e) => {
+                    bytes.truncate(len);
+                    return Err(e);
+                }
+            };
+            bytes.truncate(len + n);
+            if n == 0 {
+                self.done = true;
+                continue;
+            }
+            if bytes.len() < target {
+                continue;
+            }
+            // Cut after the last line ending; a line longer than the block
+            // makes it grow until the line ends.
+            if let Some(k) = memchr::memrchr(b'\n', &bytes[searched..]) {
+                let cut = searched + k + 1;
+                self.carry.extend_from_slice(&bytes[cut..]);
+                bytes.truncate(cut);
+                return Ok(true);
+            }
+            searched = bytes.len();
         }
-        let take = avail.len().min(target - bytes.len());
-        bytes.extend_from_slice(&avail[..take]);
-        input.consume(take);
     }
-    if bytes.last().is_some_and(|&b| b != b'\n') {
-        input.read_until(b'\n', bytes)?;
-    }
-    Ok(!bytes.is_empty())
 }
 
 /// Checks every line (reading and [`Record::validate`]) and reports every

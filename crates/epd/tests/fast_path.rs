@@ -265,3 +265,46 @@ proptest! {
         }
     }
 }
+
+/// Gives at most `n` bytes per read, as a pipe may.
+struct Trickle<'a> {
+    data: &'a [u8],
+    n: usize,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let k = self.n.min(buf.len()).min(self.data.len());
+        buf[..k].copy_from_slice(&self.data[..k]);
+        self.data = &self.data[k..];
+        Ok(k)
+    }
+}
+
+/// Blocks are cut at line endings whatever the reads give: short reads
+/// through a small buffer, and a line longer than a whole block.
+#[test]
+fn blocks_are_cut_at_line_endings_whatever_the_reads_give() {
+    let mut data = suite_lines()[..400].join(&b'\n');
+    data.extend_from_slice(b"\n4k3/8/8/8/8/8/8/4K3 w - - c0 \"");
+    data.extend(std::iter::repeat_n(
+        b'x',
+        rookery_epd::verbs::BATCH_BYTES + 99,
+    ));
+    data.extend_from_slice(b"\"; id \"long\";\n");
+    data.extend_from_slice(&suite_lines()[..50].join(&b'\n'));
+    let want = by_lines(&data[..], Mode::Lenient);
+    for (n, cap) in [(1, 1), (7, 3), (4096, 64), (100_000, 1 << 16)] {
+        for jobs in [1, 2] {
+            let input = std::io::BufReader::with_capacity(cap, Trickle { data: &data, n });
+            let (mut out, mut diags) = (Vec::new(), Vec::new());
+            let sum = normalize_with_jobs(input, &mut out, Mode::Lenient, jobs, |d| {
+                diags.push(d.clone())
+            })
+            .unwrap();
+            assert_eq!(sum, want.2, "reads of {n}, {jobs} jobs");
+            assert!(diags == want.1, "reads of {n}, {jobs} jobs: diagnostics");
+            assert!(out == want.0, "reads of {n}, {jobs} jobs: output");
+        }
+    }
+}
