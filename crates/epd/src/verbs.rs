@@ -266,8 +266,8 @@ pub fn normalize_latin1<R: BufRead, W: Write>(
 ) -> io::Result<Summary> {
     let decode = latin1.is_some();
     // The first line read as Latin-1 is told once, in order.
-    let mut event = |e: Event<'_>| match e {
-        Event::Diagnostic(d) => report(d),
+    let mut event = |e: Event| match e {
+        Event::Diagnostic(d) => report(&d),
         Event::Latin1(line) => {
             if let Some(warn) = latin1.take() {
                 warn(line);
@@ -280,18 +280,23 @@ pub fn normalize_latin1<R: BufRead, W: Write>(
         let mut bytes = Vec::new();
         let mut text = Vec::new();
         let mut sum = Summary::default();
-        while batches.next(&mut input, BATCH_BYTES, &mut bytes)? {
+        loop {
+            let len = batches.next(&mut input, BATCH_BYTES, &mut bytes)?;
+            if len == 0 {
+                break;
+            }
             text.clear();
-            sum.merge(block.run(&bytes, sum.lines + 1, &mut text, &mut event));
+            sum.merge(block.run(&bytes[..len], sum.lines + 1, &mut text, &mut event));
             output.write_all(&text)?;
         }
         output.flush()?;
         return Ok(sum);
     }
-    /// A batch given to a worker: its input, the first line's number and
-    /// an empty buffer for its output.
+    /// A batch given to a worker: its input (the first `len` bytes of
+    /// `bytes`), the first line's number and an empty buffer for its output.
     struct Job {
         bytes: Vec<u8>,
+        len: usize,
         first_line: u64,
         text: Vec<u8>,
     }
@@ -299,22 +304,21 @@ pub fn normalize_latin1<R: BufRead, W: Write>(
     struct Done {
         bytes: Vec<u8>,
         text: Vec<u8>,
-        events: Vec<Owned>,
+        events: Vec<Event>,
         sum: Summary,
     }
     let workers: Vec<Block> = (0..jobs).map(|_| Block::new(mode, decode)).collect();
     let work = |block: &mut Block, job: Job| -> Done {
         let Job {
             bytes,
+            len,
             first_line,
             mut text,
         } = job;
         let mut events = Vec::new();
-        let sum = block.run(&bytes, first_line, &mut text, &mut |e| {
-            events.push(match e {
-                Event::Diagnostic(d) => Owned::Diagnostic(d.clone()),
-                Event::Latin1(line) => Owned::Latin1(line),
-            });
+        // The diagnostics move to the writing thread: no copies.
+        let sum = block.run(&bytes[..len], first_line, &mut text, &mut |e| {
+            events.push(e)
         });
         Done {
             bytes,
@@ -333,12 +337,13 @@ pub fn normalize_latin1<R: BufRead, W: Write>(
         loop {
             while more && q.in_flight() < 2 * jobs {
                 let (mut bytes, mut text) = spare.pop().unwrap_or_default();
-                if !batches.next(&mut input, BATCH_BYTES, &mut bytes)? {
+                let len = batches.next(&mut input, BATCH_BYTES, &mut bytes)?;
+                if len == 0 {
                     more = false;
                     break;
                 }
-                let mut lines = count_newlines(&bytes);
-                if bytes.last() != Some(&b'\n') {
+                let mut lines = count_newlines(&bytes[..len]);
+                if bytes[len - 1] != b'\n' {
                     lines += 1;
                 }
                 text.clear();
@@ -346,6 +351,7 @@ pub fn normalize_latin1<R: BufRead, W: Write>(
                 next_line += lines;
                 q.submit(Job {
                     bytes,
+                    len,
                     first_line,
                     text,
                 })
@@ -354,11 +360,8 @@ pub fn normalize_latin1<R: BufRead, W: Write>(
             let Some(done) = q.take_next() else { break };
             let done = done.map_err(io::Error::other)?;
             output.write_all(&done.text)?;
-            for e in &done.events {
-                event(match e {
-                    Owned::Diagnostic(d) => Event::Diagnostic(d),
-                    Owned::Latin1(line) => Event::Latin1(*line),
-                });
+            for e in done.events {
+                event(e);
             }
             total.merge(done.sum);
             spare.push((done.bytes, done.text));
@@ -369,16 +372,10 @@ pub fn normalize_latin1<R: BufRead, W: Write>(
 }
 
 /// What normalizing a line tells its caller, in order.
-enum Event<'a> {
+enum Event {
     /// A problem (its line number set).
-    Diagnostic(&'a Diagnostic),
-    /// This line is not UTF-8 and was read as ISO 8859-1.
-    Latin1(u64),
-}
-
-/// An [`Event`] kept to be told later (by the thread that writes).
-enum Owned {
     Diagnostic(Diagnostic),
+    /// This line is not UTF-8 and was read as ISO 8859-1.
     Latin1(u64),
 }
 
@@ -417,7 +414,7 @@ impl Block {
         bytes: &[u8],
         first_line: u64,
         out: &mut Vec<u8>,
-        event: &mut dyn FnMut(Event<'_>),
+        event: &mut dyn FnMut(Event),
     ) -> Summary {
         let mut sum = Summary::default();
         // One check for the whole block: its lines are then all UTF-8 (a
@@ -451,7 +448,7 @@ impl Block {
         number: u64,
         out: &mut Vec<u8>,
         sum: &mut Summary,
-        event: &mut dyn FnMut(Event<'_>),
+        event: &mut dyn FnMut(Event),
     ) {
         sum.lines += 1;
         self.diags.clear();
@@ -495,7 +492,7 @@ impl Block {
                 }
             }
         };
-        for d in &mut self.diags {
+        for mut d in self.diags.drain(..) {
             d.line = number;
             match d.severity {
                 Severity::Error => sum.errors += 1,
@@ -592,57 +589,54 @@ struct Batches {
 }
 
 impl Batches {
-    /// Replaces `bytes` with the next block: about `target` bytes of whole
-    /// lines (the last one may lack its `\n` at the end of the input);
-    /// false at the end of the input.
+    /// Reads the next block into the start of `bytes`: about `target`
+    /// bytes of whole lines (the last one may lack its `\n` at the end of
+    /// the input); returns its length, 0 at the end of the input. `bytes`
+    /// keeps its length from block to block (what lies past the block is
+    /// stale), so only its growth is ever zeroed.
     fn next<R: BufRead>(
         &mut self,
         input: &mut R,
         target: usize,
         bytes: &mut Vec<u8>,
-    ) -> io::Result<bool> {
-        bytes.clear();
-        bytes.extend_from_slice(&self.carry);
+    ) -> io::Result<usize> {
+        let mut len = self.carry.len();
+        if bytes.len() < target.max(len) {
+            bytes.resize(target.max(len), 0);
+        }
+        bytes[..len].copy_from_slice(&self.carry);
         self.carry.clear();
         // Bytes already searched for a line ending.
         let mut searched = 0;
         loop {
             if self.done {
-                return Ok(!bytes.is_empty());
+                return Ok(len);
             }
-            let len = bytes.len();
-            let want = target.max(len + len / 2);
-            bytes.resize(want, 0);
+            if len == bytes.len() {
+                // A line longer than the block: it grows until the line ends.
+                bytes.resize(len + len / 2, 0);
+            }
             let n = loop {
                 match input.read(&mut bytes[len..]) {
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    r => break r,
+                    r => break r?,
                 }
             };
-            let n = match n {
-                Ok(n) => n,
-                Err(e) => {
-                    bytes.truncate(len);
-                    return Err(e);
-                }
-            };
-            bytes.truncate(len + n);
             if n == 0 {
                 self.done = true;
                 continue;
             }
-            if bytes.len() < target {
+            len += n;
+            if len < target {
                 continue;
             }
-            // Cut after the last line ending; a line longer than the block
-            // makes it grow until the line ends.
-            if let Some(k) = memchr::memrchr(b'\n', &bytes[searched..]) {
+            // Cut after the last line ending.
+            if let Some(k) = memchr::memrchr(b'\n', &bytes[searched..len]) {
                 let cut = searched + k + 1;
-                self.carry.extend_from_slice(&bytes[cut..]);
-                bytes.truncate(cut);
-                return Ok(true);
+                self.carry.extend_from_slice(&bytes[cut..len]);
+                return Ok(cut);
             }
-            searched = bytes.len();
+            searched = len;
         }
     }
 }
