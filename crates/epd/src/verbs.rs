@@ -2,6 +2,13 @@
 //! convert — and the line reader they stream through: one record (or the
 //! raw line of one it cannot read) at a time, with constant memory. Every
 //! verb keeps the input order and copies what it cannot read unchanged.
+//!
+//! [`normalize`] reads blocks of whole lines instead ([`BATCH_BYTES`], one
+//! UTF-8 check each, written at once), copies position fields that read
+//! plainly (they are already canonical) and hands every record back to its
+//! parser ([`Parser::recycle`]) so that the next one allocates nothing;
+//! with [`normalize_with_jobs`] the blocks go to worker threads and their
+//! buffers come back to be reused.
 
 use std::io::{self, BufRead, Write};
 
