@@ -1018,6 +1018,44 @@ fn write_castling(buf: &mut FenBuf, pos: &Position, notation: CastlingNotation) 
     }
 }
 
+/// What a byte of the board field is to [`read_plain_epd_fields`]:
+/// looked up in [`BOARD_BYTES`] rather than told apart by comparisons (the
+/// board is most of the bytes it reads).
+#[derive(Copy, Clone)]
+enum BoardByte {
+    /// Not part of a plain board.
+    Other,
+    /// A piece letter.
+    Piece(Piece),
+    /// A digit `1`..=`8`: that many empty squares.
+    Empty(u8),
+    /// `/`, between ranks.
+    Slash,
+    /// The space after the board.
+    Space,
+}
+
+/// [`BoardByte`] of every byte.
+const BOARD_BYTES: [BoardByte; 256] = {
+    let mut table = [BoardByte::Other; 256];
+    let mut i = 0;
+    while i < 256 {
+        // i < 256: a byte.
+        let c = i as u8;
+        table[i] = match c {
+            b'/' => BoardByte::Slash,
+            b' ' => BoardByte::Space,
+            b'1'..=b'8' => BoardByte::Empty(c - b'0'),
+            _ => match Piece::from_char(c as char) {
+                Some(p) => BoardByte::Piece(p),
+                None => BoardByte::Other,
+            },
+        };
+        i += 1;
+    }
+    table
+};
+
 /// The common case of the four EPD position fields at the start of `s`,
 /// read straight into a [`Position`] (no [`Setup`] in between): single
 /// spaces, a board without two digits in a row, `w`/`b`, castling `-` or
@@ -1039,8 +1077,8 @@ pub(crate) fn read_plain_epd_fields(s: &[u8]) -> Option<(Position, usize)> {
     loop {
         let c = *s.get(i)?;
         i += 1;
-        match c {
-            b'/' => {
+        match BOARD_BYTES[usize::from(c)] {
+            BoardByte::Slash => {
                 if file != 8 || rank == 0 {
                     return None;
                 }
@@ -1048,19 +1086,19 @@ pub(crate) fn read_plain_epd_fields(s: &[u8]) -> Option<(Position, usize)> {
                 file = 0;
                 last_digit = false;
             }
-            b'1'..=b'8' => {
+            BoardByte::Empty(n) => {
                 if last_digit {
                     return None;
                 }
-                file += u32::from(c - b'0');
+                file += u32::from(n);
                 if file > 8 {
                     return None;
                 }
                 last_digit = true;
             }
-            b' ' => break,
-            _ => {
-                let p = Piece::from_char(char::from(c))?;
+            BoardByte::Space => break,
+            BoardByte::Other => return None,
+            BoardByte::Piece(p) => {
                 if file >= 8 {
                     return None;
                 }

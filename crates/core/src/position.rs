@@ -679,7 +679,9 @@ impl Position {
     /// would accept the text without an error or a warning in either
     /// [`Mode`] (single spaces, no en-passant square, `KQkq`-style
     /// castling, ...); it builds the same position. Returns the position
-    /// (clocks 0 and 1) and the number of bytes used.
+    /// (clocks 0 and 1) and the number of bytes used. Plain fields are
+    /// canonical: [`Fen::from_position`]`(..).epd()` writes exactly the
+    /// bytes used, so a writer may copy them instead.
     ///
     /// ```
     /// use rookery_core::Position;

@@ -163,7 +163,7 @@ fn full_read(text: &str, mode: Mode) -> Option<(Position, usize)> {
 /// (whitespace, castling letters, en-passant squares, side to move, digits
 /// in a row, text glued to the fields): where the plain reader answers, the
 /// full one reads the same position from the same bytes without a word in
-/// both modes; and it answers for every plain text we write ourselves
+/// both modes, and the writer writes those very bytes; and it answers for every plain text we write ourselves
 /// that the full reader takes without a word.
 #[test]
 fn plain_epd_reader_agrees_with_the_full_reader() {
@@ -214,6 +214,11 @@ fn plain_epd_reader_agrees_with_the_full_reader() {
                     let fast = Position::from_plain_epd_fields(line.as_bytes());
                     if let Some((p, used)) = &fast {
                         plain += 1;
+                        // Plain fields are canonical: the writer gives back
+                        // the very bytes read (the EPD verbs copy them).
+                        let mut written = String::new();
+                        Fen::from_position(p).epd().append_to(&mut written);
+                        assert_eq!(written, line[..*used], "{line:?}: not as written");
                         for mode in [Mode::Strict, Mode::Lenient] {
                             let (q, u) = full_read(&line, mode).unwrap_or_else(|| {
                                 panic!("{line:?}: plain, but not to the full reader ({mode:?})")

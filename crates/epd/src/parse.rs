@@ -82,6 +82,119 @@ pub struct Parser {
     pub(crate) toks: Vec<Tok>,
     pub(crate) ops: Vec<LexOp>,
     ws_reported: bool,
+    /// Where the position fields of the last line lexed are, when they were
+    /// plainly fine ([`Fields::Plain`]): then they are written back as they
+    /// were read (see [`Parser::plain_fields`]).
+    plain: Option<(usize, usize)>,
+    /// The buffers of records handed back by [`Parser::recycle`], reused by
+    /// the next records read.
+    pub(crate) pool: core::cell::RefCell<Pool>,
+}
+
+/// Buffers of records read before, for the next ones: a reader of many
+/// records allocates nothing per record once these have filled.
+#[derive(Default)]
+pub(crate) struct Pool {
+    strings: Vec<String>,
+    moves: Vec<Vec<rookery_core::Move>>,
+    raw: Vec<Vec<RawOperand>>,
+    entries: Vec<Vec<Entry>>,
+}
+
+/// Buffers of each kind a [`Pool`] keeps at most (a record holds a handful).
+const POOL_MAX: usize = 64;
+
+impl Pool {
+    /// `text` in a string of the pool (a new one if it is empty).
+    pub(crate) fn string(&mut self, text: &str) -> String {
+        match self.strings.pop() {
+            Some(mut s) => {
+                s.clear();
+                s.push_str(text);
+                s
+            }
+            None => text.to_owned(),
+        }
+    }
+
+    /// An empty list of moves.
+    pub(crate) fn moves(&mut self, capacity: usize) -> Vec<rookery_core::Move> {
+        match self.moves.pop() {
+            Some(mut v) => {
+                v.clear();
+                v.reserve(capacity);
+                v
+            }
+            None => Vec::with_capacity(capacity),
+        }
+    }
+
+    /// An empty list of raw operands.
+    fn raw_operands(&mut self) -> Vec<RawOperand> {
+        let mut v = self.raw.pop().unwrap_or_default();
+        v.clear();
+        v
+    }
+
+    fn entries(&mut self, capacity: usize) -> Vec<Entry> {
+        match self.entries.pop() {
+            Some(mut v) => {
+                v.clear();
+                v.reserve(capacity);
+                v
+            }
+            None => Vec::with_capacity(capacity),
+        }
+    }
+
+    fn keep_string(&mut self, s: String) {
+        if self.strings.len() < POOL_MAX {
+            self.strings.push(s);
+        }
+    }
+
+    fn keep_moves(&mut self, v: Vec<rookery_core::Move>) {
+        if self.moves.len() < POOL_MAX {
+            self.moves.push(v);
+        }
+    }
+
+    fn keep_raw(&mut self, mut v: Vec<RawOperand>) {
+        for o in v.drain(..) {
+            match o {
+                RawOperand::Token(s) | RawOperand::Quoted(s) => self.keep_string(s),
+            }
+        }
+        if self.raw.len() < POOL_MAX {
+            self.raw.push(v);
+        }
+    }
+
+    /// Takes the buffers of `rec`.
+    fn keep(&mut self, rec: Record) {
+        let mut entries = rec.entries;
+        for e in entries.drain(..) {
+            match e.op {
+                Operation::Comment(_, Some(s))
+                | Operation::Variation(_, Some(s))
+                | Operation::Eco(Some(s))
+                | Operation::Nic(Some(s))
+                | Operation::Id(s) => self.keep_string(s),
+                Operation::Am(v) | Operation::Bm(v) | Operation::Pv(v) | Operation::Sv(v) => {
+                    self.keep_moves(v)
+                }
+                Operation::Raw { opcode, operands } => {
+                    self.keep_string(opcode);
+                    self.keep_raw(operands);
+                }
+                Operation::Noop(operands) => self.keep_raw(operands),
+                _ => {}
+            }
+        }
+        if self.entries.len() < POOL_MAX {
+            self.entries.push(entries);
+        }
+    }
 }
 
 impl Parser {
@@ -92,7 +205,25 @@ impl Parser {
             toks: Vec::new(),
             ops: Vec::new(),
             ws_reported: false,
+            plain: None,
+            pool: core::cell::RefCell::default(),
         }
+    }
+
+    /// Hands a record read by this parser back when it is no longer
+    /// needed: its strings and lists are reused by the records read next,
+    /// which then cost no allocation (readers of many records, such as
+    /// the verbs, recycle every record).
+    pub fn recycle(&mut self, record: Record) {
+        self.pool.get_mut().keep(record);
+    }
+
+    /// Where the position fields of the last record line read are (a byte
+    /// range of that line), if they were plainly fine: exactly what
+    /// [`Record::write_to`] writes for them (the canonical form), so they
+    /// can be copied rather than written again. `None` otherwise.
+    pub(crate) fn plain_fields(&self) -> Option<core::ops::Range<usize>> {
+        self.plain.map(|(a, b)| a..b)
     }
 
     /// The mode.
@@ -111,11 +242,23 @@ impl Parser {
     /// problem to `diags`. Returns the record if it could be typed; the
     /// caller treats it as unusable if `diags` holds an error.
     pub fn parse_record(&mut self, line: &[u8], diags: &mut Vec<Diagnostic>) -> Option<Record> {
-        let first = diags.len();
         let Ok(line_str) = core::str::from_utf8(line) else {
+            self.plain = None;
             diags.push(Diagnostic::at(0, Severity::Error, Problem::NotUtf8));
             return None;
         };
+        self.parse_record_str(line_str, diags)
+    }
+
+    /// [`Parser::parse_record`] of a line already known to be UTF-8 (a
+    /// reader that checked a whole block of lines at once).
+    pub(crate) fn parse_record_str(
+        &mut self,
+        line_str: &str,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Record> {
+        let line = line_str.as_bytes();
+        let first = diags.len();
         let (shape, fields) = self.lex(line, diags)?;
         let setup = match fields {
             Fields::Plain(pos) => Ok((pos, Vec::new())),
@@ -143,7 +286,7 @@ impl Parser {
                 return None;
             }
         };
-        let mut entries = Vec::with_capacity(self.ops.len() + 2);
+        let mut entries = self.pool.get_mut().entries(self.ops.len() + 2);
         let mut failed = false;
         let ops = core::mem::take(&mut self.ops);
         let toks = core::mem::take(&mut self.toks);
@@ -210,6 +353,7 @@ impl Parser {
     ) -> Option<(Shape, Fields)> {
         let mode = self.mode;
         self.ws_reported = false;
+        self.plain = None;
         self.ops.clear();
         self.toks.clear();
         if line.len() > MAX_LINE {
@@ -246,6 +390,9 @@ impl Parser {
             }
         };
         let fields_end = start + used;
+        if matches!(setup, Fields::Plain(_)) {
+            self.plain = Some((start, fields_end));
+        }
         // Separators inside the position fields (plain fields have single
         // spaces). The four fields hold no whitespace, so three whitespace
         // bytes, all spaces, are the single spaces between them: the common
@@ -466,7 +613,7 @@ impl Parser {
     }
 
     fn type_op(
-        &mut self,
+        &self,
         line_str: &str,
         op: &LexOp,
         toks: &[Tok],
@@ -477,15 +624,19 @@ impl Parser {
         let line = line_str.as_bytes();
         let name_bytes = &line[op.name_start as usize..op.name_end as usize];
         // The line is UTF-8 and the name ASCII.
-        let name = core::str::from_utf8(name_bytes).unwrap_or("");
+        let name = line_str
+            .get(op.name_start as usize..op.name_end as usize)
+            .unwrap_or("");
         let at = op.name_start as usize;
         let text = |t: &Tok| &line[t.start as usize..t.end as usize];
         // An operand's text from the line already checked to be UTF-8
         // (operands end at ASCII delimiters, so no character is split).
+        let pool = &self.pool;
         let owned = |t: &Tok| -> String {
-            line_str
-                .get(t.start as usize..t.end as usize)
-                .map_or_else(|| lossy(text(t)), str::to_owned)
+            match line_str.get(t.start as usize..t.end as usize) {
+                Some(s) => pool.borrow_mut().string(s),
+                None => lossy(text(t)),
+            }
         };
         let col = |t: &Tok| t.start as usize - usize::from(t.quoted);
         let count = |expected: &'static str, ok: bool, diags: &mut Vec<Diagnostic>| {
@@ -609,13 +760,15 @@ impl Parser {
                         if mode == Mode::Strict {
                             return None;
                         }
+                        let mut operands = self.pool.borrow_mut().raw_operands();
+                        operands.push(raw(t));
                         return Some(Operation::Raw {
-                            opcode: name.to_owned(),
-                            operands: vec![raw(t)],
+                            opcode: self.pool.borrow_mut().string(name),
+                            operands,
                         });
                     }
                 }
-                let mut moves = Vec::with_capacity(toks.len());
+                let mut moves = self.pool.borrow_mut().moves(toks.len());
                 let mut ok = true;
                 for t in toks {
                     match self.move_operand(name, line, t, pos, None, diags) {
@@ -645,7 +798,7 @@ impl Parser {
             }
             Some(code::PV | code::SV) => {
                 let mut p = pos.clone();
-                let mut moves = Vec::with_capacity(toks.len());
+                let mut moves = self.pool.borrow_mut().moves(toks.len());
                 for (ply, t) in toks.iter().enumerate() {
                     let m = self.move_operand(name, line, t, &p, Some(ply), diags)?;
                     p.play_unchecked(m);
@@ -715,7 +868,11 @@ impl Parser {
                     _ => Operation::Resign,
                 }
             }
-            Some(code::NOOP) => Operation::Noop(toks.iter().map(raw).collect()),
+            Some(code::NOOP) => {
+                let mut operands = self.pool.borrow_mut().raw_operands();
+                operands.extend(toks.iter().map(raw));
+                Operation::Noop(operands)
+            }
             Some(code::PTP) => {
                 if !count(
                     "an even number of operands (tag, value pairs)",
@@ -805,17 +962,21 @@ impl Parser {
                     .map_err(|e| bad_operand(&toks[1], e, diags));
                 Operation::Ts(d.ok()?, t.ok()?)
             }
-            _ => Operation::Raw {
-                opcode: name.to_owned(),
-                operands: toks.iter().map(raw).collect(),
-            },
+            _ => {
+                let mut operands = self.pool.borrow_mut().raw_operands();
+                operands.extend(toks.iter().map(raw));
+                Operation::Raw {
+                    opcode: self.pool.borrow_mut().string(name),
+                    operands,
+                }
+            }
         };
         Some(result)
     }
 
     /// Reads one move operand; `ply` is `Some` inside a `pv`/`sv` line.
     fn move_operand(
-        &mut self,
+        &self,
         name: &str,
         line: &[u8],
         t: &Tok,

@@ -222,7 +222,18 @@ impl Record {
     /// their order), single spaces, `bm`/`am` operands in ASCII order of
     /// their SAN, every other operand list in its order.
     pub fn write_to(&self, out: &mut String) {
+        self.write_fields(out);
+        self.write_operations(out);
+    }
+
+    /// The four position fields as [`Record::write_to`] writes them.
+    pub(crate) fn write_fields(&self, out: &mut String) {
         write_epd_fields(&self.position, out);
+    }
+
+    /// The operations as [`Record::write_to`] writes them after the four
+    /// fields (each after a space).
+    pub(crate) fn write_operations(&self, out: &mut String) {
         let entries = &self.entries;
         let sorted = entries
             .windows(2)

@@ -2,6 +2,13 @@
 //! convert — and the line reader they stream through: one record (or the
 //! raw line of one it cannot read) at a time, with constant memory. Every
 //! verb keeps the input order and copies what it cannot read unchanged.
+//!
+//! [`normalize`] reads blocks of whole lines instead ([`BATCH_BYTES`], one
+//! UTF-8 check each, written at once), copies position fields that read
+//! plainly (they are already canonical) and hands every record back to its
+//! parser ([`Parser::recycle`]) so that the next one allocates nothing;
+//! with [`normalize_with_jobs`] the blocks go to worker threads and their
+//! buffers come back to be reused.
 
 use std::io::{self, BufRead, Write};
 
@@ -201,7 +208,11 @@ fn copy(out: &mut impl Write, text: &[u8]) -> io::Result<()> {
 /// pfdn (§7.1): writes every record in canonical form (see
 /// [`Record::write_to`]), checks it with [`Record::validate`], passes blank
 /// and comment lines through and copies unreadable lines unchanged (every
-/// line ends in `\n`); every problem goes to `report`.
+/// line ends in `\n`); every problem goes to `report`. A line that is not
+/// UTF-8 is an error (see [`normalize_latin1`] to read it as ISO 8859-1).
+///
+/// The input is read in blocks of whole lines ([`BATCH_BYTES`]), each
+/// written at once: memory stays flat however long the input.
 ///
 /// # Errors
 /// I/O errors.
@@ -211,14 +222,319 @@ pub fn normalize<R: BufRead, W: Write>(
     mode: Mode,
     report: impl FnMut(&Diagnostic),
 ) -> io::Result<Summary> {
-    let reader = Reader::new(input, mode).validating(true);
-    rewrite(
-        reader,
-        output,
-        |_| true,
-        report,
-        |rec, text| rec.write_to(text),
-    )
+    normalize_latin1(input, output, mode, 1, None, report)
+}
+
+/// [`normalize`] on `jobs` threads (one: [`normalize`] itself): the input
+/// is cut into batches of whole lines, the threads normalize them, and the
+/// output, the reports (line numbers those of the whole input) and the
+/// summary are exactly those of one thread, in input order. At most `2 *
+/// jobs` batches are in flight, and their buffers are reused, so memory
+/// stays flat however long the input.
+///
+/// # Errors
+/// I/O errors, or a thread that panicked (as [`io::ErrorKind::Other`]).
+pub fn normalize_with_jobs<R: BufRead, W: Write>(
+    input: R,
+    output: W,
+    mode: Mode,
+    jobs: usize,
+    report: impl FnMut(&Diagnostic),
+) -> io::Result<Summary> {
+    normalize_latin1(input, output, mode, jobs, None, report)
+}
+
+/// [`normalize_with_jobs`], where `latin1` says what to do with a line that
+/// is not UTF-8: `None`, an error; `Some(warn)`, the line is read as ISO
+/// 8859-1 (every byte the code point of its value, as [`Latin1Fallback`]
+/// reads it) and `warn` is called once, with the number of the first such
+/// line, in its place among the reports (after those of the lines before).
+///
+/// ```
+/// use rookery_epd::{verbs::normalize_latin1, Mode};
+/// let input = b"4k3/8/8/8/8/8/8/4K3 w - - id \"caf\xe9\";\n";
+/// let (mut out, mut first) = (Vec::new(), None);
+/// let mut warn = |line| first = Some(line);
+/// normalize_latin1(&input[..], &mut out, Mode::Lenient, 1, Some(&mut warn), |_| {})?;
+/// assert_eq!(out, "4k3/8/8/8/8/8/8/4K3 w - - id \"café\";\n".as_bytes());
+/// assert_eq!(first, Some(1));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+///
+/// # Errors
+/// I/O errors, or a thread that panicked (as [`io::ErrorKind::Other`]).
+pub fn normalize_latin1<R: BufRead, W: Write>(
+    mut input: R,
+    mut output: W,
+    mode: Mode,
+    jobs: usize,
+    mut latin1: Option<&mut dyn FnMut(u64)>,
+    mut report: impl FnMut(&Diagnostic),
+) -> io::Result<Summary> {
+    let decode = latin1.is_some();
+    // The first line read as Latin-1 is told once, in order.
+    let mut event = |e: Event| match e {
+        Event::Diagnostic(d) => report(&d),
+        Event::Latin1(line) => {
+            if let Some(warn) = latin1.take() {
+                warn(line);
+            }
+        }
+    };
+    if jobs <= 1 {
+        let mut block = Block::new(mode, decode);
+        let mut batches = Batches::default();
+        let mut bytes = Vec::new();
+        let mut text = Vec::new();
+        let mut sum = Summary::default();
+        loop {
+            let len = batches.next(&mut input, BATCH_BYTES, &mut bytes)?;
+            if len == 0 {
+                break;
+            }
+            text.clear();
+            sum.merge(block.run(&bytes[..len], sum.lines + 1, &mut text, &mut event));
+            output.write_all(&text)?;
+        }
+        output.flush()?;
+        return Ok(sum);
+    }
+    /// A batch given to a worker: its input (the first `len` bytes of
+    /// `bytes`), the first line's number and an empty buffer for its output.
+    struct Job {
+        bytes: Vec<u8>,
+        len: usize,
+        first_line: u64,
+        text: Vec<u8>,
+    }
+    /// A worker's result: the buffers come back to be reused.
+    struct Done {
+        bytes: Vec<u8>,
+        text: Vec<u8>,
+        events: Vec<Event>,
+        sum: Summary,
+    }
+    let workers: Vec<Block> = (0..jobs).map(|_| Block::new(mode, decode)).collect();
+    let work = |block: &mut Block, job: Job| -> Done {
+        let Job {
+            bytes,
+            len,
+            first_line,
+            mut text,
+        } = job;
+        let mut events = Vec::new();
+        // The diagnostics move to the writing thread: no copies.
+        let sum = block.run(&bytes[..len], first_line, &mut text, &mut |e| {
+            events.push(e)
+        });
+        Done {
+            bytes,
+            text,
+            events,
+            sum,
+        }
+    };
+    rookery_core::parallel::with_workers(workers, work, |q| {
+        let mut total = Summary::default();
+        let mut next_line = 1u64;
+        let mut more = true;
+        let mut batches = Batches::default();
+        // Buffers of finished batches, reused for the next ones.
+        let mut spare: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        loop {
+            while more && q.in_flight() < 2 * jobs {
+                let (mut bytes, mut text) = spare.pop().unwrap_or_default();
+                let len = batches.next(&mut input, BATCH_BYTES, &mut bytes)?;
+                if len == 0 {
+                    more = false;
+                    break;
+                }
+                let mut lines = count_newlines(&bytes[..len]);
+                if bytes[len - 1] != b'\n' {
+                    lines += 1;
+                }
+                text.clear();
+                let first_line = next_line;
+                next_line += lines;
+                q.submit(Job {
+                    bytes,
+                    len,
+                    first_line,
+                    text,
+                })
+                .map_err(io::Error::other)?;
+            }
+            let Some(done) = q.take_next() else { break };
+            let done = done.map_err(io::Error::other)?;
+            output.write_all(&done.text)?;
+            for e in done.events {
+                event(e);
+            }
+            total.merge(done.sum);
+            spare.push((done.bytes, done.text));
+        }
+        output.flush()?;
+        Ok(total)
+    })
+}
+
+/// What normalizing a line tells its caller, in order.
+enum Event {
+    /// A problem (its line number set).
+    Diagnostic(Diagnostic),
+    /// This line is not UTF-8 and was read as ISO 8859-1.
+    Latin1(u64),
+}
+
+/// [`normalize`] of blocks of whole lines: the state one thread keeps
+/// from block to block (its parser and buffers), so that a record costs
+/// no allocation once they have filled.
+struct Block {
+    parser: Parser,
+    mode: Mode,
+    /// Read lines that are not UTF-8 as ISO 8859-1 (else they are errors).
+    latin1: bool,
+    diags: Vec<Diagnostic>,
+    /// A record's operations being written.
+    ops: String,
+    /// A line decoded from ISO 8859-1.
+    decoded: String,
+}
+
+impl Block {
+    fn new(mode: Mode, latin1: bool) -> Block {
+        Block {
+            parser: Parser::new(mode),
+            mode,
+            latin1,
+            diags: Vec::new(),
+            ops: String::with_capacity(256),
+            decoded: String::new(),
+        }
+    }
+
+    /// Normalizes the whole lines of `bytes` (the last may lack its `\n`
+    /// only at the end of the input), the first numbered `first_line`,
+    /// appending the output to `out` and telling `event` every problem.
+    fn run(
+        &mut self,
+        bytes: &[u8],
+        first_line: u64,
+        out: &mut Vec<u8>,
+        event: &mut dyn FnMut(Event),
+    ) -> Summary {
+        let mut sum = Summary::default();
+        // One check for the whole block: its lines are then all UTF-8 (a
+        // line ends at an ASCII `\n`, so no character spans two).
+        let text = core::str::from_utf8(bytes).ok();
+        let mut number = first_line;
+        let mut at = 0;
+        while at < bytes.len() {
+            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k);
+            // The line without its ending: `\n`, or `\r\n`.
+            let mut stop = end;
+            if end < bytes.len() && stop > at && bytes[stop - 1] == b'\r' {
+                stop -= 1;
+            }
+            let line = match text {
+                // At ASCII boundaries: always some.
+                Some(t) => Line8::Utf8(t.get(at..stop).unwrap_or("")),
+                None => Line8::Bytes(&bytes[at..stop]),
+            };
+            self.line(line, number, out, &mut sum, event);
+            number += 1;
+            at = end + 1;
+        }
+        sum
+    }
+
+    /// One line (see [`Block::run`]).
+    fn line(
+        &mut self,
+        line: Line8<'_>,
+        number: u64,
+        out: &mut Vec<u8>,
+        sum: &mut Summary,
+        event: &mut dyn FnMut(Event),
+    ) {
+        sum.lines += 1;
+        self.diags.clear();
+        let mut decoded = core::mem::take(&mut self.decoded);
+        let (raw, text) = match line {
+            Line8::Utf8(t) => (t.as_bytes(), Some(t)),
+            Line8::Bytes(b) => match core::str::from_utf8(b) {
+                Ok(t) => (b, Some(t)),
+                Err(_) if self.latin1 => {
+                    event(Event::Latin1(number));
+                    decoded.clear();
+                    decoded.extend(b.iter().map(|&c| char::from(c)));
+                    (decoded.as_bytes(), Some(decoded.as_str()))
+                }
+                Err(_) => (b, None),
+            },
+        };
+        let record = match Reader::<&[u8]>::classify(raw) {
+            Some(_) => {
+                sum.passed += 1;
+                None
+            }
+            None => {
+                let rec = match text {
+                    Some(t) => self.parser.parse_record_str(t, &mut self.diags),
+                    None => self.parser.parse_record(raw, &mut self.diags),
+                };
+                match rec {
+                    Some(rec) if !self.diags.iter().any(Diagnostic::is_error) => {
+                        crate::validate::validate(&rec, self.mode, &mut self.diags);
+                        sum.records += 1;
+                        Some(rec)
+                    }
+                    rec => {
+                        if let Some(rec) = rec {
+                            self.parser.recycle(rec);
+                        }
+                        sum.unparsed += 1;
+                        None
+                    }
+                }
+            }
+        };
+        for mut d in self.diags.drain(..) {
+            d.line = number;
+            match d.severity {
+                Severity::Error => sum.errors += 1,
+                Severity::Warning => sum.warnings += 1,
+            }
+            event(Event::Diagnostic(d));
+        }
+        match record {
+            Some(rec) => {
+                // Plainly fine fields are already canonical: copied.
+                match self.parser.plain_fields() {
+                    Some(r) => out.extend_from_slice(&raw[r]),
+                    None => {
+                        self.ops.clear();
+                        rec.write_fields(&mut self.ops);
+                        out.extend_from_slice(self.ops.as_bytes());
+                    }
+                }
+                self.ops.clear();
+                rec.write_operations(&mut self.ops);
+                out.extend_from_slice(self.ops.as_bytes());
+                self.parser.recycle(rec);
+            }
+            None => out.extend_from_slice(raw),
+        }
+        out.push(b'\n');
+        self.decoded = decoded;
+    }
+}
+
+/// A line of a block: UTF-8 already checked, or not.
+#[derive(Copy, Clone)]
+enum Line8<'a> {
+    Utf8(&'a str),
+    Bytes(&'a [u8]),
 }
 
 /// The loop of the verbs that rewrite records ([`normalize`], [`convert`]):
@@ -258,71 +574,9 @@ fn rewrite<R: BufRead, W: Write>(
     Ok(sum)
 }
 
-/// Input bytes a thread of [`normalize_with_jobs`] takes at once (whole lines).
+/// Input bytes a thread of [`normalize_with_jobs`] takes at once (whole
+/// lines), and the block [`normalize`] reads and writes at once.
 pub const BATCH_BYTES: usize = 1 << 18;
-
-/// [`normalize`] on `jobs` threads (one: [`normalize`] itself): the input
-/// is cut into batches of whole lines, the threads normalize them, and the
-/// output, the reports (line numbers those of the whole input) and the
-/// summary are exactly those of one thread, in input order. At most `2 *
-/// jobs` batches are in flight, so memory stays flat however long the input.
-///
-/// # Errors
-/// I/O errors, or a thread that panicked (as [`io::ErrorKind::Other`]).
-pub fn normalize_with_jobs<R: BufRead, W: Write>(
-    mut input: R,
-    mut output: W,
-    mode: Mode,
-    jobs: usize,
-    mut report: impl FnMut(&Diagnostic),
-) -> io::Result<Summary> {
-    if jobs <= 1 {
-        return normalize(input, output, mode, report);
-    }
-    struct Done {
-        text: Vec<u8>,
-        diags: Vec<Diagnostic>,
-        sum: Summary,
-    }
-    let work = |_: &mut (), (bytes, first_line): (Vec<u8>, u64)| -> io::Result<Done> {
-        let mut text = Vec::with_capacity(bytes.len() + bytes.len() / 4);
-        let mut diags = Vec::new();
-        let sum = normalize(&bytes[..], &mut text, mode, |d| diags.push(d.clone()))?;
-        for d in &mut diags {
-            d.line += first_line - 1;
-        }
-        Ok(Done { text, diags, sum })
-    };
-    rookery_core::parallel::with_workers(vec![(); jobs], work, |q| {
-        let mut total = Summary::default();
-        let mut next_line = 1u64;
-        let mut more = true;
-        loop {
-            while more && q.in_flight() < 2 * jobs {
-                match read_batch(&mut input, BATCH_BYTES)? {
-                    None => more = false,
-                    Some(bytes) => {
-                        let mut lines = count_newlines(&bytes);
-                        if bytes.last() != Some(&b'\n') {
-                            lines += 1;
-                        }
-                        q.submit((bytes, next_line)).map_err(io::Error::other)?;
-                        next_line += lines;
-                    }
-                }
-            }
-            let Some(done) = q.take_next() else { break };
-            let done = done.map_err(io::Error::other)??;
-            output.write_all(&done.text)?;
-            for d in &done.diags {
-                report(d);
-            }
-            total.merge(done.sum);
-        }
-        output.flush()?;
-        Ok(total)
-    })
-}
 
 /// Newlines in `bytes`.
 fn count_newlines(bytes: &[u8]) -> u64 {
@@ -331,27 +585,67 @@ fn count_newlines(bytes: &[u8]) -> u64 {
     memchr::memchr_iter(b'\n', bytes).count() as u64
 }
 
-/// About `target` bytes of whole lines (the last one may lack its `\n` at
-/// the end of the input); `None` at the end of the input.
-fn read_batch<R: BufRead>(input: &mut R, target: usize) -> io::Result<Option<Vec<u8>>> {
-    let mut bytes = Vec::with_capacity(target + 512);
-    while bytes.len() < target {
-        let avail = match input.fill_buf() {
-            Ok(a) => a,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if avail.is_empty() {
-            break;
+/// Reads blocks of whole lines straight into the caller's buffers (a
+/// `BufReader` with an empty buffer hands large reads through without
+/// copying): the bytes after the last line ending of a read wait in
+/// `carry` for the next block.
+#[derive(Default)]
+struct Batches {
+    carry: Vec<u8>,
+    done: bool,
+}
+
+impl Batches {
+    /// Reads the next block into the start of `bytes`: about `target`
+    /// bytes of whole lines (the last one may lack its `\n` at the end of
+    /// the input); returns its length, 0 at the end of the input. `bytes`
+    /// keeps its length from block to block (what lies past the block is
+    /// stale), so only its growth is ever zeroed.
+    fn next<R: BufRead>(
+        &mut self,
+        input: &mut R,
+        target: usize,
+        bytes: &mut Vec<u8>,
+    ) -> io::Result<usize> {
+        let mut len = self.carry.len();
+        if bytes.len() < target.max(len) {
+            bytes.resize(target.max(len), 0);
         }
-        let take = avail.len().min(target - bytes.len());
-        bytes.extend_from_slice(&avail[..take]);
-        input.consume(take);
+        bytes[..len].copy_from_slice(&self.carry);
+        self.carry.clear();
+        // Bytes already searched for a line ending.
+        let mut searched = 0;
+        loop {
+            if self.done {
+                return Ok(len);
+            }
+            if len == bytes.len() {
+                // A line longer than the block: it grows until the line ends.
+                bytes.resize(len + len / 2, 0);
+            }
+            let n = loop {
+                match input.read(&mut bytes[len..]) {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    r => break r?,
+                }
+            };
+            if n == 0 {
+                self.done = true;
+                continue;
+            }
+            len += n;
+            if len < target {
+                continue;
+            }
+            // Cut after the last line ending.
+            if let Some(k) = memchr::memrchr(b'\n', &bytes[searched..len]) {
+                let cut = searched + k + 1;
+                self.carry.extend_from_slice(&bytes[cut..len]);
+                return Ok(cut);
+            }
+            searched = len;
+        }
     }
-    if bytes.last().is_some_and(|&b| b != b'\n') {
-        input.read_until(b'\n', &mut bytes)?;
-    }
-    Ok((!bytes.is_empty()).then_some(bytes))
 }
 
 /// Checks every line (reading and [`Record::validate`]) and reports every

@@ -150,11 +150,16 @@ fn rewrite(
     let mut out = Output::create(output, &[input], in_place)?;
     let sum = verb(inp, &mut out)?;
     out.commit()?;
-    Ok(if sum.errors > 0 {
+    Ok(status(&sum))
+}
+
+/// Exit status 1 if a verb reported an error.
+fn status(sum: &Summary) -> Status {
+    if sum.errors > 0 {
         Status::InputErrors
     } else {
         Status::Ok
-    })
+    }
 }
 
 /// Runs the subcommand.
@@ -170,10 +175,24 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             jobs,
             read,
         } => {
-            let report = stderr_reporter(name(&input), read.quiet);
-            rewrite(&input, &output, in_place, |inp, out| {
-                verbs::normalize_with_jobs(inp, out, read.mode(), jobs as usize, report)
-            })
+            let file = name(&input);
+            let report = stderr_reporter(file.clone(), read.quiet);
+            // The raw bytes: the verb reads a line that is not UTF-8 as
+            // ISO 8859-1 itself, and warns about it among its reports.
+            let inp =
+                output::open(&input).map_err(|e| anyhow::anyhow!("cannot open {}: {e}", file))?;
+            let mut warn = |line| output::warn_latin1(&file, line);
+            let mut out = Output::create(&output, &[&input], in_place)?;
+            let sum = verbs::normalize_latin1(
+                inp,
+                &mut out,
+                read.mode(),
+                jobs as usize,
+                Some(&mut warn),
+                report,
+            )?;
+            out.commit()?;
+            Ok(status(&sum))
         }
         Verb::Purge {
             ops,
