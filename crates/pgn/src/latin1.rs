@@ -195,13 +195,17 @@ fn utf8_lines(bytes: &[u8]) -> (usize, u64) {
 /// vector code (narrower ones it leaves scalar).
 #[inline]
 fn ascii_newlines(block: &[u8]) -> Option<u64> {
-    let (lanes, tail) = block.as_chunks::<LANE>();
+    let lanes = block.chunks_exact(LANE);
+    let tail = lanes.remainder();
     let mut high = [0u8; LANE];
     let mut newlines = [0u8; LANE];
     for lane in lanes {
-        for i in 0..LANE {
-            high[i] |= lane[i];
-            newlines[i] += u8::from(lane[i] == b'\n');
+        // Always a whole lane; as an array, without bounds checks.
+        if let Ok(lane) = <&[u8; LANE]>::try_from(lane) {
+            for i in 0..LANE {
+                high[i] |= lane[i];
+                newlines[i] += u8::from(lane[i] == b'\n');
+            }
         }
     }
     let mut high = high.iter().fold(0, |a, &b| a | b);
