@@ -83,14 +83,10 @@ fn assert_same(data: &[u8], what: &str) {
 }
 
 fn suite_lines() -> Vec<Vec<u8>> {
-    let mut files: Vec<_> = ["tests/data/suites", "tests/data"]
-        .iter()
-        .flat_map(|d| rookery_testkit::files_with_extension(d, "epd"))
-        .collect();
-    files.sort();
     let mut lines = Vec::new();
-    for f in files {
-        let data = std::fs::read(f).unwrap();
+    for data in
+        rookery_testkit::read_files_with_extension(&["tests/data/suites", "tests/data"], "epd")
+    {
         lines.extend(data.split(|&b| b == b'\n').map(<[u8]>::to_vec));
     }
     lines

@@ -8,14 +8,11 @@ use rookery_epd::{Diagnostic, Mode};
 /// Every suite and malformed file, then the lot again until the input
 /// spans several batches; the last line has no line ending.
 fn input() -> Vec<u8> {
-    let mut files: Vec<_> = ["tests/data/suites", "tests/data"]
-        .iter()
-        .flat_map(|d| rookery_testkit::files_with_extension(d, "epd"))
-        .collect();
-    files.sort();
     let mut one = Vec::new();
-    for f in files {
-        one.extend(std::fs::read(f).unwrap());
+    for data in
+        rookery_testkit::read_files_with_extension(&["tests/data/suites", "tests/data"], "epd")
+    {
+        one.extend(data);
         if one.last() != Some(&b'\n') {
             one.push(b'\n');
         }

@@ -105,29 +105,22 @@ pub trait Visitor {
 const DEFAULT_CAPACITY: usize = 1 << 16;
 const DEFAULT_MAX_TOKEN: usize = 1 << 24;
 
-/// Bytes that end a symbol token.
-static DELIMITER: [bool; 256] = {
+/// A table of the bytes in `set`.
+const fn byte_set(set: &[u8]) -> [bool; 256] {
     let mut t = [false; 256];
-    let ds = b" \t\r\n\x0b\x0c{}()[];\"$<>";
     let mut i = 0;
-    while i < ds.len() {
-        t[ds[i] as usize] = true;
+    while i < set.len() {
+        t[set[i] as usize] = true;
         i += 1;
     }
     t
-};
+}
+
+/// Bytes that end a symbol token.
+static DELIMITER: [bool; 256] = byte_set(b" \t\r\n\x0b\x0c{}()[];\"$<>");
 
 /// Whitespace, and `%` (which starts an escape line after a newline).
-static SPACE_OR_ESCAPE: [bool; 256] = {
-    let mut t = [false; 256];
-    let ds = b" \t\r\n\x0b\x0c%";
-    let mut i = 0;
-    while i < ds.len() {
-        t[ds[i] as usize] = true;
-        i += 1;
-    }
-    t
-};
+static SPACE_OR_ESCAPE: [bool; 256] = byte_set(b" \t\r\n\x0b\x0c%");
 
 #[inline(always)]
 fn is_delimiter(b: u8) -> bool {

@@ -262,6 +262,23 @@ pub fn files_with_extension(
     files
 }
 
+/// The contents of the `.ext` files directly in each of `dirs`, in path
+/// order (see [`files_with_extension`]).
+///
+/// # Panics
+/// If a directory or file cannot be read (a broken test set-up).
+pub fn read_files_with_extension(dirs: &[&str], ext: &str) -> Vec<Vec<u8>> {
+    let mut files: Vec<_> = dirs
+        .iter()
+        .flat_map(|d| files_with_extension(d, ext))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|f| std::fs::read(f).unwrap_or_else(|e| panic!("cannot read {}: {e}", f.display())))
+        .collect()
+}
+
 /// Finding the peer programs that differential tests compare against
 /// (Stockfish, pgn-extract, Chromium, python-chess).
 ///
