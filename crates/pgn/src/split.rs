@@ -243,8 +243,8 @@ impl<R: Read> Cutter<R> {
         } else {
             &bytes
         };
-        let starts = count_starts(body, &mut self.after_tag);
-        let newlines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
+        // (A byte-order mark holds no newline: the body's are the piece's.)
+        let (starts, newlines) = count_starts(body, &mut self.after_tag);
         let end = start.offset + bytes.len() as u64;
         self.start = if newlines == 0 {
             Location {
@@ -273,12 +273,20 @@ impl<R: Read> Cutter<R> {
 
 /// Counts the lines of `bytes` that open a tag section: a tag line whose last
 /// non-blank line before it was not a tag (`after_tag` carries that from
-/// piece to piece).
-fn count_starts(bytes: &[u8], after_tag: &mut bool) -> usize {
+/// piece to piece); and, in the same pass, the newlines.
+fn count_starts(bytes: &[u8], after_tag: &mut bool) -> (usize, u64) {
     let mut n = 0;
+    let mut newlines = 0;
     let mut from = 0;
-    while from < bytes.len() {
-        let end = memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |i| from + i);
+    let mut ends = memchr::memchr_iter(b'\n', bytes);
+    loop {
+        let end = match ends.next() {
+            Some(i) => {
+                newlines += 1;
+                i
+            }
+            None => bytes.len(),
+        };
         let first = bytes[from..end]
             .iter()
             .find(|b| !b.is_ascii_whitespace())
@@ -288,9 +296,11 @@ fn count_starts(bytes: &[u8], after_tag: &mut bool) -> usize {
             n += usize::from(tag && !*after_tag);
             *after_tag = tag;
         }
+        if end == bytes.len() {
+            return (n, newlines);
+        }
         from = end + 1;
     }
-    n
 }
 
 /// Whether a piece may end just before `line` (the start of a line of
