@@ -784,10 +784,14 @@ impl Visitor for GameBuilder {
     }
 
     fn nag(&mut self, nag: Nag) {
+        let at = self.last_loc;
+        self.nag_at(nag, at);
+    }
+
+    fn nag_at(&mut self, nag: Nag, at: Location) {
         if self.dead {
             return;
         }
-        let at = self.last_loc;
         let lean = self.detail != Detail::Full;
         let frame = self.top();
         match frame.line.nodes.last_mut() {
@@ -813,10 +817,14 @@ impl Visitor for GameBuilder {
     }
 
     fn begin_variation(&mut self) -> Skip {
+        let at = self.last_loc;
+        self.begin_variation_at(at)
+    }
+
+    fn begin_variation_at(&mut self, at: Location) -> Skip {
         if self.dead {
             return Skip(true);
         }
-        let at = self.last_loc;
         let frame = self.top();
         if frame.moves == 0 {
             self.warn(at, WarningKind::NoMoveBefore("variation"));
@@ -1017,6 +1025,36 @@ mod tests {
         )) {
             let want = String::from_utf8_lossy(&by_bytes(&raw)).into_owned();
             prop_assert_eq!(normalize_comment(&raw), want);
+        }
+    }
+}
+
+#[cfg(test)]
+mod located_warnings {
+    use super::{Detail, Games};
+
+    /// The lines and columns of each game's warnings, as text.
+    fn warnings_at(pgn: &str, detail: Detail) -> Vec<String> {
+        Games::new(pgn.as_bytes())
+            .with_detail(detail)
+            .flat_map(|g| g.expect("read from memory").warnings)
+            .map(|w| format!("{}:{} {}", w.at.line, w.at.col, w.kind))
+            .collect()
+    }
+
+    #[test]
+    fn a_variation_or_nag_with_no_move_before_it_is_named_where_it_stands() {
+        let pgn =
+            "[Event \"x\"]\n[Site \"y\"]\n\n(1. d4) 1. e4 e5 *\n\n[Event \"z\"]\n\n  $3 1. e4 *\n";
+        for detail in [Detail::Full, Detail::Mainline, Detail::Count] {
+            assert_eq!(
+                warnings_at(pgn, detail),
+                [
+                    "4:1 variation with no move before it, skipped",
+                    "8:3 NAG with no move before it, skipped",
+                ],
+                "{detail:?}"
+            );
         }
     }
 }

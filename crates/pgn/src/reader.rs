@@ -80,6 +80,12 @@ pub trait Visitor {
     fn nag(&mut self, nag: Nag) {
         let _ = nag;
     }
+    /// A NAG with where its token stands; the reader calls this, and by
+    /// default it hands the NAG to [`Visitor::nag`].
+    fn nag_at(&mut self, nag: Nag, at: Location) {
+        let _ = at;
+        self.nag(nag);
+    }
     /// A `{...}` or `;` comment (also one standing before the tags).
     fn comment(&mut self, comment: RawComment<'_>) {
         let _ = comment;
@@ -87,6 +93,12 @@ pub trait Visitor {
     /// `(`: return `Skip(true)` to skip the variation.
     fn begin_variation(&mut self) -> Skip {
         Skip(false)
+    }
+    /// `(` with where it stands; the reader calls this, and by default it
+    /// asks [`Visitor::begin_variation`].
+    fn begin_variation_at(&mut self, at: Location) -> Skip {
+        let _ = at;
+        self.begin_variation()
     }
     /// `)` closing a variation that was not skipped.
     fn end_variation(&mut self) {}
@@ -667,9 +679,10 @@ impl<R: Read> Reader<R> {
                 b'{' => self.brace_comment(v, !quiet)?,
                 b';' => self.line_comment(v, !quiet)?,
                 b'(' => {
+                    let at = self.location();
                     self.pos += 1;
                     depth += 1;
-                    if !quiet && v.begin_variation().0 {
+                    if !quiet && v.begin_variation_at(at).0 {
                         skip_from = Some(depth);
                     }
                 }
@@ -711,7 +724,7 @@ impl<R: Read> Reader<R> {
                     if !quiet {
                         let tok = &self.buf[self.pos..self.pos + len];
                         match Nag::from_ascii(tok) {
-                            Some(nag) => v.nag(nag),
+                            Some(nag) => v.nag_at(nag, at),
                             None => v.problem(Problem::UnknownToken(tok), at),
                         }
                     }
@@ -822,7 +835,7 @@ fn symbol<V: Visitor>(v: &mut V, tok: &[u8], at: Location) {
         }
         if !glyph.is_empty() {
             match Nag::from_ascii(glyph) {
-                Some(nag) => v.nag(nag),
+                Some(nag) => v.nag_at(nag, at),
                 None => v.problem(Problem::UnknownToken(glyph), at),
             }
         }
