@@ -191,11 +191,16 @@ impl Summary {
         report: &mut impl FnMut(&Diagnostic),
     ) {
         for d in diags {
-            match d.severity {
-                Severity::Error => self.errors += 1,
-                Severity::Warning => self.warnings += 1,
-            }
+            self.tally(d);
             report(d);
+        }
+    }
+
+    /// Counts `d` as an error or a warning.
+    fn tally(&mut self, d: &Diagnostic) {
+        match d.severity {
+            Severity::Error => self.errors += 1,
+            Severity::Warning => self.warnings += 1,
         }
     }
 }
@@ -501,10 +506,7 @@ impl Block {
         };
         for mut d in self.diags.drain(..) {
             d.line = number;
-            match d.severity {
-                Severity::Error => sum.errors += 1,
-                Severity::Warning => sum.warnings += 1,
-            }
+            sum.tally(&d);
             event(Event::Diagnostic(d));
         }
         match record {
