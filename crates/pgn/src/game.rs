@@ -980,6 +980,11 @@ impl<R: Read> Games<R> {
     pub fn end_state(&self) -> crate::reader::EndState {
         self.reader.end_state()
     }
+
+    /// The reader, for what it holds (see [`Reader::into_bytes`]).
+    pub fn into_reader(self) -> Reader<R> {
+        self.reader
+    }
 }
 
 impl<R: Read> Iterator for Games<R> {

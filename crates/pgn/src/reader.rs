@@ -157,6 +157,9 @@ pub struct Reader<R> {
     end_state: EndState,
     /// A comment or reserved token ran into the end of the input.
     unterminated: bool,
+    /// `Some(len)`: the whole input is `buf[..len]` ([`Reader::from_bytes`]),
+    /// of which `buf[pos..end]` is in view (at most the token limit).
+    held: Option<usize>,
 }
 
 enum End {
@@ -180,12 +183,36 @@ pub enum EndState {
     Open,
 }
 
+impl Reader<io::Empty> {
+    /// A reader of input held whole in memory that continues a stream at
+    /// `at`, as [`Reader::starting_at`]: it reads `bytes` in place, with no
+    /// buffer of its own, and finds exactly what a reader of the same bytes
+    /// from a stream finds (a token longer than the limit included).
+    /// [`Reader::into_bytes`] gives the bytes back.
+    pub fn from_bytes(bytes: Vec<u8>, at: Location) -> Reader<io::Empty> {
+        let len = bytes.len();
+        let mut r = Reader::with_buffer(io::empty(), bytes).continuing(at);
+        r.held = Some(len);
+        r
+    }
+
+    /// The bytes given to [`Reader::from_bytes`], for their allocation to
+    /// be reused.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.buf
+    }
+}
+
 impl<R: Read> Reader<R> {
     /// A reader with a 64 KiB buffer and a 16 MiB limit on one token.
     pub fn new(inner: R) -> Reader<R> {
+        Reader::with_buffer(inner, vec![0; DEFAULT_CAPACITY])
+    }
+
+    fn with_buffer(inner: R, buf: Vec<u8>) -> Reader<R> {
         Reader {
             inner,
-            buf: vec![0; DEFAULT_CAPACITY],
+            buf,
             pos: 0,
             end: 0,
             eof: false,
@@ -196,6 +223,7 @@ impl<R: Read> Reader<R> {
             max_token: DEFAULT_MAX_TOKEN,
             end_state: EndState::BetweenGames,
             unterminated: false,
+            held: None,
         }
     }
 
@@ -203,19 +231,23 @@ impl<R: Read> Reader<R> {
     /// game boundary): locations count from there, and a byte-order mark is
     /// only looked for at offset 0.
     pub fn starting_at(inner: R, at: Location) -> Reader<R> {
-        let mut r = Reader::new(inner);
-        r.base = at.offset;
-        r.line = at.line;
-        r.line_start = at.offset.saturating_sub(at.col.saturating_sub(1));
-        r.bom_checked = at.offset > 0;
-        r
+        Reader::new(inner).continuing(at)
+    }
+
+    /// Counts locations from `at`, where the input continues a stream.
+    fn continuing(mut self, at: Location) -> Reader<R> {
+        self.base = at.offset;
+        self.line = at.line;
+        self.line_start = at.offset.saturating_sub(at.col.saturating_sub(1));
+        self.bom_checked = at.offset > 0;
+        self
     }
 
     /// Sets the longest token (comment, tag, symbol) kept whole, at least 1 KiB.
     #[must_use]
     pub fn with_max_token(mut self, max: usize) -> Reader<R> {
         self.max_token = max.max(1024);
-        if self.buf.len() > self.max_token && self.end == 0 {
+        if self.held.is_none() && self.buf.len() > self.max_token && self.end == 0 {
             self.buf = vec![0; self.max_token];
         }
         self
@@ -250,6 +282,19 @@ impl<R: Read> Reader<R> {
     /// byte was added. Grows the buffer (up to the token limit) when it is full.
     fn fill(&mut self) -> io::Result<bool> {
         if self.eof {
+            return Ok(false);
+        }
+        if let Some(len) = self.held {
+            // The view grows as a buffer compacted to `pos` would: up to
+            // the token limit. Like a stream, it only finds the end when
+            // there is room to read into, so that a token too long is too
+            // long here too, at the end of the input as well.
+            let end = len.min(self.pos.saturating_add(self.max_token));
+            if end > self.end {
+                self.end = end;
+                return Ok(true);
+            }
+            self.eof = end - self.pos < self.max_token;
             return Ok(false);
         }
         if self.pos > 0 {
@@ -1041,6 +1086,84 @@ mod tests {
         }
         assert_eq!(out, games(pgn));
         assert_eq!(out.len(), 2);
+    }
+
+    /// Every game of `input` read by a reader of it held in memory, with
+    /// where the reader ends: the trace, its end state and its location.
+    fn held_games(input: &[u8], at: Location) -> (Vec<String>, EndState, Location) {
+        let mut r = Reader::from_bytes(input.to_vec(), at).with_max_token(1024);
+        let mut t = Trace::default();
+        let mut out = Vec::new();
+        while let Some(g) = r.read_game(&mut t).unwrap() {
+            out.push(g.join(" "));
+        }
+        let (end, loc) = (r.end_state(), r.location());
+        assert_eq!(r.into_bytes(), input, "the bytes come back as they were");
+        (out, end, loc)
+    }
+
+    /// The same, streaming, one byte a read.
+    fn trickled_games(input: &[u8], at: Location) -> (Vec<String>, EndState, Location) {
+        let mut r = Reader::starting_at(Trickle(input), at).with_max_token(1024);
+        let mut t = Trace::default();
+        let mut out = Vec::new();
+        while let Some(g) = r.read_game(&mut t).unwrap() {
+            out.push(g.join(" "));
+        }
+        (out, r.end_state(), r.location())
+    }
+
+    #[test]
+    fn held_bytes_read_as_a_stream_does() {
+        let mut texts: Vec<Vec<u8>> = vec![
+            b"[Event \"x\"]\n\n1. e4 {a\nb} (1. d4 $1 ; c\n) 1... c5 2. Nf3 d6 *\n\n[Event \"y\"]\n1. e4 1-0".to_vec(),
+            b"1. e4 {never closed".to_vec(),
+            b"\xef\xbb\xbf[A \"1\"]\n1. e4 *".to_vec(),
+            b"%escape line e4\n1. e4 <reserved> e5 ) 2. Nf3 xyz 2... % 1-0".to_vec(),
+            b"1. e4 e5 2. Nf3".to_vec(),
+            b"[A \"unterminated".to_vec(),
+            Vec::new(),
+        ];
+        // Tokens just under, at and over the limit (1024 bytes), of every
+        // kind that has one, alone and followed by more games.
+        for len in [1020, 1021, 1022, 1023, 1024, 1025, 1030, 5000] {
+            let x = "x".repeat(len);
+            for text in [
+                format!("1. e4 {{{x}}} e5 *\n[B \"2\"]\n1. d4 *"),
+                format!("[A \"{x}\"]\n1. e4 *"),
+                format!("1. e4 ; {x}\ne5 *"),
+                format!("1. e4 <{x}> e5 *"),
+                format!("%{x}\n1. e4 *"),
+                format!("1. e4 {x} e5 *"),
+                format!("1. e4 {{{x}"),
+            ] {
+                texts.push(text.into_bytes());
+            }
+        }
+        let first = Location {
+            offset: 0,
+            line: 1,
+            col: 1,
+        };
+        let later = Location {
+            offset: 1000,
+            line: 40,
+            col: 3,
+        };
+        for text in &texts {
+            for start in [first, later] {
+                let held = held_games(text, start);
+                assert_eq!(
+                    held,
+                    trickled_games(text, start),
+                    "{}",
+                    String::from_utf8_lossy(text)
+                );
+                if start == first {
+                    assert_eq!(held.0, games(text));
+                }
+            }
+        }
     }
 
     #[test]

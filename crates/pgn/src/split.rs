@@ -76,26 +76,25 @@ impl Piece {
     /// handing the games to `work`. Games `work` leaves unread are read
     /// anyway, to count them.
     pub fn read<T>(
-        &self,
+        &mut self,
         first_index: usize,
         work: impl FnOnce(&mut dyn Iterator<Item = ReadGame>) -> T,
     ) -> (T, Outcome) {
         self.read_with(first_index, Detail::Full, |games| work(games))
     }
 
-    /// [`Piece::read`], keeping `detail` of each game.
+    /// [`Piece::read`], keeping `detail` of each game. The bytes are read
+    /// where they lie, not copied.
     pub fn read_with<T>(
-        &self,
+        &mut self,
         first_index: usize,
         detail: Detail,
-        work: impl FnOnce(&mut PieceGames<'_>) -> T,
+        work: impl FnOnce(&mut PieceGames) -> T,
     ) -> (T, Outcome) {
+        let bytes = std::mem::take(&mut self.bytes);
         let mut it = PieceGames {
-            games: Games::from_reader(
-                Reader::starting_at(&self.bytes[..], self.start),
-                first_index,
-            )
-            .with_detail(detail),
+            games: Games::from_reader(Reader::from_bytes(bytes, self.start), first_index)
+                .with_detail(detail),
             count: 0,
         };
         let out = work(&mut it);
@@ -104,6 +103,7 @@ impl Piece {
             games: it.count,
             end: it.games.end_state(),
         };
+        self.bytes = it.games.into_reader().into_bytes();
         (out, outcome)
     }
 
@@ -121,19 +121,19 @@ impl Piece {
 
 /// The games of a piece, counted: an iterator that also takes games back
 /// for their allocations to be reused ([`PieceGames::recycle`]).
-pub struct PieceGames<'a> {
-    games: Games<&'a [u8]>,
+pub struct PieceGames {
+    games: Games<io::Empty>,
     count: usize,
 }
 
-impl PieceGames<'_> {
+impl PieceGames {
     /// Hands a game back (see [`Games::recycle`]).
     pub fn recycle(&mut self, game: ReadGame) {
         self.games.recycle(game);
     }
 }
 
-impl Iterator for PieceGames<'_> {
+impl Iterator for PieceGames {
     type Item = ReadGame;
     fn next(&mut self) -> Option<ReadGame> {
         // Reading from memory cannot fail.
@@ -146,11 +146,17 @@ impl Iterator for PieceGames<'_> {
 /// Most bytes a [`Cutter`] reads at once.
 const READ_STEP: usize = 1 << 16;
 
+/// Most buffers a [`Cutter`] keeps for reuse.
+const MAX_SPARE: usize = 8;
+
 /// Cuts a stream into [`Piece`]s of about `target` bytes.
 pub struct Cutter<R> {
     input: R,
     /// Bytes read and not yet handed out.
     pending: Vec<u8>,
+    /// `pending[..filled]` holds the bytes; the rest is room (set already,
+    /// so that reading into it needs no zeroing first).
+    filled: usize,
     /// Where `pending[0]` is in the stream.
     start: Location,
     /// `pending[..scanned]` holds no acceptable cut past `target`.
@@ -160,6 +166,9 @@ pub struct Cutter<R> {
     done: bool,
     /// The last non-blank line cut so far was a tag.
     after_tag: bool,
+    /// Buffers of pieces done with, for the next pieces: their memory is
+    /// already the process's, so filling them costs no page faults.
+    spare: Vec<Vec<u8>>,
 }
 
 impl<R: Read> Cutter<R> {
@@ -168,6 +177,7 @@ impl<R: Read> Cutter<R> {
         Cutter {
             input,
             pending: Vec::new(),
+            filled: 0,
             start: Location {
                 offset: 0,
                 line: 1,
@@ -178,7 +188,23 @@ impl<R: Read> Cutter<R> {
             eof: false,
             done: false,
             after_tag: false,
+            spare: Vec::new(),
         }
+    }
+
+    /// Takes back the bytes of a piece that is done with, for a later piece
+    /// to be read into.
+    pub fn recycle(&mut self, bytes: Vec<u8>) {
+        // A few, of the usual size (a piece read again with the next one
+        // can be far larger).
+        if self.spare.len() < MAX_SPARE && bytes.capacity() <= 2 * self.piece_capacity() {
+            self.spare.push(bytes);
+        }
+    }
+
+    /// The room a new piece's buffer is made with.
+    fn piece_capacity(&self) -> usize {
+        self.target.saturating_add(READ_STEP).min(1 << 25)
     }
 
     /// Bytes of the stream handed out so far.
@@ -186,35 +212,33 @@ impl<R: Read> Cutter<R> {
         self.start.offset
     }
 
-    /// Reads up to [`READ_STEP`] more bytes; `false` at the end of the input.
-    /// (Small steps keep what lies past a cut small: `cut` copies it.)
+    /// Reads once, up to [`READ_STEP`] more bytes; `false` at the end of the
+    /// input. (Small steps keep what lies past a cut small: `cut` copies it.
+    /// One read a call, however short: asking again for the rest of a step
+    /// would make a reader that hands out whole lines go through a slow
+    /// path for a tail shorter than a line.)
     fn fill(&mut self) -> io::Result<bool> {
         let want = self.target.clamp(1 << 12, READ_STEP);
-        let old = self.pending.len();
-        self.pending.resize(old + want, 0);
-        let mut got = 0;
-        while got < want {
-            match self.input.read(&mut self.pending[old + got..]) {
-                Ok(0) => {
-                    self.eof = true;
-                    break;
-                }
-                Ok(n) => got += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    self.pending.truncate(old + got);
-                    return Err(e);
-                }
-            }
+        let old = self.filled;
+        if self.pending.len() < old + want {
+            self.pending.resize(old + want, 0);
         }
-        self.pending.truncate(old + got);
+        let got = loop {
+            match self.input.read(&mut self.pending[old..old + want]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        };
+        self.filled = old + got;
+        self.eof = got == 0;
         Ok(got > 0)
     }
 
     /// The first acceptable cut at or after `from`: the start of a line that
     /// is not the first of the data.
     fn find_cut(&self, from: usize) -> Option<usize> {
-        let bytes = &self.pending;
+        let bytes = &self.pending[..self.filled];
         let mut i = from.max(1);
         while i < bytes.len() {
             let nl = i - 1 + memchr::memchr(b'\n', &bytes[i - 1..])?;
@@ -233,10 +257,18 @@ impl<R: Read> Cutter<R> {
     fn cut(&mut self, at: usize, last: bool) -> Piece {
         // The piece keeps the buffer; the few bytes past the cut move to a
         // new one, with room for the next piece.
-        let mut rest = Vec::with_capacity(self.target.saturating_add(READ_STEP).min(1 << 25));
-        rest.extend_from_slice(&self.pending[at..]);
-        self.pending.truncate(at);
-        let bytes = std::mem::replace(&mut self.pending, rest);
+        let mut rest = match self.spare.pop() {
+            Some(spare) => spare,
+            None => Vec::with_capacity(self.piece_capacity()),
+        };
+        let tail = self.filled - at;
+        if rest.len() < tail {
+            rest.resize(tail, 0);
+        }
+        rest[..tail].copy_from_slice(&self.pending[at..self.filled]);
+        let mut bytes = std::mem::replace(&mut self.pending, rest);
+        bytes.truncate(at);
+        self.filled = tail;
         let start = self.start;
         let body = if start.offset == 0 {
             bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes)
@@ -262,7 +294,7 @@ impl<R: Read> Cutter<R> {
         };
         self.scanned = 0;
         Piece {
-            tag_follows: self.pending.first() == Some(&b'['),
+            tag_follows: self.pending[..self.filled].first() == Some(&b'['),
             bytes,
             start,
             starts,
@@ -332,22 +364,22 @@ impl<R: Read> Iterator for Cutter<R> {
             return None;
         }
         loop {
-            if self.pending.len() > self.target {
+            if self.filled > self.target {
                 let from = self.scanned.max(self.target);
                 if let Some(at) = self.find_cut(from) {
                     return Some(Ok(self.cut(at, false)));
                 }
                 // Look again from the last line start, which may now be complete.
-                self.scanned = memchr::memrchr(b'\n', &self.pending)
-                    .map_or(self.pending.len(), |i| i + 1)
+                self.scanned = memchr::memrchr(b'\n', &self.pending[..self.filled])
+                    .map_or(self.filled, |i| i + 1)
                     .max(from);
             }
             if self.eof {
                 self.done = true;
-                if self.pending.is_empty() {
+                if self.filled == 0 {
                     return None;
                 }
-                let all = self.pending.len();
+                let all = self.filled;
                 return Some(Ok(self.cut(all, true)));
             }
             if let Err(e) = self.fill() {
@@ -400,14 +432,14 @@ pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
     jobs: usize,
     target: usize,
     detail: Detail,
-    work: &(dyn Fn(&mut PieceGames<'_>) -> T + Sync),
+    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
     sink: &mut PieceSink<'_, T, E>,
 ) -> Result<(), E> {
     let jobs = jobs.max(1);
     let worker_failed = |e: WorkerPanicked| io::Error::other(e);
     // On the worker threads (the shared ordered-parallel helper catches a
     // panic in `work` and reports it as an error, not a hang).
-    let read_piece = |_: &mut (), (piece, first): (Piece, usize)| {
+    let read_piece = |_: &mut (), (mut piece, first): (Piece, usize)| {
         let (out, outcome) = piece.read_with(first, detail, work);
         (piece, first, out, outcome)
     };
@@ -433,7 +465,7 @@ pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
                 }
             }
             let Some(done) = q.take_next() else { break };
-            let (piece, first, out, outcome) = done.map_err(worker_failed)?;
+            let (mut piece, first, out, outcome) = done.map_err(worker_failed)?;
             ahead = ahead.saturating_sub(piece.starts);
             let (piece, out, outcome) = match carry.take() {
                 Some((mut held, index)) => {
@@ -443,6 +475,7 @@ pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
                     held.bytes.extend_from_slice(&piece.bytes);
                     held.tag_follows = piece.tag_follows;
                     held.last = piece.last;
+                    cutter.recycle(piece.bytes);
                     let (out, outcome) = held.read_with(index, detail, work);
                     (held, out, outcome)
                 }
@@ -459,13 +492,14 @@ pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
                 continue;
             }
             next_index += outcome.games;
+            cutter.recycle(piece.bytes);
             if !sink(out, cutter.offset())? {
                 return Ok(());
             }
         }
         // Only the last piece may end inside a game, and it is never held;
         // should one be held anyway, it is read to the end here.
-        if let Some((held, index)) = carry {
+        if let Some((mut held, index)) = carry {
             let (out, _) = held.read_with(index, detail, work);
             sink(out, cutter.offset())?;
         }

@@ -441,7 +441,7 @@ pub fn run<R: Read, E>(
         }
         return sink(part).map_err(StreamError::Sink);
     }
-    let work = |games: &mut PieceGames<'_>| {
+    let work = |games: &mut PieceGames| {
         let mut part = plan.task.new_part();
         while let Some(g) = games.next() {
             handle(plan, file, &g, &mut part);
