@@ -134,6 +134,155 @@ impl pgn_reader::Visitor for ShakmatyPlayer {
     fn end_game(&mut self, _m: Self::Movetext) {}
 }
 
+/// pgn-reader with shakmaty writing what `rookery pgn to-epd` writes: one
+/// EPD record a mainline position (`fmvn`, `hmvc`, `id` from the tags, game
+/// index and ply, `sm` the move played from it in SAN), a game with an
+/// illegal move left out. The peer of `to-epd` in whole-process timings.
+pub struct ShakmatyEpdWriter<W> {
+    pub out: W,
+    pub games: u64,
+    pub lines: u64,
+    pub errors: u64,
+}
+
+/// What a game's tags give [`ShakmatyEpdWriter`].
+#[derive(Default)]
+pub struct EpdTags {
+    pos: Option<shakmaty::Chess>,
+    /// White, Black, Event, Date.
+    named: [Option<String>; 4],
+    bad_fen: bool,
+}
+
+/// A game being written by [`ShakmatyEpdWriter`].
+pub struct EpdGame {
+    pos: shakmaty::Chess,
+    /// `; id "` and the id up to the ply number.
+    id_open: String,
+    ply: u64,
+    lines: Vec<u8>,
+    dead: bool,
+}
+
+impl EpdGame {
+    /// The record of the current position, with `sm` when a move is given.
+    fn record(&mut self, m: Option<shakmaty::Move>) {
+        use shakmaty::Position as _;
+        shakmaty::fen::Epd::from_position(&self.pos, shakmaty::EnPassantMode::Legal)
+            .append_ascii_to(&mut self.lines);
+        use std::io::Write as _;
+        let (fmvn, hmvc) = (self.pos.fullmoves(), self.pos.halfmoves());
+        // Writing to a Vec cannot fail.
+        let _ = write!(self.lines, " fmvn {fmvn}; hmvc {hmvc}");
+        self.lines.extend_from_slice(self.id_open.as_bytes());
+        let _ = write!(self.lines, "{}\";", self.ply);
+        if let Some(m) = m {
+            self.lines.extend_from_slice(b" sm ");
+            shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut self.pos, m)
+                .append_ascii_to(&mut self.lines);
+            self.lines.push(b';');
+            self.ply += 1;
+        }
+        self.lines.push(b'\n');
+    }
+}
+
+/// `s` as an EPD string, quoted and escaped.
+fn epd_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+}
+
+impl<W: std::io::Write> pgn_reader::Visitor for ShakmatyEpdWriter<W> {
+    type Tags = EpdTags;
+    type Movetext = EpdGame;
+    type Output = ();
+
+    fn begin_tags(&mut self) -> ControlFlow<(), Self::Tags> {
+        ControlFlow::Continue(EpdTags::default())
+    }
+    fn tag(
+        &mut self,
+        tags: &mut Self::Tags,
+        name: &[u8],
+        value: pgn_reader::RawTag<'_>,
+    ) -> ControlFlow<()> {
+        let slot = match name {
+            b"White" => 0,
+            b"Black" => 1,
+            b"Event" => 2,
+            b"Date" => 3,
+            b"FEN" => {
+                let pos = shakmaty::fen::Fen::from_ascii(value.as_bytes())
+                    .ok()
+                    .and_then(|f| f.into_position(shakmaty::CastlingMode::Chess960).ok());
+                tags.bad_fen = pos.is_none();
+                tags.pos = pos;
+                return ControlFlow::Continue(());
+            }
+            _ => return ControlFlow::Continue(()),
+        };
+        tags.named[slot] = Some(value.decode_utf8_lossy().into_owned());
+        ControlFlow::Continue(())
+    }
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<(), Self::Movetext> {
+        let known = |i: usize| {
+            tags.named[i]
+                .as_deref()
+                .filter(|v| !v.is_empty() && !v.starts_with('?'))
+        };
+        let mut prefix = String::new();
+        if let (Some(w), Some(b)) = (known(0), known(1)) {
+            prefix.push_str(&format!("{w} - {b}, "));
+        }
+        for i in [2, 3] {
+            if let Some(v) = known(i) {
+                prefix.push_str(&format!("{v}, "));
+            }
+        }
+        prefix.push_str(&format!("game {}, ply ", self.games + 1));
+        let mut id_open = String::from("; id ");
+        epd_string(&mut id_open, &prefix);
+        id_open.pop();
+        ControlFlow::Continue(EpdGame {
+            pos: tags.pos.unwrap_or_default(),
+            id_open,
+            ply: 0,
+            lines: Vec::new(),
+            dead: tags.bad_fen,
+        })
+    }
+    fn san(&mut self, game: &mut Self::Movetext, san: pgn_reader::SanPlus) -> ControlFlow<()> {
+        if !game.dead {
+            match san.san.to_move(&game.pos) {
+                Ok(m) => game.record(Some(m)),
+                Err(_) => game.dead = true,
+            }
+        }
+        ControlFlow::Continue(())
+    }
+    fn begin_variation(&mut self, _m: &mut Self::Movetext) -> ControlFlow<(), pgn_reader::Skip> {
+        ControlFlow::Continue(pgn_reader::Skip(true))
+    }
+    fn end_game(&mut self, mut game: Self::Movetext) {
+        self.games += 1;
+        if game.dead {
+            self.errors += 1;
+            return;
+        }
+        game.record(None);
+        self.lines += game.ply + 1;
+        // A failed write shows as missing output; the timing run checks it.
+        let _ = self.out.write_all(&game.lines);
+    }
+}
+
 /// The corpora: the shared throughput files when present, else the test data.
 pub fn corpora() -> Vec<(String, Vec<u8>)> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
