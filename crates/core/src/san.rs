@@ -847,64 +847,36 @@ impl Move {
 mod tests {
     use super::*;
 
-    /// The SAN of a legal move by generating every legal move to its target
-    /// (what `San::from_move` did before it used the attack tables).
-    fn from_move_by_generation(pos: &Position, m: Move) -> San {
-        let San::Normal {
-            role,
-            capture,
-            to,
-            promotion,
-            ..
-        } = San::from_move(pos, m)
-        else {
-            return San::from_move(pos, m);
-        };
-        let from = m.from();
-        let (mut file, mut rank) = (None, None);
-        if role == Role::Pawn {
-            file = capture.then(|| from.file());
-        } else if role != Role::King {
-            let others: Bitboard = pos
-                .legal_moves()
-                .iter()
-                .filter(|o| {
-                    o.to() == to
-                        && o.from() != from
-                        && !o.is_castle()
-                        && pos.role_at(o.from()) == Some(role)
-                })
-                .map(|o| o.from())
-                .collect();
-            if others.nonempty() {
-                if !others.intersects(Bitboard::file(from.file())) {
-                    file = Some(from.file());
-                } else if !others.intersects(Bitboard::rank(from.rank())) {
-                    rank = Some(from.rank());
-                } else {
-                    file = Some(from.file());
-                    rank = Some(from.rank());
-                }
-            }
-        }
-        San::Normal {
-            role,
-            file,
-            rank,
-            capture,
-            to,
-            promotion,
-        }
+    /// The SAN of every legal move by shakmaty (an independent
+    /// implementation), keyed by the move's UCI.
+    fn shakmaty_sans(pos: &Position) -> std::collections::HashMap<String, String> {
+        use shakmaty::Position as _;
+        let fen = crate::Fen::from_position(pos).to_string();
+        let theirs: shakmaty::Chess = shakmaty::fen::Fen::from_ascii(fen.as_bytes())
+            .expect("shakmaty reads our FEN")
+            .into_position(shakmaty::CastlingMode::Standard)
+            .expect("shakmaty takes our position");
+        theirs
+            .legal_moves()
+            .into_iter()
+            .map(|m| {
+                let uci = m.to_uci(shakmaty::CastlingMode::Standard).to_string();
+                (uci, shakmaty::san::San::from_move(&theirs, m).to_string())
+            })
+            .collect()
     }
 
     /// Every legal move's SAN, and every plausible SAN spelling, resolves as
     /// generating the legal moves says; the SAN written from the attack
-    /// tables is the one generation gives, and its suffix is what playing
+    /// tables is the one shakmaty writes, and its suffix is what playing
     /// the move shows.
     fn agree(pos: &Position) {
+        let theirs = shakmaty_sans(pos);
+        assert_eq!(theirs.len(), pos.legal_moves().len());
         for m in pos.legal_moves().iter().copied() {
             let san = San::from_move(pos, m);
-            assert_eq!(san, from_move_by_generation(pos, m), "{pos:?} {m:?}");
+            let uci = crate::UciMove::from_move(pos, m, crate::CastlingMode::Standard).to_string();
+            assert_eq!(san.to_string(), theirs[&uci], "{pos:?} {m:?}");
             assert_eq!(san.to_move(pos), Ok(m), "{pos:?} {san}");
             let after = pos.after(m);
             assert_eq!(pos.gives_check(m), after.is_check(), "{pos:?} {san}");
