@@ -78,6 +78,14 @@ impl rookery_pgn::Visitor for RookeryPlayer {
     fn end_game(&mut self) {}
 }
 
+/// The position of a FEN tag, by shakmaty (castling read as Chess960,
+/// which takes standard castling too).
+fn fen_position(value: pgn_reader::RawTag<'_>) -> Option<shakmaty::Chess> {
+    shakmaty::fen::Fen::from_ascii(value.as_bytes())
+        .ok()
+        .and_then(|f| f.into_position(shakmaty::CastlingMode::Chess960).ok())
+}
+
 /// pgn-reader with shakmaty: parse + SAN + play.
 pub struct ShakmatyPlayer {
     pub plies: u64,
@@ -99,10 +107,7 @@ impl pgn_reader::Visitor for ShakmatyPlayer {
         value: pgn_reader::RawTag<'_>,
     ) -> ControlFlow<()> {
         if name == b"FEN" {
-            let pos = shakmaty::fen::Fen::from_ascii(value.as_bytes())
-                .ok()
-                .and_then(|f| f.into_position(shakmaty::CastlingMode::Chess960).ok());
-            match pos {
+            match fen_position(value) {
                 Some(p) => *tags = Some(p),
                 None => self.errors += 1,
             }
@@ -219,9 +224,7 @@ impl<W: std::io::Write> pgn_reader::Visitor for ShakmatyEpdWriter<W> {
             b"Event" => 2,
             b"Date" => 3,
             b"FEN" => {
-                let pos = shakmaty::fen::Fen::from_ascii(value.as_bytes())
-                    .ok()
-                    .and_then(|f| f.into_position(shakmaty::CastlingMode::Chess960).ok());
+                let pos = fen_position(value);
                 tags.bad_fen = pos.is_none();
                 tags.pos = pos;
                 return ControlFlow::Continue(());
