@@ -326,8 +326,10 @@ pub struct ReadGame {
     pub error: Option<GameError>,
     /// Warnings.
     pub warnings: Vec<Warning>,
-    /// Where each tag pair stands, in input order.
-    pub tag_locations: Vec<(String, Location)>,
+    /// Where each tag pair stands, in input order: the index of its pair
+    /// in `game.tags` (a repeated name sets the first pair again) and its
+    /// location. [`ReadGame::tag_location`] looks one up by name.
+    pub tag_locations: Vec<(usize, Location)>,
     /// Mainline plies read (up to the error, if any), at any [`Detail`]:
     /// `game.mainline.nodes.len()` unless the detail is [`Detail::Count`].
     pub plies: usize,
@@ -337,10 +339,11 @@ impl ReadGame {
     /// Where the tag pair `name` stands (the last one of that name), else
     /// where the game starts.
     pub fn tag_location(&self, name: &str) -> Location {
+        let tags = &self.game.tags.0;
         self.tag_locations
             .iter()
             .rev()
-            .find(|(n, _)| n == name)
+            .find(|&&(i, _)| tags.get(i).is_some_and(|(n, _)| n == name))
             .map_or(self.at, |(_, at)| *at)
     }
 
@@ -490,7 +493,7 @@ pub struct GameBuilder {
     dead: bool,
     /// Where the last move was (for warnings about what follows it).
     last_loc: Location,
-    tag_locations: Vec<(String, Location)>,
+    tag_locations: Vec<(usize, Location)>,
     /// Allocations of the games handed back by [`GameBuilder::recycle`].
     spare: Spare,
     /// The standard starting position (copied, not built, for every game).
@@ -510,7 +513,7 @@ struct Spare {
     /// An emptied tag vector.
     tags: Vec<(String, String)>,
     /// An emptied tag-location vector.
-    tag_locations: Vec<(String, Location)>,
+    tag_locations: Vec<(usize, Location)>,
     /// Emptied move vectors (for the mainline and variations).
     nodes: Vec<Vec<Node>>,
 }
@@ -602,9 +605,7 @@ impl GameBuilder {
             self.spare.tags = tags;
         }
         let mut locations = tag_locations;
-        for (name, _) in locations.drain(..) {
-            self.spare.keep_string(name);
-        }
+        locations.clear();
         if locations.capacity() > self.spare.tag_locations.capacity() {
             self.spare.tag_locations = locations;
         }
@@ -633,17 +634,22 @@ impl GameBuilder {
     }
 
     /// As [`Tags::insert`], in reused strings.
-    fn set_tag(&mut self, name: String, value: RawTag<'_>) {
-        match self.tags.0.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, v)) => {
+    /// Sets the tag pair `name` (the first of that name, else a new one);
+    /// returns its index in the tags.
+    fn set_tag(&mut self, name: String, value: RawTag<'_>) -> usize {
+        match self.tags.0.iter().position(|(n, _)| *n == name) {
+            Some(i) => {
+                let v = &mut self.tags.0[i].1;
                 v.clear();
                 value.decode_into(v);
                 self.spare.keep_string(name);
+                i
             }
             None => {
                 let mut v = self.spare.string();
                 value.decode_into(&mut v);
                 self.tags.0.push((name, v));
+                self.tags.0.len() - 1
             }
         }
     }
@@ -719,10 +725,8 @@ impl Visitor for GameBuilder {
     fn tag_at(&mut self, name: &[u8], value: RawTag<'_>, at: Location) {
         let mut n = self.spare.string();
         push_lossy(&mut n, name);
-        let mut located = self.spare.string();
-        located.push_str(&n);
-        self.tag_locations.push((located, at));
-        self.set_tag(n, value);
+        let i = self.set_tag(n, value);
+        self.tag_locations.push((i, at));
     }
 
     fn end_tags(&mut self) -> Skip {
@@ -1060,6 +1064,34 @@ mod located_warnings {
                 ],
                 "{detail:?}"
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tag_locations {
+    use super::{Detail, Games, Location};
+
+    #[test]
+    fn a_tag_is_found_where_it_was_last_given() {
+        let pgn = "[Event \"a\"]\n[White \"x\"]\n  [Event \"b\"]\n\n1. e4 *\n\n[Site \"s\"]\n1. d4 *\n";
+        for detail in [Detail::Full, Detail::Mainline, Detail::Count] {
+            let games: Vec<_> = Games::new(pgn.as_bytes())
+                .with_detail(detail)
+                .map(|g| g.expect("read from memory"))
+                .collect();
+            let at = |g: usize, name: &str| {
+                let Location { line, col, .. } = games[g].tag_location(name);
+                (line, col)
+            };
+            // The repeated tag: its value and its place are the last ones.
+            assert_eq!(games[0].game.tags.get("Event"), Some("b"));
+            assert_eq!(at(0, "Event"), (3, 3));
+            assert_eq!(at(0, "White"), (2, 1));
+            // A tag the game lacks: where the game starts.
+            assert_eq!(at(0, "Site"), (1, 1));
+            assert_eq!(at(1, "Site"), (7, 1));
+            assert_eq!(at(1, "Event"), (7, 1));
         }
     }
 }
