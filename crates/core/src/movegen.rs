@@ -391,6 +391,23 @@ impl Position {
         list
     }
 
+    /// Whether castling with the rook on `rook` is legal now: what
+    /// generating the king's moves would say, without generating the rest.
+    pub(crate) fn castling_is_legal(&self, rook: Square) -> bool {
+        if self.is_check() {
+            return false;
+        }
+        let mut found = Any(false);
+        let king = self.king(self.turn);
+        self.gen_castling(
+            &mut found,
+            king,
+            self.occupied(),
+            Bitboard::from_square(rook),
+        );
+        found.0
+    }
+
     /// Legal moves of the piece on `from`.
     pub fn moves_from(&self, from: Square) -> MoveList {
         let mut list = MoveList::new();

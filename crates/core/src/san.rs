@@ -161,9 +161,8 @@ impl San {
                         san: self.to_string(),
                         reason: "no castling right on that side",
                     })?;
-                let m = Move::castle(pos.king(us), rook);
-                if pos.is_legal(m) {
-                    Ok(m)
+                if pos.castling_is_legal(rook) {
+                    Ok(Move::castle(pos.king(us), rook))
                 } else {
                     Err(SanError::Illegal {
                         san: self.to_string(),
@@ -880,6 +879,18 @@ mod tests {
             assert_eq!(san.to_move(pos), Ok(m), "{pos:?} {san}");
             let after = pos.after(m);
             assert_eq!(pos.gives_check(m), after.is_check(), "{pos:?} {san}");
+        }
+        // Castling, legal or not, as the generated moves say.
+        for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
+            let generated = pos.legal_moves().iter().copied().find(|m| {
+                m.is_castle()
+                    && (m.to().file() > m.from().file()) == (side == CastlingSide::KingSide)
+            });
+            assert_eq!(
+                San::Castle(side).to_move(pos).ok(),
+                generated,
+                "{pos:?} {side:?}"
+            );
         }
         for sq in Square::all() {
             for role in Role::ALL {

@@ -1074,7 +1074,8 @@ mod tag_locations {
 
     #[test]
     fn a_tag_is_found_where_it_was_last_given() {
-        let pgn = "[Event \"a\"]\n[White \"x\"]\n  [Event \"b\"]\n\n1. e4 *\n\n[Site \"s\"]\n1. d4 *\n";
+        let pgn =
+            "[Event \"a\"]\n[White \"x\"]\n  [Event \"b\"]\n\n1. e4 *\n\n[Site \"s\"]\n1. d4 *\n";
         for detail in [Detail::Full, Detail::Mainline, Detail::Count] {
             let games: Vec<_> = Games::new(pgn.as_bytes())
                 .with_detail(detail)
