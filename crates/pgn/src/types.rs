@@ -153,6 +153,13 @@ impl<'a> RawTag<'a> {
 /// [`String::from_utf8_lossy`] does, valid text (nearly all) without its
 /// chunk-by-chunk detour.
 pub fn push_lossy(out: &mut String, bytes: &[u8]) {
+    // Tag names and values are short and nearly always ASCII: a check of
+    // that costs a fraction of the general UTF-8 validation's set-up.
+    if bytes.is_ascii() {
+        // SAFETY: ASCII bytes are valid UTF-8.
+        out.push_str(unsafe { std::str::from_utf8_unchecked(bytes) });
+        return;
+    }
     match std::str::from_utf8(bytes) {
         Ok(s) => out.push_str(s),
         Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
