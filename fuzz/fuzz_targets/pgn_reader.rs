@@ -1,7 +1,8 @@
 //! PGN reader: any bytes, read as a stream of games (game trees with every
 //! move checked), must never panic. A game read without error must survive
 //! writing and reading back unchanged. Read in pieces on a worker thread
-//! (`split::for_each_piece`), the stream gives exactly the same games.
+//! (`split::for_each_piece`), the stream gives exactly the same games; so
+//! does a reader of the bytes held in memory, at a tiny token limit too.
 //! Seeds (corpus/pgn_reader/seed-*) are cut from crates/pgn/tests/data (see
 //! its SOURCES.md), and seed-deep-nesting holds 25,000 variations each
 //! nested in the one before (run with a `-max_len` that fits it, as
@@ -12,7 +13,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use rookery_pgn::split::for_each_piece;
-use rookery_pgn::{game_to_string, Games, Reader, Skip, Visitor};
+use rookery_pgn::{game_to_string, Games, Location, Reader, Skip, Visitor};
 
 /// Skips every variation: exercises the skipping paths of the tokenizer.
 struct SkipAll(usize);
@@ -31,6 +32,13 @@ fn summary(g: &rookery_pgn::ReadGame) -> String {
         "{} {:?} {:?} {:?} {:?} {:?}",
         g.index, g.at, g.game.tags, g.game.mainline, g.error, g.warnings
     )
+}
+
+/// The summaries of every game `reader` reads (from memory: no I/O error).
+fn summaries<R: std::io::Read>(reader: Reader<R>) -> Vec<String> {
+    Games::from_reader(reader, 1)
+        .map(|g| summary(&g.expect("reading memory")))
+        .collect()
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -75,4 +83,15 @@ fuzz_target!(|data: &[u8]| {
     );
     assert!(read.is_ok());
     assert_eq!(pieces, whole);
+    // Held in memory, with the tiny token limit too, the bytes read
+    // exactly as the stream reads them.
+    let start = Location {
+        offset: 0,
+        line: 1,
+        col: 1,
+    };
+    assert_eq!(
+        summaries(Reader::from_bytes(data.to_vec(), start).with_max_token(1024)),
+        summaries(Reader::new(data).with_max_token(1024))
+    );
 });
