@@ -303,36 +303,45 @@ impl<R: Read> Cutter<R> {
     }
 }
 
-/// Counts the lines of `bytes` that open a tag section: a tag line whose last
-/// non-blank line before it was not a tag (`after_tag` carries that from
-/// piece to piece); and, in the same pass, the newlines.
+/// Counts the lines of `bytes` that open a tag section: a tag line (its
+/// first byte that is not white space is `[`) whose last non-blank line
+/// before it was not a tag (`after_tag` carries that from piece to piece);
+/// and the newlines.
+///
+/// It looks only at the `[`s and at the bytes between a tag line and the
+/// next: a line a call (as one `memchr` a line would be) costs more than
+/// the rest of cutting.
 fn count_starts(bytes: &[u8], after_tag: &mut bool) -> (usize, u64) {
+    let blank = |b: &[u8]| b.iter().all(u8::is_ascii_whitespace);
     let mut n = 0;
-    let mut newlines = 0;
-    let mut from = 0;
-    let mut ends = memchr::memchr_iter(b'\n', bytes);
-    loop {
-        let end = match ends.next() {
-            Some(i) => {
-                newlines += 1;
-                i
-            }
-            None => bytes.len(),
-        };
-        let first = bytes[from..end]
+    // `after_tag` tells of the lines before `seen` (a line start).
+    let mut seen = 0;
+    let mut at = 0;
+    while let Some(i) = memchr::memchr(b'[', &bytes[at..]).map(|i| at + i) {
+        // Only white space may stand between the line's start and the `[`.
+        let before = bytes[..i]
             .iter()
-            .find(|b| !b.is_ascii_whitespace())
-            .copied();
-        if let Some(b) = first {
-            let tag = b == b'[';
-            n += usize::from(tag && !*after_tag);
-            *after_tag = tag;
+            .rposition(|&b| b == b'\n' || !b.is_ascii_whitespace());
+        let line = match before {
+            None => 0,
+            Some(j) if bytes[j] == b'\n' => j + 1,
+            Some(_) => {
+                at = i + 1;
+                continue;
+            }
+        };
+        if !blank(&bytes[seen.min(line)..line]) {
+            *after_tag = false;
         }
-        if end == bytes.len() {
-            return (n, newlines);
-        }
-        from = end + 1;
+        n += usize::from(!*after_tag);
+        *after_tag = true;
+        seen = memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |e| i + e + 1);
+        at = seen;
     }
+    if !blank(&bytes[seen..]) {
+        *after_tag = false;
+    }
+    (n, crate::latin1::newlines_in(bytes))
 }
 
 /// Whether a piece may end just before `line` (the start of a line of
@@ -505,4 +514,56 @@ pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// [`count_starts`] the plain way: line by line.
+    fn count_starts_by_lines(bytes: &[u8], after_tag: &mut bool) -> (usize, u64) {
+        let mut n = 0;
+        for line in bytes.split(|&b| b == b'\n') {
+            if let Some(&b) = line.iter().find(|b| !b.is_ascii_whitespace()) {
+                let tag = b == b'[';
+                n += usize::from(tag && !*after_tag);
+                *after_tag = tag;
+            }
+        }
+        (n, bytes.iter().filter(|&&b| b == b'\n').count() as u64)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn count_starts_agrees_with_a_count_line_by_line(
+            bytes in prop::collection::vec(
+                prop::sample::select(vec![b'[', b']', b'\n', b' ', b'\t', b'\r', b'a', b'"']),
+                0..300,
+            ),
+            after_tag in any::<bool>(),
+        ) {
+            let (mut fast, mut plain) = (after_tag, after_tag);
+            prop_assert_eq!(
+                count_starts(&bytes, &mut fast),
+                count_starts_by_lines(&bytes, &mut plain)
+            );
+            prop_assert_eq!(fast, plain);
+        }
+    }
+
+    #[test]
+    fn count_starts_on_games() {
+        let pgn = b"[Event \"a [x]\"]\n  [Site \"b\"]\n\n1. e4 {[%clk 1:00]} *\n\n\
+                    [Event \"c\"]\r\n\r\n1. d4\n[%eval 3] *\n \t[Event \"d\"]\n";
+        let mut after_tag = false;
+        assert_eq!(count_starts(pgn, &mut after_tag), (3, 10));
+        assert!(after_tag);
+        // Long text: the newline count goes through whole blocks of lanes.
+        // ("d"'s tag runs on into the next copy's "a": one section.)
+        let long = pgn.repeat(5000);
+        let mut after_tag = false;
+        assert_eq!(count_starts(&long, &mut after_tag), (1 + 2 * 5000, 50000));
+    }
 }
