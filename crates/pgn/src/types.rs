@@ -145,7 +145,14 @@ impl<'a> RawTag<'a> {
 
     /// Appends [`RawTag::decode`]'s text to `out` (reusing its allocation).
     pub fn decode_into(&self, out: &mut String) {
-        push_lossy(out, &self.unescape());
+        // Nearly every value is ASCII without escapes: one short pass tells,
+        // where a search for `\\` and then a check of the text take two.
+        if self.0.iter().all(|&b| b < 0x80 && b != b'\\') {
+            // SAFETY: all ASCII, just checked.
+            unsafe { push_ascii(out, self.0) };
+        } else {
+            push_lossy(out, &self.unescape());
+        }
     }
 }
 
@@ -156,14 +163,24 @@ pub fn push_lossy(out: &mut String, bytes: &[u8]) {
     // Tag names and values are short and nearly always ASCII: a check of
     // that costs a fraction of the general UTF-8 validation's set-up.
     if bytes.is_ascii() {
-        // SAFETY: ASCII bytes are valid UTF-8.
-        out.push_str(unsafe { std::str::from_utf8_unchecked(bytes) });
+        // SAFETY: all ASCII, just checked.
+        unsafe { push_ascii(out, bytes) };
         return;
     }
     match std::str::from_utf8(bytes) {
         Ok(s) => out.push_str(s),
         Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
     }
+}
+
+/// Appends `bytes` to `out` without checking them.
+///
+/// # Safety
+/// `bytes` must be ASCII (so valid UTF-8).
+unsafe fn push_ascii(out: &mut String, bytes: &[u8]) {
+    debug_assert!(bytes.is_ascii());
+    // SAFETY: ASCII bytes are valid UTF-8 (the caller's promise).
+    out.push_str(unsafe { std::str::from_utf8_unchecked(bytes) });
 }
 
 /// A comment's text as it stands in the file (without `{` `}` or the leading `;`).
@@ -222,10 +239,29 @@ mod tests {
         assert_eq!(RawTag(br"x\n").decode(), r"x\n");
         assert_eq!(RawTag(b"\xff").decode(), "\u{fffd}");
         // Appending gives the same text after what is there.
-        for raw in [&br#"a \"b\" \\ c"#[..], b"x\\n", b"\xff", b"plain"] {
+        for raw in [
+            &br#"a \"b\" \\ c"#[..],
+            b"x\\n",
+            b"\xff",
+            b"plain",
+            b"caf\xc3\xa9",
+            b"",
+        ] {
             let mut out = String::from("old:");
             RawTag(raw).decode_into(&mut out);
             assert_eq!(out, format!("old:{}", RawTag(raw).decode()));
+        }
+    }
+
+    proptest::proptest! {
+        /// Appending a value is decoding it, on any bytes.
+        #[test]
+        fn decode_into_appends_the_decoded_text(raw in proptest::collection::vec(
+            proptest::sample::select(vec![b'a', b'\\', b'"', 0xc3, 0xa9, 0xff, b' ']), 0..40,
+        )) {
+            let mut out = String::from("old:");
+            RawTag(&raw).decode_into(&mut out);
+            proptest::prop_assert_eq!(out, format!("old:{}", RawTag(&raw).decode()));
         }
     }
 
