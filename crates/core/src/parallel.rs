@@ -135,8 +135,9 @@ impl<I, O> Ordered<I, O> {
     }
 }
 
-/// The message of a panic payload.
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+/// The message of a panic payload (what [`std::panic::catch_unwind`]
+/// gives): its text when it is a string, else "panic".
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = payload.downcast_ref::<String>() {

@@ -39,6 +39,9 @@
 
 use std::io::{self, Read};
 
+use std::collections::BTreeMap;
+use std::sync::{mpsc, Condvar, Mutex, MutexGuard, PoisonError};
+
 use rookery_core::parallel::{self, WorkerPanicked};
 
 use crate::game::{Detail, Games, ReadGame};
@@ -414,7 +417,7 @@ pub type PieceSink<'a, T, E> = dyn FnMut(T, u64) -> Result<bool, E> + 'a;
 /// # Errors
 /// An I/O error reading `input`, or the first error `sink` returns.
 pub fn for_each_piece<T: Send, E: From<io::Error>>(
-    input: impl Read,
+    input: impl Read + Send,
     jobs: usize,
     target: usize,
     work: &(dyn Fn(&mut dyn Iterator<Item = ReadGame>) -> T + Sync),
@@ -437,7 +440,7 @@ pub fn for_each_piece<T: Send, E: From<io::Error>>(
 /// # Errors
 /// An I/O error reading `input`, or the first error `sink` returns.
 pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
-    input: impl Read,
+    input: impl Read + Send,
     jobs: usize,
     target: usize,
     detail: Detail,
@@ -445,75 +448,281 @@ pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
     sink: &mut PieceSink<'_, T, E>,
 ) -> Result<(), E> {
     let jobs = jobs.max(1);
-    let worker_failed = |e: WorkerPanicked| io::Error::other(e);
-    // On the worker threads (the shared ordered-parallel helper catches a
-    // panic in `work` and reports it as an error, not a hang).
-    let read_piece = |_: &mut (), (mut piece, first): (Piece, usize)| {
-        let (out, outcome) = piece.read_with(first, detail, work);
-        (piece, first, out, outcome)
+    let shared = Shared {
+        state: Mutex::new(Cutting {
+            cutter: Cutter::new(input, target),
+            cut: 0,
+            taken: 0,
+            next_index: 1,
+            ahead: 0,
+            input_done: false,
+            stop: false,
+        }),
+        turn: Condvar::new(),
+        // Pieces cut and not yet taken: enough for every worker to have the
+        // next one ready when it finishes one.
+        limit: 2 * jobs,
     };
-    parallel::with_workers(vec![(); jobs], read_piece, |q| -> Result<(), E> {
-        let mut cutter = Cutter::new(input, target);
-        let mut input_done = false;
-        // The real index of the next game to hand out, and the games guessed
-        // to start in the pieces sent but not yet taken (and in a held one).
-        let mut next_index = 1usize;
-        let mut ahead = 0usize;
-        // A piece that ended inside a game, with its index: read it again with the next.
-        let mut carry: Option<(Piece, usize)> = None;
-        loop {
-            while !input_done && q.in_flight() < 2 * jobs {
-                match cutter.next() {
-                    None => input_done = true,
-                    Some(piece) => {
-                        let piece = piece?;
-                        let first = next_index + ahead;
-                        ahead += piece.starts;
-                        q.submit((piece, first)).map_err(worker_failed)?;
+    let (done_tx, done_rx) = mpsc::channel::<Done<T>>();
+    std::thread::scope(|scope| {
+        let mut started = 0;
+        for _ in 0..jobs {
+            let tx = done_tx.clone();
+            let shared = &shared;
+            let spawned = std::thread::Builder::new()
+                .spawn_scoped(scope, move || cut_and_read(shared, detail, work, &tx));
+            started += usize::from(spawned.is_ok());
+        }
+        drop(done_tx);
+        // However `take_in_order` ends, the workers stop cutting.
+        let _stop = StopOnDrop(&shared);
+        if started == 0 {
+            return Err(io::Error::other("no reading thread could be started").into());
+        }
+        take_in_order(&shared, &done_rx, detail, work, sink)
+    })
+}
+
+/// The cutting state the reading threads share: each cuts its next piece
+/// itself, so that its bytes land in that thread's cache, and no thread
+/// does all the cutting for the others.
+struct Shared<R> {
+    state: Mutex<Cutting<R>>,
+    /// Signalled when a piece is taken or the work stops.
+    turn: Condvar,
+    /// Most pieces cut and not yet taken.
+    limit: usize,
+}
+
+struct Cutting<R> {
+    cutter: Cutter<R>,
+    /// Pieces cut so far: the number of the next.
+    cut: usize,
+    /// Pieces whose results were taken, in stream order.
+    taken: usize,
+    /// The real index of the first game of the next piece to take, and the
+    /// games guessed to start in the pieces cut and not yet taken: their
+    /// sum is the guess at the next piece's first index.
+    next_index: usize,
+    ahead: usize,
+    input_done: bool,
+    stop: bool,
+}
+
+/// What a reading thread hands back for piece `seq`.
+enum Done<T> {
+    Read {
+        seq: usize,
+        piece: Piece,
+        first: usize,
+        out: T,
+        outcome: Outcome,
+    },
+    Failed {
+        seq: usize,
+        error: io::Error,
+    },
+    Panicked(WorkerPanicked),
+}
+
+impl<T> Done<T> {
+    fn seq(&self) -> usize {
+        match self {
+            Done::Read { seq, .. } | Done::Failed { seq, .. } => *seq,
+            Done::Panicked(_) => 0,
+        }
+    }
+}
+
+/// Locks the state, a poisoned lock (a panic while cutting) being an error.
+fn lock<R>(shared: &Shared<R>) -> Result<MutexGuard<'_, Cutting<R>>, WorkerPanicked> {
+    shared.state.lock().map_err(|_| WorkerPanicked {
+        message: "a reading thread panicked while cutting".into(),
+    })
+}
+
+/// Tells the reading threads to stop when dropped.
+struct StopOnDrop<'a, R>(&'a Shared<R>);
+
+impl<R> Drop for StopOnDrop<'_, R> {
+    fn drop(&mut self) {
+        let mut s = self.0.state.lock().unwrap_or_else(PoisonError::into_inner);
+        s.stop = true;
+        self.0.turn.notify_all();
+    }
+}
+
+/// A reading thread: cuts the next piece (one thread at a time), reads it,
+/// sends the result; until the input ends, the work stops, or a panic (sent
+/// as such).
+fn cut_and_read<R: Read, T>(
+    shared: &Shared<R>,
+    detail: Detail,
+    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
+    tx: &mpsc::Sender<Done<T>>,
+) {
+    loop {
+        let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let (mut piece, first, seq) = {
+                let mut s = lock(shared).map_err(Done::Panicked)?;
+                while !s.stop && !s.input_done && s.cut - s.taken >= shared.limit {
+                    s = shared.turn.wait(s).map_err(|_| {
+                        Done::Panicked(WorkerPanicked {
+                            message: "a reading thread panicked while cutting".into(),
+                        })
+                    })?;
+                }
+                if s.stop || s.input_done {
+                    return Ok(None);
+                }
+                let seq = s.cut;
+                match s.cutter.next() {
+                    None => {
+                        s.input_done = true;
+                        shared.turn.notify_all();
+                        return Ok(None);
+                    }
+                    Some(Err(error)) => {
+                        s.input_done = true;
+                        s.cut += 1;
+                        shared.turn.notify_all();
+                        return Err(Done::Failed { seq, error });
+                    }
+                    Some(Ok(piece)) => {
+                        s.cut += 1;
+                        let first = s.next_index + s.ahead;
+                        s.ahead += piece.starts;
+                        (piece, first, seq)
                     }
                 }
-            }
-            let Some(done) = q.take_next() else { break };
-            let (mut piece, first, out, outcome) = done.map_err(worker_failed)?;
-            ahead = ahead.saturating_sub(piece.starts);
-            let (piece, out, outcome) = match carry.take() {
-                Some((mut held, index)) => {
-                    // The cut before this piece was wrong: read on from the held piece.
-                    ahead = ahead.saturating_sub(held.starts);
-                    held.starts += piece.starts;
-                    held.bytes.extend_from_slice(&piece.bytes);
-                    held.tag_follows = piece.tag_follows;
-                    held.last = piece.last;
-                    cutter.recycle(piece.bytes);
-                    let (out, outcome) = held.read_with(index, detail, work);
-                    (held, out, outcome)
-                }
-                None if first != next_index => {
-                    // The guessed index was wrong.
-                    let (out, outcome) = piece.read_with(next_index, detail, work);
-                    (piece, out, outcome)
-                }
-                None => (piece, out, outcome),
             };
-            if !piece.ends_cleanly(&outcome) {
-                ahead += piece.starts;
-                carry = Some((piece, next_index));
-                continue;
-            }
-            next_index += outcome.games;
-            cutter.recycle(piece.bytes);
-            if !sink(out, cutter.offset())? {
-                return Ok(());
-            }
+            let (out, outcome) = piece.read_with(first, detail, work);
+            Ok(Some(Done::Read {
+                seq,
+                piece,
+                first,
+                out,
+                outcome,
+            }))
+        }));
+        let done = match step {
+            Ok(Ok(Some(done))) => done,
+            Ok(Ok(None)) => return,
+            Ok(Err(done)) => done,
+            Err(payload) => Done::Panicked(WorkerPanicked {
+                message: parallel::panic_message(payload.as_ref()),
+            }),
+        };
+        let last = !matches!(done, Done::Read { .. });
+        if tx.send(done).is_err() || last {
+            return;
         }
-        // Only the last piece may end inside a game, and it is never held;
-        // should one be held anyway, it is read to the end here.
-        if let Some((mut held, index)) = carry {
-            let (out, _) = held.read_with(index, detail, work);
-            sink(out, cutter.offset())?;
+    }
+}
+
+/// Takes the pieces' results in stream order, checks every cut and guess
+/// (reading a piece again where one was wrong) and hands them to `sink`.
+fn take_in_order<R: Read, T, E: From<io::Error>>(
+    shared: &Shared<R>,
+    done_rx: &mpsc::Receiver<Done<T>>,
+    detail: Detail,
+    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
+    sink: &mut PieceSink<'_, T, E>,
+) -> Result<(), E> {
+    let failed = |e: WorkerPanicked| io::Error::other(e);
+    let mut arrived = BTreeMap::new();
+    let mut taken = 0usize;
+    // A piece that ended inside a game, with its index: read it again with the next.
+    let mut carry: Option<(Piece, usize)> = None;
+    loop {
+        // The next piece's result, or the end of the input.
+        let done = loop {
+            if let Some(done) = arrived.remove(&taken) {
+                break Some(done);
+            }
+            match done_rx.recv() {
+                Ok(Done::Panicked(e)) => return Err(failed(e).into()),
+                Ok(done) => {
+                    arrived.insert(done.seq(), done);
+                }
+                // Every reading thread has ended: the input is done, or
+                // a thread is gone (which only a bug can do).
+                Err(_) => {
+                    let s = lock(shared).map_err(failed)?;
+                    if s.input_done && s.cut == taken {
+                        break None;
+                    }
+                    let gone = WorkerPanicked {
+                        message: "every reading thread is gone".into(),
+                    };
+                    return Err(failed(gone).into());
+                }
+            }
+        };
+        let (mut piece, first, out, outcome) = match done {
+            None => break,
+            Some(Done::Read {
+                piece,
+                first,
+                out,
+                outcome,
+                ..
+            }) => (piece, first, out, outcome),
+            Some(Done::Failed { error, .. }) => return Err(error.into()),
+            Some(Done::Panicked(e)) => return Err(failed(e).into()),
+        };
+        taken += 1;
+        let next_index = {
+            let mut s = lock(shared).map_err(failed)?;
+            s.taken = taken;
+            s.ahead = s.ahead.saturating_sub(piece.starts);
+            if let Some((held, _)) = &carry {
+                s.ahead = s.ahead.saturating_sub(held.starts);
+            }
+            shared.turn.notify_all();
+            s.next_index
+        };
+        let (piece, out, outcome) = match carry.take() {
+            Some((mut held, index)) => {
+                // The cut before this piece was wrong: read on from the held piece.
+                held.starts += piece.starts;
+                held.bytes.extend_from_slice(&piece.bytes);
+                held.tag_follows = piece.tag_follows;
+                held.last = piece.last;
+                lock(shared).map_err(failed)?.cutter.recycle(piece.bytes);
+                let (out, outcome) = held.read_with(index, detail, work);
+                (held, out, outcome)
+            }
+            None if first != next_index => {
+                // The guessed index was wrong.
+                let (out, outcome) = piece.read_with(next_index, detail, work);
+                (piece, out, outcome)
+            }
+            None => (piece, out, outcome),
+        };
+        if !piece.ends_cleanly(&outcome) {
+            lock(shared).map_err(failed)?.ahead += piece.starts;
+            carry = Some((piece, next_index));
+            continue;
         }
-        Ok(())
-    })
+        let offset = {
+            let mut s = lock(shared).map_err(failed)?;
+            s.next_index += outcome.games;
+            s.cutter.recycle(piece.bytes);
+            s.cutter.offset()
+        };
+        if !sink(out, offset)? {
+            return Ok(());
+        }
+    }
+    // Only the last piece may end inside a game, and it is never held;
+    // should one be held anyway, it is read to the end here.
+    if let Some((mut held, index)) = carry {
+        let (out, _) = held.read_with(index, detail, work);
+        let offset = lock(shared).map_err(failed)?.cutter.offset();
+        sink(out, offset)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -414,7 +414,7 @@ pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
 /// # Errors
 /// [`StreamError::Read`] if the input cannot be read (or a reading thread
 /// panicked), [`StreamError::Sink`] with the first error `sink` returns.
-pub fn run<R: Read, E>(
+pub fn run<R: Read + Send, E>(
     plan: &Plan,
     input: R,
     file: &str,

@@ -186,3 +186,69 @@ fn a_panic_in_the_work_is_an_error_not_a_hang() {
     );
     assert!(read.is_err());
 }
+
+/// Gives `good` bytes of `bytes`, then fails.
+struct FailsAfter<'a> {
+    bytes: &'a [u8],
+    good: usize,
+}
+
+impl std::io::Read for FailsAfter<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.good == 0 {
+            return Err(std::io::Error::other("the disk is gone"));
+        }
+        let n = buf.len().min(self.good).min(self.bytes.len());
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        self.good -= n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_read_error_is_the_error_after_the_games_before_it() {
+    let pgn = "[Event \"a\"]\n\n1. e4 e5 1-0\n\n".repeat(400);
+    for jobs in [1, 2, 4] {
+        let mut seen = Vec::new();
+        let read = for_each_piece(
+            FailsAfter {
+                bytes: pgn.as_bytes(),
+                good: 5000,
+            },
+            jobs,
+            100,
+            &|games| games.map(|g| g.index).collect::<Vec<_>>(),
+            &mut |batch, _| -> std::io::Result<bool> {
+                seen.extend(batch);
+                Ok(true)
+            },
+        );
+        let err = read.expect_err("the read error comes back");
+        assert_eq!(err.to_string(), "the disk is gone");
+        // What was handed out is games 1, 2, ... in order, all before byte 5000.
+        assert!(seen.iter().copied().eq(1..=seen.len()), "{seen:?}");
+        assert!(seen.len() <= 5000 / 26, "{} games", seen.len());
+    }
+}
+
+#[test]
+fn the_sinks_error_ends_the_run() {
+    let pgn = "[Event \"a\"]\n\n1. e4 e5 1-0\n\n".repeat(400);
+    let mut batches = 0;
+    let read = for_each_piece(
+        pgn.as_bytes(),
+        2,
+        50,
+        &|games| games.count(),
+        &mut |_, _| -> std::io::Result<bool> {
+            batches += 1;
+            if batches == 5 {
+                return Err(std::io::Error::other("the output is full"));
+            }
+            Ok(true)
+        },
+    );
+    assert_eq!(read.unwrap_err().to_string(), "the output is full");
+    assert_eq!(batches, 5);
+}
