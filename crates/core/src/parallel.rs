@@ -2,14 +2,19 @@
 //! the order the items were given, and a panic in a worker is an error for
 //! the caller, never a hang.
 //!
-//! This is the one helper behind every parallel stream in rookery (the PGN
-//! splitter, the EPD verbs over engine instances). It lives here because it
+//! This is the one home of every parallel stream in rookery (the PGN
+//! splitter, the EPD verbs over engine instances, analysis). It lives here because it
 //! needs nothing but std and every crate can reach it; it does no I/O.
 //!
-//! The caller drives: [`Ordered::submit`] hands out an item,
-//! [`Ordered::take_next`] waits for the oldest result not yet taken. Keeping
-//! [`Ordered::in_flight`] under a bound keeps memory bounded however long the
-//! input; [`run`] does exactly that for a plain iterator.
+//! Two ways to hand out the items:
+//! - [`with_workers`]: the caller drives. [`Ordered::submit`] hands out an
+//!   item, [`Ordered::take_next`] waits for the oldest result not yet taken.
+//!   Keeping [`Ordered::in_flight`] under a bound keeps memory bounded
+//!   however long the input; [`run`] does exactly that for a plain iterator.
+//! - [`with_pulling_workers`]: the workers take their items from a shared
+//!   source themselves, one at a time, for items that are costly to make
+//!   and best worked on where they were made (the PGN splitter's pieces,
+//!   read from the input by the thread that then parses them).
 //!
 //! ```
 //! use rookery_core::parallel;
@@ -39,7 +44,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 /// A worker panicked (a bug in the work), or no worker could be started; the
 /// results from the failed item on can never come.
@@ -135,9 +140,8 @@ impl<I, O> Ordered<I, O> {
     }
 }
 
-/// The message of a panic payload (what [`std::panic::catch_unwind`]
-/// gives): its text when it is a string, else "panic".
-pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+/// The message of a panic payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = payload.downcast_ref::<String>() {
@@ -251,6 +255,221 @@ where
     })
 }
 
+/// The shared side of [`with_pulling_workers`]: the source, the count of
+/// items handed out and taken, and whether to go on.
+struct Pull<S> {
+    state: Mutex<PullState<S>>,
+    /// Signalled when a result is taken or the work ends.
+    turn: Condvar,
+    /// Most items handed out and not yet taken.
+    limit: usize,
+}
+
+struct PullState<S> {
+    source: S,
+    /// Items handed out so far: the number of the next.
+    handed: usize,
+    /// Results taken, in order.
+    taken: usize,
+    /// The source has no more items.
+    ended: bool,
+    /// The caller is done: hand out no more.
+    stop: bool,
+}
+
+impl<S> Pull<S> {
+    fn lock(&self) -> Result<MutexGuard<'_, PullState<S>>, WorkerPanicked> {
+        self.state.lock().map_err(|_| WorkerPanicked {
+            message: "a worker panicked while taking an item".into(),
+        })
+    }
+}
+
+/// The caller's side of [`with_pulling_workers`]: results in order, and the
+/// source to look at or change between them.
+pub struct Pulled<'a, S, O> {
+    pull: &'a Pull<S>,
+    done_rx: mpsc::Receiver<Done<O>>,
+    /// Results that arrived before their turn.
+    arrived: BTreeMap<usize, O>,
+    taken: usize,
+    failed: Option<WorkerPanicked>,
+}
+
+impl<S, O> Pulled<'_, S, O> {
+    /// The result of the oldest item not yet taken, waiting for it; `None`
+    /// when the source has ended and every result has been taken.
+    ///
+    /// # Errors
+    /// [`WorkerPanicked`] if a worker panicked (in the work or in taking an
+    /// item: once one has, no further result is given) or all are gone.
+    pub fn take_next(&mut self) -> Option<Result<O, WorkerPanicked>> {
+        if let Some(e) = &self.failed {
+            return Some(Err(e.clone()));
+        }
+        let out = loop {
+            if let Some(out) = self.arrived.remove(&self.taken) {
+                break out;
+            }
+            match self.done_rx.recv() {
+                Ok(Done::Ok(seq, out)) => {
+                    self.arrived.insert(seq, out);
+                }
+                Ok(Done::Panicked(message)) => return Some(Err(self.fail(message))),
+                // Every worker has ended: the source is done, or they are
+                // gone (which only a bug can do).
+                Err(_) => {
+                    return match self.pull.lock() {
+                        Ok(s) if s.ended && s.handed == self.taken => None,
+                        Ok(_) => Some(Err(self.fail("every worker thread is gone".into()))),
+                        Err(e) => Some(Err(self.fail(e.message))),
+                    };
+                }
+            }
+        };
+        self.taken += 1;
+        if let Ok(mut s) = self.pull.lock() {
+            s.taken = self.taken;
+            self.pull.turn.notify_all();
+        }
+        Some(Ok(out))
+    }
+
+    /// Runs `f` on the source, under the lock the workers take items with.
+    ///
+    /// # Errors
+    /// [`WorkerPanicked`] if a worker panicked while taking an item.
+    pub fn with_source<T>(&mut self, f: impl FnOnce(&mut S) -> T) -> Result<T, WorkerPanicked> {
+        let mut s = self.pull.lock()?;
+        Ok(f(&mut s.source))
+    }
+
+    fn fail(&mut self, message: String) -> WorkerPanicked {
+        let e = WorkerPanicked { message };
+        self.failed = Some(e.clone());
+        e
+    }
+}
+
+/// Tells the workers to stop when dropped.
+struct StopOnDrop<'a, S>(&'a Pull<S>);
+
+impl<S> Drop for StopOnDrop<'_, S> {
+    fn drop(&mut self) {
+        let mut s = self.0.state.lock().unwrap_or_else(PoisonError::into_inner);
+        s.stop = true;
+        self.0.turn.notify_all();
+    }
+}
+
+/// Ordered parallel work where the workers take their items themselves:
+/// `jobs` threads each take the next item from `source` with `next` (one
+/// at a time, under a lock, so items are numbered in the order `next`
+/// gives them), run `work` on it, and `body` gets the results in that
+/// order on the calling thread ([`Pulled::take_next`]). Taking an item on
+/// the thread that works on it keeps the item's memory in that thread's
+/// cache, and spares the calling thread from making every item.
+///
+/// At most `limit` items (at least one) are handed out and not yet taken.
+/// When `body` returns, the workers finish the items they hold and end;
+/// then `body`'s value is returned. A panic in `next` or `work` is caught
+/// and reported by [`Pulled::take_next`]. A thread the system cannot start
+/// only means fewer workers (none at all: `take_next` says all are gone).
+pub fn with_pulling_workers<S, I, O, R>(
+    jobs: usize,
+    limit: usize,
+    source: S,
+    next: impl Fn(&mut S) -> Option<I> + Sync,
+    work: impl Fn(I) -> O + Sync,
+    body: impl FnOnce(&mut Pulled<'_, S, O>) -> R,
+) -> R
+where
+    S: Send,
+    O: Send,
+{
+    let pull = Pull {
+        state: Mutex::new(PullState {
+            source,
+            handed: 0,
+            taken: 0,
+            ended: false,
+            stop: false,
+        }),
+        turn: Condvar::new(),
+        limit: limit.max(1),
+    };
+    let (done_tx, done_rx) = mpsc::channel::<Done<O>>();
+    let (pull, next, work) = (&pull, &next, &work);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            let tx = done_tx.clone();
+            let spawned = std::thread::Builder::new()
+                .spawn_scoped(scope, move || pull_and_work(pull, next, work, &tx));
+            // A thread that cannot start leaves its share to the others.
+            drop(spawned);
+        }
+        drop(done_tx);
+        // However `body` ends, the workers stop taking items.
+        let _stop = StopOnDrop(pull);
+        body(&mut Pulled {
+            pull,
+            done_rx,
+            arrived: BTreeMap::new(),
+            taken: 0,
+            failed: None,
+        })
+    })
+}
+
+/// A worker of [`with_pulling_workers`]: takes the next item, works on it,
+/// sends the result; until the source ends, the caller stops, or a panic
+/// (sent as such).
+fn pull_and_work<S, I, O>(
+    pull: &Pull<S>,
+    next: &(impl Fn(&mut S) -> Option<I> + Sync),
+    work: &(impl Fn(I) -> O + Sync),
+    tx: &mpsc::Sender<Done<O>>,
+) {
+    loop {
+        let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let (seq, item) = {
+                // A poisoned lock: another worker panicked taking an item,
+                // and sends that panic itself.
+                let Ok(mut s) = pull.state.lock() else {
+                    return None;
+                };
+                while !s.stop && !s.ended && s.handed - s.taken >= pull.limit {
+                    s = pull.turn.wait(s).ok()?;
+                }
+                if s.stop || s.ended {
+                    return None;
+                }
+                match next(&mut s.source) {
+                    None => {
+                        s.ended = true;
+                        pull.turn.notify_all();
+                        return None;
+                    }
+                    Some(item) => {
+                        s.handed += 1;
+                        (s.handed - 1, item)
+                    }
+                }
+            };
+            Some(Done::Ok(seq, work(item)))
+        }));
+        let done = match step {
+            Ok(Some(done)) => done,
+            Ok(None) => return,
+            Err(payload) => Done::Panicked(panic_message(payload.as_ref())),
+        };
+        let go_on = matches!(done, Done::Ok(..));
+        if tx.send(done).is_err() || !go_on {
+            return;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,5 +542,105 @@ mod tests {
             },
         );
         assert_eq!(r, (Some(Ok(5)), true));
+    }
+
+    #[test]
+    fn pulled_results_keep_the_order_items_were_taken_in() {
+        for jobs in 1..=3 {
+            let out = with_pulling_workers(
+                jobs,
+                4,
+                0u64..300,
+                |items| items.next(),
+                |i| {
+                    std::thread::sleep(std::time::Duration::from_micros((i * 7919) % 200));
+                    i * 2
+                },
+                |q| {
+                    let mut out = Vec::new();
+                    while let Some(o) = q.take_next() {
+                        out.push(o.unwrap());
+                    }
+                    out
+                },
+            );
+            assert_eq!(out, (0..300).map(|i| i * 2).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn pulling_workers_hold_at_most_the_limit() {
+        // The source counts what was taken; the body checks it against what
+        // it has taken itself.
+        let most_ahead = with_pulling_workers(
+            3,
+            5,
+            0usize,
+            |n| {
+                *n += 1;
+                (*n <= 200).then_some(*n)
+            },
+            |i| i,
+            |q| {
+                let mut taken = 0;
+                let mut most = 0;
+                while let Some(i) = q.take_next() {
+                    assert_eq!(i.unwrap(), taken + 1);
+                    taken += 1;
+                    let handed = q.with_source(|n| (*n).min(200)).unwrap();
+                    most = most.max(handed - taken);
+                    std::thread::sleep(std::time::Duration::from_micros(50));
+                }
+                most
+            },
+        );
+        assert!(most_ahead <= 5, "{most_ahead} ahead");
+    }
+
+    #[test]
+    fn a_panic_in_pulling_or_working_is_an_error_not_a_hang() {
+        for in_next in [false, true] {
+            let (got, err) = with_pulling_workers(
+                2,
+                4,
+                0u32..1000,
+                |items| {
+                    let i = items.next()?;
+                    assert!(!(in_next && i == 17), "taking seventeen");
+                    Some(i)
+                },
+                |i| {
+                    assert!(i != 17, "working on seventeen");
+                    i
+                },
+                |q| {
+                    let mut got = Vec::new();
+                    loop {
+                        match q.take_next() {
+                            Some(Ok(i)) => got.push(i),
+                            Some(Err(e)) => return (got, e),
+                            None => panic!("no error"),
+                        }
+                    }
+                },
+            );
+            assert!(err.message.contains("seventeen"), "{err}");
+            assert_eq!(got, (0..got.len() as u32).collect::<Vec<_>>());
+            assert!(got.len() <= 17);
+        }
+    }
+
+    #[test]
+    fn a_body_that_stops_early_ends_the_workers() {
+        // An endless source: only the body's return ends the work.
+        let first = with_pulling_workers(
+            2,
+            3,
+            0u64..,
+            |items| items.next(),
+            |i| i,
+            |q| q.take_next().map(Result::unwrap),
+        );
+        assert_eq!(first, Some(0));
     }
 }
