@@ -73,7 +73,7 @@ fuzz_target!(|data: &[u8]| {
     let mut pieces = Vec::new();
     let read = for_each_piece(
         data,
-        1,
+        2,
         target,
         &|games| games.map(|g| summary(&g)).collect::<Vec<_>>(),
         &mut |batch, _| -> std::io::Result<bool> {

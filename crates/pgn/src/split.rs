@@ -4,8 +4,8 @@
 //! [`for_each_piece`] does it all: a [`Cutter`] cuts the raw bytes into
 //! [`Piece`]s of about a target size at *likely* game boundaries (a line that
 //! starts with `[` after a line that is not a tag, or a line after one that
-//! ends with a result token), looking only at bytes (memchr), so cutting costs
-//! next to nothing. It also counts the lines that look like a game's first
+//! ends with a result token), looking only at bytes (vector searches), so
+//! cutting costs little beside reading. It also counts the lines that look like a game's first
 //! tag, which gives every piece a guess at the index of its first game.
 //! The reading threads take turns at the cutter: each cuts its own next
 //! piece and reads it while its bytes are still in that thread's cache,
