@@ -343,6 +343,11 @@ pub fn run_rookery_stats(bytes: &[u8]) -> (u64, u64, u64) {
     run_rookery_task(bytes, rookery_pgn::stream::Task::Stats)
 }
 
+/// [`run_rookery_stats`] on two threads (`--jobs 2`).
+pub fn run_rookery_stats_2(bytes: &[u8]) -> (u64, u64, u64) {
+    run_rookery_task_on(bytes, rookery_pgn::stream::Task::Stats, 2)
+}
+
 /// Runs the `rookery pgn validate` pipeline (one thread, warnings not
 /// reported) over `bytes`: (games, 0, error games).
 pub fn run_rookery_validate(bytes: &[u8]) -> (u64, u64, u64) {
@@ -362,11 +367,21 @@ pub fn run_rookery_to_epd(bytes: &[u8]) -> (u64, u64, u64) {
 /// Runs `stream::run` with `task` on one thread, quiet, over `bytes`:
 /// (games, mainline plies for stats or lines of text, error games).
 fn run_rookery_task(bytes: &[u8], task: rookery_pgn::stream::Task) -> (u64, u64, u64) {
+    run_rookery_task_on(bytes, task, 1)
+}
+
+/// [`run_rookery_task`] on `jobs` threads.
+fn run_rookery_task_on(
+    bytes: &[u8],
+    task: rookery_pgn::stream::Task,
+    jobs: usize,
+) -> (u64, u64, u64) {
     use rookery_pgn::stream::{run, Plan, Stats};
     let mut stats = Stats::default();
     let mut lines = 0u64;
     let mut plan = Plan::new(task);
     plan.quiet = true;
+    plan.jobs = jobs;
     let _ = run(&plan, bytes, "bench", &mut |_| {}, &mut |part| {
         lines += memchr::memchr_iter(b'\n', &part.text).count() as u64;
         stats.merge(part.stats);

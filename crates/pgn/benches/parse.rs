@@ -1,6 +1,7 @@
-//! Criterion benchmark: parse + SAN + play (single-threaded) for rookery's
+//! Criterion benchmark: parse + SAN + play for rookery's
 //! visitor, rookery's full game tree, the stats/validate/to-epd pipelines
-//! (`stream::run`), and pgn-reader 0.29 with shakmaty 0.30
+//! (`stream::run`; stats on two threads too), and pgn-reader 0.29 with
+//! shakmaty 0.30
 //! doing the same work, on the shared throughput corpora when present (else
 //! the test data). For MB/s, games/s and moves/s side by side in one run, see
 //! `examples/pgn_speed.rs`.
@@ -25,6 +26,9 @@ fn parse(c: &mut Criterion) {
         });
         g.bench_function("rookery stats pipeline", |b| {
             b.iter(|| common::run_rookery_stats(&bytes))
+        });
+        g.bench_function("rookery stats pipeline, 2 threads", |b| {
+            b.iter(|| common::run_rookery_stats_2(&bytes))
         });
         g.bench_function("rookery validate pipeline", |b| {
             b.iter(|| common::run_rookery_validate(&bytes))
