@@ -160,6 +160,34 @@ pub struct Reader<R> {
     /// `Some(len)`: the whole input is `buf[..len]` ([`Reader::from_bytes`]),
     /// of which `buf[pos..end]` is in view (at most the token limit).
     held: Option<usize>,
+    comment_end: CommentEnd,
+}
+
+/// Finds the first `}` or newline: where a comment on one line ends.
+/// `memchr::memchr2` picks its vector code on every call, a cost that a
+/// search the length of a comment feels; this picks it once.
+#[derive(Clone, Copy, Debug)]
+struct CommentEnd {
+    #[cfg(target_arch = "x86_64")]
+    avx2: Option<memchr::arch::x86_64::avx2::memchr::Two>,
+}
+
+impl CommentEnd {
+    fn new() -> CommentEnd {
+        CommentEnd {
+            #[cfg(target_arch = "x86_64")]
+            avx2: memchr::arch::x86_64::avx2::memchr::Two::new(b'}', b'\n'),
+        }
+    }
+
+    #[inline]
+    fn find(&self, haystack: &[u8]) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(two) = &self.avx2 {
+            return two.find(haystack);
+        }
+        memchr::memchr2(b'}', b'\n', haystack)
+    }
 }
 
 enum End {
@@ -224,6 +252,7 @@ impl<R: Read> Reader<R> {
             end_state: EndState::BetweenGames,
             unterminated: false,
             held: None,
+            comment_end: CommentEnd::new(),
         }
     }
 
@@ -554,10 +583,11 @@ impl<R: Read> Reader<R> {
     }
 
     /// Reads a `{` comment (the `{` at `pos`) and hands it to the visitor.
+    #[inline]
     fn brace_comment<V: Visitor>(&mut self, v: &mut V, deliver: bool) -> io::Result<()> {
         // The common case: the comment closes on its own line, in the buffer.
         let body = &self.buf[self.pos + 1..self.end];
-        if let Some(len) = memchr::memchr2(b'}', b'\n', body) {
+        if let Some(len) = self.comment_end.find(body) {
             if body[len] == b'}' {
                 if deliver {
                     v.comment(RawComment(&body[..len]));
@@ -566,6 +596,12 @@ impl<R: Read> Reader<R> {
                 return Ok(());
             }
         }
+        self.brace_comment_lines(v, deliver)
+    }
+
+    /// [`Reader::brace_comment`] over several lines, or past the buffer.
+    #[inline(never)]
+    fn brace_comment_lines<V: Visitor>(&mut self, v: &mut V, deliver: bool) -> io::Result<()> {
         let at = self.location();
         match self.find_close_or_game(1, b'}', true)? {
             Some((len, found, next_game)) => {
