@@ -506,13 +506,9 @@ fn take_in_order<R: Read, T, E: From<io::Error>>(
     let mut carry: Option<(Piece, usize)> = None;
     while let Some(done) = q.take_next() {
         let (mut piece, first, out, outcome) = done.map_err(failed)??;
-        let held_starts = carry.as_ref().map_or(0, |(held, _)| held.starts);
-        let next_index = q
-            .with_source(|s| {
-                s.ahead = s.ahead.saturating_sub(piece.starts + held_starts);
-                s.next_index
-            })
-            .map_err(failed)?;
+        // The guesses change only below, in one step with the real count:
+        // a piece cut meanwhile must never see one without the other.
+        let next_index = q.with_source(|s| s.next_index).map_err(failed)?;
         let (piece, out, outcome) = match carry.take() {
             Some((mut held, index)) => {
                 // The cut before this piece was wrong: read on from the held piece.
@@ -533,12 +529,13 @@ fn take_in_order<R: Read, T, E: From<io::Error>>(
             None => (piece, out, outcome),
         };
         if !piece.ends_cleanly(&outcome) {
-            q.with_source(|s| s.ahead += piece.starts).map_err(failed)?;
+            // Its games are still guessed: read again with the next piece.
             carry = Some((piece, next_index));
             continue;
         }
         let offset = q
             .with_source(|s| {
+                s.ahead = s.ahead.saturating_sub(piece.starts);
                 s.next_index += outcome.games;
                 s.cutter.recycle(piece.bytes);
                 s.cutter.offset()
