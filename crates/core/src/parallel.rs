@@ -3,8 +3,9 @@
 //! the caller, never a hang.
 //!
 //! This is the one home of every parallel stream in rookery (the PGN
-//! splitter, the EPD verbs over engine instances, analysis). It lives here because it
-//! needs nothing but std and every crate can reach it; it does no I/O.
+//! splitter, the EPD verbs over engine instances, analysis). It lives here
+//! because it needs nothing but std and every crate can reach it; it does
+//! no I/O.
 //!
 //! Two ways to hand out the items:
 //! - [`with_workers`]: the caller drives. [`Ordered::submit`] hands out an
@@ -68,15 +69,60 @@ enum Done<O> {
     Panicked(String),
 }
 
-/// The caller's side of a set of workers: submit items, take results in order.
-pub struct Ordered<I, O> {
-    work_tx: Option<mpsc::Sender<(usize, I)>>,
+/// Results that come back in any order, handed on in order, and the
+/// first panic, which ends them: the part both kinds of workers share.
+struct InOrder<O> {
     done_rx: mpsc::Receiver<Done<O>>,
     /// Results that arrived before their turn.
     arrived: BTreeMap<usize, O>,
-    submitted: usize,
+    /// Results handed on so far: the number of the next.
     taken: usize,
     failed: Option<WorkerPanicked>,
+}
+
+impl<O> InOrder<O> {
+    fn new(done_rx: mpsc::Receiver<Done<O>>) -> InOrder<O> {
+        InOrder {
+            done_rx,
+            arrived: BTreeMap::new(),
+            taken: 0,
+            failed: None,
+        }
+    }
+
+    /// Waits for the next result in order; `Ok(None)` when every worker
+    /// has ended before it came.
+    fn next(&mut self) -> Result<Option<O>, WorkerPanicked> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        loop {
+            if let Some(out) = self.arrived.remove(&self.taken) {
+                self.taken += 1;
+                return Ok(Some(out));
+            }
+            match self.done_rx.recv() {
+                Ok(Done::Ok(seq, out)) => {
+                    self.arrived.insert(seq, out);
+                }
+                Ok(Done::Panicked(message)) => return Err(self.fail(message)),
+                Err(_) => return Ok(None),
+            }
+        }
+    }
+
+    fn fail(&mut self, message: String) -> WorkerPanicked {
+        let e = WorkerPanicked { message };
+        self.failed = Some(e.clone());
+        e
+    }
+}
+
+/// The caller's side of a set of workers: submit items, take results in order.
+pub struct Ordered<I, O> {
+    work_tx: Option<mpsc::Sender<(usize, I)>>,
+    results: InOrder<O>,
+    submitted: usize,
 }
 
 impl<I, O> Ordered<I, O> {
@@ -85,7 +131,7 @@ impl<I, O> Ordered<I, O> {
     /// # Errors
     /// [`WorkerPanicked`] if a worker has failed or none is left.
     pub fn submit(&mut self, item: I) -> Result<(), WorkerPanicked> {
-        if let Some(e) = &self.failed {
+        if let Some(e) = &self.results.failed {
             return Err(e.clone());
         }
         let sent = self
@@ -101,7 +147,7 @@ impl<I, O> Ordered<I, O> {
 
     /// Items submitted whose results have not been taken yet.
     pub fn in_flight(&self) -> usize {
-        self.submitted - self.taken
+        self.submitted - self.results.taken
     }
 
     /// The result of the oldest item not yet taken, waiting for it; `None`
@@ -111,32 +157,24 @@ impl<I, O> Ordered<I, O> {
     /// [`WorkerPanicked`] if a worker panicked (on this item or another: once
     /// one has, no further result is given) or all workers are gone.
     pub fn take_next(&mut self) -> Option<Result<O, WorkerPanicked>> {
-        if let Some(e) = &self.failed {
-            return Some(Err(e.clone()));
-        }
-        if self.taken == self.submitted {
+        if self.results.failed.is_none() && self.results.taken == self.submitted {
             return None;
         }
-        while !self.arrived.contains_key(&self.taken) {
-            match self.done_rx.recv() {
-                Ok(Done::Ok(seq, out)) => {
-                    self.arrived.insert(seq, out);
-                }
-                Ok(Done::Panicked(message)) => return Some(Err(self.fail(message))),
-                Err(_) => return Some(Err(self.fail("every worker thread is gone".into()))),
+        match self.results.next() {
+            Ok(Some(out)) => Some(Ok(out)),
+            Ok(None) => Some(Err(self.fail("every worker thread is gone".into()))),
+            Err(e) => {
+                // Workers waiting for items end.
+                self.work_tx = None;
+                Some(Err(e))
             }
         }
-        let out = self.arrived.remove(&self.taken)?;
-        self.taken += 1;
-        Some(Ok(out))
     }
 
     fn fail(&mut self, message: String) -> WorkerPanicked {
-        let e = WorkerPanicked { message };
-        self.failed = Some(e.clone());
         // Workers waiting for items end.
         self.work_tx = None;
-        e
+        self.results.fail(message)
     }
 }
 
@@ -207,11 +245,8 @@ where
         drop(done_tx);
         let mut ordered = Ordered {
             work_tx: Some(work_tx),
-            done_rx,
-            arrived: BTreeMap::new(),
+            results: InOrder::new(done_rx),
             submitted: 0,
-            taken: 0,
-            failed: None,
         };
         body(&mut ordered)
         // `ordered` drops here, closing the work channel: the workers end.
@@ -289,11 +324,7 @@ impl<S> Pull<S> {
 /// source to look at or change between them.
 pub struct Pulled<'a, S, O> {
     pull: &'a Pull<S>,
-    done_rx: mpsc::Receiver<Done<O>>,
-    /// Results that arrived before their turn.
-    arrived: BTreeMap<usize, O>,
-    taken: usize,
-    failed: Option<WorkerPanicked>,
+    results: InOrder<O>,
 }
 
 impl<S, O> Pulled<'_, S, O> {
@@ -304,35 +335,23 @@ impl<S, O> Pulled<'_, S, O> {
     /// [`WorkerPanicked`] if a worker panicked (in the work or in taking an
     /// item: once one has, no further result is given) or all are gone.
     pub fn take_next(&mut self) -> Option<Result<O, WorkerPanicked>> {
-        if let Some(e) = &self.failed {
-            return Some(Err(e.clone()));
-        }
-        let out = loop {
-            if let Some(out) = self.arrived.remove(&self.taken) {
-                break out;
-            }
-            match self.done_rx.recv() {
-                Ok(Done::Ok(seq, out)) => {
-                    self.arrived.insert(seq, out);
+        match self.results.next() {
+            Ok(Some(out)) => {
+                if let Ok(mut s) = self.pull.lock() {
+                    s.taken = self.results.taken;
+                    self.pull.turn.notify_all();
                 }
-                Ok(Done::Panicked(message)) => return Some(Err(self.fail(message))),
-                // Every worker has ended: the source is done, or they are
-                // gone (which only a bug can do).
-                Err(_) => {
-                    return match self.pull.lock() {
-                        Ok(s) if s.ended && s.handed == self.taken => None,
-                        Ok(_) => Some(Err(self.fail("every worker thread is gone".into()))),
-                        Err(e) => Some(Err(self.fail(e.message))),
-                    };
-                }
+                Some(Ok(out))
             }
-        };
-        self.taken += 1;
-        if let Ok(mut s) = self.pull.lock() {
-            s.taken = self.taken;
-            self.pull.turn.notify_all();
+            // Every worker has ended: the source is done, or they are gone
+            // (which only a bug can do).
+            Ok(None) => match self.pull.lock() {
+                Ok(s) if s.ended && s.handed == self.results.taken => None,
+                Ok(_) => Some(Err(self.results.fail("every worker thread is gone".into()))),
+                Err(e) => Some(Err(self.results.fail(e.message))),
+            },
+            Err(e) => Some(Err(e)),
         }
-        Some(Ok(out))
     }
 
     /// Runs `f` on the source, under the lock the workers take items with.
@@ -342,12 +361,6 @@ impl<S, O> Pulled<'_, S, O> {
     pub fn with_source<T>(&mut self, f: impl FnOnce(&mut S) -> T) -> Result<T, WorkerPanicked> {
         let mut s = self.pull.lock()?;
         Ok(f(&mut s.source))
-    }
-
-    fn fail(&mut self, message: String) -> WorkerPanicked {
-        let e = WorkerPanicked { message };
-        self.failed = Some(e.clone());
-        e
     }
 }
 
@@ -413,10 +426,7 @@ where
         let _stop = StopOnDrop(pull);
         body(&mut Pulled {
             pull,
-            done_rx,
-            arrived: BTreeMap::new(),
-            taken: 0,
-            failed: None,
+            results: InOrder::new(done_rx),
         })
     })
 }
