@@ -20,40 +20,76 @@ pub const SEVEN_TAG_ROSTER: [(&str, &str); 7] = [
 ];
 
 /// A game's tag pairs in file order (names unique; a repeated name keeps its last value).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Tags(pub Vec<(String, String)>);
+///
+/// Names and values share one text buffer: a game's tags take two
+/// allocations however many pairs it has, and none when a reader reuses
+/// them from game to game.
+#[derive(Clone, Default)]
+pub struct Tags {
+    /// Names and values one after another (and, after a value was replaced
+    /// or a pair removed, text no pair points at any more).
+    text: String,
+    /// The pairs, in order.
+    pairs: Vec<TagSpan>,
+}
+
+/// Where one pair's name and value stand in [`Tags::text`] (a replaced
+/// value is written after the rest, away from its name).
+#[derive(Copy, Clone)]
+struct TagSpan {
+    /// The name's first eight bytes ([`name_key`]): with its length, the
+    /// whole of nearly every name, so that a search seldom reads the text.
+    key: u64,
+    name_start: usize,
+    name_end: usize,
+    value_start: usize,
+    value_end: usize,
+}
 
 impl Tags {
     /// The value of a tag.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+        self.index_of(name.as_bytes()).map(|i| self.pair(i).1)
     }
 
     /// Sets a tag, replacing an earlier value in place or appending.
     pub fn insert(&mut self, name: &str, value: String) {
-        match self.0.iter_mut().find(|(n, _)| n == name) {
-            Some(slot) => slot.1 = value,
-            None => self.0.push((name.to_owned(), value)),
-        }
+        self.set_with(name, |text| text.push_str(&value));
     }
 
     /// Removes a tag, returning its value.
     pub fn remove(&mut self, name: &str) -> Option<String> {
-        let i = self.0.iter().position(|(n, _)| n == name)?;
-        Some(self.0.remove(i).1)
+        let i = self.index_of(name.as_bytes())?;
+        let value = self.pair(i).1.to_owned();
+        self.pairs.remove(i);
+        self.compact_if_sparse();
+        Some(value)
+    }
+
+    /// The pairs as `(name, value)`, in order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&str, &str)> + ExactSizeIterator {
+        (0..self.pairs.len()).map(|i| self.pair(i))
+    }
+
+    /// How many pairs there are.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// Whether there are no pairs.
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// Removes every pair, keeping the allocations.
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.pairs.clear();
     }
 
     /// The tags the writer writes (see [`Tags::export_order`]), as a `Tags`.
     pub fn exported(&self) -> Tags {
-        Tags(
-            self.export_order()
-                .into_iter()
-                .map(|(n, v)| (n.to_owned(), v.to_owned()))
-                .collect(),
-        )
+        self.export_order().into_iter().collect()
     }
 
     /// The tags as written in export format: the Seven Tag Roster first (a
@@ -64,12 +100,144 @@ impl Tags {
             .map(|&(n, d)| (n, self.get(n).unwrap_or(d)))
             .collect();
         out.extend(
-            self.0
-                .iter()
-                .filter(|(n, _)| !SEVEN_TAG_ROSTER.iter().any(|(r, _)| r == n))
-                .map(|(n, v)| (n.as_str(), v.as_str())),
+            self.iter()
+                .filter(|(n, _)| !SEVEN_TAG_ROSTER.iter().any(|(r, _)| r == n)),
         );
         out
+    }
+
+    /// The name and value of pair `i` (which must exist).
+    fn pair(&self, i: usize) -> (&str, &str) {
+        let s = self.pairs[i];
+        (
+            &self.text[s.name_start..s.name_end],
+            &self.text[s.value_start..s.value_end],
+        )
+    }
+
+    /// The index of the pair named `name`.
+    fn index_of(&self, name: &[u8]) -> Option<usize> {
+        let (key, len) = (name_key(name), name.len());
+        self.pairs.iter().position(|s| {
+            s.key == key
+                && s.name_end - s.name_start == len
+                && (len <= 8 || &self.text.as_bytes()[s.name_start..s.name_end] == name)
+        })
+    }
+
+    /// The name of pair `i`, if there is one.
+    pub(crate) fn name_at(&self, i: usize) -> Option<&str> {
+        (i < self.pairs.len()).then(|| self.pair(i).0)
+    }
+
+    /// Sets the pair `name` (the one of that name, else a new one) to the
+    /// text `write` appends; returns its index.
+    pub(crate) fn set_with(&mut self, name: &str, write: impl FnOnce(&mut String)) -> usize {
+        self.set_text(name.as_bytes(), write)
+    }
+
+    /// As [`Tags::set_with`], for a name known to be ASCII.
+    pub(crate) fn set_ascii(&mut self, name: &[u8], write: impl FnOnce(&mut String)) -> usize {
+        debug_assert!(name.is_ascii());
+        self.set_text(name, write)
+    }
+
+    /// As [`Tags::set_with`]; `name` must be text (valid UTF-8), which
+    /// [`push_lossy`] then writes unchanged.
+    fn set_text(&mut self, name: &[u8], write: impl FnOnce(&mut String)) -> usize {
+        let existing = self.index_of(name);
+        let name_start = self.text.len();
+        if existing.is_none() {
+            push_lossy(&mut self.text, name);
+        }
+        let name_end = self.text.len();
+        let value_start = name_end;
+        write(&mut self.text);
+        let value_end = self.text.len();
+        match existing {
+            Some(i) => {
+                let s = &mut self.pairs[i];
+                s.value_start = value_start;
+                s.value_end = value_end;
+                self.compact_if_sparse();
+                i
+            }
+            None => {
+                self.pairs.push(TagSpan {
+                    key: name_key(name),
+                    name_start,
+                    name_end,
+                    value_start,
+                    value_end,
+                });
+                self.pairs.len() - 1
+            }
+        }
+    }
+
+    /// Rewrites the text without the parts no pair points at, once they are
+    /// over half of it (so replacing a value again and again stays bounded).
+    fn compact_if_sparse(&mut self) {
+        let live: usize = self
+            .pairs
+            .iter()
+            .map(|s| s.name_end - s.name_start + s.value_end - s.value_start)
+            .sum();
+        if live * 2 >= self.text.len() {
+            return;
+        }
+        let mut text = String::with_capacity(live);
+        for s in &mut self.pairs {
+            let name_start = text.len();
+            text.push_str(&self.text[s.name_start..s.name_end]);
+            let value_start = text.len();
+            text.push_str(&self.text[s.value_start..s.value_end]);
+            *s = TagSpan {
+                key: s.key,
+                name_start,
+                name_end: value_start,
+                value_start,
+                value_end: text.len(),
+            };
+        }
+        self.text = text;
+    }
+}
+
+/// A tag name's first eight bytes (zeros after a shorter one), as a number.
+#[inline]
+fn name_key(name: &[u8]) -> u64 {
+    let mut key = [0; 8];
+    let n = name.len().min(8);
+    key[..n].copy_from_slice(&name[..n]);
+    u64::from_le_bytes(key)
+}
+
+impl PartialEq for Tags {
+    fn eq(&self, other: &Tags) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Tags {}
+
+impl fmt::Debug for Tags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Tags")
+            .field(&self.iter().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// Pairs in order; a repeated name sets the earlier pair's value, as
+/// [`Tags::insert`] does.
+impl<N: AsRef<str>, V: AsRef<str>> FromIterator<(N, V)> for Tags {
+    fn from_iter<I: IntoIterator<Item = (N, V)>>(pairs: I) -> Tags {
+        let mut tags = Tags::default();
+        for (name, value) in pairs {
+            tags.set_with(name.as_ref(), |text| text.push_str(value.as_ref()));
+        }
+        tags
     }
 }
 
@@ -339,11 +507,11 @@ impl ReadGame {
     /// Where the tag pair `name` stands (the last one of that name), else
     /// where the game starts.
     pub fn tag_location(&self, name: &str) -> Location {
-        let tags = &self.game.tags.0;
+        let tags = &self.game.tags;
         self.tag_locations
             .iter()
             .rev()
-            .find(|&&(i, _)| tags.get(i).is_some_and(|(n, _)| n == name))
+            .find(|&&(i, _)| tags.name_at(i) == Some(name))
             .map_or(self.at, |(_, at)| *at)
     }
 
@@ -508,10 +676,8 @@ const SPARE_LIMIT: usize = 256;
 /// so that reading a stream allocates nothing per game once warmed up.
 #[derive(Default)]
 struct Spare {
-    /// Emptied strings (tag names and values).
-    strings: Vec<String>,
-    /// An emptied tag vector.
-    tags: Vec<(String, String)>,
+    /// Emptied tags.
+    tags: Tags,
     /// An emptied tag-location vector.
     tag_locations: Vec<(usize, Location)>,
     /// Emptied move vectors (for the mainline and variations).
@@ -519,17 +685,6 @@ struct Spare {
 }
 
 impl Spare {
-    fn string(&mut self) -> String {
-        self.strings.pop().unwrap_or_default()
-    }
-
-    fn keep_string(&mut self, mut s: String) {
-        if self.strings.len() < SPARE_LIMIT {
-            s.clear();
-            self.strings.push(s);
-        }
-    }
-
     fn nodes(&mut self) -> Vec<Node> {
         self.nodes.pop().unwrap_or_default()
     }
@@ -596,14 +751,9 @@ impl GameBuilder {
         let Game {
             tags, mut mainline, ..
         } = game;
-        let mut tags = tags.0;
-        for (name, value) in tags.drain(..) {
-            self.spare.keep_string(name);
-            self.spare.keep_string(value);
-        }
-        if tags.capacity() > self.spare.tags.capacity() {
-            self.spare.tags = tags;
-        }
+        let mut tags = tags;
+        tags.clear();
+        self.spare.tags = tags;
         let mut locations = tag_locations;
         locations.clear();
         if locations.capacity() > self.spare.tag_locations.capacity() {
@@ -633,24 +783,14 @@ impl GameBuilder {
         self
     }
 
-    /// As [`Tags::insert`], in reused strings.
-    /// Sets the tag pair `name` (the first of that name, else a new one);
-    /// returns its index in the tags.
-    fn set_tag(&mut self, name: String, value: RawTag<'_>) -> usize {
-        match self.tags.0.iter().position(|(n, _)| *n == name) {
-            Some(i) => {
-                let v = &mut self.tags.0[i].1;
-                v.clear();
-                value.decode_into(v);
-                self.spare.keep_string(name);
-                i
-            }
-            None => {
-                let mut v = self.spare.string();
-                value.decode_into(&mut v);
-                self.tags.0.push((name, v));
-                self.tags.0.len() - 1
-            }
+    /// Sets the tag pair `name` (the one of that name, else a new one), as
+    /// [`Tags::insert`] does; returns its index in the tags.
+    fn set_tag(&mut self, name: &[u8], value: RawTag<'_>) -> usize {
+        let write = |text: &mut String| value.decode_into(text);
+        if name.is_ascii() {
+            self.tags.set_ascii(name, write)
+        } else {
+            self.tags.set_with(&String::from_utf8_lossy(name), write)
         }
     }
 
@@ -704,7 +844,7 @@ impl Visitor for GameBuilder {
     fn begin_game(&mut self, at: Location) {
         self.at = at;
         self.last_loc = at;
-        self.tags = Tags(std::mem::take(&mut self.spare.tags));
+        self.tags = std::mem::take(&mut self.spare.tags);
         while let Some(mut frame) = self.stack.pop() {
             self.spare.keep_nodes(std::mem::take(&mut frame.line.nodes));
         }
@@ -717,15 +857,11 @@ impl Visitor for GameBuilder {
     }
 
     fn tag(&mut self, name: &[u8], value: RawTag<'_>) {
-        let mut n = self.spare.string();
-        push_lossy(&mut n, name);
-        self.set_tag(n, value);
+        self.set_tag(name, value);
     }
 
     fn tag_at(&mut self, name: &[u8], value: RawTag<'_>, at: Location) {
-        let mut n = self.spare.string();
-        push_lossy(&mut n, name);
-        let i = self.set_tag(n, value);
+        let i = self.set_tag(name, value);
         self.tag_locations.push((i, at));
     }
 
@@ -1094,5 +1230,93 @@ mod tag_locations {
             assert_eq!(at(1, "Site"), (7, 1));
             assert_eq!(at(1, "Event"), (7, 1));
         }
+    }
+}
+
+#[cfg(test)]
+mod tags_store {
+    use super::Tags;
+    use proptest::prelude::*;
+
+    /// What a `Tags` is meant to be: pairs in order, names unique.
+    #[derive(Default)]
+    struct Model(Vec<(String, String)>);
+
+    impl Model {
+        fn insert(&mut self, name: &str, value: &str) {
+            match self.0.iter_mut().find(|(n, _)| n == name) {
+                Some(pair) => pair.1 = value.to_owned(),
+                None => self.0.push((name.to_owned(), value.to_owned())),
+            }
+        }
+
+        fn remove(&mut self, name: &str) -> Option<String> {
+            let i = self.0.iter().position(|(n, _)| n == name)?;
+            Some(self.0.remove(i).1)
+        }
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Insert(String, String),
+        Remove(String),
+        Clear,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        // Few names, so that values are replaced and pairs removed often.
+        let name = prop::sample::select(vec!["Event", "Site", "White", "Black", "Wh", "é"]);
+        prop_oneof![
+            6 => (name.clone(), "[a-zé\"]{0,12}").prop_map(|(n, v)| Op::Insert(n.into(), v)),
+            2 => name.prop_map(|n| Op::Remove(n.into())),
+            1 => Just(Op::Clear),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn tags_behave_as_a_list_of_unique_pairs(ops in prop::collection::vec(op(), 0..60)) {
+            let mut tags = Tags::default();
+            let mut model = Model::default();
+            for op in ops {
+                match op {
+                    Op::Insert(n, v) => {
+                        tags.insert(&n, v.clone());
+                        model.insert(&n, &v);
+                    }
+                    Op::Remove(n) => prop_assert_eq!(tags.remove(&n), model.remove(&n)),
+                    Op::Clear => {
+                        tags.clear();
+                        model.0.clear();
+                    }
+                }
+                let pairs: Vec<(String, String)> =
+                    tags.iter().map(|(n, v)| (n.to_owned(), v.to_owned())).collect();
+                prop_assert_eq!(&pairs, &model.0);
+                prop_assert_eq!(tags.len(), model.0.len());
+                for (n, v) in &model.0 {
+                    prop_assert_eq!(tags.get(n), Some(v.as_str()));
+                }
+                // Text left behind by replaced values stays bounded.
+                let live: usize = model.0.iter().map(|(n, v)| n.len() + v.len()).sum();
+                prop_assert!(tags.text.len() <= 2 * live, "{} > 2 * {live}", tags.text.len());
+                // Equal to the same pairs written afresh, whatever lies in between.
+                let fresh: Tags = model.0.iter().cloned().collect();
+                prop_assert_eq!(&tags, &fresh);
+            }
+        }
+    }
+
+    #[test]
+    fn debug_and_equality_speak_of_the_pairs() {
+        let mut a = Tags::default();
+        a.insert("Event", "long value".into());
+        a.insert("Site", "s".into());
+        a.insert("Event", "e".into());
+        let b: Tags = [("Event", "e"), ("Site", "s")].into_iter().collect();
+        assert_eq!(a, b);
+        assert_eq!(format!("{a:?}"), r#"Tags([("Event", "e"), ("Site", "s")])"#);
+        let c: Tags = [("Site", "s"), ("Event", "e")].into_iter().collect();
+        assert_ne!(a, c, "the order of the pairs counts");
     }
 }

@@ -191,7 +191,7 @@ fn write_line(w: &mut Wrap, line: &Line, start: &Position) {
 /// The game in export format, ending with a blank line.
 pub fn game_to_string(game: &Game) -> String {
     let mut out = String::with_capacity(1024);
-    for (name, value) in &game.exported_tags().0 {
+    for (name, value) in game.exported_tags().iter() {
         out.push('[');
         out.push_str(name);
         out.push_str(" \"");

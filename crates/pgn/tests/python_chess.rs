@@ -146,7 +146,12 @@ fn summaries(bytes: &[u8]) -> Vec<Summary> {
             Some(_) => "error",
         };
         out.push(Summary {
-            tags: g.game.exported_tags().0,
+            tags: g
+                .game
+                .exported_tags()
+                .iter()
+                .map(|(n, v)| (n.to_owned(), v.to_owned()))
+                .collect(),
             plies: g.game.mainline.nodes.len(),
             fen: rookery_pgn::game::fen_of(&g.game.end_position()),
             status: status.to_owned(),
