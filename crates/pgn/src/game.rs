@@ -1310,9 +1310,9 @@ mod tags_store {
     #[test]
     fn debug_and_equality_speak_of_the_pairs() {
         let mut a = Tags::default();
-        a.insert("Event", "long value".into());
-        a.insert("Site", "s".into());
-        a.insert("Event", "e".into());
+        for (name, value) in [("Event", "long value"), ("Site", "s"), ("Event", "e")] {
+            a.insert(name, value.into());
+        }
         let b: Tags = [("Event", "e"), ("Site", "s")].into_iter().collect();
         assert_eq!(a, b);
         assert_eq!(format!("{a:?}"), r#"Tags([("Event", "e"), ("Site", "s")])"#);
