@@ -136,15 +136,10 @@ impl Tags {
         self.set_text(name.as_bytes(), write)
     }
 
-    /// As [`Tags::set_with`], for a name known to be ASCII.
-    pub(crate) fn set_ascii(&mut self, name: &[u8], write: impl FnOnce(&mut String)) -> usize {
-        debug_assert!(name.is_ascii());
-        self.set_text(name, write)
-    }
-
-    /// As [`Tags::set_with`]; `name` must be text (valid UTF-8), which
-    /// [`push_lossy`] then writes unchanged.
-    fn set_text(&mut self, name: &[u8], write: impl FnOnce(&mut String)) -> usize {
+    /// As [`Tags::set_with`], for a name given as bytes that must be text
+    /// (valid UTF-8, as ASCII is): [`push_lossy`] then writes it unchanged,
+    /// and a later search for the same bytes finds it.
+    pub(crate) fn set_text(&mut self, name: &[u8], write: impl FnOnce(&mut String)) -> usize {
         let existing = self.index_of(name);
         let name_start = self.text.len();
         if existing.is_none() {
@@ -788,7 +783,7 @@ impl GameBuilder {
     fn set_tag(&mut self, name: &[u8], value: RawTag<'_>) -> usize {
         let write = |text: &mut String| value.decode_into(text);
         if name.is_ascii() {
-            self.tags.set_ascii(name, write)
+            self.tags.set_text(name, write)
         } else {
             self.tags.set_with(&String::from_utf8_lossy(name), write)
         }
