@@ -13,7 +13,7 @@ use std::io::{self, Read};
 
 use rookery_core::SanPlus;
 
-use crate::types::{GameResult, Location, Nag, RawComment, RawTag};
+use crate::types::{word, GameResult, Location, Nag, RawComment, RawTag};
 
 /// Whether the visitor wants the reader to skip something (a game's movetext
 /// or a variation) without parsing it.
@@ -936,20 +936,14 @@ static TAG_NAME: [bool; 256] = {
     t
 };
 
-/// Where the first `"` or `\\` of `bytes` is. Tag values are short, too
-/// short for a vector search's set-up to pay: eight bytes at a time in a
-/// word (a byte equal to the one sought is a zero byte of their XOR, and the
-/// lowest byte the zero-byte test flags is always a true zero).
+/// Where the first `"` or `\\` of `bytes` is, eight bytes at a time
+/// ([`word`]).
 #[inline]
 fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGH: u64 = ONES << 7;
-    let zero_bytes = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     let mut at = 0;
     while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
         let w = u64::from_le_bytes(*word);
-        let hits =
-            zero_bytes(w ^ (ONES * u64::from(b'"'))) | zero_bytes(w ^ (ONES * u64::from(b'\\')));
+        let hits = word::matches(w, word::splat(b'"')) | word::matches(w, word::splat(b'\\'));
         if hits != 0 {
             return Some(at + (hits.trailing_zeros() / 8) as usize);
         }
