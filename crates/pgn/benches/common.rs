@@ -286,6 +286,10 @@ impl<W: std::io::Write> pgn_reader::Visitor for ShakmatyEpdWriter<W> {
     }
 }
 
+/// One of the `run_*` functions: reads the bytes, returns (games, plies or
+/// lines, errors).
+pub type Runner = fn(&[u8]) -> (u64, u64, u64);
+
 /// The corpora: the shared throughput files when present, else the test data.
 pub fn corpora() -> Vec<(String, Vec<u8>)> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -12,33 +12,29 @@ mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
+/// What is timed on each corpus, by its name in the report.
+const RUNS: [(&str, common::Runner); 7] = [
+    ("rookery visitor", common::run_rookery),
+    ("pgn-reader + shakmaty", common::run_pgn_reader),
+    ("rookery stats pipeline", common::run_rookery_stats),
+    (
+        "rookery stats pipeline, 2 threads",
+        common::run_rookery_stats_2,
+    ),
+    ("rookery validate pipeline", common::run_rookery_validate),
+    ("rookery to-epd pipeline", common::run_rookery_to_epd),
+    ("rookery game tree", common::run_rookery_tree),
+];
+
 fn parse(c: &mut Criterion) {
     for (name, bytes) in common::corpora() {
         let (games, plies, _) = common::run_rookery(&bytes);
         let mut g = c.benchmark_group(format!("{name} ({games} games, {plies} plies)"));
         g.sample_size(10);
         g.throughput(Throughput::Bytes(bytes.len() as u64));
-        g.bench_function("rookery visitor", |b| {
-            b.iter(|| common::run_rookery(&bytes))
-        });
-        g.bench_function("pgn-reader + shakmaty", |b| {
-            b.iter(|| common::run_pgn_reader(&bytes))
-        });
-        g.bench_function("rookery stats pipeline", |b| {
-            b.iter(|| common::run_rookery_stats(&bytes))
-        });
-        g.bench_function("rookery stats pipeline, 2 threads", |b| {
-            b.iter(|| common::run_rookery_stats_2(&bytes))
-        });
-        g.bench_function("rookery validate pipeline", |b| {
-            b.iter(|| common::run_rookery_validate(&bytes))
-        });
-        g.bench_function("rookery to-epd pipeline", |b| {
-            b.iter(|| common::run_rookery_to_epd(&bytes))
-        });
-        g.bench_function("rookery game tree", |b| {
-            b.iter(|| common::run_rookery_tree(&bytes))
-        });
+        for (what, run) in RUNS {
+            g.bench_function(what, |b| b.iter(|| run(&bytes)));
+        }
         g.finish();
     }
 }

@@ -13,9 +13,8 @@
 #[path = "../benches/common.rs"]
 mod common;
 
+use common::Runner;
 use std::time::Instant;
-
-type Runner = fn(&[u8]) -> (u64, u64, u64);
 
 fn main() {
     let arg = |i: usize| std::env::args().nth(i).unwrap_or_default();
