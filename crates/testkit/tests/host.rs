@@ -183,23 +183,27 @@ fn missing_program_is_a_spawn_error() {
     assert!(matches!(err, HostError::Spawn { .. }), "{err}");
 }
 
+/// Stockfish (found as [`rookery_testkit::peer::stockfish`] finds it, or
+/// `None`: the test skips) started with `options` (name, value) and the
+/// default timeouts.
+fn stockfish(options: &[(&str, &str)]) -> Option<EngineHost> {
+    let mut spec = EngineSpec::new(rookery_testkit::peer::stockfish()?);
+    for (name, value) in options {
+        spec.options
+            .push((name.to_string(), Some(value.to_string())));
+    }
+    Some(EngineHost::start(spec, Timeouts::default()).unwrap())
+}
+
 #[test]
 fn real_stockfish() {
-    let Some(path) = rookery_testkit::peer::stockfish() else {
+    let Some(mut e) = stockfish(&[("Hash", "16"), ("MultiPV", "3")]) else {
         return;
     };
-    let mut spec = EngineSpec::new(path);
-    spec.options.push(("Hash".into(), Some("16".into())));
-    spec.options.push(("MultiPV".into(), Some("3".into())));
-    let mut e = EngineHost::start(spec, Timeouts::default()).unwrap();
     assert!(e.name().starts_with("Stockfish"), "{}", e.name());
     // A back-rank mate in one.
     let start = PositionStart::Fen("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1".into());
-    let go = GoParams {
-        depth: Some(8),
-        ..GoParams::default()
-    };
-    let r = e.search(&start, &[], &go, |_| {}).unwrap();
+    let r = e.search(&start, &[], &go_depth(8), |_| {}).unwrap();
     assert_eq!(r.best.to_string(), "d1d8");
     assert!(r.lines.len() >= 2, "multipv lines: {:?}", r.lines);
     let top = r.lines[0].score.expect("score");
@@ -236,12 +240,9 @@ fn go_watch_then_stop() {
 #[test]
 fn stockfish_ponder_then_ponderhit() {
     use rookery_uci::host::SearchEvent;
-    let Some(path) = rookery_testkit::peer::stockfish() else {
+    let Some(mut e) = stockfish(&[("Ponder", "true")]) else {
         return;
     };
-    let mut spec = EngineSpec::new(path);
-    spec.options.push(("Ponder".into(), Some("true".into())));
-    let mut e = EngineHost::start(spec, Timeouts::default()).unwrap();
     // Ponder on 1.e4 e5 (the expected reply), with a clock.
     let moves: Vec<rookery_core::UciMove> = ["e2e4", "e7e5"]
         .iter()
