@@ -5,9 +5,8 @@
 //! Needs `python3` with the `chess` package; fails if `CI` is set and they
 //! are missing, skips with a note otherwise.
 
-use std::process::Command;
-
 use rookery_epd::{verbs::normalize, Mode};
+use rookery_testkit::cmd::Cmd;
 
 const SCRIPT: &str = r##"
 import json, sys
@@ -76,18 +75,9 @@ fn python_chess_reads_normalized_output_the_same() {
         args.push(path.canonicalize().unwrap());
         args.push(norm);
     }
-    let out = Command::new(&python)
-        .arg("-c")
-        .arg(SCRIPT)
-        .args(&args)
-        .output()
-        .unwrap();
+    let out = Cmd::new(&python).arg("-c").arg(SCRIPT).args(&args).run();
     drop(dir);
-    assert!(
-        out.status.success(),
-        "python failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    out.assert_code(0);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(v["mismatches"], serde_json::json!([]), "{stdout}");

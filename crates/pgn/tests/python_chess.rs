@@ -15,9 +15,9 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use rookery_pgn::{GameErrorKind, Games};
+use rookery_testkit::cmd::Cmd;
 
 /// A file python-chess reads differently from the PGN standard.
 struct Divergent {
@@ -195,17 +195,8 @@ for path in sys.argv[1:]:
 "#;
 
 fn theirs(python: &Path, paths: &[PathBuf]) -> BTreeMap<PathBuf, Vec<Summary>> {
-    let out = Command::new(python)
-        .arg("-c")
-        .arg(SCRIPT)
-        .args(paths)
-        .output()
-        .expect("run python3");
-    assert!(
-        out.status.success(),
-        "python3 failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = Cmd::new(python).arg("-c").arg(SCRIPT).args(paths).run();
+    out.assert_code(0);
     let mut map: BTreeMap<PathBuf, Vec<Summary>> = BTreeMap::new();
     for p in paths {
         map.insert(p.clone(), Vec::new());
@@ -341,16 +332,11 @@ fn same_games_as_python_chess() {
 /// (`-F`), read from its text with string matching only, not with our PGN
 /// reader, so that a bug shared by our reader and writer cannot cancel out.
 fn pgn_extract_games(exe: &Path, file: &Path) -> Vec<(usize, String)> {
-    let out = Command::new(exe)
+    let out = Cmd::new(exe)
         .args(["--quiet", "-F", "--plycount"])
         .arg(file)
-        .output()
-        .expect("run pgn-extract");
-    assert!(
-        out.status.success(),
-        "pgn-extract failed on {}",
-        file.display()
-    );
+        .run();
+    out.assert_code(0);
     let text = String::from_utf8_lossy(&out.stdout);
     let mut plies = Vec::new();
     let mut fens = Vec::new();
