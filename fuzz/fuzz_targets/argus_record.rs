@@ -28,7 +28,12 @@ fuzz_target!(|data: &[u8]| {
             .unwrap_or_else(|e| panic!("our referee line does not read back: {line}: {e}"));
         assert_eq!(again.to_line(), line);
     }
-    let log = log_record(data, Direction::Received, "fuzz", std::time::SystemTime::UNIX_EPOCH);
+    let log = log_record(
+        data,
+        Direction::Received,
+        "fuzz",
+        std::time::SystemTime::UNIX_EPOCH,
+    );
     Record::parse(log.as_bytes(), Mode::Lenient)
         .unwrap_or_else(|e| panic!("log line is not EPD: {log}: {e}"));
 });

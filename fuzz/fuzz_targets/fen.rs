@@ -44,7 +44,9 @@ fuzz_target!(|data: &[u8]| {
                     // (Text read leniently carries its own warnings, e.g.
                     // adjacent digits.)
                     assert!(
-                        pos_mode == Mode::Lenient || text_mode == Mode::Lenient || warnings.is_empty()
+                        pos_mode == Mode::Lenient
+                            || text_mode == Mode::Lenient
+                            || warnings.is_empty()
                     );
                     check(&pos, &warnings);
                 }
