@@ -6,7 +6,7 @@ use std::io::Read;
 use rookery_core::{Color, Fen, Mode, Move, Position, San, SanError, SanPlus, Setup, UciMove};
 
 use crate::reader::{Problem, Reader, Skip, Visitor};
-use crate::types::{push_lossy, GameResult, Location, Nag, RawComment, RawTag};
+use crate::types::{GameResult, Location, Nag, RawComment, RawTag};
 
 /// The Seven Tag Roster, in export order, with the values written when a tag is missing.
 pub const SEVEN_TAG_ROSTER: [(&str, &str); 7] = [
@@ -31,6 +31,12 @@ pub struct Tags {
     text: String,
     /// The pairs, in order.
     pairs: Vec<TagSpan>,
+    /// A one-word filter of the names added since the last clear: bit
+    /// [`name_bit`] of every such name is set, so a clear bit answers "no
+    /// pair has that name" (most lookups: a new name, an absent `FEN`)
+    /// without a search. A removed name's bit stays set, which only costs
+    /// the search.
+    seen: u64,
 }
 
 /// Where one pair's name and value stand in [`Tags::text`] (a replaced
@@ -85,6 +91,7 @@ impl Tags {
     pub fn clear(&mut self) {
         self.text.clear();
         self.pairs.clear();
+        self.seen = 0;
     }
 
     /// The tags the writer writes (see [`Tags::export_order`]), as a `Tags`.
@@ -117,7 +124,16 @@ impl Tags {
 
     /// The index of the pair named `name`.
     fn index_of(&self, name: &[u8]) -> Option<usize> {
-        let (key, len) = (name_key(name), name.len());
+        self.index_of_key(name_key(name), name)
+    }
+
+    /// [`Tags::index_of`], with the name's [`name_key`] already made.
+    #[inline]
+    fn index_of_key(&self, key: u64, name: &[u8]) -> Option<usize> {
+        let len = name.len();
+        if self.seen & name_bit(key) == 0 {
+            return None;
+        }
         self.pairs.iter().position(|s| {
             s.key == key
                 && s.name_end - s.name_start == len
@@ -133,17 +149,11 @@ impl Tags {
     /// Sets the pair `name` (the one of that name, else a new one) to the
     /// text `write` appends; returns its index.
     pub(crate) fn set_with(&mut self, name: &str, write: impl FnOnce(&mut String)) -> usize {
-        self.set_text(name.as_bytes(), write)
-    }
-
-    /// As [`Tags::set_with`], for a name given as bytes that must be text
-    /// (valid UTF-8, as ASCII is): [`push_lossy`] then writes it unchanged,
-    /// and a later search for the same bytes finds it.
-    pub(crate) fn set_text(&mut self, name: &[u8], write: impl FnOnce(&mut String)) -> usize {
-        let existing = self.index_of(name);
+        let key = name_key(name.as_bytes());
+        let existing = self.index_of_key(key, name.as_bytes());
         let name_start = self.text.len();
         if existing.is_none() {
-            push_lossy(&mut self.text, name);
+            self.text.push_str(name);
         }
         let name_end = self.text.len();
         let value_start = name_end;
@@ -158,8 +168,9 @@ impl Tags {
                 i
             }
             None => {
+                self.seen |= name_bit(key);
                 self.pairs.push(TagSpan {
-                    key: name_key(name),
+                    key,
                     name_start,
                     name_end,
                     value_start,
@@ -202,10 +213,21 @@ impl Tags {
 /// A tag name's first eight bytes (zeros after a shorter one), as a number.
 #[inline]
 fn name_key(name: &[u8]) -> u64 {
-    let mut key = [0; 8];
-    let n = name.len().min(8);
-    key[..n].copy_from_slice(&name[..n]);
-    u64::from_le_bytes(key)
+    if let Some(head) = name.first_chunk::<8>() {
+        return u64::from_le_bytes(*head);
+    }
+    // A short name byte by byte: a copy of a length not known here would
+    // be a call to `memcpy`.
+    name.iter()
+        .enumerate()
+        .fold(0, |key, (i, &b)| key | u64::from(b) << (8 * i))
+}
+
+/// The bit of [`Tags::seen`] for a name's key: six bits of a
+/// multiplicative hash of it.
+#[inline]
+fn name_bit(key: u64) -> u64 {
+    1 << (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
 }
 
 impl PartialEq for Tags {
@@ -783,7 +805,9 @@ impl GameBuilder {
     fn set_tag(&mut self, name: &[u8], value: RawTag<'_>) -> usize {
         let write = |text: &mut String| value.decode_into(text);
         if name.is_ascii() {
-            self.tags.set_text(name, write)
+            // SAFETY: ASCII is valid UTF-8 (just checked).
+            let name = unsafe { std::str::from_utf8_unchecked(name) };
+            self.tags.set_with(name, write)
         } else {
             self.tags.set_with(&String::from_utf8_lossy(name), write)
         }
@@ -1230,7 +1254,7 @@ mod tag_locations {
 
 #[cfg(test)]
 mod tags_store {
-    use super::Tags;
+    use super::{name_key, Tags};
     use proptest::prelude::*;
 
     /// What a `Tags` is meant to be: pairs in order, names unique.
@@ -1259,8 +1283,19 @@ mod tags_store {
     }
 
     fn op() -> impl Strategy<Value = Op> {
-        // Few names, so that values are replaced and pairs removed often.
-        let name = prop::sample::select(vec!["Event", "Site", "White", "Black", "Wh", "é"]);
+        // Few names, so that values are replaced and pairs removed often;
+        // some longer than eight bytes and alike in their first eight.
+        let name = prop::sample::select(vec![
+            "Event",
+            "Site",
+            "White",
+            "Black",
+            "Wh",
+            "é",
+            "WhiteElo",
+            "WhiteElo2",
+            "WhiteEloX",
+        ]);
         prop_oneof![
             6 => (name.clone(), "[a-zé\"]{0,12}").prop_map(|(n, v)| Op::Insert(n.into(), v)),
             2 => name.prop_map(|n| Op::Remove(n.into())),
@@ -1269,6 +1304,16 @@ mod tags_store {
     }
 
     proptest! {
+        /// The key is the name's first eight bytes, zero-padded: the same
+        /// key and length mean the same name up to eight bytes.
+        #[test]
+        fn name_key_is_the_first_eight_bytes(name in prop::collection::vec(any::<u8>(), 0..12)) {
+            let mut head = [0; 8];
+            let n = name.len().min(8);
+            head[..n].copy_from_slice(&name[..n]);
+            prop_assert_eq!(name_key(&name), u64::from_le_bytes(head));
+        }
+
         #[test]
         fn tags_behave_as_a_list_of_unique_pairs(ops in prop::collection::vec(op(), 0..60)) {
             let mut tags = Tags::default();
