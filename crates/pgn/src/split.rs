@@ -263,7 +263,10 @@ impl<R: Read> Cutter<R> {
         // new one, with room for the next piece.
         let mut rest = match self.spare.pop() {
             Some(spare) => spare,
-            None => Vec::with_capacity(self.piece_capacity()),
+            // Zeroed whole, not step by step as `fill` reads into it: a
+            // large zeroed allocation comes from the system already zero,
+            // where `fill` would write every byte of it once more.
+            None => vec![0; self.piece_capacity()],
         };
         let tail = self.filled - at;
         if rest.len() < tail {
