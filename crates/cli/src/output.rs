@@ -4,10 +4,10 @@
 //! target only when the command finished, so that an interrupted or failed
 //! run leaves the previous file as it was.
 
-use rookery_epd::verbs::Latin1Fallback;
+use rookery_epd::latin1::Latin1Read;
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -97,38 +97,62 @@ pub fn display_name(path: &Path) -> String {
     }
 }
 
-/// Opens `path` for reading, `-` meaning stdin.
-pub fn open(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
+/// Opens `path` for reading, unbuffered, `-` meaning stdin.
+///
+/// # Errors
+/// The file cannot be opened, or is a directory.
+pub fn open_raw(path: &Path) -> io::Result<Box<dyn Read + Send>> {
     if is_std(path) {
-        Ok(Box::new(io::BufReader::with_capacity(1 << 16, io::stdin())))
-    } else {
-        let file = File::open(path)?;
-        // A directory opens; its first read fails, far from the file's name.
-        if file.metadata()?.is_dir() {
-            return Err(io::Error::new(
-                io::ErrorKind::IsADirectory,
-                "is a directory, not a file",
-            ));
-        }
-        Ok(Box::new(io::BufReader::with_capacity(1 << 16, file)))
+        return Ok(Box::new(io::stdin()));
     }
+    let file = File::open(path)?;
+    // A directory opens; its first read fails, far from the file's name.
+    if file.metadata()?.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory, not a file",
+        ));
+    }
+    Ok(Box::new(file))
 }
 
-/// Opens a text input (`-`: stdin), with a message naming it on failure.
-/// Its lines reach the caller as UTF-8: a line that is not valid UTF-8 is
-/// read as ISO 8859-1 (Latin-1, the PGN standard's character set), and the
-/// first such line is reported as a warning naming the file — never are
-/// characters replaced.
+/// Opens `path` for reading, `-` meaning stdin.
+///
+/// # Errors
+/// As [`open_raw`].
+pub fn open(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
+    Ok(Box::new(io::BufReader::with_capacity(
+        1 << 16,
+        open_raw(path)?,
+    )))
+}
+
+/// Opens a text input (`-`: stdin), unbuffered, with a message naming it on
+/// failure. What it reads is UTF-8: a line that is not valid UTF-8 is read
+/// as ISO 8859-1 (Latin-1, the PGN standard's character set), and the first
+/// such line is reported as a warning naming the file — never are
+/// characters replaced ([`Latin1Read`]). The file is read straight into the
+/// caller's buffer and checked there.
+///
+/// # Errors
+/// The file cannot be opened.
+pub fn open_text(path: &Path) -> anyhow::Result<Box<dyn Read + Send>> {
+    let name = display_name(path);
+    let inner = open_raw(path).map_err(|e| anyhow::anyhow!("cannot open {name}: {e}"))?;
+    Ok(Box::new(Latin1Read::new(inner, move |line| {
+        warn_latin1(&name, line)
+    })))
+}
+
+/// [`open_text`], buffered for reading lines.
 ///
 /// # Errors
 /// The file cannot be opened.
 pub fn open_input(path: &Path) -> anyhow::Result<Box<dyn BufRead + Send>> {
-    let inner =
-        open(path).map_err(|e| anyhow::anyhow!("cannot open {}: {e}", display_name(path)))?;
-    let name = display_name(path);
-    Ok(Box::new(Latin1Fallback::new(inner, move |line| {
-        warn_latin1(&name, line)
-    })))
+    Ok(Box::new(io::BufReader::with_capacity(
+        1 << 16,
+        open_text(path)?,
+    )))
 }
 
 /// Warns that input `name` is not UTF-8 from `line` on, and how it is read.

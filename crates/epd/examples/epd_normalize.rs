@@ -1,6 +1,6 @@
 //! Normalizes a file to stdout and prints records/s to stderr (a benchmark
 //! aid without the CLI's dependencies, reading as the CLI does, through
-//! [`Latin1Fallback`](rookery_epd::verbs::Latin1Fallback)):
+//! [`Latin1Read`](rookery_epd::latin1::Latin1Read)):
 //! `epd_normalize [--jobs N] FILE > out.epd`.
 //! `epd_normalize --generate N > big.epd` writes N records cycled from the
 //! test suites (every record line of every suite, files in name order).
@@ -22,8 +22,10 @@ fn main() -> std::io::Result<()> {
         [path] => (1, path.clone()),
         _ => panic!("{usage}"),
     };
-    let input = BufReader::with_capacity(1 << 16, std::fs::File::open(&path)?);
-    let input = rookery_epd::verbs::Latin1Fallback::new(input, |_| {});
+    let input = BufReader::with_capacity(
+        1 << 16,
+        rookery_epd::latin1::Latin1Read::new(std::fs::File::open(&path)?, |_| {}),
+    );
     let out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let start = Instant::now();
     if std::env::var_os("EPD_CORE_ONLY").is_some() {

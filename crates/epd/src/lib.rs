@@ -27,6 +27,7 @@
 //! ```
 
 mod diag;
+pub mod latin1;
 mod moves;
 mod opcode;
 mod operand;

@@ -251,7 +251,8 @@ pub fn normalize_with_jobs<R: BufRead, W: Write>(
 
 /// [`normalize_with_jobs`], where `latin1` says what to do with a line that
 /// is not UTF-8: `None`, an error; `Some(warn)`, the line is read as ISO
-/// 8859-1 (every byte the code point of its value, as [`Latin1Fallback`]
+/// 8859-1 (every byte the code point of its value, as
+/// [`Latin1Read`](crate::latin1::Latin1Read)
 /// reads it) and `warn` is called once, with the number of the first such
 /// line, in its place among the reports (after those of the lines before).
 ///
@@ -354,7 +355,7 @@ pub fn normalize_latin1<R: BufRead, W: Write>(
                     more = false;
                     break;
                 }
-                let mut lines = count_newlines(&bytes[..len]);
+                let mut lines = crate::latin1::newlines_in(&bytes[..len]);
                 if bytes[len - 1] != b'\n' {
                     lines += 1;
                 }
@@ -472,7 +473,7 @@ impl Block {
                 Err(_) if self.latin1 => {
                     event(Event::Latin1(number));
                     decoded.clear();
-                    decoded.extend(b.iter().map(|&c| char::from(c)));
+                    crate::latin1::decode_into(b, &mut decoded);
                     (decoded.as_bytes(), Some(decoded.as_str()))
                 }
                 Err(_) => (b, None),
@@ -579,13 +580,6 @@ fn rewrite<R: BufRead, W: Write>(
 /// Input bytes a thread of [`normalize_with_jobs`] takes at once (whole
 /// lines), and the block [`normalize`] reads and writes at once.
 pub const BATCH_BYTES: usize = 1 << 18;
-
-/// Newlines in `bytes`.
-fn count_newlines(bytes: &[u8]) -> u64 {
-    // memchr's vectorised search: the plain filter-and-count loop compiled
-    // to about 17 instructions per 4 bytes, over a third of `pgn stats`.
-    memchr::memchr_iter(b'\n', bytes).count() as u64
-}
 
 /// Reads blocks of whole lines straight into the caller's buffers (a
 /// `BufReader` with an empty buffer hands large reads through without
@@ -809,187 +803,4 @@ pub fn convert<R: BufRead, W: Write>(
             }
         }
     })
-}
-
-/// A reader whose output is UTF-8 (for text files in the PGN standard's
-/// character set, ISO 8859-1, or in UTF-8): lines of the input that are valid UTF-8
-/// pass through untouched (without copying), any other line is decoded as
-/// ISO 8859-1 (every byte is the code point of the same value). `warn` is
-/// called once, with the 1-based number of the first line decoded so.
-/// Characters are never replaced.
-///
-/// ```
-/// use rookery_epd::verbs::Latin1Fallback;
-/// use std::io::Read;
-/// let mut first_bad = None;
-/// let mut text = String::new();
-/// Latin1Fallback::new(&b"ok\ncaf\xe9\n"[..], |line| first_bad = Some(line))
-///     .read_to_string(&mut text)?;
-/// assert_eq!(text, "ok\ncafé\n");
-/// assert_eq!(first_bad, Some(2));
-/// # Ok::<(), std::io::Error>(())
-/// ```
-pub struct Latin1Fallback<R, F> {
-    inner: R,
-    /// A decoded line being handed out.
-    decoded: Vec<u8>,
-    pos: usize,
-    /// Bytes at the start of the inner buffer already checked to be whole
-    /// lines of UTF-8 (checked once, not again on every call).
-    checked: usize,
-    /// Lines handed out so far (for the warning's line number).
-    lines: u64,
-    warn: Option<F>,
-}
-
-impl<R: BufRead, F: FnOnce(u64)> Latin1Fallback<R, F> {
-    /// Wraps `inner`; `warn` hears about the first non-UTF-8 line.
-    pub fn new(inner: R, warn: F) -> Latin1Fallback<R, F> {
-        Latin1Fallback {
-            inner,
-            decoded: Vec::new(),
-            pos: 0,
-            checked: 0,
-            lines: 0,
-            warn: Some(warn),
-        }
-    }
-
-    /// Reads one whole line from `inner` and decodes it into `decoded`.
-    fn decode_line(&mut self) -> io::Result<()> {
-        let mut raw = Vec::new();
-        self.inner.read_until(b'\n', &mut raw)?;
-        self.decoded.clear();
-        self.pos = 0;
-        match std::str::from_utf8(&raw) {
-            Ok(_) => self.decoded = raw,
-            Err(_) => {
-                if let Some(w) = self.warn.take() {
-                    w(self.lines + 1);
-                }
-                let text: String = raw.iter().map(|&b| char::from(b)).collect();
-                self.decoded = text.into_bytes();
-            }
-        }
-        Ok(())
-    }
-}
-
-impl<R: BufRead, F: FnOnce(u64)> io::Read for Latin1Fallback<R, F> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let avail = self.fill_buf()?;
-        let n = avail.len().min(buf.len());
-        buf[..n].copy_from_slice(&avail[..n]);
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead, F: FnOnce(u64)> BufRead for Latin1Fallback<R, F> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.pos < self.decoded.len() {
-            return Ok(&self.decoded[self.pos..]);
-        }
-        if self.checked > 0 {
-            // Not consumed yet, so the inner buffer still starts with them.
-            let buf = self.inner.fill_buf()?;
-            return Ok(&buf[..self.checked.min(buf.len())]);
-        }
-        // Whole lines of the inner buffer that are valid UTF-8 pass as they are.
-        let valid = {
-            let buf = self.inner.fill_buf()?;
-            if buf.is_empty() {
-                return Ok(&[]);
-            }
-            match memchr_last(buf) {
-                // No whole line in the buffer: decode one line on its own.
-                None => 0,
-                Some(last) => match std::str::from_utf8(&buf[..=last]) {
-                    Ok(_) => last + 1,
-                    // Up to the start of the first line that is not UTF-8.
-                    Err(e) => memchr_last(&buf[..e.valid_up_to()]).map_or(0, |i| i + 1),
-                },
-            }
-        };
-        if valid > 0 {
-            self.checked = valid;
-            let buf = self.inner.fill_buf()?;
-            if self.warn.is_some() {
-                // Whole lines, all handed out before any line that is not
-                // UTF-8: counted at once while the warning may still be needed.
-                self.lines += count_newlines(&buf[..valid]);
-            }
-            return Ok(&buf[..valid]);
-        }
-        // A line that is not valid UTF-8, or longer than the buffer.
-        self.decode_line()?;
-        Ok(&self.decoded[self.pos..])
-    }
-
-    fn consume(&mut self, amt: usize) {
-        if self.pos < self.decoded.len() {
-            let n = amt.min(self.decoded.len() - self.pos);
-            self.lines += count_newlines(&self.decoded[self.pos..self.pos + n]);
-            self.pos += n;
-            return;
-        }
-        self.checked = self.checked.saturating_sub(amt);
-        self.inner.consume(amt);
-    }
-}
-
-fn memchr_last(buf: &[u8]) -> Option<usize> {
-    memchr::memrchr(b'\n', buf)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Line by line through inner buffers of every small size, with lines
-    /// that are not UTF-8 among the others and lines longer than the
-    /// buffer: what comes out is the input with exactly those lines decoded
-    /// as ISO 8859-1, and the warning names the first of them.
-    #[test]
-    fn latin1_fallback_reads_lines_across_buffers() {
-        let lines: [&[u8]; 7] = [
-            b"plain ascii",
-            "caf\u{e9} in utf-8".as_bytes(),
-            b"",
-            b"latin-1 caf\xe9",
-            b"a longer line than the smallest buffers hold, twice over at least",
-            b"\xff\xfe",
-            b"last without newline",
-        ];
-        let mut input = Vec::new();
-        let mut expected = String::new();
-        for (i, l) in lines.iter().enumerate() {
-            input.extend_from_slice(l);
-            match core::str::from_utf8(l) {
-                Ok(s) => expected.push_str(s),
-                Err(_) => expected.extend(l.iter().map(|&b| char::from(b))),
-            }
-            if i + 1 < lines.len() {
-                input.push(b'\n');
-                expected.push('\n');
-            }
-        }
-        for cap in 1..=input.len() + 1 {
-            let mut warned = None;
-            let inner = io::BufReader::with_capacity(cap, &input[..]);
-            let mut r = Latin1Fallback::new(inner, |n| warned = Some(n));
-            let mut out = Vec::new();
-            let mut line = Vec::new();
-            loop {
-                line.clear();
-                if r.read_until(b'\n', &mut line).unwrap() == 0 {
-                    break;
-                }
-                out.extend_from_slice(&line);
-            }
-            drop(r);
-            assert_eq!(String::from_utf8(out).unwrap(), expected, "capacity {cap}");
-            assert_eq!(warned, Some(4), "capacity {cap}");
-        }
-    }
 }

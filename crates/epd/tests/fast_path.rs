@@ -8,7 +8,8 @@
 //! records (which turn plain fields into irregular ones and back).
 
 use proptest::prelude::*;
-use rookery_epd::verbs::{normalize, normalize_latin1, normalize_with_jobs, Latin1Fallback};
+use rookery_epd::latin1::Latin1Read;
+use rookery_epd::verbs::{normalize, normalize_latin1, normalize_with_jobs};
 use rookery_epd::{Diagnostic, LineKind, Mode, Reader, Severity, Summary};
 
 type Run = (Vec<u8>, Vec<Diagnostic>, Summary);
@@ -149,7 +150,7 @@ fn blocks_read_as_lines_do() {
 }
 
 /// Lines that are not UTF-8, read as ISO 8859-1: as the reader over
-/// [`Latin1Fallback`] reads them, the warning naming the same line and
+/// [`Latin1Read`] reads them, the warning naming the same line and
 /// coming in the same place among the reports (after those of the lines
 /// before it), on one thread and on two.
 #[test]
@@ -165,9 +166,9 @@ fn latin1_lines_read_as_the_fallback_reads_them() {
     for mode in [Mode::Lenient, Mode::Strict] {
         // Reports and the warning, in the order they came.
         let want_log = RefCell::new(Vec::new());
-        let fallback = Latin1Fallback::new(&data[..], |n| {
+        let fallback = std::io::BufReader::new(Latin1Read::new(&data[..], |n| {
             want_log.borrow_mut().push(format!("latin-1 from {n}"))
-        });
+        }));
         let mut reader = Reader::new(fallback, mode).validating(true);
         let mut want_out = Vec::new();
         while let Some(line) = reader.next_line().unwrap() {

@@ -28,7 +28,6 @@
 
 pub mod convert;
 pub mod game;
-pub mod latin1;
 pub mod reader;
 pub mod split;
 pub mod stream;

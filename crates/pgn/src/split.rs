@@ -348,7 +348,7 @@ fn count_starts(bytes: &[u8], after_tag: &mut bool) -> (usize, u64) {
     if !blank(&bytes[seen..]) {
         *after_tag = false;
     }
-    (n, crate::latin1::newlines_in(bytes))
+    (n, rookery_epd::latin1::newlines_in(bytes))
 }
 
 /// Whether a piece may end just before `line` (the start of a line of

@@ -366,7 +366,9 @@ pub fn load_input(name: &str, bytes: &[u8], theme: &ThemeSource) -> Result<Input
         });
     }
     let latin1 = std::cell::Cell::new(None);
-    let lines = rookery_epd::verbs::Latin1Fallback::new(bytes, |line| latin1.set(Some(line)));
+    let lines = std::io::BufReader::new(rookery_epd::latin1::Latin1Read::new(bytes, |line| {
+        latin1.set(Some(line))
+    }));
     let read = epd_run::read(name, lines, theme)?;
     let latin1_from_line = latin1.get();
     let mut problems = read.problems;

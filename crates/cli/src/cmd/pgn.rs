@@ -12,9 +12,8 @@
 
 use crate::output::{self, Output, Status};
 use rookery_pgn::convert::EpdOptions;
-use rookery_pgn::latin1::Latin1Read;
 use rookery_pgn::stream::{self, Diag, Part, Plan, Stats, StreamError, Task};
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 /// Flags of `rookery pgn`.
@@ -178,37 +177,13 @@ fn progress(path: &Path) -> Option<indicatif::ProgressBar> {
     Some(pb)
 }
 
-/// Opens a PGN input (`-`: stdin) as [`output::open_input`] does: lines
-/// that are not UTF-8 are read as Latin-1 and the first is warned about.
-/// The file is read straight into the PGN reader's buffer and checked there
-/// ([`Latin1Read`]), not copied through a buffered reader first.
-fn open_pgn(path: &Path) -> anyhow::Result<Box<dyn Read + Send>> {
-    let name = display_name(path);
-    let inner: Box<dyn Read + Send> = if output::is_std(path) {
-        Box::new(std::io::stdin())
-    } else {
-        let cannot = |e: std::io::Error| anyhow::anyhow!("cannot open {name}: {e}");
-        let file = std::fs::File::open(path).map_err(cannot)?;
-        // A directory opens; its first read fails, far from the file's name.
-        if file.metadata().map_err(cannot)?.is_dir() {
-            return Err(anyhow::anyhow!(
-                "cannot open {name}: is a directory, not a file"
-            ));
-        }
-        Box::new(file)
-    };
-    Ok(Box::new(Latin1Read::new(inner, move |line| {
-        output::warn_latin1(&name, line)
-    })))
-}
-
 /// Reads one input and hands each part, in order, to `sink`.
 fn process_file(
     plan: &Plan,
     path: &Path,
     sink: &mut dyn FnMut(Part) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let input = open_pgn(path)?;
+    let input = output::open_text(path)?;
     let file = display_name(path);
     let pb = progress(path);
     let mut progress = |bytes: u64| {

@@ -1,19 +1,19 @@
 //! Text that should be UTF-8 but may hold lines in ISO 8859-1 (Latin-1, the
-//! PGN standard's character set), read straight into the caller's buffer.
+//! PGN standard's character set): the one place rookery decodes it, for
+//! the EPD and PGN verbs alike.
 //!
-//! [`Latin1Read`] hands out exactly the bytes of
-//! [`rookery_epd::verbs::Latin1Fallback`]: every line (up to and including
-//! its `\n`) that is valid UTF-8 as it is, every other line decoded from
-//! Latin-1, and the number of the first such line told once. It differs in
-//! how: it is a [`Read`] over a [`Read`], so the inner reader (a file) fills
-//! the caller's buffer directly, which is checked in place, a whole buffer
-//! of lines at a time; only the unfinished line at its end is kept back for
-//! the next call. Reading a PGN file through it costs one UTF-8 check of
-//! the bytes and no copy, where a [`std::io::BufReader`] under the fallback
-//! copies every byte once more.
+//! [`Latin1Read`] is a [`Read`] over a [`Read`] that hands out every line
+//! (up to and including its `\n`) that is valid UTF-8 as it is, every other
+//! line decoded from Latin-1 ([`decode_into`]), and tells the number of the
+//! first such line once. The inner reader (a file) fills the caller's
+//! buffer directly, which is checked in place, a whole buffer of lines at a
+//! time; only the unfinished line at its end is kept back for the next
+//! call. Reading a file through it costs one UTF-8 check of the bytes and
+//! no copy. For lines, put a [`std::io::BufReader`] over it: the file is
+//! then read straight into that reader's buffer.
 //!
 //! ```
-//! use rookery_pgn::latin1::Latin1Read;
+//! use rookery_epd::latin1::Latin1Read;
 //! use std::io::Read;
 //! let mut first_bad = None;
 //! let mut text = String::new();
@@ -123,12 +123,9 @@ impl<R: Read, F: FnOnce(u64)> Latin1Read<R, F> {
             if let Some(w) = self.warn.take() {
                 w(self.lines + 1);
             }
-            self.ready.reserve(len * 2);
-            for &b in &live[..len] {
-                let mut utf8 = [0u8; 2];
-                self.ready
-                    .extend_from_slice(char::from(b).encode_utf8(&mut utf8).as_bytes());
-            }
+            let mut text = String::with_capacity(len * 2);
+            decode_into(&live[..len], &mut text);
+            self.ready.extend_from_slice(text.as_bytes());
             len
         };
         if self.warn.is_some() {
@@ -141,6 +138,18 @@ impl<R: Read, F: FnOnce(u64)> Latin1Read<R, F> {
         }
         Ok(true)
     }
+}
+
+/// Appends `bytes` read as ISO 8859-1 to `out`: every byte is the code
+/// point of its value, so no byte is ever replaced.
+///
+/// ```
+/// let mut text = String::from("caf");
+/// rookery_epd::latin1::decode_into(b"\xe9 \xff", &mut text);
+/// assert_eq!(text, "café ÿ");
+/// ```
+pub fn decode_into(bytes: &[u8], out: &mut String) {
+    out.extend(bytes.iter().map(|&b| char::from(b)));
 }
 
 /// Width of the lanes [`ascii_newlines`] checks at a time.
@@ -249,10 +258,14 @@ fn ascii_newlines_lanes(block: &[u8]) -> Option<u64> {
     (high < 0x80).then_some(n)
 }
 
-/// The newlines in `bytes`: per byte of a 64-byte lane, a count that the
-/// compiler turns into vector code, added up every [`LANES_PER_BLOCK`] lanes
-/// (a count per hit, as [`memchr::memchr_iter`] gives, costs a call a line).
-pub(crate) fn newlines_in(bytes: &[u8]) -> u64 {
+/// The newlines (`\n` bytes) in `bytes`: per byte of a 64-byte lane, a
+/// count that the compiler turns into vector code, added up every 255
+/// lanes (a count per hit, as `memchr_iter` gives, costs a call a line).
+///
+/// ```
+/// assert_eq!(rookery_epd::latin1::newlines_in(b"a\nb\n\nc"), 3);
+/// ```
+pub fn newlines_in(bytes: &[u8]) -> u64 {
     in_avx2_if_present(
         #[inline(always)]
         || newlines_in_lanes(bytes),
@@ -336,7 +349,26 @@ impl<R: Read, F: FnOnce(u64)> Read for Latin1Read<R, F> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use rookery_epd::verbs::Latin1Fallback;
+    use std::io::BufRead;
+
+    /// What [`Latin1Read`] must hand out, the plain way: the input split
+    /// into lines, each passed as it is if it is UTF-8 and decoded byte by
+    /// byte if not, with the number of the first line decoded.
+    fn by_lines(input: &[u8]) -> (Vec<u8>, Option<u64>) {
+        let mut out = Vec::new();
+        let mut first = None;
+        for (i, line) in input.split_inclusive(|&b| b == b'\n').enumerate() {
+            match std::str::from_utf8(line) {
+                Ok(_) => out.extend_from_slice(line),
+                Err(_) => {
+                    first.get_or_insert(i as u64 + 1);
+                    let text: String = line.iter().map(|&b| char::from(b)).collect();
+                    out.extend_from_slice(text.as_bytes());
+                }
+            }
+        }
+        (out, first)
+    }
 
     /// Hands out at most `step` bytes a call.
     struct Chunks<'a>(&'a [u8], usize);
@@ -364,9 +396,10 @@ mod tests {
 
     proptest! {
         /// Whatever the sizes of the inner reads and of the caller's buffer,
-        /// the bytes and the warned line are those of `Latin1Fallback`.
+        /// the bytes and the warned line are those of a plain line-by-line
+        /// decoding.
         #[test]
-        fn reads_as_the_fallback_does(
+        fn reads_as_line_by_line_decoding(
             input in prop::collection::vec(
                 prop::sample::select(vec![b'a', b'\n', b' ', 0xc3, 0xa9, 0xe9, 0xff, b'[']),
                 0..300,
@@ -374,11 +407,7 @@ mod tests {
             step in 1usize..80,
             buf_len in 1usize..100,
         ) {
-            let mut want_line = None;
-            let mut want = Vec::new();
-            Latin1Fallback::new(&input[..], |l| want_line = Some(l))
-                .read_to_end(&mut want)
-                .unwrap();
+            let (want, want_line) = by_lines(&input);
             let mut got_line = None;
             let got = drain(Latin1Read::new(Chunks(&input, step), |l| got_line = Some(l)), buf_len);
             prop_assert_eq!(&got, &want);
@@ -442,5 +471,40 @@ mod tests {
         want.extend_from_slice("\ncaf\u{e9}\nend \u{e9}".as_bytes());
         assert_eq!(got, want);
         assert_eq!(warned, Some(3));
+    }
+
+    /// Lines through a [`std::io::BufReader`] of every capacity over it,
+    /// among them lines that are not UTF-8, an empty one and lines longer
+    /// than the smaller buffers: the input with exactly those lines
+    /// decoded, the warning naming the first of them.
+    #[test]
+    fn lines_through_a_buffered_reader_of_every_capacity() {
+        let lines: [&[u8]; 7] = [
+            b"plain ascii",
+            "caf\u{e9} in utf-8".as_bytes(),
+            b"",
+            b"latin-1 caf\xe9",
+            b"a longer line than the smallest buffers hold, twice over at least",
+            b"\xff\xfe",
+            b"last without newline",
+        ];
+        let input = lines.join(&b'\n');
+        let (want, want_line) = by_lines(&input);
+        assert_eq!(want_line, Some(4));
+        for cap in 1..=input.len() + 1 {
+            let mut warned = None;
+            let mut r = io::BufReader::with_capacity(
+                cap,
+                Latin1Read::new(Chunks(&input, 7), |n| warned = Some(n)),
+            );
+            let mut out = Vec::new();
+            let mut line = Vec::new();
+            while r.read_until(b'\n', &mut line).unwrap() > 0 {
+                out.append(&mut line);
+            }
+            drop(r);
+            assert_eq!(out, want, "capacity {cap}");
+            assert_eq!(warned, want_line, "capacity {cap}");
+        }
     }
 }
