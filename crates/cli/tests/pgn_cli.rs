@@ -253,6 +253,21 @@ fn stats_counts() {
     assert_eq!(v["errors"], 3);
 }
 
+/// No games (an empty input, and one with no ECO tag): every line still
+/// has a value, `-` where there is nothing to show.
+#[test]
+fn stats_of_no_games_and_no_eco() {
+    let out = rookery(&["pgn", "stats", "-"], Some(b""));
+    out.assert_code(0);
+    let s = text(&out.stdout);
+    assert_contains_all(&s, &["games     0\n", "longest   -\n", "ECO       -\n"]);
+    assert!(!s.contains("top ECO"), "{s}");
+    let out = rookery(&["pgn", "stats", "-"], Some(b"[White \"a\"]\n\n1. e4 *\n"));
+    out.assert_code(0);
+    let s = text(&out.stdout);
+    assert_contains_all(&s, &["games     1\n", "ECO       ? 1\n"]);
+}
+
 #[test]
 fn to_epd_and_fen() {
     let f = data("molinari-bordais-1979.pgn");

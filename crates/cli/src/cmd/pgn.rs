@@ -319,7 +319,11 @@ fn print_stats(out: &mut dyn Write, s: &Stats, json: bool) -> std::io::Result<()
         .iter()
         .map(|(l, n)| format!("{l} {n}"))
         .collect();
-    writeln!(out, "ECO       {}", letters.join(", "))?;
+    if letters.is_empty() {
+        writeln!(out, "ECO       -")?;
+    } else {
+        writeln!(out, "ECO       {}", letters.join(", "))?;
+    }
     let top: Vec<String> = s
         .top_eco(10)
         .iter()
