@@ -111,6 +111,20 @@ impl<O> InOrder<O> {
         }
     }
 
+    /// Takes the results that have arrived, without waiting; the message
+    /// of a panic among them, if any.
+    fn panic_waiting(&mut self) -> Option<String> {
+        while let Ok(done) = self.done_rx.try_recv() {
+            match done {
+                Done::Ok(seq, out) => {
+                    self.arrived.insert(seq, out);
+                }
+                Done::Panicked(message) => return Some(message),
+            }
+        }
+        None
+    }
+
     fn fail(&mut self, message: String) -> WorkerPanicked {
         let e = WorkerPanicked { message };
         self.failed = Some(e.clone());
@@ -139,7 +153,13 @@ impl<I, O> Ordered<I, O> {
             .as_ref()
             .is_some_and(|tx| tx.send((self.submitted, item)).is_ok());
         if !sent {
-            return Err(self.fail("no worker thread is running".into()));
+            // The last worker may have ended on a panic that has not been
+            // taken yet: that is the error to report.
+            let message = self
+                .results
+                .panic_waiting()
+                .unwrap_or_else(|| "no worker thread is running".into());
+            return Err(self.fail(message));
         }
         self.submitted += 1;
         Ok(())
@@ -536,6 +556,33 @@ mod tests {
             assert!(out.len() <= 17, "{out:?}");
             assert_eq!(out, (0..out.len() as u32).collect::<Vec<_>>());
         }
+    }
+
+    /// The only worker panics on its first item and ends; the items
+    /// submitted after that find no worker. The error names the panic,
+    /// not the missing worker (the race `a_panicking_worker_is_an_error_not_a_hang`
+    /// could lose now and then).
+    #[test]
+    fn a_submit_after_the_last_worker_panicked_names_the_panic() {
+        let e = with_workers(
+            vec![()],
+            |_, _: u32| -> u32 { panic!("item zero") },
+            |q| {
+                // Bounded: the worker ends within moments of its panic.
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+                loop {
+                    if let Err(e) = q.submit(0) {
+                        return e;
+                    }
+                    assert!(
+                        std::time::Instant::now() < deadline,
+                        "the worker never ended"
+                    );
+                    std::thread::yield_now();
+                }
+            },
+        );
+        assert!(e.message.contains("item zero"), "{e}");
     }
 
     #[test]
