@@ -87,12 +87,20 @@ impl<R: Read, F: FnOnce(u64)> Latin1Read<R, F> {
     /// whole). Returns `false` when nothing is left.
     fn ready_from_raw(&mut self) -> io::Result<bool> {
         self.ready.clear();
+        if self.ready.capacity() > 4 * LONG_LINE_STEP {
+            // What a long line took goes back now, not at the end.
+            self.ready = Vec::new();
+        }
         self.pos = 0;
+        // Bytes from `raw_pos` on known to hold no newline: each read is
+        // searched once, so a line of any length costs time in proportion.
+        let mut searched = 0;
         loop {
             let live = &self.raw[self.raw_pos..];
-            if self.eof || memchr::memchr(b'\n', live).is_some() {
+            if self.eof || memchr::memchr(b'\n', &live[searched..]).is_some() {
                 break;
             }
+            searched = live.len();
             if self.raw_pos > 0 {
                 self.raw.drain(..self.raw_pos);
                 self.raw_pos = 0;
@@ -123,9 +131,11 @@ impl<R: Read, F: FnOnce(u64)> Latin1Read<R, F> {
             if let Some(w) = self.warn.take() {
                 w(self.lines + 1);
             }
+            // Decoded into a buffer that becomes `ready` (empty here: no line
+            // before this one was taken): a long line is not copied twice.
             let mut text = String::with_capacity(len * 2);
             decode_into(&live[..len], &mut text);
-            self.ready.extend_from_slice(text.as_bytes());
+            self.ready = text.into_bytes();
             len
         };
         if self.warn.is_some() {
@@ -135,6 +145,10 @@ impl<R: Read, F: FnOnce(u64)> Latin1Read<R, F> {
         if self.raw_pos == self.raw.len() {
             self.raw.clear();
             self.raw_pos = 0;
+            if self.raw.capacity() > 4 * LONG_LINE_STEP {
+                // Likewise for the raw bytes of a long line.
+                self.raw = Vec::new();
+            }
         }
         Ok(true)
     }
@@ -471,6 +485,38 @@ mod tests {
         want.extend_from_slice("\ncaf\u{e9}\nend \u{e9}".as_bytes());
         assert_eq!(got, want);
         assert_eq!(warned, Some(3));
+    }
+
+    /// A Latin-1 line many reads long, read in small inner pieces, comes out
+    /// whole and decoded; once the lines after it are read, the memory it
+    /// took is given back.
+    #[test]
+    fn a_long_latin1_line_is_decoded_and_its_memory_given_back() {
+        let long = 10 * LONG_LINE_STEP;
+        let mut input = vec![0xe9; long];
+        input.extend_from_slice(b"\nnext\nlast\n");
+        let mut warned = None;
+        let mut r = Latin1Read::new(Chunks(&input, 5000), |l| warned = Some(l));
+        let mut got = Vec::new();
+        let mut buf = [0; 4096];
+        while got.len() < 2 * long + "\nnext".len() {
+            let n = r.read(&mut buf).unwrap();
+            assert!(n > 0, "ended after {} bytes", got.len());
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert!(
+            r.raw.capacity() <= 4 * LONG_LINE_STEP,
+            "raw {}",
+            r.raw.capacity()
+        );
+        assert!(
+            r.ready.capacity() <= 4 * LONG_LINE_STEP,
+            "ready {}",
+            r.ready.capacity()
+        );
+        got.extend(drain(r, 4096));
+        assert_eq!(got, by_lines(&input).0);
+        assert_eq!(warned, Some(1));
     }
 
     /// Lines through a [`std::io::BufReader`] of every capacity over it,
