@@ -116,6 +116,18 @@ pub fn open_raw(path: &Path) -> io::Result<Box<dyn Read + Send>> {
     Ok(Box::new(file))
 }
 
+/// The length of the regular file at `path`: `None` for stdin (`-`), a
+/// pipe or device, or a path that cannot be read.
+pub fn file_len(path: &Path) -> Option<u64> {
+    if is_std(path) {
+        return None;
+    }
+    fs::metadata(path)
+        .ok()
+        .filter(fs::Metadata::is_file)
+        .map(|m| m.len())
+}
+
 /// Opens `path` for reading, `-` meaning stdin.
 ///
 /// # Errors

@@ -22,6 +22,10 @@
 //!
 //! Locations (line, column, offset) and indices are those of the whole
 //! stream. A stream with no boundary a piece could end at is held as one piece.
+//! Told the input's length ([`Cutter::with_length`], the `size` of
+//! [`for_each_piece_with`]), the cutter cuts the last pieces smaller, so that
+//! the threads run out of work together instead of one of them reading a
+//! whole last piece alone.
 //!
 //! ```
 //! use rookery_pgn::split::for_each_piece;
@@ -153,6 +157,15 @@ const READ_STEP: usize = 1 << 16;
 /// Most buffers a [`Cutter`] keeps for reuse.
 const MAX_SPARE: usize = 8;
 
+/// Smallest piece a [`Cutter`] told the input's length aims at near the end
+/// (a smaller one costs more to hand out than its reading saves).
+pub const MIN_TAIL_PIECE: usize = 1 << 16;
+
+/// A [`Cutter`] told the input's length aims at most at this share of what
+/// is left for each thread: the last pieces are small, so that the threads
+/// run out of work at nearly the same time (guided scheduling).
+const TAIL_SHARES: u64 = 4;
+
 /// Cuts a stream into [`Piece`]s of about `target` bytes.
 pub struct Cutter<R> {
     input: R,
@@ -163,7 +176,7 @@ pub struct Cutter<R> {
     filled: usize,
     /// Where `pending[0]` is in the stream.
     start: Location,
-    /// `pending[..scanned]` holds no acceptable cut past `target`.
+    /// `pending[..scanned]` holds no acceptable cut past the aim.
     scanned: usize,
     target: usize,
     eof: bool,
@@ -173,6 +186,8 @@ pub struct Cutter<R> {
     /// Buffers of pieces done with, for the next pieces: their memory is
     /// already the process's, so filling them costs no page faults.
     spare: Vec<Vec<u8>>,
+    /// The input's length (a hint) and the threads reading the pieces.
+    length: Option<(u64, usize)>,
 }
 
 impl<R: Read> Cutter<R> {
@@ -193,7 +208,30 @@ impl<R: Read> Cutter<R> {
             done: false,
             after_tag: false,
             spare: Vec::new(),
+            length: None,
         }
+    }
+
+    /// Tells the cutter the input's length in bytes and how many threads
+    /// read its pieces: towards the end, pieces shrink to a share of what is
+    /// left (down to [`MIN_TAIL_PIECE`]), so that no thread is left reading
+    /// a whole piece alone at the end. The length is a hint: a wrong one
+    /// changes only where the cuts fall.
+    pub fn with_length(mut self, length: u64, jobs: usize) -> Cutter<R> {
+        self.length = Some((length, jobs.max(1)));
+        self
+    }
+
+    /// The size the next piece aims at.
+    fn aim(&self) -> usize {
+        let Some((length, jobs)) = self.length else {
+            return self.target;
+        };
+        let left = length.saturating_sub(self.start.offset);
+        let share = left / (TAIL_SHARES * jobs as u64);
+        usize::try_from(share)
+            .unwrap_or(usize::MAX)
+            .clamp(MIN_TAIL_PIECE.min(self.target), self.target)
     }
 
     /// Takes back the bytes of a piece that is done with, for a later piece
@@ -380,8 +418,9 @@ impl<R: Read> Iterator for Cutter<R> {
             return None;
         }
         loop {
-            if self.filled > self.target {
-                let from = self.scanned.max(self.target);
+            let aim = self.aim();
+            if self.filled > aim {
+                let from = self.scanned.max(aim);
                 if let Some(at) = self.find_cut(from) {
                     return Some(Ok(self.cut(at, false)));
                 }
@@ -430,7 +469,7 @@ pub fn for_each_piece<T: Send, E: From<io::Error>>(
     for_each_piece_with(
         input,
         jobs,
-        target,
+        (target, None),
         Detail::Full,
         &|games| work(games),
         sink,
@@ -439,21 +478,28 @@ pub fn for_each_piece<T: Send, E: From<io::Error>>(
 
 /// [`for_each_piece`], the games keeping `detail` (see [`Detail`]: the
 /// games' errors and warnings are the same at every detail), and `work`
-/// may hand the games back for reuse ([`PieceGames::recycle`]).
+/// may hand the games back for reuse ([`PieceGames::recycle`]). `size` is
+/// the target size of a piece and, if known, the input's length in bytes
+/// (see [`Cutter::with_length`]).
 ///
 /// # Errors
 /// An I/O error reading `input`, or the first error `sink` returns.
 pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
     input: impl Read + Send,
     jobs: usize,
-    target: usize,
+    size: (usize, Option<u64>),
     detail: Detail,
     work: &(dyn Fn(&mut PieceGames) -> T + Sync),
     sink: &mut PieceSink<'_, T, E>,
 ) -> Result<(), E> {
     let jobs = jobs.max(1);
+    let (target, length) = size;
+    let mut cutter = Cutter::new(input, target);
+    if let Some(length) = length {
+        cutter = cutter.with_length(length, jobs);
+    }
     let source = Cutting {
-        cutter: Cutter::new(input, target),
+        cutter,
         next_index: 1,
         ahead: 0,
     };

@@ -108,6 +108,11 @@ pub struct Plan {
     pub jobs: usize,
     /// Bytes per piece of input with more than one thread.
     pub chunk_bytes: usize,
+    /// The length in bytes of the input [`run`] reads, when known (a
+    /// file's size): with more than one thread, the last pieces are then cut
+    /// smaller, so that the threads finish together. A hint: a wrong one
+    /// changes only the pieces' sizes.
+    pub input_len: Option<u64>,
 }
 
 impl Plan {
@@ -119,6 +124,7 @@ impl Plan {
             quiet: false,
             jobs: 1,
             chunk_bytes: 1 << 20,
+            input_len: None,
         }
     }
 }
@@ -455,7 +461,7 @@ pub fn run<R: Read + Send, E>(
     for_each_piece_with(
         input,
         plan.jobs,
-        plan.chunk_bytes,
+        (plan.chunk_bytes, plan.input_len),
         detail,
         &work,
         &mut |part: Part, bytes| -> Result<bool, StreamError<E>> {

@@ -3,7 +3,8 @@
 //! warnings.
 
 use proptest::prelude::*;
-use rookery_pgn::split::{for_each_piece, Cutter};
+use rookery_pgn::split::{for_each_piece, for_each_piece_with, Cutter, MIN_TAIL_PIECE};
+use rookery_pgn::Detail;
 use rookery_pgn::Games;
 
 mod common;
@@ -22,11 +23,22 @@ fn whole(bytes: &[u8]) -> Vec<String> {
 /// Reads `bytes` in pieces of about `target` bytes on `jobs` threads; also
 /// returns how many pieces the cutter made.
 fn pieces_on(bytes: &[u8], target: usize, jobs: usize) -> (Vec<String>, usize) {
+    pieces_told(bytes, target, jobs, None)
+}
+
+/// [`pieces_on`], the cutter told `length` as the input's length.
+fn pieces_told(
+    bytes: &[u8],
+    target: usize,
+    jobs: usize,
+    length: Option<u64>,
+) -> (Vec<String>, usize) {
     let mut out = Vec::new();
-    for_each_piece(
+    for_each_piece_with(
         bytes,
         jobs,
-        target,
+        (target, length),
+        Detail::Full,
         &|games| games.map(|g| summary(&g)).collect::<Vec<_>>(),
         &mut |batch, _| -> std::io::Result<bool> {
             out.extend(batch);
@@ -39,6 +51,9 @@ fn pieces_on(bytes: &[u8], target: usize, jobs: usize) -> (Vec<String>, usize) {
     let mut n = 0;
     let mut joined = Vec::with_capacity(bytes.len());
     let mut cutter = Cutter::new(bytes, target);
+    if let Some(length) = length {
+        cutter = cutter.with_length(length, jobs);
+    }
     while let Some(piece) = cutter.next() {
         let piece = piece.unwrap();
         joined.extend_from_slice(&piece.bytes);
@@ -70,6 +85,56 @@ fn pieces_read_as_the_whole_stream() {
                 let (got, _) = pieces_on(bytes, target, jobs);
                 assert_eq!(got, expected, "target {target}, {jobs} threads");
             }
+        }
+    }
+}
+
+/// Told the input's length, the cutter makes the last pieces smaller, down
+/// to [`MIN_TAIL_PIECE`]; told a wrong length, it still cuts the same games.
+#[test]
+fn pieces_shrink_towards_a_known_end() {
+    let game = "[Event \"a\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n";
+    let pgn = game.repeat(40 * MIN_TAIL_PIECE / game.len());
+    let bytes = pgn.as_bytes();
+    let target = 4 * MIN_TAIL_PIECE;
+    let sizes = |length: Option<u64>| {
+        let mut cutter = Cutter::new(bytes, target);
+        if let Some(length) = length {
+            cutter = cutter.with_length(length, 2);
+        }
+        cutter.map(|p| p.unwrap().bytes.len()).collect::<Vec<_>>()
+    };
+    let plain = sizes(None);
+    let told = sizes(Some(bytes.len() as u64));
+    // Untold, every piece but the last is about the target.
+    assert!(
+        plain[..plain.len() - 1].iter().all(|&n| n >= target),
+        "{plain:?}"
+    );
+    // Told, the pieces never grow, and the tail's are the smallest allowed.
+    assert!(told.len() > plain.len(), "{told:?}");
+    assert!(
+        told.windows(2).all(|w| w[1] <= w[0] + game.len()),
+        "{told:?}"
+    );
+    assert!(told[0] >= target, "{told:?}");
+    let tail = &told[told.len() - 4..told.len() - 1];
+    assert!(
+        tail.iter()
+            .all(|&n| (MIN_TAIL_PIECE..MIN_TAIL_PIECE + game.len()).contains(&n)),
+        "{told:?}"
+    );
+    let expected = whole(bytes);
+    for length in [
+        None,
+        Some(bytes.len() as u64),
+        Some(0),
+        Some(u64::MAX),
+        Some(1000),
+    ] {
+        for jobs in [2, 3] {
+            let (got, _) = pieces_told(bytes, target, jobs, length);
+            assert_eq!(got, expected, "length {length:?}, {jobs} threads");
         }
     }
 }

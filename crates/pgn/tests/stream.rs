@@ -193,10 +193,15 @@ fn every_task_reads_the_same_on_several_threads() {
             };
             let want = run_all(&one, &all);
             assert!(want.2.games > 0);
-            for (jobs, chunk_bytes) in [(2, 1000), (3, 1 << 16)] {
+            // The last told the input's length, with pieces that shrink.
+            let told = Some(all.len() as u64);
+            for (jobs, chunk_bytes, input_len) in
+                [(2, 1000, None), (3, 1 << 16, None), (2, 1 << 18, told)]
+            {
                 let many = Plan {
                     jobs,
                     chunk_bytes,
+                    input_len,
                     ..one
                 };
                 let got = run_all(&many, &all);

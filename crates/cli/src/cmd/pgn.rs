@@ -150,6 +150,7 @@ impl Common {
             quiet: self.quiet,
             jobs: self.jobs as usize,
             chunk_bytes: self.chunk_bytes,
+            input_len: None,
         }
     }
 }
@@ -163,10 +164,9 @@ fn progress(path: &Path) -> Option<indicatif::ProgressBar> {
     if !std::io::stderr().is_terminal() {
         return None;
     }
-    let total = std::fs::metadata(path).ok().map(|m| m.len());
-    let pb = match total {
-        Some(n) if path.as_os_str() != "-" => indicatif::ProgressBar::new(n),
-        _ => indicatif::ProgressBar::new_spinner(),
+    let pb = match output::file_len(path) {
+        Some(n) => indicatif::ProgressBar::new(n),
+        None => indicatif::ProgressBar::new_spinner(),
     };
     if let Ok(style) = indicatif::ProgressStyle::with_template(
         "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}",
@@ -185,6 +185,10 @@ fn process_file(
 ) -> anyhow::Result<()> {
     let input = output::open_text(path)?;
     let file = display_name(path);
+    let plan = &Plan {
+        input_len: output::file_len(path),
+        ..*plan
+    };
     let pb = progress(path);
     let mut progress = |bytes: u64| {
         if let Some(pb) = &pb {
