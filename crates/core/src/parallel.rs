@@ -44,6 +44,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
@@ -312,31 +313,65 @@ where
 
 /// The shared side of [`with_pulling_workers`]: the source, the count of
 /// items handed out and taken, and whether to go on.
+///
+/// The source's lock is held while an item is made, which can be long (a
+/// piece read from a file): the counts live outside it, so that taking a
+/// result never waits for an item being made, and a worker waiting for room
+/// waits on a lock of its own (`gate`), never held long.
 struct Pull<S> {
-    state: Mutex<PullState<S>>,
+    source: Mutex<S>,
+    /// Items handed out so far: the number of the next (changed only under
+    /// `source`).
+    handed: AtomicUsize,
+    /// Results taken, in order (changed only under `gate`).
+    taken: AtomicUsize,
+    /// The source has no more items.
+    ended: AtomicBool,
+    /// The caller is done: hand out no more.
+    stop: AtomicBool,
+    /// Held to wait on `turn`, and to change what such a wait is for.
+    gate: Mutex<()>,
     /// Signalled when a result is taken or the work ends.
     turn: Condvar,
     /// Most items handed out and not yet taken.
     limit: usize,
 }
 
-struct PullState<S> {
-    source: S,
-    /// Items handed out so far: the number of the next.
-    handed: usize,
-    /// Results taken, in order.
-    taken: usize,
-    /// The source has no more items.
-    ended: bool,
-    /// The caller is done: hand out no more.
-    stop: bool,
-}
-
 impl<S> Pull<S> {
-    fn lock(&self) -> Result<MutexGuard<'_, PullState<S>>, WorkerPanicked> {
-        self.state.lock().map_err(|_| WorkerPanicked {
+    fn lock(&self) -> Result<MutexGuard<'_, S>, WorkerPanicked> {
+        self.source.lock().map_err(|_| WorkerPanicked {
             message: "a worker panicked while taking an item".into(),
         })
+    }
+
+    /// No more items are to be handed out.
+    fn done(&self) -> bool {
+        self.stop.load(Ordering::SeqCst) || self.ended.load(Ordering::SeqCst)
+    }
+
+    /// As many items as allowed are handed out and not taken.
+    fn full(&self) -> bool {
+        let handed = self.handed.load(Ordering::SeqCst);
+        handed - self.taken.load(Ordering::SeqCst).min(handed) >= self.limit
+    }
+
+    /// Waits until there is room for an item or no more are to be handed out.
+    fn wait_for_room(&self) {
+        let mut gate = self.gate.lock().unwrap_or_else(PoisonError::into_inner);
+        while !self.done() && self.full() {
+            gate = self.turn.wait(gate).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Sets `flag` (stop, ended) or `taken` under the gate, then wakes the
+    /// waiting workers: a worker that has just found no room either waits
+    /// already, or checks again after this.
+    fn change_and_wake(&self, change: impl FnOnce()) {
+        {
+            let _gate = self.gate.lock().unwrap_or_else(PoisonError::into_inner);
+            change();
+        }
+        self.turn.notify_all();
     }
 }
 
@@ -357,16 +392,20 @@ impl<S, O> Pulled<'_, S, O> {
     pub fn take_next(&mut self) -> Option<Result<O, WorkerPanicked>> {
         match self.results.next() {
             Ok(Some(out)) => {
-                if let Ok(mut s) = self.pull.lock() {
-                    s.taken = self.results.taken;
-                    self.pull.turn.notify_all();
-                }
+                let taken = self.results.taken;
+                self.pull
+                    .change_and_wake(|| self.pull.taken.store(taken, Ordering::SeqCst));
                 Some(Ok(out))
             }
             // Every worker has ended: the source is done, or they are gone
             // (which only a bug can do).
             Ok(None) => match self.pull.lock() {
-                Ok(s) if s.ended && s.handed == self.results.taken => None,
+                Ok(_)
+                    if self.pull.ended.load(Ordering::SeqCst)
+                        && self.pull.handed.load(Ordering::SeqCst) == self.results.taken =>
+                {
+                    None
+                }
                 Ok(_) => Some(Err(self.results.fail("every worker thread is gone".into()))),
                 Err(e) => Some(Err(self.results.fail(e.message))),
             },
@@ -380,7 +419,7 @@ impl<S, O> Pulled<'_, S, O> {
     /// [`WorkerPanicked`] if a worker panicked while taking an item.
     pub fn with_source<T>(&mut self, f: impl FnOnce(&mut S) -> T) -> Result<T, WorkerPanicked> {
         let mut s = self.pull.lock()?;
-        Ok(f(&mut s.source))
+        Ok(f(&mut s))
     }
 }
 
@@ -389,9 +428,8 @@ struct StopOnDrop<'a, S>(&'a Pull<S>);
 
 impl<S> Drop for StopOnDrop<'_, S> {
     fn drop(&mut self) {
-        let mut s = self.0.state.lock().unwrap_or_else(PoisonError::into_inner);
-        s.stop = true;
-        self.0.turn.notify_all();
+        self.0
+            .change_and_wake(|| self.0.stop.store(true, Ordering::SeqCst));
     }
 }
 
@@ -421,13 +459,12 @@ where
     O: Send,
 {
     let pull = Pull {
-        state: Mutex::new(PullState {
-            source,
-            handed: 0,
-            taken: 0,
-            ended: false,
-            stop: false,
-        }),
+        source: Mutex::new(source),
+        handed: AtomicUsize::new(0),
+        taken: AtomicUsize::new(0),
+        ended: AtomicBool::new(false),
+        stop: AtomicBool::new(false),
+        gate: Mutex::new(()),
         turn: Condvar::new(),
         limit: limit.max(1),
     };
@@ -462,27 +499,31 @@ fn pull_and_work<S, I, O>(
 ) {
     loop {
         let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let (seq, item) = {
+            let (seq, item) = loop {
+                pull.wait_for_room();
                 // A poisoned lock: another worker panicked taking an item,
                 // and sends that panic itself.
-                let Ok(mut s) = pull.state.lock() else {
+                let Ok(mut source) = pull.source.lock() else {
                     return None;
                 };
-                while !s.stop && !s.ended && s.handed - s.taken >= pull.limit {
-                    s = pull.turn.wait(s).ok()?;
-                }
-                if s.stop || s.ended {
+                if pull.done() {
                     return None;
                 }
-                match next(&mut s.source) {
+                if pull.full() {
+                    // Another worker took the room first.
+                    continue;
+                }
+                match next(&mut source) {
                     None => {
-                        s.ended = true;
-                        pull.turn.notify_all();
+                        pull.ended.store(true, Ordering::SeqCst);
+                        drop(source);
+                        pull.change_and_wake(|| {});
                         return None;
                     }
                     Some(item) => {
-                        s.handed += 1;
-                        (s.handed - 1, item)
+                        let seq = pull.handed.load(Ordering::SeqCst);
+                        pull.handed.store(seq + 1, Ordering::SeqCst);
+                        break (seq, item);
                     }
                 }
             };
@@ -699,5 +740,48 @@ mod tests {
             |q| q.take_next().map(Result::unwrap),
         );
         assert_eq!(first, Some(0));
+    }
+
+    /// The caller takes a result while a worker is still making the next
+    /// item (holding the source): the item here is made only once the
+    /// caller has taken the result before it, so a caller that waited for
+    /// the source would wait until the item gives up (and the test fails).
+    #[test]
+    fn taking_a_result_does_not_wait_for_an_item_being_made() {
+        let (taken_tx, taken_rx) = mpsc::channel::<()>();
+        let taken_rx = Mutex::new(taken_rx);
+        let waited_out = AtomicBool::new(false);
+        let got = with_pulling_workers(
+            2,
+            4,
+            0u32,
+            |n: &mut u32| {
+                *n += 1;
+                if *n == 2 {
+                    let rx = taken_rx.lock().unwrap();
+                    if rx.recv_timeout(std::time::Duration::from_secs(10)).is_err() {
+                        waited_out.store(true, Ordering::SeqCst);
+                    }
+                }
+                (*n <= 2).then_some(*n)
+            },
+            |i| i,
+            |q| {
+                let mut got = Vec::new();
+                while let Some(out) = q.take_next() {
+                    let out = out.unwrap();
+                    if out == 1 {
+                        taken_tx.send(()).unwrap();
+                    }
+                    got.push(out);
+                }
+                got
+            },
+        );
+        assert_eq!(got, [1, 2]);
+        assert!(
+            !waited_out.load(Ordering::SeqCst),
+            "taking result 1 waited for item 2 to be made"
+        );
     }
 }

@@ -46,6 +46,7 @@
 //! ```
 
 use std::io::{self, Read};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rookery_core::parallel::{self, Pulled, WorkerPanicked};
 
@@ -498,18 +499,26 @@ pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
     if let Some(length) = length {
         cutter = cutter.with_length(length, jobs);
     }
-    let source = Cutting {
-        cutter,
+    let books = Mutex::new(Books {
         next_index: 1,
         ahead: 0,
-    };
+        cut_to: 0,
+        spare: Vec::new(),
+    });
+    let books = &books;
     // On the reading threads, one at a time: cut the next piece and guess
     // its first game's index (an I/O error ends the cutter: it is the last
     // item).
-    let cut = |s: &mut Cutting<_>| {
-        Some(s.cutter.next()?.map(|piece| {
-            let first = s.next_index + s.ahead;
-            s.ahead += piece.starts;
+    let cut = |cutter: &mut Cutter<_>| {
+        for bytes in std::mem::take(&mut lock(books).spare) {
+            cutter.recycle(bytes);
+        }
+        let piece = cutter.next();
+        let mut b = lock(books);
+        Some(piece?.map(|piece| {
+            let first = b.next_index + b.ahead;
+            b.ahead += piece.starts;
+            b.cut_to = cutter.offset();
             (piece, first)
         }))
     };
@@ -523,19 +532,29 @@ pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
     };
     // Pieces cut and not yet taken: enough for every thread to have its
     // next one while the calling thread takes the results.
-    parallel::with_pulling_workers(jobs, 2 * jobs, source, cut, read, |q| {
-        take_in_order(q, detail, work, sink)
+    parallel::with_pulling_workers(jobs, 2 * jobs, cutter, cut, read, |q| {
+        take_in_order(q, books, detail, work, sink)
     })
 }
 
-/// What the reading threads share: the cutter, and what the index guesses
-/// are made of: the real index of the first game of the next piece to
-/// take, and the games guessed to start in the pieces cut and not yet
-/// taken (and in a held one).
-struct Cutting<R> {
-    cutter: Cutter<R>,
+/// What the reading threads and the calling thread share beside the cutter,
+/// under a lock of its own that is never held long (the cutter's is held
+/// while a piece is read from the input): what the index guesses are made
+/// of, the real index of the first game of the next piece to take and the
+/// games guessed to start in the pieces cut and not yet taken (and in a
+/// held one); the bytes cut so far; buffers of pieces taken, for the cutter
+/// to reuse.
+struct Books {
     next_index: usize,
     ahead: usize,
+    cut_to: u64,
+    spare: Vec<Vec<u8>>,
+}
+
+/// Locks `books`; a thread that panicked holding it left them whole (every
+/// change under it is one step), so a poisoned lock is taken as it is.
+fn lock(books: &Mutex<Books>) -> MutexGuard<'_, Books> {
+    books.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A piece read on a reading thread, with the index it was read from.
@@ -545,7 +564,8 @@ type ReadPiece<T> = io::Result<(Piece, usize, T, Outcome)>;
 /// (reading a piece again on this thread where one was wrong) and hands
 /// them to `sink`.
 fn take_in_order<R: Read, T, E: From<io::Error>>(
-    q: &mut Pulled<'_, Cutting<R>, ReadPiece<T>>,
+    q: &mut Pulled<'_, Cutter<R>, ReadPiece<T>>,
+    books: &Mutex<Books>,
     detail: Detail,
     work: &(dyn Fn(&mut PieceGames) -> T + Sync),
     sink: &mut PieceSink<'_, T, E>,
@@ -557,7 +577,7 @@ fn take_in_order<R: Read, T, E: From<io::Error>>(
         let (mut piece, first, out, outcome) = done.map_err(failed)??;
         // The guesses change only below, in one step with the real count:
         // a piece cut meanwhile must never see one without the other.
-        let next_index = q.with_source(|s| s.next_index).map_err(failed)?;
+        let next_index = lock(books).next_index;
         let (piece, out, outcome) = match carry.take() {
             Some((mut held, index)) => {
                 // The cut before this piece was wrong: read on from the held piece.
@@ -565,8 +585,7 @@ fn take_in_order<R: Read, T, E: From<io::Error>>(
                 held.bytes.extend_from_slice(&piece.bytes);
                 held.tag_follows = piece.tag_follows;
                 held.last = piece.last;
-                q.with_source(|s| s.cutter.recycle(piece.bytes))
-                    .map_err(failed)?;
+                lock(books).spare.push(piece.bytes);
                 let (out, outcome) = held.read_with(index, detail, work);
                 (held, out, outcome)
             }
@@ -582,14 +601,13 @@ fn take_in_order<R: Read, T, E: From<io::Error>>(
             carry = Some((piece, next_index));
             continue;
         }
-        let offset = q
-            .with_source(|s| {
-                s.ahead = s.ahead.saturating_sub(piece.starts);
-                s.next_index += outcome.games;
-                s.cutter.recycle(piece.bytes);
-                s.cutter.offset()
-            })
-            .map_err(failed)?;
+        let offset = {
+            let mut b = lock(books);
+            b.ahead = b.ahead.saturating_sub(piece.starts);
+            b.next_index += outcome.games;
+            b.spare.push(piece.bytes);
+            b.cut_to
+        };
         if !sink(out, offset)? {
             return Ok(());
         }
@@ -598,7 +616,7 @@ fn take_in_order<R: Read, T, E: From<io::Error>>(
     // should one be held anyway, it is read to the end here.
     if let Some((mut held, index)) = carry {
         let (out, _) = held.read_with(index, detail, work);
-        let offset = q.with_source(|s| s.cutter.offset()).map_err(failed)?;
+        let offset = lock(books).cut_to;
         sink(out, offset)?;
     }
     Ok(())
