@@ -363,9 +363,10 @@ impl<S> Pull<S> {
         }
     }
 
-    /// Sets `flag` (stop, ended) or `taken` under the gate, then wakes the
-    /// waiting workers: a worker that has just found no room either waits
-    /// already, or checks again after this.
+    /// Makes `change` (to `taken` or `stop`; `ended` is set just before,
+    /// under the source's lock) with the gate held, then wakes the waiting
+    /// workers: a worker that has just found no room is either waiting
+    /// already, or takes the gate after this and sees the change.
     fn change_and_wake(&self, change: impl FnOnce()) {
         {
             let _gate = self.gate.lock().unwrap_or_else(PoisonError::into_inner);
