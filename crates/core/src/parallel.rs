@@ -351,8 +351,11 @@ impl<S> Pull<S> {
 
     /// As many items as allowed are handed out and not taken.
     fn full(&self) -> bool {
-        let handed = self.handed.load(Ordering::SeqCst);
-        handed - self.taken.load(Ordering::SeqCst).min(handed) >= self.limit
+        let (handed, taken) = (&self.handed, &self.taken);
+        handed
+            .load(Ordering::SeqCst)
+            .saturating_sub(taken.load(Ordering::SeqCst))
+            >= self.limit
     }
 
     /// Waits until there is room for an item or no more are to be handed out.

@@ -86,11 +86,7 @@ impl<R: Read, F: FnOnce(u64)> Latin1Read<R, F> {
     /// the end of the input, the last line without its newline counts as
     /// whole). Returns `false` when nothing is left.
     fn ready_from_raw(&mut self) -> io::Result<bool> {
-        self.ready.clear();
-        if self.ready.capacity() > 4 * LONG_LINE_STEP {
-            // What a long line took goes back now, not at the end.
-            self.ready = Vec::new();
-        }
+        empty_and_free_if_long(&mut self.ready);
         self.pos = 0;
         // Bytes from `raw_pos` on known to hold no newline: each read is
         // searched once, so a line of any length costs time in proportion.
@@ -143,14 +139,19 @@ impl<R: Read, F: FnOnce(u64)> Latin1Read<R, F> {
         }
         self.raw_pos += used;
         if self.raw_pos == self.raw.len() {
-            self.raw.clear();
+            empty_and_free_if_long(&mut self.raw);
             self.raw_pos = 0;
-            if self.raw.capacity() > 4 * LONG_LINE_STEP {
-                // Likewise for the raw bytes of a long line.
-                self.raw = Vec::new();
-            }
         }
         Ok(true)
+    }
+}
+
+/// Empties `buf`, giving its memory back if a long line made it large: once
+/// the line is handed out, not at the end of the input.
+fn empty_and_free_if_long(buf: &mut Vec<u8>) {
+    buf.clear();
+    if buf.capacity() > 4 * LONG_LINE_STEP {
+        *buf = Vec::new();
     }
 }
 

@@ -510,7 +510,8 @@ pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
     // its first game's index (an I/O error ends the cutter: it is the last
     // item).
     let cut = |cutter: &mut Cutter<_>| {
-        for bytes in std::mem::take(&mut lock(books).spare) {
+        let spare = std::mem::take(&mut lock(books).spare);
+        for bytes in spare {
             cutter.recycle(bytes);
         }
         let piece = cutter.next();
