@@ -351,11 +351,9 @@ impl<S> Pull<S> {
 
     /// As many items as allowed are handed out and not taken.
     fn full(&self) -> bool {
-        let (handed, taken) = (&self.handed, &self.taken);
-        handed
-            .load(Ordering::SeqCst)
-            .saturating_sub(taken.load(Ordering::SeqCst))
-            >= self.limit
+        let handed = self.handed.load(Ordering::SeqCst);
+        let taken = self.taken.load(Ordering::SeqCst);
+        handed.saturating_sub(taken) >= self.limit
     }
 
     /// Waits until there is room for an item or no more are to be handed out.
