@@ -272,6 +272,39 @@ fn latin1_pgn_is_decoded_not_mangled() {
     v.assert_stderr_contains("Latin-1");
 }
 
+/// With several threads, a file's pieces are read and decoded by each
+/// thread itself: every verb writes what one thread writes, and the warning
+/// names the same file and line.
+#[test]
+fn latin1_pgn_reads_the_same_on_several_threads() {
+    let t = TempDir::new("latin1-pgn-jobs");
+    let input = t.write("odds.pgn", &latin1_pgn());
+    for verb in [
+        &["normalize", "--lenient"][..],
+        &["validate"],
+        &["stats"],
+        &["to-epd"],
+    ] {
+        let run = |more: &[&str]| rookery(&[&["pgn"], verb, more, &[s(&input)]].concat());
+        let one = run(&["--jobs", "1"]);
+        assert!(text(&one.stderr).contains("odds.pgn:"), "{verb:?}");
+        for (jobs, chunk) in [("2", "1048576"), ("3", "700")] {
+            let par = run(&["--jobs", jobs, "--chunk-bytes", chunk]);
+            assert_eq!(
+                par.status.code(),
+                one.status.code(),
+                "{verb:?} --jobs {jobs}"
+            );
+            assert!(par.stdout == one.stdout, "{verb:?} --jobs {jobs} differs");
+            assert_eq!(
+                text(&par.stderr),
+                text(&one.stderr),
+                "{verb:?} --jobs {jobs}"
+            );
+        }
+    }
+}
+
 #[test]
 fn latin1_epd_lines_copied_unchanged_keep_their_characters() {
     let t = TempDir::new("latin1-epd");

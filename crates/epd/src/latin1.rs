@@ -167,6 +167,56 @@ pub fn decode_into(bytes: &[u8], out: &mut String) {
     out.extend(bytes.iter().map(|&b| char::from(b)));
 }
 
+/// Text with its lines that were not UTF-8 decoded from Latin-1
+/// ([`decode_lines`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decoded {
+    /// The text: the UTF-8 lines as they were, the others decoded.
+    pub text: String,
+    /// The number (from 1) of the first line that was decoded.
+    pub first_line: u64,
+}
+
+/// Reads `bytes` as [`Latin1Read`] reads a stream, in one go: the number of
+/// newlines if it is all UTF-8 (one pass checks and counts, as the reader
+/// does), else the text with every line that is not UTF-8 decoded from
+/// Latin-1 ([`Decoded`]). Decoding changes no newline, so the count is that
+/// of either.
+///
+/// ```
+/// use rookery_epd::latin1::decode_lines;
+/// assert_eq!(decode_lines(b"ok\nfine"), Ok(1));
+/// let odd = decode_lines(b"ok\ncaf\xe9\nfine\n").unwrap_err();
+/// assert_eq!((odd.text.as_str(), odd.first_line), ("ok\ncafé\nfine\n", 2));
+/// ```
+///
+/// # Errors
+/// [`Decoded`] when a line is not UTF-8 (not a failure: the text is read).
+pub fn decode_lines(bytes: &[u8]) -> Result<u64, Decoded> {
+    let whole = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
+    let (good, newlines) = utf8_lines(&bytes[..whole]);
+    if good == whole && std::str::from_utf8(&bytes[whole..]).is_ok() {
+        return Ok(newlines);
+    }
+    // `bytes[..good]` is whole lines of UTF-8, `newlines` of them.
+    let mut text = String::with_capacity(bytes.len() + (bytes.len() - good) / 2);
+    text.push_str(std::str::from_utf8(&bytes[..good]).unwrap_or_default());
+    let mut first_line = None;
+    for (i, line) in bytes[good..].split_inclusive(|&b| b == b'\n').enumerate() {
+        match std::str::from_utf8(line) {
+            Ok(line) => text.push_str(line),
+            Err(_) => {
+                first_line.get_or_insert(newlines + i as u64 + 1);
+                decode_into(line, &mut text);
+            }
+        }
+    }
+    Err(Decoded {
+        text,
+        first_line: first_line.unwrap_or(newlines + 1),
+    })
+}
+
 /// Width of the lanes [`ascii_newlines`] checks at a time.
 const LANE: usize = 64;
 
@@ -406,6 +456,68 @@ mod tests {
                 return out;
             }
             out.extend_from_slice(&buf[..n]);
+        }
+    }
+
+    proptest! {
+        /// Lines, mostly UTF-8 and many of them, as files are: blocks of
+        /// ASCII and of other UTF-8 go through both checks.
+        #[test]
+        fn decode_lines_on_long_text(
+            lines in prop::collection::vec(
+                prop::sample::select(vec![
+                    &b"1. e4 e5 2. Nf3 {a comment} Nc6 *\n"[..],
+                    "[Event \"caf\u{e9}\"]\n".as_bytes(),
+                    b"caf\xe9\n",
+                    b"\n",
+                    b"no newline",
+                ]),
+                0..3000,
+            ),
+            odd in any::<bool>(),
+        ) {
+            let mut input: Vec<u8> = lines
+                .into_iter()
+                .filter(|l| odd || !l.contains(&0xe9))
+                .flatten()
+                .copied()
+                .collect();
+            input.extend_from_slice(&[b'a'; 40]);
+            let (text, first) = by_lines(&input);
+            let newlines = input.iter().filter(|&&b| b == b'\n').count() as u64;
+            match decode_lines(&input) {
+                Ok(n) => {
+                    prop_assert_eq!(first, None);
+                    prop_assert_eq!(n, newlines);
+                }
+                Err(d) => {
+                    prop_assert_eq!(Some(d.first_line), first);
+                    prop_assert_eq!(d.text.as_bytes(), &text[..]);
+                }
+            }
+        }
+
+        /// Read at once, any bytes give the text and the first decoded line
+        /// of a plain line-by-line decoding, and the newlines.
+        #[test]
+        fn decode_lines_is_line_by_line_decoding(
+            input in prop::collection::vec(
+                prop::sample::select(vec![b'a', b'\n', b' ', 0xc3, 0xa9, 0xe9, 0xff, b'[']),
+                0..20_000,
+            ),
+        ) {
+            let (text, first) = by_lines(&input);
+            let newlines = input.iter().filter(|&&b| b == b'\n').count() as u64;
+            match decode_lines(&input) {
+                Ok(n) => {
+                    prop_assert_eq!(first, None);
+                    prop_assert_eq!(n, newlines);
+                }
+                Err(d) => {
+                    prop_assert_eq!(Some(d.first_line), first);
+                    prop_assert_eq!(d.text.as_bytes(), &text[..]);
+                }
+            }
         }
     }
 

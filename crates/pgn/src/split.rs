@@ -2,17 +2,26 @@
 //! reading it on one.
 //!
 //! [`for_each_piece`] does it all: a [`Cutter`] cuts the raw bytes into
-//! [`Piece`]s of about a target size at *likely* game boundaries (a line that
+//! pieces of about a target size at *likely* game boundaries (a line that
 //! starts with `[` after a line that is not a tag, or a line after one that
 //! ends with a result token), looking only at bytes (vector searches), so
-//! cutting costs little beside reading. It also counts the lines that look like a game's first
-//! tag, which gives every piece a guess at the index of its first game.
-//! The reading threads take turns at the cutter: each cuts its own next
-//! piece and reads it while its bytes are still in that thread's cache,
-//! running your `work` on its games. (Cutting on the calling thread for all
+//! cutting costs little beside reading. The reading threads take turns at
+//! the cutter: each cuts its own next piece and works on it while its bytes
+//! are still in that thread's cache. (Cutting on the calling thread for all
 //! of them made it a third of the work, with every byte fetched from
-//! another core's cache.) Then, on the calling thread, in stream order,
-//! every guess is checked: a cut was exact if the reader of
+//! another core's cache.) [`for_each_piece_at`] reads an input every thread
+//! can read at any offset (a file, [`ReadAt`]): there the turn at the cutter
+//! only finds where the next piece ends, reading a few KiB around the cut,
+//! and each thread reads its piece's bytes itself, at once with the others.
+//!
+//! Each thread then checks its piece (decoding lines that are not UTF-8 from
+//! Latin-1, if asked), counts its newlines and the lines that look like a
+//! game's first tag, and only then waits for the piece before it to be
+//! placed: where a piece starts in the text (line, offset) and a guess at
+//! the index of its first game follow from the pieces before it, so this
+//! one short step goes in order; everything else runs on all threads. Then
+//! it runs your `work` on the piece's games. On the calling thread, in
+//! stream order, every guess is checked: a cut was exact if the reader of
 //! the piece before it stood between games, or in movetext with a `[` next
 //! (which ends a game anyway), and a guessed index must match the real one.
 //! A wrong guess (a cut inside a comment, a variation or a tag section; a
@@ -46,7 +55,7 @@
 //! ```
 
 use std::io::{self, Read};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use rookery_core::parallel::{self, Pulled, WorkerPanicked};
 
@@ -167,7 +176,7 @@ pub const MIN_TAIL_PIECE: usize = 1 << 16;
 /// run out of work at nearly the same time (guided scheduling).
 const TAIL_SHARES: u64 = 4;
 
-/// Cuts a stream into [`Piece`]s of about `target` bytes.
+/// Cuts a stream into [`Cut`]s of about `target` bytes.
 pub struct Cutter<R> {
     input: R,
     /// Bytes read and not yet handed out.
@@ -176,14 +185,12 @@ pub struct Cutter<R> {
     /// so that reading into it needs no zeroing first).
     filled: usize,
     /// Where `pending[0]` is in the stream.
-    start: Location,
+    start: u64,
     /// `pending[..scanned]` holds no acceptable cut past the aim.
     scanned: usize,
     target: usize,
     eof: bool,
     done: bool,
-    /// The last non-blank line cut so far was a tag.
-    after_tag: bool,
     /// Buffers of pieces done with, for the next pieces: their memory is
     /// already the process's, so filling them costs no page faults.
     spare: Vec<Vec<u8>>,
@@ -198,16 +205,11 @@ impl<R: Read> Cutter<R> {
             input,
             pending: Vec::new(),
             filled: 0,
-            start: Location {
-                offset: 0,
-                line: 1,
-                col: 1,
-            },
+            start: 0,
             scanned: 0,
             target: target.max(1),
             eof: false,
             done: false,
-            after_tag: false,
             spare: Vec::new(),
             length: None,
         }
@@ -225,14 +227,7 @@ impl<R: Read> Cutter<R> {
 
     /// The size the next piece aims at.
     fn aim(&self) -> usize {
-        let Some((length, jobs)) = self.length else {
-            return self.target;
-        };
-        let left = length.saturating_sub(self.start.offset);
-        let share = left / (TAIL_SHARES * jobs as u64);
-        usize::try_from(share)
-            .unwrap_or(usize::MAX)
-            .clamp(MIN_TAIL_PIECE.min(self.target), self.target)
+        aim(self.target, self.length, self.start)
     }
 
     /// Takes back the bytes of a piece that is done with, for a later piece
@@ -252,7 +247,7 @@ impl<R: Read> Cutter<R> {
 
     /// Bytes of the stream handed out so far.
     pub fn offset(&self) -> u64 {
-        self.start.offset
+        self.start
     }
 
     /// Reads once, up to [`READ_STEP`] more bytes; `false` at the end of the
@@ -281,23 +276,10 @@ impl<R: Read> Cutter<R> {
     /// The first acceptable cut at or after `from`: the start of a line that
     /// is not the first of the data.
     fn find_cut(&self, from: usize) -> Option<usize> {
-        let bytes = &self.pending[..self.filled];
-        let mut i = from.max(1);
-        while i < bytes.len() {
-            let nl = i - 1 + memchr::memchr(b'\n', &bytes[i - 1..])?;
-            let line = nl + 1;
-            if line >= bytes.len() {
-                return None;
-            }
-            if good_cut(bytes, line) {
-                return Some(line);
-            }
-            i = line + 1;
-        }
-        None
+        find_cut(&self.pending[..self.filled], from)
     }
 
-    fn cut(&mut self, at: usize, last: bool) -> Piece {
+    fn cut(&mut self, at: usize, last: bool) -> Cut {
         // The piece keeps the buffer; the few bytes past the cut move to a
         // new one, with room for the next piece.
         let mut rest = match self.spare.pop() {
@@ -315,49 +297,59 @@ impl<R: Read> Cutter<R> {
         let mut bytes = std::mem::replace(&mut self.pending, rest);
         bytes.truncate(at);
         self.filled = tail;
-        let start = self.start;
-        let body = if start.offset == 0 {
-            bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes)
-        } else {
-            &bytes
-        };
-        // (A byte-order mark holds no newline: the body's are the piece's.)
-        let (starts, newlines) = count_starts(body, &mut self.after_tag);
-        let end = start.offset + bytes.len() as u64;
-        self.start = if newlines == 0 {
-            Location {
-                offset: end,
-                line: start.line,
-                col: start.col + bytes.len() as u64,
-            }
-        } else {
-            let last_nl = memchr::memrchr(b'\n', &bytes).unwrap_or(0);
-            Location {
-                offset: end,
-                line: start.line + newlines,
-                col: (bytes.len() - last_nl) as u64,
-            }
-        };
+        let offset = self.start;
+        self.start += at as u64;
         self.scanned = 0;
-        Piece {
+        Cut {
             tag_follows: self.pending[..self.filled].first() == Some(&b'['),
             bytes,
-            start,
-            starts,
+            offset,
             last,
         }
     }
 }
 
+/// The size the piece starting at `offset` aims at: `target`, or, told the
+/// input's length and the threads, a share of what is left (see
+/// [`Cutter::with_length`]).
+fn aim(target: usize, length: Option<(u64, usize)>, offset: u64) -> usize {
+    let Some((length, jobs)) = length else {
+        return target;
+    };
+    let left = length.saturating_sub(offset);
+    let share = left / (TAIL_SHARES * jobs as u64);
+    usize::try_from(share)
+        .unwrap_or(usize::MAX)
+        .clamp(MIN_TAIL_PIECE.min(target), target)
+}
+
+/// The first acceptable cut in `bytes` at or after `from`: the start of a
+/// line that is not the first of `bytes` and whose first byte is there
+/// (see [`good_cut`]).
+fn find_cut(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from.max(1);
+    while i < bytes.len() {
+        let nl = i - 1 + memchr::memchr(b'\n', &bytes[i - 1..])?;
+        let line = nl + 1;
+        if line >= bytes.len() {
+            return None;
+        }
+        if good_cut(bytes, line) {
+            return Some(line);
+        }
+        i = line + 1;
+    }
+    None
+}
+
 /// Counts the lines of `bytes` that open a tag section: a tag line (its
 /// first byte that is not white space is `[`) whose last non-blank line
-/// before it was not a tag (`after_tag` carries that from piece to piece);
-/// and the newlines.
+/// before it was not a tag (`after_tag` carries that from piece to piece).
 ///
 /// It looks only at the `[`s and at the bytes between a tag line and the
 /// next: a line a call (as one `memchr` a line would be) costs more than
-/// the rest of cutting.
-fn count_starts(bytes: &[u8], after_tag: &mut bool) -> (usize, u64) {
+/// the rest of the counting.
+fn count_starts(bytes: &[u8], after_tag: &mut bool) -> usize {
     let blank = |b: &[u8]| b.iter().all(u8::is_ascii_whitespace);
     let mut n = 0;
     // `after_tag` tells of the lines before `seen` (a line start).
@@ -387,7 +379,7 @@ fn count_starts(bytes: &[u8], after_tag: &mut bool) -> (usize, u64) {
     if !blank(&bytes[seen..]) {
         *after_tag = false;
     }
-    (n, rookery_epd::latin1::newlines_in(bytes))
+    n
 }
 
 /// Whether a piece may end just before `line` (the start of a line of
@@ -412,9 +404,9 @@ fn good_cut(bytes: &[u8], line: usize) -> bool {
 }
 
 impl<R: Read> Iterator for Cutter<R> {
-    type Item = io::Result<Piece>;
+    type Item = io::Result<Cut>;
 
-    fn next(&mut self) -> Option<io::Result<Piece>> {
+    fn next(&mut self) -> Option<io::Result<Cut>> {
         if self.done {
             return None;
         }
@@ -444,6 +436,448 @@ impl<R: Read> Iterator for Cutter<R> {
             }
         }
     }
+}
+
+/// A piece of input as it was cut: its bytes as the input holds them, not
+/// yet checked or counted (a worker makes it a [`Piece`]).
+#[derive(Clone, Debug)]
+pub struct Cut {
+    /// The bytes.
+    pub bytes: Vec<u8>,
+    /// Where they start in the input, in bytes.
+    pub offset: u64,
+    /// Whether the byte after the piece is `[`.
+    pub tag_follows: bool,
+    /// Whether this is the last piece of the input.
+    pub last: bool,
+}
+
+/// Input that can be read at any offset, by several threads at once: a
+/// file, or bytes in memory. [`for_each_piece_at`] reads such an input on
+/// every thread, each its own pieces.
+pub trait ReadAt {
+    /// Reads bytes from `offset` into `buf`: how many, 0 at the end of the
+    /// input (or with `buf` empty).
+    ///
+    /// # Errors
+    /// As the input's reads.
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
+}
+
+impl ReadAt for [u8] {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(self.len());
+        let n = buf.len().min(self.len() - start);
+        buf[..n].copy_from_slice(&self[start..start + n]);
+        Ok(n)
+    }
+}
+
+#[cfg(unix)]
+impl ReadAt for std::fs::File {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        std::os::unix::fs::FileExt::read_at(self, buf, offset)
+    }
+}
+
+#[cfg(windows)]
+impl ReadAt for std::fs::File {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        std::os::windows::fs::FileExt::seek_read(self, buf, offset)
+    }
+}
+
+/// Fills `buf` from `offset` as far as the input goes: how many bytes.
+fn read_full_at<A: ReadAt + ?Sized>(input: &A, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match input.read_at(&mut buf[n..], offset + n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Bytes a [`Spans`] reads at a time looking for a cut.
+const CUT_WINDOW: usize = 1 << 14;
+
+/// Bytes before the aim a [`Spans`] reads too, to see the line before a
+/// possible cut (a longer line is seen in part: the cut is then only a
+/// likelier guess).
+const LOOK_BACK: u64 = 1 << 10;
+
+/// Where a piece of a [`ReadAt`] input lies: found by [`Spans`] (which
+/// reads only around its end), read whole by a worker.
+struct Span {
+    offset: u64,
+    len: usize,
+    tag_follows: bool,
+    last: bool,
+    /// A buffer to read it into, and the room to make in it if it has
+    /// less than the piece needs (some to spare: a buffer that grows
+    /// piece by piece is moved, its memory new each time).
+    buf: Vec<u8>,
+    room: usize,
+}
+
+/// Cuts a [`ReadAt`] input into [`Span`]s of about a target size, at the
+/// same kind of places as a [`Cutter`]; reading only a few KiB around each
+/// cut, so that the threads read the pieces themselves, at once.
+struct Spans<'a, A: ?Sized> {
+    input: &'a A,
+    /// Where the next piece starts.
+    offset: u64,
+    target: usize,
+    length: Option<(u64, usize)>,
+    window: Vec<u8>,
+    spare: Vec<Vec<u8>>,
+    done: bool,
+}
+
+impl<A: ReadAt + ?Sized> Spans<'_, A> {
+    /// The end of the input at or after `from`, read up to.
+    fn end_from(&mut self, from: u64) -> io::Result<u64> {
+        self.window.resize(CUT_WINDOW, 0);
+        let mut at = from;
+        loop {
+            let got = read_full_at(self.input, &mut self.window, at)?;
+            at += got as u64;
+            if got < CUT_WINDOW {
+                return Ok(at);
+            }
+        }
+    }
+
+    /// The next piece's end, whether `[` follows it, and whether it is the
+    /// last.
+    fn next_end(&mut self) -> io::Result<(u64, bool, bool)> {
+        let aim = aim(self.target, self.length, self.offset);
+        let mut from = self.offset.saturating_add(aim as u64);
+        loop {
+            let back = (from - self.offset).min(LOOK_BACK);
+            let start = from - back;
+            self.window.resize(back as usize + CUT_WINDOW, 0);
+            let got = read_full_at(self.input, &mut self.window, start)?;
+            let bytes = &self.window[..got];
+            if let Some(i) = find_cut(bytes, back as usize) {
+                return Ok((start + i as u64, bytes[i] == b'[', false));
+            }
+            if got < self.window.len() {
+                // The end of the input: where, if it is before `start`,
+                // only reading from the piece's start can tell.
+                let end = if got == 0 && start > self.offset {
+                    self.end_from(self.offset)?
+                } else {
+                    start + got as u64
+                };
+                return Ok((end, false, true));
+            }
+            from = start + got as u64;
+        }
+    }
+}
+
+/// The input of [`run_pieces`]: it cuts pieces, one at a time.
+trait Source {
+    /// What it hands out for a piece (a worker makes it a [`Cut`]).
+    type Raw: Send;
+    /// The next piece; an error is the last item.
+    fn next_raw(&mut self) -> Option<io::Result<Self::Raw>>;
+    /// Takes back the buffer of a piece done with.
+    fn recycle(&mut self, bytes: Vec<u8>);
+    /// Bytes of the input cut so far.
+    fn offset(&self) -> u64;
+}
+
+impl<R: Read> Source for Cutter<R> {
+    type Raw = Cut;
+    fn next_raw(&mut self) -> Option<io::Result<Cut>> {
+        self.next()
+    }
+    fn recycle(&mut self, bytes: Vec<u8>) {
+        Cutter::recycle(self, bytes);
+    }
+    fn offset(&self) -> u64 {
+        Cutter::offset(self)
+    }
+}
+
+impl<A: ReadAt + ?Sized> Source for Spans<'_, A> {
+    type Raw = Span;
+    fn next_raw(&mut self) -> Option<io::Result<Span>> {
+        if self.done {
+            return None;
+        }
+        let (end, tag_follows, last) = match self.next_end() {
+            Ok(found) => found,
+            Err(e) => {
+                self.done = true;
+                return Some(Err(e));
+            }
+        };
+        self.done = last;
+        if last && end <= self.offset {
+            return None;
+        }
+        let Ok(len) = usize::try_from(end - self.offset) else {
+            self.done = true;
+            return Some(Err(io::Error::other("a piece too large for memory")));
+        };
+        let span = Span {
+            offset: self.offset,
+            len,
+            tag_follows,
+            last,
+            buf: self.spare.pop().unwrap_or_default(),
+            room: self.target.saturating_add(self.target / 8 + READ_STEP),
+        };
+        self.offset = end;
+        Some(Ok(span))
+    }
+    fn recycle(&mut self, bytes: Vec<u8>) {
+        if self.spare.len() < MAX_SPARE && bytes.capacity() <= 2 * (self.target + READ_STEP) {
+            self.spare.push(bytes);
+        }
+    }
+    fn offset(&self) -> u64 {
+        self.offset
+    }
+}
+
+/// Reads a span whole, on a worker.
+fn read_span<A: ReadAt + ?Sized>(input: &A, span: Span) -> io::Result<Cut> {
+    let mut bytes = span.buf;
+    if bytes.capacity() < span.len {
+        bytes = Vec::with_capacity(span.len.max(span.room));
+    }
+    // The buffer's old bytes stay as room: only growth is zeroed.
+    if bytes.len() < span.len {
+        bytes.resize(span.len, 0);
+    }
+    let got = read_full_at(input, &mut bytes[..span.len], span.offset)?;
+    if got < span.len {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "the input changed while it was read: it is shorter than it was",
+        ));
+    }
+    bytes.truncate(span.len);
+    Ok(Cut {
+        bytes,
+        offset: span.offset,
+        tag_follows: span.tag_follows,
+        last: span.last,
+    })
+}
+
+/// The pieces placed in the stream, in order. Where a piece starts in the
+/// text (line, column, offset after any decoding) and how many games are
+/// guessed to start before it depend on every piece before it: each worker
+/// checks and counts its own piece first, then waits here for the piece
+/// before it to be placed, places its own, and reads it. Everything but this
+/// short step runs on all threads at once.
+struct Chain {
+    placed: Mutex<Placed>,
+    turn: Condvar,
+}
+
+/// What [`Chain`] knows: how far the pieces are placed.
+struct Placed {
+    /// Pieces placed so far: the number of the next.
+    next: usize,
+    /// Where the next piece starts.
+    at: Location,
+    /// Games guessed to start before it.
+    guessed: usize,
+    /// The last non-blank line before it is a tag.
+    after_tag: bool,
+    /// A piece could not be placed (its bytes could not be read, or its
+    /// worker failed): no piece after it can be.
+    broken: bool,
+}
+
+/// What a piece counts of itself, for [`Chain::place`].
+struct Counts {
+    len: usize,
+    newlines: u64,
+    /// Where its last newline is (if it has one).
+    last_newline: Option<usize>,
+    /// Tag sections opened in it, read as if no tag came before it.
+    starts: usize,
+    /// Whether its first line that is not blank is a tag (`None`: all blank).
+    first_is_tag: Option<bool>,
+    /// Whether its last line that is not blank is a tag.
+    ends_in_tag: bool,
+}
+
+impl Chain {
+    fn new() -> Chain {
+        Chain {
+            placed: Mutex::new(Placed {
+                next: 0,
+                at: Location {
+                    offset: 0,
+                    line: 1,
+                    col: 1,
+                },
+                guessed: 0,
+                after_tag: false,
+                broken: false,
+            }),
+            turn: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Placed> {
+        self.placed.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Places piece `seq`, waiting for the one before: its start, the games
+    /// started in it (as guessed) and the games guessed before it.
+    fn place(&self, seq: usize, c: &Counts) -> io::Result<(Location, usize, usize)> {
+        let mut p = self.lock();
+        while p.next < seq && !p.broken {
+            p = self.turn.wait(p).unwrap_or_else(PoisonError::into_inner);
+        }
+        if p.broken || p.next != seq {
+            return Err(io::Error::other("a piece before this one failed"));
+        }
+        let start = p.at;
+        let starts = c.starts - usize::from(p.after_tag && c.first_is_tag == Some(true));
+        let before = p.guessed;
+        let end = start.offset + c.len as u64;
+        p.at = match c.last_newline {
+            None => Location {
+                offset: end,
+                line: start.line,
+                col: start.col + c.len as u64,
+            },
+            Some(nl) => Location {
+                offset: end,
+                line: start.line + c.newlines,
+                col: (c.len - nl) as u64,
+            },
+        };
+        p.guessed += starts;
+        if c.first_is_tag.is_some() {
+            p.after_tag = c.ends_in_tag;
+        }
+        p.next += 1;
+        drop(p);
+        self.turn.notify_all();
+        Ok((start, starts, before))
+    }
+
+    /// Marks the chain broken: the piece being placed never will be.
+    fn break_off(&self) {
+        self.lock().broken = true;
+        self.turn.notify_all();
+    }
+}
+
+/// Breaks the chain if dropped before [`Unplaced::placed`]: a worker that
+/// fails (an error or a panic) before placing its piece must not leave
+/// the next ones waiting for ever.
+struct Unplaced<'a> {
+    chain: &'a Chain,
+    armed: bool,
+}
+
+impl Unplaced<'_> {
+    fn placed(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for Unplaced<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.chain.break_off();
+        }
+    }
+}
+
+/// A piece ready to read, placed in the stream: what a worker makes of a
+/// [`Cut`], with the guessed index of its first game and the line of its
+/// first line that was not UTF-8 (when read as Latin-1).
+struct Placement {
+    piece: Piece,
+    first: usize,
+    odd_line: Option<u64>,
+}
+
+/// On a worker: checks the bytes of piece number `seq` (decoding lines
+/// that are not UTF-8 from Latin-1 if `latin1`), counts its lines and tag
+/// sections, places it in the stream (`unplaced`'s chain) and guesses its
+/// first game's index.
+fn prepare(
+    seq: usize,
+    cut: Cut,
+    latin1: bool,
+    unplaced: Unplaced<'_>,
+    books: &Mutex<Books>,
+) -> io::Result<Placement> {
+    let Cut {
+        bytes,
+        offset,
+        tag_follows,
+        last,
+    } = cut;
+    let (bytes, newlines, odd) = if latin1 {
+        match rookery_epd::latin1::decode_lines(&bytes) {
+            Ok(newlines) => (bytes, newlines, None),
+            Err(decoded) => {
+                let text = decoded.text.into_bytes();
+                let newlines = rookery_epd::latin1::newlines_in(&text);
+                (text, newlines, Some(decoded.first_line))
+            }
+        }
+    } else {
+        let newlines = rookery_epd::latin1::newlines_in(&bytes);
+        (bytes, newlines, None)
+    };
+    let body = if offset == 0 {
+        bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes)
+    } else {
+        &bytes
+    };
+    let mut ends_in_tag = false;
+    let starts = count_starts(body, &mut ends_in_tag);
+    let counts = Counts {
+        len: bytes.len(),
+        newlines,
+        last_newline: if newlines == 0 {
+            None
+        } else {
+            memchr::memrchr(b'\n', &bytes)
+        },
+        starts,
+        first_is_tag: body
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .map(|&b| b == b'['),
+        ends_in_tag,
+    };
+    let (start, starts, before) = unplaced.chain.place(seq, &counts)?;
+    unplaced.placed();
+    let delta = lock(books).delta;
+    let first = usize::try_from((before as i64 + 1).saturating_add(delta)).unwrap_or(1);
+    Ok(Placement {
+        odd_line: odd.map(|line| start.line + line - 1),
+        piece: Piece {
+            bytes,
+            start,
+            starts,
+            tag_follows,
+            last,
+        },
+        first: first.max(1),
+    })
 }
 
 /// Where [`for_each_piece`] hands the results, in stream order, with the
@@ -499,55 +933,126 @@ pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
     if let Some(length) = length {
         cutter = cutter.with_length(length, jobs);
     }
+    run_pieces(cutter, &|cut| Ok(cut), jobs, detail, work, sink, None)
+}
+
+/// [`for_each_piece_with`] over an input every thread can read at any
+/// offset (a file): the calling thread reads only a few KiB around each
+/// cut, and each thread reads its own pieces, checks and counts them, at
+/// once. With `latin1`, a line that is not UTF-8 is read as ISO 8859-1, as
+/// [`rookery_epd::latin1::Latin1Read`] does (locations are then those of
+/// the decoded text), and `latin1` hears the number of the first such line,
+/// once; without it, the bytes are read as they are. `size` is the target
+/// size of a piece and the input's length if known (a hint).
+///
+/// # Errors
+/// An I/O error reading `input` (an input that is shorter than when its
+/// pieces were cut, changed while read, is one), or the first error `sink`
+/// returns.
+pub fn for_each_piece_at<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>(
+    input: &A,
+    jobs: usize,
+    size: (usize, Option<u64>),
+    detail: Detail,
+    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
+    sink: &mut PieceSink<'_, T, E>,
+    latin1: Option<&mut dyn FnMut(u64)>,
+) -> Result<(), E> {
+    let jobs = jobs.max(1);
+    let (target, length) = size;
+    let spans = Spans {
+        input,
+        offset: 0,
+        target: target.max(1),
+        length: length.map(|n| (n, jobs)),
+        window: Vec::new(),
+        spare: Vec::new(),
+        done: false,
+    };
+    run_pieces(
+        spans,
+        &|span| read_span(input, span),
+        jobs,
+        detail,
+        work,
+        sink,
+        latin1,
+    )
+}
+
+/// A piece read on a reading thread.
+struct ReadPiece<T> {
+    placement: Placement,
+    out: T,
+    outcome: Outcome,
+}
+
+/// The work of [`for_each_piece_with`] and [`for_each_piece_at`]: the
+/// threads take turns at `source` for their next piece, `fetch` its bytes,
+/// [`prepare`] it and read it; the calling thread takes the results in
+/// order ([`take_in_order`]).
+fn run_pieces<S: Source + Send, T: Send, E: From<io::Error>>(
+    source: S,
+    fetch: &(dyn Fn(S::Raw) -> io::Result<Cut> + Sync),
+    jobs: usize,
+    detail: Detail,
+    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
+    sink: &mut PieceSink<'_, T, E>,
+    latin1: Option<&mut dyn FnMut(u64)>,
+) -> Result<(), E> {
+    let decode = latin1.is_some();
     let books = Mutex::new(Books {
         next_index: 1,
-        ahead: 0,
+        delta: 0,
         cut_to: 0,
         spare: Vec::new(),
     });
     let books = &books;
-    // On the reading threads, one at a time: cut the next piece and guess
-    // its first game's index (an I/O error ends the cutter: it is the last
-    // item).
-    let cut = |cutter: &mut Cutter<_>| {
+    let chain = &Chain::new();
+    // On the reading threads, one at a time: the next piece, numbered (an
+    // I/O error ends the source: it is the last item).
+    let cut = |(source, cuts): &mut (S, usize)| {
         let spare = std::mem::take(&mut lock(books).spare);
         for bytes in spare {
-            cutter.recycle(bytes);
+            source.recycle(bytes);
         }
-        let piece = cutter.next();
-        let mut b = lock(books);
-        Some(piece?.map(|piece| {
-            let first = b.next_index + b.ahead;
-            b.ahead += piece.starts;
-            b.cut_to = cutter.offset();
-            (piece, first)
-        }))
+        let raw = source.next_raw()?;
+        lock(books).cut_to = source.offset();
+        let seq = *cuts;
+        *cuts += 1;
+        Some(raw.map(|raw| (seq, raw)))
     };
     // On the reading threads, at once (the shared ordered-parallel helper
     // catches a panic in `work` and reports it as an error, not a hang).
-    let read = |item: io::Result<(Piece, usize)>| {
-        item.map(|(mut piece, first)| {
-            let (out, outcome) = piece.read_with(first, detail, work);
-            (piece, first, out, outcome)
+    let read = |item: io::Result<(usize, S::Raw)>| -> io::Result<ReadPiece<T>> {
+        let (seq, raw) = item?;
+        let unplaced = Unplaced { chain, armed: true };
+        let cut = fetch(raw)?;
+        let mut placement = prepare(seq, cut, decode, unplaced, books)?;
+        let (out, outcome) = placement.piece.read_with(placement.first, detail, work);
+        Ok(ReadPiece {
+            placement,
+            out,
+            outcome,
         })
     };
     // Pieces cut and not yet taken: enough for every thread to have its
     // next one while the calling thread takes the results.
-    parallel::with_pulling_workers(jobs, 2 * jobs, cutter, cut, read, |q| {
-        take_in_order(q, books, detail, work, sink)
+    parallel::with_pulling_workers(jobs, 2 * jobs, (source, 0), cut, read, |q| {
+        take_in_order(q, books, detail, work, sink, latin1)
     })
 }
 
-/// What the reading threads and the calling thread share beside the cutter,
-/// under a lock of its own that is never held long (the cutter's is held
-/// while a piece is read from the input): what the index guesses are made
-/// of, the real index of the first game of the next piece to take and the
-/// games guessed to start in the pieces cut and not yet taken (and in a
-/// held one); the bytes cut so far; buffers of pieces taken, for the cutter
-/// to reuse.
+/// What the reading threads and the calling thread share beside the source,
+/// under a lock of its own that is never held long (the source's is held
+/// while a piece is read from the input): the real index of the first game
+/// of the next piece to take, and by how much the guesses of the games in
+/// the pieces taken were short (what a guess of a later piece is corrected
+/// by); the bytes cut so far; buffers of pieces taken, for the source to
+/// reuse.
 struct Books {
     next_index: usize,
-    ahead: usize,
+    delta: i64,
     cut_to: u64,
     spare: Vec<Vec<u8>>,
 }
@@ -558,26 +1063,34 @@ fn lock(books: &Mutex<Books>) -> MutexGuard<'_, Books> {
     books.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// A piece read on a reading thread, with the index it was read from.
-type ReadPiece<T> = io::Result<(Piece, usize, T, Outcome)>;
-
 /// Takes the pieces' results in stream order, checks every cut and guess
 /// (reading a piece again on this thread where one was wrong) and hands
-/// them to `sink`.
-fn take_in_order<R: Read, T, E: From<io::Error>>(
-    q: &mut Pulled<'_, Cutter<R>, ReadPiece<T>>,
+/// them to `sink`; tells `latin1` of the first line read as Latin-1.
+fn take_in_order<S, T, E: From<io::Error>>(
+    q: &mut Pulled<'_, S, io::Result<ReadPiece<T>>>,
     books: &Mutex<Books>,
     detail: Detail,
     work: &(dyn Fn(&mut PieceGames) -> T + Sync),
     sink: &mut PieceSink<'_, T, E>,
+    mut latin1: Option<&mut dyn FnMut(u64)>,
 ) -> Result<(), E> {
     let failed = |e: WorkerPanicked| io::Error::other(e);
     // A piece that ended inside a game, with its index: read it again with the next.
     let mut carry: Option<(Piece, usize)> = None;
     while let Some(done) = q.take_next() {
-        let (mut piece, first, out, outcome) = done.map_err(failed)??;
+        let ReadPiece {
+            placement,
+            out,
+            outcome,
+        } = done.map_err(failed)??;
+        if let Some(line) = placement.odd_line {
+            if let Some(tell) = latin1.take() {
+                tell(line);
+            }
+        }
+        let (mut piece, first) = (placement.piece, placement.first);
         // The guesses change only below, in one step with the real count:
-        // a piece cut meanwhile must never see one without the other.
+        // a piece placed meanwhile must never see one without the other.
         let next_index = lock(books).next_index;
         let (piece, out, outcome) = match carry.take() {
             Some((mut held, index)) => {
@@ -604,7 +1117,7 @@ fn take_in_order<R: Read, T, E: From<io::Error>>(
         }
         let offset = {
             let mut b = lock(books);
-            b.ahead = b.ahead.saturating_sub(piece.starts);
+            b.delta += outcome.games as i64 - piece.starts as i64;
             b.next_index += outcome.games;
             b.spare.push(piece.bytes);
             b.cut_to
@@ -629,7 +1142,7 @@ mod tests {
     use proptest::prelude::*;
 
     /// [`count_starts`] the plain way: line by line.
-    fn count_starts_by_lines(bytes: &[u8], after_tag: &mut bool) -> (usize, u64) {
+    fn count_starts_by_lines(bytes: &[u8], after_tag: &mut bool) -> usize {
         let mut n = 0;
         for line in bytes.split(|&b| b == b'\n') {
             if let Some(&b) = line.iter().find(|b| !b.is_ascii_whitespace()) {
@@ -638,7 +1151,7 @@ mod tests {
                 *after_tag = tag;
             }
         }
-        (n, bytes.iter().filter(|&&b| b == b'\n').count() as u64)
+        n
     }
 
     proptest! {
@@ -665,12 +1178,11 @@ mod tests {
         let pgn = b"[Event \"a [x]\"]\n  [Site \"b\"]\n\n1. e4 {[%clk 1:00]} *\n\n\
                     [Event \"c\"]\r\n\r\n1. d4\n[%eval 3] *\n \t[Event \"d\"]\n";
         let mut after_tag = false;
-        assert_eq!(count_starts(pgn, &mut after_tag), (3, 10));
+        assert_eq!(count_starts(pgn, &mut after_tag), 3);
         assert!(after_tag);
-        // Long text: the newline count goes through whole blocks of lanes.
         // ("d"'s tag runs on into the next copy's "a": one section.)
         let long = pgn.repeat(5000);
         let mut after_tag = false;
-        assert_eq!(count_starts(&long, &mut after_tag), (1 + 2 * 5000, 50000));
+        assert_eq!(count_starts(&long, &mut after_tag), 1 + 2 * 5000);
     }
 }

@@ -41,9 +41,10 @@ use std::io::{self, BufRead, Read, Write};
 use crate::convert::{epd_to_game, write_game_epd, write_game_fens, EpdOptions};
 use crate::game::{Detail, GameBuilder, ReadGame};
 use crate::reader::Reader;
-use crate::split::{for_each_piece_with, PieceGames};
+use crate::split::{for_each_piece_at, for_each_piece_with, PieceGames, PieceSink, ReadAt};
 use crate::types::{GameResult, Location};
 use crate::writer::game_to_string;
+use rookery_epd::latin1::Latin1Read;
 
 /// A part is handed to the sink once its text reaches this many bytes.
 pub const FLUSH_TEXT_BYTES: usize = 1 << 16;
@@ -427,26 +428,116 @@ pub fn run<R: Read + Send, E>(
     progress: &mut dyn FnMut(u64),
     sink: &mut dyn FnMut(Part) -> Result<(), E>,
 ) -> Result<(), StreamError<E>> {
-    let detail = plan.task.detail();
     if plan.jobs <= 1 {
-        let mut reader = Reader::new(input);
-        let mut builder = GameBuilder::new().with_detail(detail);
-        let mut part = plan.task.new_part();
-        while let Some(g) = reader.read_game(&mut builder)? {
-            handle(plan, file, &g, &mut part);
-            builder.recycle(g);
-            if part.is_full() {
-                let stopped = part.stopped;
-                let next = plan.task.new_part();
-                sink(std::mem::replace(&mut part, next)).map_err(StreamError::Sink)?;
-                if stopped {
-                    return Ok(());
-                }
-            }
-            progress(reader.offset());
-        }
-        return sink(part).map_err(StreamError::Sink);
+        return run_one(plan, input, file, progress, sink);
     }
+    let detail = plan.task.detail();
+    in_pieces(plan, file, progress, sink, |work, sink| {
+        for_each_piece_with(
+            input,
+            plan.jobs,
+            (plan.chunk_bytes, plan.input_len),
+            detail,
+            work,
+            sink,
+        )
+    })
+}
+
+/// [`run`] on the calling thread.
+fn run_one<R: Read, E>(
+    plan: &Plan,
+    input: R,
+    file: &str,
+    progress: &mut dyn FnMut(u64),
+    sink: &mut dyn FnMut(Part) -> Result<(), E>,
+) -> Result<(), StreamError<E>> {
+    let detail = plan.task.detail();
+    let mut reader = Reader::new(input);
+    let mut builder = GameBuilder::new().with_detail(detail);
+    let mut part = plan.task.new_part();
+    while let Some(g) = reader.read_game(&mut builder)? {
+        handle(plan, file, &g, &mut part);
+        builder.recycle(g);
+        if part.is_full() {
+            let stopped = part.stopped;
+            let next = plan.task.new_part();
+            sink(std::mem::replace(&mut part, next)).map_err(StreamError::Sink)?;
+            if stopped {
+                return Ok(());
+            }
+        }
+        progress(reader.offset());
+    }
+    sink(part).map_err(StreamError::Sink)
+}
+
+/// [`run`] over an input every thread can read at any offset (a file,
+/// [`ReadAt`]), on `plan.jobs` threads that each read, check and parse
+/// their own pieces ([`for_each_piece_at`]). A line that is not UTF-8 is
+/// read as ISO 8859-1 (Latin-1), as [`rookery_epd::latin1::Latin1Read`]
+/// reads it, and `latin1` hears the number of the first such line. With one
+/// thread, read in order through that reader.
+///
+/// # Errors
+/// As [`run`]; an input that got shorter while read is a read error.
+pub fn run_at<A: ReadAt + Sync + ?Sized, E>(
+    plan: &Plan,
+    input: &A,
+    file: &str,
+    progress: &mut dyn FnMut(u64),
+    latin1: &mut dyn FnMut(u64),
+    sink: &mut dyn FnMut(Part) -> Result<(), E>,
+) -> Result<(), StreamError<E>> {
+    if plan.jobs <= 1 {
+        let mut warned = Some(latin1);
+        let text = Latin1Read::new(Offsets { input, at: 0 }, |line| {
+            if let Some(tell) = warned.take() {
+                tell(line);
+            }
+        });
+        return run_one(plan, text, file, progress, sink);
+    }
+    let detail = plan.task.detail();
+    in_pieces(plan, file, progress, sink, |work, sink| {
+        for_each_piece_at(
+            input,
+            plan.jobs,
+            (plan.chunk_bytes, plan.input_len),
+            detail,
+            work,
+            sink,
+            Some(latin1),
+        )
+    })
+}
+
+/// A [`ReadAt`] input read in order, as a stream.
+struct Offsets<'a, A: ?Sized> {
+    input: &'a A,
+    at: u64,
+}
+
+impl<A: ReadAt + ?Sized> Read for Offsets<'_, A> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.input.read_at(buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+/// The work of [`run`] and [`run_at`] on several threads: `split` runs the
+/// work on the pieces of the input and hands the results to the sink.
+fn in_pieces<E>(
+    plan: &Plan,
+    file: &str,
+    progress: &mut dyn FnMut(u64),
+    sink: &mut dyn FnMut(Part) -> Result<(), E>,
+    split: impl FnOnce(
+        &(dyn Fn(&mut PieceGames) -> Part + Sync),
+        &mut PieceSink<'_, Part, StreamError<E>>,
+    ) -> Result<(), StreamError<E>>,
+) -> Result<(), StreamError<E>> {
     let work = |games: &mut PieceGames| {
         let mut part = plan.task.new_part();
         while let Some(g) = games.next() {
@@ -458,19 +549,14 @@ pub fn run<R: Read + Send, E>(
         }
         part
     };
-    for_each_piece_with(
-        input,
-        plan.jobs,
-        (plan.chunk_bytes, plan.input_len),
-        detail,
-        &work,
-        &mut |part: Part, bytes| -> Result<bool, StreamError<E>> {
-            progress(bytes);
-            let go_on = !part.stopped;
-            sink(part).map_err(StreamError::Sink)?;
-            Ok(go_on)
-        },
-    )
+    split(&work, &mut |part: Part,
+                       bytes|
+     -> Result<bool, StreamError<E>> {
+        progress(bytes);
+        let go_on = !part.stopped;
+        sink(part).map_err(StreamError::Sink)?;
+        Ok(go_on)
+    })
 }
 
 /// `rookery pgn from-epd`: one game per EPD record of `input` (see

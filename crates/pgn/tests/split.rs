@@ -3,7 +3,9 @@
 //! warnings.
 
 use proptest::prelude::*;
-use rookery_pgn::split::{for_each_piece, for_each_piece_with, Cutter, MIN_TAIL_PIECE};
+use rookery_pgn::split::{
+    for_each_piece, for_each_piece_at, for_each_piece_with, Cutter, ReadAt, MIN_TAIL_PIECE,
+};
 use rookery_pgn::Detail;
 use rookery_pgn::Games;
 
@@ -26,7 +28,8 @@ fn pieces_on(bytes: &[u8], target: usize, jobs: usize) -> (Vec<String>, usize) {
     pieces_told(bytes, target, jobs, None)
 }
 
-/// [`pieces_on`], the cutter told `length` as the input's length.
+/// [`pieces_on`], the cutter told `length` as the input's length; the
+/// same bytes read at offsets ([`for_each_piece_at`]) must give the same.
 fn pieces_told(
     bytes: &[u8],
     target: usize,
@@ -46,6 +49,21 @@ fn pieces_told(
         },
     )
     .unwrap();
+    let mut at = Vec::new();
+    for_each_piece_at(
+        bytes,
+        jobs,
+        (target, length),
+        Detail::Full,
+        &|games| games.map(|g| summary(&g)).collect::<Vec<_>>(),
+        &mut |batch, _| -> std::io::Result<bool> {
+            at.extend(batch);
+            Ok(true)
+        },
+        None,
+    )
+    .unwrap();
+    assert_eq!(at, out, "read at offsets, {jobs} threads, target {target}");
     // The pieces' buffers handed back, to be read into again: what stood
     // in them before must never show.
     let mut n = 0;
@@ -316,4 +334,108 @@ fn the_sinks_error_ends_the_run() {
     );
     assert_eq!(read.unwrap_err().to_string(), "the output is full");
     assert_eq!(batches, 5);
+}
+
+/// Reads `bytes` at offsets on `jobs` threads in pieces of about `target`
+/// bytes, lines that are not UTF-8 read as Latin-1: the games and the
+/// line the first such line was told at.
+fn latin1_pieces(bytes: &[u8], target: usize, jobs: usize) -> (Vec<String>, Option<u64>) {
+    let mut out = Vec::new();
+    let mut told = None;
+    for_each_piece_at(
+        bytes,
+        jobs,
+        (target, Some(bytes.len() as u64)),
+        Detail::Full,
+        &|games| games.map(|g| summary(&g)).collect::<Vec<_>>(),
+        &mut |batch, _| -> std::io::Result<bool> {
+            out.extend(batch);
+            Ok(true)
+        },
+        Some(&mut |line| {
+            assert!(told.is_none(), "told once");
+            told = Some(line);
+        }),
+    )
+    .unwrap();
+    (out, told)
+}
+
+/// Lines that are not UTF-8, read on several threads, read as the one
+/// thread reads them through [`Latin1Read`]: the same games, locations
+/// (of the decoded text) and first line.
+#[test]
+fn latin1_lines_read_as_one_reader_decodes_them() {
+    use rookery_epd::latin1::Latin1Read;
+    let mut inputs = common::data_files();
+    let game =
+        b"[Event \"Caf\xe9\"]\n[White \"M\xfcller\"]\n\n1. e4 {d\xe9j\xe0} e5 1-0\n\n".to_vec();
+    let plain = b"[Event \"x\"]\n\n1. d4 d5 *\n\n".to_vec();
+    inputs.push(
+        [
+            plain.repeat(300),
+            game.clone(),
+            plain.repeat(300),
+            game.repeat(50),
+        ]
+        .concat(),
+    );
+    inputs.push(game.repeat(400));
+    for bytes in &inputs {
+        let mut first = None;
+        let decoded: Vec<String> =
+            Games::new(Latin1Read::new(&bytes[..], |line| first = Some(line)))
+                .map(|g| summary(&g.unwrap()))
+                .collect();
+        for target in [100, 3000, 70_000] {
+            for jobs in [1, 2, 3] {
+                let (got, told) = latin1_pieces(bytes, target, jobs);
+                assert_eq!(got, decoded, "target {target}, {jobs} threads");
+                assert_eq!(told, first, "target {target}, {jobs} threads");
+            }
+        }
+    }
+}
+
+/// A file that gives fewer bytes than were cut from it (truncated between
+/// the cut and the read) is an error, never games lost in silence.
+#[test]
+fn an_input_that_shrinks_while_read_is_an_error() {
+    /// The bytes to reads of a few KiB (as the cutter makes around a cut),
+    /// only their first half to larger ones (a thread reading its piece):
+    /// as if the file was cut short in between.
+    struct Shrinks(Vec<u8>);
+    impl ReadAt for Shrinks {
+        fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+            let len = if buf.len() <= 20_000 {
+                self.0.len()
+            } else {
+                self.0.len() / 2
+            };
+            self.0[..len].read_at(buf, offset)
+        }
+    }
+    let pgn = "[Event \"a\"]\n\n1. e4 e5 1-0\n\n".repeat(40_000);
+    let input = Shrinks(pgn.into_bytes());
+    for jobs in [1, 2] {
+        let mut seen = 0;
+        let read = for_each_piece_at(
+            &input,
+            jobs,
+            (100_000, None),
+            Detail::Full,
+            &|games| games.count(),
+            &mut |n, _| -> std::io::Result<bool> {
+                seen += n;
+                Ok(true)
+            },
+            None,
+        );
+        let err = read.expect_err("a shorter input is an error");
+        assert!(
+            err.to_string().contains("changed while it was read"),
+            "{err}"
+        );
+        assert!(seen < 20_000, "{seen} games");
+    }
 }

@@ -183,19 +183,26 @@ fn process_file(
     path: &Path,
     sink: &mut dyn FnMut(Part) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let input = output::open_text(path)?;
     let file = display_name(path);
-    let plan = &Plan {
-        input_len: output::file_len(path),
-        ..*plan
-    };
+    let input_len = output::file_len(path);
+    let plan = &Plan { input_len, ..*plan };
     let pb = progress(path);
     let mut progress = |bytes: u64| {
         if let Some(pb) = &pb {
             pb.set_position(bytes);
         }
     };
-    stream::run(plan, input, &file, &mut progress, sink).map_err(|e| match e {
+    let done = if input_len.is_some() && plan.jobs > 1 {
+        // A regular file: every thread reads its own pieces.
+        let input =
+            std::fs::File::open(path).map_err(|e| anyhow::anyhow!("cannot open {file}: {e}"))?;
+        let mut latin1 = |line| output::warn_latin1(&file, line);
+        stream::run_at(plan, &input, &file, &mut progress, &mut latin1, sink)
+    } else {
+        let input = output::open_text(path)?;
+        stream::run(plan, input, &file, &mut progress, sink)
+    };
+    done.map_err(|e| match e {
         StreamError::Read(e) => anyhow::Error::new(e).context(format!("cannot read {file}")),
         StreamError::Sink(e) => e,
     })?;
