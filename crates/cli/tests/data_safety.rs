@@ -278,7 +278,7 @@ fn latin1_pgn_is_decoded_not_mangled() {
 #[test]
 fn latin1_pgn_reads_the_same_on_several_threads() {
     let t = TempDir::new("latin1-pgn-jobs");
-    let input = t.write("odds.pgn", &latin1_pgn());
+    let input = t.write("odds.pgn", latin1_pgn());
     for verb in [
         &["normalize", "--lenient"][..],
         &["validate"],
