@@ -3,8 +3,9 @@
 //! reports, and the results are the same on any number of threads.
 
 use rookery_pgn::convert::EpdOptions;
-use rookery_pgn::stream::{run, Diag, Plan, Stats, Task};
+use rookery_pgn::stream::{run, run_at, Diag, Part, Plan, Stats, Task};
 use rookery_pgn::{Detail, Games};
+use std::io::Read;
 
 mod common;
 
@@ -136,29 +137,37 @@ fn an_illegal_move_in_a_variation_is_an_error_at_any_detail() {
 
 /// Everything a run hands to its sink, joined.
 fn run_all(plan: &Plan, bytes: &[u8]) -> (String, Vec<Diag>, Stats, bool) {
+    run_all_at(plan, bytes, false)
+}
+
+/// [`run_all`]; `at`: read as a file is read ([`run_at`]: each thread
+/// reads its own pieces, decoding the lines that are not UTF-8).
+fn run_all_at(plan: &Plan, bytes: &[u8], at: bool) -> (String, Vec<Diag>, Stats, bool) {
     let mut text = String::new();
     let mut diags = Vec::new();
     let mut stats = Stats::default();
     let mut stopped = false;
     let mut last_progress = 0;
-    run(
-        plan,
-        bytes,
-        "f.pgn",
-        &mut |b| {
-            assert!(b >= last_progress);
-            last_progress = b;
-        },
-        &mut |part| -> Result<(), std::io::Error> {
-            assert!(!stopped, "nothing after the part that stopped");
-            text.push_str(std::str::from_utf8(&part.text).expect("UTF-8"));
-            diags.extend(part.diags);
-            stats.merge(part.stats);
-            stopped = part.stopped;
-            Ok(())
-        },
-    )
-    .unwrap();
+    let mut progress = |b| {
+        assert!(b >= last_progress);
+        last_progress = b;
+    };
+    let mut sink = |part: Part| -> Result<(), std::io::Error> {
+        assert!(!stopped, "nothing after the part that stopped");
+        text.push_str(std::str::from_utf8(&part.text).expect("UTF-8"));
+        diags.extend(part.diags);
+        stats.merge(part.stats);
+        stopped = part.stopped;
+        Ok(())
+    };
+    if at {
+        // Lines that are not UTF-8 are decoded: compared with text decoded
+        // before the run.
+        let mut latin1 = |_| {};
+        run_at(plan, bytes, "f.pgn", &mut progress, &mut latin1, &mut sink).unwrap();
+    } else {
+        run(plan, bytes, "f.pgn", &mut progress, &mut sink).unwrap();
+    }
     (text, diags, stats, stopped)
 }
 
@@ -184,7 +193,12 @@ fn every_task_reads_the_same_on_several_threads() {
             opts: EpdOptions::default(),
         },
     ];
-    let all: Vec<u8> = util::data_files().concat();
+    let raw: Vec<u8> = util::data_files().concat();
+    // (The test data holds Latin-1 lines: `run` reads text.)
+    let mut all = Vec::new();
+    rookery_epd::latin1::Latin1Read::new(&raw[..], |_| {})
+        .read_to_end(&mut all)
+        .unwrap();
     for task in tasks {
         for strict in [false, true] {
             let one = Plan {
@@ -204,11 +218,14 @@ fn every_task_reads_the_same_on_several_threads() {
                     input_len,
                     ..one
                 };
-                let got = run_all(&many, &all);
-                assert_eq!(got.0, want.0, "{task:?} strict {strict} jobs {jobs}");
-                assert_eq!(got.1, want.1, "{task:?} strict {strict} jobs {jobs}");
-                assert_eq!(got.2, want.2, "{task:?} strict {strict} jobs {jobs}");
-                assert_eq!(got.3, want.3, "{task:?} strict {strict} jobs {jobs}");
+                for at in [false, true] {
+                    let got = run_all_at(&many, if at { &raw } else { &all }, at);
+                    let what = format!("{task:?} strict {strict} jobs {jobs} at {at}");
+                    assert_eq!(got.0, want.0, "{what}");
+                    assert_eq!(got.1, want.1, "{what}");
+                    assert_eq!(got.2, want.2, "{what}");
+                    assert_eq!(got.3, want.3, "{what}");
+                }
             }
         }
     }
@@ -216,7 +233,12 @@ fn every_task_reads_the_same_on_several_threads() {
 
 #[test]
 fn stats_count_what_the_full_tree_has() {
-    let all: Vec<u8> = util::data_files().concat();
+    let raw: Vec<u8> = util::data_files().concat();
+    // (The test data holds Latin-1 lines: `run` reads text.)
+    let mut all = Vec::new();
+    rookery_epd::latin1::Latin1Read::new(&raw[..], |_| {})
+        .read_to_end(&mut all)
+        .unwrap();
     let (_, diags, stats, stopped) = run_all(&Plan::new(Task::Stats), &all);
     assert!(!stopped);
     let full: Vec<_> = Games::new(&all[..]).map(Result::unwrap).collect();
