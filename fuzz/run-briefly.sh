@@ -21,6 +21,9 @@ else
     export RUSTC_BOOTSTRAP=1
 fi
 
+# Known false leak reports (see the file), not real leaks.
+export LSAN_OPTIONS="suppressions=$PWD/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+
 cargo ${toolchain[@]+"${toolchain[@]}"} fuzz build
 status=0
 for target in $(cargo ${toolchain[@]+"${toolchain[@]}"} fuzz list); do

@@ -2,7 +2,10 @@
 //! move checked), must never panic. A game read without error must survive
 //! writing and reading back unchanged. Read in pieces on a worker thread
 //! (`split::for_each_piece`), the stream gives exactly the same games; so
-//! does a reader of the bytes held in memory, at a tiny token limit too.
+//! does each of two threads reading its own pieces at offsets
+//! (`split::for_each_piece_at`, as a file is read; decoding Latin-1 lines
+//! too, as one reader through `Latin1Read` does), and a reader of the
+//! bytes held in memory, at a tiny token limit too.
 //! Seeds (corpus/pgn_reader/seed-*) are cut from crates/pgn/tests/data (see
 //! its SOURCES.md), and seed-deep-nesting holds 25,000 variations each
 //! nested in the one before (run with a `-max_len` that fits it, as
@@ -12,7 +15,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rookery_pgn::split::for_each_piece;
+use rookery_epd::latin1::Latin1Read;
+use rookery_pgn::split::{for_each_piece, for_each_piece_at};
+use rookery_pgn::Detail;
 use rookery_pgn::{game_to_string, Games, Location, Reader, Skip, Visitor};
 
 /// Skips every variation: exercises the skipping paths of the tokenizer.
@@ -83,6 +88,44 @@ fuzz_target!(|data: &[u8]| {
     );
     assert!(read.is_ok());
     assert_eq!(pieces, whole);
+    let mut at = Vec::new();
+    let read = for_each_piece_at(
+        data,
+        2,
+        (target, Some(data.len() as u64)),
+        Detail::Full,
+        &|games| games.map(|g| summary(&g)).collect::<Vec<_>>(),
+        &mut |batch, _| -> std::io::Result<bool> {
+            at.extend(batch);
+            Ok(true)
+        },
+        None,
+    );
+    assert!(read.is_ok());
+    assert_eq!(at, whole);
+    // Lines that are not UTF-8 read as Latin-1: in pieces, as one reader
+    // reads the bytes decoded line by line, with the same first such line.
+    let mut first = None;
+    let decoded: Vec<String> = Games::new(Latin1Read::new(data, |line| first = Some(line)))
+        .map(|g| summary(&g.expect("reading memory")))
+        .collect();
+    let mut told = None;
+    let mut at = Vec::new();
+    let read = for_each_piece_at(
+        data,
+        2,
+        (target, Some(data.len() as u64)),
+        Detail::Full,
+        &|games| games.map(|g| summary(&g)).collect::<Vec<_>>(),
+        &mut |batch, _| -> std::io::Result<bool> {
+            at.extend(batch);
+            Ok(true)
+        },
+        Some(&mut |line| told = Some(line)),
+    );
+    assert!(read.is_ok());
+    assert_eq!(at, decoded);
+    assert_eq!(told, first);
     // Held in memory, with the tiny token limit too, the bytes read
     // exactly as the stream reads them.
     let start = Location {

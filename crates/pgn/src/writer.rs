@@ -5,7 +5,9 @@
 //! strings escaped. Movetext: SAN computed from the moves, move numbers (`N...`
 //! for Black after a comment or variation and at the start of a line), NAGs as
 //! `$n`, comments in braces, lines of at most 80 characters (a single token
-//! longer than that stands alone on its line).
+//! longer than that stands alone on its line). No line of movetext starts
+//! with `[` or `%` (a comment's word there gets a space before it): a
+//! reader would take the one for a tag, the other for an escape line.
 
 use std::fmt::Write as _;
 use std::io;
@@ -37,6 +39,13 @@ impl Wrap {
                 self.len += 1;
             }
         }
+        if self.len == 0 && self.open == 0 && t.starts_with(['[', '%']) {
+            // A word of a comment: at the start of a line, `[` would read as
+            // a tag (a reader ends a comment cut off by the next game's tags
+            // there) and `%` as an escape line, which is skipped.
+            self.out.push(' ');
+            self.len = 1;
+        }
         for _ in 0..self.open {
             self.out.push('(');
         }
@@ -67,8 +76,8 @@ impl Wrap {
 
     fn comment(&mut self, text: &str) {
         if text.contains('}') {
-            // Not representable in braces: a rest-of-line comment.
-            self.token(&format!(";{text}"));
+            // Not representable in braces: a rest-of-line comment (on one line).
+            self.token(&format!(";{}", text.replace(['\n', '\r'], " ")));
             self.end_line();
             return;
         }

@@ -26,6 +26,9 @@ impl Rng {
 
 const WORDS: &[&str] = &[
     "good",
+    "[Event \"x\"]",
+    "[Site",
+    "%escape",
     "[%clk 0:01:02]",
     "[%eval 0.31]",
     "a;b",
@@ -175,6 +178,48 @@ proptest! {
         }
         // Writing again gives the same text.
         prop_assert_eq!(game_to_string(&read.game), text);
+    }
+}
+
+/// A comment that quotes tag pairs (`[Event "x"]`) or holds a word
+/// starting with `%`, wherever the lines wrap, is read back as the one
+/// comment of the one game: no line of the comment starts as a tag (a
+/// reader takes `[Event ` at the start of a line in a comment for the next
+/// game, as a cut-off comment would need) or as an escape line (`%`).
+#[test]
+fn comments_quoting_tags_stay_comments_wherever_lines_wrap() {
+    for quote in [
+        "[Event \"cr\"] [Site \"cr\"]",
+        "[Round \"?\"]",
+        "%not an escape",
+    ] {
+        for pad in 0..90 {
+            let text = format!("{}{quote} and more", "x ".repeat(pad));
+            let mut game = Game::new();
+            let mv = "e4"
+                .parse::<rookery_core::San>()
+                .unwrap()
+                .to_move(&game.start)
+                .unwrap();
+            let mut node = Node::new(mv);
+            node.comments_after.push(text.clone());
+            game.mainline.nodes.push(node);
+            let written = game_to_string(&game);
+            let again = read_one(&written);
+            assert!(
+                again.error.is_none() && again.warnings.is_empty(),
+                "{:?}\n{written}",
+                again.warnings
+            );
+            assert_eq!(
+                again.game.mainline.nodes[0].comments_after,
+                [text],
+                "{written}"
+            );
+            for line in written.lines().skip_while(|l| l.starts_with('[')).skip(1) {
+                assert!(!line.starts_with(['[', '%']), "{line:?} in\n{written}");
+            }
+        }
     }
 }
 
