@@ -88,43 +88,33 @@ fuzz_target!(|data: &[u8]| {
     );
     assert!(read.is_ok());
     assert_eq!(pieces, whole);
-    let mut at = Vec::new();
-    let read = for_each_piece_at(
-        data,
-        2,
-        (target, Some(data.len() as u64)),
-        Detail::Full,
-        &|games| games.map(|g| summary(&g)).collect::<Vec<_>>(),
-        &mut |batch, _| -> std::io::Result<bool> {
-            at.extend(batch);
-            Ok(true)
-        },
-        None,
-    );
-    assert!(read.is_ok());
-    assert_eq!(at, whole);
-    // Lines that are not UTF-8 read as Latin-1: in pieces, as one reader
-    // reads the bytes decoded line by line, with the same first such line.
+    // Read at offsets on two threads, as a file is read: bytes as they are,
+    // or lines that are not UTF-8 read as Latin-1 (as one reader reads the
+    // bytes decoded line by line, with the same first such line).
+    let at = |latin1: Option<&mut dyn FnMut(u64)>| {
+        let mut games = Vec::new();
+        let read = for_each_piece_at(
+            data,
+            2,
+            (target, Some(data.len() as u64)),
+            Detail::Full,
+            &|games| games.map(|g| summary(&g)).collect::<Vec<_>>(),
+            &mut |batch, _| -> std::io::Result<bool> {
+                games.extend(batch);
+                Ok(true)
+            },
+            latin1,
+        );
+        assert!(read.is_ok());
+        games
+    };
+    assert_eq!(at(None), whole);
     let mut first = None;
     let decoded: Vec<String> = Games::new(Latin1Read::new(data, |line| first = Some(line)))
         .map(|g| summary(&g.expect("reading memory")))
         .collect();
     let mut told = None;
-    let mut at = Vec::new();
-    let read = for_each_piece_at(
-        data,
-        2,
-        (target, Some(data.len() as u64)),
-        Detail::Full,
-        &|games| games.map(|g| summary(&g)).collect::<Vec<_>>(),
-        &mut |batch, _| -> std::io::Result<bool> {
-            at.extend(batch);
-            Ok(true)
-        },
-        Some(&mut |line| told = Some(line)),
-    );
-    assert!(read.is_ok());
-    assert_eq!(at, decoded);
+    assert_eq!(at(Some(&mut |line| told = Some(line))), decoded);
     assert_eq!(told, first);
     // Held in memory, with the tiny token limit too, the bytes read
     // exactly as the stream reads them.

@@ -435,6 +435,24 @@ mod tests {
         (out, first)
     }
 
+    /// [`decode_lines`] of `input` gives what [`by_lines`] gives, and the
+    /// newlines when it is all UTF-8.
+    fn decodes_as_line_by_line(input: &[u8]) -> Result<(), TestCaseError> {
+        let (text, first) = by_lines(input);
+        let newlines = input.iter().filter(|&&b| b == b'\n').count() as u64;
+        match decode_lines(input) {
+            Ok(n) => {
+                prop_assert_eq!(first, None);
+                prop_assert_eq!(n, newlines);
+            }
+            Err(d) => {
+                prop_assert_eq!(Some(d.first_line), first);
+                prop_assert_eq!(d.text.as_bytes(), &text[..]);
+            }
+        }
+        Ok(())
+    }
+
     /// Hands out at most `step` bytes a call.
     struct Chunks<'a>(&'a [u8], usize);
     impl Read for Chunks<'_> {
@@ -483,18 +501,7 @@ mod tests {
                 .copied()
                 .collect();
             input.extend_from_slice(&[b'a'; 40]);
-            let (text, first) = by_lines(&input);
-            let newlines = input.iter().filter(|&&b| b == b'\n').count() as u64;
-            match decode_lines(&input) {
-                Ok(n) => {
-                    prop_assert_eq!(first, None);
-                    prop_assert_eq!(n, newlines);
-                }
-                Err(d) => {
-                    prop_assert_eq!(Some(d.first_line), first);
-                    prop_assert_eq!(d.text.as_bytes(), &text[..]);
-                }
-            }
+            decodes_as_line_by_line(&input)?;
         }
 
         /// Read at once, any bytes give the text and the first decoded line
@@ -506,18 +513,7 @@ mod tests {
                 0..20_000,
             ),
         ) {
-            let (text, first) = by_lines(&input);
-            let newlines = input.iter().filter(|&&b| b == b'\n').count() as u64;
-            match decode_lines(&input) {
-                Ok(n) => {
-                    prop_assert_eq!(first, None);
-                    prop_assert_eq!(n, newlines);
-                }
-                Err(d) => {
-                    prop_assert_eq!(Some(d.first_line), first);
-                    prop_assert_eq!(d.text.as_bytes(), &text[..]);
-                }
-            }
+            decodes_as_line_by_line(&input)?;
         }
     }
 
