@@ -634,13 +634,20 @@ impl<A: ReadAt + ?Sized> Source for Spans<'_, A> {
             tag_follows,
             last,
             buf: self.spare.pop().unwrap_or_default(),
-            room: self.target.saturating_add(self.target / 8 + READ_STEP),
+            // (As a cutter's buffers: the target's worth and some, up to
+            // 32 MiB; a larger piece gets just its size.)
+            room: self
+                .target
+                .saturating_add(self.target / 8 + READ_STEP)
+                .min(1 << 25),
         };
         self.offset = end;
         Some(Ok(span))
     }
     fn recycle(&mut self, bytes: Vec<u8>) {
-        if self.spare.len() < MAX_SPARE && bytes.capacity() <= 2 * (self.target + READ_STEP) {
+        if self.spare.len() < MAX_SPARE
+            && bytes.capacity() <= self.target.saturating_add(READ_STEP).saturating_mul(2)
+        {
             self.spare.push(bytes);
         }
     }
