@@ -235,14 +235,7 @@ impl<R: Read> Cutter<R> {
     pub fn recycle(&mut self, bytes: Vec<u8>) {
         // A few, of the usual size (a piece read again with the next one
         // can be far larger).
-        if self.spare.len() < MAX_SPARE && bytes.capacity() <= 2 * self.piece_capacity() {
-            self.spare.push(bytes);
-        }
-    }
-
-    /// The room a new piece's buffer is made with.
-    fn piece_capacity(&self) -> usize {
-        self.target.saturating_add(READ_STEP).min(1 << 25)
+        keep_spare(&mut self.spare, bytes, self.target);
     }
 
     /// Bytes of the stream handed out so far.
@@ -287,7 +280,7 @@ impl<R: Read> Cutter<R> {
             // Zeroed whole, not step by step as `fill` reads into it: a
             // large zeroed allocation comes from the system already zero,
             // where `fill` would write every byte of it once more.
-            None => vec![0; self.piece_capacity()],
+            None => vec![0; piece_room(self.target)],
         };
         let tail = self.filled - at;
         if rest.len() < tail {
@@ -306,6 +299,22 @@ impl<R: Read> Cutter<R> {
             offset,
             last,
         }
+    }
+}
+
+/// The room a new piece's buffer is made with, for pieces of about
+/// `target` bytes: the target's worth and some (a piece ends past its aim,
+/// at the next cut), up to 32 MiB; a larger piece gets just its size.
+fn piece_room(target: usize) -> usize {
+    target.saturating_add(target / 8 + READ_STEP).min(1 << 25)
+}
+
+/// Keeps the buffer of a piece done with in `spare`, for a later piece: a
+/// few, of the usual size (a piece read again with the next one can be far
+/// larger).
+fn keep_spare(spare: &mut Vec<Vec<u8>>, bytes: Vec<u8>, target: usize) {
+    if spare.len() < MAX_SPARE && bytes.capacity() <= piece_room(target).saturating_mul(2) {
+        spare.push(bytes);
     }
 }
 
@@ -634,22 +643,13 @@ impl<A: ReadAt + ?Sized> Source for Spans<'_, A> {
             tag_follows,
             last,
             buf: self.spare.pop().unwrap_or_default(),
-            // (As a cutter's buffers: the target's worth and some, up to
-            // 32 MiB; a larger piece gets just its size.)
-            room: self
-                .target
-                .saturating_add(self.target / 8 + READ_STEP)
-                .min(1 << 25),
+            room: piece_room(self.target),
         };
         self.offset = end;
         Some(Ok(span))
     }
     fn recycle(&mut self, bytes: Vec<u8>) {
-        if self.spare.len() < MAX_SPARE
-            && bytes.capacity() <= self.target.saturating_add(READ_STEP).saturating_mul(2)
-        {
-            self.spare.push(bytes);
-        }
+        keep_spare(&mut self.spare, bytes, self.target);
     }
     fn offset(&self) -> u64 {
         self.offset
