@@ -438,8 +438,10 @@ impl<S> Drop for StopOnDrop<'_, S> {
 /// Ordered parallel work where the workers take their items themselves:
 /// `jobs` threads each take the next item from `source` with `next` (one
 /// at a time, under a lock, so items are numbered in the order `next`
-/// gives them), run `work` on it, and `body` gets the results in that
-/// order on the calling thread ([`Pulled::take_next`]). Taking an item on
+/// gives them), run `work` on it with a state of its own (made with
+/// `W::default()` on the thread; what one item leaves there for the next,
+/// such as a buffer to reuse), and `body` gets the results in that order
+/// on the calling thread ([`Pulled::take_next`]). Taking an item on
 /// the thread that works on it keeps the item's memory in that thread's
 /// cache, and spares the calling thread from making every item.
 ///
@@ -448,12 +450,12 @@ impl<S> Drop for StopOnDrop<'_, S> {
 /// then `body`'s value is returned. A panic in `next` or `work` is caught
 /// and reported by [`Pulled::take_next`]. A thread the system cannot start
 /// only means fewer workers (none at all: `take_next` says all are gone).
-pub fn with_pulling_workers<S, I, O, R>(
+pub fn with_pulling_workers<S, W: Default, I, O, R>(
     jobs: usize,
     limit: usize,
     source: S,
     next: impl Fn(&mut S) -> Option<I> + Sync,
-    work: impl Fn(I) -> O + Sync,
+    work: impl Fn(&mut W, I) -> O + Sync,
     body: impl FnOnce(&mut Pulled<'_, S, O>) -> R,
 ) -> R
 where
@@ -493,12 +495,13 @@ where
 /// A worker of [`with_pulling_workers`]: takes the next item, works on it,
 /// sends the result; until the source ends, the caller stops, or a panic
 /// (sent as such).
-fn pull_and_work<S, I, O>(
+fn pull_and_work<S, W: Default, I, O>(
     pull: &Pull<S>,
     next: &(impl Fn(&mut S) -> Option<I> + Sync),
-    work: &(impl Fn(I) -> O + Sync),
+    work: &(impl Fn(&mut W, I) -> O + Sync),
     tx: &mpsc::Sender<Done<O>>,
 ) {
+    let mut state = W::default();
     loop {
         let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let (seq, item) = loop {
@@ -529,7 +532,7 @@ fn pull_and_work<S, I, O>(
                     }
                 }
             };
-            Some(Done::Ok(seq, work(item)))
+            Some(Done::Ok(seq, work(&mut state, item)))
         }));
         let done = match step {
             Ok(Some(done)) => done,
@@ -652,7 +655,7 @@ mod tests {
                 4,
                 0u64..300,
                 |items| items.next(),
-                |i| {
+                |_: &mut (), i| {
                     std::thread::sleep(std::time::Duration::from_micros((i * 7919) % 200));
                     i * 2
                 },
@@ -669,6 +672,35 @@ mod tests {
     }
 
     #[test]
+    fn a_pulling_workers_state_lasts_from_item_to_item() {
+        // Each worker counts its items: only its first item sees a count of
+        // one, so no more items than workers do.
+        let counts = with_pulling_workers(
+            2,
+            4,
+            0u32..100,
+            |items| items.next(),
+            |done: &mut u32, _| {
+                *done += 1;
+                *done
+            },
+            |q| {
+                let mut counts = Vec::new();
+                while let Some(c) = q.take_next() {
+                    counts.push(c.unwrap());
+                }
+                counts
+            },
+        );
+        assert_eq!(counts.len(), 100);
+        let firsts = counts.iter().filter(|&&c| c == 1).count();
+        assert!(
+            (1..=2).contains(&firsts),
+            "{firsts} first items: {counts:?}"
+        );
+    }
+
+    #[test]
     fn pulling_workers_hold_at_most_the_limit() {
         // The source counts what was taken; the body checks it against what
         // it has taken itself.
@@ -680,7 +712,7 @@ mod tests {
                 *n += 1;
                 (*n <= 200).then_some(*n)
             },
-            |i| i,
+            |_: &mut (), i| i,
             |q| {
                 let mut taken = 0;
                 let mut most = 0;
@@ -709,7 +741,7 @@ mod tests {
                     assert!(!(in_next && i == 17), "taking seventeen");
                     Some(i)
                 },
-                |i| {
+                |_: &mut (), i| {
                     assert!(i != 17, "working on seventeen");
                     i
                 },
@@ -738,7 +770,7 @@ mod tests {
             3,
             0u64..,
             |items| items.next(),
-            |i| i,
+            |_: &mut (), i| i,
             |q| q.take_next().map(Result::unwrap),
         );
         assert_eq!(first, Some(0));
@@ -767,7 +799,7 @@ mod tests {
                 }
                 (*n <= 2).then_some(*n)
             },
-            |i| i,
+            |_: &mut (), i| i,
             |q| {
                 let mut got = Vec::new();
                 while let Some(out) = q.take_next() {

@@ -601,6 +601,10 @@ trait Source {
     fn recycle(&mut self, bytes: Vec<u8>);
     /// Bytes of the input cut so far.
     fn offset(&self) -> u64;
+    /// What fetches `raw`'s piece again, with no buffer of its own, if the
+    /// input can be read again there: then a piece read need not be kept
+    /// for a second reading, should one be needed.
+    fn refetch(raw: &Self::Raw) -> Option<Self::Raw>;
 }
 
 impl<R: Read> Source for Cutter<R> {
@@ -613,6 +617,10 @@ impl<R: Read> Source for Cutter<R> {
     }
     fn offset(&self) -> u64 {
         Cutter::offset(self)
+    }
+    fn refetch(_: &Cut) -> Option<Cut> {
+        // A stream is read once.
+        None
     }
 }
 
@@ -654,11 +662,18 @@ impl<A: ReadAt + ?Sized> Source for Spans<'_, A> {
     fn offset(&self) -> u64 {
         self.offset
     }
+    fn refetch(span: &Span) -> Option<Span> {
+        Some(Span {
+            buf: Vec::new(),
+            ..*span
+        })
+    }
 }
 
-/// Reads a span whole, on a worker.
-fn read_span<A: ReadAt + ?Sized>(input: &A, span: Span) -> io::Result<Cut> {
-    let mut bytes = span.buf;
+/// Reads a span whole, on a worker: into `buf` (the buffer of the worker's
+/// last piece, still in its caches) if it has one, else into the span's.
+fn read_span<A: ReadAt + ?Sized>(input: &A, span: Span, buf: Vec<u8>) -> io::Result<Cut> {
+    let mut bytes = if buf.capacity() > 0 { buf } else { span.buf };
     if bytes.capacity() < span.len {
         bytes = Vec::with_capacity(span.len.max(span.room));
     }
@@ -818,6 +833,25 @@ struct Placement {
     odd_line: Option<u64>,
 }
 
+/// A piece's bytes as its games are read from them: with `latin1`, its
+/// lines that are not UTF-8 decoded from Latin-1; and the number of its
+/// newlines and of its first line that was not UTF-8 (if one was not).
+fn decoded(bytes: Vec<u8>, latin1: bool) -> (Vec<u8>, u64, Option<u64>) {
+    if latin1 {
+        match rookery_epd::latin1::decode_lines(&bytes) {
+            Ok(newlines) => (bytes, newlines, None),
+            Err(decoded) => {
+                let text = decoded.text.into_bytes();
+                let newlines = rookery_epd::latin1::newlines_in(&text);
+                (text, newlines, Some(decoded.first_line))
+            }
+        }
+    } else {
+        let newlines = rookery_epd::latin1::newlines_in(&bytes);
+        (bytes, newlines, None)
+    }
+}
+
 /// On a worker: checks the bytes of piece number `seq` (decoding lines
 /// that are not UTF-8 from Latin-1 if `latin1`), counts its lines and tag
 /// sections, places it in the stream (`unplaced`'s chain) and guesses its
@@ -835,19 +869,7 @@ fn prepare(
         tag_follows,
         last,
     } = cut;
-    let (bytes, newlines, odd) = if latin1 {
-        match rookery_epd::latin1::decode_lines(&bytes) {
-            Ok(newlines) => (bytes, newlines, None),
-            Err(decoded) => {
-                let text = decoded.text.into_bytes();
-                let newlines = rookery_epd::latin1::newlines_in(&text);
-                (text, newlines, Some(decoded.first_line))
-            }
-        }
-    } else {
-        let newlines = rookery_epd::latin1::newlines_in(&bytes);
-        (bytes, newlines, None)
-    };
+    let (bytes, newlines, odd) = decoded(bytes, latin1);
     let body = if offset == 0 {
         bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes)
     } else {
@@ -940,7 +962,7 @@ pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
     if let Some(length) = length {
         cutter = cutter.with_length(length, jobs);
     }
-    run_pieces(cutter, &|cut| Ok(cut), jobs, detail, work, sink, None)
+    run_pieces(cutter, &|cut, _| Ok(cut), jobs, detail, work, sink, None)
 }
 
 /// [`for_each_piece_with`] over an input every thread can read at any
@@ -978,7 +1000,7 @@ pub fn for_each_piece_at<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>
     };
     run_pieces(
         spans,
-        &|span| read_span(input, span),
+        &|span, buf| read_span(input, span, buf),
         jobs,
         detail,
         work,
@@ -987,11 +1009,13 @@ pub fn for_each_piece_at<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>
     )
 }
 
-/// A piece read on a reading thread.
-struct ReadPiece<T> {
+/// A piece read on a reading thread. Its bytes are gone (to the thread's
+/// next piece) if `again` can fetch them again.
+struct ReadPiece<T, R> {
     placement: Placement,
     out: T,
     outcome: Outcome,
+    again: Option<R>,
 }
 
 /// The work of [`for_each_piece_with`] and [`for_each_piece_at`]: the
@@ -1000,7 +1024,7 @@ struct ReadPiece<T> {
 /// order ([`take_in_order`]).
 fn run_pieces<S: Source + Send, T: Send, E: From<io::Error>>(
     source: S,
-    fetch: &(dyn Fn(S::Raw) -> io::Result<Cut> + Sync),
+    fetch: &(dyn Fn(S::Raw, Vec<u8>) -> io::Result<Cut> + Sync),
     jobs: usize,
     detail: Detail,
     work: &(dyn Fn(&mut PieceGames) -> T + Sync),
@@ -1031,22 +1055,45 @@ fn run_pieces<S: Source + Send, T: Send, E: From<io::Error>>(
     };
     // On the reading threads, at once (the shared ordered-parallel helper
     // catches a panic in `work` and reports it as an error, not a hang).
-    let read = |item: io::Result<(usize, S::Raw)>| -> io::Result<ReadPiece<T>> {
+    // `kept`: the buffer of the thread's last piece.
+    let read = |kept: &mut Vec<u8>,
+                item: io::Result<(usize, S::Raw)>|
+     -> io::Result<ReadPiece<T, S::Raw>> {
         let (seq, raw) = item?;
         let unplaced = Unplaced { chain, armed: true };
-        let cut = fetch(raw)?;
+        let again = S::refetch(&raw);
+        let cut = fetch(raw, std::mem::take(kept))?;
         let mut placement = prepare(seq, cut, decode, unplaced, books)?;
         let (out, outcome) = placement.piece.read_with(placement.first, detail, work);
+        // A piece that ends cleanly is read again only if its first game's
+        // index was guessed wrong (rare), and then fetched again: its
+        // buffer serves the thread's next piece, while still in its caches,
+        // instead of waiting to be taken (new memory for every piece in
+        // flight).
+        let again = match again {
+            Some(again) if placement.piece.ends_cleanly(&outcome) => {
+                *kept = std::mem::take(&mut placement.piece.bytes);
+                Some(again)
+            }
+            _ => None,
+        };
         Ok(ReadPiece {
             placement,
             out,
             outcome,
+            again,
         })
     };
     // Pieces cut and not yet taken: enough for every thread to have its
     // next one while the calling thread takes the results.
     parallel::with_pulling_workers(jobs, 2 * jobs, (source, 0), cut, read, |q| {
-        take_in_order(q, books, detail, work, sink, latin1)
+        let refetch = |piece: &mut Piece, again: &mut Option<S::Raw>| -> io::Result<()> {
+            if let Some(raw) = again.take() {
+                piece.bytes = decoded(fetch(raw, Vec::new())?.bytes, decode).0;
+            }
+            Ok(())
+        };
+        take_in_order(q, books, detail, work, sink, latin1, &refetch)
     })
 }
 
@@ -1073,13 +1120,14 @@ fn lock(books: &Mutex<Books>) -> MutexGuard<'_, Books> {
 /// Takes the pieces' results in stream order, checks every cut and guess
 /// (reading a piece again on this thread where one was wrong) and hands
 /// them to `sink`; tells `latin1` of the first line read as Latin-1.
-fn take_in_order<S, T, E: From<io::Error>>(
-    q: &mut Pulled<'_, S, io::Result<ReadPiece<T>>>,
+fn take_in_order<S, R, T, E: From<io::Error>>(
+    q: &mut Pulled<'_, S, io::Result<ReadPiece<T, R>>>,
     books: &Mutex<Books>,
     detail: Detail,
     work: &(dyn Fn(&mut PieceGames) -> T + Sync),
     sink: &mut PieceSink<'_, T, E>,
     mut latin1: Option<&mut dyn FnMut(u64)>,
+    refetch: &dyn Fn(&mut Piece, &mut Option<R>) -> io::Result<()>,
 ) -> Result<(), E> {
     let failed = |e: WorkerPanicked| io::Error::other(e);
     // A piece that ended inside a game, with its index: read it again with the next.
@@ -1089,6 +1137,7 @@ fn take_in_order<S, T, E: From<io::Error>>(
             placement,
             out,
             outcome,
+            mut again,
         } = done.map_err(failed)??;
         if let Some(line) = placement.odd_line {
             if let Some(tell) = latin1.take() {
@@ -1099,9 +1148,10 @@ fn take_in_order<S, T, E: From<io::Error>>(
         // The guesses change only below, in one step with the real count:
         // a piece placed meanwhile must never see one without the other.
         let next_index = lock(books).next_index;
-        let (piece, out, outcome) = match carry.take() {
+        let (mut piece, out, outcome) = match carry.take() {
             Some((mut held, index)) => {
                 // The cut before this piece was wrong: read on from the held piece.
+                refetch(&mut piece, &mut again)?;
                 held.starts += piece.starts;
                 held.bytes.extend_from_slice(&piece.bytes);
                 held.tag_follows = piece.tag_follows;
@@ -1112,6 +1162,7 @@ fn take_in_order<S, T, E: From<io::Error>>(
             }
             None if first != next_index => {
                 // The guessed index was wrong.
+                refetch(&mut piece, &mut again)?;
                 let (out, outcome) = piece.read_with(next_index, detail, work);
                 (piece, out, outcome)
             }
@@ -1119,6 +1170,7 @@ fn take_in_order<S, T, E: From<io::Error>>(
         };
         if !piece.ends_cleanly(&outcome) {
             // Its games are still guessed: read again with the next piece.
+            refetch(&mut piece, &mut again)?;
             carry = Some((piece, next_index));
             continue;
         }
@@ -1126,7 +1178,9 @@ fn take_in_order<S, T, E: From<io::Error>>(
             let mut b = lock(books);
             b.delta += outcome.games as i64 - piece.starts as i64;
             b.next_index += outcome.games;
-            b.spare.push(piece.bytes);
+            if piece.bytes.capacity() > 0 {
+                b.spare.push(piece.bytes);
+            }
             b.cut_to
         };
         if !sink(out, offset)? {

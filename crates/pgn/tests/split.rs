@@ -397,6 +397,34 @@ fn latin1_lines_read_as_one_reader_decodes_them() {
     }
 }
 
+/// A piece whose first game's index was guessed wrong, or that ended inside
+/// a game, is fetched again after its thread reused its buffer: decoded
+/// again, it reads as one reader decodes the whole.
+#[test]
+fn pieces_read_again_are_fetched_and_decoded_again() {
+    use rookery_epd::latin1::Latin1Read;
+    // As in `wrong_guesses_are_read_again`, with lines that are Latin-1.
+    let cases: [&[u8]; 4] = [
+        b"[Event \"\xe0\"]\n\n1. e4 {a comment \xe9\n\n[Event \"fake\"]\n} e5 1-0\n\n[Event \"b\"]\n1. d4 *\n",
+        b"1. e4 (1. d4 d5 1-0\n1. c4) e5 1-0 {\xfc}\n2. Nf3 *\n",
+        b"[Event \"a\"]\n{x\xe9}\n[Site \"b\"]\n\n1. e4 *\n",
+        b"1. e4 e5\n\n[Event \"\xe9\"]\n1. d4\n[Event \"c\"]\n",
+    ];
+    for case in cases {
+        let mut first = None;
+        let decoded: Vec<String> = Games::new(Latin1Read::new(case, |line| first = Some(line)))
+            .map(|g| summary(&g.unwrap()))
+            .collect();
+        for target in 1..case.len() + 2 {
+            for jobs in [1, 2] {
+                let (got, told) = latin1_pieces(case, target, jobs);
+                assert_eq!(got, decoded, "target {target}, {jobs} threads on {case:?}");
+                assert_eq!(told, first, "target {target}, {jobs} threads on {case:?}");
+            }
+        }
+    }
+}
+
 /// A file that gives fewer bytes than were cut from it (truncated between
 /// the cut and the read) is an error, never games lost in silence.
 #[test]
