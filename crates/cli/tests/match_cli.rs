@@ -643,6 +643,38 @@ fn an_illegal_move_loses() {
     assert!((2..=3).contains(&plies), "{g}");
 }
 
+/// A `bestmove` whose move is `(none)` (Stockfish's word for no move) or
+/// cannot be read ends the game at once, lost by the engine that sent it:
+/// an illegal move, a rules infraction; never a wait for the clock to run
+/// out, nor a stalled engine that stops the match.
+#[test]
+fn a_bestmove_with_no_move_loses_at_once() {
+    for (tag, text, termination, said) in [
+        (
+            "none",
+            "(none)",
+            "illegal move",
+            "makes an illegal move: 0000",
+        ),
+        ("unreadable", "e9e4", "rules infraction", "\"e9e4\""),
+    ] {
+        let Some((_, games)) = judged_mock_match(
+            &format!("bestmove-{tag}"),
+            &["--bestmove-on-go", "2", text],
+            &["tc=5+0"],
+            &["--games", "2"],
+        ) else {
+            return;
+        };
+        // The engine's second `go` is in the first game; the match goes on.
+        assert_eq!(games.len(), 2, "{tag}: both games are played");
+        let g = &games[0];
+        assert_eq!(s(&g["termination"]), termination, "{tag}: {g}");
+        assert_bad_lost(g);
+        assert!(closing(g).contains(said), "{tag}: {g}");
+    }
+}
+
 /// An engine that never answers `uci` forfeits the game ("abandoned");
 /// without `--recover` the match stops with a message naming it, status 1.
 #[test]

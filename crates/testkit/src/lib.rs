@@ -10,6 +10,7 @@
 //! | `--hang-on-go N` | on the N-th `go` never answers, and ignores `stop` |
 //! | `--random SEED` | plays a legal move drawn from the position and SEED instead of the first |
 //! | `--illegal-on-go N` | on the N-th `go` answers an illegal move ([`illegal_move`]) |
+//! | `--bestmove-on-go N TEXT` | on the N-th `go` answers `bestmove TEXT` (`(none)`, a word that is no move, ...) |
 //! | `--garbage` | prints a non-UCI line before every answer |
 //! | `--slow MS` | waits MS milliseconds before `bestmove` (unless stopped) |
 //! | `--record FILE` | appends every line received to FILE |
@@ -39,6 +40,8 @@ pub struct MockBehaviour {
     pub hang_on_go: Option<u32>,
     /// Answer an illegal move on this `go` (1-based).
     pub illegal_on_go: Option<u32>,
+    /// Answer `bestmove` and this text on this `go` (1-based).
+    pub bestmove_on_go: Option<(u32, String)>,
     /// Draw the move from the position and this seed (longer, varied games).
     pub random: Option<u64>,
     /// Print garbage before answers.
@@ -62,6 +65,10 @@ impl MockBehaviour {
                 "--hang-on-go" => b.hang_on_go = it.next().and_then(|n| n.parse().ok()),
                 "--random" => b.random = it.next().and_then(|n| n.parse().ok()),
                 "--illegal-on-go" => b.illegal_on_go = it.next().and_then(|n| n.parse().ok()),
+                "--bestmove-on-go" => {
+                    let n = it.next().and_then(|n| n.parse().ok());
+                    b.bestmove_on_go = n.zip(it.next());
+                }
                 "--slow" => b.slow_ms = it.next().and_then(|n| n.parse().ok()).unwrap_or(0),
                 "--record" => b.record = it.next(),
                 _ => {}
@@ -132,6 +139,8 @@ mod tests {
         );
         let b = MockBehaviour::from_args(["--random".to_string(), "7".to_string()]);
         assert_eq!(b.random, Some(7));
+        let b = MockBehaviour::from_args(["--bestmove-on-go", "2", "(none)"].map(String::from));
+        assert_eq!(b.bestmove_on_go, Some((2, "(none)".to_string())));
     }
 
     #[test]

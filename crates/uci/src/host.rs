@@ -681,6 +681,14 @@ impl EngineHost {
                     stopped_by_host: run.stopped_by_host,
                 })))
             }
+            Ok(Message::BadBestMove(words)) => {
+                // The search is over: the engine waits for the next command.
+                self.search = None;
+                Err(HostError::Protocol(format!(
+                    "bestmove with no move that can be read: {:?}",
+                    words
+                )))
+            }
             Ok(Message::UciOk | Message::ReadyOk) => Err(HostError::Protocol(
                 "unexpected uciok/readyok during a search".into(),
             )),

@@ -13,8 +13,12 @@ pub enum Message {
     UciOk,
     /// `readyok`.
     ReadyOk,
-    /// `bestmove <m> [ponder <m>]`.
+    /// `bestmove <m> [ponder <m>]` (`bestmove (none)`, as Stockfish says
+    /// it has no move, reads as `0000`).
     BestMove(BestMove),
+    /// `bestmove` with no move that can be read: the search is over, but
+    /// what was chosen is not known (the words after `bestmove`, as written).
+    BadBestMove(String),
     /// `copyprotection checking|ok|error`.
     CopyProtection(Status),
     /// `registration checking|ok|error`.
@@ -290,7 +294,13 @@ impl Message {
             },
             "uciok" => Message::UciOk,
             "readyok" => Message::ReadyOk,
-            "bestmove" => match tokens.get(1).and_then(|t| parse_move(t)) {
+            "bestmove" => match tokens.get(1).and_then(|&t| {
+                if t == "(none)" {
+                    Some(UciMove::Null)
+                } else {
+                    parse_move(t)
+                }
+            }) {
                 Some(best) => Message::BestMove(BestMove {
                     best,
                     ponder: match tokens.get(2) {
@@ -298,7 +308,7 @@ impl Message {
                         _ => None,
                     },
                 }),
-                None => unknown(),
+                None => Message::BadBestMove(tokens[1..].join(" ")),
             },
             "copyprotection" => status(tokens.get(1)).map_or_else(unknown, Message::CopyProtection),
             "registration" => status(tokens.get(1)).map_or_else(unknown, Message::Registration),
@@ -392,6 +402,8 @@ impl fmt::Display for Message {
             Message::Registration(s) => write!(f, "registration {s}"),
             Message::Info(i) => write!(f, "{i}"),
             Message::Option(o) => write!(f, "{o}"),
+            Message::BadBestMove(s) if s.is_empty() => f.write_str("bestmove"),
+            Message::BadBestMove(s) => write!(f, "bestmove {s}"),
             Message::Unknown(s) => f.write_str(s),
         }
     }
@@ -449,15 +461,29 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_bestmove_without_a_readable_move_still_ends_the_search() {
+        let none = Message::parse("bestmove (none)");
+        assert_eq!(
+            none,
+            Message::BestMove(BestMove {
+                best: UciMove::Null,
+                ponder: None
+            })
+        );
+        for (line, words) in [
+            ("bestmove", ""),
+            ("bestmove xx", "xx"),
+            ("bestmove e9e4 ponder e7e5", "e9e4 ponder e7e5"),
+        ] {
+            let m = Message::parse(line);
+            assert_eq!(m, Message::BadBestMove(words.to_string()), "{line}");
+            assert_eq!(m.to_string(), line);
+        }
+    }
+
+    #[test]
     fn garbage_is_unknown() {
-        assert_unknown(&[
-            "",
-            "bestmove",
-            "bestmove xx",
-            "id",
-            "registration maybe",
-            "hello",
-        ]);
+        assert_unknown(&["", "id", "registration maybe", "hello"]);
         let Message::Info(i) = Message::parse("info depth x score cp nodes 5 pv") else {
             panic!()
         };

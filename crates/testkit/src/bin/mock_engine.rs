@@ -83,6 +83,10 @@ fn main() {
                         std::thread::sleep(Duration::from_secs(3600));
                     }
                 }
+                if let Some((_, text)) = b.bestmove_on_go.as_ref().filter(|(n, _)| *n == gos) {
+                    say(&mut out, &format!("bestmove {text}"));
+                    continue;
+                }
                 if b.illegal_on_go == Some(gos) {
                     let m = rookery_testkit::illegal_move(&pos);
                     say(&mut out, &format!("bestmove {m}"));
