@@ -672,6 +672,11 @@ fn a_bestmove_with_no_move_loses_at_once() {
         assert_eq!(s(&g["termination"]), termination, "{tag}: {g}");
         assert_bad_lost(g);
         assert!(closing(g).contains(said), "{tag}: {g}");
+        assert_eq!(
+            closing(g).matches("protocol violation").count(),
+            usize::from(tag == "unreadable"),
+            "{tag}: {g}"
+        );
     }
 }
 

@@ -164,6 +164,8 @@ impl PlayerError {
                 after,
                 responsive: false,
             },
+            // Said once: both errors' messages begin "protocol violation".
+            HostError::Protocol(what) => PlayerError::Protocol(what),
             other => PlayerError::Protocol(other.to_string()),
         }
     }
