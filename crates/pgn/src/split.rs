@@ -718,9 +718,10 @@ struct Placed {
     guessed: usize,
     /// The last non-blank line before it is a tag.
     after_tag: bool,
-    /// A piece could not be placed (its bytes could not be read, or its
-    /// worker failed): no piece after it can be.
-    broken: bool,
+    /// The first piece that could not be placed (its bytes could not be
+    /// read, or its worker failed): no piece after it can be, but every
+    /// piece before it still is, in its turn (its own error comes first).
+    broken: Option<usize>,
 }
 
 /// What a piece counts of itself, for [`Chain::place`].
@@ -749,7 +750,7 @@ impl Chain {
                 },
                 guessed: 0,
                 after_tag: false,
-                broken: false,
+                broken: None,
             }),
             turn: Condvar::new(),
         }
@@ -763,10 +764,11 @@ impl Chain {
     /// started in it (as guessed) and the games guessed before it.
     fn place(&self, seq: usize, c: &Counts) -> io::Result<(Location, usize, usize)> {
         let mut p = self.lock();
-        while p.next < seq && !p.broken {
+        let cut_off = |p: &Placed| p.broken.is_some_and(|b| b < seq);
+        while p.next < seq && !cut_off(&p) {
             p = self.turn.wait(p).unwrap_or_else(PoisonError::into_inner);
         }
-        if p.broken || p.next != seq {
+        if cut_off(&p) || p.next != seq {
             return Err(io::Error::other("a piece before this one failed"));
         }
         let start = p.at;
@@ -795,9 +797,12 @@ impl Chain {
         Ok((start, starts, before))
     }
 
-    /// Marks the chain broken: the piece being placed never will be.
-    fn break_off(&self) {
-        self.lock().broken = true;
+    /// Marks the chain broken at piece `seq`: it never will be placed, nor
+    /// any after it.
+    fn break_off(&self, seq: usize) {
+        let mut p = self.lock();
+        p.broken = Some(p.broken.map_or(seq, |b| b.min(seq)));
+        drop(p);
         self.turn.notify_all();
     }
 }
@@ -807,6 +812,8 @@ impl Chain {
 /// the next ones waiting for ever.
 struct Unplaced<'a> {
     chain: &'a Chain,
+    /// The piece's number.
+    seq: usize,
     armed: bool,
 }
 
@@ -819,7 +826,7 @@ impl Unplaced<'_> {
 impl Drop for Unplaced<'_> {
     fn drop(&mut self) {
         if self.armed {
-            self.chain.break_off();
+            self.chain.break_off(self.seq);
         }
     }
 }
@@ -1060,7 +1067,11 @@ fn run_pieces<S: Source + Send, T: Send, E: From<io::Error>>(
                 item: io::Result<(usize, S::Raw)>|
      -> io::Result<ReadPiece<T, S::Raw>> {
         let (seq, raw) = item?;
-        let unplaced = Unplaced { chain, armed: true };
+        let unplaced = Unplaced {
+            chain,
+            seq,
+            armed: true,
+        };
         let again = S::refetch(&raw);
         let cut = fetch(raw, std::mem::take(kept))?;
         let mut placement = prepare(seq, cut, decode, unplaced, books)?;

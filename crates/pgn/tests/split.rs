@@ -467,3 +467,49 @@ fn an_input_that_shrinks_while_read_is_an_error() {
         assert!(seen < 20_000, "{seen} games");
     }
 }
+
+/// A piece that fails while an earlier one is still being read does not
+/// take the earlier one down with it: the games before it reach the sink,
+/// and the error is its own.
+#[test]
+fn a_failing_piece_leaves_the_pieces_before_it_whole() {
+    /// Reads of whole pieces (more than a few KiB): slow at the start (the
+    /// first piece, still being read when the second fails), short
+    /// elsewhere (as if the file had been cut short inside its second
+    /// piece).
+    struct SlowThenShort(Vec<u8>);
+    impl ReadAt for SlowThenShort {
+        fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+            if buf.len() <= 20_000 {
+                return self.0.read_at(buf, offset);
+            }
+            if offset == 0 {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                return self.0.read_at(buf, offset);
+            }
+            self.0[..self.0.len() / 5].read_at(buf, offset)
+        }
+    }
+    let pgn = "[Event \"a\"]\n\n1. e4 e5 1-0\n\n".repeat(20_000);
+    let input = SlowThenShort(pgn.into_bytes());
+    let mut seen = 0;
+    let read = for_each_piece_at(
+        &input,
+        2,
+        (100_000, None),
+        Detail::Full,
+        &|games| games.count(),
+        &mut |n, _| -> std::io::Result<bool> {
+            seen += n;
+            Ok(true)
+        },
+        None,
+    );
+    let err = read.expect_err("a shorter input is an error");
+    assert!(
+        err.to_string().contains("changed while it was read"),
+        "{err}"
+    );
+    // The first piece (about 100,000 bytes of 27-byte games) was read whole.
+    assert!((3_000..4_000).contains(&seen), "{seen} games");
+}
