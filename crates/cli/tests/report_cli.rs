@@ -339,3 +339,42 @@ fn a_latin1_epd_line_is_read_as_latin1_with_a_warning() {
     assert_eq!(v["runs"][0]["positions"][0]["id"], "caf\u{e9}.1");
     assert_eq!(v["summaries"][0]["solved"], 1);
 }
+
+/// An input with no run (an empty EPD file, a JSON array of no run) is an
+/// error, and a report of nothing is not written: no table header on
+/// stdout, no page or CSV over a file the user had.
+#[test]
+fn inputs_with_no_run_are_errors_and_nothing_is_written() {
+    let dir = TempDir::new("report-empty");
+    let empty = dir.write("empty.epd", "");
+    let array = dir.write("none.json", "[]\n");
+    let page = dir.write("page.html", "the user's page");
+    let csv = dir.path().join("rows.csv");
+    for input in [&empty, &array] {
+        let o = rookery(
+            &[
+                "report",
+                input.to_str().unwrap(),
+                "--html",
+                page.to_str().unwrap(),
+                "--csv",
+                csv.to_str().unwrap(),
+            ],
+            b"",
+        );
+        o.assert_code(1);
+        assert!(o.stdout.is_empty(), "{}", text(&o.stdout));
+        let err = text(&o.stderr);
+        let name = input.file_name().unwrap().to_str().unwrap();
+        assert!(err.contains(&format!("{name}:1:1:")), "{err}");
+        assert!(err.contains("nothing to report"), "{err}");
+        assert_eq!(std::fs::read_to_string(&page).unwrap(), "the user's page");
+        assert!(!csv.exists());
+    }
+    // With a run beside it, the empty input is an error and the run is reported.
+    let o = rookery(
+        &["report", array.to_str().unwrap(), &data("before.epd")],
+        b"",
+    );
+    o.assert_code(1).assert_stdout_contains("4/6");
+}

@@ -281,8 +281,8 @@ pub struct Input {
     pub runs: Vec<SuiteRun>,
     /// `themes[i][j]`: the theme of position `j` of run `i`.
     pub themes: Vec<Vec<String>>,
-    /// Lines that could not be used, each with its place; the runs still
-    /// hold those positions, as errors.
+    /// Lines that could not be used, each with its place (the runs still
+    /// hold those positions, as errors), or an input that holds no run.
     pub problems: Vec<ReportError>,
     /// The first line of an EPD input that was not UTF-8: such lines are
     /// read as ISO 8859-1 (Latin-1), as every EPD and PGN verb reads them,
@@ -358,10 +358,19 @@ pub fn load_input(name: &str, bytes: &[u8], theme: &ThemeSource) -> Result<Input
                     .collect()
             })
             .collect();
+        let mut problems = Vec::new();
+        if runs.is_empty() {
+            problems.push(ReportError::Json {
+                path: name.to_string(),
+                line: 1,
+                column: 1,
+                message: "an array of no run: nothing to report".into(),
+            });
+        }
         return Ok(Input {
             runs,
             themes,
-            problems: Vec::new(),
+            problems,
             latin1_from_line: None,
         });
     }

@@ -129,6 +129,14 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             }
         }
     }
+    if inputs.iter().all(|i| i.runs.is_empty()) {
+        // Every input was said to be bad or empty: no page, table or CSV of
+        // nothing (which would replace a file the user had).
+        if !bad {
+            eprintln!("rookery: error: no run to report");
+        }
+        return Ok(Status::InputErrors);
+    }
     let report = Report::from_inputs(inputs, &args.theme, args.alpha);
     let mut out = output::stdout();
     if args.json {
