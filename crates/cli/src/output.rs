@@ -240,6 +240,8 @@ fn sibling(target: &Path, suffix: &str) -> PathBuf {
 /// never replaced.
 pub struct Output {
     inner: Inner,
+    /// How the output is named in a write error (`<stdout>`, the path).
+    name: String,
 }
 
 enum Inner {
@@ -268,6 +270,7 @@ impl Output {
         if is_std(path) {
             return Ok(Output {
                 inner: Inner::Stdout(stdout()),
+                name: "<stdout>".into(),
             });
         }
         if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
@@ -277,6 +280,7 @@ impl Output {
                 .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
             return Ok(Output {
                 inner: Inner::Special(io::BufWriter::with_capacity(1 << 16, file)),
+                name: path.display().to_string(),
             });
         }
         // Replace what a symbolic link points to, not the link.
@@ -306,6 +310,7 @@ impl Output {
                 target,
                 done: false,
             },
+            name: path.display().to_string(),
         })
     }
 
@@ -314,17 +319,18 @@ impl Output {
     /// # Errors
     /// I/O errors (the target is then unchanged).
     pub fn commit(mut self) -> anyhow::Result<()> {
+        let named = |e| writing(&self.name, e);
         match &mut self.inner {
-            Inner::Stdout(w) => w.flush()?,
-            Inner::Special(w) => w.flush()?,
+            Inner::Stdout(w) => w.flush().map_err(named)?,
+            Inner::Special(w) => w.flush().map_err(named)?,
             Inner::File {
                 writer,
                 partial,
                 target,
                 done,
             } => {
-                writer.flush()?;
-                writer.get_ref().sync_all()?;
+                writer.flush().map_err(named)?;
+                writer.get_ref().sync_all().map_err(named)?;
                 fs::rename(&*partial, &*target).map_err(|e| {
                     anyhow::anyhow!(
                         "cannot move {} to {}: {e}",
@@ -346,6 +352,7 @@ impl Write for Output {
             Inner::Special(w) => w.write(buf),
             Inner::File { writer, .. } => writer.write(buf),
         }
+        .map_err(|e| writing(&self.name, e))
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
@@ -354,6 +361,7 @@ impl Write for Output {
             Inner::Special(w) => w.write_all(buf),
             Inner::File { writer, .. } => writer.write_all(buf),
         }
+        .map_err(|e| writing(&self.name, e))
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -362,6 +370,7 @@ impl Write for Output {
             Inner::Special(w) => w.flush(),
             Inner::File { writer, .. } => writer.flush(),
         }
+        .map_err(|e| writing(&self.name, e))
     }
 }
 
@@ -376,6 +385,12 @@ impl Drop for Output {
             let _ = fs::remove_file(partial);
         }
     }
+}
+
+/// A write error `e` naming the output it happened on (its kind kept: a
+/// closed stdout still reads as a broken pipe).
+fn writing(name: &str, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("writing {name}: {e}"))
 }
 
 /// Writes `data` to `path` (`-`: stdout) through an [`Output`].

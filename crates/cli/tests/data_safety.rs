@@ -87,6 +87,28 @@ fn an_output_that_is_the_input_is_refused_and_the_input_kept() {
     assert_eq!(records(&after).len(), 3, "{after}");
 }
 
+/// A write that fails (a full disk: `/dev/full`) is an error naming the
+/// output, never a run that says it succeeded.
+#[test]
+fn a_failed_write_is_an_error_naming_the_output() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let t = TempDir::new("full");
+    let epd = t.write("b.epd", suite_text());
+    let pgn = t.write("g.pgn", "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 *\n");
+    for args in [
+        vec!["epd", "normalize", s(&epd), "-o", "/dev/full"],
+        vec!["pgn", "normalize", s(&pgn), "-o", "/dev/full"],
+        vec!["pgn", "to-epd", s(&pgn), "-o", "/dev/full"],
+    ] {
+        let o = rookery(&args);
+        o.assert_code(1);
+        let err = text(&o.stderr);
+        assert!(err.contains("writing /dev/full: "), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn an_engine_that_cannot_start_leaves_the_previous_output() {
     let t = TempDir::new("no-engine");
