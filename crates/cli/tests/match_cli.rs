@@ -845,9 +845,10 @@ fn resume_after_kill_9_keeps_every_game_once_and_the_cut_games_moves() {
 #[test]
 fn usage_errors_exit_2() {
     let cases = [
+        ("--engine cmd=builtin --engine cmd=builtin", "has no limit"),
         (
-            "--engine cmd=builtin --engine cmd=builtin",
-            "no time control",
+            "--engine cmd=builtin --engine cmd=builtin --each tc=inf",
+            "tc=inf alone is none",
         ),
         (
             "--engine cmd=builtin --engine cmd=builtin --each tc=abc",

@@ -150,7 +150,8 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
         }
         if e.tc.is_infinite() {
             return Err(output::usage(format!(
-                "engine {} has no time control: give tc=, st=, nodes= or depth= (or --each tc=...)",
+                "engine {} has no limit, and would search for ever (tc=inf alone is none): \
+                 give tc=, st=, nodes= or depth= (or --each tc=...)",
                 e.label()
             )));
         }
