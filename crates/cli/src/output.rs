@@ -4,7 +4,7 @@
 //! target only when the command finished, so that an interrupted or failed
 //! run leaves the previous file as it was.
 
-use rookery_epd::latin1::Latin1Read;
+use rookery_epd::latin1::{Latin1Read, NarrowRead};
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufRead, Read, Write};
@@ -97,13 +97,18 @@ pub fn display_name(path: &Path) -> String {
     }
 }
 
-/// Opens `path` for reading, unbuffered, `-` meaning stdin.
+/// Opens `path` for reading, unbuffered, `-` meaning stdin. Text in
+/// UTF-16 or UTF-32 is refused at the first read ([`NarrowRead`]).
 ///
 /// # Errors
 /// The file cannot be opened, or is a directory.
 pub fn open_raw(path: &Path) -> io::Result<Box<dyn Read + Send>> {
+    let name = display_name(path);
     if is_std(path) {
-        return Ok(Box::new(io::stdin()));
+        return Ok(Box::new(NamedRead {
+            inner: NarrowRead::new(io::stdin()),
+            name,
+        }));
     }
     let file = File::open(path)?;
     // A directory opens; its first read fails, far from the file's name.
@@ -113,7 +118,56 @@ pub fn open_raw(path: &Path) -> io::Result<Box<dyn Read + Send>> {
             "is a directory, not a file",
         ));
     }
-    Ok(Box::new(file))
+    Ok(Box::new(NamedRead {
+        inner: NarrowRead::new(file),
+        name,
+    }))
+}
+
+/// A read error that names its input: `cannot read NAME: what`.
+#[derive(Debug)]
+pub struct ReadError {
+    name: String,
+    what: String,
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot read {}: {}", self.name, self.what)
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// Whether `e` already names its input (a [`ReadError`]): a caller adds no
+/// `cannot read` of its own.
+pub fn names_its_input(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<ReadError>())
+}
+
+/// A reader whose errors name the input ([`ReadError`]), keeping their kind;
+/// an interrupted read is passed on as it is, to be retried.
+struct NamedRead<R> {
+    inner: R,
+    name: String,
+}
+
+impl<R: Read> Read for NamedRead<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            if e.kind() == io::ErrorKind::Interrupted || names_its_input(&e) {
+                return e;
+            }
+            let what = e.to_string();
+            io::Error::new(
+                e.kind(),
+                ReadError {
+                    name: self.name.clone(),
+                    what,
+                },
+            )
+        })
+    }
 }
 
 /// The length of the regular file at `path`: `None` for stdin (`-`), a

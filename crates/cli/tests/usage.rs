@@ -264,3 +264,83 @@ fn an_output_that_cannot_be_written_is_named_as_given() {
     );
     assert!(!out.exists());
 }
+
+/// Text in UTF-16 (as Windows editors save "Unicode") is refused by every
+/// verb that reads PGN or EPD, with an error that names the file and how to
+/// convert it; read as Latin-1 it would be games and records of nothing,
+/// and `pgn stats` said "2 games, 0 errors". Among several files it is
+/// reported as a missing file is, and the others are still read.
+#[test]
+fn utf16_text_is_refused_naming_the_file() {
+    let t = TempDir::new("utf16");
+    let wide = |name: &str, text: &str| {
+        let bytes: Vec<u8> = [0xff, 0xfe]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        t.write(name, bytes)
+    };
+    let game = "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 *\n";
+    let pgn = wide("w.pgn", game);
+    let epd = wide("w.epd", MATE1);
+    let good = t.write("good.pgn", game);
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["pgn", "stats", s(&pgn)], "w.pgn"),
+        (vec!["pgn", "stats", "--jobs", "2", s(&pgn)], "w.pgn"),
+        (vec!["pgn", "validate", s(&pgn)], "w.pgn"),
+        (vec!["pgn", "normalize", s(&pgn)], "w.pgn"),
+        (vec!["pgn", "to-epd", s(&pgn)], "w.pgn"),
+        (vec!["pgn", "stats", "-"], "<stdin>"),
+        (vec!["epd", "normalize", s(&epd)], "w.epd"),
+        (vec!["epd", "validate", s(&epd)], "w.epd"),
+        (vec!["epd", "convert", "--to", "fen", s(&epd)], "w.epd"),
+        (vec!["pgn", "from-epd", s(&epd)], "w.epd"),
+        (vec!["report", s(&epd)], "w.epd"),
+        (
+            vec!["suite", s(&epd), "--depth", "1", "--jobs", "1"],
+            "w.epd",
+        ),
+    ];
+    let stdin = std::fs::read(&pgn).unwrap();
+    for (args, name) in &cases {
+        let o = run(t.path(), args, &stdin);
+        o.assert_code(1);
+        let err = text(&o.stderr);
+        assert!(err.contains(name), "{args:?}: {err}");
+        assert!(err.contains("the text is UTF-16LE"), "{args:?}: {err}");
+        assert!(
+            err.contains("iconv -f UTF-16LE -t UTF-8"),
+            "{args:?}: {err}"
+        );
+    }
+    let o = run(
+        t.path(),
+        &["pgn", "stats", s(&pgn), s(&good), "--json"],
+        b"",
+    );
+    o.assert_code(1).assert_stderr_contains("w.pgn");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["games"], 1);
+    // An opening book in UTF-16 stops a match before it starts.
+    let o = run(
+        t.path(),
+        &[
+            "match",
+            "--engine",
+            "cmd=builtin",
+            "--engine",
+            "cmd=builtin",
+            "--each",
+            "nodes=100",
+            "--openings",
+            &format!("file={}", s(&pgn)),
+            "format=pgn",
+            "--pgnout",
+            "out.pgn",
+        ],
+        b"",
+    );
+    o.assert_code(1)
+        .assert_stderr_contains("the text is UTF-16LE");
+    assert!(!t.join("out.pgn").exists());
+}

@@ -410,6 +410,93 @@ impl<R: Read, F: FnOnce(u64)> Read for Latin1Read<R, F> {
     }
 }
 
+/// The encoding of text that is neither UTF-8 nor Latin-1 but UTF-16 or
+/// UTF-32, told by its first bytes: a byte-order mark, or (UTF-16 without
+/// one) a NUL in every other byte of the first two characters, which no
+/// PGN or EPD text has. Read as Latin-1, such text would be a NUL in every
+/// other character: games and records of nothing, not an error.
+///
+/// ```
+/// use rookery_epd::latin1::wide_encoding;
+/// assert_eq!(wide_encoding(b"\xff\xfe[\0E\0"), Some("UTF-16LE"));
+/// assert_eq!(wide_encoding(b"[\0E\0"), Some("UTF-16LE"));
+/// assert_eq!(wide_encoding(b"[Event"), None);
+/// assert_eq!(wide_encoding(b"\xef\xbb\xbf[Ev"), None);
+/// ```
+pub fn wide_encoding(first: &[u8]) -> Option<&'static str> {
+    match first {
+        [0, 0, 0xfe, 0xff, ..] => Some("UTF-32BE"),
+        [0xff, 0xfe, 0, 0, ..] => Some("UTF-32LE"),
+        [0xff, 0xfe, ..] => Some("UTF-16LE"),
+        [0xfe, 0xff, ..] => Some("UTF-16BE"),
+        [a, 0, b, 0, ..] if *a != 0 && *b != 0 => Some("UTF-16LE"),
+        [0, a, 0, b, ..] if *a != 0 && *b != 0 => Some("UTF-16BE"),
+        _ => None,
+    }
+}
+
+/// The error for text in `encoding` (from [`wide_encoding`]): what it is and
+/// how to convert it.
+pub fn wide_error(encoding: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "the text is {encoding}, and rookery reads UTF-8 (or ISO 8859-1): \
+             convert it first, e.g. with `iconv -f {encoding} -t UTF-8`"
+        ),
+    )
+}
+
+/// A [`Read`] that refuses text in UTF-16 or UTF-32 ([`wide_encoding`]) at
+/// its first read, with [`wide_error`], and otherwise hands out the inner
+/// reader's bytes unchanged (its first four bytes are read ahead to tell).
+pub struct NarrowRead<R> {
+    inner: R,
+    head: [u8; 4],
+    head_len: usize,
+    head_pos: usize,
+    checked: bool,
+}
+
+impl<R: Read> NarrowRead<R> {
+    /// Wraps `inner`.
+    pub fn new(inner: R) -> NarrowRead<R> {
+        NarrowRead {
+            inner,
+            head: [0; 4],
+            head_len: 0,
+            head_pos: 0,
+            checked: false,
+        }
+    }
+}
+
+impl<R: Read> Read for NarrowRead<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if !self.checked {
+            while self.head_len < self.head.len() {
+                match self.inner.read(&mut self.head[self.head_len..]) {
+                    Ok(0) => break,
+                    Ok(n) => self.head_len += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            if let Some(encoding) = wide_encoding(&self.head[..self.head_len]) {
+                return Err(wide_error(encoding));
+            }
+            self.checked = true;
+        }
+        if self.head_pos < self.head_len {
+            let n = (self.head_len - self.head_pos).min(buf.len());
+            buf[..n].copy_from_slice(&self.head[self.head_pos..self.head_pos + n]);
+            self.head_pos += n;
+            return Ok(n);
+        }
+        self.inner.read(buf)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -578,6 +665,59 @@ mod tests {
             prop_assert_eq!(newlines_in_lanes(&text), want);
             for block in text.chunks(BLOCK) {
                 prop_assert_eq!(ascii_newlines(block), ascii_newlines_lanes(block));
+            }
+        }
+    }
+
+    /// Text encoded in UTF-16 and UTF-32, with and without a byte-order
+    /// mark, is refused at the first read, whatever the inner reader's step;
+    /// UTF-8 and Latin-1 text (even short, even starting with a NUL or a
+    /// UTF-8 byte-order mark) comes through unchanged.
+    #[test]
+    fn wide_text_is_refused_and_narrow_text_passes() {
+        let text = "[Event \"caf\u{e9}\"]\n\n1. e4 e5 *\n";
+        let le16: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be16: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        let le32: Vec<u8> = text
+            .chars()
+            .flat_map(|c| (c as u32).to_le_bytes())
+            .collect();
+        let be32: Vec<u8> = text
+            .chars()
+            .flat_map(|c| (c as u32).to_be_bytes())
+            .collect();
+        let wide = [
+            ([&[0xff, 0xfe][..], &le16].concat(), "UTF-16LE"),
+            ([&[0xfe, 0xff][..], &be16].concat(), "UTF-16BE"),
+            (le16.clone(), "UTF-16LE"),
+            (be16.clone(), "UTF-16BE"),
+            ([&[0xff, 0xfe, 0, 0][..], &le32].concat(), "UTF-32LE"),
+            ([&[0, 0, 0xfe, 0xff][..], &be32].concat(), "UTF-32BE"),
+        ];
+        for (bytes, encoding) in &wide {
+            for step in [1, 2, 3, 64] {
+                let mut r = NarrowRead::new(Chunks(bytes, step));
+                let err = r.read(&mut [0; 100]).unwrap_err();
+                assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+                assert!(err.to_string().contains(encoding), "{err}");
+            }
+        }
+        let narrow: [&[u8]; 7] = [
+            text.as_bytes(),
+            b"\xef\xbb\xbf[Event \"x\"]\n",
+            b"caf\xe9\n",
+            b"\0e4\n",
+            b"[",
+            b"",
+            b"a\0\0\0b",
+        ];
+        for bytes in narrow {
+            for (step, buf_len) in [(1, 1), (2, 3), (3, 2), (64, 7), (64, 1000)] {
+                assert_eq!(
+                    drain(NarrowRead::new(Chunks(bytes, step)), buf_len),
+                    bytes,
+                    "{bytes:?}"
+                );
             }
         }
     }

@@ -268,6 +268,12 @@ pub fn read_book(cfg: &BookConfig) -> Result<Vec<Opening>, BookError> {
         path: path.clone(),
         error,
     })?;
+    if let Some(encoding) = rookery_epd::latin1::wide_encoding(&bytes) {
+        return Err(BookError::Io {
+            path: path.clone(),
+            error: rookery_epd::latin1::wide_error(encoding),
+        });
+    }
     let out = match cfg.format {
         BookFormat::Epd => read_epd(path, &bytes)?,
         BookFormat::Pgn => read_pgn(path, &bytes, cfg.plies)?,

@@ -334,6 +334,14 @@ pub fn pgn_tag_at(bytes: &[u8]) -> Option<(usize, usize)> {
 /// file is then unusable); [`ReportError::Io`] when it cannot be read. Bad
 /// EPD lines are not errors of the whole: see [`Input::problems`].
 pub fn load_input(name: &str, bytes: &[u8], theme: &ThemeSource) -> Result<Input, ReportError> {
+    if let Some(encoding) = rookery_epd::latin1::wide_encoding(bytes) {
+        return Err(ReportError::NotInput {
+            path: name.to_string(),
+            line: 1,
+            column: 1,
+            message: rookery_epd::latin1::wide_error(encoding).to_string(),
+        });
+    }
     if let Some((line, column)) = pgn_tag_at(bytes) {
         return Err(ReportError::NotInput {
             path: name.to_string(),

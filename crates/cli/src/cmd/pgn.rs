@@ -203,6 +203,7 @@ fn process_file(
         stream::run(plan, input, &file, &mut progress, sink)
     };
     done.map_err(|e| match e {
+        StreamError::Read(e) if output::names_its_input(&e) => anyhow::Error::new(e),
         StreamError::Read(e) => anyhow::Error::new(e).context(format!("cannot read {file}")),
         StreamError::Sink(e) => e,
     })?;
@@ -242,11 +243,23 @@ fn run_plan(
     for path in inputs {
         let file = display_name(path);
         if !output::is_std(path) {
-            if let Err(e) = std::fs::File::open(path) {
-                // A file that cannot be read is reported; the others still are.
+            // A file that cannot be read (or is UTF-16) is reported; the
+            // others still are.
+            let refused = match std::fs::File::open(path) {
+                Err(e) => Some(format!("cannot open {file}: {e}")),
+                Ok(f) => {
+                    let mut head = [0; 4];
+                    let n = rookery_pgn::split::ReadAt::read_at(&f, &mut head, 0).unwrap_or(0);
+                    rookery_epd::latin1::wide_encoding(&head[..n]).map(|encoding| {
+                        let e = rookery_epd::latin1::wide_error(encoding);
+                        format!("cannot read {file}: {e}")
+                    })
+                }
+            };
+            if let Some(refused) = refused {
                 out.flush()?;
                 diag_out.flush()?;
-                eprintln!("rookery: error: cannot open {file}: {e}");
+                eprintln!("rookery: error: {refused}");
                 total.missing_files += 1;
                 continue;
             }
