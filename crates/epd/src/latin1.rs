@@ -449,7 +449,9 @@ pub fn wide_error(encoding: &str) -> io::Error {
 
 /// A [`Read`] that refuses text in UTF-16 or UTF-32 ([`wide_encoding`]) at
 /// its first read, with [`wide_error`], and otherwise hands out the inner
-/// reader's bytes unchanged (its first four bytes are read ahead to tell).
+/// reader's bytes unchanged. The first read reads at least four bytes (all
+/// there are, if fewer) to tell: into the caller's buffer, or, if that is
+/// smaller, into one of its own.
 pub struct NarrowRead<R> {
     inner: R,
     head: [u8; 4],
@@ -473,6 +475,23 @@ impl<R: Read> NarrowRead<R> {
 
 impl<R: Read> Read for NarrowRead<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if !self.checked && buf.len() >= self.head.len() {
+            // Straight into the caller's buffer, as the reads after it.
+            let mut n = 0;
+            while n < self.head.len() {
+                match self.inner.read(&mut buf[n..]) {
+                    Ok(0) => break,
+                    Ok(k) => n += k,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            if let Some(encoding) = wide_encoding(&buf[..n]) {
+                return Err(wide_error(encoding));
+            }
+            self.checked = true;
+            return Ok(n);
+        }
         if !self.checked {
             while self.head_len < self.head.len() {
                 match self.inner.read(&mut self.head[self.head_len..]) {
