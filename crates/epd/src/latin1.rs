@@ -714,9 +714,9 @@ mod tests {
             ([&[0, 0, 0xfe, 0xff][..], &be32].concat(), "UTF-32BE"),
         ];
         for (bytes, encoding) in &wide {
-            for step in [1, 2, 3, 64] {
+            for (step, buf_len) in [(1, 100), (2, 100), (3, 100), (64, 100), (64, 1), (1, 3)] {
                 let mut r = NarrowRead::new(Chunks(bytes, step));
-                let err = r.read(&mut [0; 100]).unwrap_err();
+                let err = r.read(&mut vec![0; buf_len]).unwrap_err();
                 assert_eq!(err.kind(), io::ErrorKind::InvalidData);
                 assert!(err.to_string().contains(encoding), "{err}");
             }
