@@ -524,12 +524,7 @@ impl ReadGame {
     /// Where the tag pair `name` stands (the last one of that name), else
     /// where the game starts.
     pub fn tag_location(&self, name: &str) -> Location {
-        let tags = &self.game.tags;
-        self.tag_locations
-            .iter()
-            .rev()
-            .find(|&&(i, _)| tags.name_at(i) == Some(name))
-            .map_or(self.at, |(_, at)| *at)
+        locate_tag(&self.game.tags, &self.tag_locations, name).unwrap_or(self.at)
     }
 
     /// Gives the game another index (in its error's [`GameId`] too).
@@ -539,6 +534,16 @@ impl ReadGame {
             e.game.index = index;
         }
     }
+}
+
+/// Where the tag pair `name` of `tags` stands (the last one of that name),
+/// by `locations` (see [`ReadGame::tag_locations`]).
+fn locate_tag(tags: &Tags, locations: &[(usize, Location)], name: &str) -> Option<Location> {
+    locations
+        .iter()
+        .rev()
+        .find(|&&(i, _)| tags.name_at(i) == Some(name))
+        .map(|(_, at)| *at)
 }
 
 /// Normalises comment whitespace: trimmed, every run of (ASCII) whitespace
@@ -891,7 +896,12 @@ impl Visitor for GameBuilder {
             match start_position(&self.tags) {
                 Ok(pos) => self.start = pos,
                 Err(kind) => {
-                    let at = self.at;
+                    // At the tag that is wrong.
+                    let tag = match kind {
+                        GameErrorKind::UnsupportedVariant(_) => "Variant",
+                        _ => "FEN",
+                    };
+                    let at = locate_tag(&self.tags, &self.tag_locations, tag).unwrap_or(self.at);
                     self.fail(at, kind);
                 }
             }
@@ -1248,6 +1258,25 @@ mod tag_locations {
             assert_eq!(at(0, "Site"), (1, 1));
             assert_eq!(at(1, "Site"), (7, 1));
             assert_eq!(at(1, "Event"), (7, 1));
+        }
+    }
+
+    /// A bad FEN tag, or a Variant tag of other rules, is an error where
+    /// that tag stands, not where the game starts.
+    #[test]
+    fn a_bad_start_is_an_error_at_its_tag() {
+        let pgn = "[Event \"a\"]\n[SetUp \"1\"]\n [FEN \"8/8 w - -\"]\n\n1. e4 *\n\n\
+                   [Event \"b\"]\n[Site \"s\"]\n  [Variant \"crazyhouse\"]\n\n1. e4 *\n";
+        for detail in [Detail::Full, Detail::Mainline, Detail::Count] {
+            let errors: Vec<_> = Games::new(pgn.as_bytes())
+                .with_detail(detail)
+                .map(|g| g.expect("read from memory").error.expect("a bad start"))
+                .map(|e| (e.at.line, e.at.col, e.kind.to_string()))
+                .collect();
+            assert_eq!((errors[0].0, errors[0].1), (3, 2), "{errors:?}");
+            assert!(errors[0].2.starts_with("bad FEN tag"), "{errors:?}");
+            assert_eq!((errors[1].0, errors[1].1), (9, 3), "{errors:?}");
+            assert!(errors[1].2.starts_with("unsupported variant"), "{errors:?}");
         }
     }
 }
