@@ -266,6 +266,53 @@ pub fn check_not_input(output: &Path, inputs: &[&Path], in_place: bool) -> anyho
     Ok(())
 }
 
+/// Refuses outputs (`--html`, `--csv`, `--results`, `-o`, `--pgnout`, a
+/// journal...), each named with its flag, that are one of `inputs` or the
+/// same file as another of them: the input would be changed, or one output
+/// replaced by or mixed with the other. Checked before any work is done.
+///
+/// # Errors
+/// A usage error naming the files.
+pub fn check_outputs(outputs: &[(&str, &Path)], inputs: &[&Path]) -> anyhow::Result<()> {
+    let outputs: Vec<_> = outputs.iter().filter(|(_, p)| !is_std(p)).collect();
+    for (i, (flag, out)) in outputs.iter().enumerate() {
+        if let Some(input) = inputs.iter().find(|i| !is_std(i) && same_file(out, i)) {
+            return Err(usage(format!(
+                "{flag} {} is also the input {}: refused, the input would be changed",
+                out.display(),
+                input.display()
+            )));
+        }
+        for (other_flag, other) in &outputs[..i] {
+            if same_target(out, other) {
+                return Err(usage(format!(
+                    "{other_flag} {} and {flag} {} are the same file: refused, one would spoil the other",
+                    other.display(),
+                    out.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` name the same file, existing or not: the same inode,
+/// or the same name in the same directory.
+fn same_target(a: &Path, b: &Path) -> bool {
+    if same_file(a, b) {
+        return true;
+    }
+    let place = |p: &Path| {
+        let target = resolve_target(p);
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        Some((fs::canonicalize(dir).ok()?, target.file_name()?.to_owned()))
+    };
+    matches!((place(a), place(b)), (Some(x), Some(y)) if x == y)
+}
+
 /// The partial file beside `target` that a run writes before it is renamed
 /// over `target`; it is left behind when a run is killed, and
 /// `--resume` reads it.

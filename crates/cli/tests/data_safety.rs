@@ -87,6 +87,99 @@ fn an_output_that_is_the_input_is_refused_and_the_input_kept() {
     assert_eq!(records(&after).len(), 3, "{after}");
 }
 
+/// An output written at the end of a run (a report page, a CSV, results,
+/// a match's PGN, journal or log) that is an input, or the same file as
+/// another output, is refused before any work: before, `report b.epd
+/// --html b.epd` replaced the suite with the page, and `match --pgnout
+/// g.pgn --journal g.pgn` wrote both into one file.
+#[test]
+fn outputs_that_are_inputs_or_each_other_are_refused_before_any_work() {
+    let t = TempDir::new("outputs");
+    let epd = t.write("b.epd", suite_text());
+    let pgn = t.write("g.pgn", "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 *\n");
+    let (e, g) = (s(&epd), s(&pgn));
+    let book = format!("file={g}");
+    let engines = [
+        "--engine",
+        "cmd=builtin",
+        "--engine",
+        "cmd=builtin",
+        "--each",
+        "nodes=100",
+    ];
+    fn matched<'a>(engines: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
+        [&["match"][..], engines, more].concat()
+    }
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["report", e, "--html", e], "is also the input"),
+        (vec!["report", e, "--csv", "./b.epd"], "is also the input"),
+        (
+            vec!["report", e, "--html", "o.x", "--csv", "o.x"],
+            "are the same file",
+        ),
+        (
+            vec!["suite", e, "--depth", "1", "--html", e],
+            "is also the input",
+        ),
+        (
+            vec![
+                "suite",
+                e,
+                "--depth",
+                "1",
+                "--results",
+                "o.x",
+                "--html",
+                "o.x",
+            ],
+            "are the same file",
+        ),
+        (
+            vec!["pgn", "annotate", g, "-o", "o.x", "--html", g],
+            "is also the input",
+        ),
+        (
+            vec!["pgn", "annotate", g, "-o", "o.x", "--html", "./o.x"],
+            "are the same file",
+        ),
+        (
+            matched(&engines, &["--pgnout", "o.x", "--journal", "o.x"]),
+            "are the same file",
+        ),
+        (
+            matched(&engines, &["--pgnout", "o.x", "--epdout", "o.x"]),
+            "are the same file",
+        ),
+        (
+            matched(
+                &engines,
+                &["--pgnout", g, "--openings", &book, "format=pgn"],
+            ),
+            "is also the input",
+        ),
+    ];
+    for (args, says) in &cases {
+        let o = rookery_in(t.path(), args, b"");
+        o.assert_code(2);
+        let err = text(&o.stderr);
+        assert!(
+            err.contains(says) && err.contains("refused"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&epd).unwrap(),
+            suite_text(),
+            "{args:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&pgn).unwrap(),
+            "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 *\n",
+            "{args:?}"
+        );
+        assert!(!t.join("o.x").exists(), "{args:?}");
+    }
+}
+
 /// A write that fails (a full disk: `/dev/full`) is an error naming the
 /// output, never a run that says it succeeded.
 #[test]

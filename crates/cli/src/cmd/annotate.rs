@@ -69,6 +69,10 @@ fn count_games(path: &Path) -> Option<u64> {
 
 /// Runs the verb.
 pub fn run(a: AnnotateArgs) -> anyhow::Result<Status> {
+    if let Some(html) = &a.html {
+        // (-o itself is checked against the input as it is created.)
+        output::check_outputs(&[("-o", &a.output), ("--html", html)], &[&a.input])?;
+    }
     let mut limits = a.engine.limits(300)?;
     limits.multipv = Some(a.multipv);
     let mut plan = AnnotateRun {

@@ -10,7 +10,7 @@ use rookery_referee::schedule::{BookConfig, Pairing};
 use rookery_referee::stats::{Sprt, SprtConfig};
 use rookery_referee::tournament::{self, MatchEvent, MatchPlan, MatchSummary};
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const AFTER_HELP: &str = "\
@@ -219,6 +219,18 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
     plan.log.clone_from(&args.log);
     plan.sync = !args.no_sync;
     plan.stall_timeout = Duration::from_secs(args.stall_timeout);
+    // Every file the match writes is its own, and none is the book.
+    let outputs: Vec<(&str, &Path)> = [
+        ("--pgnout", plan.pgn_out.as_deref()),
+        ("--epdout", plan.epd_out.as_deref()),
+        ("--journal", plan.journal.as_deref()),
+        ("--log", plan.log.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| Some((flag, p?)))
+    .collect();
+    let book: Vec<&Path> = plan.book.iter().map(|b| b.file.as_path()).collect();
+    output::check_outputs(&outputs, &book)?;
     // Absolute paths, so that a resume from another directory finds them.
     for p in [
         &mut plan.pgn_out,

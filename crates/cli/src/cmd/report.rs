@@ -100,6 +100,12 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     if args.results.iter().filter(|p| output::is_std(p)).count() > 1 {
         return Err(usage("stdin (`-`) can be read only once"));
     }
+    let outputs: Vec<(&str, &std::path::Path)> = [("--html", &args.html), ("--csv", &args.csv)]
+        .into_iter()
+        .filter_map(|(flag, p)| Some((flag, p.as_deref()?)))
+        .collect();
+    let results: Vec<&std::path::Path> = args.results.iter().map(PathBuf::as_path).collect();
+    output::check_outputs(&outputs, &results)?;
     let mut inputs: Vec<Input> = Vec::new();
     let mut bad = false;
     for p in &args.results {

@@ -65,16 +65,18 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         return Err(usage("--resume needs --epd-out FILE"));
     }
     let inputs: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
-    for out in [
-        Some(args.html.as_path()).filter(|_| !args.no_html),
-        args.results.as_deref(),
-        args.epd_out.as_deref(),
+    let outputs: Vec<(&str, &Path)> = [
+        (
+            "--html",
+            Some(args.html.as_path()).filter(|_| !args.no_html),
+        ),
+        ("--results", args.results.as_deref()),
+        ("--epd-out", args.epd_out.as_deref()),
     ]
     .into_iter()
-    .flatten()
-    {
-        output::check_not_input(out, &inputs, false)?;
-    }
+    .filter_map(|(flag, p)| Some((flag, p?)))
+    .collect();
+    output::check_outputs(&outputs, &inputs)?;
     let mut runs = Vec::new();
     let mut problems = 0usize;
     let sources: Vec<(String, Option<PathBuf>)> = if args.files.is_empty() {
