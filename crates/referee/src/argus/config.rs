@@ -192,8 +192,17 @@ impl EventConfig {
             source,
         })?;
         let dir = path.parent().unwrap_or(Path::new("."));
-        EventConfig::from_toml(&text, dir)
-            .map_err(|e| ConfigError::Toml(format!("{}: {e}", path.display())))
+        let config = EventConfig::from_toml(&text, dir)
+            .map_err(|e| ConfigError::Toml(format!("{}: {e}", path.display())))?;
+        for (key, written) in [("pgn", &config.pgn), ("journal", &config.journal)] {
+            if same_path(written, path) {
+                return Err(ConfigError::Invalid(format!(
+                    "{}: {key} is the event file itself, which the referee would write over",
+                    path.display()
+                )));
+            }
+        }
+        Ok(config)
     }
 
     /// Reads an event from TOML text; relative paths are taken from `dir`.
@@ -252,6 +261,17 @@ impl EventConfig {
                 )))
             }
         };
+        let pgn = dir.join(e.pgn);
+        let journal = match e.journal {
+            Some(j) => dir.join(j),
+            None => dir.join(&e.log_dir).join("event.journal"),
+        };
+        if same_path(&pgn, &journal) {
+            return Err(bad(format!(
+                "pgn and journal are the same file ({}): the games and the journal would be mixed",
+                pgn.display()
+            )));
+        }
         let listen = match (e.listen, e.port) {
             (Some(l), _) => l,
             (None, Some(p)) => format!("0.0.0.0:{p}"),
@@ -266,11 +286,8 @@ impl EventConfig {
             pairing,
             time_control,
             time_margin: Duration::from_millis(e.time_margin_ms),
-            pgn: dir.join(e.pgn),
-            journal: match e.journal {
-                Some(j) => dir.join(j),
-                None => dir.join(&e.log_dir).join("event.journal"),
-            },
+            pgn,
+            journal,
             observer_token: e.observer_token.filter(|t| !t.is_empty()),
             log_dir: dir.join(e.log_dir),
             quiet_period: Duration::from_millis(e.quiet_period_ms),
@@ -282,6 +299,17 @@ impl EventConfig {
             players: f.player,
         })
     }
+}
+
+/// Whether `a` and `b` name the same file: as written (`./x` is `x`), or
+/// the same existing file.
+fn same_path(a: &Path, b: &Path) -> bool {
+    let plain = |p: &Path| std::path::absolute(p).map(|p| p.components().collect::<PathBuf>());
+    matches!((plain(a), plain(b)), (Ok(x), Ok(y)) if x == y)
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
 }
 
 #[cfg(test)]
@@ -327,6 +355,39 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("time_control"));
+    }
+
+    /// The games, the journal and the event file are three files: the
+    /// referee writes the first two, and would mix or overwrite them.
+    #[test]
+    fn files_the_referee_writes_are_its_own() {
+        let players =
+            "[[player]]\nname = \"A\"\ntoken = \"x\"\n[[player]]\nname = \"B\"\ntoken = \"y\"\n";
+        let same = format!("{BASE}journal = \"./g.pgn\"\n{players}");
+        let err = EventConfig::from_toml(&same, Path::new("/ev")).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("pgn and journal are the same file"),
+            "{err}"
+        );
+        let dir = std::env::temp_dir().join(format!("rookery-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for key in ["pgn", "journal"] {
+            // The key given as the event file's own name.
+            let text = if key == "pgn" {
+                format!("{}{players}", BASE.replace("g.pgn", "event.toml"))
+            } else {
+                format!("{BASE}journal = \"event.toml\"\n{players}")
+            };
+            let path = dir.join("event.toml");
+            std::fs::write(&path, &text).unwrap();
+            let err = EventConfig::read(&path).unwrap_err();
+            assert!(
+                err.to_string().contains("the event file itself"),
+                "{key}: {err}"
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
