@@ -446,26 +446,34 @@ fn an_input_that_shrinks_while_read_is_an_error() {
     let pgn = "[Event \"a\"]\n\n1. e4 e5 1-0\n\n".repeat(40_000);
     let input = Shrinks(pgn.into_bytes());
     for jobs in [1, 2] {
-        let mut seen = 0;
-        let read = for_each_piece_at(
-            &input,
-            jobs,
-            (100_000, None),
-            Detail::Full,
-            &|games| games.count(),
-            &mut |n, _| -> std::io::Result<bool> {
-                seen += n;
-                Ok(true)
-            },
-            None,
-        );
-        let err = read.expect_err("a shorter input is an error");
-        assert!(
-            err.to_string().contains("changed while it was read"),
-            "{err}"
-        );
+        let seen = games_before_a_short_read(&input, jobs);
         assert!(seen < 20_000, "{seen} games");
     }
+}
+
+/// Reads `input` in pieces of about 100,000 bytes on `jobs` threads, which
+/// must end in the error of an input that shrank: the games handed out
+/// before it.
+fn games_before_a_short_read<A: ReadAt + Sync>(input: &A, jobs: usize) -> usize {
+    let mut seen = 0;
+    let read = for_each_piece_at(
+        input,
+        jobs,
+        (100_000, None),
+        Detail::Full,
+        &|games| games.count(),
+        &mut |n, _| -> std::io::Result<bool> {
+            seen += n;
+            Ok(true)
+        },
+        None,
+    );
+    let err = read.expect_err("a shorter input is an error");
+    assert!(
+        err.to_string().contains("changed while it was read"),
+        "{err}"
+    );
+    seen
 }
 
 /// A piece that fails while an earlier one is still being read does not
@@ -492,24 +500,7 @@ fn a_failing_piece_leaves_the_pieces_before_it_whole() {
     }
     let pgn = "[Event \"a\"]\n\n1. e4 e5 1-0\n\n".repeat(20_000);
     let input = SlowThenShort(pgn.into_bytes());
-    let mut seen = 0;
-    let read = for_each_piece_at(
-        &input,
-        2,
-        (100_000, None),
-        Detail::Full,
-        &|games| games.count(),
-        &mut |n, _| -> std::io::Result<bool> {
-            seen += n;
-            Ok(true)
-        },
-        None,
-    );
-    let err = read.expect_err("a shorter input is an error");
-    assert!(
-        err.to_string().contains("changed while it was read"),
-        "{err}"
-    );
+    let seen = games_before_a_short_read(&input, 2);
     // The first piece (about 100,000 bytes of 27-byte games) was read whole.
     assert!((3_000..4_000).contains(&seen), "{seen} games");
 }
