@@ -124,6 +124,23 @@ pub fn open_raw(path: &Path) -> io::Result<Box<dyn Read + Send>> {
     }))
 }
 
+/// Why the file at `path` cannot be read, in words naming it, if it
+/// cannot: it does not open, or it is text in UTF-16 or UTF-32 (told by
+/// its first bytes, read where they stand: a FIFO loses nothing).
+pub fn unreadable(path: &Path) -> Option<String> {
+    let name = display_name(path);
+    match File::open(path) {
+        Err(e) => Some(format!("cannot open {name}: {e}")),
+        Ok(file) => {
+            let mut head = [0; 4];
+            let n = rookery_pgn::split::ReadAt::read_at(&file, &mut head, 0).unwrap_or(0);
+            let encoding = rookery_epd::latin1::wide_encoding(&head[..n])?;
+            let e = rookery_epd::latin1::wide_error(encoding);
+            Some(format!("cannot read {name}: {e}"))
+        }
+    }
+}
+
 /// A read error that names its input: `cannot read NAME: what`.
 #[derive(Debug)]
 pub struct ReadError {

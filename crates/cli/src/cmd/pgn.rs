@@ -245,17 +245,7 @@ fn run_plan(
         if !output::is_std(path) {
             // A file that cannot be read (or is UTF-16) is reported; the
             // others still are.
-            let refused = match std::fs::File::open(path) {
-                Err(e) => Some(format!("cannot open {file}: {e}")),
-                Ok(f) => {
-                    let mut head = [0; 4];
-                    let n = rookery_pgn::split::ReadAt::read_at(&f, &mut head, 0).unwrap_or(0);
-                    rookery_epd::latin1::wide_encoding(&head[..n]).map(|encoding| {
-                        let e = rookery_epd::latin1::wide_error(encoding);
-                        format!("cannot read {file}: {e}")
-                    })
-                }
-            };
+            let refused = output::unreadable(path);
             if let Some(refused) = refused {
                 out.flush()?;
                 diag_out.flush()?;
