@@ -4,7 +4,7 @@
 //! bytes, handshake and idle timeouts) and writes the referee's; one task
 //! schedules the games; each game runs the synchronous game loop
 //! ([`crate::game::play_game`]) on a blocking thread with a
-//! [`NetPlayer`] per client, bridged to the connections by channels, so
+//! [`NetPlayer`](super::net::NetPlayer) per client, bridged to the connections by channels, so
 //! nothing blocks the runtime. The logs are written by a thread of their
 //! own ([`super::log`]).
 //!
