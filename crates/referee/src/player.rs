@@ -220,6 +220,10 @@ pub struct EngineConfig {
     pub timemargin: Duration,
     /// Start the engine afresh for every game.
     pub restart: bool,
+    /// An option the engine does not declare fails its start; by default
+    /// it is skipped with a warning, as cutechess-cli does.
+    #[serde(default)]
+    pub strict_options: bool,
 }
 
 /// An `EngineConfig` word that cannot be read.
@@ -242,6 +246,7 @@ impl EngineConfig {
             tc: TimeControl::default(),
             timemargin: Duration::ZERO,
             restart: false,
+            strict_options: false,
         }
     }
 
@@ -569,6 +574,7 @@ pub struct UciPlayer {
     host: Option<EngineHost>,
     name: String,
     chess960: Option<bool>,
+    skipped: Vec<String>,
 }
 
 /// How long an engine that missed its deadline gets to answer `stop`.
@@ -591,6 +597,7 @@ impl UciPlayer {
             log,
             host: None,
             chess960: None,
+            skipped: Vec::new(),
         };
         p.restart()?;
         Ok(p)
@@ -609,7 +616,8 @@ impl UciPlayer {
             .iter()
             .map(|(n, v)| (n.clone(), Some(v.clone())))
             .collect();
-        let spec = self.config.command.spec(&options);
+        let mut spec = self.config.command.spec(&options);
+        spec.skip_unknown_options = !self.config.strict_options;
         let transport: Box<dyn Transport> = match &self.config.command {
             EngineCommand::Builtin => builtin_transport(),
             EngineCommand::External { .. } => Box::new(ProcessTransport::spawn(&spec)?),
@@ -622,6 +630,12 @@ impl UciPlayer {
             None => transport,
         };
         EngineHost::with_transport(spec, self.timeouts, transport)
+    }
+
+    /// Options of its configuration the engine does not declare, skipped
+    /// when it started (unless [`EngineConfig::strict_options`]).
+    pub fn skipped_options(&self) -> &[String] {
+        &self.skipped
     }
 
     fn go_params(limits: &ThinkLimits) -> GoParams {
@@ -751,6 +765,7 @@ impl Player for UciPlayer {
         if self.config.name.is_none() {
             self.name = host.name().to_string();
         }
+        self.skipped = host.skipped_options().to_vec();
         self.host = Some(host);
         Ok(())
     }

@@ -556,6 +556,7 @@ mod tests {
             termination: crate::record::Termination::Unterminated,
             reason: "gone".into(),
             started: (String::new(), String::new()),
+            date: None,
             duration_ms: 0,
         };
         p.game_over(&record, &Position::startpos());
