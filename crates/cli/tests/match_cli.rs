@@ -618,22 +618,123 @@ fn a_bestmove_with_no_move_loses_at_once() {
     }
 }
 
-/// An engine that never answers `uci` forfeits the game ("abandoned");
-/// without `--recover` the match stops with a message naming it, status 1.
+/// An engine that never answers `uci` is found before the first game: the
+/// match does not start (status 2, the engine named) and writes no game.
 #[test]
-fn an_engine_without_handshake_forfeits_and_stops_the_match() {
+fn an_engine_without_handshake_is_refused_before_any_game() {
     let t = TempDir::new("match-cli-no-uciok");
     let pgn = s(&t.join("n.pgn")).to_string();
     let out = mock_match(&["--no-uciok"], &["nodes=1"], &["--rounds", "2"], &pgn);
-    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    let stdout = text(&out.stdout);
-    assert!(stdout.contains("bad could not play game 1"), "{stdout}");
-    assert!(!stdout.contains("Started game 2"), "{stdout}");
-    assert_eq!(tag_values(&pgn, "Termination"), ["abandoned"]);
-    let results = tag_values(&pgn, "Result");
-    let whites = tag_values(&pgn, "White");
-    let want = if whites[0] == "bad" { "0-1" } else { "1-0" };
-    assert_eq!(results, [want]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let err = text(&out.stderr);
+    assert!(err.contains("engine bad:"), "{err}");
+    assert!(
+        !text(&out.stdout).contains("Started game"),
+        "{}",
+        describe(&out)
+    );
+    assert!(tag_values(&pgn, "Result").is_empty(), "no game is written");
+}
+
+/// A program that is not there is a usage error before anything starts.
+#[test]
+fn a_missing_engine_program_is_a_usage_error() {
+    let t = TempDir::new("match-cli-missing");
+    let pgn = s(&t.join("m.pgn")).to_string();
+    let out = run_match(&argv(
+        "--engine cmd=/nonexistent/engine name=ghost --engine cmd=builtin --each nodes=1 \
+         --recover --pgnout {pgn}",
+        &[("pgn", &pgn)],
+    ));
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        text(&out.stderr).contains("/nonexistent/engine"),
+        "{}",
+        describe(&out)
+    );
+    assert!(!Path::new(&pgn).exists(), "nothing is written");
+}
+
+/// An engine that starts for the first game and cannot be started again
+/// (a new process every game): the games it cannot begin are not results.
+/// With `--recover` it is tried three times, then the match stops; the PGN
+/// and the standings hold only the game played, and the rest is unplayed.
+#[test]
+fn games_an_engine_never_began_are_not_results() {
+    let t = TempDir::new("match-cli-late-start");
+    for recover in [false, true] {
+        let pgn = s(&t.join(format!("l{recover}.pgn"))).to_string();
+        let count = s(&t.join(format!("starts{recover}"))).to_string();
+        // Start 1 is the check before the match, start 2 plays game 1;
+        // from start 3 on, no `uciok`.
+        let mut extra = vec!["--rounds", "3", "--json"];
+        if recover {
+            extra.push("--recover");
+        }
+        let out = mock_match(
+            &["--no-uciok-from", "3", &count],
+            &["nodes=1", "restart=on"],
+            &extra,
+            &pgn,
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "recover {recover}: {}",
+            describe(&out)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", describe(&out)));
+        assert_eq!(v["standings"]["games"], 1, "{v}");
+        assert_eq!(v["unplayed"], 2, "{v}");
+        assert_eq!(v["stopped"]["reason"], "engine_failure", "{v}");
+        assert_eq!(tag_values(&pgn, "Result").len(), 1);
+        assert!(
+            !tag_values(&pgn, "Termination").contains(&"abandoned".to_string()),
+            "a game that never began is not in the PGN"
+        );
+        let starts = std::fs::metadata(&count).unwrap().len();
+        // Without --recover the match stops at the first failure; with it
+        // the engine is tried three times in a row.
+        assert_eq!(starts, if recover { 5 } else { 3 }, "recover {recover}");
+        let err = text(&out.stdout) + &text(&out.stderr);
+        assert!(
+            err.contains(if recover {
+                "failed to start 3 times"
+            } else {
+                "could not be started"
+            }),
+            "{err}"
+        );
+    }
+}
+
+/// Toga II declares no `Threads`: by default the option is skipped with a
+/// warning naming the engine and the option and the games are played
+/// (cutechess-cli's behaviour); with `--strict-options` the match is a
+/// usage error before any game.
+#[test]
+fn an_option_an_engine_lacks_is_a_warning_or_with_strict_options_an_error() {
+    let Some(toga) = peer::require("Toga II", &["toga2"], None) else {
+        return;
+    };
+    let t = TempDir::new("match-cli-options");
+    let pgn = s(&t.join("o.pgn")).to_string();
+    let line = "--engine cmd={toga} option.Threads=1 option.Hash=16 --engine cmd=builtin \
+                --each depth=1 --pgnout {pgn}";
+    let vars = [("toga", toga.to_str().unwrap()), ("pgn", pgn.as_str())];
+    let out = run_match(&argv(line, &vars));
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let said = text(&out.stdout);
+    assert!(said.contains("Warning: engine Toga II"), "{said}");
+    assert!(said.contains("has no option \"Threads\""), "{said}");
+    assert_eq!(tag_values(&pgn, "Result").len(), 1);
+    let mut strict = argv(line, &vars);
+    strict.push("--strict-options".into());
+    let out = run_match(&strict);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(text(&out.stderr).contains("Threads"), "{}", describe(&out));
+    assert_eq!(tag_values(&pgn, "Result").len(), 1, "no game was added");
 }
 
 // ---------------------------------------------------------------------
@@ -853,16 +954,28 @@ fn json_epdout_and_log() {
     let v: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("--json output does not parse: {e}\n{}", describe(&out)));
     let st = &v["standings"];
-    assert_eq!(st["names"], serde_json::json!(["Inside", "Outside"]), "{v}");
+    let names: Vec<&str> = st["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Inside", "Outside"], "{v}");
     assert_eq!(st["games"], 4, "{v}");
     let wdl = |x: &Value| {
         x["wins"].as_u64().unwrap() + x["draws"].as_u64().unwrap() + x["losses"].as_u64().unwrap()
     };
-    assert_eq!(wdl(&st["engines"][0]), 4, "{v}");
-    assert_eq!(st["engines"][0]["wins"], st["engines"][1]["losses"], "{v}");
-    assert_eq!(wdl(&st["versus"][1]["wdl"]), 4, "{v}");
+    assert_eq!(wdl(&st["players"][0]), 4, "{v}");
+    assert_eq!(st["players"][0]["wins"], st["players"][1]["losses"], "{v}");
+    let pair = &st["pairs"][0];
+    assert_eq!(
+        (pair["a"].as_str(), pair["b"].as_str()),
+        (Some("Inside"), Some("Outside")),
+        "{v}"
+    );
+    assert_eq!(wdl(pair), 4, "{v}");
     // Two complete pairs of games on one opening each.
-    let ptnml: u64 = st["versus"][1]["ptnml"]["counts"]
+    let ptnml: u64 = pair["ptnml"]
         .as_array()
         .unwrap()
         .iter()

@@ -119,7 +119,9 @@ impl FromStr for BookConfig {
         let mut start = 1;
         let mut policy = BookPolicy::default();
         for w in s.split_whitespace() {
-            let (k, v) = w.split_once('=').ok_or_else(|| bad(w, "expected key=value"))?;
+            let (k, v) = w
+                .split_once('=')
+                .ok_or_else(|| bad(w, "expected key=value"))?;
             match k {
                 "file" if !v.is_empty() => file = Some(PathBuf::from(v)),
                 "file" => return Err(bad(w, "expected file=PATH")),
@@ -351,7 +353,9 @@ pub struct Openings {
 #[derive(Clone, Debug)]
 enum Kind {
     Standard,
-    Chess960 { seed: u64 },
+    Chess960 {
+        seed: u64,
+    },
     Book {
         openings: Vec<Opening>,
         /// The book's openings in the order they are used.
@@ -476,7 +480,15 @@ mod tests {
         let mut text = String::new();
         for i in 0..n {
             // Distinct starts: a white king walking along the first rank.
-            text.push_str(&format!("4k3/8/8/8/8/8/8/{}K{} w - -\n", if i == 0 { String::new() } else { i.to_string() }, if i == 7 { String::new() } else { (7 - i).to_string() }));
+            text.push_str(&format!(
+                "4k3/8/8/8/8/8/8/{}K{} w - -\n",
+                if i == 0 { String::new() } else { i.to_string() },
+                if i == 7 {
+                    String::new()
+                } else {
+                    (7 - i).to_string()
+                }
+            ));
         }
         std::fs::write(&p, text).unwrap();
         p
@@ -518,7 +530,11 @@ mod tests {
         // policy=round: every game of a round shares the round's opening.
         let r = Schedule::new(3, Pairing::RoundRobin, 2, 2).unwrap();
         let o = Openings::from_book(&cfg("policy=round"), 0).unwrap();
-        let round1: Vec<Opening> = r.iter().filter(|x| x.round == 1).map(|x| o.for_game(&x)).collect();
+        let round1: Vec<Opening> = r
+            .iter()
+            .filter(|x| x.round == 1)
+            .map(|x| o.for_game(&x))
+            .collect();
         assert!(round1.iter().all(|x| *x == round1[0]));
         let round2 = o.for_game(&r.iter().find(|x| x.round == 2).unwrap());
         assert_ne!(round2, round1[0]);
@@ -527,12 +543,26 @@ mod tests {
 
     #[test]
     fn book_words() {
-        let b: BookConfig = "file=o.pgn order=random plies=8 start=3 policy=round".parse().unwrap();
+        let b: BookConfig = "file=o.pgn order=random plies=8 start=3 policy=round"
+            .parse()
+            .unwrap();
         assert_eq!(b.format, BookFormat::Pgn);
         assert_eq!(b.order, BookOrder::Random);
-        assert_eq!((b.plies, b.start, b.policy), (Some(8), 3, BookPolicy::Round));
-        assert_eq!("order=random".parse::<BookConfig>(), Err(ParseBookError::NoFile));
-        for bad in ["file=x start=0", "file=x format=cbh", "file=x policy=never", "file=x fi", "file="] {
+        assert_eq!(
+            (b.plies, b.start, b.policy),
+            (Some(8), 3, BookPolicy::Round)
+        );
+        assert_eq!(
+            "order=random".parse::<BookConfig>(),
+            Err(ParseBookError::NoFile)
+        );
+        for bad in [
+            "file=x start=0",
+            "file=x format=cbh",
+            "file=x policy=never",
+            "file=x fi",
+            "file=",
+        ] {
             let e = bad.parse::<BookConfig>().unwrap_err();
             assert!(matches!(e, ParseBookError::Word { .. }), "{bad}: {e}");
         }

@@ -220,10 +220,7 @@ pub fn play_game(
     resume: Option<&[MoveRecord]>,
     on_move: &mut dyn FnMut(&MoveRecord) -> std::io::Result<()>,
 ) -> Result<FinishedGame, GameError> {
-    let (started, played_before_ms) = setup
-        .history
-        .clone()
-        .unwrap_or_else(|| (utc_now(), 0));
+    let (started, played_before_ms) = setup.history.clone().unwrap_or_else(|| (utc_now(), 0));
     let t_start = Instant::now();
     let chess960 = setup.start.is_chess960_castling();
     let mode = if chess960 {

@@ -387,8 +387,19 @@ pub struct JournalState {
     pub torn: bool,
     /// Why the event ended for good, if it did (its `over` entry).
     pub over: Option<String>,
-    /// Programs started for players: (player, pid, start time in ticks).
-    pub processes: Vec<(String, u32, u64)>,
+    /// Programs started for players, in the order they were started.
+    pub processes: Vec<StartedProcess>,
+}
+
+/// A program the referee started for a player, as its journal recorded it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StartedProcess {
+    /// The player.
+    pub player: String,
+    /// Its process id (and process group id).
+    pub pid: u32,
+    /// When it started, in clock ticks since boot.
+    pub since: u64,
 }
 
 impl JournalState {
@@ -453,7 +464,7 @@ impl JournalState {
                     }
                 }
                 Entry::Process { player, pid, since } => {
-                    state.processes.push((player, pid, since));
+                    state.processes.push(StartedProcess { player, pid, since });
                 }
                 Entry::Over { reason } => state.over = Some(reason),
                 Entry::Move { game, mv } => {
@@ -551,7 +562,11 @@ mod tests {
     fn a_torn_last_line_is_dropped_and_cut_off() {
         let p = tmp("torn");
         let mut j = Journal::create(&p, &serde_json::json!({"x": 1}), true).unwrap();
-        j.append(&Entry::Start { game: 3, started: None }).unwrap();
+        j.append(&Entry::Start {
+            game: 3,
+            started: None,
+        })
+        .unwrap();
         j.append(&Entry::Move {
             game: 3,
             mv: mv("e2e4"),
@@ -584,7 +599,11 @@ mod tests {
     fn clocks_are_checked_and_a_discard_voids_the_moves() {
         let p = tmp("discard");
         let mut j = Journal::create(&p, &serde_json::json!({}), false).unwrap();
-        j.append(&Entry::Start { game: 1, started: None }).unwrap();
+        j.append(&Entry::Start {
+            game: 1,
+            started: None,
+        })
+        .unwrap();
         j.append(&Entry::Move {
             game: 1,
             mv: mv("e2e4"),
@@ -611,7 +630,11 @@ mod tests {
         // Clocks that do not follow their move are damage.
         let mut j = Journal::reopen(&s, false).unwrap();
         j.append_encoded(&line).unwrap();
-        j.append(&Entry::Start { game: 2, started: None }).unwrap();
+        j.append(&Entry::Start {
+            game: 2,
+            started: None,
+        })
+        .unwrap();
         drop(j);
         let e = JournalState::read(&p).unwrap_err().to_string();
         assert!(e.contains("clocks after move 1"), "{e}");

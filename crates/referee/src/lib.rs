@@ -47,8 +47,8 @@
 //! ```
 
 pub mod adjudicate;
-pub mod book;
 pub mod argus;
+pub mod book;
 pub mod clock;
 pub mod game;
 pub mod journal;

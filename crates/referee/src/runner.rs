@@ -32,7 +32,7 @@
 
 use crate::book::{Opening, Openings};
 use crate::game::{FinishedGame, Stop};
-use crate::journal::{self, Entry, Journal, JournalError, JournalState};
+use crate::journal::{self, Entry, Journal, JournalError, JournalState, StartedProcess};
 use crate::record::{GameRecord, MoveRecord, RecordError};
 use crate::schedule::{Schedule, Scheduled};
 use crate::standings::Standings;
@@ -223,9 +223,7 @@ impl JournalHandle {
             .sink
             .lock()
             .map_err(|_| io::Error::other("the journal's lock is poisoned"))?;
-        s.journal
-            .append_encoded(&bytes)
-            .map_err(io::Error::other)?;
+        s.journal.append_encoded(&bytes).map_err(io::Error::other)?;
         if s.durability == Durability::EachEntry {
             s.journal.sync().map_err(io::Error::other)?;
         }
@@ -247,8 +245,8 @@ impl JournalHandle {
             .sink
             .lock()
             .map_err(|_| "the journal is unavailable".to_string())?;
-        let bytes = std::fs::read(s.journal.path())
-            .map_err(|e| format!("cannot read the journal: {e}"))?;
+        let bytes =
+            std::fs::read(s.journal.path()).map_err(|e| format!("cannot read the journal: {e}"))?;
         let from = usize::try_from(from).unwrap_or(usize::MAX);
         if from > bytes.len() || (from > 0 && bytes[from - 1] != b'\n') {
             return Err(format!(
@@ -444,7 +442,7 @@ pub struct Runner {
     latency: Latency,
     stopping: bool,
     resumed: Option<(usize, usize)>,
-    previous_processes: Vec<(String, u32, u64)>,
+    previous_processes: Vec<StartedProcess>,
     finished_before: Vec<GameRecord>,
 }
 
@@ -514,12 +512,7 @@ impl Runner {
             .as_ref()
             .map_or_else(Vec::new, |s| s.finished().into_iter().cloned().collect());
         let resuming = state.is_some();
-        let pgn = reopen_output(
-            plan.pgn.as_ref(),
-            resuming,
-            &finished,
-            |r| r.pgn_text(),
-        )?;
+        let pgn = reopen_output(plan.pgn.as_ref(), resuming, &finished, |r| r.pgn_text())?;
         let epd = reopen_output(plan.epd.as_ref(), resuming, &finished, |r| {
             Ok(format!("{}\n", r.epd_line()?))
         })?;
@@ -586,10 +579,9 @@ impl Runner {
         &self.finished_before
     }
 
-    /// Programs that an earlier run of this event started for players
-    /// (player, process id, start time in clock ticks): to be ended if they
-    /// are still running.
-    pub fn previous_processes(&self) -> &[(String, u32, u64)] {
+    /// Programs that an earlier run of this event started for players: to
+    /// be ended if they are still running.
+    pub fn previous_processes(&self) -> &[StartedProcess] {
         &self.previous_processes
     }
 
@@ -647,9 +639,7 @@ impl Runner {
         !self.stopping
             && (!self.front.is_empty()
                 || !self.back.is_empty()
-                || self.state[self.cursor.min(self.state.len())..]
-                    .iter()
-                    .any(|&s| s == GameState::Unplayed))
+                || self.state[self.cursor.min(self.state.len())..].contains(&GameState::Unplayed))
     }
 
     /// Adds the referee's time per move of a game.
@@ -679,8 +669,7 @@ impl Runner {
             found = self.front.remove(i);
         }
         if found.is_none() {
-            while self.cursor < self.state.len() && self.state[self.cursor] != GameState::Unplayed
-            {
+            while self.cursor < self.state.len() && self.state[self.cursor] != GameState::Unplayed {
                 self.cursor += 1;
             }
             // Any two players meet within a round: looking one round ahead
@@ -714,7 +703,9 @@ impl Runner {
         self.state[n] = GameState::Running;
         let first = self.first_started.get(&n).cloned();
         let started = first.clone().unwrap_or_else(crate::game::utc_now);
-        self.first_started.entry(n).or_insert_with(|| started.clone());
+        self.first_started
+            .entry(n)
+            .or_insert_with(|| started.clone());
         self.write(&[Entry::Start {
             game: n,
             started: Some(started),
@@ -724,7 +715,10 @@ impl Runner {
         let history = first.filter(|_| !resume.is_empty()).map(|t| {
             (
                 t,
-                resume.iter().map(|m| m.time_ms).fold(0u64, u64::saturating_add),
+                resume
+                    .iter()
+                    .map(|m| m.time_ms)
+                    .fold(0u64, u64::saturating_add),
             )
         });
         Ok(Some(Assignment {
@@ -954,7 +948,7 @@ fn make_room(
     path: &Path,
     setup: &RunnerSetup,
     fresh: bool,
-) -> Result<Option<Vec<(String, u32, u64)>>, RunnerError> {
+) -> Result<Option<Vec<StartedProcess>>, RunnerError> {
     if std::fs::symlink_metadata(path).is_err() {
         return Ok(None);
     }
@@ -963,7 +957,10 @@ fn make_room(
         .as_ref()
         .ok()
         .and_then(|s| serde_json::from_value::<RunPlan>(s.plan.clone()).ok());
-    let processes = old.as_ref().map(|s| s.processes.clone()).unwrap_or_default();
+    let processes = old
+        .as_ref()
+        .map(|s| s.processes.clone())
+        .unwrap_or_default();
     if !fresh {
         match (&old, &old_plan) {
             (Err(e), _) => {
@@ -1018,7 +1015,11 @@ fn move_tail(path: &Path, base: u64) -> Result<(), RunnerError> {
         return Ok(());
     }
     let err = output_err(path);
-    let mut f = OpenOptions::new().read(true).write(true).open(path).map_err(&err)?;
+    let mut f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(&err)?;
     f.seek(SeekFrom::Start(base)).map_err(&err)?;
     let mut tail = Vec::new();
     f.read_to_end(&mut tail).map_err(&err)?;
@@ -1157,12 +1158,23 @@ mod tests {
         let dir = tmp("refuse");
         let mut r = Runner::open(setup(&dir, 2), Start::New).unwrap();
         let a = r.next(|_| true).unwrap().unwrap();
-        r.finish(&a.game, &fin(&a, GameOutcome::WhiteWins, None)).unwrap();
+        r.finish(&a.game, &fin(&a, GameOutcome::WhiteWins, None))
+            .unwrap();
         let b = r.next(|_| true).unwrap().unwrap();
         drop(r); // killed with game 1 in progress
         assert_eq!(games_in(&dir.join("m.pgn")), 1);
         let e = Runner::open(setup(&dir, 2), Start::New).err().unwrap();
-        assert!(matches!(e, RunnerError::Unfinished { done: 1, total: 4, .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                RunnerError::Unfinished {
+                    done: 1,
+                    total: 4,
+                    ..
+                }
+            ),
+            "{e}"
+        );
         assert!(e.to_string().contains("--resume"), "{e}");
         // Resume: game 1 first, from its moves; the PGN holds game 0 once.
         let state = JournalState::read(&dir.join("m.journal")).unwrap();
@@ -1171,9 +1183,11 @@ mod tests {
         assert_eq!(games_in(&dir.join("m.pgn")), 1);
         let again = r.next(|_| true).unwrap().unwrap();
         assert_eq!(again.game, b.game);
-        r.finish(&again.game, &fin(&again, GameOutcome::Draw, None)).unwrap();
+        r.finish(&again.game, &fin(&again, GameOutcome::Draw, None))
+            .unwrap();
         while let Some(a) = r.next(|_| true).unwrap() {
-            r.finish(&a.game, &fin(&a, GameOutcome::Draw, None)).unwrap();
+            r.finish(&a.game, &fin(&a, GameOutcome::Draw, None))
+                .unwrap();
         }
         let s = r.close().unwrap();
         assert!(s.over);
@@ -1183,7 +1197,8 @@ mod tests {
         // is appended to.
         let mut r = Runner::open(setup(&dir, 1), Start::New).unwrap();
         let a = r.next(|_| true).unwrap().unwrap();
-        r.finish(&a.game, &fin(&a, GameOutcome::Draw, None)).unwrap();
+        r.finish(&a.game, &fin(&a, GameOutcome::Draw, None))
+            .unwrap();
         drop(r);
         assert_eq!(games_in(&dir.join("m.pgn")), 5);
         std::fs::remove_dir_all(&dir).unwrap();
@@ -1196,7 +1211,8 @@ mod tests {
         let mut r = Runner::open(setup(&dir, 2), Start::New).unwrap();
         for _ in 0..2 {
             let a = r.next(|_| true).unwrap().unwrap();
-            r.finish(&a.game, &fin(&a, GameOutcome::WhiteWins, None)).unwrap();
+            r.finish(&a.game, &fin(&a, GameOutcome::WhiteWins, None))
+                .unwrap();
         }
         drop(r);
         assert_eq!(games_in(&dir.join("m.pgn")), 3);
@@ -1204,11 +1220,17 @@ mod tests {
         drop(r);
         assert!(dir.join("m.journal.1").exists());
         let kept = std::fs::read_to_string(dir.join("m.pgn")).unwrap();
-        assert!(kept.contains("before") && games_in(&dir.join("m.pgn")) == 1, "{kept}");
+        assert!(
+            kept.contains("before") && games_in(&dir.join("m.pgn")) == 1,
+            "{kept}"
+        );
         assert_eq!(games_in(&dir.join("m.pgn.1")), 2);
         // The old journal still reads.
         assert_eq!(
-            JournalState::read(&dir.join("m.journal.1")).unwrap().finished().len(),
+            JournalState::read(&dir.join("m.journal.1"))
+                .unwrap()
+                .finished()
+                .len(),
             2
         );
         std::fs::remove_dir_all(&dir).unwrap();
@@ -1222,19 +1244,29 @@ mod tests {
         assert_eq!(a.game.number, 0);
         // Adjourned: replayed after the unplayed games.
         assert_eq!(
-            r.finish(&a.game, &fin(&a, GameOutcome::Unfinished, Some(Stop::Adjourn))).unwrap(),
+            r.finish(
+                &a.game,
+                &fin(&a, GameOutcome::Unfinished, Some(Stop::Adjourn))
+            )
+            .unwrap(),
             Finished::Replayed
         );
+        let mut held = false;
         let order: Vec<usize> = std::iter::from_fn(|| {
             let a = r.next(|_| true).unwrap()?;
             let n = a.game.number;
-            let stop = (n == 2).then_some(Stop::Hold);
-            let f = r.finish(&a.game, &fin(&a, GameOutcome::Draw, stop)).unwrap();
-            if n == 2 {
+            // Game 2 is held once, at its first try.
+            let stop = (n == 2 && !held).then_some(Stop::Hold);
+            let f = r
+                .finish(&a.game, &fin(&a, GameOutcome::Draw, stop))
+                .unwrap();
+            if stop.is_some() {
+                held = true;
                 assert_eq!(f, Finished::Held);
             }
             Some(n)
         })
+        .take(10)
         .collect();
         // Held game 2 goes on at once; adjourned game 0 comes last.
         assert_eq!(order, [1, 2, 2, 3, 0]);
@@ -1265,7 +1297,11 @@ mod tests {
                 break;
             };
             let white_wins = a.game.white == 0;
-            let o = if white_wins { GameOutcome::WhiteWins } else { GameOutcome::BlackWins };
+            let o = if white_wins {
+                GameOutcome::WhiteWins
+            } else {
+                GameOutcome::BlackWins
+            };
             if let Finished::Decided(state) = r.finish(&a.game, &fin(&a, o, None)).unwrap() {
                 assert_eq!(state, SprtState::AcceptH1);
                 decided_at = Some(r.standings().games());
@@ -1278,7 +1314,7 @@ mod tests {
         assert_eq!(d.tally.wdl.games(), decided_at);
         // The game in flight at the decision was played and counted after it.
         assert_eq!(s.standings.games(), decided_at + 1);
-        assert_eq!(report.last.llr >= d.status.llr, true);
+        assert!(report.last.llr >= d.status.llr);
         assert!(s.over);
         std::fs::remove_dir_all(&dir).unwrap();
     }

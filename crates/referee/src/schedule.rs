@@ -292,7 +292,10 @@ mod tests {
         let whites: Vec<usize> = two.iter().map(|s| s.white).collect();
         assert_eq!(whites, [0, 1, 0, 1]);
         assert!(two.iter().all(|s| s.white != s.black));
-        assert_eq!(two.iter().map(|s| s.block).collect::<Vec<_>>(), [0, 0, 1, 1]);
+        assert_eq!(
+            two.iter().map(|s| s.block).collect::<Vec<_>>(),
+            [0, 0, 1, 1]
+        );
     }
 
     #[test]
@@ -300,7 +303,10 @@ mod tests {
         let s = Schedule::new(2, Pairing::RoundRobin, 1_000_000, 2).unwrap();
         assert_eq!(s.len(), 2_000_000);
         let last = s.get(1_999_999).unwrap();
-        assert_eq!((last.round, last.block, last.in_block), (1_000_000, 999_999, 1));
+        assert_eq!(
+            (last.round, last.block, last.in_block),
+            (1_000_000, 999_999, 1)
+        );
         assert_eq!(s.get(2_000_000), None);
         assert_eq!(
             Schedule::new(1, Pairing::Gauntlet, 1, 1),

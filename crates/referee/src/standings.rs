@@ -97,10 +97,9 @@ impl Standings {
     pub fn add(&mut self, game: &Scheduled, record: &GameRecord) -> bool {
         let n = self.names.len();
         let [w, b] = game.players();
-        let (Some(white_view), Some(black_view)) = (
-            view(w, w, record.outcome),
-            view(b, w, record.outcome),
-        ) else {
+        let (Some(white_view), Some(black_view)) =
+            (view(w, w, record.outcome), view(b, w, record.outcome))
+        else {
             return false;
         };
         if w >= n || b >= n {
@@ -124,7 +123,8 @@ impl Standings {
         let key = (game.block, game.in_block / 2);
         if let Some((first_white, first)) = self.waiting.remove(&key) {
             for (me, other) in [(w, b), (b, w)] {
-                if let (Some(x), Some(y)) = (view(me, first_white, first), view(me, w, record.outcome))
+                if let (Some(x), Some(y)) =
+                    (view(me, first_white, first), view(me, w, record.outcome))
                 {
                     self.versus[me * n + other].ptnml.add_pair(x, y);
                 }
@@ -305,7 +305,10 @@ mod tests {
         assert_eq!(s.versus(1, 0).ptnml.counts, [0, 0, 0, 1, 0]);
         // Block 0: A wins with White, loses on time with Black.
         s.add(&g[0], &record(GameOutcome::WhiteWins, Termination::Normal));
-        s.add(&g[1], &record(GameOutcome::WhiteWins, Termination::TimeForfeit));
+        s.add(
+            &g[1],
+            &record(GameOutcome::WhiteWins, Termination::TimeForfeit),
+        );
         assert_eq!(s.versus(0, 1).ptnml.counts, [0, 1, 1, 0, 0]);
         let a = s.player(0);
         assert_eq!((a.wins, a.draws, a.losses), (1, 1, 2));
@@ -322,16 +325,25 @@ mod tests {
         let sched = Schedule::new(3, Pairing::RoundRobin, 1, 1).unwrap();
         let g: Vec<Scheduled> = sched.iter().collect();
         let mut s = Standings::new(vec!["A".into(), "B".into(), "C".into()]);
-        assert!(!s.add(&g[0], &record(GameOutcome::Unfinished, Termination::Unterminated)));
+        assert!(!s.add(
+            &g[0],
+            &record(GameOutcome::Unfinished, Termination::Unterminated)
+        ));
         assert_eq!(s.games(), 0);
-        s.add(&g[1], &record(GameOutcome::BlackWins, Termination::IllegalMove));
+        s.add(
+            &g[1],
+            &record(GameOutcome::BlackWins, Termination::IllegalMove),
+        );
         s.add(&g[2], &record(GameOutcome::Draw, Termination::Normal));
         let json = serde_json::to_value(&s).unwrap();
         assert_eq!(json["games"], 2);
         assert_eq!(json["failures"], 1);
         let pairs = json["pairs"].as_array().unwrap();
         assert_eq!(pairs.len(), 2, "{json}");
-        assert_eq!((pairs[0]["a"].as_str(), pairs[0]["b"].as_str()), (Some("A"), Some("C")));
+        assert_eq!(
+            (pairs[0]["a"].as_str(), pairs[0]["b"].as_str()),
+            (Some("A"), Some("C"))
+        );
         assert_eq!(pairs[0]["losses"], 1);
         assert_eq!(json["ranking"][0], 2, "C leads with 1½: {json}");
         assert_eq!(points_text(3), "1½");

@@ -298,13 +298,16 @@ fn timeouts(plan: &MatchPlan) -> Timeouts {
     }
 }
 
+/// Every engine started once, before any game.
+struct Checked {
+    /// The players, for the first worker.
+    players: Vec<Option<Box<dyn Player>>>,
+    /// Options the engines did not declare.
+    warnings: Vec<String>,
+}
+
 /// Starts every engine once and checks its handshake, before any game.
-/// Returns the started players (for the first worker) and the options the
-/// engines did not declare.
-fn start_all(
-    plan: &MatchPlan,
-    log: Option<&EngineLog>,
-) -> Result<(Vec<Option<Box<dyn Player>>>, Vec<String>), MatchError> {
+fn start_all(plan: &MatchPlan, log: Option<&EngineLog>) -> Result<Checked, MatchError> {
     let mut players = Vec::new();
     let mut warnings = Vec::new();
     for (e, cfg) in plan.engines.iter().enumerate() {
@@ -333,7 +336,7 @@ fn start_all(
             }
         }
     }
-    Ok((players, warnings))
+    Ok(Checked { players, warnings })
 }
 
 /// Runs a match: a new one (`Start::New`, or `Start::Fresh` to start over
@@ -364,7 +367,11 @@ pub fn run_match(
             if plan.engines.len() != 2 {
                 return Err(MatchError::Plan("SPRT needs exactly two engines".into()));
             }
-            Some(words.parse().map_err(|e| MatchError::Plan(format!("{e}")))?)
+            Some(
+                words
+                    .parse()
+                    .map_err(|e| MatchError::Plan(format!("{e}")))?,
+            )
         }
         None => None,
     };
@@ -392,7 +399,10 @@ pub fn run_match(
         }
         None => None,
     };
-    let (first_players, warnings) = start_all(plan, log.as_ref())?;
+    let Checked {
+        players: first_players,
+        warnings,
+    } = start_all(plan, log.as_ref())?;
     for w in &warnings {
         on_event(MatchEvent::Note(format!("Warning: {w}")));
     }
@@ -513,7 +523,10 @@ pub fn run_match(
         }
         Ok(())
     })?;
-    let runner = shared.runner.into_inner().unwrap_or_else(|p| p.into_inner());
+    let runner = shared
+        .runner
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner());
     let summary = runner.close()?;
     let overhead_us = summary
         .latency
@@ -669,15 +682,19 @@ fn worker(
             resumed: !a.resume.is_empty(),
         });
         let resume = (!a.resume.is_empty()).then_some(a.resume.as_slice());
-        let result = play_game(&setup, w.as_mut(), b.as_mut(), resume, &mut |mv| {
-            match &shared.journal {
+        let result = play_game(
+            &setup,
+            w.as_mut(),
+            b.as_mut(),
+            resume,
+            &mut |mv| match &shared.journal {
                 Some(j) => j.record(&[Entry::Move {
                     game: g.number,
                     mv: mv.clone(),
                 }]),
                 None => Ok(()),
-            }
-        });
+            },
+        );
         if let Ok(mut r) = shared.running.lock() {
             r.remove(&g.number);
         }

@@ -203,7 +203,11 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
             .map_or(0, |d| d.as_nanos() as u64)
     });
     if !args.openings.is_empty() {
-        let book: BookConfig = args.openings.join(" ").parse().map_err(output::usage)?;
+        let book: BookConfig = args
+            .openings
+            .join(" ")
+            .parse()
+            .map_err(|e: rookery_referee::book::ParseBookError| output::usage(e.to_string()))?;
         plan.book = Some(book);
     }
     let rules = Rules {
@@ -362,7 +366,10 @@ fn abbreviate(name: &str, width: usize) -> String {
     if name.chars().count() <= width {
         name.to_string()
     } else {
-        name.chars().take(width.saturating_sub(1)).chain(['~']).collect()
+        name.chars()
+            .take(width.saturating_sub(1))
+            .chain(['~'])
+            .collect()
     }
 }
 
@@ -483,7 +490,10 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             }
             if standings.games() % interval as u64 == 0 {
                 if two {
-                    say(&format!("{}", standings.versus(0, 1).summary(sprt.as_ref())));
+                    say(&format!(
+                        "{}",
+                        standings.versus(0, 1).summary(sprt.as_ref())
+                    ));
                 } else {
                     say(table(standings).trim_end());
                 }
@@ -500,9 +510,12 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         Ok(s) => s,
         // A program that cannot start, or an old journal in the way: the
         // command line is to blame.
-        Err(e @ (MatchError::EngineStart { .. } | MatchError::Runner(RunnerError::Unfinished { .. } | RunnerError::NotAJournal { .. }))) => {
-            return Err(output::usage(e.to_string()))
-        }
+        Err(
+            e @ (MatchError::EngineStart { .. }
+            | MatchError::Runner(
+                RunnerError::Unfinished { .. } | RunnerError::NotAJournal { .. },
+            )),
+        ) => return Err(output::usage(e.to_string())),
         Err(e) => return Err(e.into()),
     };
     if let Some(b) = &bar {

@@ -223,7 +223,10 @@ impl EventConfig {
         let f: File = toml::from_str(text).map_err(|e| ConfigError::Toml(e.to_string()))?;
         let e = f.event;
         let bad = |s: String| ConfigError::Invalid(s);
-        let pairing: Pairing = e.pairing.parse().map_err(|x: crate::schedule::ParsePairingError| bad(x.to_string()))?;
+        let pairing: Pairing = e
+            .pairing
+            .parse()
+            .map_err(|x: crate::schedule::ParsePairingError| bad(x.to_string()))?;
         let time_control: TimeControl = e
             .time_control
             .parse()

@@ -50,8 +50,8 @@ mod play;
 use conn::open_serial;
 use conn::{connection, tcp_connection, Out, Session};
 use play::{
-    end_child, end_process_group, interrupt, links_free, process_start_ticks, release,
-    spawn_game, start_local, take_links, GameStart, Running,
+    end_child, end_process_group, interrupt, links_free, process_start_ticks, release, spawn_game,
+    start_local, take_links, GameStart, Running,
 };
 
 use super::config::EventConfig;
@@ -352,7 +352,9 @@ impl Event {
         let start = match opts.start {
             EventStart::New => Start::New,
             EventStart::Fresh => Start::Fresh,
-            EventStart::Resume => Start::Resume(Box::new(JournalState::read(&cfg.journal).map_err(RunnerError::from)?)),
+            EventStart::Resume => Start::Resume(Box::new(
+                JournalState::read(&cfg.journal).map_err(RunnerError::from)?,
+            )),
         };
         let resuming = matches!(start, Start::Resume(_));
         // A resumed event keeps the date its journal has.
@@ -436,7 +438,7 @@ impl Event {
         let spectators = Spectators::new(&cfg);
         if resuming {
             for r in runner.finished_records() {
-                spectators.finished(&r);
+                spectators.finished(r);
             }
         }
         Ok(Event {
@@ -533,10 +535,11 @@ impl Event {
         // Players an earlier run of this event started, still running (a
         // kill of the referee leaves them): they would sign on against the
         // ones started now.
-        for (name, pid, since) in runner.previous_processes().to_vec() {
-            if end_process_group(pid, since) {
+        for p in runner.previous_processes().to_vec() {
+            if tokio::task::block_in_place(|| end_process_group(p.pid, p.since)) {
                 shared.notice(Notice::Status(format!(
-                    "ended {name}'s program left by an earlier run (process {pid})"
+                    "ended {}'s program left by an earlier run (process {})",
+                    p.player, p.pid
                 )));
             }
         }
@@ -568,7 +571,10 @@ impl Event {
                     let ready = |g: &Scheduled| {
                         !busy(g.white)
                             && !busy(g.black)
-                            && links_free(&shared, [&cfg.players[g.white].name, &cfg.players[g.black].name])
+                            && links_free(
+                                &shared,
+                                [&cfg.players[g.white].name, &cfg.players[g.black].name],
+                            )
                     };
                     let Some(a) = runner.next(ready)? else { break };
                     let g = a.game;
@@ -676,7 +682,7 @@ impl Event {
                                         interrupt(&shared, &r.sched, "the supervisor restarts a player");
                                     }
                                     if let Some(mut c) = children.remove(&name) {
-                                        end_child(&mut c);
+                                        tokio::task::block_in_place(|| end_child(&mut c));
                                     }
                                     if let Some(c) = start_local(&shared, &name) {
                                         runner.record_process(&name, c.id(), process_start_ticks(c.id()))?;
@@ -724,7 +730,7 @@ impl Event {
                 }
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
-            end_child(&mut c);
+            tokio::task::block_in_place(|| end_child(&mut c));
         }
         for t in tasks {
             t.abort();
