@@ -167,25 +167,6 @@ impl NetPlayer {
     }
 }
 
-fn same_position(a: &Position, b: &Position) -> bool {
-    // The four EPD fields and the clocks (§8.1). An en passant square is
-    // written by some only when a capture is possible, so the squares are
-    // compared through the legal moves rather than as written.
-    let fields = |p: &Position| {
-        let fen = rookery_core::Fen::from_position(p).to_string();
-        fen.split(' ').take(3).collect::<Vec<_>>().join(" ")
-    };
-    let moves = |p: &Position| {
-        let mut v: Vec<String> = p.legal_moves().iter().map(|m| format!("{m:?}")).collect();
-        v.sort();
-        v
-    };
-    fields(a) == fields(b)
-        && a.halfmoves() == b.halfmoves()
-        && a.fullmoves() == b.fullmoves()
-        && moves(a) == moves(b)
-}
-
 impl Player for NetPlayer {
     fn name(&self) -> &str {
         &self.link.name
@@ -268,11 +249,12 @@ impl Player for NetPlayer {
                 }
             }
         };
-        // §8 step 10: the reply's position is the one the client moves from.
-        if !same_position(&reply.position, &current) {
+        // §8 step 10: the reply's position is the one the client moves from
+        // (its clocks only where the reply carries them).
+        if !reply.is_on(&current) {
             return Err(PlayerError::Protocol(format!(
                 "reply on {}, not on the game's position {}",
-                rookery_core::Fen::from_position(&reply.position),
+                reply.position_text(),
                 rookery_core::Fen::from_position(&current)
             )));
         }
@@ -410,6 +392,52 @@ mod tests {
         s.parse::<San>().unwrap().to_move(pos).unwrap()
     }
 
+    fn move_record(uci: &str, ms: u64) -> MoveRecord {
+        MoveRecord {
+            uci: uci.into(),
+            san: uci.into(),
+            book: false,
+            time_ms: ms,
+            clock_ms: None,
+            score: None,
+            depth: None,
+            nodes: None,
+        }
+    }
+
+    /// A game from the start with `moves`, won by Black.
+    fn game_record(moves: Vec<MoveRecord>) -> GameRecord {
+        GameRecord {
+            number: 0,
+            event: "E".into(),
+            site: "S".into(),
+            round: "1".into(),
+            white: "Alpha".into(),
+            black: "Beta".into(),
+            white_tc: Default::default(),
+            black_tc: Default::default(),
+            start_fen: rookery_core::Fen::from_position(&Position::startpos()).to_string(),
+            moves,
+            outcome: crate::record::GameOutcome::BlackWins,
+            termination: crate::record::Termination::Unterminated,
+            reason: "gone".into(),
+            started: (String::new(), String::new()),
+            duration_ms: 0,
+        }
+    }
+
+    /// The position after `moves` (SAN) from the start, and the moves.
+    fn line(moves: &[&str]) -> (Position, Vec<Move>) {
+        let mut pos = Position::startpos();
+        let mut out = Vec::new();
+        for s in moves {
+            let m = san(&pos, s);
+            pos.play_unchecked(m);
+            out.push(m);
+        }
+        (pos, out)
+    }
+
     fn ask(
         p: &mut NetPlayer,
         moves: &[Move],
@@ -502,16 +530,7 @@ mod tests {
         let mut after = start.clone();
         after.play_unchecked(e4);
         let e5 = san(&after, "e5");
-        let rec = |uci: &str, ms: u64| MoveRecord {
-            uci: uci.into(),
-            san: uci.into(),
-            book: false,
-            time_ms: ms,
-            clock_ms: None,
-            score: None,
-            depth: None,
-            nodes: None,
-        };
+        let rec = move_record;
         let moves = [rec("e2e4", 1500), rec("e7e5", 2500)];
         let mut p = p.replaying(&moves, 2).unwrap();
         p.new_game(false).unwrap();
@@ -541,28 +560,42 @@ mod tests {
         let (p, w) = player();
         let hold = Arc::new(AtomicBool::new(true));
         let mut p = p.holding(hold.clone());
-        let record = GameRecord {
-            number: 0,
-            event: "E".into(),
-            site: "S".into(),
-            round: "1".into(),
-            white: "Alpha".into(),
-            black: "Beta".into(),
-            white_tc: Default::default(),
-            black_tc: Default::default(),
-            start_fen: rookery_core::Fen::from_position(&Position::startpos()).to_string(),
-            moves: Vec::new(),
-            outcome: crate::record::GameOutcome::BlackWins,
-            termination: crate::record::Termination::Unterminated,
-            reason: "gone".into(),
-            started: (String::new(), String::new()),
-            duration_ms: 0,
-        };
+        let record = game_record(Vec::new());
         p.game_over(&record, &Position::startpos());
         assert!(w.sent.try_recv().is_err(), "nothing is sent while on hold");
         hold.store(false, Ordering::SeqCst);
         p.game_over(&record, &Position::startpos());
         assert_eq!(w.sent.try_recv().unwrap().command, Command::Inform);
+    }
+
+    #[test]
+    fn a_reply_without_hmvc_and_fmvn_is_on_the_games_position() {
+        // 1. Nf3 e5: White to move at move 2 with a halfmove clock of 0,
+        // and after 2. Nc3 Nc6 at move 3 with a clock of 2.
+        for (moves, reply) in [
+            (&["Nf3", "e5"][..], "Nc3"),
+            (&["Nf3", "e5", "Nc3", "Nc6"][..], "d3"),
+        ] {
+            let (mut p, w) = player();
+            let (pos, played) = line(moves);
+            let four = rookery_epd::Record::new(pos.clone()).to_string();
+            // What a client writes from §8.1 alone: the four fields and sm.
+            let text = format!("{four} refreq reply; sm {reply};");
+            let read = ClientRecord::parse(text.as_bytes()).unwrap();
+            let got = ask(&mut p, &played, Some(read), &w);
+            let want = UciMove::from_move(&pos, san(&pos, reply), CastlingMode::Standard);
+            assert!(matches!(&got, Ok(r) if r.mv == want), "{text}: {got:?}");
+            // The clocks it carries are checked: a wrong one breaks the rules.
+            for wrong in ["fmvn 1;", "hmvc 7;"] {
+                let text = format!("{four} {wrong} refreq reply; sm {reply};");
+                let read = ClientRecord::parse(text.as_bytes()).unwrap();
+                let got = ask(&mut p, &played, Some(read), &w);
+                assert!(
+                    matches!(&got, Err(PlayerError::Protocol(m)) if m.contains(wrong)),
+                    "{text}: {got:?}"
+                );
+            }
+        }
     }
 
     #[test]
