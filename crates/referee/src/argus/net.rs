@@ -112,6 +112,7 @@ impl NetPlayer {
     pub fn replaying(mut self, moves: &[MoveRecord], count: usize) -> Result<NetPlayer, GameError> {
         let mut pos = self.start.clone();
         let mut used = [Duration::ZERO; 2];
+        let mut reached_by = None;
         for r in moves.iter().take(count) {
             let m = r
                 .uci
@@ -123,12 +124,13 @@ impl NetPlayer {
                 used[usize::from(pos.turn() == rookery_core::Color::Black)] +=
                     Duration::from_millis(r.time_ms);
             }
-            let mut e = RefereeRecord::new(Command::Execute, pos.clone());
+            let mut e = RefereeRecord::new(Command::Execute, pos.clone()).reached_by(reached_by);
             e.sm = Some(m);
             e.cc = Some(used);
             e.receiver = Some((self.link.address.clone(), self.link.name.clone()));
             self.replay.push(e);
             pos.play_unchecked(m);
+            reached_by = Some(m);
         }
         Ok(self)
     }
@@ -194,20 +196,19 @@ impl Player for NetPlayer {
         self.used = req.used;
         let mut before = req.start.clone();
         let mut current = req.start.clone();
-        let mut last = None;
+        // The last move, and the one before it (which reached `before`).
+        let (mut last, mut previous) = (None, None);
         for &m in req.moves {
             before = current.clone();
             current.play_unchecked(m);
+            previous = last;
             last = Some(m);
         }
-        let mut r = self.record(
-            Command::Respond,
-            if last.is_some() {
-                before
-            } else {
-                current.clone()
-            },
-        );
+        let mut r = if last.is_some() {
+            self.record(Command::Respond, before).reached_by(previous)
+        } else {
+            self.record(Command::Respond, current.clone())
+        };
         r.sm = last;
         r.draw_offer = req.draw_offered;
         self.link.awaiting.store(true, Ordering::SeqCst);
@@ -307,6 +308,7 @@ impl Player for NetPlayer {
             Ok(p) => p,
             Err(_) => self.start.clone(),
         };
+        let mut reached_by = None;
         for m in &record.moves {
             let side = usize::from(pos.turn() == rookery_core::Color::Black);
             if !m.book {
@@ -318,14 +320,24 @@ impl Player for NetPlayer {
                 .ok()
                 .and_then(|u| u.to_move(&pos).ok())
             {
-                Some(mv) => pos.play_unchecked(mv),
+                Some(mv) => {
+                    pos.play_unchecked(mv);
+                    reached_by = Some(mv);
+                }
                 None => break,
             }
         }
         self.used = used;
-        let mut conclude = self.record(Command::Conclude, last.clone());
+        // The final position, as the move that reached it writes it (§4.4);
+        // a record that does not replay to it says nothing of that move.
+        let reached_by = reached_by.filter(|_| pos == *last);
+        let mut conclude = self
+            .record(Command::Conclude, last.clone())
+            .reached_by(reached_by);
         conclude.note = Some(record.reason.clone());
-        let mut inform = self.record(Command::Inform, last.clone());
+        let mut inform = self
+            .record(Command::Inform, last.clone())
+            .reached_by(reached_by);
         inform.tags = self
             .tags
             .iter()
@@ -595,6 +607,35 @@ mod tests {
                     "{text}: {got:?}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn records_write_the_en_passant_square_of_a_double_advance() {
+        // 1. e4 c5: no capture is possible, but §4.4 writes e3, then c6.
+        let (mut p, w) = player();
+        let (pos, played) = line(&["e4", "c5"]);
+        let mut reply = ClientRecord::new(Request::Reply, pos.clone());
+        reply.sm = Some(SuppliedMove::Legal(san(&pos, "Nf3")));
+        ask(&mut p, &played, Some(reply), &w).unwrap();
+        let respond = w.sent.recv().unwrap().to_line();
+        assert!(
+            respond.starts_with("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 ")
+                && respond.contains(" fmvn 1; hmvc 0; refcom respond; sm c5;"),
+            "{respond}"
+        );
+        // The records after the last move carry the final position.
+        let record = game_record(vec![move_record("e2e4", 0), move_record("c7c5", 0)]);
+        p.game_over(&record, &pos);
+        let sent: Vec<String> = w.sent.try_iter().map(|r| r.to_line()).collect();
+        assert_eq!(sent.len(), 2, "{sent:?}");
+        for (line, command) in sent.iter().zip(["inform", "conclude"]) {
+            assert!(
+                line.starts_with("rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq c6 ")
+                    && line.contains(" fmvn 2; hmvc 0; ")
+                    && line.contains(&format!(" refcom {command};")),
+                "{line}"
+            );
         }
     }
 

@@ -8,6 +8,9 @@
 //! [`RefereeRecord`]s (`refcom`), a client sends [`ClientRecord`]s
 //! (`refreq`). Supplied moves (`sm`) are SAN and follow the symmetric rule
 //! of §8.1: the position on a record is the one the move is played from.
+//! The referee writes the en passant square as §4.4 does, after every
+//! double pawn advance ([`RefereeRecord::reached_by`]), so that a client
+//! comparing the four data fields with its own finds them equal.
 //! Operations the protocol does not use are kept in `other`, never dropped.
 //!
 //! Where the spec is silent, the spec's own means are used: a client names
@@ -28,7 +31,7 @@
 
 use crate::player::Offer;
 use rookery_analysis::Score;
-use rookery_core::{Move, Position};
+use rookery_core::{Move, MoveKind, Position, Role, Square};
 use rookery_epd::{Clock, Diagnostic, Mode, Operation, Problem, RawOperand, Record};
 use std::time::Duration;
 
@@ -83,6 +86,10 @@ pub struct RefereeRecord {
     pub command: Command,
     /// The position, with its halfmove clock and fullmove number.
     pub position: Position,
+    /// The en passant square the record writes: the position's own (kept
+    /// only where a capture is legal) unless [`RefereeRecord::reached_by`]
+    /// gives the one §4.4 writes after every double pawn advance.
+    pub ep_square: Option<Square>,
     /// Time used by White and Black (`cc`), while a game runs.
     pub cc: Option<[Duration; 2]>,
     /// The opponent's last move, played from `position` (`sm`).
@@ -167,11 +174,38 @@ fn finish(mut rec: Record, note: Option<&str>, other: &[Operation]) -> String {
     rec.to_string()
 }
 
+/// The en passant target square of §4.4 for `after`, reached by `m`: the
+/// square a pawn passed over in a double advance, whether or not a capture
+/// there is possible.
+fn double_advance_square(after: &Position, m: Move) -> Option<Square> {
+    let (from, to) = (m.from(), m.to());
+    let pawn = after.piece_at(to).is_some_and(|p| p.role == Role::Pawn);
+    let two_ranks = from.file() == to.file()
+        && from.rank().index().abs_diff(to.rank().index()) == 2
+        && m.kind() == MoveKind::Normal;
+    // Both squares are on the board: so is the one between them.
+    (pawn && two_ranks).then(|| Square::new((from.index() as u32 + to.index() as u32) / 2))
+}
+
+/// `line` with its fourth data field (the en passant square) set to `sq`.
+fn with_ep_field(line: String, sq: Square) -> String {
+    let mut fields: Vec<&str> = line.splitn(5, ' ').collect();
+    let text = sq.to_string();
+    match fields.get_mut(3) {
+        Some(f) => {
+            *f = &text;
+            fields.join(" ")
+        }
+        None => line,
+    }
+}
+
 impl RefereeRecord {
     /// A command on `position`, nothing else.
     pub fn new(command: Command, position: Position) -> RefereeRecord {
         RefereeRecord {
             command,
+            ep_square: position.ep_square(),
             position,
             cc: None,
             sm: None,
@@ -181,6 +215,17 @@ impl RefereeRecord {
             note: None,
             other: Vec::new(),
         }
+    }
+
+    /// Notes the move that reached `position`, if known: after a double
+    /// pawn advance the record writes the en passant square, even where no
+    /// capture is possible (§4.4: "given if and only if the last move was a
+    /// pawn advance of two squares").
+    pub fn reached_by(mut self, m: Option<Move>) -> RefereeRecord {
+        self.ep_square = m
+            .and_then(|m| double_advance_square(&self.position, m))
+            .or(self.position.ep_square());
+        self
     }
 
     /// The record as an EPD line (operations in ASCII order, no line end).
@@ -211,7 +256,12 @@ impl RefereeRecord {
         if let Some((a, n)) = &self.receiver {
             rec.push(Operation::Tcri(epd_string(a), epd_string(n)));
         }
-        finish(rec, self.note.as_deref(), &self.other)
+        let line = finish(rec, self.note.as_deref(), &self.other);
+        // `Record` writes the position's own square: §4.4's goes in its place.
+        match self.ep_square {
+            Some(sq) if self.position.ep_square() != Some(sq) => with_ep_field(line, sq),
+            _ => line,
+        }
     }
 
     /// Reads a referee record (what a client does).
@@ -222,6 +272,11 @@ impl RefereeRecord {
     pub fn parse(line: &[u8]) -> Result<RefereeRecord, ProtocolError> {
         let (rec, _) = read(line)?;
         let mut out = RefereeRecord::new(Command::Fault, rec.position_with_clocks());
+        // The square as written (§4.4: possibly one no capture can use).
+        out.ep_square = rookery_core::Setup::from_epd_prefix(line, rookery_core::Mode::Lenient)
+            .ok()
+            .and_then(|(setup, _)| setup.ep_square)
+            .map(|(sq, _)| sq);
         let mut command = None;
         for op in rec.operations() {
             match op {
@@ -695,6 +750,48 @@ mod tests {
         };
         assert!(on("d6"));
         assert!(!on("-"));
+    }
+
+    #[test]
+    fn the_referee_writes_the_en_passant_square_after_every_double_advance() {
+        let before = after(&[]);
+        let e4 = "e4".parse::<San>().unwrap().to_move(&before).unwrap();
+        let pos = after(&["e4"]);
+        assert_eq!(double_advance_square(&pos, e4), "e3".parse().ok());
+        let r = RefereeRecord::new(Command::Conclude, pos.clone()).reached_by(Some(e4));
+        let line = r.to_line();
+        assert!(
+            line.starts_with(
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 fmvn 1; hmvc 0;"
+            ),
+            "{line}"
+        );
+        let (rec, warnings) = Record::parse(line.as_bytes(), Mode::Strict).unwrap();
+        assert!(warnings.is_empty() && rec.validate(Mode::Strict).is_empty());
+        assert_eq!(RefereeRecord::parse(line.as_bytes()).unwrap(), r);
+        // No square after another move, nor when the move is not known.
+        let nf3 = after(&["Nf3"]);
+        let m = "Nf3".parse::<San>().unwrap().to_move(&before).unwrap();
+        assert_eq!(double_advance_square(&nf3, m), None);
+        let line = RefereeRecord::new(Command::Conclude, nf3)
+            .reached_by(Some(m))
+            .to_line();
+        assert!(line.contains(" b KQkq - "), "{line}");
+        let line = RefereeRecord::new(Command::Conclude, pos)
+            .reached_by(None)
+            .to_line();
+        assert!(line.contains(" b KQkq - "), "{line}");
+        // A single advance, and a double one by Black.
+        let e3 = after(&["e3"]);
+        let m = "e3".parse::<San>().unwrap().to_move(&before).unwrap();
+        assert_eq!(double_advance_square(&e3, m), None);
+        let c5 = after(&["e4", "c5"]);
+        let m = "c5"
+            .parse::<San>()
+            .unwrap()
+            .to_move(&after(&["e4"]))
+            .unwrap();
+        assert_eq!(double_advance_square(&c5, m), "c6".parse().ok());
     }
 
     #[test]
