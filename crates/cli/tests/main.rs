@@ -18,6 +18,7 @@ mod pgn_annotate;
 mod pgn_cli;
 mod referee_argus;
 mod referee_resume;
+mod referee_runner;
 mod referee_spec_client;
 mod referee_web;
 mod report_chromium;

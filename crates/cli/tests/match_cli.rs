@@ -803,6 +803,28 @@ fn resume_after_kill_9_keeps_every_game_once_and_the_cut_games_moves() {
     assert!(entries.iter().any(|e| e["type"] == "end" && e["game"] == 0));
     // The PGN has game 1 and nothing of the cut game.
     assert_eq!(tag_values(&pgn, "Round"), ["1"]);
+    // The same command again, without --resume: refused, nothing touched
+    // (before, the journal was emptied and game 1 written twice).
+    let journal_bytes = std::fs::read(&journal).unwrap();
+    let again = run_match(&argv(
+        "--engine cmd=builtin name=A --engine cmd=builtin name=B --each tc=1+0.02 \
+         timemargin=200 --rounds 3 --maxmoves 80 --openings file={book} order=sequential \
+         --pgnout {pgn}",
+        &[("book", BOOK), ("pgn", &pgn)],
+    ));
+    assert_eq!(again.status.code(), Some(2), "{}", describe(&again));
+    assert_contains_all(&text(&again.stderr), &["unfinished", "--resume", "--fresh"]);
+    assert_eq!(std::fs::read(&journal).unwrap(), journal_bytes);
+    assert_eq!(tag_values(&pgn, "Round"), ["1"]);
+    let first_start = entries
+        .iter()
+        .find(|e| e["type"] == "start" && e["game"] == 1)
+        .map(|e| e["started"].clone())
+        .unwrap();
+    let played_ms: u64 = before
+        .iter()
+        .map(|e| e["time_ms"].as_u64().unwrap_or(0))
+        .sum();
     // A torn last line, as a crash in the middle of a write leaves it.
     let mut f = std::fs::OpenOptions::new()
         .append(true)
@@ -876,6 +898,154 @@ fn resume_after_kill_9_keeps_every_game_once_and_the_cut_games_moves() {
         .filter(|e| e["type"] == "end")
         .count();
     assert_eq!(ends, 3);
+    // The cut game keeps its real start and counts the time played before
+    // the kill (it showed 0:00:00 from the resume on).
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    let game2 = pgn_text::games(&text)
+        .into_iter()
+        .find(|g| g.contains("[Round \"2\"]"))
+        .unwrap();
+    let value = |tag: &str| {
+        let at = game2.find(&format!("[{tag} \"")).unwrap() + tag.len() + 3;
+        game2[at..at + game2[at..].find('"').unwrap()].to_string()
+    };
+    let (date, time) = (
+        str_of(&first_start[0]).replace('.', "-"),
+        str_of(&first_start[1]).to_string(),
+    );
+    assert_eq!(value("GameStartTime"), format!("{date}T{time} UTC"));
+    let hms: Vec<u64> = value("GameDuration")
+        .split(':')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    let duration_s = hms[0] * 3600 + hms[1] * 60 + hms[2];
+    assert!(
+        duration_s * 1000 + 999 >= played_ms,
+        "GameDuration {duration_s} s is less than the {played_ms} ms played before the kill"
+    );
+}
+
+/// `--fresh` over an unfinished match's journal: the old journal is kept as
+/// `JOURNAL.1` and the games of the old run move to `PGN.1` with it (what
+/// the PGN held before that run stays); the new match writes only its own.
+#[test]
+fn fresh_keeps_the_old_run_aside() {
+    let t = TempDir::new("match-cli-fresh");
+    let pgn = t.join("f.pgn");
+    std::fs::write(&pgn, "[Event \"earlier\"]\n\n*\n\n").unwrap();
+    let pgn_s = s(&pgn).to_string();
+    let line = "--engine cmd=builtin name=A --engine cmd=builtin name=B --each nodes=50 \
+                --rounds 2 --maxmoves 10 --pgnout {pgn}";
+    let out = run_match(&argv(line, &[("pgn", &pgn_s)]));
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    // Make the finished journal look cut off: drop its last game's end.
+    let journal = t.join("f.pgn.journal");
+    let kept: Vec<String> = std::fs::read_to_string(&journal)
+        .unwrap()
+        .lines()
+        .filter(|l| !(l.contains("\"type\":\"end\",\"game\":1") || l.contains("\"type\":\"over\"")))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&journal, kept.concat()).unwrap();
+    let old_journal = std::fs::read(&journal).unwrap();
+    let old_pgn = std::fs::read_to_string(&pgn).unwrap();
+    let mut fresh = argv(line, &[("pgn", &pgn_s)]);
+    fresh.push("--fresh".into());
+    let out = run_match(&fresh);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(
+        std::fs::read(t.join("f.pgn.journal.1")).unwrap(),
+        old_journal
+    );
+    let moved = std::fs::read_to_string(t.join("f.pgn.1")).unwrap();
+    assert_eq!(format!("[Event \"earlier\"]\n\n*\n\n{moved}"), old_pgn);
+    assert_eq!(
+        tag_values(&pgn_s, "Event"),
+        ["earlier", "rookery match", "rookery match"]
+    );
+}
+
+/// The SPRT of a one-sided match decides (before, with every pair in one
+/// bucket, it never did: `LLR 0.00, no decision`), and the report says
+/// the decision with the games it was taken on, then the totals of every
+/// game played, the games in progress at the decision included.
+#[test]
+fn a_one_sided_sprt_decides_and_reports_the_games_it_decided_on() {
+    let t = TempDir::new("match-cli-sprt");
+    let out = run_match(&argv(
+        "--engine cmd=builtin name=shallow nodes=1 --engine cmd=builtin name=deep depth=5 \
+         --games 2 --rounds 12 --concurrency 2 --sprt elo0=0 elo1=5 --json \
+         --pgnout {pgn}",
+        &[("pgn", s(&t.join("s.pgn")))],
+    ));
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let v: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", describe(&out)));
+    assert_eq!(v["stopped"]["reason"], "sprt", "{v}");
+    assert_eq!(v["stopped"]["detail"], "AcceptH0", "{v}");
+    let decision = &v["sprt"]["decision"];
+    let decided_on = decision["tally"]["wdl"]["wins"].as_u64().unwrap()
+        + decision["tally"]["wdl"]["draws"].as_u64().unwrap()
+        + decision["tally"]["wdl"]["losses"].as_u64().unwrap();
+    let played = v["standings"]["games"].as_u64().unwrap();
+    assert!(decided_on < 24, "decided before the schedule's end: {v}");
+    // At most the games in progress (two at a time) finish after it.
+    assert!(played >= decided_on && played <= decided_on + 2, "{v}");
+    let llr = decision["status"]["llr"].as_f64().unwrap();
+    assert!(llr <= decision["status"]["lower"].as_f64().unwrap(), "{v}");
+    let said = text(&out.stderr);
+    assert!(
+        said.contains(&format!("decided on {decided_on} games")),
+        "{said}"
+    );
+    if played > decided_on {
+        assert!(
+            said.contains(&format!("SPRT over all {played} games played")),
+            "{said}"
+        );
+    }
+}
+
+/// Ctrl-C (SIGINT) stops a match cleanly: the game in progress is cut after
+/// its move and journaled, the summary of the finished games is printed,
+/// the status is 130; `--resume` then finishes the match with every game
+/// once.
+#[test]
+fn an_interrupted_match_stops_cleanly_and_resumes() {
+    let t = TempDir::new("match-cli-sigint");
+    let pgn = s(&t.join("i.pgn")).to_string();
+    let journal = t.join("i.pgn.journal");
+    let child = spawn_match(&argv(
+        "--engine cmd=builtin name=A --engine cmd=builtin name=B --each st=0.05 \
+         --rounds 3 --maxmoves 30 --pgnout {pgn}",
+        &[("pgn", &pgn)],
+    ));
+    let t0 = Instant::now();
+    while !journal_entries(&journal)
+        .iter()
+        .any(|e| e["type"] == "move" && e["game"] == 1)
+    {
+        assert!(t0.elapsed() < RUN_LIMIT, "game 2 never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let st = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let out = wait_bounded(child, RUN_LIMIT);
+    assert_eq!(out.status.code(), Some(130), "{}", describe(&out));
+    let said = text(&out.stdout);
+    assert_contains_all(&said, &["Interrupted", "--resume"]);
+    let entries = journal_entries(&journal);
+    assert!(!entries.iter().any(|e| e["type"] == "over"));
+    assert!(!entries.iter().any(|e| e["type"] == "end" && e["game"] == 1));
+    let out = run_match(&["--resume", s(&journal)]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let mut rounds = tag_values(&pgn, "Round");
+    rounds.sort();
+    assert_eq!(rounds, ["1", "2", "3"]);
+    assert!(!tag_values(&pgn, "Result").contains(&"*".to_string()));
 }
 
 // ---------------------------------------------------------------------

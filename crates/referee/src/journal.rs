@@ -112,6 +112,12 @@ pub enum Entry {
         /// another program is not mistaken for it.
         since: u64,
     },
+    /// The address the referee listens on (Argus), so that a resumed
+    /// referee started on port 0 can take the same one again.
+    Listening {
+        /// `HOST:PORT`.
+        address: String,
+    },
     /// The event is over for good (every game played, or a test decided):
     /// nothing is left to resume.
     Over {
@@ -389,6 +395,8 @@ pub struct JournalState {
     pub over: Option<String>,
     /// Programs started for players, in the order they were started.
     pub processes: Vec<StartedProcess>,
+    /// The last address the referee listened on.
+    pub listening: Option<String>,
 }
 
 /// A program the referee started for a player, as its journal recorded it.
@@ -426,6 +434,7 @@ impl JournalState {
             torn: false,
             over: None,
             processes: Vec::new(),
+            listening: None,
         };
         let mut offset = 0usize;
         let mut ends = 0usize;
@@ -467,6 +476,7 @@ impl JournalState {
                     state.processes.push(StartedProcess { player, pid, since });
                 }
                 Entry::Over { reason } => state.over = Some(reason),
+                Entry::Listening { address } => state.listening = Some(address),
                 Entry::Move { game, mv } => {
                     let g = state.games.get_mut(&game).ok_or_else(|| {
                         bad(i + 1, format!("a move of game {game}, which never started"))

@@ -860,6 +860,17 @@ impl Runner {
         }
     }
 
+    /// Records the address the event listens on (see
+    /// [`JournalState::listening`]).
+    ///
+    /// # Errors
+    /// The journal cannot be written.
+    pub fn record_address(&self, address: &str) -> Result<(), RunnerError> {
+        self.write(&[Entry::Listening {
+            address: address.to_string(),
+        }])
+    }
+
     /// Records a program started for a player (its process group), so that
     /// a later run of the event can end it.
     ///

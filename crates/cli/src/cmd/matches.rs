@@ -579,6 +579,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     // An SPRT decision is a normal end; a stop for engine failures is not.
     Ok(match &summary.stopped {
         Some(stop) if stop.is_failure() => Status::InputErrors,
+        Some(tournament::MatchStop::Interrupted) => Status::Interrupted,
         _ => Status::Ok,
     })
 }

@@ -17,6 +17,7 @@ use rookery_referee::standings;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Flags of `rookery referee`.
@@ -258,6 +259,24 @@ fn run_event(
     let result = rt.block_on(async move {
         let (notice_tx, mut notices) = tokio::sync::mpsc::unbounded_channel::<Notice>();
         let (control_tx, controls) = tokio::sync::mpsc::unbounded_channel::<Control>();
+        // SIGINT or SIGTERM: the supervisor's `shutdown` (the games in
+        // progress are cut, journaled, the players' programs ended); a
+        // second one ends the process at once.
+        let signalled = Arc::new(AtomicBool::new(false));
+        {
+            let signalled = signalled.clone();
+            for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+                signal_hook::flag::register_conditional_shutdown(signal, 130, signalled.clone())?;
+                signal_hook::flag::register(signal, signalled.clone())?;
+            }
+            let control_tx = control_tx.clone();
+            std::thread::spawn(move || {
+                while !signalled.load(std::sync::atomic::Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                let _ = control_tx.send(Control::Shutdown);
+            });
+        }
         let bound = Instant::now();
         let event = match Event::bind_with(cfg, opts, notice_tx).await {
             Ok(e) => e,
@@ -366,7 +385,11 @@ fn run_event(
                 summary.latency.count()
             )?;
         }
-        anyhow::Ok(Status::Ok)
+        anyhow::Ok(if signalled.load(std::sync::atomic::Ordering::SeqCst) {
+            Status::Interrupted
+        } else {
+            Status::Ok
+        })
     });
     // A client's device may still be read by a blocking thread: do not
     // wait for it.

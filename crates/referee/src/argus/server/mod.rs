@@ -390,22 +390,40 @@ impl Event {
                 }));
             }
         }
+        // A resumed referee asked for any port takes the one its clients
+        // know, when it is free.
+        let earlier = match &start {
+            Start::Resume(state) => state.listening.clone(),
+            _ => None,
+        };
+        let mut moved_from = None;
         let (listener, local) = if opts.serial.is_empty() {
-            let address = opts.listen.unwrap_or_else(|| cfg.listen.clone());
-            let listener =
-                TcpListener::bind(&address)
-                    .await
-                    .map_err(|source| ServeError::Bind {
-                        address: address.clone(),
-                        source,
-                    })?;
-            let local = listener
-                .local_addr()
-                .map_err(|source| ServeError::Bind {
-                    address: address.clone(),
-                    source,
-                })?
-                .to_string();
+            let address = opts.listen.clone().unwrap_or_else(|| cfg.listen.clone());
+            let bind = |address: String| async move {
+                let listener =
+                    TcpListener::bind(&address)
+                        .await
+                        .map_err(|source| ServeError::Bind {
+                            address: address.clone(),
+                            source,
+                        })?;
+                let local = listener
+                    .local_addr()
+                    .map_err(|source| ServeError::Bind { address, source })?
+                    .to_string();
+                Ok::<_, ServeError>((listener, local))
+            };
+            let any_port = address.rsplit_once(':').is_some_and(|(_, p)| p == "0");
+            let (listener, local) = match earlier.filter(|_| any_port) {
+                Some(old) => match bind(old.clone()).await {
+                    Ok(bound) => bound,
+                    Err(_) => {
+                        moved_from = Some(old);
+                        bind(address).await?
+                    }
+                },
+                None => bind(address).await?,
+            };
             (Some(listener), local)
         } else {
             let names: Vec<String> = opts
@@ -435,6 +453,25 @@ impl Event {
             },
             start,
         )?;
+        if listener.is_some() {
+            runner.record_address(&local)?;
+        }
+        // Players an earlier run of this event started, still running (a
+        // kill of the referee leaves them): they would sign on against the
+        // ones started now.
+        for p in runner.previous_processes().to_vec() {
+            if tokio::task::block_in_place(|| end_process_group(p.pid, p.since)) {
+                let _ = notices.send(Notice::Status(format!(
+                    "ended {}'s program left by an earlier run (process {})",
+                    p.player, p.pid
+                )));
+            }
+        }
+        if let Some(old) = moved_from {
+            let _ = notices.send(Notice::Status(format!(
+                "the event listened on {old} before, which is taken now: clients must be pointed at {local}"
+            )));
+        }
         let spectators = Spectators::new(&cfg);
         if resuming {
             for r in runner.finished_records() {
@@ -531,17 +568,6 @@ impl Event {
                     tokio::time::sleep(Duration::from_millis(500)).await;
                 }
             }));
-        }
-        // Players an earlier run of this event started, still running (a
-        // kill of the referee leaves them): they would sign on against the
-        // ones started now.
-        for p in runner.previous_processes().to_vec() {
-            if tokio::task::block_in_place(|| end_process_group(p.pid, p.since)) {
-                shared.notice(Notice::Status(format!(
-                    "ended {}'s program left by an earlier run (process {})",
-                    p.player, p.pid
-                )));
-            }
         }
         let mut children: HashMap<String, Child> = HashMap::new();
         for p in &shared.cfg.players {

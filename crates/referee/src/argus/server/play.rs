@@ -364,7 +364,7 @@ pub(super) fn end_process_group(pid: u32, since: u64) -> bool {
             libc::kill(-id, libc::SIGTERM);
         }
         let deadline = Instant::now() + PROCESS_GRACE;
-        while Instant::now() < deadline && process_start_ticks(pid) == since {
+        while Instant::now() < deadline && process_start_ticks(pid) == since && !zombie(pid) {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         // SAFETY: as above.
@@ -378,6 +378,14 @@ pub(super) fn end_process_group(pid: u32, since: u64) -> bool {
         let _ = (pid, since);
         false
     }
+}
+
+/// Whether process `pid` has exited and waits to be reaped.
+fn zombie(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rfind(')')
+            .is_some_and(|i| stat[i + 1..].trim_start().starts_with('Z'))
+    })
 }
 
 /// How long a player's program has to exit after SIGTERM.
