@@ -157,9 +157,10 @@ pub struct Args {
     /// skipped with a warning).
     #[arg(long)]
     strict_options: bool,
-    /// Seconds to wait between one game and the next of each worker.
-    #[arg(long, value_name = "SECS", default_value_t = 0.0)]
-    wait: f64,
+    /// Milliseconds to wait between one game and the next of each worker
+    /// (cutechess-cli's -wait).
+    #[arg(long, value_name = "MS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
+    wait: u64,
 }
 
 fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
@@ -240,10 +241,7 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
             Some(PathBuf::from(file))
         }
     };
-    if !(args.wait.is_finite() && (0.0..=3600.0).contains(&args.wait)) {
-        return Err(output::usage("--wait takes seconds from 0 to 3600"));
-    }
-    plan.wait = Duration::from_secs_f64(args.wait);
+    plan.wait = Duration::from_millis(args.wait);
     plan.journal = args.journal.clone().or_else(|| {
         pgn.as_ref().map(|p| {
             let mut s = p.clone().into_os_string();

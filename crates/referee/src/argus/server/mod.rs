@@ -14,20 +14,26 @@
 //! Wrong or missing credentials, a second sign-on under a name in use, a
 //! handshake or idle timeout, or too many faults close the connection.
 //!
-//! The journal (§3.2 duty 9, [`crate::journal`]): the plan (event, date,
-//! players, pairings and the PGN file's length when the event began), then
-//! for each game `start`, every move with both clocks and its offer (a
-//! `move` line and a `clocks` line), and `end` with the record (or
-//! `discard` for an adjourned game). Each move is written and made durable
-//! (`fdatasync`) before the next `respond` goes out. [`BindOptions::resume`]
-//! reads it back: finished games are kept (the PGN file is cut back to its
-//! length at the start of the event and they are written again, so none is
-//! lost or doubled), games in progress continue from their last journaled
-//! move with the journaled clocks (the clients get `reset`, `inform`, the
-//! moves as `execute` records and then `respond`), and games not begun are
-//! played. A player's program restarted by the supervisor (`restart NAME`)
-//! puts its game on hold; the game resumes the same way once the program
-//! has signed on again.
+//! The journal (§3.2 duty 9) and the PGN are the event runner's
+//! ([`crate::runner`], shared with `rookery match`): the plan (players,
+//! schedule, the PGN file's length when the event began, the event's name
+//! and date), then for each game `start`, every move with both clocks and
+//! its offer (a `move` line and a `clocks` line), and `end` with the record
+//! (or `discard` for an adjourned game); the programs the referee starts
+//! (`process`, so a later run ends those a kill left behind) and the address
+//! it listens on. Each move is written and made durable (`fdatasync`)
+//! before the next `respond` goes out. [`EventStart::Resume`] reads it
+//! back: finished games are kept (the PGN file is cut back to its length at
+//! the start of the event and they are written again, so none is lost or
+//! doubled), games in progress continue from their last journaled move
+//! with the journaled clocks (the clients get `reset`, `inform`, the moves
+//! as `execute` records and then `respond`), and games not begun are
+//! played; an unfinished event's journal is never started over without
+//! `--resume` or `--fresh`. A player's program restarted by the supervisor
+//! (`restart NAME`) puts its game on hold; the game resumes the same way
+//! once the program has signed on again. A supervisor's stop (adjudicate,
+//! adjourn, shutdown) reaches the game loop as a [`crate::game::Stop`], so
+//! the players are told what the PGN records.
 //!
 //! Following the journal (§3.2 duty 10, [`super::standby`]): a
 //! `refreq sign_on` carrying `Token "OBSERVER_TOKEN"` (the event file's
