@@ -1,0 +1,92 @@
+//! Verdicts on input, end to end: a Result the last position contradicts
+//! (`pgn validate` warns, `pgn normalize --fix-results` corrects it as
+//! pgn-extract does).
+
+mod common;
+
+use common::rookery;
+use rookery_testkit::cmd::Cmd;
+use rookery_testkit::peer;
+use rookery_testkit::pgn_text;
+
+/// A file of rookery-pgn's test data.
+fn pgn_data(name: &str) -> String {
+    format!("{}/../pgn/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+const FIXRESULTTAGS: &str = "pe-fixresulttags-in.pgn";
+
+#[test]
+fn validate_warns_where_the_result_contradicts_the_last_position() {
+    let file = pgn_data(FIXRESULTTAGS);
+    let run = rookery(&["pgn", "validate", &file], b"");
+    run.assert_code(0);
+    for line in [
+        format!("{file}:7:1: warning: game 1: the final position is checkmate: Black won, but Result says 1-0"),
+        format!("{file}:21:1: warning: game 2: the final position is stalemate: a draw, but Result says 0-1"),
+        format!("{file}:42:1: warning: game 3: the final position is checkmate: White won, but Result says 1/2-1/2"),
+        format!("{file}:58:1: warning: game 4: the final position is checkmate: White won, but Result says 0-1"),
+        format!("{file}:73:1: warning: game 5: the final position is checkmate: White won, but Result says 1/2-1/2"),
+        "5 games, 0 with errors, 5 warnings".to_owned(),
+    ] {
+        run.assert_stdout_contains(&line);
+    }
+    // Strict: a warning counts as an error for the exit status.
+    rookery(&["pgn", "validate", "--strict", &file], b"").assert_code(1);
+    // In JSON, each is a warning of its game.
+    let json = rookery(&["pgn", "validate", "--json", &file], b"");
+    let first: serde_json::Value =
+        serde_json::from_str(json.stdout_text().lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (&first["line"], &first["severity"], &first["game"]),
+        (&7.into(), &"warning".into(), &1.into()),
+        "{first}"
+    );
+}
+
+/// What a game written in PGN says of its result: its Event (to pair the
+/// games), its Result tag and its game-termination marker.
+fn results(pgn: &str) -> Vec<(String, String, String)> {
+    pgn_text::games(pgn)
+        .iter()
+        .map(|g| {
+            let tag = |n| pgn_text::tag(g, n).unwrap_or("(none)").to_owned();
+            let marker = g.split_whitespace().last().unwrap_or("").to_owned();
+            (tag("Event"), tag("Result"), marker)
+        })
+        .collect()
+}
+
+/// `rookery pgn normalize --fix-results` corrects results as
+/// `pgn-extract --fixresulttags` does, game by game: on pgn-extract's own
+/// test file and on one case of each kind it corrects or leaves alone.
+#[test]
+fn fixed_results_are_pgn_extracts() {
+    let Some(pgn_extract) = peer::pgn_extract() else {
+        return;
+    };
+    for name in [FIXRESULTTAGS, "results/edge.pgn"] {
+        let file = pgn_data(name);
+        let theirs = Cmd::new(&pgn_extract)
+            .args(["-s", "--fixresulttags", &file])
+            .run();
+        theirs.assert_code(0);
+        let ours = rookery(&["pgn", "normalize", "--fix-results", &file], b"");
+        ours.assert_code(0);
+        let (theirs, ours) = (results(&theirs.stdout_text()), results(&ours.stdout_text()));
+        assert!(theirs.len() >= 5, "{name}: {theirs:?}");
+        assert_eq!(ours, theirs, "{name}");
+        // And without the flag the results are kept as they were (a
+        // missing or `*` Result tag is written as the marker says, as ever).
+        let kept = rookery(&["pgn", "normalize", &file], b"");
+        let input = std::fs::read_to_string(&file).unwrap();
+        let written = results(&kept.stdout_text());
+        assert_ne!(written, theirs, "{name}: something to correct");
+        for ((_, tag, marker), (_, in_tag, in_marker)) in written.iter().zip(results(&input)) {
+            assert_eq!(marker, &in_marker, "{name}");
+            if in_tag != "(none)" && in_tag != "*" {
+                assert_eq!(tag, &in_tag, "{name}");
+            }
+        }
+    }
+}
