@@ -1,13 +1,13 @@
 //! Verdicts on input, end to end: a Result the last position contradicts
 //! (`pgn validate` warns, `pgn normalize --fix-results` corrects it as
-//! pgn-extract does).
+//! pgn-extract does), and a binary file given as PGN (an error, exit 1).
 
 mod common;
 
 use common::rookery;
 use rookery_testkit::cmd::Cmd;
-use rookery_testkit::peer;
 use rookery_testkit::pgn_text;
+use rookery_testkit::{peer, TempDir};
 
 /// A file of rookery-pgn's test data.
 fn pgn_data(name: &str) -> String {
@@ -89,4 +89,43 @@ fn fixed_results_are_pgn_extracts() {
             }
         }
     }
+}
+
+/// A program is not PGN: `pgn validate` and `pgn stats` say so, at the
+/// first NUL byte, and exit 1, on one thread or several.
+#[test]
+fn a_binary_file_is_an_error_not_a_game() {
+    // The head of the test's own `rookery` (an executable every machine
+    // that runs the test has; all of it would only take longer).
+    let dir = TempDir::new("verdicts-binary");
+    let program = std::fs::read(env!("CARGO_BIN_EXE_rookery")).unwrap();
+    let head = &program[..program.len().min(1 << 18)];
+    let path = dir.write("program.pgn", head);
+    let binary = path.to_str().unwrap();
+    for jobs in ["1", "2"] {
+        let run = rookery(&["pgn", "validate", "--jobs", jobs, binary], b"");
+        run.assert_code(1);
+        let out = run.stdout_text();
+        let error = out
+            .lines()
+            .find(|l| l.contains(": error: "))
+            .unwrap_or_else(|| panic!("no error:\n{}", run.describe()));
+        assert!(error.starts_with(&format!("{binary}:1:")), "{error}");
+        assert!(error.contains("not PGN text: a NUL byte"), "{error}");
+        run.assert_stdout_contains("1 games, 1 with errors");
+        let stats = rookery(&["pgn", "stats", "--jobs", jobs, binary], b"");
+        stats.assert_code(1).assert_stderr_contains("not PGN text");
+    }
+    // On stdin too.
+    rookery(&["pgn", "validate", "-"], head)
+        .assert_code(1)
+        .assert_stdout_contains("<stdin>:1:");
+    // Text with a stray control character still reads.
+    let text = dir.write(
+        "odd.pgn",
+        "[Event \"a\"]\n\n1. e4 {a \u{7} bell} e5 1-0\n\u{1a}",
+    );
+    let run = rookery(&["pgn", "validate", text.to_str().unwrap()], b"");
+    run.assert_code(0)
+        .assert_stdout_contains("2 games, 0 with errors");
 }

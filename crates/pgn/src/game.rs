@@ -447,6 +447,18 @@ pub enum GameErrorKind {
         /// The line where the next game starts.
         resumed_at: u64,
     },
+    /// A NUL byte where a tag or a move was expected: the input is binary
+    /// data (a program, an image, an archive), not PGN text. See
+    /// [`Problem::NotText`].
+    #[error("not PGN text: a NUL byte where a tag or a move was expected (binary data?); {}",
+        match .resumed_at {
+            Some(line) => format!("skipped to line {line}, where a game starts"),
+            None => "the rest of the input is skipped".to_owned(),
+        })]
+    NotText {
+        /// The line where reading resumed at the next game, if one follows.
+        resumed_at: Option<u64>,
+    },
 }
 
 /// An error in one game: which game, where, and what.
@@ -1082,6 +1094,10 @@ impl Visitor for GameBuilder {
                 self.fail(at, GameErrorKind::UnclosedComment { resumed_at });
                 return;
             }
+            Problem::NotText { resumed_at } => {
+                self.fail(at, GameErrorKind::NotText { resumed_at });
+                return;
+            }
             Problem::UnmatchedClose => WarningKind::Malformed("')' with no open variation".into()),
             Problem::UnclosedVariations(n) => WarningKind::Malformed(format!(
                 "{n} variation(s) not closed at the end of the game"
@@ -1123,8 +1139,18 @@ impl Visitor for GameBuilder {
             }
             None => {
                 let from_tag = tag.and_then(|t| GameResult::from_ascii(t.trim().as_bytes()));
-                let at = self.last_loc;
-                self.warn(at, WarningKind::MissingResult);
+                // Binary data has no marker: its error says enough.
+                let binary = matches!(
+                    self.error,
+                    Some(GameError {
+                        kind: GameErrorKind::NotText { .. },
+                        ..
+                    })
+                );
+                if !binary {
+                    let at = self.last_loc;
+                    self.warn(at, WarningKind::MissingResult);
+                }
                 from_tag.unwrap_or(GameResult::Unknown)
             }
         };

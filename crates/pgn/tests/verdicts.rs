@@ -1,10 +1,16 @@
-//! What the reader says of a game's result: a Result tag or
-//! game-termination marker that the last position contradicts (mate,
-//! stalemate) is a warning at that tag or marker.
+//! What the reader says of a game's result and of input that is not text:
+//! a Result tag or game-termination marker that the last position
+//! contradicts (mate, stalemate) is a warning at that tag or marker; a NUL
+//! byte where a tag or a move was expected makes the game an error (binary
+//! data), and reading resumes at the next game's tags, if any.
+
+mod common;
 
 use rookery_core::Color;
 use rookery_pgn::stream::{run, Plan, Task};
-use rookery_pgn::{Detail, Ending, GameResult, Games, ReadGame, ResultSource, WarningKind};
+use rookery_pgn::{
+    Detail, Ending, GameErrorKind, GameResult, Games, ReadGame, ResultSource, WarningKind,
+};
 
 fn read(pgn: &[u8], detail: Detail) -> Vec<ReadGame> {
     Games::new(pgn)
@@ -234,4 +240,113 @@ fn normalize_fixes_results_only_when_asked() {
         diags[0].contains("checkmate: Black won, but Result says 1-0"),
         "{diags:?}"
     );
+}
+
+/// The first bytes of an ELF program (a NUL in the 8th byte), then more
+/// binary.
+const ELF_HEAD: &[u8] =
+    b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00>\x00\x01\x00\x00\x00";
+
+#[test]
+fn a_nul_byte_where_a_move_was_expected_is_binary_data() {
+    let mut input = ELF_HEAD.to_vec();
+    input.extend_from_slice(b"\n(1. e4 ]\x00 Nf3\n\x00\x00\x00");
+    for detail in [Detail::Full, Detail::Count] {
+        let games = read(&input, detail);
+        assert_eq!(games.len(), 1, "the rest is skipped");
+        let e = games[0].error.as_ref().expect("an error");
+        assert_eq!((e.at.line, e.at.col), (1, 8), "at the first NUL");
+        assert_eq!(e.kind, GameErrorKind::NotText { resumed_at: None });
+        assert!(
+            e.kind.to_string().starts_with("not PGN text: a NUL byte"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn reading_resumes_at_the_next_game_after_binary_data() {
+    let good = game(&[("Event", "good")], "1. e4 e5", "1-0");
+    let mut input = good.clone().into_bytes();
+    input.extend_from_slice(b"1. d4 \x00\x01\x02 [Event \"not a start\"]\n\xff\x00\n");
+    input.extend_from_slice(good.as_bytes());
+    let games = read(&input, Detail::Full);
+    let events: Vec<_> = games.iter().map(|g| g.game.tags.get("Event")).collect();
+    assert_eq!(events, [Some("good"), None, Some("good")]);
+    let e = games[1].error.as_ref().expect("the binary stretch");
+    assert_eq!((e.at.line, e.at.col), (5, 7));
+    assert_eq!(
+        e.kind,
+        GameErrorKind::NotText {
+            resumed_at: Some(7)
+        }
+    );
+    assert!(games[1].warnings.is_empty(), "{:?}", games[1].warnings);
+    assert!(games[2].error.is_none() && games[2].game.mainline.nodes.len() == 2);
+}
+
+/// Control characters short of a NUL, and a NUL in a comment, are text
+/// that reads: a DOS end-of-file mark, a stray byte in a comment.
+#[test]
+fn odd_bytes_in_text_still_read() {
+    let mut input = game(
+        &[("Event", "a")],
+        "1. e4 {a \x00 stray \x07 byte} e5 2. Nf3",
+        "*",
+    )
+    .into_bytes();
+    input.extend_from_slice(b"\x1a");
+    let games = read(&input, Detail::Full);
+    assert_eq!(games.len(), 2);
+    assert!(games.iter().all(|g| g.error.is_none()), "{games:?}");
+    assert_eq!(games[0].game.mainline.nodes.len(), 3);
+}
+
+/// However the input is cut into pieces, binary data reads as on one
+/// thread: one error, then the next game.
+#[test]
+fn binary_data_reads_the_same_on_several_threads() {
+    let good = game(&[("Event", "good")], "1. e4 e5 2. Nf3 Nc6", "1-0");
+    let mut input = Vec::new();
+    for _ in 0..5 {
+        input.extend_from_slice(good.as_bytes());
+    }
+    input.extend_from_slice(ELF_HEAD);
+    for i in 0..400u32 {
+        // Binary with newlines, `[` lines and results in it (cut points).
+        input.extend_from_slice(&i.to_le_bytes());
+        input.extend_from_slice(if i % 7 == 0 { b"\n[x 1-0\n" } else { b"\n" });
+    }
+    input.extend_from_slice(b"\n");
+    for _ in 0..5 {
+        input.extend_from_slice(good.as_bytes());
+    }
+    let one = run_plan(Plan::new(Task::Validate), &input);
+    assert_eq!(one.2, 1, "{:?}", one.1);
+    for chunk in [64, 100, 333, 1000] {
+        let plan = Plan {
+            jobs: 3,
+            chunk_bytes: chunk,
+            ..Plan::new(Task::Validate)
+        };
+        assert_eq!(run_plan(plan, &input), one, "pieces of {chunk} bytes");
+    }
+}
+
+/// No test file of the reader (real PGN from many programs, Latin-1 and
+/// UTF-8, a byte-order mark, odd spacing) is taken for binary data.
+#[test]
+fn no_pgn_test_file_is_binary() {
+    for bytes in common::data_files() {
+        for g in read(&bytes, Detail::Count) {
+            assert!(
+                !matches!(
+                    g.error.as_ref().map(|e| &e.kind),
+                    Some(GameErrorKind::NotText { .. })
+                ),
+                "{:?}",
+                g.error
+            );
+        }
+    }
 }
