@@ -1,6 +1,8 @@
 //! Verdicts on input, end to end: a Result the last position contradicts
 //! (`pgn validate` warns, `pgn normalize --fix-results` corrects it as
-//! pgn-extract does), and a binary file given as PGN (an error, exit 1).
+//! pgn-extract does), a binary file given as PGN (an error, exit 1), and
+//! `report` on a suite nobody analysed (an input error, exit 1; figures
+//! never recorded shown as not recorded).
 
 mod common;
 
@@ -128,4 +130,43 @@ fn a_binary_file_is_an_error_not_a_game() {
     let run = rookery(&["pgn", "validate", text.to_str().unwrap()], b"");
     run.assert_code(0)
         .assert_stdout_contains("2 games, 0 with errors");
+}
+
+/// `rookery report` on a suite nobody analysed (Win At Chess as published):
+/// an input error, said once with its place, exit 1; the report is still
+/// written, with the time and nodes nobody recorded as `–`, and the
+/// limits column whole.
+#[test]
+fn a_suite_nobody_analysed_is_an_input_error() {
+    let wac = format!(
+        "{}/../epd/tests/data/suites/wac.epd",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let run = rookery(&["report", &wac], b"");
+    run.assert_code(1).assert_stderr_contains(&format!(
+        "rookery: error: {wac}:1:1: no record is analysed (none of the 300 has pm, pv or ce)"
+    ));
+    assert_eq!(run.stderr_text().lines().count(), 1, "{}", run.describe());
+    let out = run.stdout_text();
+    let mut lines = out.lines();
+    let header = lines.next().unwrap_or_default();
+    let row = lines.next().unwrap_or_default();
+    assert!(row.contains("as recorded (acd, acn, acs)"), "{out}");
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        cells[cells.len() - 3..],
+        ["\u{2013}", "\u{2013}", "300"],
+        "{out}"
+    );
+    // The columns line up (in characters: the dash is three bytes).
+    assert_eq!(header.chars().count(), row.chars().count(), "{out}");
+    // JSON: null where nothing was recorded.
+    let json = rookery(&["report", "--json", &wac], b"");
+    json.assert_code(1);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout_text()).unwrap();
+    assert_eq!(v["summaries"][0]["nodes"], serde_json::Value::Null);
+    assert_eq!(
+        v["runs"][0]["positions"][0]["time_ms"],
+        serde_json::Value::Null
+    );
 }
