@@ -27,3 +27,4 @@ mod snapshots;
 mod uci_hostile;
 mod uci_python;
 mod usage;
+mod verdicts;

@@ -4,9 +4,7 @@
 //! `report` on a suite nobody analysed (an input error, exit 1; figures
 //! never recorded shown as not recorded).
 
-mod common;
-
-use common::rookery;
+use crate::common::rookery;
 use rookery_testkit::cmd::Cmd;
 use rookery_testkit::pgn_text;
 use rookery_testkit::{peer, TempDir};
