@@ -311,9 +311,6 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
                 [_] => positive(opt)?,
                 _ => return Err(refuse(opt.text(), "expected at most one number")),
             };
-            if !opt.values.is_empty() {
-                line.mark(Cutechess, opt.text());
-            }
             line.repeat = Some(n);
         }
         "sprt" => {
@@ -812,6 +809,15 @@ mod tests {
             "-repeat 2",
         );
         // fastchess: rounds of -games games; -repeat is -games 2.
+        // fastchess's -repeat N is -games N.
+        has(
+            &format!("fastchess {TWO} -rounds 10 -repeat 2"),
+            "--rounds 10 --games 2",
+        );
+        refused(
+            &format!("{TWO} -rounds 50 -repeat 2"),
+            "-rounds/-games/-repeat",
+        );
         has(
             &format!("fastchess {TWO} -rounds 100 -repeat"),
             "--rounds 100 --games 2",

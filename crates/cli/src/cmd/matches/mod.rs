@@ -185,7 +185,13 @@ pub struct Args {
     scoreinterval: u64,
     /// What is printed as the games go: rookery's lines, or those of
     /// cutechess-cli or fastchess.
-    #[arg(long, value_enum, default_value_t = Format::Rookery)]
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = Format::Rookery,
+        value_name = "rookery|cutechess|fastchess",
+        hide_possible_values = true
+    )]
     output: Format,
     /// With --output fastchess: penta=true (the default) reports game pairs
     /// (pentanomial), penta=false single games.
