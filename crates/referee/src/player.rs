@@ -1010,8 +1010,8 @@ impl Player for UciPlayer {
                     .map_err(PlayerError::from_host)?;
                 self.can_ponder = true;
             } else {
-                self.skipped
-                    .push("Ponder (the engine does not declare it, so it does not ponder)".into());
+                // Reported as an option it lacks: it does not ponder.
+                self.skipped.push("Ponder".into());
             }
         }
         Ok(())

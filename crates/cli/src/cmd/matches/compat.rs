@@ -535,8 +535,8 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
             opt.none()?;
             line.mark(Fastchess, opt.text());
         }
-        "help" => line.flag(&["--help"]),
-        "version" | "v" => line.flag(&["--version"]),
+        "help" | "h" => line.flag(&["--help"]),
+        "version" | "v" | "V" => line.flag(&["--version"]),
         "quick" | "use-affinity" | "check-mate-pvs" | "show-latency" | "testEnv" | "strict"
         | "crc32" | "startup-ms" | "ucinewgame-ms" | "ping-ms" | "compliance" => {
             return Err(refuse(
@@ -619,6 +619,14 @@ fn schedule(line: &Line, d: Dialect) -> Result<(u64, u64), CompatError> {
 
 fn finish(mut line: Line) -> Result<Vec<String>, CompatError> {
     use Dialect::{Cutechess, Fastchess};
+    // Help and version are all a line asks for when it asks for them.
+    if let Some(f) = line
+        .flags
+        .iter()
+        .find(|f| *f == "--help" || *f == "--version")
+    {
+        return Ok(vec![f.clone()]);
+    }
     let first = |d| line.marks.iter().find(|(m, _)| *m == d).map(|(_, w)| w);
     let dialect = match line.program {
         Some(d) => {
@@ -678,6 +686,17 @@ fn finish(mut line: Line) -> Result<Vec<String>, CompatError> {
             out.push("--engine".into());
             out.extend(e.iter().cloned());
             out.extend(line.each.iter().cloned());
+            // fastchess names an engine after its program (cutechess-cli,
+            // as rookery, after its `id name`).
+            let all = || e.iter().chain(&line.each);
+            let named = all().any(|w| w.starts_with("name=") || w.starts_with("conf="));
+            let program = all().filter_map(|w| w.strip_prefix("cmd=")).next_back();
+            if let (Fastchess, false, Some(cmd)) = (dialect, named, program) {
+                let stem = std::path::Path::new(cmd)
+                    .file_stem()
+                    .map_or(cmd.into(), |s| s.to_string_lossy());
+                out.push(format!("name={stem}"));
+            }
         }
         let (rounds, games) = schedule(&line, dialect)?;
         out.extend([
@@ -1013,6 +1032,8 @@ mod tests {
         assert!(!ok(&f("-autosaveinterval 20")).contains("autosave"));
         assert!(!ok(&f("-force-concurrency")).contains("force"));
         has(&c("-help"), "--help");
+        assert_eq!(ok("-h"), "--help");
+        assert_eq!(ok("fastchess -engine cmd=a -version"), "--version");
         has(&c("-version"), "--version");
         for w in [
             "-quick cmd=a",
@@ -1030,6 +1051,18 @@ mod tests {
         refused(&format!("stray {TWO}"), "stray");
         // rookery's own flags pass through, values and all.
         has(&c("--json --srand 7"), "--json --srand 7");
+    }
+
+    #[test]
+    fn fastchess_names_an_engine_after_its_program() {
+        has(
+            "fastchess -engine cmd=/opt/sf/stockfish.x86 -engine cmd=b name=B",
+            "--engine cmd=/opt/sf/stockfish.x86 name=stockfish --engine cmd=b name=B --rounds",
+        );
+        has(
+            "cutechess-cli -engine cmd=/opt/sf/stockfish -engine cmd=b",
+            "--engine cmd=/opt/sf/stockfish --engine cmd=b --rounds",
+        );
     }
 
     #[test]
