@@ -273,16 +273,7 @@ fn book_moves(opening: &Opening) -> Vec<MoveRecord> {
     let mut pos = opening.start.clone();
     let mut out = Vec::with_capacity(opening.moves.len());
     for &m in &opening.moves {
-        out.push(MoveRecord {
-            uci: rookery_core::UciMove::from_move(&pos, m, mode).to_string(),
-            san: crate::record::san_of(&pos, m),
-            book: true,
-            time_ms: 0,
-            clock_ms: None,
-            score: None,
-            depth: None,
-            nodes: None,
-        });
+        out.push(MoveRecord::book(&pos, m, mode));
         pos.play_unchecked(m);
     }
     out
