@@ -48,7 +48,7 @@ mod play;
 
 #[cfg(unix)]
 use conn::open_serial;
-use conn::{connection, tcp_connection, Out, Session};
+use conn::{connection, listen, log_health_notices, Gate, Out, Session, CLOSE_GRACE};
 use play::{interrupt, release, spawn_game, start_local, take_links, GameStart, Running, Stop};
 
 use super::config::EventConfig;
@@ -259,6 +259,8 @@ struct Shared {
     /// What the spectator page shows ([`super::web`]).
     spectators: Spectators,
     journal: Mutex<EventJournal>,
+    /// Who may connect and sign on ([`conn`]).
+    gate: Arc<Gate>,
 }
 
 impl Shared {
@@ -358,10 +360,11 @@ impl Event {
                 .collect();
             (None, format!("serial {}", names.join(",")))
         };
-        let log = EventLog::open(&cfg.log_dir).map_err(|source| ServeError::Io {
-            what: format!("log directory {}", cfg.log_dir.display()),
-            source,
-        })?;
+        let log = EventLog::open_reporting(&cfg.log_dir, log_health_notices(notices.clone()))
+            .map_err(|source| ServeError::Io {
+                what: format!("log directory {}", cfg.log_dir.display()),
+                source,
+            })?;
         let (journal, resumed, date) = if opts.resume {
             let (j, r) = resume_journal(&cfg, opts.pgn_base)?;
             let date = r.date.clone();
@@ -390,6 +393,7 @@ impl Event {
                     journal,
                     followers: Vec::new(),
                 }),
+                gate: Arc::new(Gate::new()),
             }),
             listener,
         })
@@ -424,17 +428,7 @@ impl Event {
         let shared = self.shared.clone();
         let mut tasks = Vec::new();
         if let Some(listener) = self.listener {
-            let shared = shared.clone();
-            tasks.push(tokio::spawn(async move {
-                loop {
-                    let Ok((stream, peer)) = listener.accept().await else {
-                        tokio::time::sleep(Duration::from_millis(10)).await;
-                        continue;
-                    };
-                    let shared = shared.clone();
-                    tokio::spawn(tcp_connection(shared, stream, peer));
-                }
-            }));
+            tasks.push(tokio::spawn(listen(shared.clone(), listener)));
         }
         #[cfg(not(unix))]
         if !self.serial.is_empty() {
@@ -716,8 +710,11 @@ impl Event {
             let _ = tx.send(Out::Record(Box::new(r)));
             let _ = tx.send(Out::Close);
         }
-        // Give the writers a moment to flush, and local clients to exit.
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        // The writers send `disconnect` once their quiet period is over.
+        shared
+            .gate
+            .drained(shared.cfg.quiet_period + CLOSE_GRACE)
+            .await;
         for (_, mut c) in children {
             let deadline = Instant::now() + Duration::from_secs(5);
             while Instant::now() < deadline {
