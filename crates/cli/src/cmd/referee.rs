@@ -6,7 +6,8 @@ use crate::output::{usage, Status};
 use anyhow::Context;
 use rookery_analysis::select::{EngineCommand, OptionWord};
 use rookery_referee::argus::client::{Client, ClientConfig, ClientEvent, Judgement, Target};
-use rookery_referee::argus::config::EventConfig;
+use rookery_referee::argus::config::{EventConfig, TOKEN_ENV};
+use rookery_referee::argus::protocol::printable;
 use rookery_referee::argus::server::{BindOptions, Control, Event, Notice};
 use rookery_referee::argus::standby::{self, Standby, StandbyEvent};
 use rookery_referee::argus::web::{self, WebServer};
@@ -115,9 +116,15 @@ struct ConnectArgs {
     /// The registered player name.
     #[arg(long)]
     name: String,
-    /// The player's secret.
-    #[arg(long)]
-    token: String,
+    /// The player's secret (visible to every user of the machine in the
+    /// process list: prefer --token-file or ROOKERY_TOKEN, which it
+    /// overrides).
+    #[arg(long, conflicts_with = "token_file")]
+    token: Option<String>,
+    /// A file whose first line is the player's secret (overrides
+    /// ROOKERY_TOKEN).
+    #[arg(long, value_name = "PATH")]
+    token_file: Option<PathBuf>,
     /// Resign at this score against (centipawns) held for --resign-moves moves; 0 never resigns.
     #[arg(long, default_value_t = 1000)]
     resign_cp: i32,
@@ -164,6 +171,9 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
 
 fn serve(a: ServeArgs) -> anyhow::Result<Status> {
     let cfg = EventConfig::read(&a.config).map_err(|e| usage(e.to_string()))?;
+    for w in cfg.warnings() {
+        eprintln!("warning: {}: {w}", a.config.display());
+    }
     if !a.serial.is_empty() && a.serial.len() != 2 {
         return Err(usage("--serial takes two devices: DEV1,DEV2"));
     }
@@ -273,6 +283,12 @@ fn run_event(
                 writeln!(out, "spectator page: http://{}/", p.local_addr())?;
             }
             out.flush()?;
+            if !serial {
+                warn_if_open("players' port", event.local_addr());
+            }
+            if let Some(p) = &page {
+                warn_if_open("spectator page", &p.local_addr().to_string());
+            }
         }
         if let Some(p) = page {
             let feed = event.feed();
@@ -283,11 +299,18 @@ fn run_event(
             });
         }
         let printer = tokio::spawn(async move {
+            // A notice carries what clients sent: escaped, never raw.
             while let Some(n) = notices.recv().await {
                 match n {
-                    Notice::Status(s) => println!("{}", s.trim_end()),
-                    n @ (Notice::GameOver(..) | Notice::Fault(..)) => eprintln!("{n}"),
-                    n if !background => eprintln!("{n}"),
+                    Notice::Status(s) => {
+                        for line in s.trim_end().lines() {
+                            println!("{}", printable(line));
+                        }
+                    }
+                    n @ (Notice::GameOver(..) | Notice::Fault(..)) => {
+                        eprintln!("{}", printable(&n.to_string()))
+                    }
+                    n if !background => eprintln!("{}", printable(&n.to_string())),
                     _ => {}
                 }
             }
@@ -346,7 +369,44 @@ fn run_event(
     result
 }
 
+/// Warns on stderr when `address` (a bound `ADDR:PORT`) is not loopback:
+/// the machine's network reaches it.
+fn warn_if_open(what: &str, address: &str) {
+    let open = match address.parse::<std::net::SocketAddr>() {
+        Ok(a) => !a.ip().is_loopback(),
+        Err(_) => true,
+    };
+    if open {
+        eprintln!(
+            "warning: the {what} {address} is reachable from the network, not only from this machine"
+        );
+    }
+}
+
+/// The player's token: `--token`, else `--token-file` (its first line),
+/// else the environment's `ROOKERY_TOKEN`.
+fn token(flag: Option<String>, file: Option<PathBuf>) -> anyhow::Result<String> {
+    let token = match (flag, file) {
+        (Some(t), _) => t,
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| usage(format!("--token-file {}: {e}", path.display())))?;
+            text.lines().next().unwrap_or("").to_string()
+        }
+        (None, None) => std::env::var(TOKEN_ENV).map_err(|_| {
+            usage(format!(
+                "no token: give --token-file PATH, the environment variable {TOKEN_ENV}, or --token"
+            ))
+        })?,
+    };
+    if token.is_empty() {
+        return Err(usage("the token is empty"));
+    }
+    Ok(token)
+}
+
 fn connect(a: ConnectArgs) -> anyhow::Result<Status> {
+    let secret = token(a.token, a.token_file)?;
     let mut engine = EngineConfig::builtin();
     engine.command = a
         .engine
@@ -371,7 +431,7 @@ fn connect(a: ConnectArgs) -> anyhow::Result<Status> {
         targets,
         engine,
         name: a.name,
-        token: a.token,
+        token: secret,
         judgement: Judgement {
             resign_cp: nonzero(a.resign_cp),
             resign_moves: a.resign_moves,
@@ -387,20 +447,28 @@ fn connect(a: ConnectArgs) -> anyhow::Result<Status> {
     let mut client = Client::new(cfg)?;
     let stop = AtomicBool::new(false);
     let verbose = a.verbose;
+    // What the referee sends is escaped, never printed raw.
     client.run(&stop, &mut |ev| match ev {
         ClientEvent::Record(sent, line) if verbose => {
-            eprintln!("{} {line}", if sent { ">" } else { "<" })
+            eprintln!("{} {}", if sent { ">" } else { "<" }, printable(&line))
         }
         ClientEvent::Record(..) => {}
-        ClientEvent::SignedOn(at) => eprintln!("signed on at {at}"),
-        ClientEvent::Fault(why) => eprintln!("referee fault: {why}"),
-        ClientEvent::GameOver(r, why) => eprintln!("game over: {r} {why}"),
+        ClientEvent::SignedOn(at) => eprintln!("signed on at {}", printable(&at)),
+        ClientEvent::Fault(why) => eprintln!("referee fault: {}", printable(&why)),
+        ClientEvent::GameOver(r, why) => {
+            eprintln!("game over: {} {}", printable(&r), printable(&why))
+        }
         ClientEvent::Retrying(why, after) if after.is_zero() => {
-            eprintln!("cannot sign on ({why}); trying the next referee")
+            eprintln!(
+                "cannot sign on ({}); trying the next referee",
+                printable(&why)
+            )
         }
-        ClientEvent::Retrying(why, after) => {
-            eprintln!("link lost ({why}); retrying in {} ms", after.as_millis())
-        }
+        ClientEvent::Retrying(why, after) => eprintln!(
+            "link lost ({}); retrying in {} ms",
+            printable(&why),
+            after.as_millis()
+        ),
     })?;
     Ok(Status::Ok)
 }
