@@ -369,14 +369,17 @@ fn run_event(
     result
 }
 
-/// Warns on stderr when `address` (a bound `ADDR:PORT`) is not loopback:
-/// the machine's network reaches it.
+/// Whether a bound `ADDR:PORT` is reached from the machine's network (it
+/// is not loopback).
+fn open_to_network(address: &str) -> bool {
+    address
+        .parse::<std::net::SocketAddr>()
+        .map_or(true, |a| !a.ip().is_loopback())
+}
+
+/// Warns on stderr when `address` is reached from the network.
 fn warn_if_open(what: &str, address: &str) {
-    let open = match address.parse::<std::net::SocketAddr>() {
-        Ok(a) => !a.ip().is_loopback(),
-        Err(_) => true,
-    };
-    if open {
+    if open_to_network(address) {
         eprintln!(
             "warning: the {what} {address} is reachable from the network, not only from this machine"
         );
@@ -471,4 +474,19 @@ fn connect(a: ConnectArgs) -> anyhow::Result<Status> {
         ),
     })?;
     Ok(Status::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_addresses_are_closed_to_the_network() {
+        for closed in ["127.0.0.1:7000", "127.0.0.2:1", "[::1]:7000"] {
+            assert!(!open_to_network(closed), "{closed}");
+        }
+        for open in ["0.0.0.0:7000", "[::]:7000", "192.168.1.5:7000", "host:7000"] {
+            assert!(open_to_network(open), "{open}");
+        }
+    }
 }

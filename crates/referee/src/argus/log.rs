@@ -485,7 +485,7 @@ mod tests {
             ),
             (format!("{start} refreq sign_on; Token hidden;"), "hidden"),
             // Not a record: the text is kept in c0, the secret is not.
-            (format!("garbage; Token \"n0t-epd\"; ((("), "n0t-epd"),
+            ("garbage; Token \"n0t-epd\"; (((".to_string(), "n0t-epd"),
         ] {
             let text = log_record(line.as_bytes(), Direction::Received, "B", at);
             assert!(!text.contains(secret), "{text}");
