@@ -13,7 +13,7 @@
 //! as soon as it is written (one `write` per line and file, no buffer to
 //! lose in a crash); the files are created readable by their owner only
 //! (mode 600); a `Token`'s secret is logged as
-//! [`REDACTED_TOKEN`](super::protocol::REDACTED_TOKEN); and a line is passed
+//! [`REDACTED_TOKEN`]; and a line is passed
 //! through [`printable`] so that a client's control characters never reach
 //! a terminal that shows the log. A write that fails is reported (the
 //! `report` of [`EventLog::open_reporting`], and [`EventLog::failed`]) and
