@@ -17,6 +17,7 @@ mod perft_stockfish;
 mod pgn_annotate;
 mod pgn_cli;
 mod referee_argus;
+mod referee_hostile;
 mod referee_resume;
 mod referee_runner;
 mod referee_spec_client;

@@ -303,6 +303,8 @@ pub(super) fn start_local(shared: &Shared, name: &str) -> Option<Child> {
     let mut command = std::process::Command::new(&argv[0]);
     command
         .args(&argv[1..])
+        // The token where only the player's own user reads it.
+        .env(crate::argus::config::TOKEN_ENV, &p.token)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(stderr);
