@@ -76,35 +76,85 @@ pub struct Scheduled {
 /// The schedule of `rounds` rounds with `games` games per encounter among
 /// `engines` engines.
 pub fn schedule(engines: usize, pairing: Pairing, rounds: usize, games: usize) -> Vec<Scheduled> {
-    let encounters: Vec<(usize, usize)> = match pairing {
-        Pairing::Gauntlet => (1..engines).map(|j| (0, j)).collect(),
-        Pairing::RoundRobin => (0..engines)
-            .flat_map(|i| (i + 1..engines).map(move |j| (i, j)))
-            .collect(),
-    };
-    let mut out = Vec::new();
-    let mut block = 0;
-    for round in 1..=rounds {
-        for &(a, b) in &encounters {
-            for g in 0..games {
-                // Sides swap every game of an encounter, across rounds too
-                // (as cutechess-cli does): with one game per round the
-                // colours still alternate from round to round.
-                let k = (round - 1) * games + g;
-                let (white, black) = if k % 2 == 0 { (a, b) } else { (b, a) };
-                out.push(Scheduled {
-                    number: out.len(),
-                    round,
-                    block,
-                    in_block: g,
-                    white,
-                    black,
-                });
-            }
-            block += 1;
+    let plan = Schedule::new(engines, pairing, rounds, games);
+    (0..plan.len()).map_while(|n| plan.get(n)).collect()
+}
+
+/// The same schedule as [`schedule`], each game worked out when asked for:
+/// for a holder that must not keep every game of a long event (a million
+/// rounds is a few numbers here, not a million entries).
+///
+/// ```
+/// use rookery_referee::schedule::{schedule, Pairing, Schedule};
+/// let plan = Schedule::new(3, Pairing::RoundRobin, 1_000_000, 2);
+/// assert_eq!(plan.len(), 6_000_000);
+/// assert_eq!(plan.get(4), schedule(3, Pairing::RoundRobin, 1, 2).get(4).copied());
+/// assert_eq!(plan.get(5_999_999).map(|g| g.round), Some(1_000_000));
+/// assert_eq!(plan.get(6_000_000), None);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    /// Who meets whom in a round, in order (lower index first).
+    encounters: Vec<(usize, usize)>,
+    rounds: usize,
+    games: usize,
+}
+
+impl Schedule {
+    /// The plan of `rounds` rounds with `games` games per encounter among
+    /// `engines` engines.
+    pub fn new(engines: usize, pairing: Pairing, rounds: usize, games: usize) -> Schedule {
+        let encounters = match pairing {
+            Pairing::Gauntlet => (1..engines).map(|j| (0, j)).collect(),
+            Pairing::RoundRobin => (0..engines)
+                .flat_map(|i| (i + 1..engines).map(move |j| (i, j)))
+                .collect(),
+        };
+        Schedule {
+            encounters,
+            rounds,
+            games,
         }
     }
-    out
+
+    /// Games in a round.
+    fn per_round(&self) -> usize {
+        self.encounters.len().saturating_mul(self.games)
+    }
+
+    /// How many games (saturating at `usize::MAX`).
+    pub fn len(&self) -> usize {
+        self.per_round().saturating_mul(self.rounds)
+    }
+
+    /// No game at all (fewer than two engines, or no rounds or games).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Game `number` (0-based), if the schedule has it.
+    pub fn get(&self, number: usize) -> Option<Scheduled> {
+        let per_round = self.per_round();
+        if per_round == 0 || number >= self.len() {
+            return None;
+        }
+        let (round0, in_round) = (number / per_round, number % per_round);
+        let (encounter, in_block) = (in_round / self.games, in_round % self.games);
+        let (a, b) = self.encounters[encounter];
+        // Sides swap every game of an encounter, across rounds too (as
+        // cutechess-cli does): with one game per round the colours still
+        // alternate from round to round.
+        let k = round0 * self.games + in_block;
+        let (white, black) = if k % 2 == 0 { (a, b) } else { (b, a) };
+        Some(Scheduled {
+            number,
+            round: round0 + 1,
+            block: round0 * self.encounters.len() + encounter,
+            in_block,
+            white,
+            black,
+        })
+    }
 }
 
 /// A start: a position and the moves played from it before the engines
@@ -448,6 +498,59 @@ mod tests {
         assert!(rr.iter().all(|s| s.white != s.black));
         assert_eq!(rr.iter().map(|s| s.block).max(), Some(5));
         assert_eq!(g.iter().map(|s| s.round).max(), Some(2));
+    }
+
+    /// Every game of the plan, as rounds, encounters and games nest: the
+    /// order the schedule is defined by.
+    fn nested(engines: usize, pairing: Pairing, rounds: usize, games: usize) -> Vec<Scheduled> {
+        let encounters: Vec<(usize, usize)> = match pairing {
+            Pairing::Gauntlet => (1..engines).map(|j| (0, j)).collect(),
+            Pairing::RoundRobin => (0..engines)
+                .flat_map(|i| (i + 1..engines).map(move |j| (i, j)))
+                .collect(),
+        };
+        let mut out = Vec::new();
+        for round in 1..=rounds {
+            for (e, &(a, b)) in encounters.iter().enumerate() {
+                for g in 0..games {
+                    let (white, black) = if ((round - 1) * games + g) % 2 == 0 {
+                        (a, b)
+                    } else {
+                        (b, a)
+                    };
+                    out.push(Scheduled {
+                        number: out.len(),
+                        round,
+                        block: (round - 1) * encounters.len() + e,
+                        in_block: g,
+                        white,
+                        black,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn any_game_of_the_plan_is_the_one_the_rounds_give() {
+        for pairing in [Pairing::RoundRobin, Pairing::Gauntlet] {
+            for engines in 0..6 {
+                for rounds in 0..4 {
+                    for games in 0..4 {
+                        let want = nested(engines, pairing, rounds, games);
+                        let plan = Schedule::new(engines, pairing, rounds, games);
+                        assert_eq!(plan.len(), want.len());
+                        assert_eq!(schedule(engines, pairing, rounds, games), want);
+                        assert_eq!(plan.get(want.len()), None);
+                    }
+                }
+            }
+        }
+        // Far too many games to list: still a length and any game.
+        let huge = Schedule::new(2, Pairing::RoundRobin, usize::MAX, 2);
+        assert_eq!(huge.len(), usize::MAX);
+        assert_eq!(huge.get(7).map(|g| (g.round, g.white)), Some((4, 1)));
     }
 
     #[test]
