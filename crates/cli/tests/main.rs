@@ -22,6 +22,7 @@ mod referee_resume;
 mod referee_runner;
 mod referee_spec_client;
 mod referee_web;
+mod referee_web_limits;
 mod report_chromium;
 mod report_cli;
 mod snapshots;

@@ -481,10 +481,10 @@ impl Event {
                 "the event listened on {old} before, which is taken now: clients must be pointed at {local}"
             )));
         }
-        let spectators = Spectators::new(&cfg);
+        let spectators = Spectators::new(&cfg, schedule);
         if resuming {
             for r in runner.finished_records() {
-                spectators.finished(r);
+                spectators.finished(r, runner.standings());
             }
         }
         Ok(Event {
@@ -687,7 +687,7 @@ impl Event {
                     };
                     match runner.finish(&g, &f)? {
                         Finished::Recorded | Finished::Decided(_) => {
-                            shared.spectators.finished(&f.record);
+                            shared.spectators.finished(&f.record, runner.standings());
                             shared.notice(Notice::GameOver(
                                 g.number + 1,
                                 f.record.white.clone(),
