@@ -331,13 +331,16 @@ mod tests {
     use std::sync::mpsc::{self, Receiver, Sender};
     use std::sync::{Arc, Mutex};
 
+    /// The engine of [`Scripted`]: the lines it answers to one it receives.
+    type Answer = Box<dyn FnMut(&str) -> Vec<String> + Send>;
+
     /// A transport whose engine is a closure answering each line sent,
     /// after an opening speech; what the host sent is recorded.
     struct Scripted {
         sent: Arc<Mutex<Vec<String>>>,
         tx: Sender<Incoming>,
         rx: Receiver<Incoming>,
-        answer: Box<dyn FnMut(&str) -> Vec<String> + Send>,
+        answer: Answer,
     }
 
     impl Scripted {
