@@ -373,6 +373,18 @@ fn resignations() {
         assert_eq!(g.record.termination, Termination::Normal, "{name}");
         assert_eq!(g.record.reason, "Black resigns", "{name}");
     }
+    // GNU Chess resigns right after its move: with that move, or (when the
+    // word comes late) at its next turn; the game is lost either way.
+    let engine = Engine {
+        turn: "reply; if [ $n = 2 ]; then echo resign; fi",
+        ..Engine::default()
+    };
+    let script = engine.script(&t, "after");
+    let mut black = xboard(&script, &[]);
+    let g = play(&setup(START, 10, "10+0.1"), &mut fixed(&WHITE), &mut black);
+    assert_eq!(g.record.reason, "Black resigns");
+    assert_eq!(g.record.outcome, GameOutcome::WhiteWins);
+    assert!([3, 5].contains(&g.record.moves.len()), "{:?}", ucis(&g));
 }
 
 /// The opponent's draw offer is relayed with `draw` (before its move);

@@ -21,6 +21,12 @@ use std::time::{Duration, Instant};
 /// `done=1`).
 pub const FEATURE_WAIT: Duration = Duration::from_secs(2);
 
+/// How long an engine may be silent during the feature wait before it is
+/// sent an empty line. GNU Chess 6 prints its features only as input
+/// arrives (its first ones not at all until then), and the engines tried
+/// (Fairy-Max, Phalanx, GNU Chess) ignore empty lines.
+pub const NUDGE_AFTER: Duration = Duration::from_millis(250);
+
 /// How many lines that are no CECP message are kept for diagnostics.
 const NOTES: usize = 100;
 
@@ -51,8 +57,9 @@ impl CecpHost {
     /// Agrees on features with an engine on `transport`: sends `xboard` and
     /// `protover 2`, answers every feature `accepted` or `rejected`, and
     /// waits for `done=1` (or [`FEATURE_WAIT`] when the engine sent no
-    /// `done=0`: a version 1 engine sends no features at all). Then sets the
-    /// options of `spec` ([`CecpHost::set_option`]).
+    /// `done=0`: a version 1 engine sends no features at all), sending an
+    /// empty line whenever the engine is silent for [`NUDGE_AFTER`]. Then
+    /// sets the options of `spec` ([`CecpHost::set_option`]).
     ///
     /// # Errors
     /// [`HostError::Timeout`] (no `done=1` after `done=0`),
@@ -84,7 +91,8 @@ impl CecpHost {
         let mut waiting_for_done = false;
         'features: loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.recv(left)? {
+            match self.recv(left.min(NUDGE_AFTER))? {
+                None if !left.is_zero() => self.send_line("")?,
                 None if waiting_for_done => {
                     return Err(HostError::Timeout {
                         waiting_for: "feature done=1",
@@ -385,6 +393,12 @@ mod tests {
         }
     }
 
+    /// The lines sent, without the empty ones (the nudges of the wait).
+    fn non_empty(sent: &Mutex<Vec<String>>) -> Vec<String> {
+        let sent = sent.lock().unwrap();
+        sent.iter().filter(|l| !l.is_empty()).cloned().collect()
+    }
+
     fn quick() -> Timeouts {
         Timeouts {
             handshake: Duration::from_secs(5),
@@ -458,7 +472,23 @@ mod tests {
         assert_eq!(host.version(), 1);
         assert_eq!(host.name(), "oldchess");
         assert_eq!(*host.features(), Features::default());
-        assert_eq!(*sent.lock().unwrap(), ["xboard", "protover 2"]);
+        assert_eq!(non_empty(&sent), ["xboard", "protover 2"]);
+    }
+
+    /// An engine that says nothing until input arrives (GNU Chess 6) is
+    /// sent empty lines until it does.
+    #[test]
+    fn a_silent_engine_is_nudged_into_its_features() {
+        let (t, sent) = Scripted::new(&[], |line| match line {
+            "" => vec!["feature done=0".into(), "feature ping=1 setboard=1".into()],
+            "accepted setboard" => vec!["feature done=1".into()],
+            _ => vec![],
+        });
+        let host = CecpHost::with_transport(EngineSpec::new("e"), quick(), Box::new(t)).unwrap();
+        assert!(host.features().ping && host.features().setboard);
+        let sent = sent.lock().unwrap();
+        assert_eq!(sent[..3], ["xboard", "protover 2", ""]);
+        assert_eq!(sent.last().map(String::as_str), Some("accepted done"));
     }
 
     /// Features without `done`: taken in the wait of the protocol.
@@ -472,7 +502,7 @@ mod tests {
         assert_eq!(host.version(), 2);
         assert!(host.features().usermove && host.features().san);
         assert_eq!(
-            *sent.lock().unwrap(),
+            non_empty(&sent),
             ["xboard", "protover 2", "accepted usermove", "accepted san"]
         );
     }
