@@ -414,7 +414,11 @@ fn comment_text(reason: &str) -> String {
 
 impl Player for XboardPlayer {
     fn name(&self) -> &str {
-        &self.name
+        // An engine's `myname` may come after the handshake (GNU Chess).
+        match (&self.config.name, &self.host) {
+            (None, Some(host)) => host.name(),
+            _ => &self.name,
+        }
     }
 
     fn new_game(&mut self, chess960: bool) -> Result<(), PlayerError> {

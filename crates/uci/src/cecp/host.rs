@@ -15,10 +15,11 @@ use crate::host::{
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-/// How long an engine has to send its features after `protover 2` before
-/// it is taken for a protocol version 1 engine (CECP §9: two seconds),
-/// unless it said `done=0` (then it has [`Timeouts::handshake`] to say
-/// `done=1`).
+/// How long an engine has to send its features before it is taken for a
+/// protocol version 1 engine (CECP §9: two seconds after `protover 2`;
+/// here after its first line, as GNU Chess 6 on a busy machine may take
+/// longer to say anything at all), unless it said `done=0` (then it has
+/// [`Timeouts::handshake`] to say `done=1`).
 pub const FEATURE_WAIT: Duration = Duration::from_secs(2);
 
 /// How long an engine may be silent during the feature wait before it is
@@ -38,6 +39,7 @@ pub struct CecpHost {
     features: Features,
     /// 2 once the engine has sent a feature, 1 before.
     version: u32,
+    /// The program's file name.
     name: String,
     next_ping: u64,
     notes: VecDeque<String>,
@@ -56,9 +58,10 @@ impl CecpHost {
 
     /// Agrees on features with an engine on `transport`: sends `xboard` and
     /// `protover 2`, answers every feature `accepted` or `rejected`, and
-    /// waits for `done=1` (or [`FEATURE_WAIT`] when the engine sent no
-    /// `done=0`: a version 1 engine sends no features at all), sending an
-    /// empty line whenever the engine is silent for [`NUDGE_AFTER`]. Then
+    /// waits for `done=1` (or [`FEATURE_WAIT`] from its first line when it
+    /// sent no `done=0`: a version 1 engine sends no features at all; an
+    /// engine that says nothing is waited for up to [`Timeouts::handshake`]),
+    /// sending an empty line whenever it is silent for [`NUDGE_AFTER`]. Then
     /// sets the options of `spec` ([`CecpHost::set_option`]).
     ///
     /// # Errors
@@ -70,13 +73,17 @@ impl CecpHost {
         timeouts: Timeouts,
         transport: Box<dyn Transport>,
     ) -> Result<CecpHost, HostError> {
+        let name = spec.path.file_name().map_or_else(
+            || "engine".to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         let mut host = CecpHost {
             spec,
             timeouts,
             transport,
             features: Features::default(),
             version: 1,
-            name: String::new(),
+            name,
             next_ping: 1,
             notes: VecDeque::new(),
         };
@@ -87,11 +94,19 @@ impl CecpHost {
     fn handshake(&mut self) -> Result<(), HostError> {
         self.send(&Command::Xboard)?;
         self.send(&Command::Protover(2))?;
-        let mut deadline = Instant::now() + FEATURE_WAIT;
+        // Silent, the engine may still be starting: the protocol's wait
+        // counts from its first line (as long as a handshake may take).
+        let mut deadline = Instant::now() + self.timeouts.handshake.max(FEATURE_WAIT);
+        let mut heard = false;
         let mut waiting_for_done = false;
         'features: loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.recv(left.min(NUDGE_AFTER))? {
+            let msg = self.recv(left.min(NUDGE_AFTER))?;
+            if msg.is_some() && !heard {
+                heard = true;
+                deadline = Instant::now() + FEATURE_WAIT;
+            }
+            match msg {
                 None if !left.is_zero() => self.send_line("")?,
                 None if waiting_for_done => {
                     return Err(HostError::Timeout {
@@ -115,22 +130,19 @@ impl CecpHost {
                 Some(_) => {}
             }
         }
-        self.name = match &self.features.myname {
-            Some(n) if !n.trim().is_empty() => n.trim().to_string(),
-            _ => self.spec.path.file_name().map_or_else(
-                || "engine".to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            ),
-        };
         for (name, value) in self.spec.options.clone() {
             self.set_option(&name, value.as_deref())?;
         }
         Ok(())
     }
 
-    /// The engine's name: its `myname` feature, or its program's file name.
+    /// The engine's name: its `myname` feature (which may come late), or
+    /// its program's file name.
     pub fn name(&self) -> &str {
-        &self.name
+        match &self.features.myname {
+            Some(n) if !n.trim().is_empty() => n.trim(),
+            _ => &self.name,
+        }
     }
 
     /// The features agreed on.
@@ -401,7 +413,7 @@ mod tests {
 
     fn quick() -> Timeouts {
         Timeouts {
-            handshake: Duration::from_secs(5),
+            handshake: Duration::from_secs(10),
             ready: Duration::from_secs(5),
             ..Timeouts::default()
         }
@@ -489,6 +501,40 @@ mod tests {
         let sent = sent.lock().unwrap();
         assert_eq!(sent[..3], ["xboard", "protover 2", ""]);
         assert_eq!(sent.last().map(String::as_str), Some("accepted done"));
+    }
+
+    /// An engine that says nothing at all is waited for as long as a
+    /// handshake may take (here: until its twelfth empty line, three
+    /// seconds of nudges), then it is heard; one that never speaks is taken
+    /// for a version 1 engine.
+    #[test]
+    fn a_silent_engine_is_waited_for() {
+        let mut nudges = 0;
+        let (t, _) = Scripted::new(&[], move |line| {
+            if line.is_empty() {
+                nudges += 1;
+            }
+            if line.is_empty() && nudges == 12 {
+                vec!["Chess".into(), "feature done=0 ping=1".into()]
+            } else if line == "accepted ping" {
+                vec!["feature done=1".into()]
+            } else {
+                vec![]
+            }
+        });
+        let host = CecpHost::with_transport(EngineSpec::new("slow"), quick(), Box::new(t)).unwrap();
+        assert_eq!(host.version(), 2);
+        assert!(host.features().ping);
+
+        let (t, sent) = Scripted::new(&[], |_| vec![]);
+        let timeouts = Timeouts {
+            handshake: Duration::from_millis(2500),
+            ..quick()
+        };
+        let host =
+            CecpHost::with_transport(EngineSpec::new("mute"), timeouts, Box::new(t)).unwrap();
+        assert_eq!(host.version(), 1);
+        assert_eq!(non_empty(&sent), ["xboard", "protover 2"]);
     }
 
     /// Features without `done`: taken in the wait of the protocol.
