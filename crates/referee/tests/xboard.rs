@@ -25,11 +25,13 @@ const BLACK: [&str; 6] = ["e7e5", "b8c6", "g8f6", "f8c5", "d7d6", "e8g8"];
 
 /// A CECP engine as a shell script. It appends every line it receives to
 /// `log` (and `start` when it starts), answers `protover 2` with
-/// `features` (whole lines), `ping N` with `pong N`, and when on move
+/// `features` (whole lines; `banner` it prints at once), `ping N` with `pong N`, and when on move
 /// (after `go`, or after a move while it plays a side) runs `turn`, which by
 /// default prints a thinking line and the next of `replies` (`$n` counts
 /// the turns). `extra` holds `case` branches tried before the others.
 struct Engine<'a> {
+    /// Printed at start (before any command).
+    banner: &'a str,
     features: &'a [&'a str],
     replies: &'a [&'a str],
     turn: &'a str,
@@ -39,6 +41,7 @@ struct Engine<'a> {
 impl Default for Engine<'_> {
     fn default() -> Self {
         Engine {
+            banner: "",
             features: &[
                 "feature done=0",
                 "feature ping=1 setboard=1 usermove=1 myname=\"Mock 1\"",
@@ -64,6 +67,7 @@ impl Engine<'_> {
             &format!(
                 r#"log='{log}'
 echo start >> "$log"
+{banner}
 replies='{replies}'
 n=0
 playing=0
@@ -94,6 +98,11 @@ done
                 log = log.display(),
                 replies = self.replies.join(" "),
                 turn = self.turn,
+                banner = if self.banner.is_empty() {
+                    String::new()
+                } else {
+                    format!("echo '{}'", self.banner)
+                },
                 extra = self.extra,
             ),
         )
@@ -281,13 +290,14 @@ fn a_game_in_step_with_the_protocol() {
     assert_eq!(lines.last().map(String::as_str), Some("quit"));
 }
 
-/// A protocol version 1 engine (no features: the host waits the protocol's
-/// two seconds) plays with bare moves, without ping, and gets a position
+/// A protocol version 1 engine (a banner, no features: the host waits the
+/// protocol's two seconds) plays with bare moves, without ping, and gets a position
 /// with Black to move through edit mode (`a2a3` first, CECP §8).
 #[test]
 fn a_version_1_engine_gets_bare_moves_and_edit_mode() {
     let t = TempDir::new("xboard-v1");
     let engine = Engine {
+        banner: "Chess",
         features: &[],
         replies: &["e7e5", "b8c6", "g8f6"],
         ..Engine::default()
