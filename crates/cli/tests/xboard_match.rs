@@ -135,7 +135,10 @@ fn fairy_max_plays_the_builtin_engine() {
         .flat_map(|g| [&g["white"], &g["black"]])
         .filter_map(Value::as_str)
         .collect();
-    assert!(names.contains(&"Fairy-Max 5.0b"), "{names:?}");
+    assert!(
+        names.iter().any(|n| n.starts_with("Fairy-Max")),
+        "its myname: {names:?}"
+    );
     let sent = said(&log, "fairymax", "<");
     for line in [
         "protover 2",
@@ -171,7 +174,9 @@ fn phalanx_plays_the_builtin_engine() {
         &["--maxmoves", "20"],
     );
     assert!(
-        games.iter().any(|g| g["white"] == "Phalanx XXV"),
+        games.iter().any(|g| g["white"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("Phalanx"))),
         "{games:#?}"
     );
     assert!(said(&log, "phalanx", ">")

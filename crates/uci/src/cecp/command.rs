@@ -529,6 +529,33 @@ mod tests {
         }
     }
 
+    /// What `rookery match` sent to Fairy-Max, Phalanx and GNU Chess (the
+    /// fuzz target's seeds) reads back as it was written.
+    #[test]
+    fn what_the_host_sent_round_trips() {
+        let seeds = concat!(
+            include_str!("../../../../fuzz/corpus/cecp_command/seed-host"),
+            include_str!("../../../../fuzz/corpus/cecp_command/seed-hostile")
+        );
+        for line in seeds.lines() {
+            round_trip(line);
+            let e = EditCommand::parse(line);
+            assert_eq!(EditCommand::parse(&e.to_string()), e, "{line:?}");
+        }
+        // Empty lines are the nudges of the feature wait.
+        for line in include_str!("../../../../fuzz/corpus/cecp_command/seed-host")
+            .lines()
+            .filter(|l| !l.is_empty())
+        {
+            let c = Command::parse(line);
+            let e = EditCommand::parse(line);
+            assert!(
+                !matches!(c, Command::Unknown(_)) || !matches!(e, EditCommand::Unknown(_)),
+                "rookery sent {line:?}, which reads as no command"
+            );
+        }
+    }
+
     /// Any line reads without panicking, and what it reads as writes back
     /// as one line that reads the same.
     #[test]

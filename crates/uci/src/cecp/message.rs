@@ -680,6 +680,27 @@ mod tests {
         assert!(matches!(round_trip("pong x"), Message::Unknown(_)));
     }
 
+    /// What Fairy-Max, Phalanx and GNU Chess said in `rookery match` (the
+    /// fuzz target's seeds) reads as messages that write back unchanged,
+    /// their moves and thinking lines among them.
+    #[test]
+    fn real_engine_output_round_trips() {
+        let seeds = concat!(
+            include_str!("../../../../fuzz/corpus/cecp_message/seed-engines"),
+            include_str!("../../../../fuzz/corpus/cecp_message/seed-hostile")
+        );
+        let read: Vec<Message> = seeds.lines().map(round_trip).collect();
+        let has = |f: fn(&Message) -> bool| read.iter().any(f);
+        assert!(has(|m| matches!(m, Message::Move(_))));
+        assert!(has(|m| matches!(m, Message::Thinking(t) if !t.is_book())));
+        assert!(has(|m| matches!(m, Message::Thinking(t) if t.is_book())));
+        assert!(has(|m| matches!(m, Message::Feature(_))));
+        assert!(has(|m| matches!(m, Message::Pong(_))));
+        assert!(has(|m| matches!(m, Message::Tell { .. })));
+        assert!(has(|m| matches!(m, Message::Debug(_))));
+        assert!(has(|m| matches!(m, Message::Unknown(_))));
+    }
+
     /// Any line (printable or not) reads without panicking, and what it
     /// reads as writes back as one line that reads the same.
     #[test]
