@@ -22,13 +22,15 @@
 //! # Time controls
 //!
 //! A clock is `level MPS BASE INC` (the base in whole seconds; the exact
-//! time goes with every move in `time`/`otim`, in centiseconds); a fixed
-//! time per move is `st` in whole seconds (the protocol has no fractions:
-//! `st=0.5` is sent as `st 0`, which engines take as "move at once"); a
-//! depth limit is `sd`; a node limit is `st 1` with `nps N` (a node rate of
-//! N per second makes one second N nodes), which an engine that does not
-//! know `nps` cannot play (a start failure, not a silent change). A clock,
-//! a fixed time and a node limit cannot be told together.
+//! time goes with every move in `time`/`otim`, in centiseconds). A fixed
+//! time per move is `st` in whole seconds: the protocol has no fractions,
+//! so `st=0.5` is sent as `st 0`, which engines take as "move at once";
+//! GNU Chess uses all of `st 1` and a few milliseconds more, so give it
+//! `timemargin=`. A depth limit is `sd`. A node limit is `st 1` with
+//! `nps N` (a node rate of N per second makes one second N nodes), which
+//! an engine that does not know `nps` cannot play (a start failure, not a
+//! silent change). A clock, a fixed time and a node limit cannot be told
+//! together. Pondering is always off (`easy`).
 //!
 //! # What an engine says
 //!
