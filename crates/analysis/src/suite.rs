@@ -51,8 +51,8 @@ pub fn score_record(
         ..PositionResult::unanswered(index, fen, target.expected(pos), target.max_points())
     };
     let Some(a) = analysis else { return row };
-    row.nodes = a.nodes;
-    row.time_ms = a.elapsed.as_millis() as u64;
+    row.nodes = Some(a.nodes);
+    row.time_ms = Some(a.elapsed.as_millis() as u64);
     row.depth = Some(a.depth);
     row.score = a.score;
     row.pv = line_san(pos, &a.pv);

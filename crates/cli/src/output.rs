@@ -18,6 +18,9 @@ pub enum Status {
     Ok,
     /// The input had errors; they were reported and the rest was processed.
     InputErrors,
+    /// Stopped by an interrupt (Ctrl-C, SIGTERM) after saving its work;
+    /// exit status 130, as a shell reports a command ended by SIGINT.
+    Interrupted,
 }
 
 /// A usage error: the flags make no sense together (exit status 2).
@@ -44,6 +47,7 @@ pub fn finish(result: anyhow::Result<Status>) -> ExitCode {
     match result {
         Ok(Status::Ok) => ExitCode::SUCCESS,
         Ok(Status::InputErrors) => ExitCode::from(1),
+        Ok(Status::Interrupted) => ExitCode::from(130),
         Err(e) => {
             if e.chain().any(|c| {
                 c.downcast_ref::<io::Error>()

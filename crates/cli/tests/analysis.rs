@@ -4,21 +4,11 @@
 
 use rookery_core::{Position, SanPlus};
 use rookery_epd::Record;
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
-use rookery_testkit::cmd::{argv, assert_contains_all, Cmd};
+use crate::common::{rookery, s, stockfish};
+use rookery_testkit::cmd::{argv, assert_contains_all, Run};
 use rookery_testkit::TempDir;
-
-/// A path as an argument (the tests' paths are UTF-8).
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn rookery<S: AsRef<OsStr>>(args: &[S]) -> Output {
-    Cmd::new(env!("CARGO_BIN_EXE_rookery")).args(args).output()
-}
 
 /// Each test's own temporary directory, removed when the test ends.
 fn tmp(tag: &str) -> TempDir {
@@ -40,12 +30,6 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"start\";
 /// The suite, written into the test's own directory.
 fn write_suite(dir: &TempDir) -> PathBuf {
     dir.write("suite.epd", SUITE)
-}
-
-/// Stockfish on PATH (or /usr/games); missing: the test fails under CI,
-/// else is skipped with a note.
-fn stockfish() -> Option<String> {
-    rookery_testkit::peer::stockfish().map(|p| p.to_string_lossy().into_owned())
 }
 
 /// Whether the side to move can force mate within `moves` moves.
@@ -125,10 +109,13 @@ fn check_analyse(output: &str) {
 fn analyse_builtin() {
     let dir = tmp("analyse_builtin");
     let suite = write_suite(&dir);
-    let o = rookery(&argv(
-        "epd analyse {suite} --depth 5 --pm --acn --acs --jobs 2",
-        &[("suite", s(&suite))],
-    ));
+    let o = rookery(
+        &argv(
+            "epd analyse {suite} --depth 5 --pm --acn --acs --jobs 2",
+            &[("suite", s(&suite))],
+        ),
+        b"",
+    );
     assert_eq!(o.status.code(), Some(1), "the unreadable line makes exit 1");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("suite.epd:4:"), "{err}");
@@ -142,10 +129,13 @@ fn analyse_stockfish() {
     let Some(sf) = stockfish() else { return };
     let dir = tmp("analyse_stockfish");
     let suite = write_suite(&dir);
-    let o = rookery(&argv(
-        "epd analyse {suite} --engine {sf} --depth 8 --pm --option Hash=16",
-        &[("suite", s(&suite)), ("sf", &sf)],
-    ));
+    let o = rookery(
+        &argv(
+            "epd analyse {suite} --engine {sf} --depth 8 --pm --option Hash=16",
+            &[("suite", s(&suite)), ("sf", &sf)],
+        ),
+        b"",
+    );
     assert_eq!(o.status.code(), Some(1));
     check_analyse(&String::from_utf8_lossy(&o.stdout));
 }
@@ -153,7 +143,7 @@ fn analyse_stockfish() {
 /// Exit status 1 with errors reported only for the suite's unreadable line
 /// 4 (once per pass); the unreadable record is the only one that failed, the
 /// engine failed on none.
-fn check_exit_1_for_line_4_only(o: &Output) {
+fn check_exit_1_for_line_4_only(o: &Run) {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     let errors: Vec<&str> = err.lines().filter(|l| l.contains(": error: ")).collect();
@@ -205,14 +195,17 @@ fn mate_within_reply(after: &Position, moves: u32) -> bool {
 fn mate_builtin_in_passes() {
     let dir = tmp("mate_builtin_in_passes");
     let suite = write_suite(&dir);
-    let suite = suite.to_str().unwrap();
+    let suite = s(&suite);
     // Mates of 1, then of up to 2 moves, with the mating lines.
     let passes = ["--moves", "1", "--up-to", "2"];
-    let o = rookery(&[&["epd", "mate", suite, "--depth", "6", "--pv"], &passes[..]].concat());
+    let o = rookery(
+        &[&["epd", "mate", suite, "--depth", "6", "--pv"], &passes[..]].concat(),
+        b"",
+    );
     // The unreadable line (4) is reported and makes exit 1; nothing else may fail.
     check_exit_1_for_line_4_only(&o);
     check_mate(&String::from_utf8_lossy(&o.stdout), 2);
-    let o = rookery(&["epd", "mate", suite, "--depth", "6", "--moves", "1"]);
+    let o = rookery(&["epd", "mate", suite, "--depth", "6", "--moves", "1"], b"");
     check_exit_1_for_line_4_only(&o);
     check_mate(&String::from_utf8_lossy(&o.stdout), 1);
 }
@@ -222,10 +215,13 @@ fn mate_stockfish() {
     let Some(sf) = stockfish() else { return };
     let dir = tmp("mate_stockfish");
     let suite = write_suite(&dir);
-    let o = rookery(&argv(
-        "epd mate --moves 2 {suite} --engine {sf} --movetime 500",
-        &[("suite", s(&suite)), ("sf", &sf)],
-    ));
+    let o = rookery(
+        &argv(
+            "epd mate --moves 2 {suite} --engine {sf} --movetime 500",
+            &[("suite", s(&suite)), ("sf", &sf)],
+        ),
+        b"",
+    );
     check_exit_1_for_line_4_only(&o);
     check_mate(&String::from_utf8_lossy(&o.stdout), 2);
 }
@@ -255,27 +251,36 @@ fn check_target(output: &str) {
 fn target_builtin_and_stockfish() {
     let dir = tmp("target_builtin_and_stockfish");
     let suite = write_suite(&dir);
-    let o = rookery(&["epd", "target", suite.to_str().unwrap(), "--depth", "5"]);
+    let o = rookery(&["epd", "target", s(&suite), "--depth", "5"], b"");
     check_exit_1_for_line_4_only(&o);
     check_target(&String::from_utf8_lossy(&o.stdout));
     // A soft limit: the engine's own time management decides.
-    let o = rookery(&argv(
-        "epd target {suite} --soft-movetime 50",
-        &[("suite", s(&suite))],
-    ));
+    let o = rookery(
+        &argv(
+            "epd target {suite} --soft-movetime 50",
+            &[("suite", s(&suite))],
+        ),
+        b"",
+    );
     check_exit_1_for_line_4_only(&o);
     check_target(&String::from_utf8_lossy(&o.stdout));
     if let Some(sf) = stockfish() {
-        let o = rookery(&argv(
-            "epd target {suite} --engine {sf} --soft-movetime 50",
-            &[("suite", s(&suite)), ("sf", &sf)],
-        ));
+        let o = rookery(
+            &argv(
+                "epd target {suite} --engine {sf} --soft-movetime 50",
+                &[("suite", s(&suite)), ("sf", &sf)],
+            ),
+            b"",
+        );
         check_exit_1_for_line_4_only(&o);
         check_target(&String::from_utf8_lossy(&o.stdout));
-        let o = rookery(&argv(
-            "epd target {suite} --engine {sf} --movetime 100 --jobs 2",
-            &[("suite", s(&suite)), ("sf", &sf)],
-        ));
+        let o = rookery(
+            &argv(
+                "epd target {suite} --engine {sf} --movetime 100 --jobs 2",
+                &[("suite", s(&suite)), ("sf", &sf)],
+            ),
+            b"",
+        );
         check_exit_1_for_line_4_only(&o);
         check_target(&String::from_utf8_lossy(&o.stdout));
     }
@@ -296,18 +301,21 @@ fn script(dir: &TempDir, name: &str, on_go: &str) -> PathBuf {
 }
 
 /// pfts over `suite` with an external `engine` at 50 ms, writing `out`.
-fn target_with_engine(suite: &Path, engine: &Path, out: &Path, jobs: u32) -> Output {
+fn target_with_engine(suite: &Path, engine: &Path, out: &Path, jobs: u32) -> Run {
     let jobs = jobs.to_string();
-    rookery(&argv(
-        "epd target {suite} --engine {engine} --movetime 50 -o {out} --jobs \
+    rookery(
+        &argv(
+            "epd target {suite} --engine {engine} --movetime 50 -o {out} --jobs \
          {jobs}",
-        &[
-            ("suite", s(suite)),
-            ("engine", s(engine)),
-            ("out", s(out)),
-            ("jobs", &jobs),
-        ],
-    ))
+            &[
+                ("suite", s(suite)),
+                ("engine", s(engine)),
+                ("out", s(out)),
+                ("jobs", &jobs),
+            ],
+        ),
+        b"",
+    )
 }
 
 #[test]
@@ -367,7 +375,7 @@ fn resume_finishes_an_interrupted_run() {
         if resume {
             a.push("--resume".into());
         }
-        rookery(&a)
+        rookery(&a, b"")
     };
     let o = args(&full, false);
     check_exit_1_for_line_4_only(&o);
@@ -409,14 +417,17 @@ fn suite_and_report() {
     let suite = write_suite(&dir);
     let html = dir.join("report.html");
     let results = dir.join("results.json");
-    let o = rookery(&argv(
-        "suite {suite} --depth 5 --html {html} --results {results}",
-        &[
-            ("suite", s(&suite)),
-            ("html", s(&html)),
-            ("results", s(&results)),
-        ],
-    ));
+    let o = rookery(
+        &argv(
+            "suite {suite} --depth 5 --html {html} --results {results}",
+            &[
+                ("suite", s(&suite)),
+                ("html", s(&html)),
+                ("results", s(&results)),
+            ],
+        ),
+        b"",
+    );
     assert_eq!(o.status.code(), Some(1), "unreadable line reported");
     let out = String::from_utf8_lossy(&o.stdout);
     // Three scorable positions (two mates in one, one mate in two); the
@@ -466,10 +477,13 @@ fn suite_and_report() {
     }
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("<title>rookery suite report: suite</title>"));
-    let o = rookery(&argv(
-        "report {results} {results} --json",
-        &[("results", s(&results))],
-    ));
+    let o = rookery(
+        &argv(
+            "report {results} {results} --json",
+            &[("results", s(&results))],
+        ),
+        b"",
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["comparisons"].as_array().unwrap().len(), 1);

@@ -1,20 +1,8 @@
 //! End-to-end tests of `rookery perft` and `rookery show`, running the built binary.
 
-use rookery_testkit::cmd::{assert_contains_all, Cmd};
+use crate::common::{cmd, rookery, s, text};
+use rookery_testkit::cmd::{assert_contains_all, Run};
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn rookery(args: &[&str]) -> Output {
-    Cmd::new(env!("CARGO_BIN_EXE_rookery")).args(args).output()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// `rookery perft --divide --fen FEN --depth DEPTH EXTRA...`, which must
 /// succeed: its stdout.
@@ -25,26 +13,27 @@ fn divide(fen: &str, depth: &str, extra: &[&str]) -> String {
             extra,
         ]
         .concat(),
+        b"",
     );
-    assert!(o.status.success(), "{}", stderr(&o));
-    stdout(&o)
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    text(&o.stdout)
 }
 
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 
 #[test]
 fn perft_plain_output() {
-    let o = rookery(&["perft", "--depth", "4"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
+    let o = rookery(&["perft", "--depth", "4"], b"");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
     assert!(out.starts_with("nodes   197281\n"), "{out}");
     assert_contains_all(&out, &["\nseconds ", "\nnps "]);
 }
 
 #[test]
 fn perft_json() {
-    let o = rookery(&["perft", "--fen", KIWIPETE, "--depth", "3", "--json"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = rookery(&["perft", "--fen", KIWIPETE, "--depth", "3", "--json"], b"");
+    assert!(o.status.success(), "{}", text(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
     assert_eq!(v["nodes"], 97862);
     assert!(v["seconds"].as_f64().is_some());
@@ -110,9 +99,9 @@ fn perft_depth_zero_is_the_position_itself() {
     for extra in [&[][..], &["--divide"][..], &["--divide", "--no-bulk"][..]] {
         let mut args = vec!["perft", "--depth", "0"];
         args.extend_from_slice(extra);
-        let o = rookery(&args);
-        assert!(o.status.success(), "{}", stderr(&o));
-        let out = stdout(&o);
+        let o = rookery(&args, b"");
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let out = text(&o.stdout);
         if extra.is_empty() {
             assert!(out.starts_with("nodes   1\n"), "{out}");
         } else {
@@ -125,16 +114,19 @@ fn perft_depth_zero_is_the_position_itself() {
 #[test]
 fn perft_threads_agree() {
     let threads = |n: &str| {
-        rookery(&[
-            "perft",
-            "--fen",
-            KIWIPETE,
-            "--depth",
-            "3",
-            "--json",
-            "--threads",
-            n,
-        ])
+        rookery(
+            &[
+                "perft",
+                "--fen",
+                KIWIPETE,
+                "--depth",
+                "3",
+                "--json",
+                "--threads",
+                n,
+            ],
+            b"",
+        )
     };
     let (one, two) = (threads("1"), threads("2"));
     let a: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
@@ -142,22 +134,22 @@ fn perft_threads_agree() {
     assert_eq!(a["nodes"], b["nodes"]);
 }
 
-/// `rookery perft --suite FILE EXTRA...` over `text` written to `name` in
+/// `rookery perft --suite FILE EXTRA...` over `suite` written to `name` in
 /// `dir`: its exit code must be `code` and its stdout hold every one of
 /// `says`; returns the run.
 fn perft_suite(
     dir: &rookery_testkit::TempDir,
     name: &str,
-    text: &str,
+    suite: &str,
     extra: &[&str],
     code: i32,
     says: &[&str],
-) -> Output {
+) -> Run {
     let file = dir.join(name);
-    std::fs::write(&file, text).unwrap();
-    let o = rookery(&[&["perft", "--suite", file.to_str().unwrap()], extra].concat());
-    let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(code), "{out}{}", stderr(&o));
+    std::fs::write(&file, suite).unwrap();
+    let o = rookery(&[&["perft", "--suite", s(&file)], extra].concat(), b"");
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(code), "{out}{}", text(&o.stderr));
     for needle in says {
         assert!(out.contains(needle), "{needle:?} not in {out}");
     }
@@ -170,7 +162,7 @@ fn perft_suite_passes_and_fails() {
     let good = format!("# comment\n{KIWIPETE} ;D1 48 ;D2 2039\n\nid x\nepd 4k3/8/8/8/8/8/8/4K2R w K - 0 1\nperft 1 15\nperft 2 66\n");
     let passed = ["2 passed, 0 failed, 0 skipped"];
     let o = perft_suite(&dir, "good.epd", &good, &[], 0, &passed);
-    let ok: Vec<String> = stdout(&o)
+    let ok: Vec<String> = text(&o.stdout)
         .lines()
         .filter(|l| l.starts_with("ok "))
         .map(str::to_owned)
@@ -192,37 +184,40 @@ fn perft_suite_passes_and_fails() {
 
     let broken = format!("{KIWIPETE} ;D1 forty\n");
     let o = perft_suite(&dir, "broken.epd", &broken, &[], 1, &[]);
-    assert!(stderr(&o).contains("broken.epd:1:"), "{}", stderr(&o));
+    o.assert_stderr_contains("broken.epd:1:");
 }
 
 #[test]
 fn invalid_fen_exits_1_with_message() {
-    let o = rookery(&[
-        "show",
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1",
-    ]);
+    let o = rookery(
+        &[
+            "show",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1",
+        ],
+        b"",
+    );
     assert_eq!(o.status.code(), Some(1));
-    let err = stderr(&o);
+    let err = text(&o.stderr);
     assert_contains_all(&err, &["at byte 42", "'X'"]);
-    assert!(stdout(&o).is_empty());
-    let o = rookery(&["perft", "--fen", "8/8/8/8/8/8/8/8 w - - 0 1"]);
+    assert!(text(&o.stdout).is_empty());
+    let o = rookery(&["perft", "--fen", "8/8/8/8/8/8/8/8 w - - 0 1"], b"");
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("white has no king"), "{}", stderr(&o));
+    o.assert_stderr_contains("white has no king");
 }
 
 #[test]
 fn usage_error_exits_2() {
-    let o = rookery(&["perft", "--depth", "many"]);
+    let o = rookery(&["perft", "--depth", "many"], b"");
     assert_eq!(o.status.code(), Some(2));
-    let o = rookery(&["no-such-command"]);
+    let o = rookery(&["no-such-command"], b"");
     assert_eq!(o.status.code(), Some(2));
 }
 
 #[test]
 fn help_explains() {
-    let o = rookery(&["perft", "--help"]);
+    let o = rookery(&["perft", "--help"], b"");
     assert!(o.status.success());
-    let out = stdout(&o);
+    let out = text(&o.stdout);
     assert_contains_all(
         &out,
         &[
@@ -241,19 +236,22 @@ fn help_explains() {
 #[test]
 fn show_json() {
     // Fool's mate: black has just mated.
-    let o = rookery(&[
-        "show",
-        "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
-        "--json",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = rookery(
+        &[
+            "show",
+            "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+            "--json",
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["checkmate"], true);
     assert_eq!(v["stalemate"], false);
     assert_eq!(v["checkers"], serde_json::json!(["h4"]));
     assert_eq!(v["moves"].as_array().unwrap().len(), 0);
 
-    let o = rookery(&["show", "--json"]);
+    let o = rookery(&["show", "--json"], b"");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let moves = v["moves"].as_array().unwrap();
     assert_eq!(moves.len(), 20);
@@ -265,20 +263,16 @@ fn show_json() {
 
 #[test]
 fn show_text_lists_moves_and_state() {
-    let o = rookery(&["show", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"]);
-    let out = stdout(&o);
+    let o = rookery(&["show", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"], b"");
+    let out = text(&o.stdout);
     assert!(out.contains("state       stalemate"), "{out}");
-    let o = rookery(&["show", "8/8/8/8/8/2k5/8/2K2N2 w - - 0 1"]);
-    assert!(stdout(&o).contains("insufficient material"));
+    let o = rookery(&["show", "8/8/8/8/8/2k5/8/2K2N2 w - - 0 1"], b"");
+    assert!(text(&o.stdout).contains("insufficient material"));
 }
 
 #[test]
 fn broken_pipe_is_success() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
-        .args(["perft", "--depth", "5", "--divide"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = cmd(["perft", "--depth", "5", "--divide"]).spawn();
     drop(child.stdout.take());
     let status = child.wait().unwrap();
     assert!(status.success());

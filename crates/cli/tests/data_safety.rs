@@ -4,34 +4,14 @@
 //! the input, Latin-1 text survives, and the analysis verbs never write
 //! what the engine did not say.
 
-use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::common::{rookery, rookery_in, s, text, ROOKERY};
 use rookery_epd::Record;
-use rookery_testkit::cmd::{argv, assert_contains_all, Cmd, Run};
+use rookery_testkit::cmd::{argv, assert_contains_all};
 use rookery_testkit::TempDir;
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn rookery_in<S: AsRef<OsStr>>(dir: &Path, args: &[S], stdin: &[u8]) -> Run {
-    Cmd::new(env!("CARGO_BIN_EXE_rookery"))
-        .args(args)
-        .dir(dir)
-        .stdin(stdin)
-        .run()
-}
-
-fn rookery<S: AsRef<OsStr>>(args: &[S]) -> Run {
-    rookery_in(&std::env::temp_dir(), args, b"")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 fn records(text: &str) -> Vec<Record> {
     text.lines()
@@ -65,7 +45,7 @@ fn an_output_that_is_the_input_is_refused_and_the_input_kept() {
     for args in &cases {
         let before_epd = std::fs::read(&epd).unwrap();
         let before_pgn = std::fs::read(&pgn).unwrap();
-        let o = rookery(args);
+        let o = rookery(args, b"");
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
         o.assert_stderr_contains("--in-place");
         assert_eq!(std::fs::read(&epd).unwrap(), before_epd, "{args:?}");
@@ -73,15 +53,18 @@ fn an_output_that_is_the_input_is_refused_and_the_input_kept() {
     }
     // The same file by another name: a path with `.`, and a hard link.
     let dotted = t.join("./b.epd");
-    let o = rookery(&["epd", "normalize", s(&epd), "-o", s(&dotted)]);
+    let o = rookery(&["epd", "normalize", s(&epd), "-o", s(&dotted)], b"");
     o.assert_code(2);
     let link = t.join("link.epd");
     std::fs::hard_link(&epd, &link).unwrap();
-    let o = rookery(&["epd", "normalize", s(&epd), "-o", s(&link)]);
+    let o = rookery(&["epd", "normalize", s(&epd), "-o", s(&link)], b"");
     o.assert_code(2);
     assert_eq!(std::fs::read_to_string(&epd).unwrap(), suite_text());
     // With --in-place the file is replaced by its normalized form.
-    let o = rookery(&["epd", "normalize", s(&epd), "-o", s(&epd), "--in-place"]);
+    let o = rookery(
+        &["epd", "normalize", s(&epd), "-o", s(&epd), "--in-place"],
+        b"",
+    );
     o.assert_code(0);
     let after = std::fs::read_to_string(&epd).unwrap();
     assert_eq!(records(&after).len(), 3, "{after}");
@@ -195,7 +178,7 @@ fn a_failed_write_is_an_error_naming_the_output() {
         vec!["pgn", "normalize", s(&pgn), "-o", "/dev/full"],
         vec!["pgn", "to-epd", s(&pgn), "-o", "/dev/full"],
     ] {
-        let o = rookery(&args);
+        let o = rookery(&args, b"");
         o.assert_code(1);
         let err = text(&o.stderr);
         assert!(err.contains("writing /dev/full: "), "{args:?}: {err}");
@@ -207,10 +190,13 @@ fn an_engine_that_cannot_start_leaves_the_previous_output() {
     let t = TempDir::new("no-engine");
     let input = t.write("in.epd", suite_text());
     let prev = t.write("prev.epd", "previous results, precious\n");
-    let o = rookery(&argv(
-        "epd analyse {input} --engine /no/such/engine -o {prev}",
-        &[("input", s(&input)), ("prev", s(&prev))],
-    ));
+    let o = rookery(
+        &argv(
+            "epd analyse {input} --engine /no/such/engine -o {prev}",
+            &[("input", s(&input)), ("prev", s(&prev))],
+        ),
+        b"",
+    );
     o.assert_code(1);
     let err = text(&o.stderr);
     assert_eq!(err.matches("cannot start engine").count(), 1, "{err}");
@@ -252,7 +238,7 @@ quit) exit 0;;\n  esac\ndone\n",
             ("out", s(&out)),
         ],
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
+    let mut child = Command::new(ROOKERY)
         .args(&run)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -276,7 +262,7 @@ quit) exit 0;;\n  esac\ndone\n",
     let done_before = complete_lines(&partial);
     assert!((2..10).contains(&done_before), "{done_before}");
     // Resume: what the killed run wrote is kept, the rest analysed.
-    let o = rookery(&[run, vec!["--resume".to_string()]].concat());
+    let o = rookery(&[run, vec!["--resume".to_string()]].concat(), b"");
     o.assert_code(0);
     let err = text(&o.stderr);
     assert!(
@@ -310,7 +296,7 @@ fn resume_keeps_only_the_analysis_of_the_matching_input_records() {
         "epd target {input} --depth 3 --jobs 1 -o {out} --resume",
         &[("input", s(&input)), ("out", s(&out))],
     );
-    let o = rookery(&resume);
+    let o = rookery(&resume, b"");
     o.assert_code(0)
         .assert_stderr_contains("0 kept from earlier output");
     let got = records(&std::fs::read_to_string(&out).unwrap());
@@ -322,7 +308,7 @@ fn resume_keeps_only_the_analysis_of_the_matching_input_records() {
         assert!(g.pm().is_some(), "{g}");
     }
     // A second resume keeps everything.
-    let o = rookery(&resume);
+    let o = rookery(&resume, b"");
     o.assert_stderr_contains("3 kept from earlier output");
 }
 
@@ -336,11 +322,14 @@ fn mate_in_passes_resumes_instead_of_overwriting() {
         "out.epd",
         "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - acn 424242; bm Rd8#; dm 1; id \"m1\"; pm Rd8#;\n",
     );
-    let o = rookery(&argv(
-        "epd mate --moves 1 --up-to 2 {input} --depth 4 --jobs 1 -o {out} \
+    let o = rookery(
+        &argv(
+            "epd mate --moves 1 --up-to 2 {input} --depth 4 --jobs 1 -o {out} \
          --resume",
-        &[("input", s(&input)), ("out", s(&out))],
-    ));
+            &[("input", s(&input)), ("out", s(&out))],
+        ),
+        b"",
+    );
     o.assert_code(0);
     let got = std::fs::read_to_string(&out).unwrap();
     assert!(got.contains("acn 424242"), "{got}");
@@ -363,7 +352,7 @@ fn latin1_pgn_is_decoded_not_mangled() {
     let data = latin1_pgn();
     assert!(std::str::from_utf8(&data).is_err(), "the file is Latin-1");
     let input = t.write("odds.pgn", &data);
-    let o = rookery(&["pgn", "normalize", "--lenient", s(&input)]);
+    let o = rookery(&["pgn", "normalize", "--lenient", s(&input)], b"");
     let out = text(&o.stdout);
     // The file mixes lines: a few are UTF-8 (holding replacement characters
     // of their own), the rest Latin-1. No replacement character is added.
@@ -383,7 +372,7 @@ fn latin1_pgn_is_decoded_not_mangled() {
     let err = text(&o.stderr);
     assert!(err.contains("odds.pgn") && err.contains("Latin-1"), "{err}");
     // validate says so too.
-    let v = rookery(&["pgn", "validate", s(&input)]);
+    let v = rookery(&["pgn", "validate", s(&input)], b"");
     v.assert_stderr_contains("Latin-1");
 }
 
@@ -400,7 +389,7 @@ fn latin1_pgn_reads_the_same_on_several_threads() {
         &["stats"],
         &["to-epd"],
     ] {
-        let run = |more: &[&str]| rookery(&[&["pgn"], verb, more, &[s(&input)]].concat());
+        let run = |more: &[&str]| rookery(&[&["pgn"], verb, more, &[s(&input)]].concat(), b"");
         let one = run(&["--jobs", "1"]);
         assert!(text(&one.stderr).contains("odds.pgn:"), "{verb:?}");
         for (jobs, chunk) in [("2", "1048576"), ("3", "700")] {
@@ -429,7 +418,10 @@ fn latin1_epd_lines_copied_unchanged_keep_their_characters() {
     data.extend_from_slice(MATE1.as_bytes());
     data.push(b'\n');
     let input = t.write("in.epd", &data);
-    let o = rookery(&["epd", "target", s(&input), "--depth", "2", "--jobs", "1"]);
+    let o = rookery(
+        &["epd", "target", s(&input), "--depth", "2", "--jobs", "1"],
+        b"",
+    );
     o.assert_code(1).assert_stderr_contains("Latin-1");
     let out = String::from_utf8(o.stdout).expect("UTF-8 output");
     assert!(
@@ -450,11 +442,11 @@ fn an_unclosed_comment_does_not_swallow_the_games_after_it() {
         ));
     }
     let input = t.write("in.pgn", &pgn);
-    let v = rookery(&["pgn", "validate", s(&input)]);
+    let v = rookery(&["pgn", "validate", s(&input)], b"");
     assert_eq!(v.status.code(), Some(1), "{}", text(&v.stdout));
     let out = text(&v.stdout);
     assert_contains_all(&out, &["in.pgn:4:7: error", "7 games, 1 with errors"]);
-    let n = rookery(&["pgn", "normalize", "--lenient", s(&input)]);
+    let n = rookery(&["pgn", "normalize", "--lenient", s(&input)], b"");
     assert_eq!(text(&n.stdout).matches("[Event \"g").count(), 6);
 }
 
@@ -471,15 +463,18 @@ fn options_reach_the_builtin_engine() {
         "UCI_LimitStrength=true",
         "UCI_Elo=1500",
     ] {
-        let o = rookery(&argv(
-            "epd target {input} --depth 2 --jobs 1 --option {opt}",
-            &[("input", s(&input)), ("opt", opt)],
-        ));
+        let o = rookery(
+            &argv(
+                "epd target {input} --depth 2 --jobs 1 --option {opt}",
+                &[("input", s(&input)), ("opt", opt)],
+            ),
+            b"",
+        );
         assert_eq!(o.status.code(), Some(0), "{opt}: {}", text(&o.stderr));
     }
-    let o = rookery(&["epd", "target", s(&input), "--option", "Bogus=1"]);
+    let o = rookery(&["epd", "target", s(&input), "--option", "Bogus=1"], b"");
     o.assert_code(2).assert_stderr_contains("Bogus");
-    let o = rookery(&["epd", "target", s(&input), "--option", "Hash=lots"]);
+    let o = rookery(&["epd", "target", s(&input), "--option", "Hash=lots"], b"");
     o.assert_code(2);
 }
 
@@ -489,10 +484,13 @@ fn options_reach_the_builtin_engine() {
 fn mate_writes_the_length_of_the_mate_found_with_a_mating_pv() {
     let t = TempDir::new("mate-len");
     let input = t.write("in.epd", format!("{MATE1}\n"));
-    let o = rookery(&argv(
-        "epd mate --moves 2 {input} --depth 6 --jobs 1 --pv",
-        &[("input", s(&input))],
-    ));
+    let o = rookery(
+        &argv(
+            "epd mate --moves 2 {input} --depth 6 --jobs 1 --pv",
+            &[("input", s(&input))],
+        ),
+        b"",
+    );
     o.assert_code(0);
     let rec = &records(&text(&o.stdout))[0];
     assert_eq!(rec.dm(), Some(1), "{rec}");
@@ -514,10 +512,13 @@ fn bestmove_0000_with_legal_moves_is_an_engine_error() {
         "while read line; do\n  case \"$line\" in\n    uci) echo 'id name null'; echo uciok;;\n    \
 isready) echo readyok;;\n    go*) echo 'bestmove 0000';;\n    quit) exit 0;;\n  esac\ndone\n",
     );
-    let o = rookery(&argv(
-        "epd analyse {input} --engine {engine} --jobs 1 --movetime 50",
-        &[("input", s(&input)), ("engine", s(&engine))],
-    ));
+    let o = rookery(
+        &argv(
+            "epd analyse {input} --engine {engine} --jobs 1 --movetime 50",
+            &[("input", s(&input)), ("engine", s(&engine))],
+        ),
+        b"",
+    );
     o.assert_code(1).assert_stderr_contains("bestmove 0000");
     assert_eq!(text(&o.stdout).trim_end(), MATE1, "copied unchanged");
     let o = rookery_in(
@@ -571,13 +572,16 @@ fn meaningless_limits_are_refused_and_nothing_is_made_up() {
     let t = TempDir::new("limits");
     let input = t.write("in.epd", format!("{MATE2}\n"));
     for flag in ["--depth", "--nodes", "--movetime"] {
-        let o = rookery(&["epd", "analyse", s(&input), flag, "0"]);
+        let o = rookery(&["epd", "analyse", s(&input), flag, "0"], b"");
         assert_eq!(o.status.code(), Some(2), "{flag} 0: {}", text(&o.stderr));
     }
-    let o = rookery(&argv(
-        "epd analyse {input} --nodes 1 --jobs 1 --acn",
-        &[("input", s(&input))],
-    ));
+    let o = rookery(
+        &argv(
+            "epd analyse {input} --nodes 1 --jobs 1 --acn",
+            &[("input", s(&input))],
+        ),
+        b"",
+    );
     let out = text(&o.stdout);
     let rec = &records(&out)[0];
     if let Some(ce) = rec.ce() {
@@ -612,10 +616,10 @@ k7/8/2K5/8/8/8/8/7R w - - acn 7; ce 12; id \"s2\"; pm Rh2; pv Rh2;\n";
     ]
     .map(|line| argv(line, &[("input", s(&input))]));
     for args in &runs {
-        let o = rookery(args);
+        let o = rookery(args, b"");
         assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o.stderr));
         let out = t.write("out.epd", &o.stdout);
-        let v = rookery(&["epd", "validate", s(&out)]);
+        let v = rookery(&["epd", "validate", s(&out)], b"");
         assert_eq!(
             v.status.code(),
             Some(0),
@@ -636,10 +640,13 @@ fn an_engine_failing_its_handshake_is_reported_per_record_and_retried() {
     let t = TempDir::new("handshake");
     let input = t.write("in.epd", format!("{MATE1}\n{MATE2}\n{QUIET}\n{MATE1}\n"));
     let dead = t.script("dead-engine", "read line; echo 'dying' >&2; exit 5\n");
-    let o = rookery(&argv(
-        "epd target {input} --engine {dead} --jobs 1 --movetime 50",
-        &[("input", s(&input)), ("dead", s(&dead))],
-    ));
+    let o = rookery(
+        &argv(
+            "epd target {input} --engine {dead} --jobs 1 --movetime 50",
+            &[("input", s(&input)), ("dead", s(&dead))],
+        ),
+        b"",
+    );
     o.assert_code(1);
     // Every record copied through, each reported.
     assert_eq!(records(&text(&o.stdout)).len(), 4);
@@ -661,10 +668,13 @@ quit) exit 0;;\n  esac\ndone\n",
         ),
     );
     let one = t.write("one.epd", format!("{MATE1}\n"));
-    let o = rookery(&argv(
-        "epd target {one} --engine {flaky} --jobs 1 --movetime 50",
-        &[("one", s(&one)), ("flaky", s(&flaky))],
-    ));
+    let o = rookery(
+        &argv(
+            "epd target {one} --engine {flaky} --jobs 1 --movetime 50",
+            &[("one", s(&one)), ("flaky", s(&flaky))],
+        ),
+        b"",
+    );
     o.assert_code(0);
     assert!(records(&text(&o.stdout))[0].pm().is_some());
 }

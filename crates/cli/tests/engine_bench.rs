@@ -1,11 +1,10 @@
 //! `rookery bench`: the node signature is deterministic.
 
-use rookery_testkit::cmd::{assert_contains_all, Cmd};
+use crate::common::rookery;
+use rookery_testkit::cmd::assert_contains_all;
 
 fn bench_json(depth: &str) -> serde_json::Value {
-    let out = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
-        .args(["bench", "--depth", depth, "--json"])
-        .output();
+    let out = rookery(&["bench", "--depth", depth, "--json"], b"");
     assert!(out.status.success());
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -21,13 +20,9 @@ fn bench_signature_is_deterministic() {
 
 #[test]
 fn bench_text_output() {
-    let out = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
-        .args(["bench", "--depth", "3"])
-        .output();
+    let out = rookery(&["bench", "--depth", "3"], b"");
     let text = String::from_utf8_lossy(&out.stdout);
     assert_contains_all(&text, &["Nodes searched  : ", "Nodes/second    : "]);
-    let bad = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
-        .args(["bench", "--depth", "0"])
-        .output();
+    let bad = rookery(&["bench", "--depth", "0"], b"");
     assert!(!bad.status.success());
 }

@@ -10,6 +10,7 @@
 
 #![cfg(unix)]
 
+use crate::common::{rookery, s, ROOKERY_ENGINE};
 use rookery_testkit::cmd::Cmd;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -50,7 +51,7 @@ fn extreme_option_values_and_commands_are_answered() {
     let mut child = Cmd::new("sh")
         .arg("-c")
         .arg(format!("ulimit -v {ADDRESS_SPACE_KIB} && exec \"$0\""))
-        .arg(env!("CARGO_BIN_EXE_rookery-engine"))
+        .arg(ROOKERY_ENGINE)
         .spawn();
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(script.as_bytes()).unwrap();
@@ -119,7 +120,7 @@ fn extreme_option_values_and_commands_are_answered() {
 fn out_of_range_limits_are_usage_errors() {
     let dir = rookery_testkit::TempDir::new("extremes-limits");
     let suite = dir.write("m1.epd", "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#;\n");
-    let suite = suite.to_str().unwrap();
+    let suite = s(&suite);
     for (flag, value) in [
         ("--movetime", "18446744073709551615"),
         ("--movetime", "2147483648"),
@@ -130,17 +131,15 @@ fn out_of_range_limits_are_usage_errors() {
         ("--jobs", "0"),
         ("--hash", "65537"),
     ] {
-        let out = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
-            .args(["epd", "target", suite, flag, value])
-            .output();
+        let out = rookery(&["epd", "target", suite, flag, value], b"");
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{flag} {value}: {err}");
         assert!(err.contains(flag), "{flag} {value}: {err}");
         assert!(out.stdout.is_empty(), "{flag} {value}: nothing analysed");
     }
     // The largest accepted value still runs.
-    Cmd::new(env!("CARGO_BIN_EXE_rookery"))
-        .args([
+    rookery(
+        &[
             "epd",
             "target",
             suite,
@@ -148,8 +147,9 @@ fn out_of_range_limits_are_usage_errors() {
             "2",
             "--nodes",
             "9223372036854775807",
-        ])
-        .run()
-        .assert_code(0)
-        .assert_stdout_contains("pm Rd8#");
+        ],
+        b"",
+    )
+    .assert_code(0)
+    .assert_stdout_contains("pm Rd8#");
 }

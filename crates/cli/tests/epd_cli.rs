@@ -1,13 +1,7 @@
 //! End-to-end tests of `rookery epd` (normalize, purge, validate, convert).
 
-mod common;
-
-use common::rookery;
+use crate::common::{rookery, s, text};
 use rookery_testkit::cmd::assert_contains_all;
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 const MIXED: &str = "# a comment\r\n\
 \r\n\
@@ -182,7 +176,7 @@ fn normalize_on_two_threads_writes_and_reports_as_one() {
     // it had read all of stdin.
     let dir = rookery_testkit::TempDir::new("epd-jobs");
     let path = dir.write("in.epd", &input);
-    let p = path.to_str().unwrap();
+    let p = s(&path);
     let one = rookery(&["epd", "normalize", p], b"");
     let two = rookery(&["epd", "normalize", "--jobs", "2", p], b"");
     assert_eq!(two.status.code(), one.status.code());
@@ -218,16 +212,7 @@ fn output_to_a_fifo_writes_into_it_and_leaves_it_a_fifo() {
         let r = std::fs::File::open(&reader_path).and_then(|mut f| f.read_to_end(&mut got));
         let _ = tx.send(r.map(|_| got));
     });
-    let out = rookery(
-        &[
-            "epd",
-            "normalize",
-            input.to_str().unwrap(),
-            "-o",
-            fifo.to_str().unwrap(),
-        ],
-        b"",
-    );
+    let out = rookery(&["epd", "normalize", s(&input), "-o", s(&fifo)], b"");
     out.assert_code(1);
     let kind = std::fs::metadata(&fifo).unwrap().file_type();
     assert!(kind.is_fifo(), "the FIFO was replaced by a regular file");
@@ -242,6 +227,6 @@ fn output_to_a_fifo_writes_into_it_and_leaves_it_a_fifo() {
         .recv_timeout(std::time::Duration::from_secs(120))
         .expect("the FIFO was never opened for writing")
         .unwrap();
-    let stdout = rookery(&["epd", "normalize", input.to_str().unwrap()], b"");
+    let stdout = rookery(&["epd", "normalize", s(&input)], b"");
     assert_eq!(text(&got), text(&stdout.stdout));
 }

@@ -20,93 +20,18 @@
 //! (built by `cargo test --workspace`; built on demand otherwise, or taken
 //! from `ROOKERY_MOCK_ENGINE`).
 
-use rookery_testkit::cmd::{argv, assert_contains_all, Cmd};
+use crate::common::{cmd, mock_engine, rookery, s, text};
+use rookery_testkit::cmd::{argv, assert_contains_all};
 use rookery_testkit::{peer, pgn_text, TempDir};
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// A liveness bound for one `rookery match` run (not a speed assertion).
 const RUN_LIMIT: Duration = Duration::from_secs(600);
-
-/// A path as the text [`argv`] fills in.
-fn path_str(p: PathBuf) -> String {
-    p.to_str().expect("temporary paths are UTF-8").to_string()
-}
-
-fn rookery_bin() -> &'static str {
-    env!("CARGO_BIN_EXE_rookery")
-}
-
-/// The newest modification time of `path` and the files under it.
-fn newest_source(path: &Path) -> std::time::SystemTime {
-    let mut newest = std::time::SystemTime::UNIX_EPOCH;
-    let mut stack = vec![path.to_path_buf()];
-    while let Some(p) = stack.pop() {
-        if p.is_dir() {
-            stack.extend(
-                std::fs::read_dir(&p)
-                    .into_iter()
-                    .flatten()
-                    .flatten()
-                    .map(|e| e.path()),
-            );
-        } else if let Ok(t) = std::fs::metadata(&p).and_then(|m| m.modified()) {
-            newest = newest.max(t);
-        }
-    }
-    newest
-}
-
-/// `rookery-mock-engine`: `ROOKERY_MOCK_ENGINE`; else the one next to
-/// `rookery` (built by `cargo test --workspace`) when it is newer than the
-/// testkit's sources; else one built by cargo in a target directory of its
-/// own (so that the workspace's build is left alone).
-fn mock_engine() -> String {
-    static PATH: OnceLock<String> = OnceLock::new();
-    PATH.get_or_init(|| {
-        if let Some(p) = std::env::var_os("ROOKERY_MOCK_ENGINE") {
-            return p.to_string_lossy().into_owned();
-        }
-        let exe = format!("rookery-mock-engine{}", std::env::consts::EXE_SUFFIX);
-        let bin_dir = Path::new(rookery_bin()).parent().unwrap();
-        let testkit = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testkit");
-        let sources = newest_source(&testkit);
-        let sibling = bin_dir.join(&exe);
-        let fresh = |p: &Path| {
-            std::fs::metadata(p)
-                .and_then(|m| m.modified())
-                .is_ok_and(|t| t >= sources)
-        };
-        if fresh(&sibling) {
-            return sibling.to_string_lossy().into_owned();
-        }
-        let own_target = bin_dir.join("match-cli-mock");
-        let built = own_target.join("debug").join(&exe);
-        let status = Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "-q",
-                "-p",
-                "rookery-testkit",
-                "--bin",
-                "rookery-mock-engine",
-            ])
-            .arg("--target-dir")
-            .arg(&own_target)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("run cargo to build rookery-mock-engine");
-        assert!(status.success(), "cannot build rookery-mock-engine");
-        assert!(built.exists(), "{} is missing", built.display());
-        built.to_string_lossy().into_owned()
-    })
-    .clone()
-}
 
 /// Whether python-chess (1.11.2 is the version these checks were written
 /// against) and pgn-extract are there (or the test may skip).
@@ -118,10 +43,6 @@ fn judges_available() -> bool {
 /// or `None` when they are missing (and the test may skip).
 fn judged(tag: &str) -> Option<TempDir> {
     judges_available().then(|| TempDir::new(&format!("match-cli-{tag}")))
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// Waits for a child, killing it past `limit`.
@@ -146,7 +67,7 @@ fn wait_bounded(mut child: Child, limit: Duration) -> Output {
 
 /// Starts `rookery match ARGS` with its stdin closed and its output piped.
 fn spawn_match<S: AsRef<OsStr>>(args: &[S]) -> Child {
-    let mut child = Cmd::new(rookery_bin()).arg("match").args(args).spawn();
+    let mut child = cmd(["match"]).args(args).spawn();
     drop(child.stdin.take());
     child
 }
@@ -226,7 +147,7 @@ struct Played {
 /// [`BOOK`] unless `vars` say otherwise; checks that it ends with status 0
 /// and has the judges read its PGN.
 fn played(t: &TempDir, line: &str, vars: &[(&str, &str)]) -> Played {
-    let pgn = path_str(t.join("games.pgn"));
+    let pgn = s(&t.join("games.pgn")).to_string();
     let mock = mock_engine();
     let mut all = vars.to_vec();
     all.extend([
@@ -250,14 +171,15 @@ fn tag_values(pgn: &str, tag: &str) -> Vec<String> {
         .collect()
 }
 
-fn s(v: &Value) -> &str {
+/// A JSON string's text (empty if it is not one).
+fn str_of(v: &Value) -> &str {
     v.as_str().unwrap_or_default()
 }
 
 /// A game's closing comment with its line breaks (the PGN writer wraps
 /// long comments) folded to single spaces.
 fn closing(g: &Value) -> String {
-    s(&g["reason"])
+    str_of(&g["reason"])
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
@@ -288,7 +210,7 @@ fn real_games_against_stockfish_glaurung_and_toga_are_judged_alike() {
         return;
     }
     let t = TempDir::new("match-cli-real");
-    let pgn = path_str(t.join("real.pgn"));
+    let pgn = s(&t.join("real.pgn")).to_string();
     let mut args: Vec<String> = vec![
         "--engine".into(),
         "cmd=builtin".into(),
@@ -324,7 +246,7 @@ fn real_games_against_stockfish_glaurung_and_toga_are_judged_alike() {
     let mut starts = std::collections::BTreeSet::new();
     for g in &games {
         // Each game starts from a book position and the built-in engine plays in it.
-        let start: String = s(&g["start_fen"])
+        let start: String = str_of(&g["start_fen"])
             .split(' ')
             .take(4)
             .collect::<Vec<_>>()
@@ -332,11 +254,11 @@ fn real_games_against_stockfish_glaurung_and_toga_are_judged_alike() {
         assert!(book_fens.contains(&start), "{start} is not in the book");
         starts.insert(start);
         assert!(
-            s(&g["white"]) == "rookery" || s(&g["black"]) == "rookery",
+            str_of(&g["white"]) == "rookery" || str_of(&g["black"]) == "rookery",
             "{g}"
         );
         assert!(!g["moves"].as_array().unwrap().is_empty(), "{g}");
-        let term = s(&g["termination"]);
+        let term = str_of(&g["termination"]);
         assert!(
             ["normal", "time forfeit", "adjudication"].contains(&term),
             "unexpected Termination {term}: {g}"
@@ -347,7 +269,12 @@ fn real_games_against_stockfish_glaurung_and_toga_are_judged_alike() {
     // The opponents told their names (from `id name`), not the program file.
     let names: Vec<String> = games
         .iter()
-        .flat_map(|g| [s(&g["white"]).to_string(), s(&g["black"]).to_string()])
+        .flat_map(|g| {
+            [
+                str_of(&g["white"]).to_string(),
+                str_of(&g["black"]).to_string(),
+            ]
+        })
         .collect();
     for (prog, id) in [
         ("stockfish", "Stockfish"),
@@ -360,7 +287,7 @@ fn real_games_against_stockfish_glaurung_and_toga_are_judged_alike() {
     }
     let normal = games
         .iter()
-        .filter(|g| s(&g["termination"]) == "normal")
+        .filter(|g| str_of(&g["termination"]) == "normal")
         .count();
     eprintln!(
         "real games: {} games, {normal} ended by the rules (each judged by python-chess)",
@@ -415,7 +342,7 @@ fn forced_endings_end_the_game_as_python_chess_judges_them() {
         return;
     };
     let epd: String = FORCED.iter().map(|f| format!("{}\n", f.0)).collect();
-    let book = path_str(t.write("forced.epd", &epd));
+    let book = s(&t.write("forced.epd", &epd)).to_string();
     let rounds = FORCED.len().to_string();
     let Played { games, .. } = played(
         &t,
@@ -426,15 +353,26 @@ fn forced_endings_end_the_game_as_python_chess_judges_them() {
     assert_eq!(games.len(), FORCED.len());
     for (g, (epd, result, reason, python)) in games.iter().zip(FORCED) {
         let want_start = epd.split_whitespace().take(4).collect::<Vec<_>>().join(" ");
-        assert!(s(&g["start_fen"]).starts_with(&want_start), "{epd}: {g}");
-        assert_eq!(s(&g["termination"]), "normal", "{epd}: {g}");
-        assert_eq!(s(&g["result"]), result, "{epd}: {g}");
+        assert!(
+            str_of(&g["start_fen"]).starts_with(&want_start),
+            "{epd}: {g}"
+        );
+        assert_eq!(str_of(&g["termination"]), "normal", "{epd}: {g}");
+        assert_eq!(str_of(&g["result"]), result, "{epd}: {g}");
         assert!(closing(g).ends_with(reason), "{epd}: {g}");
-        assert_eq!(s(&g["python_outcome"]["termination"]), python, "{epd}: {g}");
+        assert_eq!(
+            str_of(&g["python_outcome"]["termination"]),
+            python,
+            "{epd}: {g}"
+        );
         assert_eq!(g["moves"].as_array().unwrap().len(), 1, "{epd}: {g}");
     }
     // The fifty-move game kept its halfmove clock from the EPD.
-    assert!(s(&games[2]["fen_tag"]).contains(" 99 "), "{}", games[2]);
+    assert!(
+        str_of(&games[2]["fen_tag"]).contains(" 99 "),
+        "{}",
+        games[2]
+    );
 }
 
 /// Threefold repetition: two mock engines (each plays its first legal move
@@ -445,7 +383,7 @@ fn threefold_repetition_ends_the_game_at_the_third_occurrence() {
     let Some(t) = judged("threefold") else {
         return;
     };
-    let book = path_str(t.write("rep.epd", "r6k/p7/P7/8/8/8/8/N6K w - -\n"));
+    let book = s(&t.write("rep.epd", "r6k/p7/P7/8/8/8/8/N6K w - -\n")).to_string();
     let Played { games, .. } = played(
         &t,
         "--engine cmd={mock} name=A --engine cmd={mock} name=B --each nodes=1 \
@@ -454,14 +392,14 @@ fn threefold_repetition_ends_the_game_at_the_third_occurrence() {
     );
     assert_eq!(games.len(), 1);
     let g = &games[0];
-    assert_eq!(s(&g["termination"]), "normal", "{g}");
-    assert_eq!(s(&g["result"]), "1/2-1/2", "{g}");
+    assert_eq!(str_of(&g["termination"]), "normal", "{g}");
+    assert_eq!(str_of(&g["result"]), "1/2-1/2", "{g}");
     assert!(closing(g).ends_with("Draw by 3-fold repetition"), "{g}");
     assert_eq!(
-        s(&g["python_outcome"]["termination"]),
+        str_of(&g["python_outcome"]["termination"]),
         "THREEFOLD_REPETITION"
     );
-    let moves: Vec<&str> = g["moves"].as_array().unwrap().iter().map(s).collect();
+    let moves: Vec<&str> = g["moves"].as_array().unwrap().iter().map(str_of).collect();
     assert_eq!(
         moves,
         ["a1b3", "a8b8", "b3a1", "b8a8", "a1b3", "a8b8", "b3a1", "b8a8"]
@@ -498,7 +436,7 @@ fn judged_mock_match(
     extra: &[&str],
 ) -> Option<(Output, Vec<Value>)> {
     let t = judged(tag)?;
-    let pgn = path_str(t.join("m.pgn"));
+    let pgn = s(&t.join("m.pgn")).to_string();
     let out = mock_match(bad, control, extra, &pgn);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let games = judge(&pgn);
@@ -507,12 +445,12 @@ fn judged_mock_match(
 
 /// `bad` lost game `g`: the winner's result from the PGN facts.
 fn assert_bad_lost(g: &Value) {
-    let want = if s(&g["white"]) == "bad" {
+    let want = if str_of(&g["white"]) == "bad" {
         "0-1"
     } else {
         "1-0"
     };
-    assert_eq!(s(&g["result"]), want, "{g}");
+    assert_eq!(str_of(&g["result"]), want, "{g}");
 }
 
 /// An engine that crashes on its third `go`: the game is "abandoned" and
@@ -523,8 +461,8 @@ fn crash_mid_game_is_abandoned_and_recover_goes_on() {
     let Some(t) = judged("crash-recover") else {
         return;
     };
-    let pgn = path_str(t.join("c.pgn"));
-    let log = path_str(t.join("c.log"));
+    let pgn = s(&t.join("c.pgn")).to_string();
+    let log = s(&t.join("c.log")).to_string();
     let out = mock_match(
         &["--crash-on-go", "3"],
         &["nodes=1"],
@@ -535,7 +473,7 @@ fn crash_mid_game_is_abandoned_and_recover_goes_on() {
     let games = judge(&pgn);
     assert_eq!(games.len(), 3, "{}", describe(&out));
     for g in &games {
-        assert_eq!(s(&g["termination"]), "abandoned", "{g}");
+        assert_eq!(str_of(&g["termination"]), "abandoned", "{g}");
         assert_bad_lost(g);
         // Mid-game: the crashing engine had made two moves.
         assert!(g["moves"].as_array().unwrap().len() >= 4, "{g}");
@@ -560,7 +498,7 @@ fn crash_mid_game_is_abandoned_and_recover_goes_on() {
 #[test]
 fn crash_without_recover_stops_the_match() {
     let t = TempDir::new("match-cli-crash-stop");
-    let pgn = path_str(t.join("c.pgn"));
+    let pgn = s(&t.join("c.pgn")).to_string();
     let out = mock_match(
         &["--crash-on-go", "3"],
         &["nodes=1"],
@@ -591,7 +529,7 @@ fn hang_on_a_clock_is_a_time_forfeit() {
     };
     assert_eq!(games.len(), 2);
     for g in &games {
-        assert_eq!(s(&g["termination"]), "time forfeit", "{g}");
+        assert_eq!(str_of(&g["termination"]), "time forfeit", "{g}");
         assert_bad_lost(g);
         assert!(closing(g).contains("loses on time"), "{g}");
     }
@@ -616,7 +554,7 @@ fn hang_without_a_clock_is_a_stalled_connection() {
     };
     assert_eq!(games.len(), 1);
     assert_eq!(
-        s(&games[0]["termination"]),
+        str_of(&games[0]["termination"]),
         "stalled connection",
         "{}",
         games[0]
@@ -635,7 +573,7 @@ fn an_illegal_move_loses() {
     };
     assert_eq!(games.len(), 1);
     let g = &games[0];
-    assert_eq!(s(&g["termination"]), "illegal move", "{g}");
+    assert_eq!(str_of(&g["termination"]), "illegal move", "{g}");
     assert_bad_lost(g);
     assert!(closing(g).contains("makes an illegal move"), "{g}");
     // bad made one legal move before its illegal second one.
@@ -669,7 +607,7 @@ fn a_bestmove_with_no_move_loses_at_once() {
         // The engine's second `go` is in the first game; the match goes on.
         assert_eq!(games.len(), 2, "{tag}: both games are played");
         let g = &games[0];
-        assert_eq!(s(&g["termination"]), termination, "{tag}: {g}");
+        assert_eq!(str_of(&g["termination"]), termination, "{tag}: {g}");
         assert_bad_lost(g);
         assert!(closing(g).contains(said), "{tag}: {g}");
         assert_eq!(
@@ -680,22 +618,123 @@ fn a_bestmove_with_no_move_loses_at_once() {
     }
 }
 
-/// An engine that never answers `uci` forfeits the game ("abandoned");
-/// without `--recover` the match stops with a message naming it, status 1.
+/// An engine that never answers `uci` is found before the first game: the
+/// match does not start (status 2, the engine named) and writes no game.
 #[test]
-fn an_engine_without_handshake_forfeits_and_stops_the_match() {
+fn an_engine_without_handshake_is_refused_before_any_game() {
     let t = TempDir::new("match-cli-no-uciok");
-    let pgn = path_str(t.join("n.pgn"));
+    let pgn = s(&t.join("n.pgn")).to_string();
     let out = mock_match(&["--no-uciok"], &["nodes=1"], &["--rounds", "2"], &pgn);
-    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    let stdout = text(&out.stdout);
-    assert!(stdout.contains("bad could not play game 1"), "{stdout}");
-    assert!(!stdout.contains("Started game 2"), "{stdout}");
-    assert_eq!(tag_values(&pgn, "Termination"), ["abandoned"]);
-    let results = tag_values(&pgn, "Result");
-    let whites = tag_values(&pgn, "White");
-    let want = if whites[0] == "bad" { "0-1" } else { "1-0" };
-    assert_eq!(results, [want]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let err = text(&out.stderr);
+    assert!(err.contains("engine bad:"), "{err}");
+    assert!(
+        !text(&out.stdout).contains("Started game"),
+        "{}",
+        describe(&out)
+    );
+    assert!(tag_values(&pgn, "Result").is_empty(), "no game is written");
+}
+
+/// A program that is not there is a usage error before anything starts.
+#[test]
+fn a_missing_engine_program_is_a_usage_error() {
+    let t = TempDir::new("match-cli-missing");
+    let pgn = s(&t.join("m.pgn")).to_string();
+    let out = run_match(&argv(
+        "--engine cmd=/nonexistent/engine name=ghost --engine cmd=builtin --each nodes=1 \
+         --recover --pgnout {pgn}",
+        &[("pgn", &pgn)],
+    ));
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        text(&out.stderr).contains("/nonexistent/engine"),
+        "{}",
+        describe(&out)
+    );
+    assert!(!Path::new(&pgn).exists(), "nothing is written");
+}
+
+/// An engine that starts for the first game and cannot be started again
+/// (a new process every game): the games it cannot begin are not results.
+/// With `--recover` it is tried three times, then the match stops; the PGN
+/// and the standings hold only the game played, and the rest is unplayed.
+#[test]
+fn games_an_engine_never_began_are_not_results() {
+    let t = TempDir::new("match-cli-late-start");
+    for recover in [false, true] {
+        let pgn = s(&t.join(format!("l{recover}.pgn"))).to_string();
+        let count = s(&t.join(format!("starts{recover}"))).to_string();
+        // Start 1 is the check before the match, start 2 plays game 1;
+        // from start 3 on, no `uciok`.
+        let mut extra = vec!["--rounds", "3", "--json"];
+        if recover {
+            extra.push("--recover");
+        }
+        let out = mock_match(
+            &["--no-uciok-from", "3", &count],
+            &["nodes=1", "restart=on"],
+            &extra,
+            &pgn,
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "recover {recover}: {}",
+            describe(&out)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", describe(&out)));
+        assert_eq!(v["standings"]["games"], 1, "{v}");
+        assert_eq!(v["unplayed"], 2, "{v}");
+        assert_eq!(v["stopped"]["reason"], "engine_failure", "{v}");
+        assert_eq!(tag_values(&pgn, "Result").len(), 1);
+        assert!(
+            !tag_values(&pgn, "Termination").contains(&"abandoned".to_string()),
+            "a game that never began is not in the PGN"
+        );
+        let starts = std::fs::metadata(&count).unwrap().len();
+        // Without --recover the match stops at the first failure; with it
+        // the engine is tried three times in a row.
+        assert_eq!(starts, if recover { 5 } else { 3 }, "recover {recover}");
+        let err = text(&out.stdout) + &text(&out.stderr);
+        assert!(
+            err.contains(if recover {
+                "failed to start 3 times"
+            } else {
+                "could not be started"
+            }),
+            "{err}"
+        );
+    }
+}
+
+/// Toga II declares no `Threads`: by default the option is skipped with a
+/// warning naming the engine and the option and the games are played
+/// (cutechess-cli's behaviour); with `--strict-options` the match is a
+/// usage error before any game.
+#[test]
+fn an_option_an_engine_lacks_is_a_warning_or_with_strict_options_an_error() {
+    let Some(toga) = peer::require("Toga II", &["toga2"], None) else {
+        return;
+    };
+    let t = TempDir::new("match-cli-options");
+    let pgn = s(&t.join("o.pgn")).to_string();
+    let line = "--engine cmd={toga} option.Threads=1 option.Hash=16 --engine cmd=builtin \
+                --each depth=1 --pgnout {pgn}";
+    let vars = [("toga", toga.to_str().unwrap()), ("pgn", pgn.as_str())];
+    let out = run_match(&argv(line, &vars));
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let said = text(&out.stdout);
+    assert!(said.contains("Warning: engine Toga II"), "{said}");
+    assert!(said.contains("has no option \"Threads\""), "{said}");
+    assert_eq!(tag_values(&pgn, "Result").len(), 1);
+    let mut strict = argv(line, &vars);
+    strict.push("--strict-options".into());
+    let out = run_match(&strict);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(text(&out.stderr).contains("Threads"), "{}", describe(&out));
+    assert_eq!(tag_values(&pgn, "Result").len(), 1, "no game was added");
 }
 
 // ---------------------------------------------------------------------
@@ -719,7 +758,7 @@ fn resume_after_kill_9_keeps_every_game_once_and_the_cut_games_moves() {
     let Some(t) = judged("resume") else {
         return;
     };
-    let pgn = path_str(t.join("r.pgn"));
+    let pgn = s(&t.join("r.pgn")).to_string();
     let journal = t.join("r.pgn.journal");
     let mut child = spawn_match(&argv(
         "--engine cmd=builtin name=A --engine cmd=builtin name=B --each tc=1+0.02 \
@@ -734,7 +773,7 @@ fn resume_after_kill_9_keeps_every_game_once_and_the_cut_games_moves() {
         let moves: Vec<String> = entries
             .iter()
             .filter(|e| e["type"] == "move" && e["game"] == 1)
-            .map(|e| s(&e["uci"]).to_string())
+            .map(|e| str_of(&e["uci"]).to_string())
             .collect();
         if moves.len() >= 6 {
             break moves;
@@ -764,6 +803,28 @@ fn resume_after_kill_9_keeps_every_game_once_and_the_cut_games_moves() {
     assert!(entries.iter().any(|e| e["type"] == "end" && e["game"] == 0));
     // The PGN has game 1 and nothing of the cut game.
     assert_eq!(tag_values(&pgn, "Round"), ["1"]);
+    // The same command again, without --resume: refused, nothing touched
+    // (before, the journal was emptied and game 1 written twice).
+    let journal_bytes = std::fs::read(&journal).unwrap();
+    let again = run_match(&argv(
+        "--engine cmd=builtin name=A --engine cmd=builtin name=B --each tc=1+0.02 \
+         timemargin=200 --rounds 3 --maxmoves 80 --openings file={book} order=sequential \
+         --pgnout {pgn}",
+        &[("book", BOOK), ("pgn", &pgn)],
+    ));
+    assert_eq!(again.status.code(), Some(2), "{}", describe(&again));
+    assert_contains_all(&text(&again.stderr), &["unfinished", "--resume", "--fresh"]);
+    assert_eq!(std::fs::read(&journal).unwrap(), journal_bytes);
+    assert_eq!(tag_values(&pgn, "Round"), ["1"]);
+    let first_start = entries
+        .iter()
+        .find(|e| e["type"] == "start" && e["game"] == 1)
+        .map(|e| e["started"].clone())
+        .unwrap();
+    let played_ms: u64 = before
+        .iter()
+        .map(|e| e["time_ms"].as_u64().unwrap_or(0))
+        .sum();
     // A torn last line, as a crash in the middle of a write leaves it.
     let mut f = std::fs::OpenOptions::new()
         .append(true)
@@ -773,7 +834,7 @@ fn resume_after_kill_9_keeps_every_game_once_and_the_cut_games_moves() {
         .unwrap();
     drop(f);
 
-    let out = run_match(&["--resume", journal.to_str().unwrap()]);
+    let out = run_match(&["--resume", s(&journal)]);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let stdout = text(&out.stdout);
     assert_contains_all(
@@ -788,14 +849,17 @@ fn resume_after_kill_9_keeps_every_game_once_and_the_cut_games_moves() {
     rounds.sort();
     assert_eq!(rounds, ["1", "2", "3"], "{}", describe(&out));
     let games = judge(&pgn);
-    let cut = games.iter().find(|g| s(&g["round"]) == "2").unwrap();
+    let cut = games.iter().find(|g| str_of(&g["round"]) == "2").unwrap();
     let moves: Vec<String> = cut["moves"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| s(m).to_string())
+        .map(|m| str_of(m).to_string())
         .collect();
-    let kept: Vec<String> = before.iter().map(|e| s(&e["uci"]).to_string()).collect();
+    let kept: Vec<String> = before
+        .iter()
+        .map(|e| str_of(&e["uci"]).to_string())
+        .collect();
     assert!(
         moves.len() >= kept.len() && moves[..kept.len()] == kept[..],
         "the cut game does not start with its journaled moves\njournal: {kept:?}\nPGN: {moves:?}"
@@ -834,6 +898,154 @@ fn resume_after_kill_9_keeps_every_game_once_and_the_cut_games_moves() {
         .filter(|e| e["type"] == "end")
         .count();
     assert_eq!(ends, 3);
+    // The cut game keeps its real start and counts the time played before
+    // the kill (it showed 0:00:00 from the resume on).
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    let game2 = pgn_text::games(&text)
+        .into_iter()
+        .find(|g| g.contains("[Round \"2\"]"))
+        .unwrap();
+    let value = |tag: &str| {
+        let at = game2.find(&format!("[{tag} \"")).unwrap() + tag.len() + 3;
+        game2[at..at + game2[at..].find('"').unwrap()].to_string()
+    };
+    let (date, time) = (
+        str_of(&first_start[0]).replace('.', "-"),
+        str_of(&first_start[1]).to_string(),
+    );
+    assert_eq!(value("GameStartTime"), format!("{date}T{time} UTC"));
+    let hms: Vec<u64> = value("GameDuration")
+        .split(':')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    let duration_s = hms[0] * 3600 + hms[1] * 60 + hms[2];
+    assert!(
+        duration_s * 1000 + 999 >= played_ms,
+        "GameDuration {duration_s} s is less than the {played_ms} ms played before the kill"
+    );
+}
+
+/// `--fresh` over an unfinished match's journal: the old journal is kept as
+/// `JOURNAL.1` and the games of the old run move to `PGN.1` with it (what
+/// the PGN held before that run stays); the new match writes only its own.
+#[test]
+fn fresh_keeps_the_old_run_aside() {
+    let t = TempDir::new("match-cli-fresh");
+    let pgn = t.join("f.pgn");
+    std::fs::write(&pgn, "[Event \"earlier\"]\n\n*\n\n").unwrap();
+    let pgn_s = s(&pgn).to_string();
+    let line = "--engine cmd=builtin name=A --engine cmd=builtin name=B --each nodes=50 \
+                --rounds 2 --maxmoves 10 --pgnout {pgn}";
+    let out = run_match(&argv(line, &[("pgn", &pgn_s)]));
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    // Make the finished journal look cut off: drop its last game's end.
+    let journal = t.join("f.pgn.journal");
+    let kept: Vec<String> = std::fs::read_to_string(&journal)
+        .unwrap()
+        .lines()
+        .filter(|l| !(l.contains("\"type\":\"end\",\"game\":1") || l.contains("\"type\":\"over\"")))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&journal, kept.concat()).unwrap();
+    let old_journal = std::fs::read(&journal).unwrap();
+    let old_pgn = std::fs::read_to_string(&pgn).unwrap();
+    let mut fresh = argv(line, &[("pgn", &pgn_s)]);
+    fresh.push("--fresh".into());
+    let out = run_match(&fresh);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(
+        std::fs::read(t.join("f.pgn.journal.1")).unwrap(),
+        old_journal
+    );
+    let moved = std::fs::read_to_string(t.join("f.pgn.1")).unwrap();
+    assert_eq!(format!("[Event \"earlier\"]\n\n*\n\n{moved}"), old_pgn);
+    assert_eq!(
+        tag_values(&pgn_s, "Event"),
+        ["earlier", "rookery match", "rookery match"]
+    );
+}
+
+/// The SPRT of a one-sided match decides (before, with every pair in one
+/// bucket, it never did: `LLR 0.00, no decision`), and the report says
+/// the decision with the games it was taken on, then the totals of every
+/// game played, the games in progress at the decision included.
+#[test]
+fn a_one_sided_sprt_decides_and_reports_the_games_it_decided_on() {
+    let t = TempDir::new("match-cli-sprt");
+    let out = run_match(&argv(
+        "--engine cmd=builtin name=shallow nodes=1 --engine cmd=builtin name=deep depth=5 \
+         --games 2 --rounds 12 --concurrency 2 --sprt elo0=0 elo1=5 --json \
+         --pgnout {pgn}",
+        &[("pgn", s(&t.join("s.pgn")))],
+    ));
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let v: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", describe(&out)));
+    assert_eq!(v["stopped"]["reason"], "sprt", "{v}");
+    assert_eq!(v["stopped"]["detail"], "AcceptH0", "{v}");
+    let decision = &v["sprt"]["decision"];
+    let decided_on = decision["tally"]["wdl"]["wins"].as_u64().unwrap()
+        + decision["tally"]["wdl"]["draws"].as_u64().unwrap()
+        + decision["tally"]["wdl"]["losses"].as_u64().unwrap();
+    let played = v["standings"]["games"].as_u64().unwrap();
+    assert!(decided_on < 24, "decided before the schedule's end: {v}");
+    // At most the games in progress (two at a time) finish after it.
+    assert!(played >= decided_on && played <= decided_on + 2, "{v}");
+    let llr = decision["status"]["llr"].as_f64().unwrap();
+    assert!(llr <= decision["status"]["lower"].as_f64().unwrap(), "{v}");
+    let said = text(&out.stderr);
+    assert!(
+        said.contains(&format!("decided on {decided_on} games")),
+        "{said}"
+    );
+    if played > decided_on {
+        assert!(
+            said.contains(&format!("SPRT over all {played} games played")),
+            "{said}"
+        );
+    }
+}
+
+/// Ctrl-C (SIGINT) stops a match cleanly: the game in progress is cut after
+/// its move and journaled, the summary of the finished games is printed,
+/// the status is 130; `--resume` then finishes the match with every game
+/// once.
+#[test]
+fn an_interrupted_match_stops_cleanly_and_resumes() {
+    let t = TempDir::new("match-cli-sigint");
+    let pgn = s(&t.join("i.pgn")).to_string();
+    let journal = t.join("i.pgn.journal");
+    let child = spawn_match(&argv(
+        "--engine cmd=builtin name=A --engine cmd=builtin name=B --each st=0.05 \
+         --rounds 3 --maxmoves 30 --pgnout {pgn}",
+        &[("pgn", &pgn)],
+    ));
+    let t0 = Instant::now();
+    while !journal_entries(&journal)
+        .iter()
+        .any(|e| e["type"] == "move" && e["game"] == 1)
+    {
+        assert!(t0.elapsed() < RUN_LIMIT, "game 2 never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let st = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let out = wait_bounded(child, RUN_LIMIT);
+    assert_eq!(out.status.code(), Some(130), "{}", describe(&out));
+    let said = text(&out.stdout);
+    assert_contains_all(&said, &["Interrupted", "--resume"]);
+    let entries = journal_entries(&journal);
+    assert!(!entries.iter().any(|e| e["type"] == "over"));
+    assert!(!entries.iter().any(|e| e["type"] == "end" && e["game"] == 1));
+    let out = run_match(&["--resume", s(&journal)]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let mut rounds = tag_values(&pgn, "Round");
+    rounds.sort();
+    assert_eq!(rounds, ["1", "2", "3"]);
+    assert!(!tag_values(&pgn, "Result").contains(&"*".to_string()));
 }
 
 // ---------------------------------------------------------------------
@@ -872,10 +1084,7 @@ fn usage_errors_exit_2() {
         let err = text(&out.stderr);
         assert!(err.contains(needle), "{args:?}: {needle:?} not in {err}");
     }
-    let out = Command::new(rookery_bin())
-        .args(["match", "--help"])
-        .output()
-        .unwrap();
+    let out = rookery(&["match", "--help"], b"");
     assert_eq!(out.status.code(), Some(0));
     let help = text(&out.stdout);
     assert_contains_all(
@@ -902,8 +1111,8 @@ fn json_epdout_and_log() {
     let Some(t) = judged("outputs") else {
         return;
     };
-    let epd = path_str(t.join("o.epd"));
-    let log = path_str(t.join("o.log"));
+    let epd = s(&t.join("o.epd")).to_string();
+    let log = s(&t.join("o.log")).to_string();
     let Played { out, games, .. } = played(
         &t,
         "--engine cmd=builtin name=Inside depth=2 \
@@ -915,16 +1124,28 @@ fn json_epdout_and_log() {
     let v: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("--json output does not parse: {e}\n{}", describe(&out)));
     let st = &v["standings"];
-    assert_eq!(st["names"], serde_json::json!(["Inside", "Outside"]), "{v}");
+    let names: Vec<&str> = st["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Inside", "Outside"], "{v}");
     assert_eq!(st["games"], 4, "{v}");
     let wdl = |x: &Value| {
         x["wins"].as_u64().unwrap() + x["draws"].as_u64().unwrap() + x["losses"].as_u64().unwrap()
     };
-    assert_eq!(wdl(&st["engines"][0]), 4, "{v}");
-    assert_eq!(st["engines"][0]["wins"], st["engines"][1]["losses"], "{v}");
-    assert_eq!(wdl(&st["versus"][1]["wdl"]), 4, "{v}");
+    assert_eq!(wdl(&st["players"][0]), 4, "{v}");
+    assert_eq!(st["players"][0]["wins"], st["players"][1]["losses"], "{v}");
+    let pair = &st["pairs"][0];
+    assert_eq!(
+        (pair["a"].as_str(), pair["b"].as_str()),
+        (Some("Inside"), Some("Outside")),
+        "{v}"
+    );
+    assert_eq!(wdl(pair), 4, "{v}");
     // Two complete pairs of games on one opening each.
-    let ptnml: u64 = st["versus"][1]["ptnml"]["counts"]
+    let ptnml: u64 = pair["ptnml"]
         .as_array()
         .unwrap()
         .iter()
@@ -970,12 +1191,17 @@ fn json_epdout_and_log() {
     let fens: Vec<String> = serde_json::from_slice(&py.stdout).unwrap();
     for (i, (fen, g)) in fens.iter().zip(&games).enumerate() {
         let four = |f: &str| f.split(' ').take(4).collect::<Vec<_>>().join(" ");
-        assert_eq!(four(fen), four(s(&g["final_fen"])), "EPD line {}", i + 1);
+        assert_eq!(
+            four(fen),
+            four(str_of(&g["final_fen"])),
+            "EPD line {}",
+            i + 1
+        );
         assert!(
             lines[i].contains(&format!(
                 "c0 \"{} {}\"",
-                s(&g["result"]),
-                s(&g["termination"])
+                str_of(&g["result"]),
+                str_of(&g["termination"])
             )),
             "{}",
             lines[i]
@@ -1023,6 +1249,6 @@ fn sixty_four_concurrent_games() {
     rounds.sort_unstable();
     assert_eq!(rounds, (1..=64).collect::<Vec<_>>());
     for g in &games {
-        assert_eq!(s(&g["termination"]), "normal", "{g}");
+        assert_eq!(str_of(&g["termination"]), "normal", "{g}");
     }
 }

@@ -6,8 +6,8 @@
 //! fails when `CI` is set and is skipped with a note otherwise.
 //! `ROOKERY_SF_POSITIONS=N` changes the number of positions (default 240).
 
+use crate::common::{rookery, stockfish};
 use rookery_core::{Mode, Position, Setup};
-use rookery_testkit::cmd::Cmd;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -89,16 +89,17 @@ fn normalise(lines: Vec<String>, total: String) -> Vec<String> {
 }
 
 fn rookery_perft(fen: &str, depth: u32) -> Vec<String> {
-    let run = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
-        .args([
+    let run = rookery(
+        &[
             "perft",
             "--divide",
             "--depth",
             &depth.to_string(),
             "--fen",
             fen,
-        ])
-        .run();
+        ],
+        b"",
+    );
     run.assert_code(0);
     let text = String::from_utf8(run.stdout).expect("utf-8");
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
@@ -169,7 +170,7 @@ fn positions(count: usize) -> Vec<String> {
 
 #[test]
 fn divide_matches_stockfish() {
-    let Some(path) = rookery_testkit::peer::stockfish() else {
+    let Some(path) = stockfish() else {
         return;
     };
     let count = std::env::var("ROOKERY_SF_POSITIONS")
@@ -177,7 +178,7 @@ fn divide_matches_stockfish() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(240);
     let fens = positions(count);
-    let mut sf = Stockfish::start(&path);
+    let mut sf = Stockfish::start(Path::new(&path));
     let (mut moves, mut nodes) = (0usize, 0u64);
     for fen in &fens {
         let ours = rookery_perft(fen, 3);

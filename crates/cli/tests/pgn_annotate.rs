@@ -6,20 +6,17 @@
 //! lose nothing; `--resume` keeps what was written; the page renders in
 //! headless Chromium.
 
-use rookery_testkit::cmd::{assert_contains_all, Cmd};
+use crate::common::{rookery, s, stockfish};
+use rookery_testkit::cmd::{assert_contains_all, Run};
 use rookery_testkit::{peer, TempDir};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/annotate");
 const CHECK: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/python/annotate_check.py"
 );
-
-fn rookery(args: &[&str]) -> Output {
-    Cmd::new(env!("CARGO_BIN_EXE_rookery")).args(args).output()
-}
 
 fn python_chess() -> bool {
     peer::python_chess().is_some()
@@ -65,20 +62,14 @@ fn data(f: &str) -> PathBuf {
 }
 
 /// `rookery pgn annotate INPUT -o OUT EXTRA...`, whatever its exit status.
-fn run_annotate(input: &Path, out: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "pgn",
-        "annotate",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ];
+fn run_annotate(input: &Path, out: &Path, extra: &[&str]) -> Run {
+    let mut args = vec!["pgn", "annotate", s(input), "-o", s(out)];
     args.extend_from_slice(extra);
-    rookery(&args)
+    rookery(&args, b"")
 }
 
 /// As [`run_annotate`], which must succeed.
-fn annotate(input: &Path, out: &Path, extra: &[&str]) -> Output {
+fn annotate(input: &Path, out: &Path, extra: &[&str]) -> Run {
     let o = run_annotate(input, out, extra);
     assert!(
         o.status.success(),
@@ -92,7 +83,7 @@ fn annotate(input: &Path, out: &Path, extra: &[&str]) -> Output {
 /// Checks a run whose engine failed on every game: exit 1, `games` engine
 /// failures reported, with `why`; returns the PGN written to `out`, which
 /// must hold `written` games.
-fn engine_failed(o: &Output, out: &Path, games: usize, why: &str, written: usize) -> String {
+fn engine_failed(o: &Run, out: &Path, games: usize, why: &str, written: usize) -> String {
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(err.matches("engine failed").count(), games, "{err}");
@@ -139,7 +130,7 @@ fn builtin_engine_python_chess_agrees() {
 
 #[test]
 fn stockfish_python_chess_agrees() {
-    let Some(sf) = peer::stockfish() else { return };
+    let Some(sf) = stockfish() else { return };
     if !python_chess() {
         return;
     }
@@ -152,7 +143,7 @@ fn stockfish_python_chess_agrees() {
             &out,
             &[
                 "--engine",
-                sf.to_str().unwrap(),
+                &sf,
                 "--option",
                 "Threads=1",
                 "--depth",
@@ -238,7 +229,7 @@ fn unreadable_games_are_copied_and_engine_failures_written_unannotated() {
     // An engine that crashes: every game is still written, unannotated, and reported.
     let crash = crashing_engine(&t);
     let out = t.join("crash.pgn");
-    let engine = ["--engine", crash.to_str().unwrap(), "--movetime", "50"];
+    let engine = ["--engine", s(&crash), "--movetime", "50"];
     let o = run_annotate(&input, &out, &[&engine[..], &["--jobs", "1"]].concat());
     let text = engine_failed(&o, &out, 2, "crashy: giving up", 3);
     assert!(!text.contains("[%eval"), "{text}");
@@ -257,7 +248,7 @@ fn hanging_engine_is_reported_and_the_game_written() {
     let input = data("pe-checkmate.pgn");
     let hang = engine_script(&t, "hangs", "exec sleep 100000");
     let out = t.join("out.pgn");
-    let engine = ["--engine", hang.to_str().unwrap(), "--movetime", "50"];
+    let engine = ["--engine", s(&hang), "--movetime", "50"];
     let o = run_annotate(&input, &out, &[&engine[..], &["--jobs", "2"]].concat());
     let text = engine_failed(&o, &out, 2, "did not answer bestmove", 2);
     assert!(
@@ -306,14 +297,7 @@ fn page_renders_in_chromium() {
     annotate(
         &input,
         &out,
-        &[
-            "--depth",
-            "6",
-            "--jobs",
-            "2",
-            "--html",
-            html.to_str().unwrap(),
-        ],
+        &["--depth", "6", "--jobs", "2", "--html", s(&html)],
     );
     let pgn = std::fs::read_to_string(&out).unwrap();
     // The page shows the judgements the tags count (a human's NAG in the

@@ -2,7 +2,8 @@
 //! from-epd; parallel output equals sequential output; strict and lenient
 //! error handling; stdin.
 
-use rookery_testkit::cmd::{assert_contains_all, Cmd, Run};
+use crate::common::{rookery, s, text};
+use rookery_testkit::cmd::assert_contains_all;
 use rookery_testkit::TempDir;
 use std::path::{Path, PathBuf};
 
@@ -22,47 +23,35 @@ fn all_data_files() -> Vec<PathBuf> {
     v
 }
 
-fn rookery(args: &[&str], stdin: Option<&[u8]>) -> Run {
-    Cmd::new(env!("CARGO_BIN_EXE_rookery"))
-        .args(args)
-        .stdin(stdin.unwrap_or_default())
-        .run()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 #[test]
 fn validate_names_file_line_col_and_game() {
     let f = data("pgn_test.pgn");
-    let out = rookery(&["pgn", "validate", f.to_str().unwrap()], None);
+    let out = rookery(&["pgn", "validate", s(&f)], b"");
     out.assert_code(1);
-    let s = text(&out.stdout);
-    let errors: Vec<&str> = s.lines().filter(|l| l.contains(": error: ")).collect();
-    assert_eq!(errors.len(), 3, "{s}");
+    let said = text(&out.stdout);
+    let errors: Vec<&str> = said.lines().filter(|l| l.contains(": error: ")).collect();
+    assert_eq!(errors.len(), 3, "{said}");
     assert!(
         errors[0].ends_with(
             "pgn_test.pgn:9:47: error: game 1 (White - Black, 1996.08.15, round -): move 5. Bc4: \
              illegal move Bc4: no piece of that kind can move there"
         ),
-        "{s}"
+        "{said}"
     );
-    assert!(errors[1].contains(":29:50: error: game 2 (Opocensky, Karel - Flohr, Salo, 1929.??.??, round ?): move 7. Bb3?"), "{s}");
-    assert!(s.ends_with("19 games, 3 with errors, 1 warnings\n"), "{s}");
+    assert!(errors[1].contains(":29:50: error: game 2 (Opocensky, Karel - Flohr, Salo, 1929.??.??, round ?): move 7. Bb3?"), "{said}");
+    assert!(
+        said.ends_with("19 games, 3 with errors, 1 warnings\n"),
+        "{said}"
+    );
     // A clean file: exit 0.
     let out = rookery(
-        &[
-            "pgn",
-            "validate",
-            data("kasparov-deep-blue-1997.pgn").to_str().unwrap(),
-        ],
-        None,
+        &["pgn", "validate", s(&data("kasparov-deep-blue-1997.pgn"))],
+        b"",
     );
     out.assert_code(0);
     assert_eq!(text(&out.stdout), "6 games, 0 with errors, 0 warnings\n");
     // JSON: one object per problem and a summary.
-    let out = rookery(&["pgn", "validate", "--json", f.to_str().unwrap()], None);
+    let out = rookery(&["pgn", "validate", "--json", s(&f)], b"");
     let lines: Vec<serde_json::Value> = text(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -78,10 +67,10 @@ fn validate_names_file_line_col_and_game() {
 #[test]
 fn validate_reports_tag_semantics() {
     let pgn = b"[Date \"2001.13.01\"]\n[TimeControl \"40/\"]\n[PlyCount \"3\"]\n[ECO \"Z99\"]\n1. e4 e5 *\n";
-    let out = rookery(&["pgn", "validate", "-"], Some(pgn));
-    let s = text(&out.stdout);
+    let out = rookery(&["pgn", "validate", "-"], pgn);
+    let said = text(&out.stdout);
     assert_contains_all(
-        &s,
+        &said,
         &[
             "bad Date value",
             "bad TimeControl value",
@@ -91,7 +80,7 @@ fn validate_reports_tag_semantics() {
         ],
     );
     out.assert_code(0);
-    let out = rookery(&["pgn", "validate", "--strict", "-"], Some(pgn));
+    let out = rookery(&["pgn", "validate", "--strict", "-"], pgn);
     out.assert_code(1);
 }
 
@@ -106,14 +95,14 @@ fn normalize_is_idempotent_and_parallel_equals_sequential() {
             "--lenient".into(),
             "-q".into(),
         ];
-        a.extend(extra.iter().map(|s| s.to_string()));
+        a.extend(extra.iter().map(|x| x.to_string()));
         a.extend(files.iter().map(|p| p.display().to_string()));
         a
     };
     let run = |extra: &[&str]| {
         let a = args(extra);
         let a: Vec<&str> = a.iter().map(String::as_str).collect();
-        rookery(&a, None)
+        rookery(&a, b"")
     };
     let seq = run(&[]);
     assert_eq!(seq.status.code(), Some(1), "the test data has errors");
@@ -129,7 +118,7 @@ fn normalize_is_idempotent_and_parallel_equals_sequential() {
         }
     }
     let once = tmp.write("once.pgn", &seq.stdout);
-    let twice = rookery(&["pgn", "normalize", once.to_str().unwrap()], None);
+    let twice = rookery(&["pgn", "normalize", s(&once)], b"");
     twice.assert_code(0);
     assert!(twice.stdout == seq.stdout, "normalize is not idempotent");
     // Every movetext line within 80 columns (save single over-long tokens).
@@ -139,7 +128,7 @@ fn normalize_is_idempotent_and_parallel_equals_sequential() {
         }
     }
     // Stats of the normalized output match the input's (errors dropped).
-    let a = rookery(&["pgn", "stats", "--json", once.to_str().unwrap()], None);
+    let a = rookery(&["pgn", "stats", "--json", s(&once)], b"");
     let a: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
     let mut sargs = vec![
         "pgn".to_string(),
@@ -149,7 +138,7 @@ fn normalize_is_idempotent_and_parallel_equals_sequential() {
     ];
     sargs.extend(files.iter().map(|p| p.display().to_string()));
     let sargs: Vec<&str> = sargs.iter().map(String::as_str).collect();
-    let b = rookery(&sargs, None);
+    let b = rookery(&sargs, b"");
     let b: serde_json::Value = serde_json::from_slice(&b.stdout).unwrap();
     assert_eq!(a["moves"], b["moves"]);
     assert_eq!(
@@ -161,19 +150,25 @@ fn normalize_is_idempotent_and_parallel_equals_sequential() {
 #[test]
 fn strict_normalize_stops_at_the_first_error() {
     let pgn = b"1. e4 e5 *\n\n1. e4 e4 *\n\n1. d4 d5 *\n";
-    let out = rookery(&["pgn", "normalize", "-"], Some(pgn));
+    let out = rookery(&["pgn", "normalize", "-"], pgn);
     out.assert_code(1);
-    let s = text(&out.stdout);
-    assert!(s.contains("1. e4 e5 *") && !s.contains("d4"), "{s}");
+    let said = text(&out.stdout);
+    assert!(
+        said.contains("1. e4 e5 *") && !said.contains("d4"),
+        "{said}"
+    );
     out.assert_stderr_contains(
         "<stdin>:3:7: error: game 2 (? - ?, ?, round ?): move 1... e4: illegal move e4",
     );
     // Lenient: the bad game is reported and skipped, the next one kept.
-    let out = rookery(&["pgn", "normalize", "--lenient", "-"], Some(pgn));
+    let out = rookery(&["pgn", "normalize", "--lenient", "-"], pgn);
     out.assert_code(1);
-    let s = text(&out.stdout);
-    assert!(s.contains("1. e4 e5 *") && s.contains("1. d4 d5 *"), "{s}");
-    assert_eq!(s.matches("[Event").count(), 2);
+    let said = text(&out.stdout);
+    assert!(
+        said.contains("1. e4 e5 *") && said.contains("1. d4 d5 *"),
+        "{said}"
+    );
+    assert_eq!(said.matches("[Event").count(), 2);
     // The same with threads and one game per chunk.
     let out2 = rookery(
         &[
@@ -186,12 +181,12 @@ fn strict_normalize_stops_at_the_first_error() {
             "1",
             "-",
         ],
-        Some(pgn),
+        pgn,
     );
     assert_eq!(out2.stdout, out.stdout);
     let out3 = rookery(
         &["pgn", "normalize", "--jobs", "2", "--chunk-bytes", "1", "-"],
-        Some(pgn),
+        pgn,
     );
     assert!(!text(&out3.stdout).contains("d4"));
 }
@@ -199,11 +194,11 @@ fn strict_normalize_stops_at_the_first_error() {
 #[test]
 fn stats_counts() {
     let f = data("kasparov-deep-blue-1997.pgn");
-    let out = rookery(&["pgn", "stats", f.to_str().unwrap()], None);
+    let out = rookery(&["pgn", "stats", s(&f)], b"");
     out.assert_code(0);
-    let s = text(&out.stdout);
+    let said = text(&out.stdout);
     assert_contains_all(
-        &s,
+        &said,
         &[
             "games     6\n",
             "moves     519 (mainline plies)\n",
@@ -220,9 +215,9 @@ fn stats_counts() {
             "2",
             "--chunk-bytes",
             "1",
-            f.to_str().unwrap(),
+            s(&f),
         ],
-        None,
+        b"",
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["games"], 6);
@@ -238,15 +233,7 @@ fn stats_counts() {
         6
     );
     // Errors are counted, the exit status says so.
-    let out = rookery(
-        &[
-            "pgn",
-            "stats",
-            "--json",
-            data("pgn_test.pgn").to_str().unwrap(),
-        ],
-        None,
-    );
+    let out = rookery(&["pgn", "stats", "--json", s(&data("pgn_test.pgn"))], b"");
     out.assert_code(1);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["games"], 19);
@@ -257,41 +244,41 @@ fn stats_counts() {
 /// has a value, `-` where there is nothing to show.
 #[test]
 fn stats_of_no_games_and_no_eco() {
-    let out = rookery(&["pgn", "stats", "-"], Some(b""));
+    let out = rookery(&["pgn", "stats", "-"], b"");
     out.assert_code(0);
-    let s = text(&out.stdout);
-    assert_contains_all(&s, &["games     0\n", "longest   -\n", "ECO       -\n"]);
-    assert!(!s.contains("top ECO"), "{s}");
-    let out = rookery(&["pgn", "stats", "-"], Some(b"[White \"a\"]\n\n1. e4 *\n"));
+    let said = text(&out.stdout);
+    assert_contains_all(&said, &["games     0\n", "longest   -\n", "ECO       -\n"]);
+    assert!(!said.contains("top ECO"), "{said}");
+    let out = rookery(&["pgn", "stats", "-"], b"[White \"a\"]\n\n1. e4 *\n");
     out.assert_code(0);
-    let s = text(&out.stdout);
-    assert_contains_all(&s, &["games     1\n", "ECO       ? 1\n"]);
+    let said = text(&out.stdout);
+    assert_contains_all(&said, &["games     1\n", "ECO       ? 1\n"]);
 }
 
 #[test]
 fn to_epd_and_fen() {
     let f = data("molinari-bordais-1979.pgn");
-    let out = rookery(&["pgn", "to-epd", "--ptp", f.to_str().unwrap()], None);
+    let out = rookery(&["pgn", "to-epd", "--ptp", s(&f)], b"");
     out.assert_code(0);
-    let s = text(&out.stdout);
-    let lines: Vec<&str> = s.lines().collect();
+    let said = text(&out.stdout);
+    let lines: Vec<&str> = said.lines().collect();
     assert_eq!(lines.len(), 11, "10 plies, 11 positions");
     assert!(lines[0]
         .starts_with("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - fmvn 1; hmvc 0; id \""));
     assert!(lines[0].ends_with("; sm e4;"), "{}", lines[0]);
     assert!(lines[10].contains("ptp Event "), "{}", lines[10]);
     assert!(!lines[10].contains(" sm "), "{}", lines[10]);
-    let out = rookery(&["pgn", "to-epd", "--fen", f.to_str().unwrap()], None);
-    let s = text(&out.stdout);
-    assert_eq!(s.lines().count(), 11);
+    let out = rookery(&["pgn", "to-epd", "--fen", s(&f)], b"");
+    let said = text(&out.stdout);
+    assert_eq!(said.lines().count(), 11);
     assert_eq!(
-        s.lines().next(),
+        said.lines().next(),
         Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
     );
     // Lenient by default: a bad game is reported, the others converted.
     let out = rookery(
         &["pgn", "to-epd", "--fen", "-"],
-        Some(b"1. e4 e5 *\n1. e4 Ke2 *\n1. d4 *\n"),
+        b"1. e4 e5 *\n1. e4 Ke2 *\n1. d4 *\n",
     );
     out.assert_code(1);
     assert_eq!(text(&out.stdout).lines().count(), 3 + 2);
@@ -301,11 +288,11 @@ fn to_epd_and_fen() {
 #[test]
 fn from_epd_makes_games() {
     let epd = b"4k3/8/8/8/8/8/4P3/4K3 w - - hmvc 5; fmvn 40; id \"x\"; pv e4 Kd7;\nnot a record\n";
-    let out = rookery(&["pgn", "from-epd", "-"], Some(epd));
+    let out = rookery(&["pgn", "from-epd", "-"], epd);
     assert_eq!(out.status.code(), Some(1), "the bad line is an error");
-    let s = text(&out.stdout);
+    let said = text(&out.stdout);
     assert_contains_all(
-        &s,
+        &said,
         &[
             "[Event \"x\"]",
             "[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 5 40\"]",
@@ -317,9 +304,9 @@ fn from_epd_makes_games() {
 
 #[test]
 fn usage_errors_exit_2() {
-    let out = rookery(&["pgn", "stats", "--jobs", "0"], None);
+    let out = rookery(&["pgn", "stats", "--jobs", "0"], b"");
     out.assert_code(2);
-    let out = rookery(&["pgn", "nonsense"], None);
+    let out = rookery(&["pgn", "nonsense"], b"");
     out.assert_code(2);
 }
 
@@ -329,12 +316,12 @@ fn usage_errors_exit_2() {
 #[test]
 fn deeply_nested_variations_every_verb() {
     let f = data("deep/nested-100000.pgn");
-    let f = f.to_str().unwrap();
+    let f = s(&f);
     for jobs in ["1", "2"] {
         let run = |verb: &str| {
             let out = rookery(
                 &["pgn", verb, "--jobs", jobs, "--chunk-bytes", "4096", f],
-                None,
+                b"",
             );
             assert_eq!(
                 out.status.code(),
@@ -350,8 +337,8 @@ fn deeply_nested_variations_every_verb() {
         assert_eq!(n.matches('(').count(), 100_000);
         assert_eq!(n.matches(')').count(), 100_000);
         assert!(n.trim_end().ends_with(") *"), "{}", &n[n.len() - 100..]);
-        let s = run("stats");
-        assert!(s.contains("games     1\n"), "{s}");
+        let said = run("stats");
+        assert!(said.contains("games     1\n"), "{said}");
         let e = run("to-epd");
         // The mainline is one move: its two positions.
         assert_eq!(e.lines().count(), 2, "{e}");

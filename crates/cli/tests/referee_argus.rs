@@ -9,13 +9,12 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rookery_testkit::cmd::{Cmd, KillOnDrop as Proc};
+use crate::common::{cmd, finish_referee, referee, referee_client, s, stockfish, text};
+use rookery_testkit::cmd::KillOnDrop as Proc;
 use rookery_testkit::{peer, pgn_text, TempDir};
-
-const ROOKERY: &str = env!("CARGO_BIN_EXE_rookery");
 
 fn event_file(dir: &Path, extra: &str, players: &[(&str, &str)]) -> PathBuf {
     let mut text = format!(
@@ -32,12 +31,16 @@ fn event_file(dir: &Path, extra: &str, players: &[(&str, &str)]) -> PathBuf {
 }
 
 /// Starts the server; returns it, its address and its stdout.
-fn serve(config: &Path) -> (Proc, String, BufReader<std::process::ChildStdout>) {
-    Cmd::new(ROOKERY)
-        .args(["referee", "serve", "--config"])
-        .arg(config)
-        .args(["--listen", "127.0.0.1:0", "--background"])
-        .start("listening on ")
+fn serve(config: &Path) -> (Proc, String, BufReader<ChildStdout>) {
+    let args = [
+        "serve",
+        "--config",
+        s(config),
+        "--listen",
+        "127.0.0.1:0",
+        "--background",
+    ];
+    referee(&args, "listening on ")
 }
 
 /// An event being served: its directory (event file, PGN, logs), the
@@ -46,7 +49,7 @@ struct Served {
     dir: TempDir,
     server: Proc,
     addr: String,
-    out: BufReader<std::process::ChildStdout>,
+    out: BufReader<ChildStdout>,
 }
 
 /// Writes the event file of an event with `settings` (TOML lines of its
@@ -65,27 +68,8 @@ fn serve_event(tag: &str, settings: &str, players: &[(&str, &str)]) -> Served {
 }
 
 fn connect(addr: &str, engine: &str, name: &str, token: &str, extra: &[&str]) -> Proc {
-    Proc(
-        Command::new(ROOKERY)
-            .args([
-                "referee", "connect", addr, "--engine", engine, "--name", name, "--token", token,
-            ])
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    )
-}
-
-/// Waits for the server to end (at most `limit`); returns its stdout rest
-/// and stderr.
-fn finish(
-    mut server: Proc,
-    out: BufReader<std::process::ChildStdout>,
-    limit: Duration,
-) -> (String, String) {
-    rookery_testkit::cmd::finish(&mut server.0, out, limit, "server")
+    let args = [addr, "--engine", engine, "--name", name, "--token", token];
+    referee_client(&[&args[..], extra].concat())
 }
 
 /// The value of the tag `name` in `game`, which must have it.
@@ -98,17 +82,12 @@ fn tag<'a>(game: &'a str, name: &str) -> &'a str {
 fn check_logs(logs: &Path) {
     let files = rookery_testkit::files_with_extension(logs, "log");
     assert!(files.len() >= 3, "{files:?}");
-    let out = Command::new(ROOKERY)
-        .args(["epd", "validate"])
-        .args(&files)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "epd validate: {text}");
+    let out = cmd(["epd", "validate"]).args(&files).run();
+    let said = text(&out.stdout) + &text(&out.stderr);
+    assert!(out.status.success(), "epd validate: {said}");
     assert!(
-        !text.contains("unreadable") || text.contains(" 0 unreadable"),
-        "{text}"
+        !said.contains("unreadable") || said.contains(" 0 unreadable"),
+        "{said}"
     );
     let event = std::fs::read_to_string(logs.join("event.log")).unwrap();
     let mut in_game = 0;
@@ -128,7 +107,7 @@ fn check_logs(logs: &Path) {
 
 #[test]
 fn builtin_and_stockfish_play_a_refereed_event() {
-    let Some(sf) = peer::stockfish() else {
+    let Some(sf) = stockfish() else {
         return;
     };
     if peer::python_chess().is_none() {
@@ -140,8 +119,8 @@ fn builtin_and_stockfish_play_a_refereed_event() {
         &[("Rookery", "r-secret"), ("Stockfish", "s-secret")],
     );
     let _a = connect(&ev.addr, "builtin", "Rookery", "r-secret", &[]);
-    let _b = connect(&ev.addr, sf.to_str().unwrap(), "Stockfish", "s-secret", &[]);
-    let (rest, _) = finish(ev.server, ev.out, Duration::from_secs(240));
+    let _b = connect(&ev.addr, &sf, "Stockfish", "s-secret", &[]);
+    let (rest, _) = finish_referee(ev.server, ev.out, Duration::from_secs(240));
     assert!(rest.contains("event over: 2 games"), "{rest}");
     eprintln!("{rest}");
     // The PGN, read back by python-chess: the moves the clients sent (from
@@ -205,7 +184,7 @@ fn a_hostile_python_client_is_refereed_by_the_rules() {
         "b-secret",
         &["--accept-cp", "100000"],
     );
-    let (rest, _) = finish(ev.server, ev.out, Duration::from_secs(120));
+    let (rest, _) = finish_referee(ev.server, ev.out, Duration::from_secs(120));
     let py_out = py.wait_with_output().unwrap();
     let mut py_err = String::new();
     err.read_to_string(&mut py_err).unwrap();
@@ -299,7 +278,7 @@ fn a_thousand_idle_connections_and_a_game_still_completes() {
     }
     drop(idle.stdin.take());
     let _ = idle.wait();
-    let (rest, _) = finish(server, ev.out, Duration::from_secs(10));
+    let (rest, _) = finish_referee(server, ev.out, Duration::from_secs(10));
     assert!(rest.contains("event over: 1 games"), "{rest}");
     let conns: usize = rest
         .split("peak ")

@@ -6,21 +6,20 @@
 //!
 //! Each test prints what it measured (the time from the kill to the first
 //! `respond` after the restart, from the primary's death to the standby's
-//! takeover) on stderr: `cargo test -p rookery --test referee_resume --
+//! takeover) on stderr: `cargo test -p rookery --test main referee_resume --
 //! --nocapture`.
 //!
 //! Peers: socat (serial mode). When `CI` is set and it is missing the test
 //! fails; otherwise it skips with a note on stderr.
 
-use rookery_testkit::cmd::{assert_contains_all, Cmd, KillOnDrop as Proc};
+use crate::common::{cmd, finish_referee, referee, referee_client, s, ROOKERY};
+use rookery_testkit::cmd::{assert_contains_all, KillOnDrop as Proc};
 use rookery_testkit::{peer, pgn_text, TempDir};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
-
-const ROOKERY: &str = env!("CARGO_BIN_EXE_rookery");
 
 /// Plies journaled before the referee is killed.
 const KILL_AFTER: usize = 16;
@@ -40,38 +39,18 @@ fn event_file(path: &Path, pgn: &str, logs: &str, time_control: &str) -> PathBuf
     path.to_path_buf()
 }
 
-/// Starts `rookery referee ARGS…`, reads its first stdout line (which must
-/// start with `first`) and returns the process, the rest of that line and
-/// the rest of its stdout.
-fn start(args: &[&str], first: &str) -> (Proc, String, BufReader<ChildStdout>) {
-    Cmd::new(ROOKERY).arg("referee").args(args).start(first)
-}
-
 fn serve(config: &Path, listen: &str, extra: &[&str]) -> (Proc, String, BufReader<ChildStdout>) {
-    let mut args = vec!["serve", "--config", config.to_str().unwrap()];
+    let mut args = vec!["serve", "--config", s(config)];
     args.extend(["--listen", listen, "--background"]);
     args.extend(extra);
-    start(&args, "listening on ")
+    referee(&args, "listening on ")
 }
 
 fn connect(target: &[&str], name: &str, token: &str) -> Proc {
-    Proc(
-        Command::new(ROOKERY)
-            .args(["referee", "connect"])
-            .args(target)
-            .args(["--engine", "builtin", "--name", name, "--token", token])
-            // Neither resigns nor offers draws: the game runs to its end.
-            .args(["--resign-cp", "0", "--draw-cp", "0", "--no-accept"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    )
-}
-
-/// Waits for a referee to end (at most `limit`); returns its stdout rest.
-fn finish(mut p: Proc, out: BufReader<ChildStdout>, limit: Duration) -> String {
-    rookery_testkit::cmd::finish(&mut p.0, out, limit, "referee").0
+    let player = ["--engine", "builtin", "--name", name, "--token", token];
+    // Neither resigns nor offers draws: the game runs to its end.
+    let play_on = ["--resign-cp", "0", "--draw-cp", "0", "--no-accept"];
+    referee_client(&[target, &player[..], &play_on[..]].concat())
 }
 
 /// The journal's entries (whole lines only).
@@ -241,7 +220,7 @@ fn a_referee_killed_mid_game_resumes_from_its_journal() {
         line.starts_with("resumed from the journal: 0 games finished, 1 in progress"),
         "{line}"
     );
-    let rest = finish(second, out, Duration::from_secs(25));
+    let (rest, _) = finish_referee(second, out, Duration::from_secs(25));
     assert!(rest.contains("event over: 1 games"), "{rest}");
     check_game(&dir.join("games.pgn"), &journal_path, &before);
 
@@ -318,13 +297,13 @@ fn a_standby_takes_over_when_the_primary_is_killed() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().to_string()
     };
-    let (standby, _, mut sout) = start(
+    let (standby, _, mut sout) = referee(
         &[
             "observe",
             "--primary",
             &paddr,
             "--config",
-            standby_cfg.to_str().unwrap(),
+            s(&standby_cfg),
             "--listen",
             &saddr,
             "--takeover-after",
@@ -366,7 +345,7 @@ fn a_standby_takes_over_when_the_primary_is_killed() {
         }
         assert!(killed.elapsed() < Duration::from_secs(15), "no takeover");
     }
-    let rest = finish(standby, sout, Duration::from_secs(25));
+    let (rest, _) = finish_referee(standby, sout, Duration::from_secs(25));
     assert!(rest.contains("event over: 1 games"), "{rest}");
     let sans = check_game(&dir.join("standby.pgn"), &sj, &before);
     eprintln!(
@@ -405,11 +384,11 @@ fn serial_mode_plays_a_game_over_two_pseudo_terminals() {
         std::thread::sleep(Duration::from_millis(10));
     }
     let devices = format!("{},{}", links[0].0.display(), links[1].0.display());
-    let (server, what, out) = start(
+    let (server, what, out) = referee(
         &[
             "serve",
             "--config",
-            cfg.to_str().unwrap(),
+            s(&cfg),
             "--serial",
             &devices,
             "--background",
@@ -417,17 +396,9 @@ fn serial_mode_plays_a_game_over_two_pseudo_terminals() {
         "listening on serial ",
     );
     assert!(what.contains("ref1") && what.contains("ref2"), "{what}");
-    let _a = connect(
-        &["--serial", links[0].1.to_str().unwrap()],
-        "Alpha",
-        "a-secret",
-    );
-    let _b = connect(
-        &["--serial", links[1].1.to_str().unwrap()],
-        "Beta",
-        "b-secret",
-    );
-    let rest = finish(server, out, Duration::from_secs(25));
+    let _a = connect(&["--serial", s(&links[0].1)], "Alpha", "a-secret");
+    let _b = connect(&["--serial", s(&links[1].1)], "Beta", "b-secret");
+    let (rest, _) = finish_referee(server, out, Duration::from_secs(25));
     assert!(rest.contains("event over: 1 games"), "{rest}");
     let games = pgn_games(&dir.join("games.pgn"));
     assert_eq!(games.len(), 1);
@@ -456,11 +427,15 @@ fn a_player_restarted_by_the_supervisor_resumes_its_game() {
         text = text.replace(&table, &command);
     }
     std::fs::write(&cfg, text).unwrap();
-    let mut child = Cmd::new(ROOKERY)
-        .args(["referee", "serve", "--config"])
-        .arg(&cfg)
-        .args(["--listen", "127.0.0.1:0"])
-        .spawn();
+    let mut child = cmd([
+        "referee",
+        "serve",
+        "--config",
+        s(&cfg),
+        "--listen",
+        "127.0.0.1:0",
+    ])
+    .spawn();
     let mut stdin = child.stdin.take().unwrap();
     let out = BufReader::new(child.stdout.take().unwrap());
     let server = Proc(child);
@@ -473,7 +448,7 @@ fn a_player_restarted_by_the_supervisor_resumes_its_game() {
     use std::io::Write;
     stdin.write_all(b"restart Alpha\n").unwrap();
     stdin.flush().unwrap();
-    let rest = finish(server, out, Duration::from_secs(25));
+    let (rest, _) = finish_referee(server, out, Duration::from_secs(25));
     assert_contains_all(&rest, &["held at move", "event over: 1 games"]);
     // The game went on from where it was held: it begins with the moves
     // played before the restart and was not forfeited.

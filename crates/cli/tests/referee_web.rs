@@ -9,26 +9,17 @@
 //! Peers: Chromium and python3 (standard library only). When `CI` is set
 //! and one is missing the test fails; otherwise it skips with a note.
 
+use crate::common::{line_after, referee_client, ROOKERY};
+use rookery_testkit::cmd::KillOnDrop as Proc;
 use rookery_testkit::{peer, pgn_text, TempDir};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const ROOKERY: &str = env!("CARGO_BIN_EXE_rookery");
 /// The longest any wait for the event may take.
 const WAIT: Duration = Duration::from_secs(20);
-
-/// A child killed on drop.
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// A response: status, headers (lower-case names), body.
 struct Reply {
@@ -165,31 +156,17 @@ impl Event {
         let stdin = child.stdin.take().unwrap();
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
         let server = Proc(child);
-        let mut line = |prefix: &str| {
-            let mut l = String::new();
-            stdout.read_line(&mut l).unwrap();
-            l.strip_prefix(prefix)
-                .unwrap_or_else(|| panic!("expected {prefix:?}, got {l:?}"))
-                .trim()
-                .to_string()
-        };
-        let addr = line("listening on ");
-        let url = line("spectator page: ");
+        let addr = line_after(&mut stdout, "listening on ");
+        let url = line_after(&mut stdout, "spectator page: ");
         let web = url
             .strip_prefix("http://")
             .and_then(|u| u.strip_suffix('/'))
             .unwrap_or_else(|| panic!("not a page address: {url:?}"))
             .to_string();
         let client = |name: &str, token: &str| {
-            Proc(
-                Command::new(ROOKERY)
-                    .args(["referee", "connect", &addr, "--engine", "builtin"])
-                    .args(["--name", name, "--token", token])
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .spawn()
-                    .unwrap(),
-            )
+            referee_client(&[
+                &addr, "--engine", "builtin", "--name", name, "--token", token,
+            ])
         };
         let clients = [client("Alpha", "a"), client("Beta", "b")];
         Event {

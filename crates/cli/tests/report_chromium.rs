@@ -1,7 +1,8 @@
 //! The HTML report opened in a real browser (headless Chromium): the title,
 //! the totals and every chart must be in the rendered page.
 
-use rookery_testkit::cmd::{assert_contains_all, Cmd};
+use crate::common::{rookery, s};
+use rookery_testkit::cmd::assert_contains_all;
 
 #[test]
 fn report_renders_in_chromium() {
@@ -16,16 +17,10 @@ fn report_renders_in_chromium() {
          k7/8/2K5/8/8/8/8/7R w - - bm Kb6; id \"three\";\n",
     );
     let html = dir.join("report.html");
-    let o = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
-        .args([
-            "suite",
-            suite.to_str().unwrap(),
-            "--depth",
-            "4",
-            "--html",
-            html.to_str().unwrap(),
-        ])
-        .output();
+    let o = rookery(
+        &["suite", s(&suite), "--depth", "4", "--html", s(&html)],
+        b"",
+    );
     assert!(html.exists(), "{}", String::from_utf8_lossy(&o.stderr));
     let dom = rookery_testkit::peer::chromium_dom(&browser, &html, &dir.join("profile"));
     assert!(
@@ -57,17 +52,18 @@ fn gastric_comparison_renders_in_chromium() {
     let dir = rookery_testkit::TempDir::new("gastric-chromium");
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/gastric");
     let html = dir.join("gastric.html");
-    let o = Cmd::new(env!("CARGO_BIN_EXE_rookery"))
-        .args([
+    let o = rookery(
+        &[
             "report",
-            data.join("before.epd").to_str().unwrap(),
-            data.join("after.epd").to_str().unwrap(),
+            s(&data.join("before.epd")),
+            s(&data.join("after.epd")),
             "--title",
             "before and after",
             "--html",
-            html.to_str().unwrap(),
-        ])
-        .run();
+            s(&html),
+        ],
+        b"",
+    );
     o.assert_code(0);
     let dom = rookery_testkit::peer::chromium_dom(&browser, &html, &dir.join("profile"));
     assert!(

@@ -3,22 +3,16 @@
 //! The fixtures (`tests/data/gastric`) are six STS positions with answers
 //! chosen by hand: "after" newly solves 2 positions and newly loses 3.
 
-mod common;
-
-use common::rookery;
+use crate::common::{rookery, s, text};
 use rookery_testkit::cmd::assert_contains_all;
 use rookery_testkit::TempDir;
-use std::path::{Path, PathBuf};
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use std::path::Path;
 
 fn data(name: &str) -> String {
-    let p: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/gastric")
         .join(name);
-    p.to_str().unwrap().to_string()
+    s(&p).to_string()
 }
 
 #[test]
@@ -144,12 +138,7 @@ fn significantly_worse_fails_the_significant_gate() {
     std::fs::write(&a, old).unwrap();
     std::fs::write(&b, new).unwrap();
     let o = rookery(
-        &[
-            "report",
-            a.to_str().unwrap(),
-            b.to_str().unwrap(),
-            "--fail-if-worse=significant",
-        ],
+        &["report", s(&a), s(&b), "--fail-if-worse=significant"],
         b"",
     );
     o.assert_code(1);
@@ -158,8 +147,8 @@ fn significantly_worse_fails_the_significant_gate() {
     let strict = rookery(
         &[
             "report",
-            a.to_str().unwrap(),
-            b.to_str().unwrap(),
+            s(&a),
+            s(&b),
             "--fail-if-worse=significant",
             "--alpha",
             "0.01",
@@ -228,7 +217,7 @@ fn json_and_epd_inputs_mix_and_bad_json_is_placed() {
 /// `rookery report BAD before.epd`: exit status 1, and the good input still
 /// makes the report (4 of 6 solved); returns stderr.
 fn report_with_bad_input(bad: &Path) -> String {
-    let o = rookery(&["report", bad.to_str().unwrap(), &data("before.epd")], b"");
+    let o = rookery(&["report", s(bad), &data("before.epd")], b"");
     o.assert_code(1).assert_stdout_contains("4/6");
     text(&o.stderr)
 }
@@ -272,27 +261,21 @@ fn suite_results_and_its_epd_output_agree() {
     let o = rookery(
         &[
             "suite",
-            suite.to_str().unwrap(),
+            s(&suite),
             "--depth",
             "4",
             "--results",
-            json.to_str().unwrap(),
+            s(&json),
             "--epd-out",
-            epd.to_str().unwrap(),
+            s(&epd),
             "--html",
-            dir.join("s.html").to_str().unwrap(),
+            s(&dir.join("s.html")),
         ],
         b"",
     );
     assert!(epd.exists(), "{}", text(&o.stderr));
     let o = rookery(
-        &[
-            "report",
-            json.to_str().unwrap(),
-            epd.to_str().unwrap(),
-            "--json",
-            "--fail-if-worse",
-        ],
+        &["report", s(&json), s(&epd), "--json", "--fail-if-worse"],
         b"",
     );
     o.assert_code(0);
@@ -352,14 +335,7 @@ fn inputs_with_no_run_are_errors_and_nothing_is_written() {
     let csv = dir.path().join("rows.csv");
     for input in [&empty, &array] {
         let o = rookery(
-            &[
-                "report",
-                input.to_str().unwrap(),
-                "--html",
-                page.to_str().unwrap(),
-                "--csv",
-                csv.to_str().unwrap(),
-            ],
+            &["report", s(input), "--html", s(&page), "--csv", s(&csv)],
             b"",
         );
         o.assert_code(1);
@@ -372,9 +348,6 @@ fn inputs_with_no_run_are_errors_and_nothing_is_written() {
         assert!(!csv.exists());
     }
     // With a run beside it, the empty input is an error and the run is reported.
-    let o = rookery(
-        &["report", array.to_str().unwrap(), &data("before.epd")],
-        b"",
-    );
+    let o = rookery(&["report", s(&array), &data("before.epd")], b"");
     o.assert_code(1).assert_stdout_contains("4/6");
 }

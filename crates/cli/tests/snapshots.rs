@@ -3,16 +3,14 @@
 //! output, and the shape of every `--json` output (keys and value types,
 //! since times and node counts vary). The snapshots live in
 //! `tests/snapshots/`; `UPDATE_SNAPSHOTS=1 cargo test -p rookery --test
-//! snapshots` rewrites them after an intended change (review with `git diff`).
+//! main snapshots` rewrites them after an intended change (review with
+//! `git diff`).
 
-use rookery_testkit::cmd::{argv, Cmd, Run};
+use crate::common::{rookery, rookery_in, s};
+use rookery_testkit::cmd::{argv, Run};
 use rookery_testkit::snapshot::{assert_snapshot, json_lines_shape, json_shape};
 use rookery_testkit::TempDir;
 use std::path::{Path, PathBuf};
-
-fn rookery<I: IntoIterator<Item = S>, S: AsRef<std::ffi::OsStr>>(args: I) -> Cmd {
-    Cmd::new(env!("CARGO_BIN_EXE_rookery")).args(args)
-}
 
 fn snapshots() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots")
@@ -32,7 +30,7 @@ fn subcommands(help: &str) -> Vec<String> {
 
 /// `rookery [path] --help` and, depth first, every subcommand's.
 fn walk_help(path: &mut Vec<String>, out: &mut Vec<(String, String)>) {
-    let run = rookery(path.iter().chain([&"--help".to_string()])).run();
+    let run = rookery(&[&path[..], &["--help".to_string()]].concat(), b"");
     run.assert_code(0);
     let help = run.stdout_text();
     let name = if path.is_empty() {
@@ -120,7 +118,7 @@ fn representative_errors() {
         ),
     ];
     for (name, args, code) in cases {
-        let run = rookery(&args).dir(t.path()).run();
+        let run = rookery_in(t.path(), &args, b"");
         run.assert_code(code);
         assert_snapshot(&snapshots(), name, &failure_text(&run, t.path()));
     }
@@ -183,7 +181,7 @@ fn every_json_shape() {
         ),
     ];
     for (name, args, code) in single {
-        let run = rookery(&args).dir(t.path()).run();
+        let run = rookery_in(t.path(), &args, b"");
         run.assert_code(code);
         let doc: serde_json::Value = serde_json::from_slice(&run.stdout)
             .unwrap_or_else(|e| panic!("{name}: not one JSON document: {e}\n{}", run.describe()));
@@ -201,7 +199,7 @@ fn every_json_shape() {
         ("json-pgn-stats", cmd("pgn stats --json {pgn}"), 1),
     ];
     for (name, args, code) in lines {
-        let run = rookery(&args).dir(t.path()).run();
+        let run = rookery_in(t.path(), &args, b"");
         assert!(
             run.code() == Some(code) || run.code() == Some(0),
             "{name}\n{}",
@@ -222,10 +220,10 @@ fn epd_and_pgn_problems_name_the_column_alike() {
     );
     let mut keys = Vec::new();
     for args in [
-        vec!["epd", "validate", "--json", epd.to_str().unwrap()],
-        vec!["pgn", "validate", "--json", pgn.to_str().unwrap()],
+        vec!["epd", "validate", "--json", s(&epd)],
+        vec!["pgn", "validate", "--json", s(&pgn)],
     ] {
-        let run = rookery(&args).run();
+        let run = rookery(&args, b"");
         let first: serde_json::Value = run
             .stdout_text()
             .lines()

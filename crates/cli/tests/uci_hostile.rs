@@ -3,6 +3,7 @@
 //! and checks that it stays responsive (every `isready` answered, one
 //! `bestmove` per `go`) and correct (legal moves from the right position).
 
+use crate::common::{ROOKERY, ROOKERY_ENGINE};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
@@ -172,17 +173,17 @@ fn hostile_session(bin: &str, args: &[&str]) {
 
 #[test]
 fn hostile_transcript_engine_binary() {
-    hostile_session(env!("CARGO_BIN_EXE_rookery-engine"), &[]);
+    hostile_session(ROOKERY_ENGINE, &[]);
 }
 
 #[test]
 fn hostile_transcript_rookery_uci() {
-    hostile_session(env!("CARGO_BIN_EXE_rookery"), &["uci"]);
+    hostile_session(ROOKERY, &["uci"]);
 }
 
 #[test]
 fn end_of_input_finishes_the_search() {
-    let out = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
+    let out = Command::new(ROOKERY_ENGINE)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

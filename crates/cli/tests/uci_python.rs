@@ -6,6 +6,7 @@
 //! Needs python3 with python-chess 1.11.2 on PATH: fails when `CI` is set
 //! and they are missing, skips with a note otherwise.
 
+use crate::common::ROOKERY_ENGINE;
 use std::process::Command;
 
 #[test]
@@ -16,7 +17,7 @@ fn python_chess_drives_the_engine() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/uci_client.py");
     let out = Command::new(&python)
         .arg(script)
-        .arg(env!("CARGO_BIN_EXE_rookery-engine"))
+        .arg(ROOKERY_ENGINE)
         .output()
         .expect("run python3");
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -2,29 +2,14 @@
 //! `-` is stdin/stdout everywhere, a missing file among several is reported
 //! and the rest processed, errors say things once and in words.
 
-use rookery_testkit::cmd::{assert_contains_all, Cmd, Run};
+use crate::common::{rookery_in, s, text};
+use rookery_testkit::cmd::{assert_contains_all, Run};
 use rookery_testkit::TempDir;
 use std::path::Path;
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn run(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
-    Cmd::new(env!("CARGO_BIN_EXE_rookery"))
-        .args(args)
-        .dir(dir)
-        .stdin(stdin)
-        .run()
-}
-
 /// `rookery suite ARGS` in `dir` at the [`QUICK`] effort.
 fn suite(dir: &Path, args: &[&str]) -> Run {
-    run(dir, &[&["suite"], args, &QUICK[..]].concat(), b"")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    rookery_in(dir, &[&["suite"], args, &QUICK[..]].concat(), b"")
 }
 
 /// The effort of every suite run here: enough to solve MATE1, one engine.
@@ -61,7 +46,7 @@ fn usage_errors_exit_2() {
         vec!["report", "-", "--html", "-", "--json"],
     ];
     for args in &cases {
-        let o = run(t.path(), args, b"");
+        let o = rookery_in(t.path(), args, b"");
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
         assert!(text(&o.stderr).contains("error"), "{args:?}");
     }
@@ -75,7 +60,7 @@ fn perft_suite() -> &'static str {
 fn dash_is_stdin_and_stdout_everywhere() {
     let t = TempDir::new("dash");
     // perft --suite - reads stdin.
-    let o = run(
+    let o = rookery_in(
         t.path(),
         &["perft", "--suite", "-", "--depth", "2"],
         perft_suite().as_bytes(),
@@ -92,13 +77,13 @@ fn dash_is_stdin_and_stdout_everywhere() {
     o.assert_code(0);
     assert!(text(&o.stdout).contains("<html"), "HTML on stdout");
     // report - reads stdin; report --html - writes stdout.
-    let o = run(
+    let o = rookery_in(
         t.path(),
         &["report", "-"],
         &results.to_string().into_bytes(),
     );
     o.assert_code(0).assert_stdout_contains("1/1");
-    let o = run(
+    let o = rookery_in(
         t.path(),
         &["report", "-", "--html", "-"],
         &results.to_string().into_bytes(),
@@ -131,7 +116,7 @@ fn a_missing_file_among_several_is_reported_and_the_rest_processed() {
     let a = t.write("a.pgn", game);
     let b = t.write("b.pgn", game);
     let missing = t.join("missing.pgn");
-    let o = run(
+    let o = rookery_in(
         t.path(),
         &["pgn", "validate", s(&a), s(&missing), s(&b)],
         b"",
@@ -139,7 +124,7 @@ fn a_missing_file_among_several_is_reported_and_the_rest_processed() {
     o.assert_code(1)
         .assert_stdout_contains("2 games")
         .assert_stderr_contains("missing.pgn");
-    let o = run(
+    let o = rookery_in(
         t.path(),
         &["pgn", "stats", s(&a), s(&missing), s(&b), "--json"],
         b"",
@@ -148,7 +133,7 @@ fn a_missing_file_among_several_is_reported_and_the_rest_processed() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["games"], 2);
     let e1 = t.write("a.epd", MATE1);
-    let o = run(
+    let o = rookery_in(
         t.path(),
         &["epd", "validate", s(&e1), "missing.epd", s(&e1)],
         b"",
@@ -171,22 +156,22 @@ fn messages_say_things_once_and_name_the_input_alike() {
     let t = TempDir::new("messages");
     // A wrong JSON for report: file, line, column and words, no parser internals.
     let bad = t.write("bad.json", "{\"suite\": \"x\", \"engine\": 3}\n");
-    let o = run(t.path(), &["report", s(&bad)], b"");
+    let o = rookery_in(t.path(), &["report", s(&bad)], b"");
     o.assert_code(1);
     let err = text(&o.stderr);
     assert_contains_all(&err, &["bad.json:1:", "not rookery suite results"]);
     assert_eq!(err.matches("line").count(), 0, "{err}");
     // stdin is `<stdin>` in every verb.
-    let o = run(
+    let o = rookery_in(
         t.path(),
         &["epd", "target", "-", "--depth", "1", "--jobs", "1"],
         b"not a record\n",
     );
     o.assert_stderr_contains("<stdin>:1");
-    let o = run(t.path(), &["pgn", "validate", "-"], b"1. e4 e5 2. Kxe8 *\n");
+    let o = rookery_in(t.path(), &["pgn", "validate", "-"], b"1. e4 e5 2. Kxe8 *\n");
     o.assert_stdout_contains("<stdin>:1");
     // JSON diagnostics say `column` in PGN as in EPD.
-    let o = run(
+    let o = rookery_in(
         t.path(),
         &["pgn", "validate", "--json", "-"],
         b"1. e4 e5 2. Kxe8 *\n",
@@ -206,7 +191,7 @@ fn tag_warnings_point_at_the_tag() {
         "t.pgn",
         "[Event \"x\"]\n[Site \"?\"]\n[Date \"2024.13.45\"]\n[Result \"*\"]\n\n1. e4 *\n",
     );
-    let o = run(t.path(), &["pgn", "validate", s(&pgn)], b"");
+    let o = rookery_in(t.path(), &["pgn", "validate", s(&pgn)], b"");
     let out = text(&o.stdout);
     let line = out
         .lines()
@@ -222,7 +207,7 @@ fn normalize_keeps_which_comment_belongs_to_which_nag() {
         "n.pgn",
         "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 2. b3 {c1} $1 {c2} *\n",
     );
-    let o = run(t.path(), &["pgn", "normalize", s(&pgn)], b"");
+    let o = rookery_in(t.path(), &["pgn", "normalize", s(&pgn)], b"");
     o.assert_code(0).assert_stdout_contains("b3 {c1} $1 {c2}");
 }
 
@@ -240,7 +225,7 @@ fn a_directory_given_as_input_is_named() {
     ] {
         let mut args = verb.to_vec();
         args.push(s(&d));
-        let o = run(t.path(), &args, b"");
+        let o = rookery_in(t.path(), &args, b"");
         let err = text(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{verb:?}: {err}");
         assert!(
@@ -255,7 +240,7 @@ fn an_output_that_cannot_be_written_is_named_as_given() {
     let t = TempDir::new("out-missing-dir");
     let epd = t.write("in.epd", MATE1);
     let out = t.join("no-such-dir").join("out.epd");
-    let o = run(t.path(), &["epd", "normalize", s(&epd), "-o", s(&out)], b"");
+    let o = rookery_in(t.path(), &["epd", "normalize", s(&epd), "-o", s(&out)], b"");
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
@@ -303,7 +288,7 @@ fn utf16_text_is_refused_naming_the_file() {
     ];
     let stdin = std::fs::read(&pgn).unwrap();
     for (args, name) in &cases {
-        let o = run(t.path(), args, &stdin);
+        let o = rookery_in(t.path(), args, &stdin);
         o.assert_code(1);
         let err = text(&o.stderr);
         assert!(err.contains(name), "{args:?}: {err}");
@@ -313,7 +298,7 @@ fn utf16_text_is_refused_naming_the_file() {
             "{args:?}: {err}"
         );
     }
-    let o = run(
+    let o = rookery_in(
         t.path(),
         &["pgn", "stats", s(&pgn), s(&good), "--json"],
         b"",
@@ -322,7 +307,7 @@ fn utf16_text_is_refused_naming_the_file() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["games"], 1);
     // An opening book in UTF-16 stops a match before it starts.
-    let o = run(
+    let o = rookery_in(
         t.path(),
         &[
             "match",

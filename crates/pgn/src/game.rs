@@ -5,6 +5,7 @@ use std::io::Read;
 
 use rookery_core::{Color, Fen, Mode, Move, Position, San, SanError, SanPlus, Setup, UciMove};
 
+use crate::ending::{Ending, ResultSource};
 use crate::reader::{Problem, Reader, Skip, Visitor};
 use crate::types::{GameResult, Location, Nag, RawComment, RawTag};
 
@@ -446,6 +447,18 @@ pub enum GameErrorKind {
         /// The line where the next game starts.
         resumed_at: u64,
     },
+    /// A NUL byte where a tag or a move was expected: the input is binary
+    /// data (a program, an image, an archive), not PGN text. See
+    /// [`Problem::NotText`].
+    #[error("not PGN text: a NUL byte where a tag or a move was expected (binary data?); {}",
+        match .resumed_at {
+            Some(line) => format!("skipped to line {line}, where a game starts"),
+            None => "the rest of the input is skipped".to_owned(),
+        })]
+    NotText {
+        /// The line where reading resumed at the next game, if one follows.
+        resumed_at: Option<u64>,
+    },
 }
 
 /// An error in one game: which game, where, and what.
@@ -486,6 +499,19 @@ pub enum WarningKind {
     /// A NAG or variation with no move before it, skipped.
     #[error("{0} with no move before it, skipped")]
     NoMoveBefore(&'static str),
+    /// The Result tag or the game-termination marker says other than the
+    /// last position: a checkmate scored as a draw, a loss or `*`; a
+    /// stalemate scored as a win or `*` (see [`crate::ending`]). At the tag
+    /// or at the marker; one warning for both when they say the same.
+    #[error("the final position is {ending}, but {by} says {stated}")]
+    ResultContradicted {
+        /// What the last position says.
+        ending: Ending,
+        /// The result stated.
+        stated: GameResult,
+        /// Where it is stated.
+        by: ResultSource,
+    },
 }
 
 /// A warning with its place in the input.
@@ -518,6 +544,11 @@ pub struct ReadGame {
     /// Mainline plies read (up to the error, if any), at any [`Detail`]:
     /// `game.mainline.nodes.len()` unless the detail is [`Detail::Count`].
     pub plies: usize,
+    /// What the last position says of the result (checkmate, stalemate),
+    /// at any [`Detail`]: `None` while the side to move has a move, for a
+    /// game without mainline moves (as pgn-extract, a starting position is
+    /// not judged), and for a game with an error.
+    pub ending: Option<Ending>,
 }
 
 impl ReadGame {
@@ -854,6 +885,27 @@ impl GameBuilder {
         }
     }
 
+    /// Warns where the Result tag or the game-termination marker says
+    /// other than `ending` (once, at the tag, when both say the same).
+    fn contradicted_result(&mut self, ending: Ending) {
+        let want = ending.result();
+        let tag = self
+            .tags
+            .get("Result")
+            .and_then(|t| GameResult::from_ascii(t.trim().as_bytes()));
+        if let Some(stated) = tag.filter(|&t| t != want) {
+            let at = locate_tag(&self.tags, &self.tag_locations, "Result").unwrap_or(self.at);
+            let by = ResultSource::Tag;
+            self.warn(at, WarningKind::ResultContradicted { ending, stated, by });
+        }
+        if let Some((marker, at)) = self.result {
+            if marker != want && tag != Some(marker) {
+                let (stated, by) = (marker, ResultSource::Marker);
+                self.warn(at, WarningKind::ResultContradicted { ending, stated, by });
+            }
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn push_mainline(&mut self) {
@@ -1042,6 +1094,10 @@ impl Visitor for GameBuilder {
                 self.fail(at, GameErrorKind::UnclosedComment { resumed_at });
                 return;
             }
+            Problem::NotText { resumed_at } => {
+                self.fail(at, GameErrorKind::NotText { resumed_at });
+                return;
+            }
             Problem::UnmatchedClose => WarningKind::Malformed("')' with no open variation".into()),
             Problem::UnclosedVariations(n) => WarningKind::Malformed(format!(
                 "{n} variation(s) not closed at the end of the game"
@@ -1061,10 +1117,14 @@ impl Visitor for GameBuilder {
         }
         let mut mainline = Line::default();
         let mut plies = 0;
+        let mut ending = None;
         if let Some(mut frame) = self.stack.pop() {
             frame.line.trailing_comments = std::mem::take(&mut frame.pending);
             mainline = frame.line;
             plies = frame.moves;
+            if plies > 0 && self.error.is_none() {
+                ending = Ending::of(&frame.pos);
+            }
         }
         let tag = self.tags.get("Result");
         let result = match self.result {
@@ -1079,11 +1139,24 @@ impl Visitor for GameBuilder {
             }
             None => {
                 let from_tag = tag.and_then(|t| GameResult::from_ascii(t.trim().as_bytes()));
-                let at = self.last_loc;
-                self.warn(at, WarningKind::MissingResult);
+                // Binary data has no marker: its error says enough.
+                let binary = matches!(
+                    self.error,
+                    Some(GameError {
+                        kind: GameErrorKind::NotText { .. },
+                        ..
+                    })
+                );
+                if !binary {
+                    let at = self.last_loc;
+                    self.warn(at, WarningKind::MissingResult);
+                }
                 from_tag.unwrap_or(GameResult::Unknown)
             }
         };
+        if let Some(ending) = ending {
+            self.contradicted_result(ending);
+        }
         let game = Game {
             tags: std::mem::take(&mut self.tags),
             start: self.start.clone(),
@@ -1098,6 +1171,7 @@ impl Visitor for GameBuilder {
             warnings: std::mem::take(&mut self.warnings),
             tag_locations: std::mem::take(&mut self.tag_locations),
             plies,
+            ending,
         };
         self.index += 1;
         out

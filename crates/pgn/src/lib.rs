@@ -27,6 +27,7 @@
 //! ```
 
 pub mod convert;
+pub mod ending;
 pub mod game;
 pub mod reader;
 pub mod split;
@@ -36,6 +37,7 @@ pub mod tree;
 pub mod types;
 pub mod writer;
 
+pub use ending::{Ending, ResultSource};
 pub use game::{
     Detail, Game, GameBuilder, GameError, GameErrorKind, GameId, Games, Line, Node, ReadGame, Tags,
     Warning, WarningKind,

@@ -44,6 +44,18 @@ pub enum Problem<'a> {
     ResultInVariation(GameResult),
     /// A token (usually a comment) longer than the reader's limit; skipped.
     TokenTooLong,
+    /// A NUL byte where a tag or a move was expected (outside comments):
+    /// the input is binary data, not text. No text encoding a PGN reader
+    /// reads (ASCII, UTF-8, Latin-1) puts one in text, and every common
+    /// binary format has them within its first bytes (the test git and
+    /// grep use to call a file binary); other control characters (a DOS
+    /// end-of-file mark, an escape sequence) are unknown tokens like any
+    /// other. The reader skips to the next line that starts a game (as
+    /// after [`Problem::UnclosedComment`]), or to the end of the input.
+    NotText {
+        /// The line where reading resumed, if a game start was found.
+        resumed_at: Option<u64>,
+    },
 }
 
 /// Receives a game's tokens from [`Reader::read_game`].
@@ -128,8 +140,9 @@ const fn byte_set(set: &[u8]) -> [bool; 256] {
     t
 }
 
-/// Bytes that end a symbol token.
-static DELIMITER: [bool; 256] = byte_set(b" \t\r\n\x0b\x0c{}()[];\"$<>");
+/// Bytes that end a symbol token (NUL too: it is never part of one, see
+/// [`Problem::NotText`]).
+static DELIMITER: [bool; 256] = byte_set(b" \t\r\n\x0b\x0c{}()[];\"$<>\0");
 
 /// Whitespace, and `%` (which starts an escape line after a newline).
 static SPACE_OR_ESCAPE: [bool; 256] = byte_set(b" \t\r\n\x0b\x0c%");
@@ -788,6 +801,21 @@ impl<R: Read> Reader<R> {
                     return Ok(End::NextGame);
                 }
                 b'<' => self.reserved()?,
+                0 => {
+                    let at = self.location();
+                    let resumed_at = self.skip_binary()?;
+                    v.problem(Problem::NotText { resumed_at }, at);
+                    if depth > 0 {
+                        self.close_variations(v, depth, skip_all, &mut skip_from);
+                    }
+                    if resumed_at.is_some() {
+                        return Ok(End::NextGame);
+                    }
+                    // What follows a piece of a stream that ends here
+                    // belongs to this game (see `crate::split`).
+                    self.end_state = EndState::Open;
+                    return Ok(End::Eof);
+                }
                 b'}' | b']' | b'"' | b'>' => {
                     let at = self.location();
                     if !quiet {
@@ -855,6 +883,34 @@ impl<R: Read> Reader<R> {
                 v.end_variation();
             }
             depth -= 1;
+        }
+    }
+
+    /// Skips binary data (from a NUL byte at `pos`) to the start of the
+    /// next line that starts a game ([`Reader::starts_game`]), returning
+    /// its number, or to the end of the input (`None`). The buffer does not
+    /// grow: what is skipped is dropped as it is read.
+    #[cold]
+    fn skip_binary(&mut self) -> io::Result<Option<u64>> {
+        // Whether the line read so far is blank (the NUL's line is not).
+        let mut blank = false;
+        loop {
+            let rest = &self.buf[self.pos..self.end];
+            let Some(j) = memchr::memchr(b'\n', rest) else {
+                blank &= rest.iter().all(u8::is_ascii_whitespace);
+                self.pos = self.end;
+                if !self.fill()? {
+                    return Ok(None);
+                }
+                continue;
+            };
+            let line_blank = blank && rest[..j].iter().all(u8::is_ascii_whitespace);
+            self.newline_at(self.pos + j);
+            self.pos += j + 1;
+            if self.starts_game(0, line_blank)? {
+                return Ok(Some(self.line));
+            }
+            blank = true;
         }
     }
 

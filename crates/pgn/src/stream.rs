@@ -57,7 +57,12 @@ pub enum Task {
     /// Check every game; report the problems (tag values too), write nothing.
     Validate,
     /// Write every game in export format (comments and variations kept).
-    Normalize,
+    Normalize {
+        /// Correct the Result tag and the game-termination marker where
+        /// the last position or the marker decides them
+        /// ([`crate::Game::fix_result`], as `pgn-extract --fixresulttags`).
+        fix_results: bool,
+    },
     /// One EPD record per mainline position, or one FEN per line if `fen`.
     ToEpd {
         /// FEN lines instead of EPD records.
@@ -75,7 +80,7 @@ impl Task {
     /// (counting, checking) only the number of mainline plies.
     pub fn detail(&self) -> Detail {
         match self {
-            Task::Normalize => Detail::Full,
+            Task::Normalize { .. } => Detail::Full,
             Task::ToEpd { fen: false, opts } if opts.comments => Detail::Full,
             Task::ToEpd { .. } => Detail::Mainline,
             Task::Validate | Task::Stats => Detail::Count,
@@ -89,7 +94,7 @@ impl Task {
     /// copied, again and again), below the size the allocator maps afresh.
     fn new_part(&self) -> Part {
         let mut part = Part::default();
-        if matches!(self, Task::Normalize | Task::ToEpd { .. }) {
+        if matches!(self, Task::Normalize { .. } | Task::ToEpd { .. }) {
             part.text.reserve(FLUSH_TEXT_BYTES + FLUSH_TEXT_BYTES / 2);
         }
         part
@@ -371,9 +376,17 @@ pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
     }
     match plan.task {
         Task::Validate => {}
-        Task::Normalize => part
-            .text
-            .extend_from_slice(game_to_string(&g.game).as_bytes()),
+        Task::Normalize { fix_results } => {
+            let text = match fix_results.then(|| g.game.corrected_result(g.ending)) {
+                Some(Some(_)) => {
+                    let mut game = g.game.clone();
+                    game.fix_result(g.ending);
+                    game_to_string(&game)
+                }
+                _ => game_to_string(&g.game),
+            };
+            part.text.extend_from_slice(text.as_bytes());
+        }
         Task::ToEpd { fen: true, .. } => write_game_fens(&g.game, &mut part.text),
         Task::ToEpd { fen: false, opts } => {
             write_game_epd(&g.game, g.index, &opts, &mut part.text);

@@ -176,7 +176,8 @@ fn every_task_reads_the_same_on_several_threads() {
     let tasks = [
         Task::Validate,
         Task::Stats,
-        Task::Normalize,
+        Task::Normalize { fix_results: false },
+        Task::Normalize { fix_results: true },
         Task::ToEpd {
             fen: false,
             opts: EpdOptions {

@@ -17,6 +17,7 @@ use crate::clock::{Clock, TimeControl};
 use crate::player::{MoveRequest, Offer, Player, PlayerError, ThinkLimits};
 use crate::record::{san_of, GameOutcome, GameRecord, MoveRecord, Termination};
 use rookery_core::{CastlingMode, Color, Game, Move, Position, Termination as Rule, UciMove};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 /// Everything a game needs besides its players.
@@ -43,6 +44,57 @@ pub struct GameSetup {
     /// How long a move without a clock may take before the player is
     /// declared stalled.
     pub stall_timeout: Duration,
+    /// The event's date for the PGN `Date` tag (`YYYY.MM.DD`); the day the
+    /// game started when `None`.
+    pub date: Option<String>,
+    /// When a resumed game first started (UTC date and time), and the wall
+    /// time it was played before it was cut off, in milliseconds: its
+    /// `GameStartTime` and `GameDuration` count from its real start.
+    pub history: Option<((String, String), u64)>,
+    /// How the supervisor (or the user) stops the game before its end.
+    pub stop: StopSignal,
+}
+
+/// Why a game was stopped before its end by someone other than the
+/// players: the supervisor of an Argus event, or the user of a match.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// It is to be played again from its first move (recorded as `*`).
+    Adjourn,
+    /// It ends with this result, decided by the supervisor.
+    Adjudicate(GameOutcome),
+    /// The event stops: the game is cut off where it stands (recorded as
+    /// `*`) and a resume continues it from its last move.
+    Shutdown,
+    /// A player's program is restarted: the game resumes from its last move
+    /// once it is back; the players are not told the game is over.
+    Hold,
+}
+
+/// A [`Stop`] handed to a game in progress from another thread. The game
+/// loop looks at it before every move and when a player fails, so a stop
+/// is never mistaken for the player's fault: the players are told the
+/// result the PGN records. Cheap to clone; every clone is the same signal.
+#[derive(Clone, Debug, Default)]
+pub struct StopSignal(Arc<Mutex<Option<Stop>>>);
+
+impl StopSignal {
+    /// A signal nobody has given.
+    pub fn new() -> StopSignal {
+        StopSignal::default()
+    }
+
+    /// Gives the signal (a later one replaces an earlier one).
+    pub fn stop(&self, why: Stop) {
+        // A poisoned lock still holds a usable slot.
+        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        *slot = Some(why);
+    }
+
+    /// The stop given, if any.
+    pub fn get(&self) -> Option<Stop> {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 /// What went wrong with a player during a game, so the caller can restart it.
@@ -66,6 +118,8 @@ pub struct FinishedGame {
     /// The referee's own time between a move arriving and the next request
     /// going out, one sample per engine move after the first.
     pub overheads: Vec<Duration>,
+    /// The stop that ended the game, if it was stopped from outside.
+    pub stop: Option<Stop>,
 }
 
 /// The observer's error ends the game: the record could not be kept.
@@ -127,6 +181,25 @@ struct Ending {
     reason: String,
 }
 
+/// The ending a stop gives a game.
+fn stopped(stop: Stop) -> Ending {
+    let cut = |reason: &str| Ending {
+        outcome: GameOutcome::Unfinished,
+        termination: Termination::Unterminated,
+        reason: reason.to_string(),
+    };
+    match stop {
+        Stop::Adjudicate(outcome) => Ending {
+            outcome,
+            termination: Termination::Adjudication,
+            reason: "adjudicated by the supervisor".to_string(),
+        },
+        Stop::Adjourn => cut("adjourned by the supervisor: the game is played again later"),
+        Stop::Shutdown => cut("interrupted: the game continues from its last move on resume"),
+        Stop::Hold => cut("held while a player's program restarts"),
+    }
+}
+
 fn ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
@@ -147,7 +220,7 @@ pub fn play_game(
     resume: Option<&[MoveRecord]>,
     on_move: &mut dyn FnMut(&MoveRecord) -> std::io::Result<()>,
 ) -> Result<FinishedGame, GameError> {
-    let started = utc_now();
+    let (started, played_before_ms) = setup.history.clone().unwrap_or_else(|| (utc_now(), 0));
     let t_start = Instant::now();
     let chess960 = setup.start.is_chess960_castling();
     let mode = if chess960 {
@@ -219,6 +292,8 @@ pub fn play_game(
         }
     }
 
+    // The stop that ended the game, if one did.
+    let mut stopped_by = None;
     let ending = 'game: {
         for c in [Color::White, Color::Black] {
             let p: &mut dyn Player = if c == Color::White {
@@ -227,6 +302,10 @@ pub fn play_game(
                 &mut *black
             };
             if let Err(e) = p.new_game(chess960) {
+                if let Some(stop) = setup.stop.get() {
+                    stopped_by = Some(stop);
+                    break 'game stopped(stop);
+                }
                 faults[idx(c)] = Some(fault_of(&e));
                 break 'game forfeit(c, &e, "new game", None);
             }
@@ -235,6 +314,10 @@ pub fn play_game(
         // The side to move was offered a draw with the opponent's last move.
         let mut draw_offered = false;
         loop {
+            if let Some(stop) = setup.stop.get() {
+                stopped_by = Some(stop);
+                break 'game stopped(stop);
+            }
             if let Some(rule) = game.status() {
                 break 'game by_rule(rule, game.position().turn());
             }
@@ -284,6 +367,12 @@ pub fn play_game(
             last_reply = Some(Instant::now());
             let reply = match reply {
                 Ok(r) => r,
+                // A player interrupted by a stop is not at fault.
+                Err(_) if setup.stop.get().is_some() => {
+                    let stop = setup.stop.get().unwrap_or(Stop::Shutdown);
+                    stopped_by = Some(stop);
+                    break 'game stopped(stop);
+                }
                 Err(e) => {
                     faults[s] = Some(fault_of(&e));
                     if let PlayerError::Timeout {
@@ -405,14 +494,20 @@ pub fn play_game(
         termination: ending.termination,
         reason: ending.reason,
         started,
-        duration_ms: ms(t_start.elapsed()),
+        date: setup.date.clone(),
+        duration_ms: played_before_ms.saturating_add(ms(t_start.elapsed())),
     };
-    white.game_over(&record, game.position());
-    black.game_over(&record, game.position());
+    let stop = stopped_by;
+    // A held game is not over: it resumes once the player is back.
+    if stop != Some(Stop::Hold) {
+        white.game_over(&record, game.position());
+        black.game_over(&record, game.position());
+    }
     Ok(FinishedGame {
         record,
         faults,
         overheads,
+        stop,
     })
 }
 
@@ -578,6 +673,9 @@ mod tests {
             margin: [Duration::ZERO; 2],
             rules: Rules::default(),
             stall_timeout: Duration::from_secs(5),
+            date: None,
+            history: None,
+            stop: StopSignal::new(),
         }
     }
 

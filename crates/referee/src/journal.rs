@@ -20,7 +20,7 @@
 //! std::fs::create_dir_all(&dir)?;
 //! let path = dir.join("m.journal");
 //! let mut j = Journal::create(&path, &serde_json::json!({"rounds": 1}), false)?;
-//! j.append(&Entry::Start { game: 0 })?;
+//! j.append(&Entry::Start { game: 0, started: None })?;
 //! drop(j);
 //! let state = JournalState::read(&path)?;
 //! assert!(state.games[&0].end.is_none());
@@ -53,10 +53,14 @@ pub enum Entry {
         /// The caller's plan.
         plan: serde_json::Value,
     },
-    /// A game begins.
+    /// A game begins (or, after a resume, continues).
     Start {
         /// Its number.
         game: usize,
+        /// When it first started (UTC date and time), so that a resumed
+        /// game keeps its `GameStartTime`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        started: Option<(String, String)>,
     },
     /// A move of a game.
     Move {
@@ -95,6 +99,30 @@ pub enum Entry {
         game: usize,
         /// Its record.
         record: Box<GameRecord>,
+    },
+    /// A program the referee started for a player (its own process group):
+    /// a later run of the event ends it if it is still running.
+    Process {
+        /// The player.
+        player: String,
+        /// Its process id (and process group id).
+        pid: u32,
+        /// When it started, in the kernel's clock ticks since boot (field
+        /// 22 of `/proc/PID/stat`), so that a process id used again by
+        /// another program is not mistaken for it.
+        since: u64,
+    },
+    /// The address the referee listens on (Argus), so that a resumed
+    /// referee started on port 0 can take the same one again.
+    Listening {
+        /// `HOST:PORT`.
+        address: String,
+    },
+    /// The event is over for good (every game played, or a test decided):
+    /// nothing is left to resume.
+    Over {
+        /// Why it ended.
+        reason: String,
     },
 }
 
@@ -182,7 +210,8 @@ pub enum JournalError {
 }
 
 impl Journal {
-    /// Creates (or replaces) a journal and writes the plan.
+    /// Creates a journal and writes the plan. An existing file is never
+    /// replaced (see [`rotate`] to keep an old one aside).
     ///
     /// Every entry is written to the file before `append` returns, so it
     /// survives the process being killed. `sync` also makes entries durable
@@ -201,7 +230,11 @@ impl Journal {
             path: path.to_path_buf(),
             error,
         };
-        let file = File::create(path).map_err(io_err)?;
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(io_err)?;
         let syncer = if sync {
             Some(Syncer::start(&file).map_err(io_err)?)
         } else {
@@ -310,6 +343,27 @@ impl Journal {
     }
 }
 
+/// Moves the file at `path` aside to the first free `PATH.1`, `PATH.2`, ...
+/// and returns where it went (`None` when there was no file).
+///
+/// # Errors
+/// The rename fails.
+pub fn rotate(path: &Path) -> io::Result<Option<PathBuf>> {
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(None);
+    }
+    for n in 1u32.. {
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".{n}"));
+        let to = PathBuf::from(name);
+        if std::fs::symlink_metadata(&to).is_err() {
+            std::fs::rename(path, &to)?;
+            return Ok(Some(to));
+        }
+    }
+    Err(io::Error::other("no free name to move it to"))
+}
+
 /// What a journal says of one game.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GameState {
@@ -319,6 +373,9 @@ pub struct GameState {
     pub end: Option<GameRecord>,
     /// Position of its `end` among all ends (the order games finished).
     pub finished_order: Option<usize>,
+    /// When it first started (UTC date and time), as its first `start`
+    /// entry says.
+    pub started: Option<(String, String)>,
 }
 
 /// Everything a journal holds, read back.
@@ -334,6 +391,23 @@ pub struct JournalState {
     pub valid_len: u64,
     /// Whether a torn last line was dropped.
     pub torn: bool,
+    /// Why the event ended for good, if it did (its `over` entry).
+    pub over: Option<String>,
+    /// Programs started for players, in the order they were started.
+    pub processes: Vec<StartedProcess>,
+    /// The last address the referee listened on.
+    pub listening: Option<String>,
+}
+
+/// A program the referee started for a player, as its journal recorded it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StartedProcess {
+    /// The player.
+    pub player: String,
+    /// Its process id (and process group id).
+    pub pid: u32,
+    /// When it started, in clock ticks since boot.
+    pub since: u64,
 }
 
 impl JournalState {
@@ -358,6 +432,9 @@ impl JournalState {
             games: BTreeMap::new(),
             valid_len: 0,
             torn: false,
+            over: None,
+            processes: Vec::new(),
+            listening: None,
         };
         let mut offset = 0usize;
         let mut ends = 0usize;
@@ -387,10 +464,19 @@ impl JournalState {
                     state.plan = plan;
                 }
                 _ if i == 0 => return Err(bad(1, "the first line is not the plan".into())),
-                Entry::Start { game } => {
-                    // A game started again after a resume keeps its moves.
-                    state.games.entry(game).or_default();
+                Entry::Start { game, started } => {
+                    // A game started again after a resume keeps its moves
+                    // and its first start time.
+                    let g = state.games.entry(game).or_default();
+                    if g.started.is_none() {
+                        g.started = started;
+                    }
                 }
+                Entry::Process { player, pid, since } => {
+                    state.processes.push(StartedProcess { player, pid, since });
+                }
+                Entry::Over { reason } => state.over = Some(reason),
+                Entry::Listening { address } => state.listening = Some(address),
                 Entry::Move { game, mv } => {
                     let g = state.games.get_mut(&game).ok_or_else(|| {
                         bad(i + 1, format!("a move of game {game}, which never started"))
@@ -440,6 +526,13 @@ impl JournalState {
         Ok(state)
     }
 
+    /// Whether the event this journal records is over: an `over` entry, or
+    /// every one of `scheduled` games finished.
+    pub fn is_over(&self, scheduled: usize) -> bool {
+        self.over.is_some()
+            || (self.games.len() >= scheduled && self.games.values().all(|g| g.end.is_some()))
+    }
+
     /// Finished records in the order the games ended.
     pub fn finished(&self) -> Vec<&GameRecord> {
         let mut v: Vec<(usize, &GameRecord)> = self
@@ -479,7 +572,11 @@ mod tests {
     fn a_torn_last_line_is_dropped_and_cut_off() {
         let p = tmp("torn");
         let mut j = Journal::create(&p, &serde_json::json!({"x": 1}), true).unwrap();
-        j.append(&Entry::Start { game: 3 }).unwrap();
+        j.append(&Entry::Start {
+            game: 3,
+            started: None,
+        })
+        .unwrap();
         j.append(&Entry::Move {
             game: 3,
             mv: mv("e2e4"),
@@ -512,7 +609,11 @@ mod tests {
     fn clocks_are_checked_and_a_discard_voids_the_moves() {
         let p = tmp("discard");
         let mut j = Journal::create(&p, &serde_json::json!({}), false).unwrap();
-        j.append(&Entry::Start { game: 1 }).unwrap();
+        j.append(&Entry::Start {
+            game: 1,
+            started: None,
+        })
+        .unwrap();
         j.append(&Entry::Move {
             game: 1,
             mv: mv("e2e4"),
@@ -539,7 +640,11 @@ mod tests {
         // Clocks that do not follow their move are damage.
         let mut j = Journal::reopen(&s, false).unwrap();
         j.append_encoded(&line).unwrap();
-        j.append(&Entry::Start { game: 2 }).unwrap();
+        j.append(&Entry::Start {
+            game: 2,
+            started: None,
+        })
+        .unwrap();
         drop(j);
         let e = JournalState::read(&p).unwrap_err().to_string();
         assert!(e.contains("clocks after move 1"), "{e}");

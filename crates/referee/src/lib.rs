@@ -37,6 +37,9 @@
 //!     margin: [Duration::from_millis(50); 2],
 //!     rules: Default::default(),
 //!     stall_timeout: Duration::from_secs(60),
+//!     date: None,
+//!     history: None,
+//!     stop: Default::default(),
 //! };
 //! let game = play_game(&setup, &mut white, &mut black, None, &mut |_| Ok(()))?;
 //! print!("{}", game.record.pgn_text()?);
@@ -45,12 +48,15 @@
 
 pub mod adjudicate;
 pub mod argus;
+pub mod book;
 pub mod clock;
 pub mod game;
 pub mod journal;
 pub mod player;
 pub mod record;
+pub mod runner;
 pub mod schedule;
+pub mod standings;
 pub mod stats;
 pub mod tournament;
 pub mod xboard;

@@ -252,6 +252,10 @@ pub struct EngineConfig {
     pub timemargin: Duration,
     /// Start the engine afresh for every game.
     pub restart: bool,
+    /// An option the engine does not declare fails its start; by default
+    /// it is skipped with a warning, as cutechess-cli does.
+    #[serde(default)]
+    pub strict_options: bool,
 }
 
 /// An `EngineConfig` word that cannot be read.
@@ -275,6 +279,7 @@ impl EngineConfig {
             tc: TimeControl::default(),
             timemargin: Duration::ZERO,
             restart: false,
+            strict_options: false,
         }
     }
 
@@ -384,6 +389,15 @@ pub enum EnginePlayer {
 }
 
 impl EnginePlayer {
+    /// Options of its configuration the engine does not have, skipped when
+    /// it started (unless [`EngineConfig::strict_options`]).
+    pub fn skipped_options(&self) -> &[String] {
+        match self {
+            EnginePlayer::Uci(p) => p.skipped_options(),
+            EnginePlayer::Xboard(p) => p.skipped_options(),
+        }
+    }
+
     fn inner(&mut self) -> &mut dyn Player {
         match self {
             EnginePlayer::Uci(p) => p.as_mut(),
@@ -658,6 +672,7 @@ pub struct UciPlayer {
     host: Option<EngineHost>,
     name: String,
     chess960: Option<bool>,
+    skipped: Vec<String>,
 }
 
 /// How long an engine that missed its deadline gets to answer `stop` (or
@@ -695,6 +710,7 @@ impl UciPlayer {
             log,
             host: None,
             chess960: None,
+            skipped: Vec::new(),
         };
         p.restart()?;
         Ok(p)
@@ -713,12 +729,19 @@ impl UciPlayer {
             .iter()
             .map(|(n, v)| (n.clone(), Some(v.clone())))
             .collect();
-        let spec = self.config.command.spec(&options);
+        let mut spec = self.config.command.spec(&options);
+        spec.skip_unknown_options = !self.config.strict_options;
         let transport: Box<dyn Transport> = match &self.config.command {
             EngineCommand::Builtin => builtin_transport(),
             EngineCommand::External { .. } => Box::new(ProcessTransport::spawn(&spec)?),
         };
         EngineHost::with_transport(spec, self.timeouts, logged(transport, self.log.as_ref()))
+    }
+
+    /// Options of its configuration the engine does not declare, skipped
+    /// when it started (unless [`EngineConfig::strict_options`]).
+    pub fn skipped_options(&self) -> &[String] {
+        &self.skipped
     }
 
     fn go_params(limits: &ThinkLimits) -> GoParams {
@@ -848,6 +871,7 @@ impl Player for UciPlayer {
         if self.config.name.is_none() {
             self.name = host.name().to_string();
         }
+        self.skipped = host.skipped_options().to_vec();
         self.host = Some(host);
         Ok(())
     }

@@ -180,6 +180,11 @@ pub struct GameRecord {
     pub reason: String,
     /// UTC start time, `YYYY.MM.DD` and `HH:MM:SS`.
     pub started: (String, String),
+    /// The event's date (`YYYY.MM.DD`) for the `Date` tag, when it has one
+    /// of its own (an Argus event file's `date`); else the day the game
+    /// started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
     /// Wall time of the game in milliseconds.
     pub duration_ms: u64,
 }
@@ -256,7 +261,10 @@ impl GameRecord {
         let mut tags = Tags::default();
         tags.insert("Event", self.event.clone());
         tags.insert("Site", self.site.clone());
-        tags.insert("Date", self.started.0.clone());
+        tags.insert(
+            "Date",
+            self.date.clone().unwrap_or_else(|| self.started.0.clone()),
+        );
         tags.insert("Round", self.round.clone());
         tags.insert("White", self.white.clone());
         tags.insert("Black", self.black.clone());

@@ -4,18 +4,19 @@
 //! Every count is taken from the view of the *first* player (the engine under
 //! test). Games come in as [`Outcome`]s; a [`Tally`] keeps the game counts
 //! ([`Wdl`]) and, when the match plays game pairs with colours reversed, the
-//! pair counts ([`Pentanomial`]). Estimates and the SPRT use the pairs as soon
-//! as one pair is complete (the pentanomial variance is the right one for
-//! paired openings), and the single games otherwise.
+//! pair counts ([`Pentanomial`]). Every estimate says which counts it comes
+//! from ([`Basis`]): [`Tally`] documents the rule that picks the pairs or the
+//! single games.
 //!
 //! The formulas are the usual ones of engine testing (fishtest, fastchess):
 //! the score `s` is the mean of the samples (a game scores 1, ½ or 0; a pair
 //! scores the mean of its two games), its standard error is
 //! `sqrt(var / n)` with the sample variance `var` over `n` samples, Elo is
 //! `-400 log10(1/s - 1)`, and the 95% interval maps `s ± 1.96 · sqrt(var/n)`
-//! through the same curve. The SPRT uses the generalized SPRT approximation
-//! `LLR = n (s1 - s0) (2s - s0 - s1) / (2 var)` where `s0` and `s1` are the
-//! scores the two hypotheses predict.
+//! through the same curve (when every sample is alike, so that `var = 0`,
+//! the Wilson score interval instead: see [`EloEstimate`]). The SPRT's LLR
+//! is fishtest's GSPRT approximation on regularised counts: see
+//! [`Sprt::llr`].
 //!
 //! # Example
 //! ```
@@ -55,6 +56,15 @@ const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
 
 /// Beyond this `|x|`, `erf(x)` is ±1 to double precision (`erfc(6) ≈ 2e-17`).
 const ERF_SATURATION: f64 = 6.0;
+
+/// What the SPRT counts in place of an empty bucket (fishtest's
+/// `regularize` in `server/fishtest/stats/LLRcalc.py`): a small prior, so
+/// that results all alike still have a spread and give evidence.
+const EMPTY_BUCKET: f64 = 1e-3;
+
+/// The largest variance of one result in `[0, 1]` with mean `s` is
+/// `s (1 - s)` (all of it at 0 and 1); at `s = ½` it is this.
+const MAX_VARIANCE_AT_HALF: f64 = 0.25;
 
 /// The result of one game from the first player's view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -149,16 +159,21 @@ impl Wdl {
         Some(0.5 * (1.0 + erf(diff / (2.0 * decisive).sqrt())))
     }
 
-    /// Elo estimate from the trinomial variance of single games; `None` when
-    /// no game was played. See [`EloEstimate`] for the edge cases.
+    /// Elo estimate from the trinomial variance of single games, with
+    /// [`Wdl::los`]; `None` when no game was played. See [`EloEstimate`] for
+    /// the edge cases.
     pub fn estimate(&self) -> Option<EloEstimate> {
         let sample = self.sample()?;
         Some(sample.estimate(self.los()?))
     }
 
+    /// The counts in fishtest's order `[L, D, W]` (result values 0, ½, 1).
+    fn counts(&self) -> [f64; 3] {
+        [self.losses, self.draws, self.wins].map(|c| c as f64)
+    }
+
     fn sample(&self) -> Option<Sample> {
-        let counts = [self.losses, self.draws, self.wins];
-        Sample::new(&[0.0, 0.5, 1.0], &counts, 1.0)
+        Sample::new(&self.counts(), ResultModel::Trinomial)
     }
 }
 
@@ -195,33 +210,112 @@ impl Pentanomial {
     }
 
     /// Likelihood of superiority in `[0, 1]` by the normal approximation
-    /// `Φ((s - ½) / se)` with the pair standard error `se`. With no spread
-    /// (`se = 0`) it is 1, 0 or 0.5 as the score is above, below or at ½;
-    /// `None` when no pair was counted.
+    /// `Φ((s - ½) / se)` with the pair standard error `se`; `None` when no
+    /// pair was counted. With no spread (every pair scored alike, `se = 0`)
+    /// the standard error is taken under `s = ½` with the largest variance a
+    /// pair's score in `[0, 1]` can have, `sqrt(¼ / n)` (the score test that
+    /// the Wilson interval of [`EloEstimate`] inverts, so that the two agree):
+    /// `Φ(2 (s - ½) sqrt(n))`.
     pub fn los(&self) -> Option<f64> {
         self.sample().map(|s| s.normal_los())
     }
 
-    /// Elo estimate from the pentanomial variance of pairs; `None` when no
-    /// pair was counted. See [`EloEstimate`] for the edge cases.
+    /// Elo estimate from the pentanomial variance of pairs, with
+    /// [`Pentanomial::los`]; `None` when no pair was counted. See
+    /// [`EloEstimate`] for the edge cases.
     pub fn estimate(&self) -> Option<EloEstimate> {
         self.sample().map(|s| s.estimate(s.normal_los()))
     }
 
     fn sample(&self) -> Option<Sample> {
-        Sample::new(&[0.0, 0.25, 0.5, 0.75, 1.0], &self.counts, 2.0)
+        Sample::new(&self.counts.map(|c| c as f64), ResultModel::Pentanomial)
     }
 }
 
-/// An Elo estimate with its 95% interval.
+/// How results are counted for an estimate or a test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResultModel {
+    /// Single games: win, draw or loss ([`Wdl`]); a sample is one game.
+    Trinomial,
+    /// Game pairs with colours reversed: a pair scores 0, ½, 1, 1½ or 2
+    /// ([`Pentanomial`]); a sample is one pair.
+    Pentanomial,
+}
+
+impl ResultModel {
+    /// Games in one sample: 1 for single games, 2 for pairs.
+    pub fn games_per_sample(self) -> u64 {
+        match self {
+            ResultModel::Trinomial => 1,
+            ResultModel::Pentanomial => 2,
+        }
+    }
+}
+
+impl fmt::Display for ResultModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ResultModel::Trinomial => "trinomial",
+            ResultModel::Pentanomial => "pentanomial",
+        })
+    }
+}
+
+/// The counts a figure was computed from: the model and how many samples.
+///
+/// `Display` writes e.g. `trinomial, 3 games` or `pentanomial, 12 pairs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Basis {
+    /// Single games or game pairs.
+    pub model: ResultModel,
+    /// Samples counted: games for [`ResultModel::Trinomial`], pairs for
+    /// [`ResultModel::Pentanomial`].
+    pub samples: u64,
+}
+
+impl Basis {
+    /// Games behind the figure (two per pair).
+    pub fn games(&self) -> u64 {
+        self.samples * self.model.games_per_sample()
+    }
+}
+
+impl fmt::Display for Basis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let unit = match (self.model, self.samples) {
+            (ResultModel::Trinomial, 1) => "game",
+            (ResultModel::Trinomial, _) => "games",
+            (ResultModel::Pentanomial, 1) => "pair",
+            (ResultModel::Pentanomial, _) => "pairs",
+        };
+        write!(f, "{}, {} {unit}", self.model, self.samples)
+    }
+}
+
+/// An Elo estimate with its 95% interval, and the counts it comes from.
 ///
 /// Edge cases are explicit, never NaN: a score of 1 (only wins) gives
-/// `elo = +inf`, a score of 0 gives `-inf`; an interval end whose score
-/// reaches 0 or 1 is `-inf` or `+inf`. With no spread in the sample (all
-/// results alike) the interval collapses to the point estimate and `nelo` is
-/// `None`. Serialized to JSON, infinities become `null`.
+/// `elo = +inf`, a score of 0 gives `-inf` (the maximum-likelihood
+/// estimate); an interval end whose score reaches 0 or 1 is `-inf` or
+/// `+inf`.
+///
+/// With no spread in the sample (every game, or every pair, scored alike:
+/// one game, all wins, all draws, ...) the sample variance is 0 and says
+/// nothing about the uncertainty, so the normal interval `s ± 1.96 se` would
+/// have no width. The interval is then the Wilson score interval (E. B.
+/// Wilson, "Probable inference, the law of succession, and statistical
+/// inference", JASA 22, 1927): the means `p` with `|s - p| <= z sqrt(p (1 -
+/// p) / n)`, where `p (1 - p)` is the largest variance a result in `[0, 1]`
+/// with mean `p` can have, `z = 1.96` and `n` the samples;
+/// `(s + z²/2n ± z sqrt(s (1 - s)/n + z²/4n²)) / (1 + z²/n)`.
+/// After 10 wins it is the scores `[10/(10 + z²), 1]`, Elo `[166.2, +inf]`;
+/// after 10 draws Elo `0 ± 203.5`. `nelo` is `None` then.
+/// Serialized to JSON, infinities become `null`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct EloEstimate {
+    /// The counts behind the estimate: which model, how many games or pairs.
+    pub basis: Basis,
     /// Games behind the estimate (two per pair).
     pub games: u64,
     /// Points per game of the first player, in `[0, 1]`.
@@ -232,7 +326,8 @@ pub struct EloEstimate {
     pub elo_lower: f64,
     /// Upper end of the 95% interval of `elo`.
     pub elo_upper: f64,
-    /// Likelihood of superiority of the first player, in `[0, 1]`.
+    /// Likelihood of superiority of the first player, in `[0, 1]`, from
+    /// the same counts as `elo`.
     pub los: f64,
     /// Normalized Elo: `(s - ½) / σ · 800 / ln 10` with `σ` the standard
     /// deviation of one game (for pairs, `sqrt(2)` times that of a pair's
@@ -276,10 +371,11 @@ pub fn score_from_elo(elo: f64) -> f64 {
 /// Mean and variance of a sample of scored results.
 #[derive(Clone, Copy, Debug)]
 struct Sample {
-    /// Number of samples (games or pairs), at least 1.
+    /// Number of samples (games or pairs), above 0; not a whole number when
+    /// the counts were regularised.
     n: f64,
-    /// Games per sample: 1 for single games, 2 for pairs.
-    games_per_sample: f64,
+    /// Single games or pairs.
+    model: ResultModel,
     /// Mean score per game, in `[0, 1]`.
     mean: f64,
     /// Variance of one sample's per-game score.
@@ -287,21 +383,42 @@ struct Sample {
 }
 
 impl Sample {
-    /// `None` when every count is zero.
-    fn new(values: &[f64], counts: &[u64], games_per_sample: f64) -> Option<Sample> {
-        let n = counts.iter().sum::<u64>() as f64;
-        if n == 0.0 {
+    /// The sample of `counts[i]` results of value `i / (k - 1)` for `k`
+    /// counts (fishtest's convention: `[L, D, W]` are 0, ½, 1, the
+    /// pentanomial buckets 0, ¼, ..., 1); `None` when every count is zero.
+    fn new(counts: &[f64], model: ResultModel) -> Option<Sample> {
+        let n = counts.iter().sum::<f64>();
+        if n <= 0.0 {
             return None;
         }
-        let weighted = || values.iter().zip(counts).map(|(&v, &c)| (v, c as f64));
+        let top = (counts.len() - 1) as f64;
+        let weighted = || counts.iter().enumerate().map(|(i, &c)| (i as f64 / top, c));
         let mean = weighted().map(|(v, c)| v * c).sum::<f64>() / n;
         let var = weighted().map(|(v, c)| c * (v - mean).powi(2)).sum::<f64>() / n;
         Some(Sample {
             n,
-            games_per_sample,
+            model,
             mean,
             var,
         })
+    }
+
+    /// The sample of the counts with every empty bucket counted as
+    /// [`EMPTY_BUCKET`] (fishtest's `regularize`); `None` when every count
+    /// is zero (no evidence at all).
+    fn regularised(counts: &[f64], model: ResultModel) -> Option<Sample> {
+        if counts.iter().all(|&c| c == 0.0) {
+            return None;
+        }
+        let filled: Vec<f64> = counts
+            .iter()
+            .map(|&c| if c == 0.0 { EMPTY_BUCKET } else { c })
+            .collect();
+        Sample::new(&filled, model)
+    }
+
+    fn games_per_sample(&self) -> f64 {
+        self.model.games_per_sample() as f64
     }
 
     fn std_error(&self) -> f64 {
@@ -310,32 +427,57 @@ impl Sample {
 
     /// Standard deviation of one game's score (for pairs, `sqrt(2)` times the pair's).
     fn sigma_per_game(&self) -> f64 {
-        (self.var * self.games_per_sample).sqrt()
+        (self.var * self.games_per_sample()).sqrt()
     }
 
+    /// `Φ((s - ½) / se)`; without spread the standard error under `s = ½`
+    /// with the largest variance, `sqrt(¼ / n)` (see [`Pentanomial::los`]).
     fn normal_los(&self) -> f64 {
-        let se = self.std_error();
-        if se > 0.0 {
-            normal_cdf((self.mean - 0.5) / se)
-        } else if self.mean > 0.5 {
-            1.0
-        } else if self.mean < 0.5 {
-            0.0
+        let se = if self.var > 0.0 {
+            self.std_error()
         } else {
-            0.5
+            (MAX_VARIANCE_AT_HALF / self.n).sqrt()
+        };
+        normal_cdf((self.mean - 0.5) / se)
+    }
+
+    /// The 95% interval of the mean score: normal while the sample has a
+    /// spread, else Wilson's (see [`EloEstimate`]).
+    fn score_interval(&self) -> (f64, f64) {
+        let (s, n) = (self.mean, self.n);
+        if self.var > 0.0 {
+            let half_width = Z_975 * self.std_error();
+            return (s - half_width, s + half_width);
+        }
+        let z2n = Z_975 * Z_975 / n;
+        let centre = (s + z2n / 2.0) / (1.0 + z2n);
+        let half_width = Z_975 / (1.0 + z2n) * (s * (1.0 - s) / n + z2n / (4.0 * n)).sqrt();
+        // At s = 0 or 1 the end on that side is exactly s (algebraically;
+        // the sum would be off by an ulp and turn an infinite Elo finite).
+        let lower = if s <= 0.0 { 0.0 } else { centre - half_width };
+        let upper = if s >= 1.0 { 1.0 } else { centre + half_width };
+        (lower, upper)
+    }
+
+    fn basis(&self) -> Basis {
+        Basis {
+            model: self.model,
+            // Whole counts here (estimates are never regularised).
+            samples: self.n.round() as u64,
         }
     }
 
     fn estimate(&self, los: f64) -> EloEstimate {
-        let half_width = Z_975 * self.std_error();
-        let games = self.n * self.games_per_sample;
+        let (lower, upper) = self.score_interval();
+        let games = self.n * self.games_per_sample();
         let sigma = self.sigma_per_game();
         EloEstimate {
+            basis: self.basis(),
             games: games as u64,
             score: self.mean,
             elo: elo_from_score(self.mean),
-            elo_lower: elo_from_score(self.mean - half_width),
-            elo_upper: elo_from_score(self.mean + half_width),
+            elo_lower: elo_from_score(lower),
+            elo_upper: elo_from_score(upper),
             los,
             nelo: (sigma > 0.0).then(|| (self.mean - 0.5) / sigma * NELO_PER_T),
             nelo_error: Z_975 * NELO_PER_T / games.sqrt(),
@@ -373,8 +515,19 @@ fn normal_cdf(x: f64) -> f64 {
 /// Game counts and, when the match plays pairs, pair counts.
 ///
 /// Feed it either with [`Tally::add_pair`] once both games of a pair are over,
-/// or game by game with `wdl.add` and then `ptnml.add_pair` when a pair
-/// completes. Estimates use the pairs once one is complete, else the games.
+/// or game by game with [`Tally::add_game`] (or `wdl.add`) and then
+/// `ptnml.add_pair` when a pair completes.
+///
+/// Which counts a figure comes from ([`Basis`]):
+/// - the Elo estimate, its interval, LOS and nElo ([`Tally::estimate`]) come
+///   from the pairs (pentanomial) only when *every* finished game is in a
+///   complete pair (`wdl.games() == 2 · ptnml.pairs() > 0`), and otherwise
+///   from all the games (trinomial), so that they always describe the same
+///   games as the score and the W/D/L counts;
+/// - the SPRT ([`Sprt::llr`]) uses the complete pairs as soon as there is
+///   one, else the games: its statistic does not switch model at every
+///   game of a pair, and a game waits for its pair's other game to count
+///   (as on fishtest). [`SprtStatus::basis`] says which.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Tally {
     /// Single games.
@@ -397,19 +550,59 @@ impl Tally {
         self.ptnml.add_pair(first, second);
     }
 
-    /// The pairs if at least one is complete, else the single games.
-    fn sample(&self) -> Option<Sample> {
-        self.ptnml.sample().or_else(|| self.wdl.sample())
+    /// Whether every finished game is in a complete pair (and one is).
+    fn all_paired(&self) -> bool {
+        let pairs = self.ptnml.pairs();
+        pairs > 0 && self.wdl.games() == 2 * pairs
     }
 
-    /// Elo estimate from the pentanomial counts when a pair is complete, else
-    /// from the game counts; `None` before the first game. LOS comes from the
-    /// same counts ([`Pentanomial::los`] or [`Wdl::los`]).
-    pub fn estimate(&self) -> Option<EloEstimate> {
-        if self.ptnml.pairs() > 0 {
-            self.ptnml.estimate()
+    /// The model the estimates use (see [`Tally`]); `None` before the first game.
+    pub fn estimate_model(&self) -> Option<ResultModel> {
+        if self.all_paired() {
+            Some(ResultModel::Pentanomial)
         } else {
-            self.wdl.estimate()
+            (self.wdl.games() > 0).then_some(ResultModel::Trinomial)
+        }
+    }
+
+    /// Elo estimate from the pentanomial counts when every finished game is
+    /// in a complete pair, else from all the game counts; `None` before the
+    /// first game. LOS comes from the same counts ([`Pentanomial::los`] or
+    /// [`Wdl::los`]), and [`EloEstimate::basis`] says which.
+    pub fn estimate(&self) -> Option<EloEstimate> {
+        match self.estimate_model()? {
+            ResultModel::Pentanomial => self.ptnml.estimate(),
+            ResultModel::Trinomial => self.wdl.estimate(),
+        }
+    }
+
+    /// The SPRT's counts: the pairs once one is complete, else the games;
+    /// `None` before the first game.
+    pub fn sprt_basis(&self) -> Option<Basis> {
+        let (pairs, games) = (self.ptnml.pairs(), self.wdl.games());
+        if pairs > 0 {
+            Some(Basis {
+                model: ResultModel::Pentanomial,
+                samples: pairs,
+            })
+        } else {
+            (games > 0).then_some(Basis {
+                model: ResultModel::Trinomial,
+                samples: games,
+            })
+        }
+    }
+
+    /// The SPRT's sample ([`Tally::sprt_basis`]), empty buckets regularised.
+    fn sprt_sample(&self) -> Option<Sample> {
+        match self.sprt_basis()?.model {
+            ResultModel::Pentanomial => Sample::regularised(
+                &self.ptnml.counts.map(|c| c as f64),
+                ResultModel::Pentanomial,
+            ),
+            ResultModel::Trinomial => {
+                Sample::regularised(&self.wdl.counts(), ResultModel::Trinomial)
+            }
         }
     }
 
@@ -428,9 +621,15 @@ impl Tally {
 }
 
 /// A one-line summary of a match; `Display` writes e.g.
-/// `Games: 90, W/D/L: 30/40/20, Score: 55.6 %, Elo: 38.8 +/- 54.0, LOS: 92.1 %, DrawRatio: 44.4 %, nElo: 52.4 +/- 71.8, Ptnml(0-2): [..], LLR: 0.19 (-2.94, 2.94) [0.00, 5.00]`.
-/// Values that do not exist yet print as `n/a`; `Ptnml` is left out when no
-/// pair is complete and `LLR` when no SPRT runs.
+/// `Games: 90, W/D/L: 30/40/20, Score: 55.6 %, Elo: 38.8 +/- 54.0 (trinomial, 90 games), LOS: 92.1 %, DrawRatio: 44.4 %, nElo: 52.4 +/- 71.8, Ptnml(0-2): [..], LLR: 0.19 (-2.94, 2.94) [0.00, 5.00]`.
+///
+/// The score, draw ratio and W/D/L are over all games; the Elo, LOS and
+/// nElo come from the counts named after the Elo (see [`Tally`] for the
+/// rule), which are all the games too unless every game is in a complete
+/// pair. An interval with an infinite end prints as its ends,
+/// `Elo: inf [166.2, inf]`. The LLR's counts are named after it when they
+/// differ from the Elo's. Values that do not exist yet print as `n/a`;
+/// `Ptnml` is left out when no pair is complete and `LLR` when no SPRT runs.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Summary {
     /// Game counts.
@@ -441,9 +640,9 @@ pub struct Summary {
     pub score: Option<f64>,
     /// Fraction of games drawn.
     pub draw_ratio: Option<f64>,
-    /// Elo estimate ([`Tally::estimate`]).
+    /// Elo estimate ([`Tally::estimate`]); its `basis` names its counts.
     pub estimate: Option<EloEstimate>,
-    /// SPRT status, when a test is configured.
+    /// SPRT status, when a test is configured; its `basis` names its counts.
     pub sprt: Option<SprtStatus>,
 }
 
@@ -463,7 +662,18 @@ impl fmt::Display for Summary {
         )?;
         write!(f, "Score: {}, ", percent(self.score))?;
         match &self.estimate {
-            Some(e) => write!(f, "Elo: {:.1} +/- {:.1}, ", e.elo, e.elo_error())?,
+            Some(e) if e.elo_error().is_finite() => write!(
+                f,
+                "Elo: {:.1} +/- {:.1} ({}), ",
+                e.elo,
+                e.elo_error(),
+                e.basis
+            )?,
+            Some(e) => write!(
+                f,
+                "Elo: {:.1} [{:.1}, {:.1}] ({}), ",
+                e.elo, e.elo_lower, e.elo_upper, e.basis
+            )?,
             None => write!(f, "Elo: n/a, ")?,
         }
         write!(f, "LOS: {}, ", percent(self.estimate.map(|e| e.los)))?;
@@ -478,6 +688,12 @@ impl fmt::Display for Summary {
         if let Some(s) = &self.sprt {
             let (llr, lo, hi, e0, e1) = (s.llr, s.lower, s.upper, s.config.elo0, s.config.elo1);
             write!(f, ", LLR: {llr:.2} ({lo:.2}, {hi:.2}) [{e0:.2}, {e1:.2}]")?;
+            if let Some(basis) = s
+                .basis
+                .filter(|&b| Some(b) != self.estimate.map(|e| e.basis))
+            {
+                write!(f, " ({basis})")?;
+            }
         }
         Ok(())
     }
@@ -694,6 +910,9 @@ pub struct SprtStatus {
     pub lower: f64,
     /// Upper bound `ln((1 - beta) / alpha)`.
     pub upper: f64,
+    /// The counts behind the LLR ([`Tally::sprt_basis`]); `None` before the
+    /// first game.
+    pub basis: Option<Basis>,
     /// The test's parameters.
     pub config: SprtConfig,
 }
@@ -725,16 +944,33 @@ impl Sprt {
         ((beta / (1.0 - alpha)).ln(), ((1.0 - beta) / alpha).ln())
     }
 
-    /// Log-likelihood ratio of H1 against H0 by the generalized SPRT
-    /// approximation `n (s1 - s0) (2s - s0 - s1) / (2 var)`, over the pairs
-    /// once one is complete (`n` pairs, pentanomial variance), else over the
-    /// games (trinomial variance). The hypotheses' scores `s0`, `s1` are the
-    /// logistic expected scores, or for normalized Elo
-    /// `½ + nElo · σ · ln 10 / 800` with `σ` the sample's per-game standard
-    /// deviation. It is 0 (no evidence yet) while the sample has no spread,
-    /// including before the first game.
+    /// Log-likelihood ratio of H1 against H0, over the pairs once one is
+    /// complete (pentanomial), else over the games (trinomial); see
+    /// [`Tally::sprt_basis`]. It is 0 (no evidence) before the first game.
+    ///
+    /// The method is the one fishtest's raw-statistics page lists as
+    /// "Logistic (alt2)" (fishtest `server/fishtest/stats/LLRcalc.py`,
+    /// `results_to_pdf` and `LLR_alt2`; the approximation is from M. Van den
+    /// Bergh, "A quick approximation of the GSPRT", GSPRT_approximation.pdf):
+    /// 1. every empty bucket counts as `1e-3` (fishtest's `regularize`), so
+    ///    that results all alike, which have no spread, still give evidence;
+    ///    `N` is the sum of these counts;
+    /// 2. `s` and `var` are the mean and variance of the regularised counts
+    ///    with result values 0, ½, 1 (games) or 0, ¼, ½, ¾, 1 (pairs);
+    /// 3. the hypotheses' scores are the logistic `s_i = 1 / (1 +
+    ///    10^(-elo_i / 400))`, or for normalized Elo `s_i = ½ + nElo_i ·
+    ///    σ · ln 10 / 800` with `σ` the per-game standard deviation `sqrt(var)`
+    ///    (games) or `sqrt(2 var)` (pairs);
+    /// 4. `LLR = N (s1 - s0) (2s - s0 - s1) / (2 var)`.
+    ///
+    /// fishtest itself decides with the exact GLR (`LLR_logistic`,
+    /// `LLR_normalized`), which this approximates well on ordinary counts
+    /// (0.01 apart on 128 pairs) but not on one-sided ones: there the small
+    /// regularised variance makes this LLR large, so that a one-sided match
+    /// decides in a few pairs (6 pairs all 0-2 accept H0 of normalized
+    /// `[0, 5]`), where the exact GLR needs about 150.
     pub fn llr(&self, tally: &Tally) -> f64 {
-        let Some(sample) = tally.sample().filter(|s| s.var > 0.0) else {
+        let Some(sample) = tally.sprt_sample() else {
             return 0.0;
         };
         let SprtConfig {
@@ -769,6 +1005,7 @@ impl Sprt {
             llr,
             lower,
             upper,
+            basis: tally.sprt_basis(),
             config: self.config,
         }
     }
@@ -795,6 +1032,42 @@ mod tests {
                 (erf(x) - want).abs() < 1e-14,
                 "erf({x}) = {} want {want}",
                 erf(x)
+            );
+        }
+    }
+
+    /// (H) [L, D, W] = [0, 0, 2] is regularised to [.001, .001, 2]: N = 2.002,
+    /// mean = (.001·½ + 2)/2.002 = 0.99925075; no counts, no sample.
+    #[test]
+    fn regularised_sample_fills_empty_buckets() {
+        assert!(Sample::regularised(&[0.0; 5], ResultModel::Pentanomial).is_none());
+        let s = Sample::regularised(&[0.0, 0.0, 2.0], ResultModel::Trinomial).unwrap();
+        assert!((s.n - 2.002).abs() < 1e-15, "{}", s.n);
+        assert!((s.mean - 2.0005 / 2.002).abs() < 1e-15, "{}", s.mean);
+        assert!(s.var > 0.0);
+        let plain = Sample::new(&[0.0, 0.0, 2.0], ResultModel::Trinomial).unwrap();
+        assert_eq!((plain.n, plain.mean, plain.var), (2.0, 1.0, 0.0));
+    }
+
+    /// (H) Wilson at s = 1 over n samples: [n/(n + z²), 1], the upper end
+    /// exactly 1 (so that the Elo stays +inf); at s = 0 the mirror.
+    #[test]
+    fn wilson_ends_at_the_bounds_are_exact() {
+        for n in [1.0, 3.0, 10.0, 1e6] {
+            let all = |mean| Sample {
+                n,
+                model: ResultModel::Trinomial,
+                mean,
+                var: 0.0,
+            };
+            let (lo, hi) = all(1.0).score_interval();
+            assert_eq!(hi, 1.0);
+            assert!((lo - n / (n + Z_975 * Z_975)).abs() < 1e-15, "{n}: {lo}");
+            let (lo, hi) = all(0.0).score_interval();
+            assert_eq!(lo, 0.0);
+            assert!(
+                (hi - Z_975 * Z_975 / (n + Z_975 * Z_975)).abs() < 1e-15,
+                "{n}: {hi}"
             );
         }
     }

@@ -1,27 +1,40 @@
-//! Local matches and tournaments (`rookery match`): a [`MatchPlan`] run by
-//! [`run_match`] over the game core, with games in parallel, a journal that
-//! resumes mid-game, PGN and EPD output, statistics and SPRT.
+//! Local matches and tournaments (`rookery match`): a [`MatchPlan`] played
+//! by worker threads over the one event runner ([`crate::runner`]), which
+//! keeps the journal, the PGN and EPD outputs, the standings and the SPRT.
 //!
-//! Worker threads take games from the schedule in order; each keeps its own
-//! engine processes (started on first use, restarted per game with
-//! `restart=on` and after a crash or stall with `recover`). Every move is in
-//! the journal before the next is asked for and every finished game is in it
-//! before it reaches the PGN, so the PGN can always be rebuilt from the
-//! journal: a resumed match writes each game exactly once.
+//! Before the first game every engine is started once and its handshake
+//! checked ([`MatchError::EngineStart`]: a program that cannot start is not
+//! a match); options an engine does not declare are skipped with a warning
+//! unless [`EngineConfig::strict_options`]. Worker threads then take games
+//! from the runner in order; each keeps its own engine processes (started
+//! on first use, restarted per game with `restart=on` and after a crash or
+//! stall with `recover`). A game whose engine cannot be started later is
+//! not a result: it goes back to the queue, and after
+//! [`MAX_START_FAILURES`] failures in a row (or at once without `recover`)
+//! the match stops. Every move is in the journal before the next is asked
+//! for, so a match killed at any point resumes mid-game; an interrupt
+//! (Ctrl-C) cuts the games in progress after their current move, journaled,
+//! for `--resume` to finish.
 
 use crate::adjudicate::Rules;
-use crate::game::{play_game, Fault, FinishedGame, GameError, GameSetup};
-use crate::journal::{Entry, Journal, JournalError, JournalState};
+use crate::book::{BookConfig, BookError, Openings};
+use crate::game::{play_game, Fault, FinishedGame, GameError, GameSetup, Stop, StopSignal};
+use crate::journal::{Entry, JournalState};
 use crate::player::{EngineConfig, EngineLog, Player, PlayerError, UciPlayer};
-use crate::record::{GameOutcome, GameRecord, RecordError, Termination};
-use crate::schedule::{self, BookConfig, BookOrder, Opening, Pairing, Scheduled};
-use crate::stats::{Outcome, Sprt, SprtConfig, SprtState, Tally, Wdl};
+use crate::record::GameRecord;
+use crate::runner::{
+    Durability, EventKind, Finished, JournalHandle, RunPlan, Runner, RunnerError, RunnerSetup,
+    SprtReport, Start,
+};
+use crate::schedule::{Pairing, Schedule, ScheduleError, Scheduled};
+use crate::standings::Standings;
+use crate::stats::{SprtConfig, SprtState};
 use rookery_uci::host::Timeouts;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
-use std::fs::{File, OpenOptions};
+use std::collections::HashMap;
+use std::fs::OpenOptions;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -59,12 +72,8 @@ pub struct MatchPlan {
     pub site: String,
     /// The PGN output.
     pub pgn_out: Option<PathBuf>,
-    /// Bytes the PGN output had before this match (kept when it is rebuilt).
-    pub pgn_offset: u64,
     /// Final positions as EPD.
     pub epd_out: Option<PathBuf>,
-    /// Bytes the EPD output had before this match.
-    pub epd_offset: u64,
     /// Every line to and from every engine.
     pub log: Option<PathBuf>,
     /// The journal.
@@ -75,6 +84,10 @@ pub struct MatchPlan {
     pub stall_timeout: Duration,
     /// Time for the UCI handshake and for `readyok`.
     pub handshake_timeout: Duration,
+    /// A pause between one game of a worker and its next (cutechess-cli's
+    /// `-wait`).
+    #[serde(default)]
+    pub wait: Duration,
 }
 
 impl MatchPlan {
@@ -96,20 +109,49 @@ impl MatchPlan {
             event: "rookery match".to_string(),
             site: "?".to_string(),
             pgn_out: None,
-            pgn_offset: 0,
             epd_out: None,
-            epd_offset: 0,
             log: None,
             journal: None,
             sync: true,
             stall_timeout: Duration::from_secs(60),
             handshake_timeout: Duration::from_secs(10),
+            wait: Duration::ZERO,
         }
     }
 
-    /// The number of games in the schedule.
+    /// The schedule.
+    ///
+    /// # Errors
+    /// [`ScheduleError`] for fewer than two engines or no games.
+    pub fn schedule(&self) -> Result<Schedule, ScheduleError> {
+        Schedule::new(self.engines.len(), self.pairing, self.rounds, self.games)
+    }
+
+    /// The number of games in the schedule (0 when it has none).
     pub fn total_games(&self) -> usize {
-        schedule::schedule(self.engines.len(), self.pairing, self.rounds, self.games).len()
+        self.schedule().map_or(0, |s| s.len())
+    }
+
+    /// The plan a match journal was written with.
+    ///
+    /// # Errors
+    /// [`MatchError::NotAMatch`] when the journal is not a match's of this
+    /// build.
+    pub fn from_journal(state: &JournalState) -> Result<MatchPlan, MatchError> {
+        let bad = |why: String| MatchError::NotAMatch {
+            path: state.path.clone(),
+            why,
+        };
+        let run: RunPlan = serde_json::from_value(state.plan.clone())
+            .map_err(|e| bad(format!("its plan is not one this build reads ({e})")))?;
+        if run.kind != EventKind::Match {
+            return Err(bad(format!("it is the journal of {:?}", run.kind)));
+        }
+        serde_json::from_value(run.driver).map_err(|e| bad(format!("not a match plan ({e})")))
+    }
+
+    fn labels(&self) -> Vec<String> {
+        self.engines.iter().map(EngineConfig::label).collect()
     }
 }
 
@@ -119,26 +161,36 @@ pub enum MatchError {
     /// The plan is not playable.
     #[error("{0}")]
     Plan(String),
+    /// An engine cannot be started (checked before the first game).
+    #[error("engine {engine}: {reason}")]
+    EngineStart {
+        /// The engine's label.
+        engine: String,
+        /// Why.
+        reason: String,
+    },
     /// The opening book cannot be read.
     #[error(transparent)]
-    Book(#[from] schedule::BookError),
-    /// The journal cannot be read or written.
+    Book(#[from] BookError),
+    /// The journal, an output or the runner failed.
     #[error(transparent)]
-    Journal(#[from] JournalError),
-    /// An output file cannot be written.
+    Runner(#[from] RunnerError),
+    /// A journal that is not a match's.
+    #[error("{}: not a match journal: {why}", .path.display())]
+    NotAMatch {
+        /// The journal.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// The engine log cannot be written.
     #[error("{}: {error}", .path.display())]
-    Output {
-        /// The file.
+    Log {
+        /// The log.
         path: PathBuf,
         /// Why.
         error: io::Error,
     },
-    /// A journaled game does not replay.
-    #[error("{0}")]
-    Game(#[from] GameError),
-    /// A journaled record does not replay.
-    #[error(transparent)]
-    Record(#[from] crate::record::RecordError),
 }
 
 /// What the match tells its caller as it goes.
@@ -155,78 +207,57 @@ pub enum MatchEvent<'a> {
         /// Whether it continues a game cut off earlier.
         resumed: bool,
     },
-    /// A game ended.
+    /// A game ended and was recorded.
     Finished {
         /// Its record.
         record: &'a GameRecord,
         /// The standings after it.
         standings: &'a Standings,
     },
-    /// Something the user should know (a restart, a stop).
+    /// The SPRT decided on the games counted so far: no new games start;
+    /// games in progress finish and are counted too.
+    Decided(&'a SprtReport),
+    /// Something the user should know (a skipped option, a restart, a stop).
     Note(String),
 }
 
-/// Results so far.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Standings {
-    /// Engine names (as the engines report them once started).
-    pub names: Vec<String>,
-    /// Each engine's results, from its own view.
-    pub engines: Vec<Wdl>,
-    /// The first engine's games against each other engine (index 0 unused),
-    /// with pentanomial counts of complete pairs (blocks of two games on one
-    /// opening).
-    pub versus: Vec<Tally>,
-    /// Games finished.
-    pub games: usize,
-    /// Games lost on time.
-    pub time_forfeits: usize,
-    /// Games lost by a crash, stall, illegal move or protocol violation.
-    pub failures: usize,
+/// Why a match stopped before its schedule's end.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "reason", content = "detail", rename_all = "snake_case")]
+pub enum MatchStop {
+    /// The SPRT decided.
+    Sprt(SprtState),
+    /// An engine failed (crash, stall, failure to start) and `recover` was
+    /// not given, or it failed to start too often.
+    EngineFailure(String),
+    /// The user interrupted it (Ctrl-C, SIGTERM); `--resume` finishes it.
+    Interrupted,
+}
+
+impl MatchStop {
+    /// Whether the stop is a failure (an engine), not a normal end.
+    pub fn is_failure(&self) -> bool {
+        matches!(self, MatchStop::EngineFailure(_))
+    }
 }
 
 /// How the match ended.
 #[derive(Clone, Debug, Serialize)]
 pub struct MatchSummary {
-    /// The final standings.
+    /// The final standings: every game played.
     pub standings: Standings,
-    /// The SPRT's verdict, when one ran.
-    pub sprt: Option<String>,
+    /// The SPRT: its decision with the games it was taken on, and the test
+    /// over every game played.
+    pub sprt: Option<SprtReport>,
     /// Why the match stopped before the schedule's end, if it did.
-    pub stopped: Option<String>,
+    pub stopped: Option<MatchStop>,
     /// Games of the schedule not played.
     pub unplayed: usize,
     /// The referee's time between a move and the next request: median and
     /// 99th percentile, in microseconds.
     pub overhead_us: Option<(u64, u64)>,
-}
-
-/// A player that could not be started: it forfeits at the start of the game.
-struct Absent {
-    name: String,
-    reason: String,
-}
-
-impl Player for Absent {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn new_game(&mut self, _: bool) -> Result<(), PlayerError> {
-        Err(PlayerError::Start {
-            name: self.name.clone(),
-            reason: self.reason.clone(),
-        })
-    }
-    fn request_move(
-        &mut self,
-        _: &crate::player::MoveRequest<'_>,
-    ) -> Result<crate::player::MoveReply, PlayerError> {
-        Err(PlayerError::Crashed("not running".into()))
-    }
-    fn restart(&mut self) -> Result<(), PlayerError> {
-        Ok(())
-    }
-    fn quit(&mut self) {}
+    /// Options engines did not declare, skipped (`engine: option`).
+    pub warnings: Vec<String>,
 }
 
 enum Msg {
@@ -236,7 +267,7 @@ enum Msg {
         black: String,
         resumed: bool,
     },
-    Finished(Box<FinishedGame>, [usize; 2]),
+    Finished(Box<FinishedGame>, Scheduled),
     Note(String),
     Fatal(String),
 }
@@ -244,157 +275,121 @@ enum Msg {
 /// Shared between the workers.
 struct Shared<'a> {
     plan: &'a MatchPlan,
-    openings: Vec<Opening>,
-    opening_of_block: Vec<usize>,
-    queue: Mutex<VecDeque<(Scheduled, Option<Vec<crate::record::MoveRecord>>)>>,
-    stop: AtomicBool,
-    journal: Option<Mutex<Journal>>,
+    runner: Mutex<Runner>,
+    journal: Option<JournalHandle>,
     log: Option<EngineLog>,
+    /// Set when no new game may start.
+    stop: AtomicBool,
+    /// The stop signals of the games in progress.
+    running: Mutex<HashMap<usize, StopSignal>>,
     /// Consecutive start failures per engine.
     start_failures: Mutex<Vec<u32>>,
 }
 
-/// How many times in a row an engine may fail to start before the match stops.
-const MAX_START_FAILURES: u32 = 3;
+/// How many times in a row an engine may fail to start (with `recover`)
+/// before the match stops.
+pub const MAX_START_FAILURES: u32 = 3;
 
-fn output_err(path: &Path) -> impl Fn(io::Error) -> MatchError + '_ {
-    move |error| MatchError::Output {
-        path: path.to_path_buf(),
-        error,
+fn timeouts(plan: &MatchPlan) -> Timeouts {
+    Timeouts {
+        handshake: plan.handshake_timeout,
+        ready: plan.handshake_timeout,
+        ..Timeouts::default()
     }
 }
 
-/// Opens a game output of the match, if it has one: cut back to `offset`,
-/// where the journal says it ended, when resuming (then the games finished
-/// before are written again, each as `text` gives it), else kept as it is
-/// (a new match appends).
-fn reopen_output(
-    path: &Option<PathBuf>,
-    offset: Option<u64>,
-    finished: &[GameRecord],
-    text: impl Fn(&GameRecord) -> Result<String, RecordError>,
-) -> Result<Option<(File, PathBuf)>, MatchError> {
-    let Some(p) = path else { return Ok(None) };
-    let mut f = open_output(p, offset.unwrap_or_else(|| file_len(p)))?;
-    for r in finished {
-        f.write_all(text(r)?.as_bytes()).map_err(output_err(p))?;
+/// Every engine started once, before any game.
+struct Checked {
+    /// The players, for the first worker.
+    players: Vec<Option<Box<dyn Player>>>,
+    /// Options the engines did not declare.
+    warnings: Vec<String>,
+}
+
+/// Starts every engine once and checks its handshake, before any game.
+fn start_all(plan: &MatchPlan, log: Option<&EngineLog>) -> Result<Checked, MatchError> {
+    let mut players = Vec::new();
+    let mut warnings = Vec::new();
+    for (e, cfg) in plan.engines.iter().enumerate() {
+        let log = log.map(|l| EngineLog {
+            label: format!("{}#{}.1", cfg.label(), e + 1),
+            ..l.clone()
+        });
+        match UciPlayer::start(cfg.clone(), timeouts(plan), log) {
+            Ok(p) => {
+                for o in p.skipped_options() {
+                    warnings.push(format!(
+                        "engine {} has no option {o:?}: it is not set",
+                        p.name()
+                    ));
+                }
+                players.push(Some(Box::new(p) as Box<dyn Player>));
+            }
+            Err(err) => {
+                return Err(MatchError::EngineStart {
+                    engine: cfg.label(),
+                    reason: match err {
+                        PlayerError::Start { reason, .. } => reason,
+                        other => other.to_string(),
+                    },
+                })
+            }
+        }
     }
-    Ok(Some((f, p.clone())))
+    Ok(Checked { players, warnings })
 }
 
-/// Cuts `path` back to `len` bytes (creating it if missing) and opens it for appending.
-fn open_output(path: &Path, len: u64) -> Result<File, MatchError> {
-    let f = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .map_err(output_err(path))?;
-    f.set_len(len).map_err(output_err(path))?;
-    drop(f);
-    OpenOptions::new()
-        .append(true)
-        .open(path)
-        .map_err(output_err(path))
-}
-
-/// The current size of a file (0 when it does not exist).
-pub fn file_len(path: &Path) -> u64 {
-    std::fs::metadata(path).map_or(0, |m| m.len())
-}
-
-/// Runs a match, or resumes one from its journal. `on_event` is called on
-/// the caller's thread.
+/// Runs a match: a new one (`Start::New`, or `Start::Fresh` to start over
+/// an old journal), or the one a journal records (`Start::Resume`).
+/// `interrupt` stops it cleanly when set (Ctrl-C): no new game starts, the
+/// games in progress are cut after their current move, and the summary is
+/// of the games finished. `on_event` is called on the caller's thread.
 ///
 /// # Errors
-/// [`MatchError`]: a bad plan, an unreadable book, a journal or output file
-/// that cannot be written. Engines that fail are game results (and, without
-/// `recover`, a stop reported in the summary), not errors.
+/// [`MatchError`]: a bad plan, an engine that cannot start, an unreadable
+/// book, a journal or output file that cannot be written. Engines that fail
+/// during the match are game results (and, without `recover`, a stop
+/// reported in the summary), not errors.
 pub fn run_match(
     plan: &MatchPlan,
-    resume: Option<&JournalState>,
+    start: Start,
+    interrupt: &AtomicBool,
     on_event: &mut dyn FnMut(MatchEvent<'_>),
 ) -> Result<MatchSummary, MatchError> {
-    if plan.engines.len() < 2 {
-        return Err(MatchError::Plan(
-            "a match needs at least two engines".into(),
-        ));
+    let schedule = plan
+        .schedule()
+        .map_err(|e| MatchError::Plan(e.to_string()))?;
+    if plan.concurrency == 0 {
+        return Err(MatchError::Plan("concurrency must be at least 1".into()));
     }
-    if plan.rounds == 0 || plan.games == 0 || plan.concurrency == 0 {
-        return Err(MatchError::Plan(
-            "rounds, games and concurrency must be at least 1".into(),
-        ));
-    }
-    let sprt = match &plan.sprt {
+    let sprt: Option<SprtConfig> = match &plan.sprt {
         Some(words) => {
             if plan.engines.len() != 2 {
                 return Err(MatchError::Plan("SPRT needs exactly two engines".into()));
             }
-            let cfg: SprtConfig = words
-                .parse()
-                .map_err(|e| MatchError::Plan(format!("{e}")))?;
-            Some(Sprt::new(cfg).map_err(|e| MatchError::Plan(format!("{e}")))?)
+            Some(
+                words
+                    .parse()
+                    .map_err(|e| MatchError::Plan(format!("{e}")))?,
+            )
         }
         None => None,
     };
-    let games = schedule::schedule(plan.engines.len(), plan.pairing, plan.rounds, plan.games);
-    let blocks = games.last().map_or(0, |g| g.block + 1);
-    let (openings, opening_of_block) = match &plan.book {
-        Some(book) => {
-            let o = schedule::read_book(book)?;
-            let order = schedule::opening_order(
-                o.len(),
-                book.start,
-                book.order == BookOrder::Random,
-                plan.seed,
-                blocks,
-            );
-            (o, order)
-        }
-        None if plan.chess960 => (
-            schedule::chess960_openings(plan.seed, blocks),
-            (0..blocks).collect(),
-        ),
-        None => (
-            vec![Opening {
-                start: rookery_core::Position::startpos(),
-                moves: Vec::new(),
-            }],
-            vec![0; blocks],
-        ),
+    let openings = match &plan.book {
+        Some(book) => Openings::from_book(book, plan.seed)?,
+        None if plan.chess960 => Openings::chess960(plan.seed),
+        None => Openings::standard(),
     };
-
-    // The journal, and the outputs rebuilt from it on a resume.
-    let journal = match (&plan.journal, resume) {
-        (_, Some(state)) => Some(Journal::reopen(state, plan.sync)?),
-        (Some(path), None) => {
-            let value = serde_json::to_value(plan).map_err(|e| MatchError::Plan(e.to_string()))?;
-            Some(Journal::create(path, &value, plan.sync)?)
-        }
-        (None, None) => None,
-    };
-    let finished_before: Vec<GameRecord> =
-        resume.map_or_else(Vec::new, |s| s.finished().into_iter().cloned().collect());
-    let resumed = resume.is_some();
-    let mut pgn = reopen_output(
-        &plan.pgn_out,
-        resumed.then_some(plan.pgn_offset),
-        &finished_before,
-        |r| r.pgn_text(),
-    )?;
-    let mut epd = reopen_output(
-        &plan.epd_out,
-        resumed.then_some(plan.epd_offset),
-        &finished_before,
-        |r| Ok(format!("{}\n", r.epd_line()?)),
-    )?;
     let log = match &plan.log {
         Some(p) => {
             let f = OpenOptions::new()
                 .create(true)
                 .append(true)
                 .open(p)
-                .map_err(output_err(p))?;
+                .map_err(|error| MatchError::Log {
+                    path: p.clone(),
+                    error,
+                })?;
             let sink: Arc<Mutex<dyn Write + Send>> = Arc::new(Mutex::new(io::LineWriter::new(f)));
             Some(EngineLog {
                 sink,
@@ -404,73 +399,83 @@ pub fn run_match(
         }
         None => None,
     };
-
-    // The queue: games cut off mid-way first, then the unplayed ones in order.
-    let mut queue = VecDeque::new();
-    let mut later = VecDeque::new();
-    for g in &games {
-        match resume.and_then(|s| s.games.get(&g.number)) {
-            Some(st) if st.end.is_some() => {}
-            Some(st) => queue.push_back((*g, Some(st.moves.clone()))),
-            None => later.push_back((*g, None)),
+    let Checked {
+        players: first_players,
+        warnings,
+    } = start_all(plan, log.as_ref())?;
+    for w in &warnings {
+        on_event(MatchEvent::Note(format!("Warning: {w}")));
+    }
+    let runner = Runner::open(
+        RunnerSetup {
+            kind: EventKind::Match,
+            players: plan.labels(),
+            schedule,
+            openings,
+            journal: plan.journal.clone(),
+            durability: if plan.sync {
+                Durability::Background
+            } else {
+                Durability::Written
+            },
+            pgn: plan.pgn_out.clone(),
+            epd: plan.epd_out.clone(),
+            sprt,
+            driver: serde_json::to_value(plan).map_err(|e| MatchError::Plan(e.to_string()))?,
+            resume_base: None,
+        },
+        start,
+    )?;
+    let mut stopped: Option<MatchStop> = None;
+    if let Some(report) = runner.sprt().filter(|r| r.decided()) {
+        if let Some(d) = &report.decision {
+            stopped = Some(MatchStop::Sprt(d.status.state));
         }
     }
-    queue.extend(later);
-    let unplayed_at_start = queue.len();
-
-    let mut standings = Standings {
-        names: plan.engines.iter().map(EngineConfig::label).collect(),
-        engines: vec![Wdl::default(); plan.engines.len()],
-        versus: vec![Tally::default(); plan.engines.len()],
-        ..Standings::default()
-    };
-    // Games of each block finished so far, for pentanomial pairs.
-    let mut block_results: Vec<Vec<(usize, usize, GameOutcome)>> = vec![Vec::new(); blocks];
-    let engines_of = |n: usize| games.get(n).map(|g| [g.white, g.black]);
-    let mut sprt_state: Option<String> = None;
-    let mut stopped: Option<String> = None;
-    let mut overheads: Vec<Duration> = Vec::new();
-    for r in &finished_before {
-        if let Some(pair) = engines_of(r.number) {
-            tally(
-                &mut standings,
-                &mut block_results,
-                &games[r.number],
-                pair,
-                r,
-            );
-        }
-    }
-
     let shared = Shared {
         plan,
-        openings,
-        opening_of_block,
-        queue: Mutex::new(queue),
-        stop: AtomicBool::new(false),
-        journal: journal.map(Mutex::new),
+        journal: runner.journal(),
+        stop: AtomicBool::new(runner.is_stopping()),
+        runner: Mutex::new(runner),
         log,
+        running: Mutex::new(HashMap::new()),
         start_failures: Mutex::new(vec![0; plan.engines.len()]),
     };
-    if let Some(s) = &sprt {
-        if let Some(msg) = sprt_verdict(s, &standings.versus[1]) {
-            shared.stop.store(true, Ordering::SeqCst);
-            stopped = Some(msg.clone());
-            sprt_state = Some(msg);
-        }
-    }
-
     let (tx, rx) = mpsc::channel::<Msg>();
-    let mut played = 0usize;
+    let mut interrupted = false;
     std::thread::scope(|scope| -> Result<(), MatchError> {
-        let workers = plan.concurrency.min(unplayed_at_start.max(1));
-        for w in 0..workers {
+        let mut first = Some(first_players);
+        for w in 0..plan.concurrency {
             let tx = tx.clone();
             let shared = &shared;
-            scope.spawn(move || worker(w, shared, tx));
+            let players = first.take().unwrap_or_default();
+            scope.spawn(move || worker(w, shared, tx, players));
         }
         drop(tx);
-        for msg in rx {
+        loop {
+            if interrupt.load(Ordering::SeqCst) && !interrupted {
+                interrupted = true;
+                shared.stop.store(true, Ordering::SeqCst);
+                lock(&shared).stop();
+                if let Ok(running) = shared.running.lock() {
+                    for s in running.values() {
+                        s.stop(Stop::Shutdown);
+                    }
+                }
+                if stopped.is_none() {
+                    stopped = Some(MatchStop::Interrupted);
+                }
+                on_event(MatchEvent::Note(
+                    "Interrupted: the games in progress stop after their current move; \
+                     --resume finishes the match (interrupt again to stop at once)"
+                        .into(),
+                ));
+            }
+            let msg = match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(m) => m,
+                Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
             match msg {
                 Msg::Started {
                     number,
@@ -486,44 +491,31 @@ pub fn run_match(
                 Msg::Note(n) => on_event(MatchEvent::Note(n)),
                 Msg::Fatal(n) => {
                     shared.stop.store(true, Ordering::SeqCst);
+                    lock(&shared).stop();
                     if stopped.is_none() {
-                        stopped = Some(n.clone());
+                        stopped = Some(MatchStop::EngineFailure(n.clone()));
                     }
                     on_event(MatchEvent::Note(n));
                 }
-                Msg::Finished(fin, pair) => {
-                    played += 1;
-                    overheads.extend(&fin.overheads);
-                    let r = &fin.record;
-                    standings.names[pair[0]].clone_from(&r.white);
-                    standings.names[pair[1]].clone_from(&r.black);
-                    tally(
-                        &mut standings,
-                        &mut block_results,
-                        &games[r.number],
-                        pair,
-                        r,
-                    );
-                    if let Some((f, p)) = pgn.as_mut() {
-                        f.write_all(r.pgn_text()?.as_bytes())
-                            .map_err(output_err(p))?;
-                        f.flush().map_err(output_err(p))?;
+                Msg::Finished(fin, game) => {
+                    let mut runner = lock(&shared);
+                    let done = runner.finish(&game, &fin)?;
+                    match done {
+                        Finished::Recorded | Finished::Decided(_) => {
+                            on_event(MatchEvent::Finished {
+                                record: &fin.record,
+                                standings: runner.standings(),
+                            });
+                        }
+                        Finished::Cut | Finished::Replayed | Finished::Held => {}
                     }
-                    if let Some((f, p)) = epd.as_mut() {
-                        writeln!(f, "{}", r.epd_line()?).map_err(output_err(p))?;
-                    }
-                    on_event(MatchEvent::Finished {
-                        record: r,
-                        standings: &standings,
-                    });
-                    if let Some(s) = &sprt {
-                        if sprt_state.is_none() {
-                            if let Some(msg) = sprt_verdict(s, &standings.versus[1]) {
-                                shared.stop.store(true, Ordering::SeqCst);
-                                stopped.get_or_insert_with(|| msg.clone());
-                                on_event(MatchEvent::Note(msg.clone()));
-                                sprt_state = Some(msg);
-                            }
+                    if let Finished::Decided(state) = done {
+                        shared.stop.store(true, Ordering::SeqCst);
+                        if stopped.is_none() || stopped == Some(MatchStop::Interrupted) {
+                            stopped = Some(MatchStop::Sprt(state));
+                        }
+                        if let Some(report) = runner.sprt() {
+                            on_event(MatchEvent::Decided(&report));
                         }
                     }
                 }
@@ -531,170 +523,140 @@ pub fn run_match(
         }
         Ok(())
     })?;
-
-    if let Some(s) = &sprt {
-        if sprt_state.is_none() {
-            let st = s.status(&standings.versus[1]);
-            sprt_state = Some(format!(
-                "SPRT: LLR {:.2} ({:.2}, {:.2}): no decision yet",
-                st.llr, st.lower, st.upper
-            ));
-        }
-    }
-    overheads.sort_unstable();
-    let pct = |p: f64| overheads[((overheads.len() - 1) as f64 * p).round() as usize];
-    let overhead_us = (!overheads.is_empty())
-        .then(|| (pct(0.5).as_micros() as u64, pct(0.99).as_micros() as u64));
+    let runner = shared
+        .runner
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner());
+    let summary = runner.close()?;
+    let overhead_us = summary
+        .latency
+        .quantile_us(0.5)
+        .zip(summary.latency.quantile_us(0.99));
     Ok(MatchSummary {
-        standings,
-        sprt: sprt_state,
+        standings: summary.standings,
+        sprt: summary.sprt,
         stopped,
-        unplayed: unplayed_at_start.saturating_sub(played),
+        unplayed: summary.unplayed,
         overhead_us,
+        warnings,
     })
 }
 
-fn sprt_verdict(s: &Sprt, tally: &Tally) -> Option<String> {
-    let st = s.status(tally);
-    match st.state {
-        SprtState::Continue => None,
-        SprtState::AcceptH0 => Some(format!(
-            "SPRT: H0 accepted (LLR {:.2} <= {:.2}): the change is not an improvement of the size tested",
-            st.llr, st.lower
-        )),
-        SprtState::AcceptH1 => Some(format!(
-            "SPRT: H1 accepted (LLR {:.2} >= {:.2})",
-            st.llr, st.upper
-        )),
-    }
+/// The runner. A worker that panicked holding the lock leaves a usable
+/// runner: every change to it is complete before the lock is released.
+fn lock<'a>(shared: &'a Shared<'_>) -> std::sync::MutexGuard<'a, Runner> {
+    shared.runner.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// White's result as a [`Outcome`] from the first engine's view, when it plays.
-fn first_view(white: usize, outcome: GameOutcome) -> Option<Outcome> {
-    let o = match outcome {
-        GameOutcome::WhiteWins => Outcome::Win,
-        GameOutcome::BlackWins => Outcome::Loss,
-        GameOutcome::Draw => Outcome::Draw,
-        GameOutcome::Unfinished => return None,
-    };
-    Some(if white == 0 { o } else { o.reversed() })
-}
-
-/// Counts a finished game in the standings.
-fn tally(
-    s: &mut Standings,
-    blocks: &mut [Vec<(usize, usize, GameOutcome)>],
-    g: &Scheduled,
-    pair: [usize; 2],
-    r: &GameRecord,
-) {
-    let Some(white_view) = first_view(0, r.outcome) else {
-        return;
-    };
-    s.games += 1;
-    match r.termination {
-        Termination::TimeForfeit => s.time_forfeits += 1,
-        Termination::Abandoned
-        | Termination::StalledConnection
-        | Termination::IllegalMove
-        | Termination::RulesInfraction => s.failures += 1,
-        _ => {}
-    }
-    let [w, b] = pair;
-    s.engines[w].add(white_view);
-    s.engines[b].add(white_view.reversed());
-    // The first engine's view of its encounters.
-    if w == 0 || b == 0 {
-        let opponent = if w == 0 { b } else { w };
-        if let Some(o) = first_view(w, r.outcome) {
-            s.versus[opponent].add_game(o);
-        }
-        if let Some(block) = blocks.get_mut(g.block) {
-            block.push((w, b, r.outcome));
-            // Every two games of a block (one opening, colours reversed) make a pair.
-            let n = block.len();
-            if n % 2 == 0 {
-                if let (Some(x), Some(y)) = (
-                    first_view(block[n - 2].0, block[n - 2].2),
-                    first_view(block[n - 1].0, block[n - 1].2),
-                ) {
-                    s.versus[opponent].ptnml.add_pair(x, y);
-                }
-            }
-        }
-    }
-}
-
-fn start_player(shared: &Shared<'_>, e: usize, worker: usize) -> Box<dyn Player> {
+fn start_player(shared: &Shared<'_>, e: usize, worker: usize) -> Result<Box<dyn Player>, String> {
     let cfg = &shared.plan.engines[e];
-    let timeouts = Timeouts {
-        handshake: shared.plan.handshake_timeout,
-        ready: shared.plan.handshake_timeout,
-        ..Timeouts::default()
-    };
     let log = shared.log.as_ref().map(|l| EngineLog {
         label: format!("{}#{}.{}", cfg.label(), e + 1, worker + 1),
         ..l.clone()
     });
-    match UciPlayer::start(cfg.clone(), timeouts, log) {
-        Ok(p) => {
-            if let Ok(mut f) = shared.start_failures.lock() {
-                f[e] = 0;
-            }
-            Box::new(p)
-        }
-        Err(err) => Box::new(Absent {
-            name: cfg.label(),
-            reason: match err {
-                PlayerError::Start { reason, .. } => reason,
-                other => other.to_string(),
-            },
-        }),
+    match UciPlayer::start(cfg.clone(), timeouts(shared.plan), log) {
+        Ok(p) => Ok(Box::new(p)),
+        Err(PlayerError::Start { reason, .. }) => Err(reason),
+        Err(other) => Err(other.to_string()),
     }
 }
 
-fn worker(id: usize, shared: &Shared<'_>, tx: mpsc::Sender<Msg>) {
+fn worker(
+    id: usize,
+    shared: &Shared<'_>,
+    tx: mpsc::Sender<Msg>,
+    mut players: Vec<Option<Box<dyn Player>>>,
+) {
     let plan = shared.plan;
+    players.resize_with(plan.engines.len(), || None);
     // A fatal failure stops the match before this worker takes another
     // game: the flag is set here, not when the caller reads the message.
     let fatal = |msg: String| {
         shared.stop.store(true, Ordering::SeqCst);
         let _ = tx.send(Msg::Fatal(msg));
     };
-    let mut players: Vec<Option<Box<dyn Player>>> = (0..plan.engines.len()).map(|_| None).collect();
-    loop {
+    let mut first_game = true;
+    'games: loop {
         if shared.stop.load(Ordering::SeqCst) {
             break;
         }
-        let next = match shared.queue.lock() {
-            Ok(mut q) => q.pop_front(),
-            Err(_) => None,
+        if !first_game && !plan.wait.is_zero() {
+            std::thread::sleep(plan.wait);
+        }
+        first_game = false;
+        let next = shared
+            .runner
+            .lock()
+            .map_err(|_| "the runner's lock is poisoned".to_string())
+            .and_then(|mut r| r.next(|_| true).map_err(|e| e.to_string()));
+        let a = match next {
+            Ok(Some(a)) => a,
+            Ok(None) => break,
+            Err(e) => {
+                fatal(e);
+                break;
+            }
         };
-        let Some((g, resume)) = next else { break };
-        let pair = [g.white, g.black];
-        for &e in &pair {
-            let restart = plan.engines[e].restart;
-            if restart {
+        let g = a.game;
+        for e in g.players() {
+            if plan.engines[e].restart {
                 if let Some(mut p) = players[e].take() {
                     p.quit();
                 }
             }
             if players[e].is_none() {
-                players[e] = Some(start_player(shared, e, id));
+                match start_player(shared, e, id) {
+                    Ok(p) => {
+                        if let Ok(mut f) = shared.start_failures.lock() {
+                            f[e] = 0;
+                        }
+                        players[e] = Some(p);
+                    }
+                    Err(reason) => {
+                        // Not a result: the game waits for the engine.
+                        if let Ok(mut r) = shared.runner.lock() {
+                            r.not_started(&g, a.resume.clone());
+                        }
+                        let n = shared
+                            .start_failures
+                            .lock()
+                            .map_or(MAX_START_FAILURES, |mut f| {
+                                f[e] += 1;
+                                f[e]
+                            });
+                        let name = plan.engines[e].label();
+                        if !plan.recover {
+                            fatal(format!(
+                                "{name} could not be started for game {}: {reason} (use --recover to retry)",
+                                g.number + 1
+                            ));
+                        } else if n >= MAX_START_FAILURES {
+                            fatal(format!(
+                                "{name} failed to start {n} times in a row ({reason}): stopping the match"
+                            ));
+                        } else {
+                            let _ = tx.send(Msg::Note(format!(
+                                "{name} could not be started ({reason}): trying again"
+                            )));
+                            std::thread::sleep(Duration::from_millis(500));
+                        }
+                        continue 'games;
+                    }
+                }
             }
         }
         let [mut white, mut black] = [players[g.white].take(), players[g.black].take()];
         let (Some(w), Some(b)) = (white.as_mut(), black.as_mut()) else {
             break;
         };
-        let opening = &shared.openings[shared.opening_of_block[g.block] % shared.openings.len()];
+        let stop = StopSignal::new();
         let setup = GameSetup {
             number: g.number,
             event: plan.event.clone(),
             site: plan.site.clone(),
             round: (g.number + 1).to_string(),
-            start: opening.start.clone(),
-            opening: opening.moves.clone(),
+            start: a.opening.start.clone(),
+            opening: a.opening.moves.clone(),
             tc: [plan.engines[g.white].tc, plan.engines[g.black].tc],
             margin: [
                 plan.engines[g.white].timemargin,
@@ -702,94 +664,81 @@ fn worker(id: usize, shared: &Shared<'_>, tx: mpsc::Sender<Msg>) {
             ],
             rules: plan.rules,
             stall_timeout: plan.stall_timeout,
+            date: None,
+            history: a.history.clone(),
+            stop: stop.clone(),
         };
+        if let Ok(mut r) = shared.running.lock() {
+            r.insert(g.number, stop.clone());
+        }
+        // An interrupt that came while the game was being set up.
+        if shared.stop.load(Ordering::SeqCst) {
+            stop.stop(Stop::Shutdown);
+        }
         let _ = tx.send(Msg::Started {
             number: g.number,
             white: w.name().to_string(),
             black: b.name().to_string(),
-            resumed: resume.is_some(),
+            resumed: !a.resume.is_empty(),
         });
-        let journal = |e: &Entry| -> io::Result<()> {
-            match &shared.journal {
-                Some(j) => j
-                    .lock()
-                    .map_err(|_| io::Error::other("journal lock poisoned"))?
-                    .append(e)
-                    .map_err(io::Error::other),
+        let resume = (!a.resume.is_empty()).then_some(a.resume.as_slice());
+        let result = play_game(
+            &setup,
+            w.as_mut(),
+            b.as_mut(),
+            resume,
+            &mut |mv| match &shared.journal {
+                Some(j) => j.record(&[Entry::Move {
+                    game: g.number,
+                    mv: mv.clone(),
+                }]),
                 None => Ok(()),
-            }
-        };
-        let result = journal(&Entry::Start { game: g.number })
-            .map_err(GameError::Observer)
-            .and_then(|()| {
-                play_game(
-                    &setup,
-                    w.as_mut(),
-                    b.as_mut(),
-                    resume.as_deref(),
-                    &mut |mv| {
-                        journal(&Entry::Move {
-                            game: g.number,
-                            mv: mv.clone(),
-                        })
-                    },
-                )
-            });
+            },
+        );
+        if let Ok(mut r) = shared.running.lock() {
+            r.remove(&g.number);
+        }
         let fin = match result {
             Ok(f) => f,
+            Err(GameError::Resume(why)) => {
+                // The journaled moves do not replay: played again.
+                if let Ok(mut r) = shared.runner.lock() {
+                    if let Err(e) = r.replay(&g) {
+                        fatal(e.to_string());
+                        break;
+                    }
+                }
+                let _ = tx.send(Msg::Note(format!(
+                    "game {}: {why}: it is played again from the start",
+                    g.number + 1
+                )));
+                players[g.white] = white;
+                players[g.black] = black;
+                continue;
+            }
             Err(e) => {
                 fatal(format!("game {}: {e}", g.number + 1));
                 break;
             }
         };
-        if let Err(e) = journal(&Entry::End {
-            game: g.number,
-            record: Box::new(fin.record.clone()),
-        }) {
-            fatal(format!("game {}: cannot record the end: {e}", g.number + 1));
-            break;
-        }
         // Decide what to do with each player after the game.
-        for (side, e) in pair.into_iter().enumerate() {
+        for (side, e) in g.players().into_iter().enumerate() {
             let fault = fin.faults[side];
             let name = plan.engines[e].label();
-            let never_started = fin.record.moves.iter().all(|m| m.book)
-                && fin.record.termination == Termination::Abandoned
-                && fault == Some(Fault::Crashed);
-            if never_started {
-                let n = shared
-                    .start_failures
-                    .lock()
-                    .map_or(MAX_START_FAILURES, |mut f| {
-                        f[e] += 1;
-                        f[e]
-                    });
-                if !plan.recover {
-                    fatal(format!(
-                        "{name} could not play game {}: {} (use --recover to go on after engine failures)",
-                        g.number + 1,
-                        fin.record.reason
-                    ));
-                } else if n >= MAX_START_FAILURES {
-                    fatal(format!(
-                        "{name} failed to start {n} times in a row: stopping the match"
-                    ));
-                }
-            } else if matches!(fault, Some(Fault::Crashed | Fault::Stalled)) {
+            if matches!(fault, Some(Fault::Crashed | Fault::Stalled)) {
+                let what = if fault == Some(Fault::Crashed) {
+                    "crashed"
+                } else {
+                    "stalled"
+                };
                 if plan.recover {
                     let _ = tx.send(Msg::Note(format!(
-                        "{name} {} in game {}: restarting it for the next game",
-                        if fault == Some(Fault::Crashed) {
-                            "crashed"
-                        } else {
-                            "stalled"
-                        },
+                        "{name} {what} in game {}: restarting it for the next game",
                         g.number + 1
                     )));
                 } else {
                     fatal(format!(
-                        "{name} {} in game {}: stopping the match (use --recover to restart engines and go on)",
-                        if fault == Some(Fault::Crashed) { "crashed" } else { "stalled" },
+                        "{name} {what} in game {}: stopping the match (use --recover to restart engines and go on)",
                         g.number + 1
                     ));
                 }
@@ -798,7 +747,7 @@ fn worker(id: usize, shared: &Shared<'_>, tx: mpsc::Sender<Msg>) {
         // A faulty player is dropped; the next game starts it afresh.
         players[g.white] = white.filter(|_| fin.faults[0].is_none_or(|f| f == Fault::Misbehaved));
         players[g.black] = black.filter(|_| fin.faults[1].is_none_or(|f| f == Fault::Misbehaved));
-        let _ = tx.send(Msg::Finished(Box::new(fin), pair));
+        let _ = tx.send(Msg::Finished(Box::new(fin), g));
     }
     for p in players.iter_mut().flatten() {
         p.quit();

@@ -126,6 +126,12 @@ impl XboardPlayer {
         Ok(p)
     }
 
+    /// Options of its configuration the engine does not have, skipped when
+    /// it started (unless [`EngineConfig::strict_options`]).
+    pub fn skipped_options(&self) -> &[String] {
+        self.host.as_ref().map_or(&[], CecpHost::skipped_options)
+    }
+
     /// The features the engine asked for (`None` when it is not running).
     pub fn features(&self) -> Option<&Features> {
         self.host.as_ref().map(CecpHost::features)
@@ -156,7 +162,8 @@ impl XboardPlayer {
             .iter()
             .map(|(n, v)| (n.clone(), Some(v.clone())))
             .collect();
-        let spec = self.config.command.spec(&options);
+        let mut spec = self.config.command.spec(&options);
+        spec.skip_unknown_options = !self.config.strict_options;
         let host = ProcessTransport::spawn(&spec).and_then(|t| {
             let transport = logged(Box::new(t), self.log.as_ref());
             CecpHost::with_transport(spec, self.timeouts, transport)

@@ -30,7 +30,15 @@
 //!     if model == 'logistic': s0, s1 = lscore(e0), lscore(e1)
 //!     else: sg = math.sqrt(gps*var); s0, s1 = .5 + e0/K*sg, .5 + e1/K*sg
 //!     return n*(s1 - s0)*(2*m - s0 - s1)/(2*var)
+//! def wilson(s, n):                          # the interval without spread
+//!     z2n = Z*Z/n; c = (s + z2n/2)/(1 + z2n); h = Z/(1 + z2n)*math.sqrt(s*(1 - s)/n + z2n/(4*n))
+//!     return (0 if s <= 0 else c - h), (1 if s >= 1 else c + h)
+//! def score_los(s, n): return phi(2*(s - .5)*math.sqrt(n))   # LOS without spread
 //! ```
+//!
+//! - (R) `tests/fishtest_llr.py`, a pure-Python implementation written from
+//!   fishtest's published LLR formulas (regularised counts, `LLR_alt2`); its
+//!   output is `tests/data/fishtest_llr.txt`, which the tests read.
 //!
 //! - (F) figures published by a fishtest instance for a real test
 //!   (montytest.muzhen.org, test 69d3c8dc7c5b3724e29d2712, pentanomial
@@ -39,8 +47,8 @@
 
 use proptest::prelude::*;
 use rookery_referee::stats::{
-    elo_from_score, EloEstimate, EloModel, InvalidSprtError, Outcome, ParseSprtError, Pentanomial,
-    Sprt, SprtConfig, SprtState, Tally, Wdl,
+    elo_from_score, Basis, EloEstimate, EloModel, InvalidSprtError, Outcome, ParseSprtError,
+    Pentanomial, ResultModel, Sprt, SprtConfig, SprtState, Tally, Wdl,
 };
 
 fn wdl(wins: u64, draws: u64, losses: u64) -> Wdl {
@@ -132,10 +140,20 @@ fn wdl_more_cases_python() {
     close(m.los, 0.078_649_603_525_142_55, 1e-12, "mirror los");
 }
 
-/// Edge cases: no NaN, no panic, explicit None / infinities.
-/// (H) 10 wins: s = 1, Elo = +inf, no spread so both ends +inf; LOS = ½(1 + erf(10/sqrt(20)))
-/// = ½(1 + erf(2.236068)) = 0.9992173 (P). 10 losses: the mirror, LOS 0.0007827 (P).
-/// 10 draws: s = ½, Elo 0 +/- 0, LOS ½ (no decisive game), nElo undefined.
+/// Edge cases: no NaN, no panic, explicit None / infinities, and an interval
+/// with a width even when every game scored alike (the sample variance is 0
+/// then, and the normal interval had none: 10 wins gave Elo [inf, inf] and
+/// 10 draws 0 +/- 0). Without spread the interval is Wilson's (P `wilson`):
+/// (H) 10 wins: s = 1, z²/n = 3.841459/10 = 0.3841459; the lower end is
+/// (1 + z²/2n - z²/2n)/(1 + z²/n) = 1/1.3841459 = 0.7224672, Elo
+/// -400·log10(1/0.7224672 - 1) = -400·log10(0.3841459) = 166.20153; the upper end is 1, +inf;
+/// LOS = ½(1 + erf(10/sqrt(20))) = ½(1 + erf(2.236068)) = 0.9992173 (P).
+/// 10 losses: the mirror, Elo [-inf, -166.20153], LOS 0.0007827 (P).
+/// 10 draws: s = ½, centre ½, half width 1.959964/1.3841459·sqrt(0.025 + 0.3841459/40)
+/// = 1.4160008·0.1860202 = 0.2634069, so scores [0.2365931, 0.7634069] and
+/// Elo ±400·log10(0.7634069/0.2365931) = ±203.50161; LOS ½ (no decisive game); nElo undefined.
+/// One game: a win is Elo +inf with the lower end at 1/(1 + z²) = 0.2065493, Elo -233.79847
+/// (P), LOS ½(1 + erf(1/sqrt 2)) = Φ(1) = 0.8413447; a draw 0 +/- 495.29934 (P).
 /// (P) 3/1/0: s = 0.875, var = 0.046875, se = 0.108253, s + 1.96·se > 1, so upper = +inf;
 /// Elo 338.039216, lower 117.419485, LOS ½(1 + erf(3/sqrt(6))) = 0.9583677.
 #[test]
@@ -147,9 +165,12 @@ fn wdl_edge_cases() {
     assert_eq!(none.estimate(), None);
 
     let wins = wdl(10, 0, 0).estimate().unwrap();
-    assert_eq!(
-        (wins.elo, wins.elo_lower, wins.elo_upper),
-        (f64::INFINITY, f64::INFINITY, f64::INFINITY)
+    assert_eq!((wins.elo, wins.elo_upper), (f64::INFINITY, f64::INFINITY));
+    close(
+        wins.elo_lower,
+        166.201_527_183_890_93,
+        1e-9,
+        "all wins lower",
     );
     assert_eq!(wins.elo_error(), f64::INFINITY);
     assert_eq!(wins.nelo, None);
@@ -157,8 +178,14 @@ fn wdl_edge_cases() {
 
     let losses = wdl(0, 0, 10).estimate().unwrap();
     assert_eq!(
-        (losses.elo, losses.elo_upper),
+        (losses.elo, losses.elo_lower),
         (f64::NEG_INFINITY, f64::NEG_INFINITY)
+    );
+    close(
+        losses.elo_upper,
+        -166.201_527_183_890_93,
+        1e-9,
+        "all losses upper",
     );
     assert_eq!(losses.elo_error(), f64::INFINITY);
     close(
@@ -169,22 +196,56 @@ fn wdl_edge_cases() {
     );
 
     let draws = wdl(0, 10, 0).estimate().unwrap();
-    assert_eq!(
-        (
-            draws.elo,
-            draws.elo_lower,
-            draws.elo_upper,
-            draws.elo_error()
-        ),
-        (0.0, 0.0, 0.0, 0.0)
+    assert_eq!(draws.elo, 0.0);
+    close(
+        draws.elo_lower,
+        -203.501_611_627_731_85,
+        1e-9,
+        "all draws lower",
+    );
+    close(
+        draws.elo_upper,
+        203.501_611_627_731_96,
+        1e-9,
+        "all draws upper",
+    );
+    close(
+        draws.elo_error(),
+        203.501_611_627_731_9,
+        1e-9,
+        "all draws error",
     );
     assert_eq!((draws.los, draws.nelo), (0.5, None));
+
+    let win = wdl(1, 0, 0).estimate().unwrap();
+    assert_eq!((win.elo, win.elo_upper), (f64::INFINITY, f64::INFINITY));
+    close(win.elo_lower, -233.798_472_816_109, 1e-9, "one win lower");
+    close(win.los, 0.841_344_746_068_542_9, 1e-12, "one win los");
+    let draw = wdl(0, 1, 0).estimate().unwrap();
+    close(
+        draw.elo_error(),
+        495.299_344_055_623_8,
+        1e-9,
+        "one draw error",
+    );
+    assert_eq!((draw.elo, draw.los), (0.0, 0.5));
+    for e in [wins, losses, draws, win, draw] {
+        assert!(e.elo_lower < e.elo_upper, "{e:?}");
+        assert_eq!(e.basis.model, ResultModel::Trinomial);
+    }
 
     let e = wdl(3, 1, 0).estimate().unwrap();
     close(e.elo, 338.039_216_005_702_8, 1e-9, "elo");
     close(e.elo_lower, 117.419_484_905_970_22, 1e-9, "lower");
     assert_eq!(e.elo_upper, f64::INFINITY);
     close(e.los, 0.958_367_741_668_224_8, 1e-12, "los");
+    assert_eq!(
+        e.basis,
+        Basis {
+            model: ResultModel::Trinomial,
+            samples: 4
+        }
+    );
 }
 
 /// (F) montytest's page for ptnml [13, 37, 50, 25, 3] (128 pairs) lists: score 0.43750,
@@ -225,8 +286,13 @@ fn pentanomial_matches_fishtest_figures() {
 
 /// (P) ptnml [10, 50, 100, 60, 20]: score 0.53125, Elo 21.743065 [0.375656, 43.276221],
 /// LOS 0.9769495, nElo 31.628649 (pair variance 0.0589193, per-game sigma sqrt(2·0.0589193)).
-/// Edges: [0,0,5,0,0] Elo 0 +/- 0, LOS ½; [0,0,0,0,4] Elo +inf, LOS 1;
-/// [0,0,0,3,0] s = 0.75, Elo = -400·log10(1/3) = 190.848502 with no spread, LOS 1.
+/// Edges, every pair alike (no spread: Wilson's interval over n pairs, and LOS
+/// Φ(2 (s - ½) sqrt(n)); the old figures were a zero-width interval and LOS 1):
+/// [0,0,5,0,0] Elo 0 +/- 274.930685 (P `wilson(.5, 5)`), LOS ½;
+/// [0,0,0,0,4] Elo +inf, lower end (H) 4/(4 + 3.841459) = 0.5101092, Elo 7.025524, and
+/// LOS Φ(2·½·2) = Φ(2) = 0.9772499;
+/// [0,0,0,3,0] s = 0.75, Elo = -400·log10(1/3) = 190.848502, interval (P `wilson(.75, 3)`)
+/// [-185.248667, 566.945670], LOS Φ(2·¼·sqrt 3) = Φ(0.8660254) = 0.8067619.
 #[test]
 fn pentanomial_cases_python() {
     let e = ptnml([10, 50, 100, 60, 20]).estimate().unwrap();
@@ -236,25 +302,40 @@ fn pentanomial_cases_python() {
     close(e.elo_upper, 43.276_221_040_641_55, 1e-9, "upper");
     close(e.los, 0.976_949_505_101_031_8, 1e-12, "los");
     close(e.nelo.unwrap(), 31.628_648_906_708_122, 1e-9, "nelo");
+    assert_eq!(
+        (e.basis, e.games),
+        (
+            Basis {
+                model: ResultModel::Pentanomial,
+                samples: 240
+            },
+            480
+        )
+    );
 
     assert_eq!(Pentanomial::default().estimate(), None);
     assert_eq!(Pentanomial::default().los(), None);
     let even = ptnml([0, 0, 5, 0, 0]).estimate().unwrap();
-    assert_eq!(
-        (even.elo, even.elo_error(), even.los, even.nelo),
-        (0.0, 0.0, 0.5, None)
-    );
+    assert_eq!((even.elo, even.los, even.nelo), (0.0, 0.5, None));
+    close(even.elo_error(), 274.930_685_225_880_67, 1e-9, "even error");
+    close(even.elo_upper, -even.elo_lower, 1e-9, "even symmetric");
+
     let sweep = ptnml([0, 0, 0, 0, 4]).estimate().unwrap();
-    assert_eq!(
-        (sweep.elo, sweep.elo_error(), sweep.los),
-        (f64::INFINITY, f64::INFINITY, 1.0)
+    assert_eq!((sweep.elo, sweep.elo_upper), (f64::INFINITY, f64::INFINITY));
+    close(sweep.elo_lower, 7.025_523_715_075_911, 1e-9, "sweep lower");
+    close(sweep.los, 0.977_249_868_051_820_8, 1e-12, "sweep los");
+    close(
+        ptnml([4, 0, 0, 0, 0]).los().unwrap(),
+        1.0 - sweep.los,
+        1e-15,
+        "the mirror",
     );
+
     let e = ptnml([0, 0, 0, 3, 0]).estimate().unwrap();
     close(e.elo, 190.848_501_887_865, 1e-9, "elo");
-    assert_eq!(
-        (e.elo_lower, e.elo_upper, e.elo_error(), e.los),
-        (e.elo, e.elo, 0.0, 1.0)
-    );
+    close(e.elo_lower, -185.248_666_561_302, 1e-9, "lower");
+    close(e.elo_upper, 566.945_670_337_032_1, 1e-9, "upper");
+    close(e.los, 0.806_761_884_614_383_6, 1e-12, "los");
 }
 
 /// (H) bounds: ln(0.05/0.95) = -ln 19 = -2.944439, ln(0.95/0.05) = ln 19;
@@ -365,22 +446,300 @@ fn tally_prefers_pairs() {
         "games-only llr",
     );
     assert_eq!(t.estimate(), t.ptnml.estimate());
+    assert_eq!(t.estimate_model(), Some(ResultModel::Pentanomial));
     t.add_game(W);
     assert_eq!(t.wdl.games(), 481);
     assert_eq!(t.ptnml.pairs(), 240);
+    // A game outside a complete pair: the estimate is over all 481 games, the
+    // SPRT stays with the 240 pairs and says so.
+    assert_eq!(t.estimate(), t.wdl.estimate());
+    assert_eq!(
+        t.estimate().unwrap().basis,
+        Basis {
+            model: ResultModel::Trinomial,
+            samples: 481
+        }
+    );
+    let st = s.status(&t);
+    close(st.llr, 0.579_139_232_247_244_1, 1e-9, "llr of the pairs");
+    assert_eq!(
+        st.basis,
+        Some(Basis {
+            model: ResultModel::Pentanomial,
+            samples: 240
+        })
+    );
 }
 
-/// No evidence, no decision: LLR 0 before any game and while every result is alike.
+/// Issue 34: W/D/L 2/0/1 printed `Score 66.7 %, Elo 0.0 +/- 0.0, LOS 50 %`
+/// from the one complete pair (a win and a loss). Fed as a match feeds it (a
+/// game at a time, the pair when its second game ends), the figures are now
+/// those of all three games:
+/// (H) s = 2/3, Elo = -400·log10(1/2) = 120.41200; var = (2·(1/3)² + (2/3)²)/3 = 2/9,
+/// se = sqrt(2/27) = 0.2721655, s - 1.96·se = 0.6666667 - 0.5334347 = 0.1332320,
+/// lower -400·log10(1/0.1332320 - 1) = -400·log10(6.5057) = -325.31767, upper s + 1.96·se > 1: +inf;
+/// LOS ½(1 + erf(1/sqrt(6))) = ½(1 + erf(0.4082483)) = 0.7181486 (P);
+/// nElo (1/6)/sqrt(2/9)·347.43559 = 0.3535534·347.43559 = 122.83703,
+/// its error 1.959964·347.43559/sqrt(3) = 393.15315.
+/// The SPRT uses the one complete pair, [0,0,1,0,0] normalized [0, 5]:
+/// (R) -0.000207934, printed -0.00 with its basis named.
+/// Once the fourth game completes the second pair, every game is paired: pentanomial.
 #[test]
-fn sprt_without_spread_continues() {
+fn tally_uses_all_games_while_a_game_is_unpaired() {
+    use Outcome::{Draw, Loss, Win};
+    let mut t = Tally::default();
+    t.add_game(Win);
+    assert_eq!(t.estimate_model(), Some(ResultModel::Trinomial));
+    t.add_game(Loss);
+    t.ptnml.add_pair(Win, Loss);
+    assert_eq!(t.estimate_model(), Some(ResultModel::Pentanomial));
+    t.add_game(Win);
+    assert_eq!(t.estimate_model(), Some(ResultModel::Trinomial));
+
+    let e = t.estimate().unwrap();
+    assert_eq!(
+        (e.basis, e.games),
+        (
+            Basis {
+                model: ResultModel::Trinomial,
+                samples: 3
+            },
+            3
+        )
+    );
+    close(e.score, 2.0 / 3.0, 1e-15, "score");
+    close(e.elo, 120.411_998_265_592_47, 1e-9, "elo");
+    close(e.elo_lower, -325.317_674_711_052_86, 1e-9, "lower");
+    assert_eq!(e.elo_upper, f64::INFINITY);
+    close(e.los, 0.718_148_569_174_613_4, 1e-12, "los");
+    close(e.nelo.unwrap(), 122.837_029_274_275_05, 1e-9, "nelo");
+    close(e.nelo_error, 393.153_152_087_777_5, 1e-9, "nelo error");
+
     let s = sprt(0.0, 5.0, EloModel::Normalized);
-    for t in [
-        Tally::default(),
-        games_only(wdl(10, 0, 0)),
-        pairs_only(ptnml([0, 0, 0, 0, 7])),
-    ] {
-        let st = s.status(&t);
-        assert_eq!((st.llr, st.state), (0.0, SprtState::Continue));
+    close(s.llr(&t), -0.000_207_933_816_520_201, 1e-12, "llr (R)");
+    assert_eq!(
+        t.summary(Some(&s)).to_string(),
+        "Games: 3, W/D/L: 2/0/1, Score: 66.7 %, Elo: 120.4 [-325.3, inf] (trinomial, 3 games), \
+         LOS: 71.8 %, DrawRatio: 0.0 %, nElo: 122.8 +/- 393.2, Ptnml(0-2): [0, 0, 1, 0, 0], \
+         LLR: -0.00 (-2.94, 2.94) [0.00, 5.00] (pentanomial, 1 pair)"
+    );
+
+    t.add_game(Draw);
+    t.ptnml.add_pair(Win, Draw);
+    assert_eq!(t.estimate_model(), Some(ResultModel::Pentanomial));
+    assert_eq!(t.estimate(), t.ptnml.estimate());
+    assert_eq!(
+        t.estimate().unwrap().basis,
+        Basis {
+            model: ResultModel::Pentanomial,
+            samples: 2
+        }
+    );
+    assert!(
+        t.summary(Some(&s))
+            .to_string()
+            .contains("(pentanomial, 2 pairs), LOS"),
+        "{}",
+        t.summary(Some(&s))
+    );
+    assert!(!t.summary(Some(&s)).to_string().ends_with("pairs)"));
+}
+
+/// The model is typed data (serialized too), not only words in a line.
+#[test]
+fn estimate_basis_serializes() {
+    let e = wdl(2, 0, 1).estimate().unwrap();
+    let json = serde_json::to_value(e).unwrap();
+    assert_eq!(json["basis"]["model"], "trinomial");
+    assert_eq!(json["basis"]["samples"], 3);
+    assert_eq!(json["elo_upper"], serde_json::Value::Null);
+    let b = Basis {
+        model: ResultModel::Pentanomial,
+        samples: 1,
+    };
+    assert_eq!(
+        (b.to_string(), b.games()),
+        ("pentanomial, 1 pair".into(), 2)
+    );
+}
+
+/// No evidence, no decision: LLR 0 before any game.
+#[test]
+fn sprt_before_any_game_continues() {
+    for model in [EloModel::Normalized, EloModel::Logistic] {
+        let st = sprt(0.0, 5.0, model).status(&Tally::default());
+        assert_eq!(
+            (st.llr, st.state, st.basis),
+            (0.0, SprtState::Continue, None)
+        );
+    }
+}
+
+/// Results all alike have no spread; the LLR regularises the counts as fishtest
+/// does (every empty bucket counts 1e-3) and so gives evidence (it was 0 for ever).
+///
+/// (H) ptnml [1,0,0,0,0], logistic [0, 5]: counts [1, .001, .001, .001, .001], N = 1.004;
+/// s = .001·(¼ + ½ + ¾ + 1)/1.004 = 0.0025/1.004 = 0.00249004;
+/// Σ over v = ¼, ½, ¾, 1 of (v - s)² = 1.875 - 2·0.00249004·2.5 + 4·0.0000062 = 1.8625746, so
+/// var = (1·s² + .001·1.8625746)/1.004 = (0.0000062 + 0.0018626)/1.004 = 0.00186133;
+/// s0 = ½, s1 = 1/(1 + 10^(-5/400)) = 0.50719508;
+/// LLR = 1.004·0.00719508·(2·0.00249004 - 1.00719508)/(2·0.00186133)
+///     = 0.00722386·(-1.00221500)/0.00372266 = -1.94481 (R -1.9448095): continue (> -2.944).
+///
+/// (H) one lost game, logistic [0, 5]: [L, D, W] = [1, .001, .001], N = 1.002;
+/// s = (.001·½ + .001·1)/1.002 = 0.00149701;
+/// var = (s² + .001·((½ - s)² + (1 - s)²))/1.002 = (0.0000022 + .001·(0.2485037 + 0.9970082))/1.002
+///     = 0.0012478/1.002 = 0.00124526;
+/// LLR = 1.002·0.00719508·(0.00299401 - 1.00719508)/(2·0.00124526)
+///     = 0.00720947·(-1.00420107)/0.00249052 = -2.90693 (R -2.9069176): continue.
+///
+/// (H) the match of issue 34, 12 pairs all 0-2, normalized [0, 5]: N = 12.004,
+/// s = 0.0025/12.004 = 0.00020826; Σ (v - s)² = 1.875 - 2·0.00020826·2.5 + 4·4.3e-8 = 1.8739589;
+/// var = (12·s² + .001·1.8739589)/12.004 = (0.00000052 + 0.00187396)/12.004 = 0.000156155;
+/// σ per game = sqrt(2·0.000156155) = 0.0176723; s0 = ½,
+/// s1 = ½ + 5/347.43559·0.0176723 = ½ + 0.00025432;
+/// LLR = 12.004·0.00025432·(0.00041653 - 1.00025432)/(2·0.000156155)
+///     = 0.00305286·(-0.99983779)/0.00031231 = -9.7737 (R -9.7736979): H0 (it printed 0.00).
+#[test]
+fn sprt_llr_of_results_all_alike_by_hand() {
+    use EloModel::{Logistic, Normalized};
+    let cases = [
+        (
+            pairs_only(ptnml([1, 0, 0, 0, 0])),
+            Logistic,
+            -1.944_81,
+            SprtState::Continue,
+        ),
+        (
+            games_only(wdl(0, 0, 1)),
+            Logistic,
+            -2.906_93,
+            SprtState::Continue,
+        ),
+        (
+            pairs_only(ptnml([12, 0, 0, 0, 0])),
+            Normalized,
+            -9.7737,
+            SprtState::AcceptH0,
+        ),
+    ];
+    for (tally, model, llr, state) in cases {
+        let st = sprt(0.0, 5.0, model).status(&tally);
+        close(st.llr, llr, 1e-4, &format!("{tally:?} {model}"));
+        assert_eq!(st.state, state, "{tally:?} {model}");
+    }
+}
+
+/// One reference row of `tests/data/fishtest_llr.txt`.
+struct Reference {
+    counts: Vec<u64>,
+    elo0: f64,
+    elo1: f64,
+    model: EloModel,
+    llr: f64,
+}
+
+fn fishtest_reference() -> Vec<Reference> {
+    let text = include_str!("data/fishtest_llr.txt");
+    let rows: Vec<Reference> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|line| {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(w.len(), 5, "{line}");
+            Reference {
+                counts: w[0].split(',').map(|c| c.parse().unwrap()).collect(),
+                elo0: w[1].parse().unwrap(),
+                elo1: w[2].parse().unwrap(),
+                model: match w[3] {
+                    "normalized" => EloModel::Normalized,
+                    "logistic" => EloModel::Logistic,
+                    other => panic!("model {other}"),
+                },
+                llr: w[4].parse().unwrap(),
+            }
+        })
+        .collect();
+    assert!(rows.len() > 200, "{} rows", rows.len());
+    rows
+}
+
+/// A tally of the counts: five are a pentanomial `[0..2]`, three are fishtest's `[L, D, W]`.
+fn tally_of(counts: &[u64]) -> Tally {
+    match *counts {
+        [a, b, c, d, e] => pairs_only(ptnml([a, b, c, d, e])),
+        [l, d, w] => games_only(wdl(w, d, l)),
+        _ => panic!("{counts:?}"),
+    }
+}
+
+/// (R) Every LLR of the reference table, ordinary and degenerate counts
+/// (results all alike, empty buckets, one sample), within 1e-9.
+#[test]
+fn sprt_llr_matches_fishtest_reference() {
+    for r in fishtest_reference() {
+        let got = sprt(r.elo0, r.elo1, r.model).llr(&tally_of(&r.counts));
+        let what = format!("{:?} [{}, {}] {}", r.counts, r.elo0, r.elo1, r.model);
+        close(got, r.llr, 1e-9, &what);
+    }
+}
+
+/// The reference table is what the Python script prints (so that neither is
+/// edited without the other).
+#[test]
+fn fishtest_reference_is_the_scripts_output() {
+    let Some(python) = rookery_testkit::peer::require("python3", &["python3"], None) else {
+        return;
+    };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fishtest_llr.py");
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    rookery_testkit::cmd::assert_text_eq(
+        include_str!("data/fishtest_llr.txt"),
+        &String::from_utf8_lossy(&out.stdout),
+        "tests/data/fishtest_llr.txt",
+    );
+}
+
+/// One-sided matches decide within a few pairs (alpha = beta = 0.05): fed pair by
+/// pair (or game by game) as a match feeds them, the first decision comes at
+/// (R `fishtest_llr.py --decide`): normalized 6 pairs (or 6 games), logistic 2 pairs
+/// (or 2 games), H0 when the first player loses everything and H1 when it wins
+/// everything, for [0, 5] and for [-5, 0]. Before, the LLR stayed 0.
+#[test]
+fn one_sided_matches_decide() {
+    use Outcome::{Loss, Win};
+    for (elo0, elo1) in [(0.0, 5.0), (-5.0, 0.0)] {
+        for (model, at) in [(EloModel::Normalized, 6), (EloModel::Logistic, 2)] {
+            let s = sprt(elo0, elo1, model);
+            for (outcome, state) in [(Loss, SprtState::AcceptH0), (Win, SprtState::AcceptH1)] {
+                let what = format!("[{elo0}, {elo1}] {model} {outcome:?}");
+                let (mut paired, mut single) = (Tally::default(), Tally::default());
+                let first_decision = |t: &mut Tally, add: &dyn Fn(&mut Tally)| {
+                    (1..=50).find(|_| {
+                        add(t);
+                        s.status(t).state != SprtState::Continue
+                    })
+                };
+                let pairs = first_decision(&mut paired, &|t| t.add_pair(outcome, outcome));
+                let games = first_decision(&mut single, &|t| t.add_game(outcome));
+                assert_eq!((pairs, games), (Some(at), Some(at)), "{what}");
+                assert_eq!(s.status(&paired).state, state, "{what}");
+                assert_eq!(s.status(&single).state, state, "{what}");
+                let basis = s.status(&paired).basis.unwrap();
+                assert_eq!(
+                    (basis.model, basis.samples),
+                    (ResultModel::Pentanomial, at as u64)
+                );
+            }
+        }
     }
 }
 
@@ -531,8 +890,8 @@ fn summary_line() {
     let s = sprt(0.0, 5.0, EloModel::Logistic);
     assert_eq!(
         games_only(wdl(30, 40, 20)).summary(Some(&s)).to_string(),
-        "Games: 90, W/D/L: 30/40/20, Score: 55.6 %, Elo: 38.8 +/- 54.0, LOS: 92.1 %, \
-         DrawRatio: 44.4 %, nElo: 52.4 +/- 71.8, LLR: 0.25 (-2.94, 2.94) [0.00, 5.00]"
+        "Games: 90, W/D/L: 30/40/20, Score: 55.6 %, Elo: 38.8 +/- 54.0 (trinomial, 90 games), \
+         LOS: 92.1 %, DrawRatio: 44.4 %, nElo: 52.4 +/- 71.8, LLR: 0.25 (-2.94, 2.94) [0.00, 5.00]"
     );
     // Pairs (P): [10,50,100,60,20] Elo 21.743 +/- 21.450, LOS 97.69 %, nElo 31.63 +/- 31.08, LLR 0.579.
     let mut t = pairs_only(ptnml([10, 50, 100, 60, 20]));
@@ -542,7 +901,7 @@ fn summary_line() {
         .to_string();
     assert_eq!(
         line,
-        "Games: 480, W/D/L: 150/210/120, Score: 53.1 %, Elo: 21.7 +/- 21.5, LOS: 97.7 %, \
+        "Games: 480, W/D/L: 150/210/120, Score: 53.1 %, Elo: 21.7 +/- 21.5 (pentanomial, 240 pairs), LOS: 97.7 %, \
          DrawRatio: 43.8 %, nElo: 31.6 +/- 31.1, Ptnml(0-2): [10, 50, 100, 60, 20], \
          LLR: 0.58 (-2.94, 2.94) [0.00, 5.00]"
     );
@@ -552,7 +911,8 @@ fn summary_line() {
     );
     assert_eq!(
         games_only(wdl(4, 0, 0)).summary(None).to_string(),
-        "Games: 4, W/D/L: 4/0/0, Score: 100.0 %, Elo: inf +/- inf, LOS: 97.7 %, DrawRatio: 0.0 %, nElo: n/a"
+        "Games: 4, W/D/L: 4/0/0, Score: 100.0 %, Elo: inf [7.0, inf] (trinomial, 4 games), LOS: 97.7 %, \
+         DrawRatio: 0.0 %, nElo: n/a"
     );
 }
 
@@ -580,6 +940,8 @@ proptest! {
         prop_assert!(finite_or_inf(&a));
         prop_assert!((0.0..=1.0).contains(&a.los));
         prop_assert!(a.elo_lower <= a.elo && a.elo <= a.elo_upper);
+        // Never an interval without width, whatever the counts (10 draws had one).
+        prop_assert!(a.elo_lower < a.elo_upper, "{:?}", a);
         let same = |x: f64, y: f64| x == y || (x - y).abs() < 1e-9;
         prop_assert!(same(a.elo, -b.elo), "{} vs {}", a.elo, b.elo);
         prop_assert!(same(a.elo_lower, -b.elo_upper));
@@ -589,13 +951,25 @@ proptest! {
     }
 
     #[test]
-    fn pentanomial_elo_is_antisymmetric(c in prop::array::uniform5(0u64..200)) {
+    fn pentanomial_elo_is_antisymmetric(
+        c in prop_oneof![
+            prop::array::uniform5(0u64..200),
+            // One bucket only: no spread.
+            (0usize..5, 1u64..50).prop_map(|(i, n)| { let mut c = [0; 5]; c[i] = n; c }),
+        ]
+    ) {
         let p = ptnml(c);
         prop_assume!(p.pairs() > 0);
         let a = p.estimate().unwrap();
         let b = p.reversed().estimate().unwrap();
         prop_assert!(finite_or_inf(&a));
         prop_assert!((0.0..=1.0).contains(&a.los));
+        prop_assert!(a.elo_lower <= a.elo && a.elo <= a.elo_upper);
+        prop_assert!(a.elo_lower < a.elo_upper, "{:?}", a);
+        // LOS and the interval are one model: the interval leaves out Elo 0
+        // exactly when LOS is beyond 97.5 % (margins for rounding).
+        if a.los > 0.9751 { prop_assert!(a.elo_lower > 0.0, "{:?}", a); }
+        if a.los < 0.9749 { prop_assert!(a.elo_lower <= 0.0, "{:?}", a); }
         let same = |x: f64, y: f64| x == y || (x - y).abs() < 1e-9;
         prop_assert!(same(a.elo, -b.elo));
         prop_assert!(same(a.elo_lower, -b.elo_upper));

@@ -7,7 +7,7 @@
 
 use rookery_core::{Position, Score};
 use rookery_referee::adjudicate::Rules;
-use rookery_referee::game::{play_game, FinishedGame, GameSetup};
+use rookery_referee::game::{play_game, FinishedGame, GameSetup, StopSignal};
 use rookery_referee::player::{
     EngineConfig, EnginePlayer, MoveReply, MoveRequest, Offer, Player, PlayerError, Protocol,
 };
@@ -203,6 +203,9 @@ fn setup(start: &str, max_moves: u32, tc: &str) -> GameSetup {
             ..Rules::default()
         },
         stall_timeout: Duration::from_secs(10),
+        date: None,
+        history: None,
+        stop: StopSignal::new(),
     }
 }
 
@@ -638,7 +641,7 @@ fn time_controls_and_node_limits() {
 }
 
 /// Options: declared ones as `option NAME=VALUE` (checked), `Hash` as
-/// `memory`; an unknown option stops the start.
+/// `memory`; an unknown option is skipped, or stops a strict start.
 #[test]
 fn engine_options() {
     let t = TempDir::new("xboard-options");
@@ -667,11 +670,18 @@ fn engine_options() {
         lines[first + 1..first + 3],
         ["option Resign Threshold=900", "memory 32"]
     );
-    for bad in ["option.Threads=2", "option.Resign Threshold=5"] {
-        let err = XboardPlayer::start(config(&script, &[bad]), timeouts(), None)
-            .err()
-            .unwrap();
-        assert!(matches!(err, PlayerError::Start { .. }), "{bad}: {err}");
+    // An option it does not have is skipped (as cutechess-cli does), or
+    // stops the start with strict options; a bad value always does.
+    let skipping = xboard(&script, &["option.Threads=2"]);
+    assert_eq!(skipping.skipped_options(), ["Threads"]);
+    for (word, strict) in [
+        ("option.Threads=2", true),
+        ("option.Resign Threshold=5", false),
+    ] {
+        let mut c = config(&script, &[word]);
+        c.strict_options = strict;
+        let err = XboardPlayer::start(c, timeouts(), None).err().unwrap();
+        assert!(matches!(err, PlayerError::Start { .. }), "{word}: {err}");
     }
 }
 

@@ -38,7 +38,8 @@ fn field(out: &mut String, s: &str) {
 
 /// The CSV text: a header, then one row per position (runs numbered from
 /// 1); `themes[i][j]` is the theme of position `j` of run `i` (empty if
-/// absent). Lines end in CRLF, as RFC 4180 says.
+/// absent). A figure not recorded (nodes, time, depth, ...) is an empty
+/// field. Lines end in CRLF, as RFC 4180 says.
 pub fn render(runs: &[SuiteRun], themes: &[Vec<String>]) -> String {
     let mut s = COLUMNS.join(",");
     s.push_str("\r\n");
@@ -67,8 +68,8 @@ pub fn render(runs: &[SuiteRun], themes: &[Vec<String>]) -> String {
                 p.max_points.to_string(),
                 p.score.map_or(String::new(), |sc| sc.pawns().to_string()),
                 opt(p.depth.map(u64::from)),
-                p.nodes.to_string(),
-                p.time_ms.to_string(),
+                opt(p.nodes),
+                opt(p.time_ms),
                 opt(p.time_to_solution_ms),
                 opt(p.nodes_to_solution),
                 p.error.clone().unwrap_or_default(),

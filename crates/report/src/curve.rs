@@ -40,8 +40,8 @@ impl Measure {
     /// The t at which a solved position counts, if this measure knows it.
     pub fn of(self, p: &PositionResult) -> Option<u64> {
         match self {
-            Measure::Time => Some(p.time_to_solution_ms.unwrap_or(p.time_ms)),
-            Measure::Nodes => Some(p.nodes_to_solution.unwrap_or(p.nodes)),
+            Measure::Time => p.time_to_solution_ms.or(p.time_ms),
+            Measure::Nodes => p.nodes_to_solution.or(p.nodes),
             Measure::Depth => p.depth.map(u64::from),
         }
     }
@@ -79,9 +79,10 @@ fn solved(runs: &[SuiteRun]) -> impl Iterator<Item = &PositionResult> + '_ {
 
 /// The measure the runs can be drawn on (see the module documentation).
 pub fn measure(runs: &[SuiteRun]) -> Option<Measure> {
-    if solved(runs).any(|p| p.time_to_solution_ms.is_some() || p.time_ms > 0) {
+    let some = |figure: Option<u64>| figure.is_some_and(|n| n > 0);
+    if solved(runs).any(|p| p.time_to_solution_ms.is_some() || some(p.time_ms)) {
         Some(Measure::Time)
-    } else if solved(runs).any(|p| p.nodes_to_solution.is_some() || p.nodes > 0) {
+    } else if solved(runs).any(|p| p.nodes_to_solution.is_some() || some(p.nodes)) {
         Some(Measure::Nodes)
     } else if solved(runs).any(|p| p.depth.is_some()) {
         Some(Measure::Depth)
@@ -297,8 +298,8 @@ mod tests {
         };
         PositionResult {
             depth: Some(7),
-            nodes: 10,
-            time_ms,
+            nodes: Some(10),
+            time_ms: Some(time_ms),
             solved,
             time_to_solution_ms: tts,
             ..PositionResult::unanswered(1, String::new(), bm_e4, 1)
@@ -346,9 +347,9 @@ mod tests {
     #[test]
     fn nodes_then_depth_when_time_is_absent() {
         let mut a = p(true, None, 0);
-        a.nodes = 500;
+        a.nodes = Some(500);
         assert_eq!(measure(&[run(vec![a.clone()])]), Some(Measure::Nodes));
-        a.nodes = 0;
+        a.nodes = Some(0);
         assert_eq!(measure(&[run(vec![a.clone()])]), Some(Measure::Depth));
         let c = curves(&[run(vec![a.clone()])]);
         assert_eq!(c.curves[0].points, vec![(7, 1)]);

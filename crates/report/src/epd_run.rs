@@ -16,10 +16,16 @@
 //! `2*dm - 1` plies: so `epd mate` output is scored by its `bm`, or by
 //! its `dm` when it was written with `--pv`.
 //!
-//! Nothing is dropped: a line the EPD reader cannot read, and a record with
-//! an operand this module cannot use (a `c0` of points naming an illegal
-//! move, a non-numeric `acd`), is reported as a [`ReportError::Epd`] with
-//! its line and column and kept in the run as a position with an error.
+//! Nothing is dropped: a line the EPD reader cannot read, a record with an
+//! operand this module cannot use (a `c0` of points naming an illegal
+//! move, a non-numeric `acd`) and a record nobody analysed (no `pm`, `pv`
+//! or `ce`) are reported as [`ReportError::Epd`]s with their line and
+//! column and kept in the run as positions with an error. (When no record
+//! at all was analysed, as in a suite given instead of a program's output,
+//! that is said once, at the first record.)
+//!
+//! A figure a record does not carry (`acn`, `acs`) is not recorded
+//! (`None`), never 0.
 
 use crate::model::{Expected, PositionResult, Score, SuiteRun};
 use crate::target::{line_san, OperandProblem, Target};
@@ -62,6 +68,9 @@ pub fn read(name: &str, input: impl BufRead, theme: &ThemeSource) -> Result<EpdR
     };
     let mut themes_of = Vec::new();
     let mut problems = Vec::new();
+    // The lines of the records nobody analysed, and how many records there are.
+    let mut unanalysed = Vec::new();
+    let mut records = 0;
     let mut reader = Reader::new(input, Mode::Lenient);
     let io_err = |source| ReportError::Io {
         path: name.to_string(),
@@ -99,6 +108,10 @@ pub fn read(name: &str, input: impl BufRead, theme: &ThemeSource) -> Result<EpdR
             }
             LineKind::Record(rec) => {
                 let (row, bad) = score(index, rec);
+                records += 1;
+                if bad.is_empty() && row.error.is_some() {
+                    unanalysed.push(line.number as usize);
+                }
                 for (column, message) in bad {
                     problems.push(ReportError::Epd {
                         path: name.to_string(),
@@ -112,12 +125,39 @@ pub fn read(name: &str, input: impl BufRead, theme: &ThemeSource) -> Result<EpdR
             }
         }
     }
+    let at = |line: usize, message: String| ReportError::Epd {
+        path: name.to_string(),
+        line,
+        column: 1,
+        message,
+    };
+    match unanalysed.as_slice() {
+        [] => {}
+        [first, ..] if unanalysed.len() == records && records > 1 => problems.push(at(
+            *first,
+            format!(
+                "no record is analysed (none of the {records} has pm, pv or ce): a suite, not \
+                 an analysis program's output (`rookery epd analyse` or `rookery suite \
+                 --epd-out` writes one)"
+            ),
+        )),
+        lines => problems.extend(lines.iter().map(|&l| at(l, NOT_ANALYSED.to_string()))),
+    }
+    // In line order (a record's problems, then the next line's).
+    problems.sort_by_key(|p| match p {
+        ReportError::Epd { line, .. } => *line,
+        _ => 0,
+    });
     Ok(EpdRun {
         run,
         themes: themes_of,
         problems,
     })
 }
+
+/// What a record nobody analysed is told: the error of its position, and
+/// its problem.
+const NOT_ANALYSED: &str = "not analysed: no pm, pv or ce";
 
 /// The operand of a raw (unknown or private) opcode as a number, with the
 /// column of the opcode: `Ok(None)` when absent.
@@ -180,7 +220,7 @@ fn score(index: usize, rec: &Record) -> (PositionResult, Vec<OperandProblem>) {
     let analysed = answer.is_some() || rec.pv().is_some() || rec.ce().is_some();
     let error = match bad.first() {
         Some((_, message)) => Some(message.clone()),
-        None if !analysed => Some("not analysed: no pm, pv or ce".to_string()),
+        None if !analysed => Some(NOT_ANALYSED.to_string()),
         None => None,
     };
     let fen = Fen::from_position(pos).epd().to_string();
@@ -190,8 +230,8 @@ fn score(index: usize, rec: &Record) -> (PositionResult, Vec<OperandProblem>) {
         pv: line_san(pos, &pv),
         score,
         depth,
-        nodes: rec.acn().unwrap_or(0),
-        time_ms: rec.acs().unwrap_or(0).saturating_mul(1000),
+        nodes: rec.acn(),
+        time_ms: rec.acs().map(|s| s.saturating_mul(1000)),
         solved: solved && bad.is_empty(),
         points: if bad.is_empty() { points } else { 0 },
         time_to_solution_ms: tsol.filter(|_| solved),
@@ -219,7 +259,10 @@ mod tests {
         assert_eq!(p.answer.as_deref(), Some("Qg6"));
         assert_eq!(p.pv, ["Qg6", "fxg6"]);
         assert_eq!(p.score, Some(Score::Mate(1)));
-        assert_eq!((p.depth, p.nodes, p.time_ms), (Some(12), 345_678, 3_000));
+        assert_eq!(
+            (p.depth, p.nodes, p.time_ms),
+            (Some(12), Some(345_678), Some(3_000))
+        );
         assert_eq!(r.themes, ["WAC"]);
         assert_eq!(r.run.suite, "t");
     }

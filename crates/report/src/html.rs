@@ -4,7 +4,9 @@
 use crate::board::{diagram, html_escape as esc};
 use crate::compare::Comparison;
 use crate::model::SuiteRun;
-use crate::stats::{nodes_histogram, short, time_histogram, Histogram as Buckets, Summary};
+use crate::stats::{
+    nodes_histogram, recorded, short, time_histogram, Histogram as Buckets, Summary,
+};
 use crate::ReportError;
 use plotters::prelude::*;
 use std::fmt::Write;
@@ -40,7 +42,7 @@ pub fn render(
         let sm = Summary::of(run);
         let _ = writeln!(
             s,
-            "<tr class=\"run\"><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"solved\">{}/{}</td><td>{:.1}</td><td>{}/{}</td><td>{:.1}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr class=\"run\"><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"solved\">{}/{}</td><td>{:.1}</td><td>{}/{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&sm.suite),
             esc(&sm.engine),
             esc(&sm.limits),
@@ -49,9 +51,9 @@ pub fn render(
             sm.solved_percent(),
             sm.points,
             sm.max_points,
-            sm.time_ms as f64 / 1000.0,
-            short(sm.nodes),
-            sm.median_time_to_solution_ms.map_or("-".to_string(), |m| m.to_string()),
+            recorded(sm.time_ms, |ms| format!("{:.1}", ms as f64 / 1000.0)),
+            recorded(sm.nodes, short),
+            recorded(sm.median_time_to_solution_ms, |m| m.to_string()),
             sm.errors
         );
     }

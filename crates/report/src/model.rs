@@ -80,10 +80,14 @@ pub struct PositionResult {
     /// The depth reached.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
-    /// Nodes searched.
-    pub nodes: u64,
-    /// Time used, in milliseconds.
-    pub time_ms: u64,
+    /// Nodes searched; `None` when not recorded (an EPD record without
+    /// `acn`), `null` in JSON.
+    #[serde(default)]
+    pub nodes: Option<u64>,
+    /// Time used, in milliseconds; `None` when not recorded (an EPD record
+    /// without `acs`), `null` in JSON.
+    #[serde(default)]
+    pub time_ms: Option<u64>,
     /// Whether the answer solves the position.
     pub solved: bool,
     /// Points scored (STS; 1 or 0 for bm/am/dm positions).
@@ -115,8 +119,8 @@ impl PositionResult {
             pv: Vec::new(),
             score: None,
             depth: None,
-            nodes: 0,
-            time_ms: 0,
+            nodes: None,
+            time_ms: None,
             solved: false,
             points: 0,
             max_points,

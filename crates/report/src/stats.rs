@@ -26,10 +26,12 @@ pub struct Summary {
     pub points: u64,
     /// Most points possible.
     pub max_points: u64,
-    /// Total time used, in milliseconds.
-    pub time_ms: u64,
-    /// Total nodes searched.
-    pub nodes: u64,
+    /// Total time used, in milliseconds, by the positions that recorded
+    /// it; `None` when none did.
+    pub time_ms: Option<u64>,
+    /// Total nodes searched, by the positions that recorded them; `None`
+    /// when none did.
+    pub nodes: Option<u64>,
     /// Median time to solution over the solved positions (ms).
     pub median_time_to_solution_ms: Option<u64>,
     /// Mean time to solution over the solved positions (ms).
@@ -67,8 +69,8 @@ impl Summary {
             errors,
             points: run.positions.iter().map(|p| u64::from(p.points)).sum(),
             max_points: run.positions.iter().map(|p| u64::from(p.max_points)).sum(),
-            time_ms: run.positions.iter().map(|p| p.time_ms).sum(),
-            nodes: run.positions.iter().map(|p| p.nodes).sum(),
+            time_ms: total(run.positions.iter().map(|p| p.time_ms)),
+            nodes: total(run.positions.iter().map(|p| p.nodes)),
             median_time_to_solution_ms: median(&tts),
             mean_time_to_solution_ms: (!tts.is_empty())
                 .then(|| tts.iter().sum::<u64>() as f64 / tts.len() as f64),
@@ -84,6 +86,21 @@ impl Summary {
             100.0 * self.solved as f64 / self.total as f64
         }
     }
+}
+
+/// The sum of the figures recorded; `None` when none was.
+fn total(figures: impl Iterator<Item = Option<u64>>) -> Option<u64> {
+    figures.flatten().reduce(u64::saturating_add)
+}
+
+/// How a figure that was never recorded is shown (text, HTML): an en
+/// dash, never a 0 nobody measured. (CSV leaves the field empty, JSON has
+/// `null`.)
+pub const NOT_RECORDED: &str = "\u{2013}";
+
+/// `figure` as `show` writes it, or [`NOT_RECORDED`].
+pub fn recorded<T>(figure: Option<T>, show: impl FnOnce(T) -> String) -> String {
+    figure.map_or_else(|| NOT_RECORDED.to_owned(), show)
 }
 
 fn median(sorted: &[u64]) -> Option<u64> {
@@ -161,24 +178,26 @@ pub fn short(n: u64) -> String {
     }
 }
 
-/// Time-to-solution histogram of the solved positions.
+/// Time-to-solution histogram of the solved positions (those that recorded
+/// a time).
 pub fn time_histogram(run: &SuiteRun) -> Histogram {
     let v: Vec<u64> = run
         .positions
         .iter()
         .filter(|p| p.solved)
-        .map(|p| p.time_to_solution_ms.unwrap_or(p.time_ms))
+        .filter_map(|p| p.time_to_solution_ms.or(p.time_ms))
         .collect();
     Histogram::log("time to solution (ms)", &v, 10, 8)
 }
 
-/// Nodes-searched histogram over all positions that ran.
+/// Nodes-searched histogram over all positions that ran (and recorded
+/// their nodes).
 pub fn nodes_histogram(run: &SuiteRun) -> Histogram {
     let v: Vec<u64> = run
         .positions
         .iter()
         .filter(|p| p.error.is_none())
-        .map(|p| p.nodes)
+        .filter_map(|p| p.nodes)
         .collect();
     Histogram::log("nodes searched", &v, 1_000, 10)
 }

@@ -2,30 +2,50 @@
 
 use crate::compare::Comparison;
 use crate::model::SuiteRun;
-use crate::stats::{short, Summary};
+use crate::stats::{recorded, short, Summary};
 use std::fmt::Write;
 
-/// The summary table, solved/missed lists and comparisons as text.
+/// The widest the suite, engine and limits columns grow (characters);
+/// longer names are cut with `~`.
+pub const NAME_COLUMNS_MAX: [usize; 3] = [32, 24, 32];
+
+/// The summary table, solved/missed lists and comparisons as text. The
+/// suite, engine and limits columns are as wide as their longest entry
+/// (up to [`NAME_COLUMNS_MAX`]); a total never recorded (time, nodes) is
+/// [`crate::stats::NOT_RECORDED`].
 pub fn render(runs: &[SuiteRun], comparisons: &[Comparison]) -> String {
     let mut s = String::new();
+    let summaries: Vec<Summary> = runs.iter().map(Summary::of).collect();
+    let width = |header: &str, max: usize, of: fn(&Summary) -> &str| {
+        summaries
+            .iter()
+            .map(|sm| of(sm).chars().count())
+            .chain([header.len()])
+            .max()
+            .unwrap_or(0)
+            .min(max)
+    };
+    let [suite_max, engine_max, limits_max] = NAME_COLUMNS_MAX;
+    let ws = width("suite", suite_max, |sm| &sm.suite);
+    let we = width("engine", engine_max, |sm| &sm.engine);
+    let wl = width("limits", limits_max, |sm| &sm.limits);
     let _ = writeln!(
         s,
-        "{:<20} {:<16} {:<18} {:>9} {:>7} {:>9} {:>9} {:>9} {:>7}",
+        "{:<ws$} {:<we$} {:<wl$} {:>9} {:>7} {:>9} {:>9} {:>9} {:>7}",
         "suite", "engine", "limits", "solved", "%", "points", "time s", "nodes", "errors"
     );
-    for run in runs {
-        let sm = Summary::of(run);
+    for sm in &summaries {
         let _ = writeln!(
             s,
-            "{:<20} {:<16} {:<18} {:>9} {:>6.1}% {:>9} {:>9.1} {:>9} {:>7}",
-            clip(&sm.suite, 20),
-            clip(&sm.engine, 16),
-            clip(&sm.limits, 18),
+            "{:<ws$} {:<we$} {:<wl$} {:>9} {:>6.1}% {:>9} {:>9} {:>9} {:>7}",
+            clip(&sm.suite, ws),
+            clip(&sm.engine, we),
+            clip(&sm.limits, wl),
             format!("{}/{}", sm.solved, sm.total),
             sm.solved_percent(),
             format!("{}/{}", sm.points, sm.max_points),
-            sm.time_ms as f64 / 1000.0,
-            short(sm.nodes),
+            recorded(sm.time_ms, |ms| format!("{:.1}", ms as f64 / 1000.0)),
+            recorded(sm.nodes, short),
             sm.errors
         );
     }

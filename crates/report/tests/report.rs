@@ -23,8 +23,8 @@ fn pos(
         pv: vec![answer.into()],
         score: Some(Score::Cp(score)),
         depth: Some(5),
-        nodes,
-        time_ms: 100,
+        nodes: Some(nodes),
+        time_ms: Some(100),
         solved,
         points: u32::from(solved),
         max_points: 1,
@@ -59,8 +59,8 @@ fn totals_and_comparison() {
     let (a, b) = (&report.summaries[0], &report.summaries[1]);
     assert_eq!((a.solved, a.missed, a.total, a.points), (2, 1, 3, 2));
     assert_eq!((b.solved, b.missed), (2, 1));
-    assert_eq!(a.nodes, 142_000);
-    assert_eq!(a.time_ms, 300);
+    assert_eq!(a.nodes, Some(142_000));
+    assert_eq!(a.time_ms, Some(300));
     // Median of 5 and 40.
     assert_eq!(a.median_time_to_solution_ms, Some(22));
     assert_eq!(a.missed_indices, vec![3]);

@@ -50,6 +50,34 @@ pub struct MockBehaviour {
     pub slow_ms: u64,
     /// Where to record received lines.
     pub record: Option<String>,
+    /// Never answer `uci` from this start on (1-based), the starts counted
+    /// in a file (one byte appended per start): an engine that starts,
+    /// then cannot any more.
+    pub no_uciok_from: Option<(u32, String)>,
+}
+
+impl MockBehaviour {
+    /// Whether this start answers `uci`: counts the start in the
+    /// `no_uciok_from` file, if one is given.
+    pub fn answers_uci(&self) -> bool {
+        if self.no_uciok {
+            return false;
+        }
+        let Some((from, file)) = &self.no_uciok_from else {
+            return true;
+        };
+        use std::io::Write;
+        let starts = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(file)
+            .and_then(|mut f| {
+                f.write_all(b"s")?;
+                f.metadata()
+            })
+            .map_or(u64::MAX, |m| m.len());
+        starts < u64::from(*from)
+    }
 }
 
 impl MockBehaviour {
@@ -71,6 +99,10 @@ impl MockBehaviour {
                 }
                 "--slow" => b.slow_ms = it.next().and_then(|n| n.parse().ok()).unwrap_or(0),
                 "--record" => b.record = it.next(),
+                "--no-uciok-from" => {
+                    let n = it.next().and_then(|n| n.parse().ok());
+                    b.no_uciok_from = n.zip(it.next());
+                }
                 _ => {}
             }
         }

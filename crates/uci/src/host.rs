@@ -49,6 +49,10 @@ pub struct EngineSpec {
     pub working_dir: Option<PathBuf>,
     /// Options set after the handshake, in order.
     pub options: Vec<(String, Option<String>)>,
+    /// Options the engine does not declare are skipped (and listed by
+    /// [`EngineHost::skipped_options`]) instead of failing the start, as
+    /// cutechess-cli does.
+    pub skip_unknown_options: bool,
 }
 
 impl EngineSpec {
@@ -59,6 +63,7 @@ impl EngineSpec {
             args: Vec::new(),
             working_dir: None,
             options: Vec::new(),
+            skip_unknown_options: false,
         }
     }
 }
@@ -384,6 +389,8 @@ pub struct EngineHost {
     garbage: VecDeque<String>,
     /// The search started by `go`, until its `bestmove`.
     search: Option<Running>,
+    /// Options of the spec the engine does not declare, skipped.
+    skipped: Vec<String>,
 }
 
 impl EngineHost {
@@ -416,6 +423,7 @@ impl EngineHost {
             options: Vec::new(),
             garbage: VecDeque::new(),
             search: None,
+            skipped: Vec::new(),
         };
         host.handshake()?;
         Ok(host)
@@ -440,9 +448,20 @@ impl EngineHost {
             );
         }
         for (name, value) in self.spec.options.clone() {
-            self.set_option(&name, value.as_deref())?;
+            match self.set_option(&name, value.as_deref()) {
+                Err(HostError::UnknownOption(n)) if self.spec.skip_unknown_options => {
+                    self.skipped.push(n);
+                }
+                r => r?,
+            }
         }
         self.is_ready()
+    }
+
+    /// Options of the spec the engine does not declare, skipped at the
+    /// handshake ([`EngineSpec::skip_unknown_options`]).
+    pub fn skipped_options(&self) -> &[String] {
+        &self.skipped
     }
 
     /// The engine's `id name` (or its file name if it gave none).

@@ -2,15 +2,19 @@
 
 use crate::cmd::progress;
 use crate::output::{self, Status};
-use anyhow::Context;
 use rookery_referee::adjudicate::{DrawRule, ResignRule, Rules};
+use rookery_referee::book::BookConfig;
 use rookery_referee::journal::JournalState;
 use rookery_referee::player::EngineConfig;
-use rookery_referee::schedule::{BookConfig, Pairing};
-use rookery_referee::stats::{Sprt, SprtConfig};
-use rookery_referee::tournament::{self, MatchEvent, MatchPlan, MatchSummary};
+use rookery_referee::runner::{RunnerError, SprtReport, Start};
+use rookery_referee::schedule::Pairing;
+use rookery_referee::standings::Standings;
+use rookery_referee::stats::{Sprt, SprtConfig, SprtState};
+use rookery_referee::tournament::{self, MatchError, MatchEvent, MatchPlan, MatchSummary};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 const AFTER_HELP: &str = "\
@@ -137,9 +141,27 @@ pub struct Args {
     /// Print the final results as JSON on stdout (the running commentary goes to stderr).
     #[arg(long)]
     json: bool,
-    /// Finish the match of this journal (no other flag is needed).
-    #[arg(long, value_name = "JOURNAL", conflicts_with_all = ["engine", "each", "openings", "pgnout", "journal", "sprt"])]
+    /// Finish the match of this journal (its plan has everything; only
+    /// --json goes with it).
+    #[arg(long, value_name = "JOURNAL", conflicts_with_all = [
+        "engine", "each", "tournament", "rounds", "games", "repeat", "concurrency", "openings",
+        "srand", "variant", "draw", "resign", "maxmoves", "sprt", "recover", "pgnout", "epdout",
+        "journal", "no_sync", "log", "event", "site", "ratinginterval", "stall_timeout",
+        "fresh", "strict_options", "wait",
+    ])]
     resume: Option<PathBuf>,
+    /// Start the match over an unfinished one's journal: the old journal is
+    /// kept as JOURNAL.1 and the games it wrote to the PGN as PGN.1.
+    #[arg(long)]
+    fresh: bool,
+    /// An option an engine does not declare is an error (by default it is
+    /// skipped with a warning).
+    #[arg(long)]
+    strict_options: bool,
+    /// Milliseconds to wait between one game and the next of each worker
+    /// (cutechess-cli's -wait).
+    #[arg(long, value_name = "MS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
+    wait: u64,
 }
 
 fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
@@ -148,6 +170,16 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
         let mut e = EngineConfig::builtin();
         for w in args.each.iter().chain(words) {
             e.apply(w).map_err(|e| output::usage(e.to_string()))?;
+        }
+        e.strict_options = args.strict_options;
+        if let rookery_referee::player::EngineCommand::External { path, .. } = &e.command {
+            if !program_exists(path) {
+                return Err(output::usage(format!(
+                    "engine {}: no program {} (give its path, or a name found on PATH)",
+                    e.label(),
+                    path.display()
+                )));
+            }
         }
         if e.tc.is_infinite() {
             return Err(output::usage(format!(
@@ -173,7 +205,11 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
             .map_or(0, |d| d.as_nanos() as u64)
     });
     if !args.openings.is_empty() {
-        let book: BookConfig = args.openings.join(" ").parse().map_err(output::usage)?;
+        let book: BookConfig = args
+            .openings
+            .join(" ")
+            .parse()
+            .map_err(|e: rookery_referee::book::ParseBookError| output::usage(e.to_string()))?;
         plan.book = Some(book);
     }
     let rules = Rules {
@@ -206,8 +242,7 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
             Some(PathBuf::from(file))
         }
     };
-    plan.pgn_offset = pgn.as_deref().map_or(0, tournament::file_len);
-    plan.epd_offset = args.epdout.as_deref().map_or(0, tournament::file_len);
+    plan.wait = Duration::from_millis(args.wait);
     plan.journal = args.journal.clone().or_else(|| {
         pgn.as_ref().map(|p| {
             let mut s = p.clone().into_os_string();
@@ -254,14 +289,27 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
     Ok(plan)
 }
 
-fn score_line(s: &tournament::Standings) -> String {
-    let w = &s.versus[1].wdl;
+/// Whether `path` names a program: a file, or a bare name found on PATH.
+fn program_exists(path: &Path) -> bool {
+    if path.components().count() > 1 || path.is_absolute() {
+        return path.is_file();
+    }
+    std::env::var_os("PATH").is_some_and(|dirs| {
+        std::env::split_paths(&dirs)
+            .chain([PathBuf::from("/usr/games")])
+            .any(|d| d.join(path).is_file())
+    })
+}
+
+/// cutechess-cli's running score line: `Score of A vs B: W - L - D [0.550] N`.
+fn score_line(s: &Standings) -> String {
+    let w = s.versus(0, 1).wdl;
     let games = w.games();
     let pts = w.wins as f64 + 0.5 * w.draws as f64;
     format!(
         "Score of {} vs {}: {} - {} - {}  [{:.3}] {}",
-        s.names[0],
-        s.names[1],
+        s.names()[0],
+        s.names()[1],
         w.wins,
         w.losses,
         w.draws,
@@ -270,30 +318,86 @@ fn score_line(s: &tournament::Standings) -> String {
     )
 }
 
-fn table(s: &tournament::Standings) -> String {
-    let mut rows: Vec<(usize, f64)> = s
-        .engines
-        .iter()
-        .enumerate()
-        .map(|(i, w)| (i, w.wins as f64 + 0.5 * w.draws as f64))
-        .collect();
-    rows.sort_by(|a, b| b.1.total_cmp(&a.1));
+/// The ranking of three or more engines: points, games, W/D/L and each
+/// engine's Elo against the field with its 95% interval; then the
+/// cross-table.
+fn table(s: &Standings) -> String {
     let mut out = format!(
-        "{:<4} {:<28} {:>7} {:>6} {:>14}\n",
-        "Rank", "Name", "Points", "Games", "W/D/L"
+        "{:<4} {:<28} {:>7} {:>6} {:>14} {:>18}\n",
+        "Rank", "Name", "Points", "Games", "W/D/L", "Elo (95%)"
     );
-    for (rank, (i, pts)) in rows.iter().enumerate() {
-        let w = &s.engines[*i];
+    for (rank, &i) in s.ranking().iter().enumerate() {
+        let w = s.player(i);
+        let elo = w.estimate().map_or_else(
+            || "-".to_string(),
+            |e| format!("{:+.0} +/- {:.0}", e.elo, e.elo_error()),
+        );
         out.push_str(&format!(
-            "{:<4} {:<28} {:>7.1} {:>6} {:>14}\n",
+            "{:<4} {:<28} {:>7.1} {:>6} {:>14} {:>18}\n",
             rank + 1,
-            s.names[*i],
-            pts,
+            s.names()[i],
+            s.points(i),
             w.games(),
-            format!("{}/{}/{}", w.wins, w.draws, w.losses)
+            format!("{}/{}/{}", w.wins, w.draws, w.losses),
+            elo
         ));
     }
+    let n = s.names().len();
+    let order = s.ranking();
+    out.push_str(&format!("\n{:<28}", "Cross-table"));
+    for &j in &order {
+        out.push_str(&format!(" {:>8}", abbreviate(&s.names()[j], 8)));
+    }
+    out.push('\n');
+    for &i in &order {
+        out.push_str(&format!("{:<28}", abbreviate(&s.names()[i], 28)));
+        for &j in &order {
+            let cell = s.cross_cell(i, j).unwrap_or_else(|| "x".into());
+            out.push_str(&format!(" {cell:>8}"));
+        }
+        out.push('\n');
+    }
+    let _ = n;
     out
+}
+
+fn abbreviate(name: &str, width: usize) -> String {
+    if name.chars().count() <= width {
+        name.to_string()
+    } else {
+        name.chars()
+            .take(width.saturating_sub(1))
+            .chain(['~'])
+            .collect()
+    }
+}
+
+/// The SPRT's words on a decision.
+fn decision_text(report: &SprtReport) -> Option<String> {
+    let d = report.decision.as_ref()?;
+    let st = &d.status;
+    let w = &d.tally.wdl;
+    let verdict = match st.state {
+        SprtState::AcceptH0 => format!(
+            "H0 accepted (LLR {:.2} <= {:.2}): the change is not an improvement of the size tested",
+            st.llr, st.lower
+        ),
+        SprtState::AcceptH1 => format!("H1 accepted (LLR {:.2} >= {:.2})", st.llr, st.upper),
+        SprtState::Continue => return None,
+    };
+    let pairs = d.tally.ptnml.counts;
+    Some(format!(
+        "SPRT: {verdict}, decided on {} games (W/D/L {}/{}/{}, Ptnml(0-2) [{}, {}, {}, {}, {}])",
+        w.games(),
+        w.wins,
+        w.draws,
+        w.losses,
+        pairs[0],
+        pairs[1],
+        pairs[2],
+        pairs[3],
+        pairs[4]
+    ))
 }
 
 /// Runs the subcommand.
@@ -301,10 +405,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     let (plan, state) = match &args.resume {
         Some(path) => {
             let state = JournalState::read(path)?;
-            let plan: MatchPlan =
-                serde_json::from_value(state.plan.clone()).with_context(|| {
-                    format!("{}: the journal's plan is not a match plan", path.display())
-                })?;
+            let plan = MatchPlan::from_journal(&state)?;
             (plan, Some(state))
         }
         None => (plan_of(&args)?, None),
@@ -344,7 +445,19 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             s.games.values().filter(|g| g.end.is_none()).count()
         ));
     }
-    let summary: MatchSummary = tournament::run_match(&plan, state.as_ref(), &mut |ev| match ev {
+    let start = match state {
+        Some(s) => Start::Resume(Box::new(s)),
+        None if args.fresh => Start::Fresh,
+        None => Start::New,
+    };
+    // Ctrl-C or SIGTERM: stop cleanly (the games in progress are cut after
+    // their move, journaled); a second one ends the process at once.
+    let interrupt = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(signal, 130, interrupt.clone())?;
+        signal_hook::flag::register(signal, interrupt.clone())?;
+    }
+    let result = tournament::run_match(&plan, start, &interrupt, &mut |ev| match ev {
         MatchEvent::Started {
             number,
             white,
@@ -370,50 +483,91 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             if let Some(b) = &bar {
                 b.inc(1);
                 if two {
-                    let w = &standings.versus[1].wdl;
+                    let w = standings.versus(0, 1).wdl;
                     b.set_message(format!("{} - {} - {}", w.wins, w.losses, w.draws));
                 }
             }
-            if standings.games % interval == 0 {
+            if standings.games() % interval as u64 == 0 {
                 if two {
-                    say(&format!("{}", standings.versus[1].summary(sprt.as_ref())));
+                    say(&format!(
+                        "{}",
+                        standings.versus(0, 1).summary(sprt.as_ref())
+                    ));
                 } else {
                     say(table(standings).trim_end());
                 }
             }
         }
+        MatchEvent::Decided(report) => {
+            if let Some(text) = decision_text(report) {
+                say(&text);
+            }
+        }
         MatchEvent::Note(n) => say(&n),
-    })?;
+    });
+    let summary: MatchSummary = match result {
+        Ok(s) => s,
+        // A program that cannot start, or an old journal in the way: the
+        // command line is to blame.
+        Err(
+            e @ (MatchError::EngineStart { .. }
+            | MatchError::Runner(
+                RunnerError::Unfinished { .. } | RunnerError::NotAJournal { .. },
+            )),
+        ) => return Err(output::usage(e.to_string())),
+        Err(e) => return Err(e.into()),
+    };
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
     let s = &summary.standings;
     // The final table, unless the last game's periodic one already said it.
-    let said = s.games > 0 && s.games % interval == 0;
+    let said = s.games() > 0 && s.games() % interval as u64 == 0;
     if two {
-        if s.games == 0 {
+        if s.games() == 0 {
             say(&score_line(s));
         }
         if !said {
-            say(&format!("{}", s.versus[1].summary(sprt.as_ref())));
+            say(&format!("{}", s.versus(0, 1).summary(sprt.as_ref())));
         }
     } else if !said {
         say(table(s).trim_end());
     }
-    if let Some(v) = &summary.sprt {
-        say(v);
+    if let Some(report) = &summary.sprt {
+        match decision_text(report) {
+            Some(text) => {
+                say(&text);
+                let counted = report.decision.as_ref().map_or(0, |d| d.tally.wdl.games());
+                let played = s.versus(0, 1).wdl.games();
+                if played > counted {
+                    say(&format!(
+                        "SPRT over all {played} games played (the games in progress when it decided finished after it): LLR {:.2} ({:.2}, {:.2})",
+                        report.last.llr, report.last.lower, report.last.upper
+                    ));
+                }
+            }
+            None => say(&format!(
+                "SPRT: LLR {:.2} ({:.2}, {:.2}): no decision yet",
+                report.last.llr, report.last.lower, report.last.upper
+            )),
+        }
     }
     if let Some((median, p99)) = summary.overhead_us {
         say(&format!(
             "Referee time per move: median {median} us, 99th percentile {p99} us; time forfeits: {}",
-            s.time_forfeits
+            s.time_forfeits()
         ));
     }
-    if let Some(why) = &summary.stopped {
-        say(&format!(
+    match &summary.stopped {
+        Some(tournament::MatchStop::EngineFailure(why)) => say(&format!(
             "Stopped: {why} ({} games not played)",
             summary.unplayed
-        ));
+        )),
+        Some(tournament::MatchStop::Interrupted) => say(&format!(
+            "Interrupted: {} games not played; `rookery match --resume JOURNAL` finishes the match",
+            summary.unplayed
+        )),
+        _ => {}
     }
     if json {
         let mut out = output::stdout();
@@ -422,15 +576,10 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         out.flush()?;
     }
     // An SPRT decision is a normal end; a stop for engine failures is not.
-    let failed = summary.stopped.is_some()
-        && summary
-            .sprt
-            .as_ref()
-            .is_none_or(|v| !v.contains("accepted"));
-    Ok(if failed {
-        Status::InputErrors
-    } else {
-        Status::Ok
+    Ok(match &summary.stopped {
+        Some(stop) if stop.is_failure() => Status::InputErrors,
+        Some(tournament::MatchStop::Interrupted) => Status::Interrupted,
+        _ => Status::Ok,
     })
 }
 

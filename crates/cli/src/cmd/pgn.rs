@@ -52,6 +52,13 @@ enum Verb {
         /// Report a game with an error, skip it and go on.
         #[arg(long)]
         lenient: bool,
+        /// Correct the Result tag and the game-termination marker as
+        /// `pgn-extract --fixresulttags` does: a game that ends in mate or
+        /// stalemate gets that result; a tag and a marker that disagree,
+        /// one of them `*`, both get the marker's. (Each game whose last
+        /// position contradicts its result is still named in a warning.)
+        #[arg(long)]
+        fix_results: bool,
         #[command(flatten)]
         common: Common,
     },
@@ -398,9 +405,10 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         Verb::Normalize {
             files,
             lenient,
+            fix_results,
             common,
         } => {
-            let plan = common.plan(Task::Normalize, !lenient);
+            let plan = common.plan(Task::Normalize { fix_results }, !lenient);
             write_plan(plan, &files)
         }
         Verb::ToEpd {

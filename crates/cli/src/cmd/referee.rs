@@ -7,13 +7,17 @@ use anyhow::Context;
 use rookery_analysis::select::{EngineCommand, OptionWord};
 use rookery_referee::argus::client::{Client, ClientConfig, ClientEvent, Judgement, Target};
 use rookery_referee::argus::config::EventConfig;
-use rookery_referee::argus::server::{BindOptions, Control, Event, Notice};
+use rookery_referee::argus::server::ServeError;
+use rookery_referee::argus::server::{BindOptions, Control, Event, EventStart, Notice};
 use rookery_referee::argus::standby::{self, Standby, StandbyEvent};
 use rookery_referee::argus::web::{self, WebServer};
 use rookery_referee::player::EngineConfig;
+use rookery_referee::runner::RunnerError;
+use rookery_referee::standings;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Flags of `rookery referee`.
@@ -48,8 +52,13 @@ struct ServeArgs {
     background: bool,
     /// Continue the event from its journal (after a crash or kill): games
     /// finished stay, games in progress resume from their last move.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "fresh")]
     resume: bool,
+    /// Start the event again over an unfinished one's journal: the old
+    /// journal is kept as JOURNAL.1 and the games it wrote to the PGN as
+    /// PGN.1.
+    #[arg(long)]
+    fresh: bool,
     /// Play over these character devices (serial lines, pseudo-terminals)
     /// instead of TCP, one client on each: DEV1,DEV2.
     #[arg(long, value_name = "DEV1,DEV2", value_delimiter = ',', num_args = 1..)]
@@ -169,7 +178,13 @@ fn serve(a: ServeArgs) -> anyhow::Result<Status> {
     }
     let opts = BindOptions {
         listen: a.listen,
-        resume: a.resume,
+        start: if a.resume {
+            EventStart::Resume
+        } else if a.fresh {
+            EventStart::Fresh
+        } else {
+            EventStart::New
+        },
         pgn_base: None,
         serial: a.serial,
     };
@@ -216,7 +231,7 @@ fn observe(a: ObserveArgs) -> anyhow::Result<Status> {
     );
     let opts = BindOptions {
         listen: a.listen,
-        resume: true,
+        start: EventStart::Resume,
         pgn_base: Some(pgn_base),
         serial: Vec::new(),
     };
@@ -237,15 +252,40 @@ fn run_event(
         .enable_all()
         .build()
         .context("cannot start the runtime")?;
-    let resume = opts.resume;
+    let resume = opts.start == EventStart::Resume;
     // Over serial lines the referee has no network address of its own: the
     // page defaults to loopback.
     let serial = !opts.serial.is_empty();
     let result = rt.block_on(async move {
         let (notice_tx, mut notices) = tokio::sync::mpsc::unbounded_channel::<Notice>();
         let (control_tx, controls) = tokio::sync::mpsc::unbounded_channel::<Control>();
+        // SIGINT or SIGTERM: the supervisor's `shutdown` (the games in
+        // progress are cut, journaled, the players' programs ended); a
+        // second one ends the process at once.
+        let signalled = Arc::new(AtomicBool::new(false));
+        {
+            let signalled = signalled.clone();
+            for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+                signal_hook::flag::register_conditional_shutdown(signal, 130, signalled.clone())?;
+                signal_hook::flag::register(signal, signalled.clone())?;
+            }
+            let control_tx = control_tx.clone();
+            std::thread::spawn(move || {
+                while !signalled.load(std::sync::atomic::Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                let _ = control_tx.send(Control::Shutdown);
+            });
+        }
         let bound = Instant::now();
-        let event = Event::bind_with(cfg, opts, notice_tx).await?;
+        let event = match Event::bind_with(cfg, opts, notice_tx).await {
+            Ok(e) => e,
+            // An old journal in the way is the command line's to settle.
+            Err(e @ ServeError::Runner(RunnerError::Unfinished { .. } | RunnerError::NotAJournal { .. } | RunnerError::Mismatch { .. })) => {
+                return Err(usage(e.to_string()))
+            }
+            Err(e) => return Err(e.into()),
+        };
         let page = match web {
             None => None,
             Some(addr) => {
@@ -316,29 +356,40 @@ fn run_event(
         let summary = event.run(controls).await?;
         printer.abort();
         let mut out = std::io::stdout().lock();
-        let (w, d, l) = summary.games.iter().fold((0, 0, 0), |(w, d, l), g| match g.outcome.as_str() {
-            "1-0" => (w + 1, d, l),
-            "0-1" => (w, d, l + 1),
-            "1/2-1/2" => (w, d + 1, l),
-            _ => (w, d, l),
-        });
+        let st = &summary.standings;
         writeln!(
             out,
-            "event over: {} games ({w} white wins, {d} draws, {l} black wins), {} unplayed, peak {} connections",
-            summary.games.len(),
+            "event over: {} games, {} unplayed, peak {} connections",
+            st.games(),
             summary.unplayed,
             summary.peak_connections
         )?;
-        if let (Some(m), Some(p)) = (summary.latency(0.5), summary.latency(0.99)) {
+        for (rank, &i) in st.ranking().iter().enumerate() {
+            let w = st.player(i);
             writeln!(
                 out,
-                "referee latency per move (reply read to respond sent): median {} us, p99 {} us, {} moves",
-                m.as_micros(),
-                p.as_micros(),
-                summary.latencies.len()
+                "  {:>2}. {:<24} {:>5} of {:>3}  (+{} ={} -{})",
+                rank + 1,
+                st.names()[i],
+                standings::points_text(2 * w.wins + w.draws),
+                w.games(),
+                w.wins,
+                w.draws,
+                w.losses
             )?;
         }
-        anyhow::Ok(Status::Ok)
+        if let (Some(m), Some(p)) = (summary.latency.quantile_us(0.5), summary.latency.quantile_us(0.99)) {
+            writeln!(
+                out,
+                "referee latency per move (reply read to respond sent): median {m} us, p99 {p} us, {} moves",
+                summary.latency.count()
+            )?;
+        }
+        anyhow::Ok(if signalled.load(std::sync::atomic::Ordering::SeqCst) {
+            Status::Interrupted
+        } else {
+            Status::Ok
+        })
     });
     // A client's device may still be read by a blocking thread: do not
     // wait for it.

@@ -28,6 +28,7 @@
 //! ```
 
 use crate::adjudicate::Rules;
+use crate::book::BookConfig;
 use crate::clock::TimeControl;
 use crate::schedule::Pairing;
 use serde::Deserialize;
@@ -78,6 +79,8 @@ struct EventSection {
     draw_adjudication: Option<String>,
     resign_adjudication: Option<String>,
     max_moves: Option<u32>,
+    openings: Option<String>,
+    seed: Option<u64>,
 }
 
 fn unknown() -> String {
@@ -160,6 +163,13 @@ pub struct EventConfig {
     pub rules: Rules,
     /// The players, in order (the first is the gauntlet's).
     pub players: Vec<PlayerEntry>,
+    /// Where the games start (`openings`, the words of `rookery match
+    /// --openings`: `file=F [format=epd|pgn] [order=random] [plies=N]
+    /// [start=N] [policy=round]`; the file relative to the event file).
+    /// None: the standard start.
+    pub openings: Option<BookConfig>,
+    /// The seed of a random opening order (`seed`, default 0).
+    pub seed: u64,
 }
 
 /// An event file that cannot be used.
@@ -213,7 +223,10 @@ impl EventConfig {
         let f: File = toml::from_str(text).map_err(|e| ConfigError::Toml(e.to_string()))?;
         let e = f.event;
         let bad = |s: String| ConfigError::Invalid(s);
-        let pairing: Pairing = e.pairing.parse().map_err(bad)?;
+        let pairing: Pairing = e
+            .pairing
+            .parse()
+            .map_err(|x: crate::schedule::ParsePairingError| bad(x.to_string()))?;
         let time_control: TimeControl = e
             .time_control
             .parse()
@@ -261,6 +274,16 @@ impl EventConfig {
                 )))
             }
         };
+        let openings = match &e.openings {
+            Some(words) => {
+                let mut book: BookConfig = words
+                    .parse()
+                    .map_err(|x: crate::book::ParseBookError| bad(format!("openings: {x}")))?;
+                book.file = dir.join(&book.file);
+                Some(book)
+            }
+            None => None,
+        };
         let pgn = dir.join(e.pgn);
         let journal = match e.journal {
             Some(j) => dir.join(j),
@@ -297,6 +320,8 @@ impl EventConfig {
             listen,
             rules,
             players: f.player,
+            openings,
+            seed: e.seed.unwrap_or(0),
         })
     }
 }

@@ -31,8 +31,6 @@ pub mod log;
 pub mod net;
 pub mod protocol;
 #[cfg(feature = "server")]
-mod resume;
-#[cfg(feature = "server")]
 pub mod server;
 pub mod standby;
 #[cfg(feature = "server")]

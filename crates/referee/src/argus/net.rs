@@ -112,6 +112,7 @@ impl NetPlayer {
     pub fn replaying(mut self, moves: &[MoveRecord], count: usize) -> Result<NetPlayer, GameError> {
         let mut pos = self.start.clone();
         let mut used = [Duration::ZERO; 2];
+        let mut reached_by = None;
         for r in moves.iter().take(count) {
             let m = r
                 .uci
@@ -123,12 +124,13 @@ impl NetPlayer {
                 used[usize::from(pos.turn() == rookery_core::Color::Black)] +=
                     Duration::from_millis(r.time_ms);
             }
-            let mut e = RefereeRecord::new(Command::Execute, pos.clone());
+            let mut e = RefereeRecord::new(Command::Execute, pos.clone()).reached_by(reached_by);
             e.sm = Some(m);
             e.cc = Some(used);
             e.receiver = Some((self.link.address.clone(), self.link.name.clone()));
             self.replay.push(e);
             pos.play_unchecked(m);
+            reached_by = Some(m);
         }
         Ok(self)
     }
@@ -167,25 +169,6 @@ impl NetPlayer {
     }
 }
 
-fn same_position(a: &Position, b: &Position) -> bool {
-    // The four EPD fields and the clocks (§8.1). An en passant square is
-    // written by some only when a capture is possible, so the squares are
-    // compared through the legal moves rather than as written.
-    let fields = |p: &Position| {
-        let fen = rookery_core::Fen::from_position(p).to_string();
-        fen.split(' ').take(3).collect::<Vec<_>>().join(" ")
-    };
-    let moves = |p: &Position| {
-        let mut v: Vec<String> = p.legal_moves().iter().map(|m| format!("{m:?}")).collect();
-        v.sort();
-        v
-    };
-    fields(a) == fields(b)
-        && a.halfmoves() == b.halfmoves()
-        && a.fullmoves() == b.fullmoves()
-        && moves(a) == moves(b)
-}
-
 impl Player for NetPlayer {
     fn name(&self) -> &str {
         &self.link.name
@@ -213,20 +196,19 @@ impl Player for NetPlayer {
         self.used = req.used;
         let mut before = req.start.clone();
         let mut current = req.start.clone();
-        let mut last = None;
+        // The last move, and the one before it (which reached `before`).
+        let (mut last, mut previous) = (None, None);
         for &m in req.moves {
             before = current.clone();
             current.play_unchecked(m);
+            previous = last;
             last = Some(m);
         }
-        let mut r = self.record(
-            Command::Respond,
-            if last.is_some() {
-                before
-            } else {
-                current.clone()
-            },
-        );
+        let mut r = if last.is_some() {
+            self.record(Command::Respond, before).reached_by(previous)
+        } else {
+            self.record(Command::Respond, current.clone())
+        };
         r.sm = last;
         r.draw_offer = req.draw_offered;
         self.link.awaiting.store(true, Ordering::SeqCst);
@@ -268,11 +250,12 @@ impl Player for NetPlayer {
                 }
             }
         };
-        // §8 step 10: the reply's position is the one the client moves from.
-        if !same_position(&reply.position, &current) {
+        // §8 step 10: the reply's position is the one the client moves from
+        // (its clocks only where the reply carries them).
+        if !reply.is_on(&current) {
             return Err(PlayerError::Protocol(format!(
                 "reply on {}, not on the game's position {}",
-                rookery_core::Fen::from_position(&reply.position),
+                reply.position_text(),
                 rookery_core::Fen::from_position(&current)
             )));
         }
@@ -325,6 +308,7 @@ impl Player for NetPlayer {
             Ok(p) => p,
             Err(_) => self.start.clone(),
         };
+        let mut reached_by = None;
         for m in &record.moves {
             let side = usize::from(pos.turn() == rookery_core::Color::Black);
             if !m.book {
@@ -336,14 +320,24 @@ impl Player for NetPlayer {
                 .ok()
                 .and_then(|u| u.to_move(&pos).ok())
             {
-                Some(mv) => pos.play_unchecked(mv),
+                Some(mv) => {
+                    pos.play_unchecked(mv);
+                    reached_by = Some(mv);
+                }
                 None => break,
             }
         }
         self.used = used;
-        let mut conclude = self.record(Command::Conclude, last.clone());
+        // The final position, as the move that reached it writes it (§4.4);
+        // a record that does not replay to it says nothing of that move.
+        let reached_by = reached_by.filter(|_| pos == *last);
+        let mut conclude = self
+            .record(Command::Conclude, last.clone())
+            .reached_by(reached_by);
         conclude.note = Some(record.reason.clone());
-        let mut inform = self.record(Command::Inform, last.clone());
+        let mut inform = self
+            .record(Command::Inform, last.clone())
+            .reached_by(reached_by);
         inform.tags = self
             .tags
             .iter()
@@ -408,6 +402,53 @@ mod tests {
 
     fn san(pos: &Position, s: &str) -> Move {
         s.parse::<San>().unwrap().to_move(pos).unwrap()
+    }
+
+    fn move_record(uci: &str, ms: u64) -> MoveRecord {
+        MoveRecord {
+            uci: uci.into(),
+            san: uci.into(),
+            book: false,
+            time_ms: ms,
+            clock_ms: None,
+            score: None,
+            depth: None,
+            nodes: None,
+        }
+    }
+
+    /// A game from the start with `moves`, won by Black.
+    fn game_record(moves: Vec<MoveRecord>) -> GameRecord {
+        GameRecord {
+            number: 0,
+            event: "E".into(),
+            site: "S".into(),
+            round: "1".into(),
+            white: "Alpha".into(),
+            black: "Beta".into(),
+            white_tc: Default::default(),
+            black_tc: Default::default(),
+            start_fen: rookery_core::Fen::from_position(&Position::startpos()).to_string(),
+            moves,
+            outcome: crate::record::GameOutcome::BlackWins,
+            termination: crate::record::Termination::Unterminated,
+            reason: "gone".into(),
+            started: (String::new(), String::new()),
+            date: None,
+            duration_ms: 0,
+        }
+    }
+
+    /// The position after `moves` (SAN) from the start, and the moves.
+    fn line(moves: &[&str]) -> (Position, Vec<Move>) {
+        let mut pos = Position::startpos();
+        let mut out = Vec::new();
+        for s in moves {
+            let m = san(&pos, s);
+            pos.play_unchecked(m);
+            out.push(m);
+        }
+        (pos, out)
     }
 
     fn ask(
@@ -502,16 +543,7 @@ mod tests {
         let mut after = start.clone();
         after.play_unchecked(e4);
         let e5 = san(&after, "e5");
-        let rec = |uci: &str, ms: u64| MoveRecord {
-            uci: uci.into(),
-            san: uci.into(),
-            book: false,
-            time_ms: ms,
-            clock_ms: None,
-            score: None,
-            depth: None,
-            nodes: None,
-        };
+        let rec = move_record;
         let moves = [rec("e2e4", 1500), rec("e7e5", 2500)];
         let mut p = p.replaying(&moves, 2).unwrap();
         p.new_game(false).unwrap();
@@ -541,28 +573,71 @@ mod tests {
         let (p, w) = player();
         let hold = Arc::new(AtomicBool::new(true));
         let mut p = p.holding(hold.clone());
-        let record = GameRecord {
-            number: 0,
-            event: "E".into(),
-            site: "S".into(),
-            round: "1".into(),
-            white: "Alpha".into(),
-            black: "Beta".into(),
-            white_tc: Default::default(),
-            black_tc: Default::default(),
-            start_fen: rookery_core::Fen::from_position(&Position::startpos()).to_string(),
-            moves: Vec::new(),
-            outcome: crate::record::GameOutcome::BlackWins,
-            termination: crate::record::Termination::Unterminated,
-            reason: "gone".into(),
-            started: (String::new(), String::new()),
-            duration_ms: 0,
-        };
+        let record = game_record(Vec::new());
         p.game_over(&record, &Position::startpos());
         assert!(w.sent.try_recv().is_err(), "nothing is sent while on hold");
         hold.store(false, Ordering::SeqCst);
         p.game_over(&record, &Position::startpos());
         assert_eq!(w.sent.try_recv().unwrap().command, Command::Inform);
+    }
+
+    #[test]
+    fn a_reply_without_hmvc_and_fmvn_is_on_the_games_position() {
+        // 1. Nf3 e5: White to move at move 2 with a halfmove clock of 0,
+        // and after 2. Nc3 Nc6 at move 3 with a clock of 2.
+        for (moves, reply) in [
+            (&["Nf3", "e5"][..], "Nc3"),
+            (&["Nf3", "e5", "Nc3", "Nc6"][..], "d3"),
+        ] {
+            let (mut p, w) = player();
+            let (pos, played) = line(moves);
+            let four = rookery_epd::Record::new(pos.clone()).to_string();
+            // What a client writes from §8.1 alone: the four fields and sm.
+            let text = format!("{four} refreq reply; sm {reply};");
+            let read = ClientRecord::parse(text.as_bytes()).unwrap();
+            let got = ask(&mut p, &played, Some(read), &w);
+            let want = UciMove::from_move(&pos, san(&pos, reply), CastlingMode::Standard);
+            assert!(matches!(&got, Ok(r) if r.mv == want), "{text}: {got:?}");
+            // The clocks it carries are checked: a wrong one breaks the rules.
+            for wrong in ["fmvn 1;", "hmvc 7;"] {
+                let text = format!("{four} {wrong} refreq reply; sm {reply};");
+                let read = ClientRecord::parse(text.as_bytes()).unwrap();
+                let got = ask(&mut p, &played, Some(read), &w);
+                assert!(
+                    matches!(&got, Err(PlayerError::Protocol(m)) if m.contains(wrong)),
+                    "{text}: {got:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn records_write_the_en_passant_square_of_a_double_advance() {
+        // 1. e4 c5: no capture is possible, but §4.4 writes e3, then c6.
+        let (mut p, w) = player();
+        let (pos, played) = line(&["e4", "c5"]);
+        let mut reply = ClientRecord::new(Request::Reply, pos.clone());
+        reply.sm = Some(SuppliedMove::Legal(san(&pos, "Nf3")));
+        ask(&mut p, &played, Some(reply), &w).unwrap();
+        let respond = w.sent.recv().unwrap().to_line();
+        assert!(
+            respond.starts_with("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 ")
+                && respond.contains(" fmvn 1; hmvc 0; refcom respond; sm c5;"),
+            "{respond}"
+        );
+        // The records after the last move carry the final position.
+        let record = game_record(vec![move_record("e2e4", 0), move_record("c7c5", 0)]);
+        p.game_over(&record, &pos);
+        let sent: Vec<String> = w.sent.try_iter().map(|r| r.to_line()).collect();
+        assert_eq!(sent.len(), 2, "{sent:?}");
+        for (line, command) in sent.iter().zip(["inform", "conclude"]) {
+            assert!(
+                line.starts_with("rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq c6 ")
+                    && line.contains(" fmvn 2; hmvc 0; ")
+                    && line.contains(&format!(" refcom {command};")),
+                "{line}"
+            );
+        }
     }
 
     #[test]

@@ -2,10 +2,15 @@
 //! records.
 //!
 //! Every record is one line of at most [`MAX_RECORD`] bytes (§4) carrying
-//! the four position fields plus `hmvc` and `fmvn`. The referee sends
+//! the four position fields. The referee's records always carry `hmvc` and
+//! `fmvn` too (§8.1 has the referee send them); a client's may leave them
+//! out, as EPD records usually do (§6.14, §6.15). The referee sends
 //! [`RefereeRecord`]s (`refcom`), a client sends [`ClientRecord`]s
 //! (`refreq`). Supplied moves (`sm`) are SAN and follow the symmetric rule
 //! of §8.1: the position on a record is the one the move is played from.
+//! The referee writes the en passant square as §4.4 does, after every
+//! double pawn advance ([`RefereeRecord::reached_by`]), so that a client
+//! comparing the four data fields with its own finds them equal.
 //! Operations the protocol does not use are kept in `other`, never dropped.
 //!
 //! Where the spec is silent, the spec's own means are used: a client names
@@ -26,7 +31,7 @@
 
 use crate::player::Offer;
 use rookery_analysis::Score;
-use rookery_core::{Move, Position};
+use rookery_core::{Move, MoveKind, Position, Role, Square};
 use rookery_epd::{Clock, Diagnostic, Mode, Operation, Problem, RawOperand, Record};
 use std::time::Duration;
 
@@ -81,6 +86,10 @@ pub struct RefereeRecord {
     pub command: Command,
     /// The position, with its halfmove clock and fullmove number.
     pub position: Position,
+    /// The en passant square the record writes: the position's own (kept
+    /// only where a capture is legal) unless [`RefereeRecord::reached_by`]
+    /// gives the one §4.4 writes after every double pawn advance.
+    pub ep_square: Option<Square>,
     /// Time used by White and Black (`cc`), while a game runs.
     pub cc: Option<[Duration; 2]>,
     /// The opponent's last move, played from `position` (`sm`).
@@ -102,8 +111,16 @@ pub struct RefereeRecord {
 pub struct ClientRecord {
     /// The request (`refreq`).
     pub request: Request,
-    /// The position, with its halfmove clock and fullmove number.
+    /// The position, with the halfmove clock and fullmove number of `hmvc`
+    /// and `fmvn` where the record carries usable ones (0 and 1 otherwise,
+    /// which say nothing: see [`ClientRecord::is_on`]).
     pub position: Position,
+    /// The halfmove clock as the record wrote it (`hmvc`), `None` when it
+    /// wrote none.
+    pub hmvc: Option<i32>,
+    /// The fullmove number as the record wrote it (`fmvn`), `None` when it
+    /// wrote none.
+    pub fmvn: Option<i32>,
     /// The client's move from `position` (`sm`).
     pub sm: Option<SuppliedMove>,
     /// A draw offer, claim, rejection, acceptance or resignation.
@@ -157,11 +174,38 @@ fn finish(mut rec: Record, note: Option<&str>, other: &[Operation]) -> String {
     rec.to_string()
 }
 
+/// The en passant target square of §4.4 for `after`, reached by `m`: the
+/// square a pawn passed over in a double advance, whether or not a capture
+/// there is possible.
+fn double_advance_square(after: &Position, m: Move) -> Option<Square> {
+    let (from, to) = (m.from(), m.to());
+    let pawn = after.piece_at(to).is_some_and(|p| p.role == Role::Pawn);
+    let two_ranks = from.file() == to.file()
+        && from.rank().index().abs_diff(to.rank().index()) == 2
+        && m.kind() == MoveKind::Normal;
+    // Both squares are on the board: so is the one between them.
+    (pawn && two_ranks).then(|| Square::new((from.index() as u32 + to.index() as u32) / 2))
+}
+
+/// `line` with its fourth data field (the en passant square) set to `sq`.
+fn with_ep_field(line: String, sq: Square) -> String {
+    let mut fields: Vec<&str> = line.splitn(5, ' ').collect();
+    let text = sq.to_string();
+    match fields.get_mut(3) {
+        Some(f) => {
+            *f = &text;
+            fields.join(" ")
+        }
+        None => line,
+    }
+}
+
 impl RefereeRecord {
     /// A command on `position`, nothing else.
     pub fn new(command: Command, position: Position) -> RefereeRecord {
         RefereeRecord {
             command,
+            ep_square: position.ep_square(),
             position,
             cc: None,
             sm: None,
@@ -171,6 +215,17 @@ impl RefereeRecord {
             note: None,
             other: Vec::new(),
         }
+    }
+
+    /// Notes the move that reached `position`, if known: after a double
+    /// pawn advance the record writes the en passant square, even where no
+    /// capture is possible (§4.4: "given if and only if the last move was a
+    /// pawn advance of two squares").
+    pub fn reached_by(mut self, m: Option<Move>) -> RefereeRecord {
+        self.ep_square = m
+            .and_then(|m| double_advance_square(&self.position, m))
+            .or(self.position.ep_square());
+        self
     }
 
     /// The record as an EPD line (operations in ASCII order, no line end).
@@ -201,7 +256,12 @@ impl RefereeRecord {
         if let Some((a, n)) = &self.receiver {
             rec.push(Operation::Tcri(epd_string(a), epd_string(n)));
         }
-        finish(rec, self.note.as_deref(), &self.other)
+        let line = finish(rec, self.note.as_deref(), &self.other);
+        // `Record` writes the position's own square: §4.4's goes in its place.
+        match self.ep_square {
+            Some(sq) if self.position.ep_square() != Some(sq) => with_ep_field(line, sq),
+            _ => line,
+        }
     }
 
     /// Reads a referee record (what a client does).
@@ -212,6 +272,11 @@ impl RefereeRecord {
     pub fn parse(line: &[u8]) -> Result<RefereeRecord, ProtocolError> {
         let (rec, _) = read(line)?;
         let mut out = RefereeRecord::new(Command::Fault, rec.position_with_clocks());
+        // The square as written (§4.4: possibly one no capture can use).
+        out.ep_square = rookery_core::Setup::from_epd_prefix(line, rookery_core::Mode::Lenient)
+            .ok()
+            .and_then(|(setup, _)| setup.ep_square)
+            .map(|(sq, _)| sq);
         let mut command = None;
         for op in rec.operations() {
             match op {
@@ -250,10 +315,13 @@ impl RefereeRecord {
 }
 
 impl ClientRecord {
-    /// A request on `position`, nothing else.
+    /// A request on `position` with its halfmove clock and fullmove number
+    /// (`hmvc`, `fmvn`), nothing else.
     pub fn new(request: Request, position: Position) -> ClientRecord {
         ClientRecord {
             request,
+            hmvc: Some(i32::try_from(position.halfmoves()).unwrap_or(i32::MAX)),
+            fmvn: Some(i32::try_from(position.fullmoves()).unwrap_or(i32::MAX)),
             position,
             sm: None,
             offer: None,
@@ -261,6 +329,43 @@ impl ClientRecord {
             token: None,
             note: None,
             other: Vec::new(),
+        }
+    }
+
+    /// Whether the record is on `pos` as §8.1 compares positions: the four
+    /// data fields, and the halfmove clock and fullmove number only where
+    /// the record carries them (a client keeps its own, and EPD records
+    /// usually leave them out). An en passant square is compared as the
+    /// legal moves see it: one written where no capture is possible (§4.4
+    /// writes it after every double advance) is the same as none.
+    pub fn is_on(&self, pos: &Position) -> bool {
+        // `Position` keeps an en passant square only where a capture is
+        // legal, so equal positions are equal as the legal moves see them.
+        let mut mine = self.position.clone();
+        mine.set_clocks(pos.halfmoves(), pos.fullmoves());
+        let same_clock = |written: Option<i32>, kept: u32| {
+            written.is_none_or(|w| i64::from(w) == i64::from(kept))
+        };
+        mine == *pos
+            && same_clock(self.hmvc, pos.halfmoves())
+            && same_clock(self.fmvn, pos.fullmoves())
+    }
+
+    /// The position as the record gave it: the four data fields, then
+    /// `hmvc` and `fmvn` where it carries them.
+    pub fn position_text(&self) -> String {
+        let mut rec = Record::new(self.position.clone());
+        self.push_clocks(&mut rec);
+        rec.sort_operations();
+        rec.to_string()
+    }
+
+    fn push_clocks(&self, rec: &mut Record) {
+        if let Some(f) = self.fmvn {
+            rec.push(Operation::Fmvn(f));
+        }
+        if let Some(h) = self.hmvc {
+            rec.push(Operation::Hmvc(h));
         }
     }
 
@@ -319,7 +424,8 @@ impl ClientRecord {
     /// An illegal supplied move cannot be written as a typed `sm`; it is
     /// written verbatim.
     pub fn to_line(&self) -> String {
-        let mut rec = Record::with_clocks(self.position.clone());
+        let mut rec = Record::new(self.position.clone());
+        self.push_clocks(&mut rec);
         rec.push(Operation::Refreq(self.request));
         match &self.sm {
             Some(SuppliedMove::Legal(m)) => rec.push(Operation::Sm(*m)),
@@ -360,6 +466,8 @@ impl ClientRecord {
     pub fn parse(line: &[u8]) -> Result<ClientRecord, ProtocolError> {
         let (rec, illegal) = read(line)?;
         let mut out = ClientRecord::new(Request::Fault, rec.position_with_clocks());
+        out.hmvc = rec.hmvc();
+        out.fmvn = rec.fmvn();
         let mut request = None;
         out.sm = illegal.map(SuppliedMove::Illegal);
         let mut offers: Vec<(&'static str, Offer)> = Vec::new();
@@ -590,6 +698,100 @@ mod tests {
             Record::parse(line.as_bytes(), Mode::Lenient).is_ok(),
             "{line}"
         );
+    }
+
+    #[test]
+    fn a_reply_is_compared_on_its_four_fields_and_the_clocks_it_carries() {
+        // After 1. Nf3 Nf6 2. Ng1: halfmove clock 3, fullmove number 2.
+        let game = after(&["Nf3", "Nf6", "Ng1"]);
+        let four = Record::new(game.clone()).to_string();
+        let read = |ops: &str| ClientRecord::parse(format!("{four} {ops}").as_bytes()).unwrap();
+        // No clocks: the four fields alone (what a client following §8.1 sends).
+        let bare = read("refreq reply; sm Ng8;");
+        assert_eq!((bare.hmvc, bare.fmvn), (None, None));
+        assert!(bare.is_on(&game));
+        assert_eq!(bare.to_line(), format!("{four} refreq reply; sm Ng8;"));
+        // Right clocks, or only one of them and right: on the position.
+        assert!(read("fmvn 2; hmvc 3; refreq reply;").is_on(&game));
+        assert!(read("hmvc 3; refreq reply;").is_on(&game));
+        assert!(read("fmvn 2; refreq reply;").is_on(&game));
+        // A clock it carries and gets wrong: not on it, nor one out of range.
+        assert!(!read("fmvn 2; hmvc 0; refreq reply;").is_on(&game));
+        assert!(!read("fmvn 1; refreq reply;").is_on(&game));
+        assert!(!read("hmvc -3; refreq reply;").is_on(&game));
+        let hmvc = read("hmvc 3; refreq reply;");
+        assert_eq!(hmvc.position_text(), format!("{four} hmvc 3;"));
+        // Other fields: another side to move, other castling rights.
+        let other = after(&["Nf3", "Nf6"]);
+        let wrong = Record::new(other).to_string();
+        let rec = ClientRecord::parse(format!("{wrong} refreq reply;").as_bytes()).unwrap();
+        assert!(!rec.is_on(&game));
+    }
+
+    #[test]
+    fn an_en_passant_square_is_compared_as_the_legal_moves_see_it() {
+        // 1. e4: §4.4 writes e3, though no black pawn can take.
+        let game = after(&["e4"]);
+        let with = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 refreq reply; sm e5;";
+        let without = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - refreq reply; sm e5;";
+        for line in [with, without] {
+            assert!(
+                ClientRecord::parse(line.as_bytes()).unwrap().is_on(&game),
+                "{line}"
+            );
+        }
+        // Where a capture is possible the square matters.
+        let game = after(&["e4", "a6", "e5", "d5"]);
+        let fields = "rnbqkbnr/1pp1pppp/p7/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq";
+        let on = |ep: &str| {
+            ClientRecord::parse(format!("{fields} {ep} fmvn 3; hmvc 0; refreq reply;").as_bytes())
+                .unwrap()
+                .is_on(&game)
+        };
+        assert!(on("d6"));
+        assert!(!on("-"));
+    }
+
+    #[test]
+    fn the_referee_writes_the_en_passant_square_after_every_double_advance() {
+        let before = after(&[]);
+        let e4 = "e4".parse::<San>().unwrap().to_move(&before).unwrap();
+        let pos = after(&["e4"]);
+        assert_eq!(double_advance_square(&pos, e4), "e3".parse().ok());
+        let r = RefereeRecord::new(Command::Conclude, pos.clone()).reached_by(Some(e4));
+        let line = r.to_line();
+        assert!(
+            line.starts_with(
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 fmvn 1; hmvc 0;"
+            ),
+            "{line}"
+        );
+        let (rec, warnings) = Record::parse(line.as_bytes(), Mode::Strict).unwrap();
+        assert!(warnings.is_empty() && rec.validate(Mode::Strict).is_empty());
+        assert_eq!(RefereeRecord::parse(line.as_bytes()).unwrap(), r);
+        // No square after another move, nor when the move is not known.
+        let nf3 = after(&["Nf3"]);
+        let m = "Nf3".parse::<San>().unwrap().to_move(&before).unwrap();
+        assert_eq!(double_advance_square(&nf3, m), None);
+        let line = RefereeRecord::new(Command::Conclude, nf3)
+            .reached_by(Some(m))
+            .to_line();
+        assert!(line.contains(" b KQkq - "), "{line}");
+        let line = RefereeRecord::new(Command::Conclude, pos)
+            .reached_by(None)
+            .to_line();
+        assert!(line.contains(" b KQkq - "), "{line}");
+        // A single advance, and a double one by Black.
+        let e3 = after(&["e3"]);
+        let m = "e3".parse::<San>().unwrap().to_move(&before).unwrap();
+        assert_eq!(double_advance_square(&e3, m), None);
+        let c5 = after(&["e4", "c5"]);
+        let m = "c5"
+            .parse::<San>()
+            .unwrap()
+            .to_move(&after(&["e4"]))
+            .unwrap();
+        assert_eq!(double_advance_square(&c5, m), "c6".parse().ok());
     }
 
     #[test]

@@ -34,7 +34,7 @@ use super::server::ServeError;
 use crate::clock::Clock;
 use crate::game::{utc_now, GameSetup};
 use crate::record::{GameOutcome, GameRecord, MoveRecord, Termination};
-use crate::schedule::schedule;
+use crate::schedule::Schedule;
 use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderValue, StatusCode};
@@ -352,7 +352,9 @@ impl Spectators {
     pub fn new(cfg: &EventConfig) -> Spectators {
         let players: Vec<String> = cfg.players.iter().map(|p| p.name.clone()).collect();
         let name_of = |i: usize| players.get(i).cloned().unwrap_or_default();
-        let games = schedule(cfg.players.len(), cfg.pairing, cfg.rounds, cfg.games)
+        let games = Schedule::new(cfg.players.len(), cfg.pairing, cfg.rounds, cfg.games)
+            .map(|s| s.iter().collect::<Vec<_>>())
+            .unwrap_or_default()
             .into_iter()
             .map(|s| ScheduledGame {
                 number: s.number + 1,
@@ -430,6 +432,7 @@ impl Spectators {
                 termination: Termination::Unterminated,
                 reason: String::new(),
                 started: utc_now(),
+                date: setup.date.clone(),
                 duration_ms: 0,
             },
         };
@@ -773,6 +776,7 @@ where
 mod tests {
     use super::*;
     use crate::clock::TimeControl;
+    use crate::game::StopSignal;
     use rookery_core::Score;
 
     fn cfg() -> EventConfig {
@@ -795,6 +799,9 @@ mod tests {
             margin: [Duration::ZERO; 2],
             rules: Default::default(),
             stall_timeout: Duration::from_secs(5),
+            date: None,
+            history: None,
+            stop: StopSignal::new(),
         }
     }
 

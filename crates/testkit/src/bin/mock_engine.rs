@@ -29,6 +29,7 @@ fn main() {
     });
     let mut pos = Position::startpos();
     let mut gos = 0u32;
+    let answers_uci = b.answers_uci();
     let say = |out: &mut std::io::Stdout, s: &str| {
         if b.garbage {
             let _ = writeln!(out, "@@ mock garbage \u{1} line");
@@ -41,7 +42,7 @@ fn main() {
             let _ = writeln!(f, "{line}");
         }
         match Command::parse(&line) {
-            Command::Uci if !b.no_uciok => {
+            Command::Uci if answers_uci => {
                 say(&mut out, "id name rookery-mock");
                 say(&mut out, "id author rookery tests");
                 say(

@@ -43,6 +43,8 @@ pub struct CecpHost {
     name: String,
     next_ping: u64,
     notes: VecDeque<String>,
+    /// Options of the spec the engine does not have, skipped.
+    skipped: Vec<String>,
 }
 
 impl CecpHost {
@@ -62,7 +64,9 @@ impl CecpHost {
     /// sent no `done=0`: a version 1 engine sends no features at all; an
     /// engine that says nothing is waited for up to [`Timeouts::handshake`]),
     /// sending an empty line whenever it is silent for [`NUDGE_AFTER`]. Then
-    /// sets the options of `spec` ([`CecpHost::set_option`]).
+    /// sets the options of `spec` ([`CecpHost::set_option`]; one the engine
+    /// does not have is skipped when [`EngineSpec::skip_unknown_options`]
+    /// says so, and listed by [`CecpHost::skipped_options`]).
     ///
     /// # Errors
     /// [`HostError::Timeout`] (no `done=1` after `done=0`),
@@ -86,6 +90,7 @@ impl CecpHost {
             name,
             next_ping: 1,
             notes: VecDeque::new(),
+            skipped: Vec::new(),
         };
         host.handshake()?;
         Ok(host)
@@ -131,7 +136,12 @@ impl CecpHost {
             }
         }
         for (name, value) in self.spec.options.clone() {
-            self.set_option(&name, value.as_deref())?;
+            match self.set_option(&name, value.as_deref()) {
+                Err(HostError::UnknownOption(n)) if self.spec.skip_unknown_options => {
+                    self.skipped.push(n);
+                }
+                r => r?,
+            }
         }
         Ok(())
     }
@@ -143,6 +153,12 @@ impl CecpHost {
             Some(n) if !n.trim().is_empty() => n.trim(),
             _ => &self.name,
         }
+    }
+
+    /// Options of the spec the engine does not have, skipped at the
+    /// handshake ([`EngineSpec::skip_unknown_options`]).
+    pub fn skipped_options(&self) -> &[String] {
+        &self.skipped
     }
 
     /// The features agreed on.

@@ -124,26 +124,19 @@ pub(super) async fn follow_journal<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
     buf: &mut Vec<u8>,
 ) -> Result<String, String> {
-    {
-        // The journal so far and the subscription under one lock: no entry
-        // is missed or sent twice.
-        let mut j = shared
-            .journal
-            .lock()
-            .map_err(|_| "the journal is unavailable".to_string())?;
-        let bytes =
-            std::fs::read(j.journal.path()).map_err(|e| format!("cannot read the journal: {e}"))?;
-        let from = usize::try_from(from).unwrap_or(usize::MAX);
-        if from > bytes.len() || (from > 0 && bytes[from - 1] != b'\n') {
-            return Err(format!(
-                "Journal {from}: not a line boundary of the journal ({} bytes)",
-                bytes.len()
-            ));
-        }
-        if from < bytes.len() {
-            let _ = tx.send(Out::Raw(bytes[from..].into()));
-        }
-        j.followers.push(tx.clone());
+    // The journal so far and the subscription at once: no entry is missed
+    // or sent twice.
+    let journal = shared
+        .journal
+        .as_ref()
+        .ok_or_else(|| "this event keeps no journal".to_string())?;
+    let sink = tx.clone();
+    let bytes = journal.follow(
+        from,
+        Box::new(move |line: &Arc<[u8]>| sink.send(Out::Raw(line.clone())).is_ok()),
+    )?;
+    if !bytes.is_empty() {
+        let _ = tx.send(Out::Raw(bytes.into()));
     }
     let heartbeat = {
         let tx = tx.clone();

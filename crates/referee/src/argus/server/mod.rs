@@ -14,20 +14,26 @@
 //! Wrong or missing credentials, a second sign-on under a name in use, a
 //! handshake or idle timeout, or too many faults close the connection.
 //!
-//! The journal (§3.2 duty 9, [`crate::journal`]): the plan (event, date,
-//! players, pairings and the PGN file's length when the event began), then
-//! for each game `start`, every move with both clocks and its offer (a
-//! `move` line and a `clocks` line), and `end` with the record (or
-//! `discard` for an adjourned game). Each move is written and made durable
-//! (`fdatasync`) before the next `respond` goes out. [`BindOptions::resume`]
-//! reads it back: finished games are kept (the PGN file is cut back to its
-//! length at the start of the event and they are written again, so none is
-//! lost or doubled), games in progress continue from their last journaled
-//! move with the journaled clocks (the clients get `reset`, `inform`, the
-//! moves as `execute` records and then `respond`), and games not begun are
-//! played. A player's program restarted by the supervisor (`restart NAME`)
-//! puts its game on hold; the game resumes the same way once the program
-//! has signed on again.
+//! The journal (§3.2 duty 9) and the PGN are the event runner's
+//! ([`crate::runner`], shared with `rookery match`): the plan (players,
+//! schedule, the PGN file's length when the event began, the event's name
+//! and date), then for each game `start`, every move with both clocks and
+//! its offer (a `move` line and a `clocks` line), and `end` with the record
+//! (or `discard` for an adjourned game); the programs the referee starts
+//! (`process`, so a later run ends those a kill left behind) and the address
+//! it listens on. Each move is written and made durable (`fdatasync`)
+//! before the next `respond` goes out. [`EventStart::Resume`] reads it
+//! back: finished games are kept (the PGN file is cut back to its length at
+//! the start of the event and they are written again, so none is lost or
+//! doubled), games in progress continue from their last journaled move
+//! with the journaled clocks (the clients get `reset`, `inform`, the moves
+//! as `execute` records and then `respond`), and games not begun are
+//! played; an unfinished event's journal is never started over without
+//! `--resume` or `--fresh`. A player's program restarted by the supervisor
+//! (`restart NAME`) puts its game on hold; the game resumes the same way
+//! once the program has signed on again. A supervisor's stop (adjudicate,
+//! adjourn, shutdown) reaches the game loop as a [`crate::game::Stop`], so
+//! the players are told what the PGN records.
 //!
 //! Following the journal (§3.2 duty 10, [`super::standby`]): a
 //! `refreq sign_on` carrying `Token "OBSERVER_TOKEN"` (the event file's
@@ -49,22 +55,30 @@ mod play;
 #[cfg(unix)]
 use conn::open_serial;
 use conn::{connection, tcp_connection, Out, Session};
-use play::{interrupt, release, spawn_game, start_local, take_links, GameStart, Running, Stop};
+use play::{
+    end_child, end_process_group, interrupt, links_free, process_start_ticks, release, spawn_game,
+    start_local, take_links, GameStart, Running,
+};
 
 use super::config::EventConfig;
 use super::log::EventLog;
 use super::net::Latencies;
 use super::protocol::{Command, RefereeRecord};
-use super::resume::{new_journal, resume_journal, Resumed};
 use super::web::{Feed, Spectators};
-use crate::game::{utc_now, FinishedGame, GameError};
-use crate::journal::{Entry, Journal, JournalError};
-use crate::record::{GameOutcome, GameRecord, MoveRecord, Termination};
-use crate::schedule::{schedule, Scheduled};
+use crate::book::Openings;
+use crate::game::{utc_now, FinishedGame, GameError, Stop, StopSignal};
+use crate::journal::{Entry, JournalState};
+use crate::record::GameOutcome;
+use crate::runner::{
+    Durability, EventKind, Finished, GameState as RunState, JournalHandle, Latency, RunPlan,
+    Runner, RunnerError, RunnerSetup, Start,
+};
+use crate::schedule::{Schedule, Scheduled};
+use crate::standings::Standings;
 use rookery_core::Position;
-use std::collections::{HashMap, VecDeque};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::fmt;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::Child;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -83,14 +97,29 @@ pub struct BindOptions {
     /// The address to listen on (overrides the event file; port 0 picks a
     /// free port).
     pub listen: Option<String>,
-    /// Continue the event from its journal instead of starting it.
-    pub resume: bool,
+    /// A new event, a new one over an old journal, or the journal's event
+    /// continued.
+    pub start: EventStart,
     /// Where this event's games begin in the PGN file, for `resume`: by
     /// default the length the journal's plan recorded (a standby referee
     /// gives the length its own PGN file had when it began to follow).
     pub pgn_base: Option<u64>,
     /// Serve clients over these character devices instead of TCP.
     pub serial: Vec<PathBuf>,
+}
+
+/// How an event starts (see [`crate::runner::Start`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum EventStart {
+    /// A new event; an unfinished event's journal is refused.
+    #[default]
+    New,
+    /// A new event; an old journal is kept as `JOURNAL.N`, with the games
+    /// its run wrote to the PGN.
+    Fresh,
+    /// Continue the event from its journal: games finished stay, games in
+    /// progress resume from their last move.
+    Resume,
 }
 
 /// A command of the human supervisor.
@@ -115,11 +144,22 @@ pub enum Control {
     Shutdown,
 }
 
+/// A supervisor's command that cannot be read: what was expected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ParseControlError(String);
+
 impl std::str::FromStr for Control {
-    type Err = String;
+    type Err = ParseControlError;
     /// `status`, `pause`, `resume`, `adjourn N`, `adjudicate N 1-0|0-1|1/2-1/2`,
     /// `restart NAME`, `shutdown` (N as in `status`, from 1).
-    fn from_str(s: &str) -> Result<Control, String> {
+    fn from_str(s: &str) -> Result<Control, ParseControlError> {
+        control(s).map_err(ParseControlError)
+    }
+}
+
+fn control(s: &str) -> Result<Control, String> {
+    {
         let words: Vec<&str> = s.split_whitespace().collect();
         let game = |w: Option<&&str>| {
             w.and_then(|w| w.parse::<usize>().ok())
@@ -184,27 +224,18 @@ impl fmt::Display for Notice {
 }
 
 /// The end of an event.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Summary {
-    /// The games recorded, in the order they ended.
-    pub games: Vec<GameRecord>,
-    /// Referee latency per move (reply read to next respond sent), sorted.
-    pub latencies: Vec<Duration>,
+    /// The final standings.
+    pub standings: Standings,
+    /// Referee latency per move (reply read to next respond sent).
+    pub latency: Latency,
     /// The most connections open at once.
     pub peak_connections: usize,
-    /// Games not played (shutdown).
+    /// Games not played (a shutdown).
     pub unplayed: usize,
-}
-
-impl Summary {
-    /// The `q` quantile (0..=1) of the latencies.
-    pub fn latency(&self, q: f64) -> Option<Duration> {
-        if self.latencies.is_empty() {
-            return None;
-        }
-        let i = ((self.latencies.len() - 1) as f64 * q).round() as usize;
-        self.latencies.get(i).copied()
-    }
+    /// Every game was played: the journal says the event is over.
+    pub over: bool,
 }
 
 /// Why an event could not run.
@@ -226,23 +257,25 @@ pub enum ServeError {
         /// Why.
         source: std::io::Error,
     },
-    /// The journal cannot be written or read back.
-    #[error("journal {0}")]
-    Journal(#[from] JournalError),
-    /// The journal is not one this event can resume from.
-    #[error("cannot resume from {path}: {why}")]
-    Resume {
-        /// The journal.
-        path: PathBuf,
-        /// Why.
-        why: String,
-    },
+    /// The journal, the PGN or the schedule: the event runner failed.
+    #[error(transparent)]
+    Runner(#[from] RunnerError),
+    /// The event file's openings cannot be read.
+    #[error(transparent)]
+    Book(#[from] crate::book::BookError),
+    /// The event file's schedule cannot be played.
+    #[error("{0}")]
+    Schedule(#[from] crate::schedule::ScheduleError),
 }
 
-/// The event's journal and the connections following it.
-struct EventJournal {
-    journal: Journal,
-    followers: Vec<UnboundedSender<Out>>,
+/// The Argus part of the journal's plan (the runner keeps the players,
+/// the schedule and the outputs).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct ArgusPlan {
+    /// The event's name.
+    event: String,
+    /// Its date, as the PGN and the clients are told.
+    date: String,
 }
 
 struct Shared {
@@ -258,7 +291,9 @@ struct Shared {
     wake: tokio::sync::Notify,
     /// What the spectator page shows ([`super::web`]).
     spectators: Spectators,
-    journal: Mutex<EventJournal>,
+    /// The event's journal, written by the games and followed by standby
+    /// referees.
+    journal: Option<JournalHandle>,
 }
 
 impl Shared {
@@ -270,28 +305,9 @@ impl Shared {
     /// Writes entries to the journal in one write, makes them durable and
     /// passes them on to the followers.
     fn record(&self, entries: &[Entry]) -> std::io::Result<()> {
-        let mut bytes = Vec::new();
-        for e in entries {
-            bytes.extend(Journal::encode(e)?);
-        }
-        let mut j = self
-            .journal
-            .lock()
-            .map_err(|_| std::io::Error::other("the journal's lock is poisoned"))?;
-        j.journal
-            .append_encoded(&bytes)
-            .and_then(|()| j.journal.sync())
-            .map_err(std::io::Error::other)?;
-        let line: Arc<[u8]> = bytes.into();
-        j.followers
-            .retain(|f| f.send(Out::Raw(line.clone())).is_ok());
-        Ok(())
-    }
-
-    fn journal_error(&self, source: std::io::Error) -> ServeError {
-        ServeError::Io {
-            what: format!("journal {}", self.cfg.journal.display()),
-            source,
+        match &self.journal {
+            Some(j) => j.record(entries),
+            None => Ok(()),
         }
     }
 }
@@ -301,7 +317,7 @@ pub struct Event {
     shared: Arc<Shared>,
     listener: Option<TcpListener>,
     serial: Vec<PathBuf>,
-    resumed: Option<Resumed>,
+    runner: Runner,
     date: String,
 }
 
@@ -324,7 +340,8 @@ impl Event {
     }
 
     /// Opens the logs and the journal (a new one, or the event's own to
-    /// resume from) and binds the listener, or takes the serial devices.
+    /// resume from: see [`crate::runner`]) and binds the listener, or takes
+    /// the serial devices.
     ///
     /// # Errors
     /// [`ServeError`].
@@ -333,22 +350,86 @@ impl Event {
         opts: BindOptions,
         notices: UnboundedSender<Notice>,
     ) -> Result<Event, ServeError> {
+        let schedule = Schedule::new(cfg.players.len(), cfg.pairing, cfg.rounds, cfg.games)?;
+        let openings = match &cfg.openings {
+            Some(book) => Openings::from_book(book, cfg.seed)?,
+            None => Openings::standard(),
+        };
+        let start = match opts.start {
+            EventStart::New => Start::New,
+            EventStart::Fresh => Start::Fresh,
+            EventStart::Resume => Start::Resume(Box::new(
+                JournalState::read(&cfg.journal).map_err(RunnerError::from)?,
+            )),
+        };
+        let resuming = matches!(start, Start::Resume(_));
+        // A resumed event keeps the date its journal has.
+        let date = match &start {
+            Start::Resume(state) => serde_json::from_value::<RunPlan>(state.plan.clone())
+                .ok()
+                .and_then(|p| serde_json::from_value::<ArgusPlan>(p.driver).ok())
+                .map(|p| p.date),
+            _ => None,
+        }
+        .or_else(|| cfg.date.clone())
+        .unwrap_or_else(|| utc_now().0);
+        let driver = serde_json::to_value(ArgusPlan {
+            event: cfg.name.clone(),
+            date: date.clone(),
+        })
+        .map_err(|e| ServeError::Io {
+            what: "journal plan".into(),
+            source: std::io::Error::other(e),
+        })?;
+        if let Start::Resume(state) = &start {
+            let plan = serde_json::from_value::<RunPlan>(state.plan.clone())
+                .ok()
+                .and_then(|p| serde_json::from_value::<ArgusPlan>(p.driver).ok());
+            if plan.as_ref().map(|p| &p.event) != Some(&cfg.name) {
+                return Err(ServeError::Runner(RunnerError::Mismatch {
+                    path: cfg.journal.clone(),
+                    why: format!(
+                        "it is the journal of {:?}, not of {:?}",
+                        plan.map(|p| p.event).unwrap_or_default(),
+                        cfg.name
+                    ),
+                }));
+            }
+        }
+        // A resumed referee asked for any port takes the one its clients
+        // know, when it is free.
+        let earlier = match &start {
+            Start::Resume(state) => state.listening.clone(),
+            _ => None,
+        };
+        let mut moved_from = None;
         let (listener, local) = if opts.serial.is_empty() {
-            let address = opts.listen.unwrap_or_else(|| cfg.listen.clone());
-            let listener =
-                TcpListener::bind(&address)
-                    .await
-                    .map_err(|source| ServeError::Bind {
-                        address: address.clone(),
-                        source,
-                    })?;
-            let local = listener
-                .local_addr()
-                .map_err(|source| ServeError::Bind {
-                    address: address.clone(),
-                    source,
-                })?
-                .to_string();
+            let address = opts.listen.clone().unwrap_or_else(|| cfg.listen.clone());
+            let bind = |address: String| async move {
+                let listener =
+                    TcpListener::bind(&address)
+                        .await
+                        .map_err(|source| ServeError::Bind {
+                            address: address.clone(),
+                            source,
+                        })?;
+                let local = listener
+                    .local_addr()
+                    .map_err(|source| ServeError::Bind { address, source })?
+                    .to_string();
+                Ok::<_, ServeError>((listener, local))
+            };
+            let any_port = address.rsplit_once(':').is_some_and(|(_, p)| p == "0");
+            let (listener, local) = match earlier.filter(|_| any_port) {
+                Some(old) => match bind(old.clone()).await {
+                    Ok(bound) => bound,
+                    Err(_) => {
+                        moved_from = Some(old);
+                        bind(address).await?
+                    }
+                },
+                None => bind(address).await?,
+            };
             (Some(listener), local)
         } else {
             let names: Vec<String> = opts
@@ -362,20 +443,53 @@ impl Event {
             what: format!("log directory {}", cfg.log_dir.display()),
             source,
         })?;
-        let (journal, resumed, date) = if opts.resume {
-            let (j, r) = resume_journal(&cfg, opts.pgn_base)?;
-            let date = r.date.clone();
-            (j, Some(r), date)
-        } else {
-            let date = cfg.date.clone().unwrap_or_else(|| utc_now().0);
-            (new_journal(&cfg, &date)?, None, date)
-        };
+        let runner = Runner::open(
+            RunnerSetup {
+                kind: EventKind::Argus,
+                players: cfg.players.iter().map(|p| p.name.clone()).collect(),
+                schedule,
+                openings,
+                journal: Some(cfg.journal.clone()),
+                durability: Durability::EachEntry,
+                pgn: Some(cfg.pgn.clone()),
+                epd: None,
+                sprt: None,
+                driver,
+                resume_base: opts.pgn_base,
+            },
+            start,
+        )?;
+        if listener.is_some() {
+            runner.record_address(&local)?;
+        }
+        // Players an earlier run of this event started, still running (a
+        // kill of the referee leaves them): they would sign on against the
+        // ones started now.
+        for p in runner.previous_processes().to_vec() {
+            if tokio::task::block_in_place(|| end_process_group(p.pid, p.since)) {
+                let _ = notices.send(Notice::Status(format!(
+                    "ended {}'s program left by an earlier run (process {})",
+                    p.player, p.pid
+                )));
+            }
+        }
+        if let Some(old) = moved_from {
+            let _ = notices.send(Notice::Status(format!(
+                "the event listened on {old} before, which is taken now: clients must be pointed at {local}"
+            )));
+        }
+        let spectators = Spectators::new(&cfg);
+        if resuming {
+            for r in runner.finished_records() {
+                spectators.finished(r);
+            }
+        }
         Ok(Event {
             serial: opts.serial,
-            resumed,
             date,
             shared: Arc::new(Shared {
-                spectators: Spectators::new(&cfg),
+                spectators,
+                journal: runner.journal(),
                 cfg,
                 address: local,
                 log,
@@ -386,20 +500,15 @@ impl Event {
                 next_id: AtomicUsize::new(1),
                 closing: AtomicBool::new(false),
                 wake: tokio::sync::Notify::new(),
-                journal: Mutex::new(EventJournal {
-                    journal,
-                    followers: Vec::new(),
-                }),
             }),
+            runner,
             listener,
         })
     }
 
     /// Games finished and in progress taken from the journal, when resuming.
     pub fn resumed_games(&self) -> Option<(usize, usize)> {
-        self.resumed
-            .as_ref()
-            .map(|r| (r.finished.len(), r.in_progress.len()))
+        self.runner.resumed()
     }
 
     /// The address bound.
@@ -416,14 +525,20 @@ impl Event {
     /// to every client.
     ///
     /// # Errors
-    /// [`ServeError::Io`] if the PGN file cannot be written.
+    /// [`ServeError`] if the journal or the PGN file cannot be written.
     pub async fn run(
         self,
         mut controls: UnboundedReceiver<Control>,
     ) -> Result<Summary, ServeError> {
-        let shared = self.shared.clone();
+        let Event {
+            shared,
+            listener,
+            serial,
+            mut runner,
+            date,
+        } = self;
         let mut tasks = Vec::new();
-        if let Some(listener) = self.listener {
+        if let Some(listener) = listener {
             let shared = shared.clone();
             tasks.push(tokio::spawn(async move {
                 loop {
@@ -437,14 +552,14 @@ impl Event {
             }));
         }
         #[cfg(not(unix))]
-        if !self.serial.is_empty() {
+        if !serial.is_empty() {
             shared.notice(Notice::Fault(
                 "serial".into(),
                 "serial mode needs a Unix system".into(),
             ));
         }
         #[cfg(unix)]
-        for dev in self.serial {
+        for dev in serial {
             let shared = shared.clone();
             tasks.push(tokio::spawn(async move {
                 let label = format!("serial:{}", dev.display());
@@ -464,234 +579,156 @@ impl Event {
         for p in &shared.cfg.players {
             if p.command.is_some() {
                 if let Some(c) = start_local(&shared, &p.name) {
+                    runner.record_process(&p.name, c.id(), process_start_ticks(c.id()))?;
                     children.insert(p.name.clone(), c);
                 }
             }
         }
         let cfg = &shared.cfg;
-        let all = schedule(cfg.players.len(), cfg.pairing, cfg.rounds, cfg.games);
-        let total = all.len();
         let mut running: HashMap<usize, Running> = HashMap::new();
-        let mut results: Vec<Option<String>> = vec![None; total];
         let (done_tx, mut done_rx) =
             unbounded_channel::<(Scheduled, Result<FinishedGame, GameError>)>();
         let latencies: Latencies = Arc::new(Mutex::new(Vec::new()));
-        let pgn_path = cfg.pgn.clone();
-        let pgn_error = |source| ServeError::Io {
-            what: format!("PGN file {}", pgn_path.display()),
-            source,
-        };
-        let mut summary = Summary::default();
-        let mut resume_moves: HashMap<usize, Vec<MoveRecord>> = HashMap::new();
-        if let Some(r) = &self.resumed {
-            // The PGN file as it was when the event began, then every game
-            // the journal has finished: none lost, none twice.
-            let f = std::fs::File::options()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&pgn_path)
-                .map_err(pgn_error)?;
-            let len = f.metadata().map_err(pgn_error)?.len();
-            f.set_len(r.pgn_base.min(len)).map_err(pgn_error)?;
-            let mut f = std::fs::File::options()
-                .append(true)
-                .open(&pgn_path)
-                .map_err(pgn_error)?;
-            for g in &r.finished {
-                let text = g
-                    .pgn_text()
-                    .map_err(|e| pgn_error(std::io::Error::other(e)))?;
-                f.write_all(text.as_bytes())
-                    .and_then(|()| f.write_all(b"\n"))
-                    .map_err(pgn_error)?;
-                if let Some(slot) = results.get_mut(g.number) {
-                    *slot = Some(g.outcome.as_str().to_string());
-                }
-                summary.games.push(g.clone());
-            }
-            f.sync_data().map_err(pgn_error)?;
-            resume_moves = r.in_progress.clone();
-        }
-        // Games in progress first, then those not begun, in schedule order.
-        let mut pending: VecDeque<Scheduled> = all
-            .iter()
-            .filter(|g| resume_moves.contains_key(&g.number))
-            .chain(all.iter().filter(|g| {
-                !resume_moves.contains_key(&g.number)
-                    && results.get(g.number).is_some_and(Option::is_none)
-            }))
-            .copied()
-            .collect();
-        let mut pgn = std::fs::File::options()
-            .create(true)
-            .append(true)
-            .open(&pgn_path)
-            .map_err(pgn_error)?;
         let mut paused = false;
         let mut shutdown = false;
-        let date = self.date.clone();
         loop {
             if !paused && !shutdown {
                 // Start every game whose players are both free.
-                let mut i = 0;
-                while i < pending.len() {
-                    let g = pending[i];
-                    let names = [&cfg.players[g.white].name, &cfg.players[g.black].name];
-                    let busy_now = running.values().any(|r| {
-                        [r.sched.white, r.sched.black]
-                            .iter()
-                            .any(|&p| p == g.white || p == g.black)
-                    });
-                    if !busy_now {
-                        if let Some(links) = take_links(&shared, names) {
-                            pending.remove(i);
-                            let stop = Arc::new(Mutex::new(None));
-                            let hold = Arc::new(AtomicBool::new(false));
-                            shared
-                                .record(&[Entry::Start { game: g.number }])
-                                .map_err(|e| shared.journal_error(e))?;
-                            running.insert(
-                                g.number,
-                                Running {
-                                    sched: g,
-                                    stop: stop.clone(),
-                                    hold: hold.clone(),
-                                },
-                            );
-                            shared.notice(Notice::GameStarted(
-                                g.number + 1,
-                                names[0].clone(),
-                                names[1].clone(),
-                            ));
-                            spawn_game(
+                loop {
+                    let busy = |p: usize| {
+                        running
+                            .values()
+                            .any(|r| r.sched.white == p || r.sched.black == p)
+                    };
+                    let ready = |g: &Scheduled| {
+                        !busy(g.white)
+                            && !busy(g.black)
+                            && links_free(
                                 &shared,
-                                g,
-                                links,
-                                GameStart {
-                                    date: date.clone(),
-                                    resume: resume_moves.remove(&g.number).unwrap_or_default(),
-                                    hold,
-                                },
-                                latencies.clone(),
-                                done_tx.clone(),
-                            );
-                            continue;
-                        }
-                    }
-                    i += 1;
+                                [&cfg.players[g.white].name, &cfg.players[g.black].name],
+                            )
+                    };
+                    let Some(a) = runner.next(ready)? else { break };
+                    let g = a.game;
+                    let names = [&cfg.players[g.white].name, &cfg.players[g.black].name];
+                    let Some(links) = take_links(&shared, names) else {
+                        // A player left between the check and now.
+                        runner.not_started(&g, a.resume);
+                        break;
+                    };
+                    let stop = StopSignal::new();
+                    running.insert(
+                        g.number,
+                        Running {
+                            sched: g,
+                            stop: stop.clone(),
+                        },
+                    );
+                    shared.notice(Notice::GameStarted(
+                        g.number + 1,
+                        names[0].clone(),
+                        names[1].clone(),
+                    ));
+                    spawn_game(
+                        &shared,
+                        a,
+                        links,
+                        GameStart {
+                            date: date.clone(),
+                            stop,
+                        },
+                        latencies.clone(),
+                        done_tx.clone(),
+                    );
                 }
             }
-            if running.is_empty() && (pending.is_empty() || shutdown) {
+            if running.is_empty() && (shutdown || !runner.has_work()) {
                 break;
             }
             tokio::select! {
                 Some((g, finished)) = done_rx.recv() => {
-                    let stop = running.remove(&g.number).and_then(|r| r.stop.lock().ok().and_then(|s| *s));
+                    running.remove(&g.number);
                     release(&shared, [&cfg.players[g.white].name, &cfg.players[g.black].name]);
-                    let mut f = match finished {
+                    let f = match finished {
                         Ok(f) => f,
-                        Err(GameError::Observer(e)) => return Err(shared.journal_error(e)),
+                        Err(GameError::Observer(e)) => {
+                            return Err(ServeError::Io {
+                                what: format!("journal {}", cfg.journal.display()),
+                                source: e,
+                            })
+                        }
                         Err(e) => {
                             // The journaled moves do not replay: the game
                             // starts again.
                             shared.spectators.left_play(g.number);
                             shared.notice(Notice::Fault(format!("game {}", g.number + 1), e.to_string()));
-                            shared.record(&[Entry::Discard { game: g.number }]).map_err(|e| shared.journal_error(e))?;
-                            pending.push_back(g);
+                            runner.replay(&g)?;
                             continue;
                         }
                     };
-                    match stop {
-                        Some(Stop::Adjourn) => {
-                            shared.spectators.left_play(g.number);
-                            shared.record(&[Entry::Discard { game: g.number }]).map_err(|e| shared.journal_error(e))?;
-                            pending.push_back(g);
-                            continue;
+                    match runner.finish(&g, &f)? {
+                        Finished::Recorded | Finished::Decided(_) => {
+                            shared.spectators.finished(&f.record);
+                            shared.notice(Notice::GameOver(
+                                g.number + 1,
+                                f.record.white.clone(),
+                                f.record.black.clone(),
+                                f.record.outcome.as_str().to_string(),
+                                f.record.reason.clone(),
+                            ));
                         }
-                        Some(Stop::Hold) => {
+                        Finished::Held => {
                             shared.spectators.left_play(g.number);
-                            resume_moves.insert(g.number, f.record.moves.clone());
-                            pending.push_front(g);
                             shared.notice(Notice::Status(format!("game {} held at move {}: it resumes when both players are back", g.number + 1, f.record.moves.len())));
-                            continue;
                         }
-                        Some(Stop::Adjudicate(o)) => {
-                            f.record.outcome = o;
-                            f.record.termination = Termination::Adjudication;
-                            f.record.reason = "adjudicated by the supervisor".into();
+                        Finished::Replayed => {
+                            shared.spectators.left_play(g.number);
+                            shared.notice(Notice::Status(format!("game {} adjourned: it is played again later", g.number + 1)));
                         }
-                        Some(Stop::Shutdown) => {
-                            f.record.outcome = GameOutcome::Unfinished;
-                            f.record.termination = Termination::Unterminated;
-                            f.record.reason = "the referee shut down".into();
+                        Finished::Cut => {
+                            shared.spectators.left_play(g.number);
+                            shared.notice(Notice::Status(format!("game {} cut off at move {}: --resume continues it", g.number + 1, f.record.moves.len())));
                         }
-                        None => {}
                     }
-                    if stop != Some(Stop::Shutdown) {
-                        // A game cut off by a shutdown is not over: a resume
-                        // continues it.
-                        shared.record(&[Entry::End { game: g.number, record: Box::new(f.record.clone()) }]).map_err(|e| shared.journal_error(e))?;
-                    }
-                    let text = f.record.pgn_text().map_err(|e| ServeError::Io {
-                        what: "PGN".into(),
-                        source: std::io::Error::other(e.to_string()),
-                    })?;
-                    pgn.write_all(text.as_bytes()).and_then(|()| pgn.write_all(b"\n")).and_then(|()| pgn.flush()).map_err(|source| ServeError::Io {
-                        what: format!("PGN file {}", pgn_path.display()),
-                        source,
-                    })?;
-                    results[g.number] = Some(f.record.outcome.as_str().to_string());
-                    shared.spectators.finished(&f.record);
-                    shared.notice(Notice::GameOver(
-                        g.number + 1,
-                        f.record.white.clone(),
-                        f.record.black.clone(),
-                        f.record.outcome.as_str().to_string(),
-                        f.record.reason.clone(),
-                    ));
-                    summary.games.push(f.record);
                 }
                 Some(c) = controls.recv() => {
                     match c {
-                        Control::Status => shared.notice(Notice::Status(status(&shared, &pending, &running, &results, paused))),
+                        Control::Status => shared.notice(Notice::Status(status(&shared, &runner, &running, paused))),
                         Control::Pause => { paused = true; shared.notice(Notice::Status("paused: no new games start".into())); }
                         Control::Resume => { paused = false; shared.notice(Notice::Status("resumed".into())); }
                         Control::Adjourn(n) | Control::Adjudicate(n, _) => {
                             let stop = if let Control::Adjudicate(_, o) = c { Stop::Adjudicate(o) } else { Stop::Adjourn };
                             match running.get(&n) {
                                 Some(r) => {
-                                    if let Ok(mut s) = r.stop.lock() { *s = Some(stop); }
+                                    r.stop.stop(stop);
                                     interrupt(&shared, &r.sched, "stopped by the supervisor");
                                 }
                                 None => shared.notice(Notice::Status(format!("game {} is not running", n + 1))),
                             }
                         }
                         Control::Restart(name) => {
-                            let player = cfg.players.iter().position(|p| p.name == name);
-                            let playing = running.values().find(|r| player.is_some_and(|p| r.sched.white == p || r.sched.black == p));
-                            if let (Some(r), Some(p)) = (playing, cfg.players.iter().find(|p| p.name == name)) {
-                                if p.command.is_some() {
-                                    if let Ok(mut s) = r.stop.lock() { *s = Some(Stop::Hold); }
-                                    r.hold.store(true, Ordering::SeqCst);
-                                    interrupt(&shared, &r.sched, "the supervisor restarts a player");
-                                }
-                            }
-                            if let Some(mut c) = children.remove(&name) {
-                                let _ = c.kill();
-                                let _ = c.wait();
-                            }
-                            match shared.cfg.players.iter().find(|p| p.name == name) {
-                                Some(p) if p.command.is_some() => {
-                                    if let Some(c) = start_local(&shared, &name) { children.insert(name, c); }
+                            match cfg.players.iter().position(|p| p.name == name) {
+                                Some(p) if cfg.players[p].command.is_some() => {
+                                    if let Some(r) = running.values().find(|r| r.sched.white == p || r.sched.black == p) {
+                                        r.stop.stop(Stop::Hold);
+                                        interrupt(&shared, &r.sched, "the supervisor restarts a player");
+                                    }
+                                    if let Some(mut c) = children.remove(&name) {
+                                        tokio::task::block_in_place(|| end_child(&mut c));
+                                    }
+                                    if let Some(c) = start_local(&shared, &name) {
+                                        runner.record_process(&name, c.id(), process_start_ticks(c.id()))?;
+                                        children.insert(name, c);
+                                    }
                                 }
                                 _ => shared.notice(Notice::Status(format!("{name} is not a player the referee starts"))),
                             }
                         }
                         Control::Shutdown => {
                             shutdown = true;
+                            runner.stop();
                             for r in running.values() {
-                                if let Ok(mut s) = r.stop.lock() { *s = Some(Stop::Shutdown); }
+                                r.stop.stop(Stop::Shutdown);
                                 interrupt(&shared, &r.sched, "the referee shuts down");
                             }
                         }
@@ -701,7 +738,6 @@ impl Event {
                 () = tokio::time::sleep(Duration::from_millis(200)) => {}
             }
         }
-        summary.unplayed = pending.len();
         shared.spectators.over();
         // §8 step 15: disconnect every client signed on.
         shared.closing.store(true, Ordering::SeqCst);
@@ -726,26 +762,32 @@ impl Event {
                 }
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
-            let _ = c.kill();
-            let _ = c.wait();
+            tokio::task::block_in_place(|| end_child(&mut c));
         }
         for t in tasks {
             t.abort();
         }
         shared.log.flush();
-        summary.peak_connections = shared.peak.load(Ordering::SeqCst);
-        let mut l = latencies.lock().map(|l| l.clone()).unwrap_or_default();
-        l.sort();
-        summary.latencies = l;
-        Ok(summary)
+        let mut summary = runner.close()?;
+        if let Ok(l) = latencies.lock() {
+            summary.latency.add(&l);
+        }
+        Ok(Summary {
+            standings: summary.standings,
+            latency: summary.latency,
+            peak_connections: shared.peak.load(Ordering::SeqCst),
+            unplayed: summary.unplayed,
+            over: summary.over,
+        })
     }
 }
 
+/// The supervisor's view: players, the games in progress and waiting, and
+/// how many are finished (a bounded text, whatever the event's size).
 fn status(
     shared: &Shared,
-    pending: &VecDeque<Scheduled>,
+    runner: &Runner,
     running: &HashMap<usize, Running>,
-    results: &[Option<String>],
     paused: bool,
 ) -> String {
     let mut out = String::new();
@@ -767,33 +809,48 @@ fn status(
         out.push_str(&format!("  {:<20} {state}\n", p.name));
     }
     drop(sessions);
-    let mut games: Vec<(usize, String)> = Vec::new();
-    for (n, r) in results.iter().enumerate() {
-        if let Some(r) = r {
-            games.push((n, r.clone()));
+    let schedule = runner.schedule();
+    let name = |i: usize| cfg.players.get(i).map_or("?", |p| p.name.as_str());
+    let mut numbers: Vec<usize> = running.keys().copied().collect();
+    numbers.sort_unstable();
+    for n in numbers {
+        if let Some(g) = schedule.get(n) {
+            out.push_str(&format!(
+                "  game {:>3}: {} - {}: playing\n",
+                n + 1,
+                name(g.white),
+                name(g.black)
+            ));
         }
     }
-    for r in running.values() {
-        games.push((r.sched.number, "playing".into()));
+    let (mut done, mut waiting) = (0usize, Vec::new());
+    for g in schedule.iter() {
+        match runner.game_state(g.number) {
+            Some(RunState::Done) => done += 1,
+            Some(RunState::Unplayed | RunState::Queued) if waiting.len() < STATUS_PENDING => {
+                waiting.push(g)
+            }
+            _ => {}
+        }
     }
-    for g in pending {
-        games.push((g.number, "to play".into()));
+    for g in &waiting {
+        out.push_str(&format!(
+            "  game {:>3}: {} - {}: to play\n",
+            g.number + 1,
+            name(g.white),
+            name(g.black)
+        ));
     }
-    games.sort();
-    for (n, state) in games {
-        let (w, b) = schedule(cfg.players.len(), cfg.pairing, cfg.rounds, cfg.games)
-            .get(n)
-            .map(|s| {
-                (
-                    cfg.players[s.white].name.clone(),
-                    cfg.players[s.black].name.clone(),
-                )
-            })
-            .unwrap_or_default();
-        out.push_str(&format!("  game {:>3}: {w} - {b}: {state}\n", n + 1));
-    }
+    out.push_str(&format!(
+        "  {done} of {} games finished, {} still to play\n",
+        schedule.len(),
+        runner.unplayed()
+    ));
     out
 }
+
+/// Games to play that `status` lists one by one.
+const STATUS_PENDING: usize = 10;
 
 #[cfg(test)]
 mod tests {

@@ -4,32 +4,36 @@
 use super::conn::Out;
 use super::{Notice, Shared};
 use crate::argus::net::{Inbound, Latencies, Link, NetPlayer};
+use crate::book::Opening;
 use crate::clock::Clock;
-use crate::game::{play_game, FinishedGame, GameError, GameSetup};
+use crate::game::{play_game, FinishedGame, GameError, GameSetup, StopSignal};
 use crate::journal::Entry;
 use crate::player::Offer;
-use crate::record::{GameOutcome, MoveRecord};
+use crate::record::MoveRecord;
+use crate::runner::Assignment;
 use crate::schedule::Scheduled;
-use rookery_core::Position;
 use std::process::{Child, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Stop {
-    Adjourn,
-    Adjudicate(GameOutcome),
-    Shutdown,
-    /// A player's program is restarted: the game resumes later.
-    Hold,
-}
-
 pub(super) struct Running {
     pub(super) sched: Scheduled,
-    pub(super) stop: Arc<Mutex<Option<Stop>>>,
-    pub(super) hold: Arc<AtomicBool>,
+    pub(super) stop: StopSignal,
+}
+
+/// Whether both players are signed on and free (out of their quiet period).
+pub(super) fn links_free(shared: &Shared, names: [&String; 2]) -> bool {
+    let Ok(sessions) = shared.sessions.lock() else {
+        return false;
+    };
+    let now = Instant::now();
+    names.iter().all(|n| {
+        sessions
+            .get(*n)
+            .is_some_and(|s| !s.busy.load(Ordering::SeqCst) && s.free_at <= now)
+    })
 }
 
 /// Both players' links, if both are signed on and free; marks them busy.
@@ -96,37 +100,60 @@ pub(super) fn interrupt(shared: &Shared, g: &Scheduled, why: &str) {
     }
 }
 
-/// What a game starts from besides its players.
+/// What a game starts from besides its players and its assignment.
 pub(super) struct GameStart {
+    /// The event's date, for the PGN and the clients.
     pub(super) date: String,
-    /// The moves already played (a resumed game).
-    pub(super) resume: Vec<MoveRecord>,
-    /// Set when the game is to be held rather than concluded.
-    pub(super) hold: Arc<AtomicBool>,
+    /// How the supervisor stops it.
+    pub(super) stop: StopSignal,
 }
 
 pub(super) fn spawn_game(
     shared: &Arc<Shared>,
-    g: Scheduled,
+    a: Assignment,
     links: [Link; 2],
     start: GameStart,
     latencies: Latencies,
     done: UnboundedSender<(Scheduled, Result<FinishedGame, GameError>)>,
 ) {
-    let GameStart { date, resume, hold } = start;
+    let GameStart { date, stop } = start;
+    let g = a.game;
     let cfg = &shared.cfg;
     let setup = GameSetup {
         number: g.number,
         event: cfg.name.clone(),
         site: cfg.site.clone(),
         round: g.round.to_string(),
-        start: Position::startpos(),
-        opening: Vec::new(),
+        start: a.opening.start.clone(),
+        opening: a.opening.moves.clone(),
         tc: [cfg.time_control; 2],
         margin: [cfg.time_margin; 2],
         rules: cfg.rules,
         stall_timeout: cfg.idle_timeout,
+        date: Some(date.clone()),
+        history: a.history.clone(),
+        stop,
     };
+    // The opening's moves are told to the clients as `execute` records, as
+    // a resumed game's are; journaled first, so a resume replays them.
+    let mut resume = a.resume;
+    let mut journal_first = Vec::new();
+    if resume.is_empty() && !a.opening.moves.is_empty() {
+        resume = book_moves(&a.opening);
+        for (i, mv) in resume.iter().enumerate() {
+            journal_first.push(Entry::Move {
+                game: g.number,
+                mv: mv.clone(),
+            });
+            journal_first.push(Entry::Clocks {
+                game: g.number,
+                ply: i + 1,
+                used_ms: [0, 0],
+                remaining_ms: [None, None],
+                offer: None,
+            });
+        }
+    }
     let [wl, bl] = links;
     let tags = vec![
         ("Event".to_string(), cfg.name.clone()),
@@ -144,7 +171,7 @@ pub(super) fn spawn_game(
     // The side to move is told the last move by `respond`; everything
     // before it (everything, for the other side) comes as `execute`.
     let n = resume.len();
-    let white_to_move = n % 2 == 0;
+    let white_to_move = (n % 2 == 0) == (setup.start.turn() == rookery_core::Color::White);
     let replay = |to_move: bool| if to_move { n.saturating_sub(1) } else { n };
     let players = NetPlayer::new(
         wl,
@@ -167,11 +194,13 @@ pub(super) fn spawn_game(
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
     let mut used = [0u64; 2];
     let mut remaining = [full; 2];
+    let first_side = usize::from(setup.start.turn() == rookery_core::Color::Black);
     for (i, r) in resume.iter().enumerate() {
         if !r.book {
-            used[i % 2] += r.time_ms;
+            let side = (first_side + i) % 2;
+            used[side] += r.time_ms;
             if r.clock_ms.is_some() {
-                remaining[i % 2] = r.clock_ms;
+                remaining[side] = r.clock_ms;
             }
         }
     }
@@ -184,8 +213,12 @@ pub(super) fn spawn_game(
         &resume,
     );
     tokio::task::spawn_blocking(move || {
+        if let Err(e) = journal.record(&journal_first) {
+            let _ = done.send((g, Err(GameError::Observer(e))));
+            return;
+        }
         let (white, black) = match players {
-            Ok((w, b)) => (w.holding(hold.clone()), b.holding(hold)),
+            Ok(p) => p,
             Err(e) => {
                 let _ = done.send((g, Err(e)));
                 return;
@@ -197,7 +230,7 @@ pub(super) fn spawn_game(
         let number = setup.number;
         let mut on_move = |r: &MoveRecord| {
             spectators.moved(number, r);
-            let side = ply % 2;
+            let side = (first_side + ply) % 2;
             ply += 1;
             if !r.book {
                 used[side] += r.time_ms;
@@ -230,6 +263,31 @@ pub(super) fn spawn_game(
     });
 }
 
+/// An opening's moves as the records of book moves.
+fn book_moves(opening: &Opening) -> Vec<MoveRecord> {
+    let mode = if opening.start.is_chess960_castling() {
+        rookery_core::CastlingMode::Chess960
+    } else {
+        rookery_core::CastlingMode::Standard
+    };
+    let mut pos = opening.start.clone();
+    let mut out = Vec::with_capacity(opening.moves.len());
+    for &m in &opening.moves {
+        out.push(MoveRecord {
+            uci: rookery_core::UciMove::from_move(&pos, m, mode).to_string(),
+            san: crate::record::san_of(&pos, m),
+            book: true,
+            time_ms: 0,
+            clock_ms: None,
+            score: None,
+            depth: None,
+            nodes: None,
+        });
+        pos.play_unchecked(m);
+    }
+    out
+}
+
 /// Starts a player's local program (§3.2 duty 1).
 pub(super) fn start_local(shared: &Shared, name: &str) -> Option<Child> {
     let p = shared.cfg.players.iter().find(|p| p.name == name)?;
@@ -251,13 +309,17 @@ pub(super) fn start_local(shared: &Shared, name: &str) -> Option<Child> {
     )
     .map(Stdio::from)
     .unwrap_or_else(|_| Stdio::null());
-    match std::process::Command::new(&argv[0])
+    let mut command = std::process::Command::new(&argv[0]);
+    command
         .args(&argv[1..])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(stderr)
-        .spawn()
-    {
+        .stderr(stderr);
+    // Its own process group: the referee ends the program and whatever it
+    // started (an engine) together, now or in a later run.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    match command.spawn() {
         Ok(c) => Some(c),
         Err(e) => {
             shared.notice(Notice::Fault(
@@ -267,4 +329,75 @@ pub(super) fn start_local(shared: &Shared, name: &str) -> Option<Child> {
             None
         }
     }
+}
+
+/// When process `pid` started, in clock ticks since boot (field 22 of
+/// `/proc/PID/stat`); 0 where that cannot be read.
+pub(super) fn process_start_ticks(pid: u32) -> u64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0;
+    };
+    // The command name (field 2) is in parentheses and may hold spaces:
+    // the fields after it are counted from its closing parenthesis.
+    stat.rfind(')')
+        .and_then(|i| stat[i + 1..].split_whitespace().nth(19))
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Ends the process group `pid` started at `since` (clock ticks), if that
+/// process is still the one that was started: SIGTERM, then SIGKILL after
+/// a grace period. Returns whether there was one to end.
+pub(super) fn end_process_group(pid: u32, since: u64) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(id) = i32::try_from(pid) else {
+            return false;
+        };
+        // A process id used again by another program is not ours.
+        if id <= 1 || since == 0 || process_start_ticks(pid) != since {
+            return false;
+        }
+        // SAFETY: kill(2) with a negative id signals a process group; it
+        // reads no memory of ours.
+        unsafe {
+            libc::kill(-id, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + PROCESS_GRACE;
+        while Instant::now() < deadline && process_start_ticks(pid) == since && !zombie(pid) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        // SAFETY: as above.
+        unsafe {
+            libc::kill(-id, libc::SIGKILL);
+        }
+        true
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (pid, since);
+        false
+    }
+}
+
+/// Whether process `pid` has exited and waits to be reaped.
+fn zombie(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rfind(')')
+            .is_some_and(|i| stat[i + 1..].trim_start().starts_with('Z'))
+    })
+}
+
+/// How long a player's program has to exit after SIGTERM.
+const PROCESS_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Ends a player's program the referee started and reaps it: its whole
+/// process group, SIGTERM then SIGKILL.
+pub(super) fn end_child(c: &mut Child) {
+    if let Ok(Some(_)) = c.try_wait() {
+        return;
+    }
+    end_process_group(c.id(), process_start_ticks(c.id()));
+    let _ = c.kill();
+    let _ = c.wait();
 }

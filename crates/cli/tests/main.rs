@@ -1,0 +1,31 @@
+//! The command line's tests, one test binary (ripgrep's layout: one link
+//! instead of one a file). Each module is one area, run against the built
+//! `rookery` and `rookery-engine`; `cargo test -p rookery --test main
+//! referee_argus::` runs one module's tests. What they share is in
+//! [`common`].
+
+mod common;
+
+mod analysis;
+mod cli_core;
+mod data_safety;
+mod engine_bench;
+mod engine_extremes;
+mod epd_cli;
+mod match_cli;
+mod perft_stockfish;
+mod pgn_annotate;
+mod pgn_cli;
+mod referee_argus;
+mod referee_resume;
+mod referee_runner;
+mod referee_spec_client;
+mod referee_web;
+mod report_chromium;
+mod report_cli;
+mod snapshots;
+mod uci_hostile;
+mod uci_python;
+mod usage;
+mod verdicts;
+mod xboard_match;

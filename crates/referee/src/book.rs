@@ -1,0 +1,622 @@
+//! Opening books: where each game of a match or event starts.
+//!
+//! A book is a file of starts ([`BookConfig`], the `--openings` words of
+//! `rookery match` and the `openings` of an Argus event file): EPD or FEN
+//! records, or PGN games of which the first `plies` moves are played.
+//! [`Openings`] gives the opening of any game of a schedule: the book's
+//! openings in file order or shuffled by the seed, random Chess960 starts,
+//! or the standard start. Like the schedule it is a pure function of the
+//! plan, so a resumed match gives every game the opening it had.
+//!
+//! ```
+//! use rookery_referee::book::Openings;
+//! use rookery_referee::schedule::{Pairing, Schedule};
+//! let s = Schedule::new(2, Pairing::RoundRobin, 3, 2)?;
+//! let o = Openings::chess960(42);
+//! let games: Vec<_> = s.iter().collect();
+//! // The two games of a block share their start.
+//! assert_eq!(o.for_game(&games[0]), o.for_game(&games[1]));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::schedule::Scheduled;
+use rookery_core::{Mode, Move, Position, San};
+use rookery_epd::Record;
+use rookery_pgn::Games;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// A start: a position and the moves played from it before the engines
+/// take over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opening {
+    /// The position.
+    pub start: Position,
+    /// Moves from it.
+    pub moves: Vec<Move>,
+}
+
+/// The book's file format.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BookFormat {
+    /// One EPD (or FEN) record per line.
+    Epd,
+    /// PGN games; the start is each game's start plus its first `plies` moves.
+    Pgn,
+}
+
+/// In what order the book is used.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BookOrder {
+    /// File order.
+    Sequential,
+    /// Shuffled by the match's seed.
+    Random,
+}
+
+/// The `--openings` words: `file=F format=epd|pgn order=random|sequential
+/// plies=N start=N`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BookConfig {
+    /// The file.
+    pub file: PathBuf,
+    /// Its format (from the extension when not given).
+    pub format: BookFormat,
+    /// The order.
+    pub order: BookOrder,
+    /// PGN: moves of each game to play (all when not given).
+    pub plies: Option<usize>,
+    /// The first opening to use (1-based).
+    pub start: usize,
+    /// When the next opening is taken.
+    #[serde(default)]
+    pub policy: BookPolicy,
+}
+
+/// When a match moves on to the next opening of its book (cutechess-cli's
+/// `policy=`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BookPolicy {
+    /// Every block of games (one encounter in one round, its games played
+    /// with colours reversed) gets the next opening (`policy=default`, and
+    /// `policy=encounter`, which is the same here).
+    #[default]
+    Encounter,
+    /// Every game of a round plays the round's opening (`policy=round`).
+    Round,
+}
+
+/// `--openings` words that cannot be read: the word and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseBookError {
+    /// A word that is not `key=value`, or a value of the wrong form.
+    #[error("bad openings word {word:?}: {expected}")]
+    Word {
+        /// The word.
+        word: String,
+        /// What was expected.
+        expected: &'static str,
+    },
+    /// No `file=`.
+    #[error("the openings need file=PATH")]
+    NoFile,
+}
+
+impl FromStr for BookConfig {
+    type Err = ParseBookError;
+    /// Reads `file=F [format=epd|pgn] [order=random|sequential] [plies=N]
+    /// [start=N] [policy=default|encounter|round]`.
+    fn from_str(s: &str) -> Result<BookConfig, ParseBookError> {
+        let bad = |w: &str, expected: &'static str| ParseBookError::Word {
+            word: w.to_string(),
+            expected,
+        };
+        let mut file = None;
+        let mut format = None;
+        let mut order = BookOrder::Sequential;
+        let mut plies = None;
+        let mut start = 1;
+        let mut policy = BookPolicy::default();
+        for w in s.split_whitespace() {
+            let (k, v) = w
+                .split_once('=')
+                .ok_or_else(|| bad(w, "expected key=value"))?;
+            match k {
+                "file" if !v.is_empty() => file = Some(PathBuf::from(v)),
+                "file" => return Err(bad(w, "expected file=PATH")),
+                "format" => {
+                    format = Some(match v {
+                        "epd" | "fen" => BookFormat::Epd,
+                        "pgn" => BookFormat::Pgn,
+                        _ => return Err(bad(w, "expected format=epd or pgn")),
+                    })
+                }
+                "order" => {
+                    order = match v {
+                        "random" => BookOrder::Random,
+                        "sequential" => BookOrder::Sequential,
+                        _ => return Err(bad(w, "expected order=random or sequential")),
+                    }
+                }
+                "plies" => plies = Some(v.parse().map_err(|_| bad(w, "expected a number"))?),
+                "start" => {
+                    start = v
+                        .parse()
+                        .ok()
+                        .filter(|&n: &usize| n >= 1)
+                        .ok_or_else(|| bad(w, "expected a number from 1"))?
+                }
+                "policy" => {
+                    policy = match v {
+                        "default" | "encounter" => BookPolicy::Encounter,
+                        "round" => BookPolicy::Round,
+                        _ => return Err(bad(w, "expected policy=default, encounter or round")),
+                    }
+                }
+                _ => {
+                    return Err(bad(
+                        w,
+                        "expected file=, format=, order=, plies=, start= or policy=",
+                    ))
+                }
+            }
+        }
+        let file = file.ok_or(ParseBookError::NoFile)?;
+        let format = format.unwrap_or_else(|| {
+            match file
+                .extension()
+                .and_then(|e| e.to_str())
+                .map(str::to_ascii_lowercase)
+                .as_deref()
+            {
+                Some("pgn") => BookFormat::Pgn,
+                _ => BookFormat::Epd,
+            }
+        });
+        Ok(BookConfig {
+            file,
+            format,
+            order,
+            plies,
+            start,
+            policy,
+        })
+    }
+}
+
+/// A book that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum BookError {
+    /// The file cannot be read.
+    #[error("{}: {error}", .path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// A record or game in it is bad.
+    #[error("{}:{line}:{column}: {reason}", .path.display())]
+    Bad {
+        /// The file.
+        path: PathBuf,
+        /// The line (1-based).
+        line: usize,
+        /// The column (1-based, in bytes).
+        column: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// It holds no opening.
+    #[error("{}: no opening in the file", .path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// Reads every opening of the book, in file order.
+///
+/// # Errors
+/// [`BookError`] naming the file and line of the first bad entry.
+pub fn read_book(cfg: &BookConfig) -> Result<Vec<Opening>, BookError> {
+    let path = &cfg.file;
+    let bytes = std::fs::read(path).map_err(|error| BookError::Io {
+        path: path.clone(),
+        error,
+    })?;
+    if let Some(encoding) = rookery_epd::latin1::wide_encoding(&bytes) {
+        return Err(BookError::Io {
+            path: path.clone(),
+            error: rookery_epd::latin1::wide_error(encoding),
+        });
+    }
+    let out = match cfg.format {
+        BookFormat::Epd => read_epd(path, &bytes)?,
+        BookFormat::Pgn => read_pgn(path, &bytes, cfg.plies)?,
+    };
+    if out.is_empty() {
+        return Err(BookError::Empty { path: path.clone() });
+    }
+    Ok(out)
+}
+
+fn read_epd(path: &Path, bytes: &[u8]) -> Result<Vec<Opening>, BookError> {
+    let mut out = Vec::new();
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) || line.starts_with(b"#") {
+            continue;
+        }
+        let (rec, _) = Record::parse(line, Mode::Lenient).map_err(|e| {
+            let first = e.diagnostics.iter().find(|d| d.is_error());
+            BookError::Bad {
+                path: path.to_path_buf(),
+                line: i + 1,
+                column: first.map_or(1, |d| d.column as usize),
+                reason: first.map_or_else(|| e.to_string(), |d| d.problem.to_string()),
+            }
+        })?;
+        let start = rec.position_with_clocks();
+        if !start.has_legal_move() {
+            return Err(BookError::Bad {
+                path: path.to_path_buf(),
+                line: i + 1,
+                column: 1,
+                reason: "the game is already over in this position".into(),
+            });
+        }
+        out.push(Opening {
+            start,
+            moves: Vec::new(),
+        });
+    }
+    Ok(out)
+}
+
+fn read_pgn(path: &Path, bytes: &[u8], plies: Option<usize>) -> Result<Vec<Opening>, BookError> {
+    let mut out = Vec::new();
+    for read in Games::new(bytes) {
+        let read = read.map_err(|error| BookError::Io {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        let line = read.at.line as usize;
+        if let Some(e) = read.error {
+            return Err(BookError::Bad {
+                path: path.to_path_buf(),
+                line: e.at.line as usize,
+                column: e.at.col as usize,
+                reason: e.kind.to_string(),
+            });
+        }
+        let game = read.game;
+        let mut pos = game.start.clone();
+        let mut moves = Vec::new();
+        for m in game.mainline_moves().take(plies.unwrap_or(usize::MAX)) {
+            pos.play_unchecked(m);
+            moves.push(m);
+        }
+        if !pos.has_legal_move() {
+            return Err(BookError::Bad {
+                path: path.to_path_buf(),
+                line,
+                column: 1,
+                reason: "the game is over at the end of the opening".into(),
+            });
+        }
+        out.push(Opening {
+            start: game.start,
+            moves,
+        });
+    }
+    Ok(out)
+}
+
+/// SplitMix64: a small generator whose sequence is fixed by this code, so a
+/// seed in a journal gives the same openings in every build (a general
+/// random crate does not promise that across versions).
+#[derive(Clone, Debug)]
+pub struct SplitMix(u64);
+
+impl SplitMix {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> SplitMix {
+        SplitMix(seed)
+    }
+
+    /// The next number.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number below `n` (n > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        // Multiply-high keeps the bias below 2^-64 * n: negligible here.
+        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
+    }
+}
+
+/// The opening of every block of a schedule, computed when asked for: a
+/// book (its openings in file order or shuffled by the seed, from its
+/// `start`), random Chess960 starts drawn by the seed, or the standard start.
+#[derive(Clone, Debug)]
+pub struct Openings {
+    kind: Kind,
+}
+
+#[derive(Clone, Debug)]
+enum Kind {
+    Standard,
+    Chess960 {
+        seed: u64,
+    },
+    Book {
+        openings: Vec<Opening>,
+        /// The book's openings in the order they are used.
+        order: Vec<usize>,
+        /// Where in `order` the first block starts.
+        first: usize,
+        policy: BookPolicy,
+    },
+}
+
+/// The constant SplitMix64 adds to its state at every step.
+const GOLDEN_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+/// Mixed into the seed of Chess960 starts, so that they are not drawn from
+/// the same sequence as a book's order.
+const CHESS960_SALT: u64 = 0x0960_0960_0960_0960;
+
+impl Openings {
+    /// Every game from the standard starting position.
+    pub fn standard() -> Openings {
+        Openings {
+            kind: Kind::Standard,
+        }
+    }
+
+    /// A random Chess960 start for every block, drawn by `seed`.
+    pub fn chess960(seed: u64) -> Openings {
+        Openings {
+            kind: Kind::Chess960 { seed },
+        }
+    }
+
+    /// The openings of the book `cfg` names, in its order (shuffled by
+    /// `seed` when the order is random).
+    ///
+    /// # Errors
+    /// [`BookError`] when the book cannot be read.
+    pub fn from_book(cfg: &BookConfig, seed: u64) -> Result<Openings, BookError> {
+        let openings = read_book(cfg)?;
+        let len = openings.len();
+        let mut order: Vec<usize> = (0..len).collect();
+        if cfg.order == BookOrder::Random {
+            let mut rng = SplitMix::new(seed);
+            for i in (1..len).rev() {
+                let j = rng.below(i as u64 + 1) as usize;
+                order.swap(i, j);
+            }
+        }
+        Ok(Openings {
+            kind: Kind::Book {
+                first: (cfg.start.max(1) - 1) % len.max(1),
+                openings,
+                order,
+                policy: cfg.policy,
+            },
+        })
+    }
+
+    /// The opening of `game`.
+    pub fn for_game(&self, game: &Scheduled) -> Opening {
+        match &self.kind {
+            Kind::Standard => Opening {
+                start: Position::startpos(),
+                moves: Vec::new(),
+            },
+            Kind::Chess960 { seed } => {
+                // The state SplitMix64 reaches after `block` draws: its state
+                // only counts steps, so any block's draw is found directly.
+                let state = (seed ^ CHESS960_SALT)
+                    .wrapping_add((game.block as u64).wrapping_mul(GOLDEN_GAMMA));
+                let n = SplitMix::new(state).below(960);
+                Opening {
+                    // `below(960)` is in range, so the position exists.
+                    start: Position::chess960(n as u32).unwrap_or_else(Position::startpos),
+                    moves: Vec::new(),
+                }
+            }
+            Kind::Book {
+                openings,
+                order,
+                first,
+                policy,
+            } => {
+                let step = match policy {
+                    BookPolicy::Encounter => game.block,
+                    BookPolicy::Round => game.round - 1,
+                };
+                // A book is never empty (`read_book` refuses that).
+                let i = order[(first + step) % order.len()];
+                openings[i].clone()
+            }
+        }
+    }
+}
+
+/// SAN of a line of moves from `pos`, for messages (`1. e4 e5 2. Nf3`).
+pub fn line_text(pos: &Position, moves: &[Move]) -> String {
+    let mut p = pos.clone();
+    let mut out = String::new();
+    for &m in moves {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        San::from_move(&p, m).append_to(&mut out);
+        p.play_unchecked(m);
+    }
+    out
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::{Pairing, Schedule};
+
+    fn games(rounds: usize) -> Vec<Scheduled> {
+        Schedule::new(2, Pairing::RoundRobin, rounds, 2)
+            .unwrap()
+            .iter()
+            .collect()
+    }
+
+    fn book(dir: &Path, n: usize) -> PathBuf {
+        let p = dir.join("b.epd");
+        let mut text = String::new();
+        for i in 0..n {
+            // Distinct starts: a white king walking along the first rank.
+            text.push_str(&format!(
+                "4k3/8/8/8/8/8/8/{}K{} w - -\n",
+                if i == 0 { String::new() } else { i.to_string() },
+                if i == 7 {
+                    String::new()
+                } else {
+                    (7 - i).to_string()
+                }
+            ));
+        }
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn a_books_order_is_a_function_of_the_seed_and_blocks_share_an_opening() {
+        let dir = std::env::temp_dir().join(format!("rookery-book-order-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = book(&dir, 8);
+        let cfg = |words: &str| -> BookConfig {
+            format!("file={} {words}", file.display()).parse().unwrap()
+        };
+        let g = games(20);
+        let starts = |o: &Openings| -> Vec<String> {
+            g.iter()
+                .map(|x| rookery_core::Fen::from_position(&o.for_game(x).start).to_string())
+                .collect()
+        };
+        let a = starts(&Openings::from_book(&cfg("order=random"), 42).unwrap());
+        let b = starts(&Openings::from_book(&cfg("order=random"), 42).unwrap());
+        let c = starts(&Openings::from_book(&cfg("order=random"), 43).unwrap());
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        // Both games of a block, then a shuffle: the first 8 blocks use
+        // every opening once.
+        for pair in a.chunks(2) {
+            assert_eq!(pair[0], pair[1]);
+        }
+        let mut first: Vec<&String> = a.iter().step_by(2).take(8).collect();
+        first.sort();
+        first.dedup();
+        assert_eq!(first.len(), 8);
+        // Sequential from the third, wrapping round.
+        let seq = starts(&Openings::from_book(&cfg("start=3"), 0).unwrap());
+        assert_eq!(seq[0], seq[1]);
+        assert_ne!(seq[0], seq[2]);
+        assert_eq!(seq[0], seq[16], "8 openings: block 8 is block 0 again");
+        // policy=round: every game of a round shares the round's opening.
+        let r = Schedule::new(3, Pairing::RoundRobin, 2, 2).unwrap();
+        let o = Openings::from_book(&cfg("policy=round"), 0).unwrap();
+        let round1: Vec<Opening> = r
+            .iter()
+            .filter(|x| x.round == 1)
+            .map(|x| o.for_game(&x))
+            .collect();
+        assert!(round1.iter().all(|x| *x == round1[0]));
+        let round2 = o.for_game(&r.iter().find(|x| x.round == 2).unwrap());
+        assert_ne!(round2, round1[0]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn book_words() {
+        let b: BookConfig = "file=o.pgn order=random plies=8 start=3 policy=round"
+            .parse()
+            .unwrap();
+        assert_eq!(b.format, BookFormat::Pgn);
+        assert_eq!(b.order, BookOrder::Random);
+        assert_eq!(
+            (b.plies, b.start, b.policy),
+            (Some(8), 3, BookPolicy::Round)
+        );
+        assert_eq!(
+            "order=random".parse::<BookConfig>(),
+            Err(ParseBookError::NoFile)
+        );
+        for bad in [
+            "file=x start=0",
+            "file=x format=cbh",
+            "file=x policy=never",
+            "file=x fi",
+            "file=",
+        ] {
+            let e = bad.parse::<BookConfig>().unwrap_err();
+            assert!(matches!(e, ParseBookError::Word { .. }), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_bad_book_entry_is_named_by_file_line_and_column() {
+        let dir = std::env::temp_dir().join(format!("rookery-book-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let epd = dir.join("b.epd");
+        std::fs::write(
+            &epd,
+            "# a comment\nrnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\n8/8/8/8 wx\n",
+        )
+        .unwrap();
+        let cfg: BookConfig = format!("file={}", epd.display()).parse().unwrap();
+        let err = read_book(&cfg).unwrap_err();
+        assert!(
+            matches!(err, BookError::Bad { line: 3, column, .. } if column > 1),
+            "{err:?}"
+        );
+        assert!(err
+            .to_string()
+            .starts_with(&format!("{}:3:", epd.display())));
+        let pgn = dir.join("b.pgn");
+        std::fs::write(&pgn, "[Event \"x\"]\n\n1. e4 e5 2. Ke5 *\n").unwrap();
+        let cfg: BookConfig = format!("file={}", pgn.display()).parse().unwrap();
+        let err = read_book(&cfg).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                BookError::Bad {
+                    line: 3,
+                    column: 13,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn chess960_starts_are_the_sequence_of_the_seed() {
+        let g = games(20);
+        let o = Openings::chess960(7);
+        let starts: Vec<Opening> = g.iter().map(|x| o.for_game(x)).collect();
+        assert!(starts.iter().any(|x| x.start != starts[0].start));
+        assert_eq!(starts[0], starts[1], "a block shares its start");
+        // The same as drawing them one after the other from the seed.
+        let mut rng = SplitMix::new(7 ^ CHESS960_SALT);
+        for x in g.iter().step_by(2) {
+            let n = rng.below(960) as u32;
+            assert_eq!(o.for_game(x).start, Position::chess960(n).unwrap());
+        }
+    }
+}

@@ -1,0 +1,1344 @@
+//! The one event runner: everything around the games of a match or an
+//! event, written once for `rookery match` (driven by threads) and the
+//! Argus referee (driven by tokio).
+//!
+//! A [`Runner`] owns the journal, the output files, the queue of games, the
+//! [`Standings`], the SPRT and the referee's latency figures. A driver asks
+//! it for the next game to play ([`Runner::next`]: which game, from which
+//! opening, and the moves already played when it resumes), plays it with
+//! the game loop ([`crate::game::play_game`]) writing every move through
+//! the [`JournalHandle`], and hands it back ([`Runner::finish`]); the runner
+//! journals its end, writes the PGN and EPD, counts it and decides the
+//! SPRT. The drivers own only what differs: threads and engine processes
+//! for a match; connections, the supervisor's console and the spectator
+//! page for Argus.
+//!
+//! Starting ([`Start`]) is where nothing may be lost:
+//! - [`Start::New`] refuses to start over an unfinished event's journal
+//!   (its games would be lost and the PGN would get them twice): the user
+//!   says [`Start::Resume`] or [`Start::Fresh`]. A finished event's journal
+//!   is replaced.
+//! - [`Start::Fresh`] keeps the old journal as `JOURNAL.1` (the first free
+//!   number) and moves the games the old run wrote to its PGN and EPD
+//!   files into `PGN.1` and `EPD.1` (what was there before that run stays),
+//!   so the new run never appends to a file holding the old run's games.
+//! - [`Start::Resume`] cuts the outputs back to where the event began and
+//!   writes every finished game again from the journal, in the order they
+//!   ended: each game is in the PGN exactly once. Games cut off mid-way
+//!   are played first, from their last journaled move; then the rest.
+//!
+//! The journal's first line is the runner's [`RunPlan`] (players, schedule,
+//! where the outputs began) with the driver's own plan inside it.
+
+use crate::book::{Opening, Openings};
+use crate::game::{FinishedGame, Stop};
+use crate::journal::{self, Entry, Journal, JournalError, JournalState, StartedProcess};
+use crate::record::{GameRecord, MoveRecord, RecordError};
+use crate::schedule::{Schedule, Scheduled};
+use crate::standings::Standings;
+use crate::stats::{Sprt, SprtConfig, SprtState, SprtStatus, Tally};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Which kind of event a journal records.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EventKind {
+    /// `rookery match`.
+    Match,
+    /// An Argus event (`rookery referee serve`).
+    Argus,
+}
+
+/// The runner's part of the journal's first line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunPlan {
+    /// The kind of event.
+    pub kind: EventKind,
+    /// The players, in the event's order.
+    pub players: Vec<String>,
+    /// Who plays whom.
+    pub schedule: Schedule,
+    /// The PGN output and its length when the event began.
+    pub pgn: Option<(PathBuf, u64)>,
+    /// The EPD output (final positions) and its length when the event began.
+    pub epd: Option<(PathBuf, u64)>,
+    /// The driver's own plan (a match's engines and limits, an event's
+    /// name and date).
+    pub driver: serde_json::Value,
+}
+
+/// How durable the journal's entries are when [`JournalHandle::record`]
+/// returns.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// Written to the file (they survive the process being killed); a
+    /// background thread makes them durable within
+    /// [`journal::SYNC_INTERVAL`].
+    Background,
+    /// Written and made durable (`fdatasync`) before the call returns (the
+    /// Argus referee: before the next `respond` goes out).
+    EachEntry,
+    /// Written only (a power loss may cost more than the last moves).
+    Written,
+}
+
+/// What a runner is set up with.
+#[derive(Clone, Debug)]
+pub struct RunnerSetup {
+    /// The kind of event.
+    pub kind: EventKind,
+    /// The players' names, in the event's order.
+    pub players: Vec<String>,
+    /// Who plays whom.
+    pub schedule: Schedule,
+    /// Where each game starts.
+    pub openings: Openings,
+    /// The journal, if the event keeps one.
+    pub journal: Option<PathBuf>,
+    /// How durable its entries are.
+    pub durability: Durability,
+    /// Finished games in PGN.
+    pub pgn: Option<PathBuf>,
+    /// Final positions as EPD.
+    pub epd: Option<PathBuf>,
+    /// The SPRT of the first player against the second (two players only).
+    pub sprt: Option<SprtConfig>,
+    /// The driver's own plan, kept in the journal.
+    pub driver: serde_json::Value,
+    /// When resuming into a PGN file other than the one the journal's plan
+    /// names (a standby referee's own), where this event's games begin in
+    /// it (by default its length now: the games are appended).
+    pub resume_base: Option<u64>,
+}
+
+/// How the runner starts.
+#[derive(Debug)]
+pub enum Start {
+    /// A new event. An unfinished event's journal at the same path is an
+    /// error ([`RunnerError::Unfinished`]); a finished one is replaced.
+    New,
+    /// A new event; an old journal (finished or not) is kept as
+    /// `JOURNAL.N`, and the games the old run wrote to the outputs are
+    /// moved to `PGN.N` and `EPD.N`.
+    Fresh,
+    /// Continue the event this journal records.
+    Resume(Box<JournalState>),
+}
+
+/// Why a runner cannot start or go on.
+#[derive(Debug, thiserror::Error)]
+pub enum RunnerError {
+    /// The journal cannot be read or written.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    /// The journal belongs to an unfinished event, and a new one was asked
+    /// for.
+    #[error(
+        "{}: the journal of an unfinished event ({done} of {total} games finished): \
+         continue it with --resume, or start again with --fresh (the old journal is then \
+         kept as {}.1)", .path.display(), .path.display()
+    )]
+    Unfinished {
+        /// The journal.
+        path: PathBuf,
+        /// Games it has finished.
+        done: usize,
+        /// Games in its schedule.
+        total: usize,
+    },
+    /// A file exists where the journal goes and is not a journal.
+    #[error("{}: exists and is not a journal this build reads ({why}); move it away or start with --fresh", .path.display())]
+    NotAJournal {
+        /// The file.
+        path: PathBuf,
+        /// Why it cannot be read.
+        why: String,
+    },
+    /// The journal is of another event than the one asked for.
+    #[error("cannot resume from {}: {why}", .path.display())]
+    Mismatch {
+        /// The journal.
+        path: PathBuf,
+        /// What differs.
+        why: String,
+    },
+    /// An output file cannot be written.
+    #[error("{}: {error}", .path.display())]
+    Output {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: io::Error,
+    },
+    /// A journaled record does not replay.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// The SPRT's parameters are not a test.
+    #[error("{0}")]
+    Sprt(String),
+}
+
+fn output_err(path: &Path) -> impl Fn(io::Error) -> RunnerError + '_ {
+    move |error| RunnerError::Output {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
+/// Somebody following the journal (a standby referee): given every
+/// entry's bytes as they are written; `false` ends the subscription.
+pub type Follower = Box<dyn FnMut(&Arc<[u8]>) -> bool + Send>;
+
+struct Sink {
+    journal: Journal,
+    durability: Durability,
+    followers: Vec<Follower>,
+}
+
+/// The journal as the games write it: cheap to clone, shared by every game
+/// in progress and the runner.
+#[derive(Clone)]
+pub struct JournalHandle {
+    sink: Arc<Mutex<Sink>>,
+}
+
+impl JournalHandle {
+    /// Writes `entries` in one write, made as durable as the runner's
+    /// [`Durability`] says, and hands them to the followers.
+    ///
+    /// # Errors
+    /// The journal cannot be written: the event must stop.
+    pub fn record(&self, entries: &[Entry]) -> io::Result<()> {
+        let mut bytes = Vec::new();
+        for e in entries {
+            bytes.extend(Journal::encode(e)?);
+        }
+        let mut s = self
+            .sink
+            .lock()
+            .map_err(|_| io::Error::other("the journal's lock is poisoned"))?;
+        s.journal.append_encoded(&bytes).map_err(io::Error::other)?;
+        if s.durability == Durability::EachEntry {
+            s.journal.sync().map_err(io::Error::other)?;
+        }
+        if !s.followers.is_empty() {
+            let line: Arc<[u8]> = bytes.into();
+            s.followers.retain_mut(|f| f(&line));
+        }
+        Ok(())
+    }
+
+    /// The journal's bytes from `from` (a line boundary: 0, or the length
+    /// of a copy the follower holds), and `follower` subscribed to every
+    /// entry written after them: nothing is missed or given twice.
+    ///
+    /// # Errors
+    /// The journal cannot be read, or `from` is not a line boundary of it.
+    pub fn follow(&self, from: u64, follower: Follower) -> Result<Vec<u8>, String> {
+        let mut s = self
+            .sink
+            .lock()
+            .map_err(|_| "the journal is unavailable".to_string())?;
+        let bytes =
+            std::fs::read(s.journal.path()).map_err(|e| format!("cannot read the journal: {e}"))?;
+        let from = usize::try_from(from).unwrap_or(usize::MAX);
+        if from > bytes.len() || (from > 0 && bytes[from - 1] != b'\n') {
+            return Err(format!(
+                "Journal {from}: not a line boundary of the journal ({} bytes)",
+                bytes.len()
+            ));
+        }
+        s.followers.push(follower);
+        Ok(bytes[from..].to_vec())
+    }
+
+    /// The journal's path.
+    pub fn path(&self) -> PathBuf {
+        self.sink
+            .lock()
+            .map(|s| s.journal.path().to_path_buf())
+            .unwrap_or_default()
+    }
+}
+
+/// Where a game of the schedule stands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GameState {
+    /// Not started.
+    Unplayed,
+    /// Waiting in the queue to be played again or continued.
+    Queued,
+    /// Being played.
+    Running,
+    /// Finished and recorded.
+    Done,
+}
+
+/// A game to play, as [`Runner::next`] hands it out.
+#[derive(Clone, Debug)]
+pub struct Assignment {
+    /// The game.
+    pub game: Scheduled,
+    /// Where it starts.
+    pub opening: Opening,
+    /// The moves already played (a game cut off and continued), opening
+    /// moves included.
+    pub resume: Vec<MoveRecord>,
+    /// When the game first started and the wall time it was played before
+    /// (a continued game), for its `GameStartTime` and `GameDuration`.
+    pub history: Option<((String, String), u64)>,
+}
+
+/// The SPRT's decision and the games it was taken on.
+#[derive(Clone, Debug, Serialize)]
+pub struct SprtDecision {
+    /// The test over the games counted when it decided.
+    pub status: SprtStatus,
+    /// Those games, from the first player's view.
+    pub tally: Tally,
+}
+
+/// The SPRT of a match: its decision, if it took one, and the test over
+/// every game played (games in progress when it decided finish after it).
+#[derive(Clone, Debug, Serialize)]
+pub struct SprtReport {
+    /// The decision, with the counts it was taken on.
+    pub decision: Option<SprtDecision>,
+    /// The test over every game played.
+    pub last: SprtStatus,
+}
+
+impl SprtReport {
+    /// Whether the test decided (H0 or H1 accepted).
+    pub fn decided(&self) -> bool {
+        self.decision.is_some()
+    }
+}
+
+/// The referee's time per move (a reply read to the next request sent),
+/// kept as a histogram of 32 buckets per octave of microseconds, so that a
+/// month-long event costs a few kilobytes; quantiles are within 2.2%.
+#[derive(Clone, Debug)]
+pub struct Latency {
+    buckets: Vec<u64>,
+    count: u64,
+}
+
+/// Buckets per doubling of the latency.
+const BUCKETS_PER_OCTAVE: f64 = 32.0;
+
+impl Default for Latency {
+    fn default() -> Latency {
+        Latency {
+            // 2^40 us (12 days) is beyond any move.
+            buckets: vec![0; 40 * BUCKETS_PER_OCTAVE as usize + 1],
+            count: 0,
+        }
+    }
+}
+
+impl Latency {
+    fn bucket(us: u64) -> usize {
+        if us <= 1 {
+            return 0;
+        }
+        ((us as f64).log2() * BUCKETS_PER_OCTAVE).ceil() as usize
+    }
+
+    /// Adds samples.
+    pub fn add(&mut self, samples: &[Duration]) {
+        for d in samples {
+            let us = u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+            let b = Latency::bucket(us).min(self.buckets.len() - 1);
+            self.buckets[b] += 1;
+            self.count += 1;
+        }
+    }
+
+    /// Samples counted.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The `q` quantile (0..=1) in microseconds (the upper edge of its
+    /// bucket), `None` with no samples.
+    pub fn quantile_us(&self, q: f64) -> Option<u64> {
+        if self.count == 0 {
+            return None;
+        }
+        // The rank of the quantile among the samples, from 1.
+        let rank = ((self.count - 1) as f64 * q.clamp(0.0, 1.0)).round() as u64 + 1;
+        let mut seen = 0;
+        for (b, &n) in self.buckets.iter().enumerate() {
+            seen += n;
+            if seen >= rank {
+                return Some((b as f64 / BUCKETS_PER_OCTAVE).exp2().round() as u64);
+            }
+        }
+        None
+    }
+}
+
+/// How a match or event ended, as the runner saw it.
+#[derive(Clone, Debug)]
+pub struct RunSummary {
+    /// The final standings (every game played).
+    pub standings: Standings,
+    /// The SPRT, when one ran.
+    pub sprt: Option<SprtReport>,
+    /// Games of the schedule not played.
+    pub unplayed: usize,
+    /// The referee's time per move.
+    pub latency: Latency,
+    /// The event is over for good (recorded in the journal): every game
+    /// played or the SPRT decided. `false` when it stopped early and can be
+    /// resumed.
+    pub over: bool,
+}
+
+/// What [`Runner::finish`] did with a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Finished {
+    /// Recorded and counted.
+    Recorded,
+    /// Recorded and counted, and the SPRT decided on it: no more games
+    /// start.
+    Decided(SprtState),
+    /// Not recorded: it is queued to be played again from its first move
+    /// (adjourned).
+    Replayed,
+    /// Not recorded: it is queued to go on from its last move (held).
+    Held,
+    /// Not recorded: cut off by a stop of the event; a resume continues it.
+    Cut,
+}
+
+/// The one event runner (see the module docs).
+pub struct Runner {
+    plan: RunPlan,
+    schedule: Schedule,
+    openings: Openings,
+    journal: Option<JournalHandle>,
+    pgn: Option<(File, PathBuf)>,
+    epd: Option<(File, PathBuf)>,
+    standings: Standings,
+    sprt: Option<Sprt>,
+    decision: Option<SprtDecision>,
+    state: Vec<GameState>,
+    /// Games to continue or replay before new ones: (game, moves so far).
+    front: VecDeque<(usize, Vec<MoveRecord>)>,
+    /// Adjourned games, played again after the new ones.
+    back: VecDeque<usize>,
+    /// No game before this one is unplayed.
+    cursor: usize,
+    /// First start times of games begun in an earlier run.
+    first_started: std::collections::HashMap<usize, (String, String)>,
+    latency: Latency,
+    stopping: bool,
+    resumed: Option<(usize, usize)>,
+    previous_processes: Vec<StartedProcess>,
+    finished_before: Vec<GameRecord>,
+}
+
+impl Runner {
+    /// Opens the journal and the outputs as `start` says (see the module
+    /// docs) and makes the queue.
+    ///
+    /// # Errors
+    /// [`RunnerError`]: an unfinished journal where a new event was asked
+    /// for, a journal of another event, a file that cannot be written.
+    pub fn open(setup: RunnerSetup, start: Start) -> Result<Runner, RunnerError> {
+        let sprt = match setup.sprt {
+            Some(c) => Some(Sprt::new(c).map_err(|e| RunnerError::Sprt(e.to_string()))?),
+            None => None,
+        };
+        let mut previous_processes = Vec::new();
+        let (plan, state) = match start {
+            Start::Resume(state) => {
+                let plan = resume_plan(&setup, &state)?;
+                previous_processes.clone_from(&state.processes);
+                (plan, Some(*state))
+            }
+            Start::New | Start::Fresh => {
+                let fresh = matches!(start, Start::Fresh);
+                if let Some(path) = &setup.journal {
+                    if let Some(old) = make_room(path, &setup, fresh)? {
+                        previous_processes = old;
+                    }
+                }
+                let len = |p: &Option<PathBuf>| -> Option<(PathBuf, u64)> {
+                    p.as_ref().map(|p| (p.clone(), file_len(p)))
+                };
+                let plan = RunPlan {
+                    kind: setup.kind,
+                    players: setup.players.clone(),
+                    schedule: setup.schedule,
+                    pgn: len(&setup.pgn),
+                    epd: len(&setup.epd),
+                    driver: setup.driver.clone(),
+                };
+                (plan, None)
+            }
+        };
+        let sync = setup.durability == Durability::Background;
+        let journal = match (&setup.journal, &state) {
+            (_, Some(s)) => Some(Journal::reopen(s, sync)?),
+            (Some(path), None) => {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir).map_err(output_err(dir))?;
+                }
+                let value = serde_json::to_value(&plan).map_err(|e| RunnerError::Output {
+                    path: path.clone(),
+                    error: io::Error::other(e),
+                })?;
+                Some(Journal::create(path, &value, sync)?)
+            }
+            (None, None) => None,
+        };
+        let journal = journal.map(|journal| JournalHandle {
+            sink: Arc::new(Mutex::new(Sink {
+                journal,
+                durability: setup.durability,
+                followers: Vec::new(),
+            })),
+        });
+        let finished: Vec<GameRecord> = state
+            .as_ref()
+            .map_or_else(Vec::new, |s| s.finished().into_iter().cloned().collect());
+        let resuming = state.is_some();
+        let pgn = reopen_output(plan.pgn.as_ref(), resuming, &finished, |r| r.pgn_text())?;
+        let epd = reopen_output(plan.epd.as_ref(), resuming, &finished, |r| {
+            Ok(format!("{}\n", r.epd_line()?))
+        })?;
+        let schedule = plan.schedule;
+        let mut runner = Runner {
+            standings: Standings::new(plan.players.clone()),
+            state: vec![GameState::Unplayed; schedule.len()],
+            plan,
+            schedule,
+            openings: setup.openings,
+            journal,
+            pgn,
+            epd,
+            sprt,
+            decision: None,
+            front: VecDeque::new(),
+            back: VecDeque::new(),
+            cursor: 0,
+            first_started: std::collections::HashMap::new(),
+            latency: Latency::default(),
+            stopping: false,
+            resumed: None,
+            previous_processes,
+            finished_before: Vec::new(),
+        };
+        if let Some(state) = &state {
+            for r in &finished {
+                if let Some(g) = runner.schedule.get(r.number) {
+                    runner.standings.set_name(g.white, &r.white);
+                    runner.standings.set_name(g.black, &r.black);
+                    runner.standings.add(&g, r);
+                    runner.state[r.number] = GameState::Done;
+                }
+            }
+            let mut open = 0;
+            for (&n, g) in &state.games {
+                if let Some(t) = &g.started {
+                    runner.first_started.insert(n, t.clone());
+                }
+                if g.end.is_none() && n < runner.state.len() {
+                    runner.state[n] = GameState::Queued;
+                    runner.front.push_back((n, g.moves.clone()));
+                    open += 1;
+                }
+            }
+            runner.resumed = Some((finished.len(), open));
+            runner.finished_before = finished;
+            runner.check_sprt();
+            if state.over.is_some() {
+                runner.stopping = true;
+            }
+        }
+        Ok(runner)
+    }
+
+    /// Games finished and in progress taken from the journal, when resuming.
+    pub fn resumed(&self) -> Option<(usize, usize)> {
+        self.resumed
+    }
+
+    /// The records of the games an earlier run finished, in the order they
+    /// ended (empty unless resuming).
+    pub fn finished_records(&self) -> &[GameRecord] {
+        &self.finished_before
+    }
+
+    /// Programs that an earlier run of this event started for players: to
+    /// be ended if they are still running.
+    pub fn previous_processes(&self) -> &[StartedProcess] {
+        &self.previous_processes
+    }
+
+    /// The journal, for the games to write their moves (`None` when the
+    /// event keeps none).
+    pub fn journal(&self) -> Option<JournalHandle> {
+        self.journal.clone()
+    }
+
+    /// The plan written in the journal.
+    pub fn plan(&self) -> &RunPlan {
+        &self.plan
+    }
+
+    /// The schedule.
+    pub fn schedule(&self) -> &Schedule {
+        &self.schedule
+    }
+
+    /// The standings so far.
+    pub fn standings(&self) -> &Standings {
+        &self.standings
+    }
+
+    /// Where game `n` stands.
+    pub fn game_state(&self, n: usize) -> Option<GameState> {
+        self.state.get(n).copied()
+    }
+
+    /// Renames player `i` (an engine's own name, once it is known).
+    pub fn set_name(&mut self, i: usize, name: &str) {
+        self.standings.set_name(i, name);
+    }
+
+    /// Starts no more games (a stop of the event, or an SPRT decision).
+    pub fn stop(&mut self) {
+        self.stopping = true;
+    }
+
+    /// Whether new games may still start.
+    pub fn is_stopping(&self) -> bool {
+        self.stopping
+    }
+
+    /// Games neither finished nor being played.
+    pub fn unplayed(&self) -> usize {
+        self.state
+            .iter()
+            .filter(|s| matches!(s, GameState::Unplayed | GameState::Queued))
+            .count()
+    }
+
+    /// Whether a game remains to be started (regardless of who is ready).
+    pub fn has_work(&self) -> bool {
+        !self.stopping
+            && (!self.front.is_empty()
+                || !self.back.is_empty()
+                || self.state[self.cursor.min(self.state.len())..].contains(&GameState::Unplayed))
+    }
+
+    /// Adds the referee's time per move of a game.
+    pub fn add_latencies(&mut self, samples: &[Duration]) {
+        self.latency.add(samples);
+    }
+
+    /// The next game whose players are `ready`, in order: games to be
+    /// continued first, then the unplayed ones in schedule order, then
+    /// adjourned ones. Its `start` is journaled before it is handed out.
+    ///
+    /// # Errors
+    /// The journal cannot be written.
+    pub fn next(
+        &mut self,
+        mut ready: impl FnMut(&Scheduled) -> bool,
+    ) -> Result<Option<Assignment>, RunnerError> {
+        if self.stopping {
+            return Ok(None);
+        }
+        let mut found: Option<(usize, Vec<MoveRecord>)> = None;
+        if let Some(i) = self
+            .front
+            .iter()
+            .position(|(n, _)| self.schedule.get(*n).is_some_and(|g| ready(&g)))
+        {
+            found = self.front.remove(i);
+        }
+        if found.is_none() {
+            while self.cursor < self.state.len() && self.state[self.cursor] != GameState::Unplayed {
+                self.cursor += 1;
+            }
+            // Any two players meet within a round: looking one round ahead
+            // finds a game for whoever is ready.
+            let window = self.schedule.per_round().max(1);
+            let end = self.cursor.saturating_add(window).min(self.state.len());
+            for n in self.cursor..end {
+                if self.state[n] == GameState::Unplayed
+                    && self.schedule.get(n).is_some_and(|g| ready(&g))
+                {
+                    found = Some((n, Vec::new()));
+                    break;
+                }
+            }
+        }
+        if found.is_none() {
+            if let Some(i) = self
+                .back
+                .iter()
+                .position(|n| self.schedule.get(*n).is_some_and(|g| ready(&g)))
+            {
+                found = self.back.remove(i).map(|n| (n, Vec::new()));
+            }
+        }
+        let Some((n, resume)) = found else {
+            return Ok(None);
+        };
+        let Some(game) = self.schedule.get(n) else {
+            return Ok(None);
+        };
+        self.state[n] = GameState::Running;
+        let first = self.first_started.get(&n).cloned();
+        let started = first.clone().unwrap_or_else(crate::game::utc_now);
+        self.first_started
+            .entry(n)
+            .or_insert_with(|| started.clone());
+        self.write(&[Entry::Start {
+            game: n,
+            started: Some(started),
+        }])?;
+        // The wall time of the earlier part of a continued game: its moves'
+        // times (the moves are most of it).
+        let history = first.filter(|_| !resume.is_empty()).map(|t| {
+            (
+                t,
+                resume
+                    .iter()
+                    .map(|m| m.time_ms)
+                    .fold(0u64, u64::saturating_add),
+            )
+        });
+        Ok(Some(Assignment {
+            opening: self.openings.for_game(&game),
+            game,
+            resume,
+            history,
+        }))
+    }
+
+    /// A game handed out by [`Runner::next`] could not begin (a player
+    /// could not be started): it goes back to the front of the queue,
+    /// unrecorded. It is not a result.
+    pub fn not_started(&mut self, game: &Scheduled, moves: Vec<MoveRecord>) {
+        if let Some(s) = self.state.get_mut(game.number) {
+            *s = GameState::Queued;
+            self.front.push_front((game.number, moves));
+        }
+    }
+
+    /// A game whose journaled moves did not replay: it is played again
+    /// from its first move, after the others.
+    ///
+    /// # Errors
+    /// The journal cannot be written.
+    pub fn replay(&mut self, game: &Scheduled) -> Result<(), RunnerError> {
+        self.write(&[Entry::Discard { game: game.number }])?;
+        if let Some(s) = self.state.get_mut(game.number) {
+            *s = GameState::Queued;
+            self.back.push_back(game.number);
+        }
+        Ok(())
+    }
+
+    /// Takes a game back from its driver: a game that ended is journaled,
+    /// written to the outputs and counted (the SPRT decides on it); a game
+    /// stopped from outside is queued again or left to a resume, as its
+    /// [`Stop`] says.
+    ///
+    /// # Errors
+    /// The journal or an output cannot be written, or the record does not
+    /// replay.
+    pub fn finish(
+        &mut self,
+        game: &Scheduled,
+        fin: &FinishedGame,
+    ) -> Result<Finished, RunnerError> {
+        self.latency.add(&fin.overheads);
+        let n = game.number;
+        match fin.stop {
+            Some(Stop::Adjourn) => {
+                self.replay(game)?;
+                return Ok(Finished::Replayed);
+            }
+            Some(Stop::Hold) => {
+                if let Some(s) = self.state.get_mut(n) {
+                    *s = GameState::Queued;
+                    self.front.push_front((n, fin.record.moves.clone()));
+                }
+                return Ok(Finished::Held);
+            }
+            Some(Stop::Shutdown) => {
+                // Not over: a resume continues it from its journaled moves
+                // (and writes the outputs again without it). Meanwhile the
+                // PGN shows it as it stands, `*`.
+                if let Some(s) = self.state.get_mut(n) {
+                    *s = GameState::Queued;
+                    self.front.push_back((n, fin.record.moves.clone()));
+                }
+                if let Some((f, p)) = self.pgn.as_mut() {
+                    f.write_all(fin.record.pgn_text()?.as_bytes())
+                        .and_then(|()| f.flush())
+                        .map_err(output_err(p))?;
+                }
+                return Ok(Finished::Cut);
+            }
+            Some(Stop::Adjudicate(_)) | None => {}
+        }
+        let r = &fin.record;
+        self.write(&[Entry::End {
+            game: n,
+            record: Box::new(r.clone()),
+        }])?;
+        if let Some(s) = self.state.get_mut(n) {
+            *s = GameState::Done;
+        }
+        if let Some((f, p)) = self.pgn.as_mut() {
+            f.write_all(r.pgn_text()?.as_bytes())
+                .and_then(|()| f.flush())
+                .map_err(output_err(p))?;
+        }
+        if let Some((f, p)) = self.epd.as_mut() {
+            writeln!(f, "{}", r.epd_line()?)
+                .and_then(|()| f.flush())
+                .map_err(output_err(p))?;
+        }
+        self.standings.set_name(game.white, &r.white);
+        self.standings.set_name(game.black, &r.black);
+        self.standings.add(game, r);
+        Ok(match self.check_sprt() {
+            Some(state) => Finished::Decided(state),
+            None => Finished::Recorded,
+        })
+    }
+
+    /// Decides the SPRT on the games counted, once: the decision stops the
+    /// event.
+    fn check_sprt(&mut self) -> Option<SprtState> {
+        let sprt = self.sprt.as_ref()?;
+        if self.decision.is_some() {
+            return None;
+        }
+        let tally = self.standings.versus(0, 1);
+        let status = sprt.status(&tally);
+        if status.state == SprtState::Continue {
+            return None;
+        }
+        self.decision = Some(SprtDecision { status, tally });
+        self.stopping = true;
+        Some(status.state)
+    }
+
+    /// The SPRT so far.
+    pub fn sprt(&self) -> Option<SprtReport> {
+        let sprt = self.sprt.as_ref()?;
+        Some(SprtReport {
+            decision: self.decision.clone(),
+            last: sprt.status(&self.standings.versus(0, 1)),
+        })
+    }
+
+    fn write(&self, entries: &[Entry]) -> Result<(), RunnerError> {
+        match &self.journal {
+            Some(j) => j.record(entries).map_err(|error| RunnerError::Output {
+                path: j.path(),
+                error,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Records the address the event listens on (see
+    /// [`JournalState::listening`]).
+    ///
+    /// # Errors
+    /// The journal cannot be written.
+    pub fn record_address(&self, address: &str) -> Result<(), RunnerError> {
+        self.write(&[Entry::Listening {
+            address: address.to_string(),
+        }])
+    }
+
+    /// Records a program started for a player (its process group), so that
+    /// a later run of the event can end it.
+    ///
+    /// # Errors
+    /// The journal cannot be written.
+    pub fn record_process(&self, player: &str, pid: u32, since: u64) -> Result<(), RunnerError> {
+        self.write(&[Entry::Process {
+            player: player.to_string(),
+            pid,
+            since,
+        }])
+    }
+
+    /// Ends the run: when every game was played or the SPRT decided, the
+    /// journal says the event is over (a new run may then replace it).
+    ///
+    /// # Errors
+    /// The journal or an output cannot be written.
+    pub fn close(mut self) -> Result<RunSummary, RunnerError> {
+        let all_done = self.state.iter().all(|&s| s == GameState::Done);
+        let reason = if all_done {
+            Some("every game played".to_string())
+        } else {
+            self.decision
+                .as_ref()
+                .map(|d| format!("SPRT: {:?}", d.status.state))
+        };
+        if let Some(reason) = &reason {
+            self.write(&[Entry::Over {
+                reason: reason.clone(),
+            }])?;
+        }
+        for (f, p) in [self.pgn.as_mut(), self.epd.as_mut()].into_iter().flatten() {
+            f.sync_data().map_err(output_err(p))?;
+        }
+        Ok(RunSummary {
+            sprt: self.sprt(),
+            unplayed: self.unplayed(),
+            standings: self.standings,
+            latency: self.latency,
+            over: reason.is_some(),
+        })
+    }
+}
+
+/// The plan of the journal `state`, checked against the event `setup`
+/// describes.
+fn resume_plan(setup: &RunnerSetup, state: &JournalState) -> Result<RunPlan, RunnerError> {
+    let bad = |why: String| RunnerError::Mismatch {
+        path: state.path.clone(),
+        why,
+    };
+    let plan: RunPlan = serde_json::from_value(state.plan.clone())
+        .map_err(|e| bad(format!("not a journal of this build's events ({e})")))?;
+    if plan.kind != setup.kind {
+        return Err(bad(format!(
+            "it is the journal of {:?}, not of {:?}",
+            plan.kind, setup.kind
+        )));
+    }
+    if plan.players != setup.players || plan.schedule != setup.schedule {
+        return Err(bad(format!(
+            "its players {:?} and schedule {:?} are not the event's ({:?}, {:?})",
+            plan.players, plan.schedule, setup.players, setup.schedule
+        )));
+    }
+    // The outputs are the event's own: the journal's when they are the
+    // same files, else (a standby's) from `resume_base` or their end.
+    let output = |now: &Option<PathBuf>, then: &Option<(PathBuf, u64)>| {
+        now.as_ref().map(|p| match then {
+            Some((q, base)) if same_file(p, q) => (p.clone(), *base),
+            _ => (p.clone(), setup.resume_base.unwrap_or_else(|| file_len(p))),
+        })
+    };
+    let mut plan = plan;
+    plan.pgn = output(&setup.pgn, &plan.pgn);
+    plan.epd = output(&setup.epd, &plan.epd);
+    Ok(plan)
+}
+
+/// Makes room for a new journal at `path`: nothing there is fine; a
+/// finished event's journal is replaced; an unfinished one is refused,
+/// unless `fresh`, which keeps it aside with the games its run wrote.
+/// Returns the old journal's started programs, to be ended.
+fn make_room(
+    path: &Path,
+    setup: &RunnerSetup,
+    fresh: bool,
+) -> Result<Option<Vec<StartedProcess>>, RunnerError> {
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(None);
+    }
+    let old = JournalState::read(path);
+    let old_plan = old
+        .as_ref()
+        .ok()
+        .and_then(|s| serde_json::from_value::<RunPlan>(s.plan.clone()).ok());
+    let processes = old
+        .as_ref()
+        .map(|s| s.processes.clone())
+        .unwrap_or_default();
+    if !fresh {
+        match (&old, &old_plan) {
+            (Err(e), _) => {
+                return Err(RunnerError::NotAJournal {
+                    path: path.to_path_buf(),
+                    why: e.to_string(),
+                })
+            }
+            (Ok(s), Some(plan)) if !s.is_over(plan.schedule.len()) => {
+                return Err(RunnerError::Unfinished {
+                    path: path.to_path_buf(),
+                    done: s.finished().len(),
+                    total: plan.schedule.len(),
+                })
+            }
+            (Ok(_), None) => {
+                return Err(RunnerError::NotAJournal {
+                    path: path.to_path_buf(),
+                    why: "its plan is not of this build".into(),
+                })
+            }
+            // Over: replaced below.
+            (Ok(_), Some(_)) => {}
+        }
+        std::fs::remove_file(path).map_err(output_err(path))?;
+        return Ok(Some(processes));
+    }
+    journal::rotate(path).map_err(output_err(path))?;
+    // The games the old run wrote go with it.
+    if let Some(plan) = old_plan {
+        for (old, new) in [(&plan.pgn, &setup.pgn), (&plan.epd, &setup.epd)] {
+            if let (Some((file, base)), Some(now)) = (old, new) {
+                if same_file(file, now) {
+                    move_tail(file, *base)?;
+                }
+            }
+        }
+    }
+    Ok(Some(processes))
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    abs(a) == abs(b)
+}
+
+/// Moves the bytes of `path` past `base` (an earlier run's games) into the
+/// first free `PATH.N`, and cuts `path` back to `base`.
+fn move_tail(path: &Path, base: u64) -> Result<(), RunnerError> {
+    let len = file_len(path);
+    if len <= base {
+        return Ok(());
+    }
+    let err = output_err(path);
+    let mut f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(&err)?;
+    f.seek(SeekFrom::Start(base)).map_err(&err)?;
+    let mut tail = Vec::new();
+    f.read_to_end(&mut tail).map_err(&err)?;
+    let mut n = 1u32;
+    let to = loop {
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".{n}"));
+        let to = PathBuf::from(name);
+        if std::fs::symlink_metadata(&to).is_err() {
+            break to;
+        }
+        n += 1;
+    };
+    let mut out = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&to)
+        .map_err(output_err(&to))?;
+    out.write_all(&tail)
+        .and_then(|()| out.sync_all())
+        .map_err(output_err(&to))?;
+    f.set_len(base).map_err(&err)?;
+    f.sync_all().map_err(&err)
+}
+
+/// The current size of a file (0 when it does not exist).
+pub fn file_len(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+/// Opens an output for appending: when resuming, cut back to where the
+/// event began and the finished games written again, each as `text` gives
+/// it; otherwise as it is (a new event appends).
+fn reopen_output(
+    out: Option<&(PathBuf, u64)>,
+    resuming: bool,
+    finished: &[GameRecord],
+    text: impl Fn(&GameRecord) -> Result<String, RecordError>,
+) -> Result<Option<(File, PathBuf)>, RunnerError> {
+    let Some((path, base)) = out else {
+        return Ok(None);
+    };
+    let err = output_err(path);
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(&err)?;
+    }
+    let f = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(&err)?;
+    if resuming {
+        let len = f.metadata().map_err(&err)?.len();
+        f.set_len((*base).min(len)).map_err(&err)?;
+    }
+    drop(f);
+    let mut f = OpenOptions::new().append(true).open(path).map_err(&err)?;
+    if resuming {
+        for r in finished {
+            f.write_all(text(r)?.as_bytes()).map_err(&err)?;
+        }
+        f.sync_data().map_err(&err)?;
+    }
+    Ok(Some((f, path.clone())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{GameOutcome, Termination};
+    use crate::schedule::Pairing;
+
+    fn setup(dir: &Path, rounds: usize) -> RunnerSetup {
+        RunnerSetup {
+            kind: EventKind::Match,
+            players: vec!["A".into(), "B".into()],
+            schedule: Schedule::new(2, Pairing::RoundRobin, rounds, 2).unwrap(),
+            openings: Openings::standard(),
+            journal: Some(dir.join("m.journal")),
+            durability: Durability::Written,
+            pgn: Some(dir.join("m.pgn")),
+            epd: None,
+            sprt: None,
+            driver: serde_json::json!({"engines": 2}),
+            resume_base: None,
+        }
+    }
+
+    fn tmp(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("rookery-runner-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn fin(a: &Assignment, outcome: GameOutcome, stop: Option<Stop>) -> FinishedGame {
+        FinishedGame {
+            record: GameRecord {
+                number: a.game.number,
+                event: "e".into(),
+                site: "s".into(),
+                round: a.game.round.to_string(),
+                white: "A".into(),
+                black: "B".into(),
+                white_tc: Default::default(),
+                black_tc: Default::default(),
+                start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+                moves: Vec::new(),
+                outcome,
+                termination: if outcome == GameOutcome::Unfinished {
+                    Termination::Unterminated
+                } else {
+                    Termination::Normal
+                },
+                reason: "test".into(),
+                started: ("2026.01.01".into(), "00:00:00".into()),
+                date: None,
+                duration_ms: 0,
+            },
+            faults: [None, None],
+            overheads: vec![Duration::from_micros(100)],
+            stop,
+        }
+    }
+
+    fn games_in(pgn: &Path) -> usize {
+        std::fs::read_to_string(pgn)
+            .unwrap_or_default()
+            .matches("[Event ")
+            .count()
+    }
+
+    #[test]
+    fn a_new_event_over_an_unfinished_journal_is_refused_and_resume_writes_each_game_once() {
+        let dir = tmp("refuse");
+        let mut r = Runner::open(setup(&dir, 2), Start::New).unwrap();
+        let a = r.next(|_| true).unwrap().unwrap();
+        r.finish(&a.game, &fin(&a, GameOutcome::WhiteWins, None))
+            .unwrap();
+        let b = r.next(|_| true).unwrap().unwrap();
+        drop(r); // killed with game 1 in progress
+        assert_eq!(games_in(&dir.join("m.pgn")), 1);
+        let e = Runner::open(setup(&dir, 2), Start::New).err().unwrap();
+        assert!(
+            matches!(
+                e,
+                RunnerError::Unfinished {
+                    done: 1,
+                    total: 4,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("--resume"), "{e}");
+        // Resume: game 1 first, from its moves; the PGN holds game 0 once.
+        let state = JournalState::read(&dir.join("m.journal")).unwrap();
+        let mut r = Runner::open(setup(&dir, 2), Start::Resume(Box::new(state))).unwrap();
+        assert_eq!(r.resumed(), Some((1, 1)));
+        assert_eq!(games_in(&dir.join("m.pgn")), 1);
+        let again = r.next(|_| true).unwrap().unwrap();
+        assert_eq!(again.game, b.game);
+        r.finish(&again.game, &fin(&again, GameOutcome::Draw, None))
+            .unwrap();
+        while let Some(a) = r.next(|_| true).unwrap() {
+            r.finish(&a.game, &fin(&a, GameOutcome::Draw, None))
+                .unwrap();
+        }
+        let s = r.close().unwrap();
+        assert!(s.over);
+        assert_eq!(s.standings.games(), 4);
+        assert_eq!(games_in(&dir.join("m.pgn")), 4);
+        // A finished event's journal is replaced by a new event; the PGN
+        // is appended to.
+        let mut r = Runner::open(setup(&dir, 1), Start::New).unwrap();
+        let a = r.next(|_| true).unwrap().unwrap();
+        r.finish(&a.game, &fin(&a, GameOutcome::Draw, None))
+            .unwrap();
+        drop(r);
+        assert_eq!(games_in(&dir.join("m.pgn")), 5);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn fresh_keeps_the_old_journal_and_moves_the_old_runs_games_aside() {
+        let dir = tmp("fresh");
+        std::fs::write(dir.join("m.pgn"), "[Event \"before\"]\n\n*\n\n").unwrap();
+        let mut r = Runner::open(setup(&dir, 2), Start::New).unwrap();
+        for _ in 0..2 {
+            let a = r.next(|_| true).unwrap().unwrap();
+            r.finish(&a.game, &fin(&a, GameOutcome::WhiteWins, None))
+                .unwrap();
+        }
+        drop(r);
+        assert_eq!(games_in(&dir.join("m.pgn")), 3);
+        let r = Runner::open(setup(&dir, 2), Start::Fresh).unwrap();
+        drop(r);
+        assert!(dir.join("m.journal.1").exists());
+        let kept = std::fs::read_to_string(dir.join("m.pgn")).unwrap();
+        assert!(
+            kept.contains("before") && games_in(&dir.join("m.pgn")) == 1,
+            "{kept}"
+        );
+        assert_eq!(games_in(&dir.join("m.pgn.1")), 2);
+        // The old journal still reads.
+        assert_eq!(
+            JournalState::read(&dir.join("m.journal.1"))
+                .unwrap()
+                .finished()
+                .len(),
+            2
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn stops_queue_games_again_or_leave_them_to_a_resume() {
+        let dir = tmp("stops");
+        let mut r = Runner::open(setup(&dir, 2), Start::New).unwrap();
+        let a = r.next(|_| true).unwrap().unwrap();
+        assert_eq!(a.game.number, 0);
+        // Adjourned: replayed after the unplayed games.
+        assert_eq!(
+            r.finish(
+                &a.game,
+                &fin(&a, GameOutcome::Unfinished, Some(Stop::Adjourn))
+            )
+            .unwrap(),
+            Finished::Replayed
+        );
+        let mut held = false;
+        let order: Vec<usize> = std::iter::from_fn(|| {
+            let a = r.next(|_| true).unwrap()?;
+            let n = a.game.number;
+            // Game 2 is held once, at its first try.
+            let stop = (n == 2 && !held).then_some(Stop::Hold);
+            let f = r
+                .finish(&a.game, &fin(&a, GameOutcome::Draw, stop))
+                .unwrap();
+            if stop.is_some() {
+                held = true;
+                assert_eq!(f, Finished::Held);
+            }
+            Some(n)
+        })
+        .take(10)
+        .collect();
+        // Held game 2 goes on at once; adjourned game 0 comes last.
+        assert_eq!(order, [1, 2, 2, 3, 0]);
+        assert_eq!(games_in(&dir.join("m.pgn")), 4);
+        let s = r.close().unwrap();
+        assert_eq!(s.standings.games(), 4);
+        assert_eq!(s.latency.count(), 6);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_sprt_decides_once_and_reports_the_games_it_decided_on() {
+        let dir = tmp("sprt");
+        let mut su = setup(&dir, 50);
+        su.sprt = Some("elo0=0 elo1=10 alpha=0.05 beta=0.05".parse().unwrap());
+        let mut r = Runner::open(su, Start::New).unwrap();
+        let mut in_flight = Vec::new();
+        let mut decided_at = None;
+        // Two games at a time; A wins every game.
+        loop {
+            while in_flight.len() < 2 {
+                match r.next(|_| true).unwrap() {
+                    Some(a) => in_flight.push(a),
+                    None => break,
+                }
+            }
+            let Some(a) = (!in_flight.is_empty()).then(|| in_flight.remove(0)) else {
+                break;
+            };
+            let white_wins = a.game.white == 0;
+            let o = if white_wins {
+                GameOutcome::WhiteWins
+            } else {
+                GameOutcome::BlackWins
+            };
+            if let Finished::Decided(state) = r.finish(&a.game, &fin(&a, o, None)).unwrap() {
+                assert_eq!(state, SprtState::AcceptH1);
+                decided_at = Some(r.standings().games());
+            }
+        }
+        let s = r.close().unwrap();
+        let report = s.sprt.unwrap();
+        let d = report.decision.unwrap();
+        let decided_at = decided_at.expect("a one-sided match decides");
+        assert_eq!(d.tally.wdl.games(), decided_at);
+        // The game in flight at the decision was played and counted after it.
+        assert_eq!(s.standings.games(), decided_at + 1);
+        assert!(report.last.llr >= d.status.llr);
+        assert!(s.over);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn latency_quantiles_are_within_their_bucket() {
+        let mut l = Latency::default();
+        assert_eq!(l.quantile_us(0.5), None);
+        let samples: Vec<Duration> = (1..=1000).map(Duration::from_micros).collect();
+        l.add(&samples);
+        let median = l.quantile_us(0.5).unwrap() as f64;
+        let p99 = l.quantile_us(0.99).unwrap() as f64;
+        assert!((median / 500.5 - 1.0).abs() < 0.025, "{median}");
+        assert!((p99 / 990.0 - 1.0).abs() < 0.025, "{p99}");
+    }
+}
