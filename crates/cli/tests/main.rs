@@ -30,3 +30,4 @@ mod uci_hostile;
 mod uci_python;
 mod usage;
 mod verdicts;
+mod xboard_match;

@@ -27,6 +27,7 @@ Engine words (for --engine and --each; an engine's own words win over --each):
   st=SECS, nodes=N, depth=N  fixed time, nodes or depth per move
   timemargin=MS      how far a move may overrun the clock (default 0)
   restart=on|off     a new process for every game (default off)
+  proto=uci|xboard   its protocol: UCI (default), or xboard/WinBoard (CECP 1 and 2)
 
 Every move is written to a journal (PGN path + .journal, or --journal) before
 the next is asked for. After a crash or kill -9, `rookery match --resume

@@ -11,8 +11,8 @@
 //! depth and nodes as `ce`, `acd`, `acn`), resigns and offers or
 //! accepts draws by the engine's score ([`Judgement`]), signs off when it
 //! stops of its own accord, and reconnects with back-off when the link
-//! drops. The engine is driven through [`UciPlayer`], the same machinery
-//! `rookery match` uses.
+//! drops. The engine is driven through [`EnginePlayer`] (UCI, or xboard by
+//! its `proto=` word), the same machinery `rookery match` uses.
 //!
 //! Referees: a list of [`Target`]s (TCP addresses, or a serial device).
 //! When the link drops the client signs on again, first where it was, then
@@ -30,7 +30,7 @@ use super::protocol::{
 };
 use crate::clock::{Clock, TimeControl};
 use crate::player::{
-    EngineConfig, MoveReply, MoveRequest, Offer, Player, PlayerError, ThinkLimits, UciPlayer,
+    EngineConfig, EnginePlayer, MoveReply, MoveRequest, Offer, Player, PlayerError, ThinkLimits,
 };
 use rookery_core::{Color, Move, Position};
 use rookery_uci::host::Timeouts;
@@ -320,7 +320,7 @@ fn cp_of(s: Option<rookery_core::Score>) -> Option<i64> {
 /// The client: one engine, one referee, reconnecting as needed.
 pub struct Client {
     cfg: ClientConfig,
-    engine: UciPlayer,
+    engine: EnginePlayer,
     history: Option<History>,
     tc: Option<TimeControl>,
     scores: Vec<i64>,
