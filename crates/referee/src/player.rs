@@ -372,7 +372,7 @@ impl EngineConfig {
         log: Option<EngineLog>,
     ) -> Result<EnginePlayer, PlayerError> {
         match self.proto {
-            Protocol::Uci => UciPlayer::start_uci(self.clone(), timeouts, log)
+            Protocol::Uci => UciPlayer::start(self.clone(), timeouts, log)
                 .map(|p| EnginePlayer::Uci(Box::new(p))),
             Protocol::Xboard => crate::xboard::XboardPlayer::start(self.clone(), timeouts, log)
                 .map(|p| EnginePlayer::Xboard(Box::new(p))),
@@ -680,25 +680,12 @@ pub struct UciPlayer {
 pub(crate) const STOP_GRACE: Duration = Duration::from_millis(1000);
 
 impl UciPlayer {
-    /// Starts the engine of `config` in the protocol of its `proto=` word,
-    /// as [`EngineConfig::start`] does (the match runner calls it by this
-    /// name).
+    /// Starts the engine of `config` as a UCI engine (whatever its `proto=`;
+    /// [`EngineConfig::start`] starts it in its own protocol).
     ///
     /// # Errors
     /// [`PlayerError::Start`].
     pub fn start(
-        config: EngineConfig,
-        timeouts: Timeouts,
-        log: Option<EngineLog>,
-    ) -> Result<EnginePlayer, PlayerError> {
-        config.start(timeouts, log)
-    }
-
-    /// Starts the engine of `config` as a UCI engine (whatever its `proto=`).
-    ///
-    /// # Errors
-    /// [`PlayerError::Start`].
-    pub fn start_uci(
         config: EngineConfig,
         timeouts: Timeouts,
         log: Option<EngineLog>,
