@@ -159,8 +159,18 @@ pub fn redact_token(line: &[u8]) -> Cow<'_, [u8]> {
 /// text, its `Token` hidden).
 pub fn log_record(line: &[u8], dir: Direction, peer: &str, at: SystemTime) -> String {
     let line = redact_token(line);
+    // The position's four fields as they went over the wire: a reader
+    // writes them again in its own way (an en passant square no capture
+    // can use is dropped), and the log keeps what was said.
+    let mut sent_fields = None;
     let mut rec = match Record::parse(&line, Mode::Lenient) {
-        Ok((r, _)) => r,
+        Ok((r, _)) => {
+            sent_fields = std::str::from_utf8(&line).ok().and_then(|l| {
+                let f: Vec<&str> = l.split_ascii_whitespace().take(4).collect();
+                (f.len() == 4).then(|| f.join(" "))
+            });
+            r
+        }
         Err(e) => unreadable_as_record(&line, &e.to_string()),
     };
     let word = match dir {
@@ -181,7 +191,19 @@ pub fn log_record(line: &[u8], dir: Direction, peer: &str, at: SystemTime) -> St
         operands: vec![RawOperand::Quoted(utc(at))],
     });
     rec.sort_operations();
-    printable(&rec.to_string()).into_owned()
+    let mut text = rec.to_string();
+    if let Some(fields) = sent_fields {
+        let mut rest = text.as_str();
+        for _ in 0..4 {
+            rest = rest.trim_start().split_once(' ').map_or("", |(_, r)| r);
+        }
+        text = if rest.is_empty() {
+            fields
+        } else {
+            format!("{fields} {rest}")
+        };
+    }
+    printable(&text).into_owned()
 }
 
 fn file_name(player: &str) -> String {
@@ -410,6 +432,29 @@ impl EventLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The log keeps the four fields as sent: the referee writes an en
+    /// passant square after every double pawn advance (§4.4), which a
+    /// reader that knows no capture can use would leave out.
+    #[test]
+    fn the_position_is_logged_as_it_was_sent() {
+        let at = SystemTime::UNIX_EPOCH;
+        let line = b"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 fmvn 1; hmvc 0; refcom respond;";
+        let text = log_record(line, Direction::Sent, "B", at);
+        assert!(
+            text.starts_with("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 "),
+            "{text}"
+        );
+        assert!(
+            text.contains("refcom respond;") && text.contains("Logdir sent;"),
+            "{text}"
+        );
+        let (rec, _) = Record::parse(text.as_bytes(), Mode::Strict).unwrap();
+        assert!(
+            rec.validate(Mode::Strict).iter().all(|d| !d.is_error()),
+            "{text}"
+        );
+    }
 
     #[test]
     fn log_lines_are_epd_records() {
