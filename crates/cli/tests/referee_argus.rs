@@ -245,7 +245,8 @@ fn a_thousand_idle_connections_and_a_game_still_completes() {
     }
     let ev = serve_event(
         "load",
-        "rounds = 1\ngames = 1\npairing = \"round-robin\"\ntime_control = \"st=0.05\"\nquiet_period_ms = 100\nhandshake_timeout_ms = 600000",
+        "rounds = 1\ngames = 1\npairing = \"round-robin\"\ntime_control = \"st=0.05\"\nquiet_period_ms = 100\nhandshake_timeout_ms = 600000\n\
+         max_pending = 2000\nmax_pending_per_address = 2000",
         &[("One", "1"), ("Two", "2")],
     );
     let pid = ev.server.0.id();

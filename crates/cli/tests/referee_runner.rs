@@ -97,6 +97,52 @@ fn closing_informs(log: &Path, who: &str) -> Vec<String> {
         .collect()
 }
 
+/// `rookery referee serve` of `cfg` in the background on a free port, no
+/// page, with `extra` flags.
+fn background(cfg: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "referee",
+        "serve",
+        "--config",
+        s(cfg),
+        "--listen",
+        "127.0.0.1:0",
+        "--background",
+        "--no-web",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect();
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args
+}
+
+/// Starts [`background`]: the server, its address and its stdout.
+fn serve(cfg: &Path, extra: &[&str]) -> (Proc, String, BufReader<std::process::ChildStdout>) {
+    let args = background(cfg, extra);
+    let args: Vec<&str> = args.iter().skip(1).map(String::as_str).collect();
+    referee(&args, "listening on ")
+}
+
+/// An event in a directory of its own, served until game `game` (0-based)
+/// has `moves` moves journaled, then killed with SIGKILL: its directory,
+/// event file, journal and the address it listened on.
+fn killed_event(
+    tag: &str,
+    settings: &str,
+    game: u64,
+    moves: usize,
+) -> (TempDir, PathBuf, PathBuf, String) {
+    let dir = TempDir::new(tag);
+    let cfg = event(dir.path(), settings);
+    let journal_path = dir.join("logs/event.journal");
+    let (mut first, addr, _out) = serve(&cfg, &[]);
+    wait_for(&journal_path, "moves", |j| moves_of(j, game) >= moves);
+    first.0.kill().unwrap();
+    first.0.wait().unwrap();
+    (dir, cfg, journal_path, addr)
+}
+
 /// A referee run in the foreground (commands on its stdin).
 struct Console {
     server: Proc,
@@ -217,44 +263,17 @@ fn what_the_players_are_told_is_what_the_pgn_records() {
 /// emptied and the PGN appended to, game 1 twice.
 #[test]
 fn an_unfinished_event_is_never_started_over() {
-    let dir = TempDir::new("argus-again");
-    let cfg = event(
-        dir.path(),
+    let (dir, cfg, journal_path, _) = killed_event(
+        "argus-again",
         "rounds = 2\ntime_control = \"st=0.05\"\nmax_moves = 8\n",
+        1,
+        2,
     );
-    let journal_path = dir.join("logs/event.journal");
-    let (mut first, _, _out) = referee(
-        &[
-            "serve",
-            "--config",
-            s(&cfg),
-            "--listen",
-            "127.0.0.1:0",
-            "--background",
-            "--no-web",
-        ],
-        "listening on ",
-    );
-    wait_for(&journal_path, "game 2", |j| moves_of(j, 1) >= 2);
-    first.0.kill().unwrap();
-    first.0.wait().unwrap();
     let journal_before = std::fs::read(&journal_path).unwrap();
     let pgn_before = std::fs::read(dir.join("games.pgn")).unwrap();
     assert_eq!(games(&dir.join("games.pgn")).len(), 1);
 
-    let again = crate::common::rookery(
-        &[
-            "referee",
-            "serve",
-            "--config",
-            s(&cfg),
-            "--listen",
-            "127.0.0.1:0",
-            "--background",
-            "--no-web",
-        ],
-        b"",
-    );
+    let again = crate::common::rookery(&background(&cfg, &[]), b"");
     again.assert_code(2);
     let err = again.stderr_text();
     assert!(
@@ -272,19 +291,7 @@ fn an_unfinished_event_is_never_started_over() {
         "PGN untouched"
     );
 
-    let (fresh, _, out) = referee(
-        &[
-            "serve",
-            "--config",
-            s(&cfg),
-            "--listen",
-            "127.0.0.1:0",
-            "--background",
-            "--no-web",
-            "--fresh",
-        ],
-        "listening on ",
-    );
+    let (fresh, _, out) = serve(&cfg, &["--fresh"]);
     let (rest, _) = finish_referee(fresh, out, Duration::from_secs(60));
     assert!(rest.contains("event over: 2 games"), "{rest}");
     assert_eq!(
@@ -316,27 +323,12 @@ fn alive(pid: u64) -> bool {
 /// The resumed referee, asked for any port, takes its old one again.
 #[test]
 fn programs_left_by_a_killed_referee_are_ended_and_the_port_is_kept() {
-    let dir = TempDir::new("argus-orphans");
-    let cfg = event(
-        dir.path(),
+    let (_dir, cfg, journal_path, addr) = killed_event(
+        "argus-orphans",
         "rounds = 1\ntime_control = \"st=0.05\"\nmax_moves = 30\n",
+        0,
+        4,
     );
-    let journal_path = dir.join("logs/event.journal");
-    let (mut first, addr, _out) = referee(
-        &[
-            "serve",
-            "--config",
-            s(&cfg),
-            "--listen",
-            "127.0.0.1:0",
-            "--background",
-            "--no-web",
-        ],
-        "listening on ",
-    );
-    wait_for(&journal_path, "moves", |j| moves_of(j, 0) >= 4);
-    first.0.kill().unwrap();
-    first.0.wait().unwrap();
     let pids: Vec<u64> = journal(&journal_path)
         .iter()
         .filter(|e| e["type"] == "process")
@@ -345,19 +337,7 @@ fn programs_left_by_a_killed_referee_are_ended_and_the_port_is_kept() {
     assert_eq!(pids.len(), 2, "both programs are journaled");
     assert!(pids.iter().all(|&p| alive(p)), "the kill left them running");
 
-    let (second, addr2, mut out) = referee(
-        &[
-            "serve",
-            "--config",
-            s(&cfg),
-            "--listen",
-            "127.0.0.1:0",
-            "--background",
-            "--no-web",
-            "--resume",
-        ],
-        "listening on ",
-    );
+    let (second, addr2, mut out) = serve(&cfg, &["--resume"]);
     assert_eq!(addr2, addr, "the old port, free again, is taken");
     line_after(&mut out, "resumed from the journal");
     assert!(
@@ -394,18 +374,7 @@ fn an_events_openings_and_date_reach_the_games() {
         "rounds = 2\ntime_control = \"st=0.05\"\nmax_moves = 6\ndate = \"2025.05.05\"\n\
          openings = \"file=book.pgn\"\n",
     );
-    let (server, _, out) = referee(
-        &[
-            "serve",
-            "--config",
-            s(&cfg),
-            "--listen",
-            "127.0.0.1:0",
-            "--background",
-            "--no-web",
-        ],
-        "listening on ",
-    );
+    let (server, _, out) = serve(&cfg, &[]);
     let (rest, _) = finish_referee(server, out, Duration::from_secs(60));
     assert!(rest.contains("event over: 2 games"), "{rest}");
     let g = games(&dir.join("games.pgn"));

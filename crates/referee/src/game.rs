@@ -274,17 +274,7 @@ pub fn play_game(
     // of them when a game was cut off inside its opening).
     if done.iter().all(|r| r.book) {
         for &m in setup.opening.iter().skip(done.len()) {
-            let pos = game.position();
-            let r = MoveRecord {
-                uci: UciMove::from_move(pos, m, mode).to_string(),
-                san: san_of(pos, m),
-                book: true,
-                time_ms: 0,
-                clock_ms: None,
-                score: None,
-                depth: None,
-                nodes: None,
-            };
+            let r = MoveRecord::book(game.position(), m, mode);
             game.play(m)
                 .map_err(|e| GameError::Resume(format!("opening move: {e}")))?;
             on_move(&r)?;

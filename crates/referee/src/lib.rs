@@ -3,7 +3,7 @@
 //! One game core serves every way rookery plays a game: [`game::play_game`]
 //! is the rules and clock authority over two [`player::Player`]s (a UCI
 //! engine through `rookery-uci`'s host, or the built-in engine over the same
-//! protocol in process). It produces a [`record::GameRecord`], plain data
+//! protocol in process, or an xboard engine, [`xboard`]). It produces a [`record::GameRecord`], plain data
 //! from which PGN is written; [`adjudicate`] is a pure function of that
 //! record; [`journal`] keeps every move on disk before the next is asked
 //! for, so that a match killed at any point resumes mid-game. On top of it,
@@ -59,3 +59,4 @@ pub mod schedule;
 pub mod standings;
 pub mod stats;
 pub mod tournament;
+pub mod xboard;

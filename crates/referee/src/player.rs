@@ -9,6 +9,9 @@
 //! [`UciPlayer`] drives any UCI engine through `rookery-uci`'s host: an
 //! external program, or the built-in engine, which runs its own UCI loop in
 //! process over [`builtin_transport`], so both take exactly the same path.
+//! [`crate::xboard::XboardPlayer`] drives an xboard (CECP) engine; an
+//! [`EngineConfig`] starts either, by its `proto=` word, as an
+//! [`EnginePlayer`].
 
 use crate::clock::TimeControl;
 use rookery_core::{CastlingMode, Fen, Move, Position, Score, UciMove};
@@ -157,7 +160,7 @@ pub enum PlayerError {
 }
 
 impl PlayerError {
-    fn from_host(e: HostError) -> PlayerError {
+    pub(crate) fn from_host(e: HostError) -> PlayerError {
         match e {
             HostError::Crashed { .. } | HostError::Io(_) => PlayerError::Crashed(e.to_string()),
             HostError::Timeout { after, .. } => PlayerError::Timeout {
@@ -205,6 +208,31 @@ pub trait Player: Send {
 /// engine selection of [`rookery_analysis::select`]).
 pub use rookery_analysis::select::EngineCommand;
 
+/// The protocol an engine speaks (`proto=`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// UCI (the default).
+    #[default]
+    Uci,
+    /// xboard / WinBoard (CECP 2, and version 1 engines).
+    Xboard,
+}
+
+impl std::str::FromStr for Protocol {
+    type Err = EngineWordError;
+    fn from_str(s: &str) -> Result<Protocol, EngineWordError> {
+        match s {
+            "uci" => Ok(Protocol::Uci),
+            "xboard" => Ok(Protocol::Xboard),
+            _ => Err(EngineWordError {
+                word: format!("proto={s}"),
+                reason: "expected uci or xboard".into(),
+            }),
+        }
+    }
+}
+
 /// One engine of a match: how to start it, its options and its limits.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineConfig {
@@ -212,7 +240,11 @@ pub struct EngineConfig {
     pub name: Option<String>,
     /// How to start it.
     pub command: EngineCommand,
-    /// UCI options set after the handshake, in order.
+    /// The protocol it speaks (absent in journals written before xboard
+    /// engines could play: UCI).
+    #[serde(default)]
+    pub proto: Protocol,
+    /// Engine options set after the handshake, in order.
     pub options: Vec<(String, String)>,
     /// Its time control (time odds when the engines' differ).
     pub tc: TimeControl,
@@ -255,6 +287,7 @@ impl EngineConfig {
         EngineConfig {
             name: None,
             command: EngineCommand::Builtin,
+            proto: Protocol::Uci,
             options: Vec::new(),
             tc: TimeControl::default(),
             timemargin: Duration::ZERO,
@@ -265,7 +298,7 @@ impl EngineConfig {
         }
     }
 
-    /// Sets a UCI option, replacing an earlier value of the same name (in
+    /// Sets an engine option, replacing an earlier value of the same name (in
     /// any case).
     pub fn set_option(&mut self, name: &str, value: &str) {
         self.options.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
@@ -276,14 +309,15 @@ impl EngineConfig {
     /// `name=N`, `arg=A` (repeatable), `args="A B"` (fastchess: several,
     /// split at spaces), `dir=D`, `option.NAME=VALUE`, `tc=`, `st=`,
     /// `nodes=`, `depth=` (or `plies=`), `timemargin=MS`,
-    /// `restart=on|off|auto` (`auto` is `off`: a UCI engine is kept),
-    /// `proto=uci`, and the bare words `ponder` ([`EngineConfig::ponder`]),
-    /// `whitepov` ([`EngineConfig::white_pov`]) and `trust` (cutechess-cli's
-    /// trust in an engine's result claims: UCI has none, so nothing to do).
+    /// `restart=on|off|auto` (`auto` is `off`: an engine is kept),
+    /// `proto=uci|xboard`, and the bare words `ponder`
+    /// ([`EngineConfig::ponder`]), `whitepov` ([`EngineConfig::white_pov`])
+    /// and `trust` (cutechess-cli's trust in an engine's result claims: the
+    /// referee judges every ending itself, so nothing to do).
     /// Words that cannot be honoured are refused with the reason:
-    /// `proto=xboard`, `initstr=`, `stderr=`, `book=`, `bookdepth=`,
-    /// `tscale=`, `debug`; `conf=` is expanded by the caller from an
-    /// `engines.json` before the words get here.
+    /// `initstr=`, `stderr=`, `book=`, `bookdepth=`, `tscale=`, `debug`;
+    /// `conf=` is expanded by the caller from an `engines.json` before the
+    /// words get here.
     ///
     /// # Errors
     /// [`EngineWordError`] naming the word.
@@ -362,8 +396,7 @@ impl EngineConfig {
                     _ => return Err(bad("expected on, off or auto")),
                 }
             }
-            "proto" if value == "uci" => {}
-            "proto" => return Err(bad("only proto=uci is spoken")),
+            "proto" => self.proto = value.parse().map_err(|_| bad("expected uci or xboard"))?,
             "conf" => {
                 return Err(bad(
                     "conf= names an engine of an engines.json, which only rookery match reads",
@@ -394,8 +427,8 @@ impl EngineConfig {
         self.command.label()
     }
 
-    /// Starts the engine and returns it as a [`UciPlayer`]. Every line sent
-    /// and received goes to `log` when given.
+    /// Starts the engine in the protocol of its `proto=` word. Every line
+    /// sent and received goes to `log` when given.
     ///
     /// # Errors
     /// [`PlayerError::Start`].
@@ -403,8 +436,63 @@ impl EngineConfig {
         &self,
         timeouts: Timeouts,
         log: Option<EngineLog>,
-    ) -> Result<UciPlayer, PlayerError> {
-        UciPlayer::start(self.clone(), timeouts, log)
+    ) -> Result<EnginePlayer, PlayerError> {
+        match self.proto {
+            Protocol::Uci => UciPlayer::start(self.clone(), timeouts, log)
+                .map(|p| EnginePlayer::Uci(Box::new(p))),
+            Protocol::Xboard => crate::xboard::XboardPlayer::start(self.clone(), timeouts, log)
+                .map(|p| EnginePlayer::Xboard(Box::new(p))),
+        }
+    }
+}
+
+/// An engine of an [`EngineConfig`], in the protocol it speaks.
+pub enum EnginePlayer {
+    /// A UCI engine (or the built-in one).
+    Uci(Box<UciPlayer>),
+    /// An xboard engine.
+    Xboard(Box<crate::xboard::XboardPlayer>),
+}
+
+impl EnginePlayer {
+    /// Options of its configuration the engine does not have, skipped when
+    /// it started (unless [`EngineConfig::strict_options`]).
+    pub fn skipped_options(&self) -> &[String] {
+        match self {
+            EnginePlayer::Uci(p) => p.skipped_options(),
+            EnginePlayer::Xboard(p) => p.skipped_options(),
+        }
+    }
+
+    fn inner(&mut self) -> &mut dyn Player {
+        match self {
+            EnginePlayer::Uci(p) => p.as_mut(),
+            EnginePlayer::Xboard(p) => p.as_mut(),
+        }
+    }
+}
+
+impl Player for EnginePlayer {
+    fn name(&self) -> &str {
+        match self {
+            EnginePlayer::Uci(p) => p.name(),
+            EnginePlayer::Xboard(p) => p.name(),
+        }
+    }
+    fn new_game(&mut self, chess960: bool) -> Result<(), PlayerError> {
+        self.inner().new_game(chess960)
+    }
+    fn request_move(&mut self, request: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
+        self.inner().request_move(request)
+    }
+    fn restart(&mut self) -> Result<(), PlayerError> {
+        self.inner().restart()
+    }
+    fn quit(&mut self) {
+        self.inner().quit();
+    }
+    fn game_over(&mut self, record: &crate::record::GameRecord, last: &Position) {
+        self.inner().game_over(record, last);
     }
 }
 
@@ -453,6 +541,17 @@ impl EngineLog {
 struct LoggedTransport {
     inner: Box<dyn Transport>,
     log: EngineLog,
+}
+
+/// `transport`, writing every line to `log` when given.
+pub(crate) fn logged(transport: Box<dyn Transport>, log: Option<&EngineLog>) -> Box<dyn Transport> {
+    match log {
+        Some(log) => Box::new(LoggedTransport {
+            inner: transport,
+            log: log.clone(),
+        }),
+        None => transport,
+    }
 }
 
 impl Transport for LoggedTransport {
@@ -667,11 +766,13 @@ struct Expected {
     moves: Vec<Move>,
 }
 
-/// How long an engine that missed its deadline gets to answer `stop`.
-const STOP_GRACE: Duration = Duration::from_millis(1000);
+/// How long an engine that missed its deadline gets to answer `stop` (or
+/// an xboard engine `?`).
+pub(crate) const STOP_GRACE: Duration = Duration::from_millis(1000);
 
 impl UciPlayer {
-    /// Starts the engine of `config`.
+    /// Starts the engine of `config` as a UCI engine (whatever its `proto=`;
+    /// [`EngineConfig::start`] starts it in its own protocol).
     ///
     /// # Errors
     /// [`PlayerError::Start`].
@@ -821,14 +922,7 @@ impl UciPlayer {
             EngineCommand::Builtin => builtin_transport(),
             EngineCommand::External { .. } => Box::new(ProcessTransport::spawn(&spec)?),
         };
-        let transport: Box<dyn Transport> = match &self.log {
-            Some(log) => Box::new(LoggedTransport {
-                inner: transport,
-                log: log.clone(),
-            }),
-            None => transport,
-        };
-        EngineHost::with_transport(spec, self.timeouts, transport)
+        EngineHost::with_transport(spec, self.timeouts, logged(transport, self.log.as_ref()))
     }
 
     /// Options of its configuration the engine does not declare, skipped
@@ -1078,7 +1172,7 @@ mod tests {
         );
         assert_eq!(applied(&["plies=7"]).unwrap().tc.depth, Some(7));
         for (word, says) in [
-            ("proto=xboard", "proto=uci"),
+            ("proto=cecp", "uci or xboard"),
             ("initstr=hello", "before the protocol"),
             ("stderr=e.txt", "standard error"),
             ("book=b.bin", "opening books"),

@@ -84,6 +84,21 @@ pub struct MoveRecord {
 }
 
 impl MoveRecord {
+    /// The record of `m`, an opening move played from `pos` by the book,
+    /// not by an engine.
+    pub fn book(pos: &Position, m: Move, mode: rookery_core::CastlingMode) -> MoveRecord {
+        MoveRecord {
+            uci: UciMove::from_move(pos, m, mode).to_string(),
+            san: san_of(pos, m),
+            book: true,
+            time_ms: 0,
+            clock_ms: None,
+            score: None,
+            depth: None,
+            nodes: None,
+        }
+    }
+
     /// The PGN comment engine authors share: `+0.56/18 1.23s` (score from
     /// the mover's side, depth, time); book moves get `book`.
     pub fn comment(&self) -> String {

@@ -324,7 +324,7 @@ fn start_all(plan: &MatchPlan, log: Option<&EngineLog>) -> Result<Checked, Match
             label: format!("{}#{}.1", cfg.label(), e + 1),
             ..l.clone()
         });
-        match UciPlayer::start(cfg.clone(), timeouts(plan), log) {
+        match cfg.start(timeouts(plan), log) {
             Ok(p) => {
                 for o in p.skipped_options() {
                     warnings.push(format!(
@@ -569,7 +569,7 @@ fn start_player(shared: &Shared<'_>, e: usize, worker: usize) -> Result<Box<dyn 
         label: format!("{}#{}.{}", cfg.label(), e + 1, worker + 1),
         ..l.clone()
     });
-    match UciPlayer::start(cfg.clone(), timeouts(shared.plan), log) {
+    match cfg.start(timeouts(shared.plan), log) {
         Ok(p) => Ok(Box::new(p)),
         Err(PlayerError::Start { reason, .. }) => Err(reason),
         Err(other) => Err(other.to_string()),

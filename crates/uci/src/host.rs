@@ -333,6 +333,16 @@ impl Drop for ProcessTransport {
     }
 }
 
+/// The error for an engine that has gone: its exit status (if it exits
+/// within a moment) and the last lines it wrote to stderr.
+pub(crate) fn crashed(transport: &mut dyn Transport) -> HostError {
+    let status = transport.wait_exit(Duration::from_millis(200));
+    HostError::Crashed {
+        status,
+        stderr_tail: transport.stderr_tail(),
+    }
+}
+
 /// What a finished search returned.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchResult {
@@ -484,11 +494,7 @@ impl EngineHost {
     }
 
     fn crashed(&mut self) -> HostError {
-        let status = self.transport.wait_exit(Duration::from_millis(200));
-        HostError::Crashed {
-            status,
-            stderr_tail: self.transport.stderr_tail(),
-        }
+        crashed(self.transport.as_mut())
     }
 
     /// The next message before `deadline`; unknown lines are collected as garbage.

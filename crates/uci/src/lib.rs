@@ -9,6 +9,9 @@
 //!
 //! This crate knows the protocol only, nothing of search.
 //!
+//! Beside UCI, [`cecp`] speaks the xboard / WinBoard protocol (CECP 2) in
+//! the same way, over the same process seam ([`host::Transport`]).
+//!
 //! ```
 //! use rookery_uci::{Command, GoParams, Message, Info, InfoScore};
 //!
@@ -25,6 +28,7 @@
 
 #![deny(missing_docs)]
 
+pub mod cecp;
 mod command;
 pub mod host;
 mod message;

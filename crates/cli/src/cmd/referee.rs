@@ -6,7 +6,8 @@ use crate::output::{usage, Status};
 use anyhow::Context;
 use rookery_analysis::select::{EngineCommand, OptionWord};
 use rookery_referee::argus::client::{Client, ClientConfig, ClientEvent, Judgement, Target};
-use rookery_referee::argus::config::EventConfig;
+use rookery_referee::argus::config::{EventConfig, TOKEN_ENV};
+use rookery_referee::argus::protocol::printable;
 use rookery_referee::argus::server::ServeError;
 use rookery_referee::argus::server::{BindOptions, Control, Event, EventStart, Notice};
 use rookery_referee::argus::standby::{self, Standby, StandbyEvent};
@@ -124,9 +125,15 @@ struct ConnectArgs {
     /// The registered player name.
     #[arg(long)]
     name: String,
-    /// The player's secret.
-    #[arg(long)]
-    token: String,
+    /// The player's secret (visible to every user of the machine in the
+    /// process list: prefer --token-file or ROOKERY_TOKEN, which it
+    /// overrides).
+    #[arg(long, conflicts_with = "token_file")]
+    token: Option<String>,
+    /// A file whose first line is the player's secret (overrides
+    /// ROOKERY_TOKEN).
+    #[arg(long, value_name = "PATH")]
+    token_file: Option<PathBuf>,
     /// Resign at this score against (centipawns) held for --resign-moves moves; 0 never resigns.
     #[arg(long, default_value_t = 1000)]
     resign_cp: i32,
@@ -173,6 +180,9 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
 
 fn serve(a: ServeArgs) -> anyhow::Result<Status> {
     let cfg = EventConfig::read(&a.config).map_err(|e| usage(e.to_string()))?;
+    for w in cfg.warnings() {
+        eprintln!("warning: {}: {w}", a.config.display());
+    }
     if !a.serial.is_empty() && a.serial.len() != 2 {
         return Err(usage("--serial takes two devices: DEV1,DEV2"));
     }
@@ -313,6 +323,12 @@ fn run_event(
                 writeln!(out, "spectator page: http://{}/", p.local_addr())?;
             }
             out.flush()?;
+            if !serial {
+                warn_if_open("players' port", event.local_addr());
+            }
+            if let Some(p) = &page {
+                warn_if_open("spectator page", &p.local_addr().to_string());
+            }
         }
         if let Some(p) = page {
             let feed = event.feed();
@@ -323,11 +339,18 @@ fn run_event(
             });
         }
         let printer = tokio::spawn(async move {
+            // A notice carries what clients sent: escaped, never raw.
             while let Some(n) = notices.recv().await {
                 match n {
-                    Notice::Status(s) => println!("{}", s.trim_end()),
-                    n @ (Notice::GameOver(..) | Notice::Fault(..)) => eprintln!("{n}"),
-                    n if !background => eprintln!("{n}"),
+                    Notice::Status(s) => {
+                        for line in s.trim_end().lines() {
+                            println!("{}", printable(line));
+                        }
+                    }
+                    n @ (Notice::GameOver(..) | Notice::Fault(..)) => {
+                        eprintln!("{}", printable(&n.to_string()))
+                    }
+                    n if !background => eprintln!("{}", printable(&n.to_string())),
                     _ => {}
                 }
             }
@@ -397,7 +420,47 @@ fn run_event(
     result
 }
 
+/// Whether a bound `ADDR:PORT` is reached from the machine's network (it
+/// is not loopback).
+fn open_to_network(address: &str) -> bool {
+    address
+        .parse::<std::net::SocketAddr>()
+        .map_or(true, |a| !a.ip().is_loopback())
+}
+
+/// Warns on stderr when `address` is reached from the network.
+fn warn_if_open(what: &str, address: &str) {
+    if open_to_network(address) {
+        eprintln!(
+            "warning: the {what} {address} is reachable from the network, not only from this machine"
+        );
+    }
+}
+
+/// The player's token: `--token`, else `--token-file` (its first line),
+/// else the environment's `ROOKERY_TOKEN`.
+fn token(flag: Option<String>, file: Option<PathBuf>) -> anyhow::Result<String> {
+    let token = match (flag, file) {
+        (Some(t), _) => t,
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| usage(format!("--token-file {}: {e}", path.display())))?;
+            text.lines().next().unwrap_or("").to_string()
+        }
+        (None, None) => std::env::var(TOKEN_ENV).map_err(|_| {
+            usage(format!(
+                "no token: give --token-file PATH, the environment variable {TOKEN_ENV}, or --token"
+            ))
+        })?,
+    };
+    if token.is_empty() {
+        return Err(usage("the token is empty"));
+    }
+    Ok(token)
+}
+
 fn connect(a: ConnectArgs) -> anyhow::Result<Status> {
+    let secret = token(a.token, a.token_file)?;
     let mut engine = EngineConfig::builtin();
     engine.command = a
         .engine
@@ -422,7 +485,7 @@ fn connect(a: ConnectArgs) -> anyhow::Result<Status> {
         targets,
         engine,
         name: a.name,
-        token: a.token,
+        token: secret,
         judgement: Judgement {
             resign_cp: nonzero(a.resign_cp),
             resign_moves: a.resign_moves,
@@ -438,20 +501,43 @@ fn connect(a: ConnectArgs) -> anyhow::Result<Status> {
     let mut client = Client::new(cfg)?;
     let stop = AtomicBool::new(false);
     let verbose = a.verbose;
+    // What the referee sends is escaped, never printed raw.
     client.run(&stop, &mut |ev| match ev {
         ClientEvent::Record(sent, line) if verbose => {
-            eprintln!("{} {line}", if sent { ">" } else { "<" })
+            eprintln!("{} {}", if sent { ">" } else { "<" }, printable(&line))
         }
         ClientEvent::Record(..) => {}
-        ClientEvent::SignedOn(at) => eprintln!("signed on at {at}"),
-        ClientEvent::Fault(why) => eprintln!("referee fault: {why}"),
-        ClientEvent::GameOver(r, why) => eprintln!("game over: {r} {why}"),
+        ClientEvent::SignedOn(at) => eprintln!("signed on at {}", printable(&at)),
+        ClientEvent::Fault(why) => eprintln!("referee fault: {}", printable(&why)),
+        ClientEvent::GameOver(r, why) => {
+            eprintln!("game over: {} {}", printable(&r), printable(&why))
+        }
         ClientEvent::Retrying(why, after) if after.is_zero() => {
-            eprintln!("cannot sign on ({why}); trying the next referee")
+            eprintln!(
+                "cannot sign on ({}); trying the next referee",
+                printable(&why)
+            )
         }
-        ClientEvent::Retrying(why, after) => {
-            eprintln!("link lost ({why}); retrying in {} ms", after.as_millis())
-        }
+        ClientEvent::Retrying(why, after) => eprintln!(
+            "link lost ({}); retrying in {} ms",
+            printable(&why),
+            after.as_millis()
+        ),
     })?;
     Ok(Status::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_addresses_are_closed_to_the_network() {
+        for closed in ["127.0.0.1:7000", "127.0.0.2:1", "[::1]:7000"] {
+            assert!(!open_to_network(closed), "{closed}");
+        }
+        for open in ["0.0.0.0:7000", "[::]:7000", "192.168.1.5:7000", "host:7000"] {
+            assert!(open_to_network(open), "{open}");
+        }
+    }
 }

@@ -6,7 +6,9 @@ Reads every game with python-chess (chess==1.11.2), replays it move by move
 (each move must be legal) and judges the final position independently of
 rookery:
 
-- a game with Termination "normal" must end in a position where python-chess
+- a game with Termination "normal" ended by the players' word (a
+  resignation, a draw agreed) must have the result those words give, in a
+  position the rules have not ended; any other must end in a position where python-chess
   sees the ending rookery names (checkmate, stalemate, insufficient material,
   threefold repetition, fifty moves), and `board.outcome(claim_draw=True)`
   must give the game's result;
@@ -108,7 +110,17 @@ def judge(game, index, problems):
         problems.append("%s: PlyCount %s but %d moves" % (where, h.get("PlyCount"), len(moves)))
     term = h.get("Termination")
     result = h.get("Result")
-    if term == "normal":
+    words = " ".join(reason.split())
+    if term == "normal" and ("resigns" in words or "Draw by agreement" in words):
+        # The players' own word (xboard engines resign and agree draws): a
+        # game the rules have not ended, with the result the words give.
+        if outcome is not None:
+            problems.append("%s: %r, but the game was already over (%s)" % (where, words, outcome.termination.name))
+        want = "1/2-1/2" if "agreement" in words else ("0-1" if "White resigns" in words else "1-0")
+        facts["ending"] = "agreement" if "agreement" in words else "resignation"
+        if result != want:
+            problems.append("%s: %r with result %s" % (where, words, result))
+    elif term == "normal":
         if outcome is None:
             problems.append("%s: Termination normal, but python-chess sees no ending in %s" % (where, board.fen()))
         elif outcome.result() != result:

@@ -44,6 +44,9 @@ OBSERVE = r"""
     running: g ? Array.from(g.querySelectorAll('.clock.running')).map(e => e.dataset.side) : [],
     evals: g ? Array.from(g.querySelectorAll('.eval')).map(e => e.textContent) : [],
     moves: g ? Array.from(g.querySelectorAll('.moves span')).map(e => e.textContent) : [],
+    // The move list as a copy or a screen reader gets it.
+    moves_text: g && g.querySelector('.moves') ? g.querySelector('.moves').innerText : null,
+    schedule_pager: document.getElementById('schedule-pager') ? document.getElementById('schedule-pager').innerText : null,
     connection: document.getElementById('connection').textContent,
     standings: document.querySelectorAll('#standings tr').length,
     cross_table: document.querySelectorAll('#cross-table tr').length,

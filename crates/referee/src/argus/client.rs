@@ -11,8 +11,8 @@
 //! depth and nodes as `ce`, `acd`, `acn`), resigns and offers or
 //! accepts draws by the engine's score ([`Judgement`]), signs off when it
 //! stops of its own accord, and reconnects with back-off when the link
-//! drops. The engine is driven through [`UciPlayer`], the same machinery
-//! `rookery match` uses.
+//! drops. The engine is driven through [`EnginePlayer`] (UCI, or xboard by
+//! its `proto=` word), the same machinery `rookery match` uses.
 //!
 //! Referees: a list of [`Target`]s (TCP addresses, or a serial device).
 //! When the link drops the client signs on again, first where it was, then
@@ -26,10 +26,11 @@
 
 use super::protocol::{
     ClientRecord, Command, ProtocolError, RefereeRecord, Request, SuppliedMove, MAX_RECORD,
+    REDACTED_TOKEN, REFUSED_CREDENTIALS,
 };
 use crate::clock::{Clock, TimeControl};
 use crate::player::{
-    EngineConfig, MoveReply, MoveRequest, Offer, Player, PlayerError, ThinkLimits, UciPlayer,
+    EngineConfig, EnginePlayer, MoveReply, MoveRequest, Offer, Player, PlayerError, ThinkLimits,
 };
 use rookery_core::{Color, Move, Position};
 use rookery_uci::host::Timeouts;
@@ -182,7 +183,8 @@ pub struct ClientConfig {
 pub enum ClientEvent {
     /// Connected and signed on.
     SignedOn(String),
-    /// A record sent (`true`) or received.
+    /// A record sent (`true`) or received (a `Token`'s secret shown as
+    /// [`REDACTED_TOKEN`]).
     Record(bool, String),
     /// The referee reported a fault, or sent something unreadable.
     Fault(String),
@@ -206,7 +208,10 @@ pub enum ClientError {
         /// Why.
         reason: String,
     },
-    /// The referee refused the client (a fault before any game).
+    /// The referee refused the client's name and token
+    /// ([`REFUSED_CREDENTIALS`]) before any game. Other refusals (a player
+    /// still signed on, too many connections or failures) are passing: the
+    /// client signs on again later.
     #[error("refused by the referee: {0}")]
     Refused(String),
 }
@@ -315,7 +320,7 @@ fn cp_of(s: Option<rookery_core::Score>) -> Option<i64> {
 /// The client: one engine, one referee, reconnecting as needed.
 pub struct Client {
     cfg: ClientConfig,
-    engine: UciPlayer,
+    engine: EnginePlayer,
     history: Option<History>,
     tc: Option<TimeControl>,
     scores: Vec<i64>,
@@ -414,7 +419,14 @@ impl Client {
         on_event: &mut dyn FnMut(ClientEvent),
     ) -> io::Result<()> {
         let line = r.to_line();
-        on_event(ClientEvent::Record(true, line.clone()));
+        let shown = if r.token.is_some() {
+            let mut r = r.clone();
+            r.token = Some(REDACTED_TOKEN.into());
+            r.to_line()
+        } else {
+            line.clone()
+        };
+        on_event(ClientEvent::Record(true, shown));
         s.write_all(format!("{line}\n").as_bytes())
     }
 
@@ -505,7 +517,7 @@ impl Client {
                     if !played_any
                         && self.games == 0
                         && self.history.is_none()
-                        && why.contains("sign")
+                        && why == REFUSED_CREDENTIALS
                     {
                         return Err(ClientError::Refused(why));
                     }
@@ -756,6 +768,53 @@ mod tests {
             max_attempts: 3,
         })
         .unwrap()
+    }
+
+    /// A refusal that passes (the player is still signed on from a frozen
+    /// connection) is retried; a refusal of the credentials is final. What
+    /// the client reports never shows its token.
+    #[test]
+    fn it_signs_on_again_after_a_passing_refusal_and_stops_at_wrong_credentials() {
+        use std::io::{BufRead, BufReader};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let referee = std::thread::spawn(move || {
+            let mut sign_ons = 0;
+            for why in ["sign_on: Alpha is already signed on", REFUSED_CREDENTIALS] {
+                let (s, _) = listener.accept().unwrap();
+                let mut line = String::new();
+                BufReader::new(s.try_clone().unwrap())
+                    .read_line(&mut line)
+                    .unwrap();
+                assert!(line.contains("refreq sign_on"), "{line}");
+                sign_ons += 1;
+                let mut f = RefereeRecord::new(Command::Fault, Position::startpos());
+                f.note = Some(why.into());
+                (&s).write_all(format!("{}\n", f.to_line()).as_bytes())
+                    .unwrap();
+            }
+            sign_ons
+        });
+        let mut client = reconnecting_client(vec![Target::Tcp(address)]);
+        let mut shown = Vec::new();
+        let r = client.run(&AtomicBool::new(false), &mut |e| {
+            if let ClientEvent::Record(true, line) = e {
+                shown.push(line);
+            }
+        });
+        assert!(
+            matches!(&r, Err(ClientError::Refused(why)) if why == REFUSED_CREDENTIALS),
+            "{r:?}"
+        );
+        assert_eq!(referee.join().unwrap(), 2);
+        assert_eq!(shown.len(), 2);
+        for line in shown {
+            assert!(!line.contains("secret"), "{line}");
+            assert!(
+                line.contains(&format!("Token \"{REDACTED_TOKEN}\"")),
+                "{line}"
+            );
+        }
     }
 
     #[test]

@@ -19,11 +19,14 @@
 //! [[player]]
 //! name = "Beta"
 //! token = "b-secret"
+//! ## The referee passes the token in ROOKERY_TOKEN.
 //! command = ["rookery", "referee", "connect", "{address}", "--engine", "builtin",
-//!            "--name", "{name}", "--token", "{token}"]
+//!            "--name", "{name}"]
 //! "#, std::path::Path::new("."))?;
 //! assert_eq!(cfg.players.len(), 2);
 //! assert_eq!(cfg.quiet_period.as_millis(), 5000);
+//! // No address given: loopback only.
+//! assert_eq!(cfg.listen, "127.0.0.1:0");
 //! # Ok::<(), rookery_referee::argus::config::ConfigError>(())
 //! ```
 
@@ -31,6 +34,7 @@ use crate::adjudicate::Rules;
 use crate::book::BookConfig;
 use crate::clock::TimeControl;
 use crate::schedule::Pairing;
+use rookery_pgn::tags::PgnDate;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -72,6 +76,10 @@ struct EventSection {
     idle_timeout_ms: u64,
     #[serde(default = "max_connections")]
     max_connections: usize,
+    #[serde(default = "max_pending")]
+    max_pending: usize,
+    #[serde(default = "max_pending_per_address")]
+    max_pending_per_address: usize,
     port: Option<u16>,
     listen: Option<String>,
     #[serde(default)]
@@ -104,6 +112,18 @@ fn half_hour() -> u64 {
 fn max_connections() -> usize {
     4096
 }
+fn max_pending() -> usize {
+    256
+}
+fn max_pending_per_address() -> usize {
+    16
+}
+
+/// The environment variable in which the referee passes a player's token
+/// to the program it starts for it (`command`), and from which `rookery
+/// referee connect` takes it: unlike the command line, a process's
+/// environment is readable only by its owner.
+pub const TOKEN_ENV: &str = "ROOKERY_TOKEN";
 
 /// One registered player.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -113,9 +133,12 @@ pub struct PlayerEntry {
     pub name: String,
     /// Its secret (`Token`).
     pub token: String,
-    /// A program the referee starts itself (§3.2 duty 1), argv; `{address}`,
-    /// `{name}` and `{token}` are replaced by the referee's address and the
-    /// player's name and secret.
+    /// A program the referee starts itself (§3.2 duty 1), argv; `{address}`
+    /// and `{name}` are replaced by the referee's address and the player's
+    /// name. The program finds the player's secret in the environment
+    /// variable [`TOKEN_ENV`]; `{token}` is replaced by it too, but puts it
+    /// on a command line every user of the machine can read (see
+    /// [`EventConfig::warnings`]).
     pub command: Option<Vec<String>>,
 }
 
@@ -126,7 +149,8 @@ pub struct EventConfig {
     pub name: String,
     /// Site (PGN `Site`).
     pub site: String,
-    /// Date (PGN `Date`, `YYYY.MM.DD`); today when absent.
+    /// Date (PGN `Date`, `YYYY.MM.DD` with `??` for parts unknown, as
+    /// written by [`rookery_pgn::tags::PgnDate`]); today when absent.
     pub date: Option<String>,
     /// Rounds.
     pub rounds: usize,
@@ -155,9 +179,22 @@ pub struct EventConfig {
     pub handshake_timeout: Duration,
     /// How long a signed-on client out of play may stay silent.
     pub idle_timeout: Duration,
-    /// Open connections beyond this are refused.
+    /// The most connections open at once, signed on or not (at least the
+    /// number of players): when it is reached the oldest connection not
+    /// signed on is closed for a new one, and a new one is refused only
+    /// when every connection is signed on.
     pub max_connections: usize,
-    /// The address to listen on (`--listen` overrides it).
+    /// The most connections not signed on yet, over all addresses: when it
+    /// is reached the oldest of them is closed for a new one, so that idle
+    /// or failing connections never keep a player out.
+    pub max_pending: usize,
+    /// The most connections not signed on yet from one address (an IPv4
+    /// address, or an IPv6 /64): when it is reached the oldest of them is
+    /// closed for a new one from the same address.
+    pub max_pending_per_address: usize,
+    /// The address to listen on (`--listen` overrides it): `listen`, or
+    /// `127.0.0.1:PORT` for `port = PORT` (loopback unless an address is
+    /// named).
     pub listen: String,
     /// Adjudication, and what an invalid draw claim costs.
     pub rules: Rules,
@@ -244,6 +281,19 @@ impl EventConfig {
             if f.player[..i].iter().any(|q| q.name == p.name) {
                 return Err(bad(format!("player name {:?} appears twice", p.name)));
             }
+            // A token proves who signs on: two alike prove nothing.
+            if let Some(q) = f.player[..i].iter().find(|q| q.token == p.token) {
+                return Err(bad(format!(
+                    "players {:?} and {:?} have the same token: each needs its own",
+                    q.name, p.name
+                )));
+            }
+            if e.observer_token.as_deref() == Some(p.token.as_str()) {
+                return Err(bad(format!(
+                    "player {:?} has the observer_token as its token: each needs its own",
+                    p.name
+                )));
+            }
             if p.command.as_ref().is_some_and(Vec::is_empty) {
                 return Err(bad(format!("player {:?}: command is empty", p.name)));
             }
@@ -251,6 +301,26 @@ impl EventConfig {
         if e.rounds == 0 || e.games == 0 {
             return Err(bad("rounds and games must be at least 1".into()));
         }
+        if e.max_connections < f.player.len() {
+            return Err(bad(format!(
+                "max_connections = {}: at least one connection per player ({}) is needed",
+                e.max_connections,
+                f.player.len()
+            )));
+        }
+        if e.max_pending == 0 || e.max_pending_per_address == 0 {
+            return Err(bad(
+                "max_pending and max_pending_per_address must be at least 1: a player signs on over a connection that is not signed on yet".into(),
+            ));
+        }
+        let date = match &e.date {
+            None => None,
+            Some(d) => Some(
+                d.parse::<PgnDate>()
+                    .map_err(|x| bad(format!("date: {x}")))?
+                    .to_string(),
+            ),
+        };
         let mut rules = Rules::default();
         if let Some(d) = &e.draw_adjudication {
             rules.draw = Some(
@@ -297,13 +367,15 @@ impl EventConfig {
         }
         let listen = match (e.listen, e.port) {
             (Some(l), _) => l,
-            (None, Some(p)) => format!("0.0.0.0:{p}"),
+            // Loopback unless an address is named: `listen = "0.0.0.0:N"`
+            // opens the event to the network.
+            (None, Some(p)) => format!("127.0.0.1:{p}"),
             (None, None) => "127.0.0.1:0".to_string(),
         };
         Ok(EventConfig {
             name: e.name,
             site: e.site,
-            date: e.date,
+            date,
             rounds: e.rounds,
             games: e.games,
             pairing,
@@ -316,13 +388,37 @@ impl EventConfig {
             quiet_period: Duration::from_millis(e.quiet_period_ms),
             handshake_timeout: Duration::from_millis(e.handshake_timeout_ms),
             idle_timeout: Duration::from_millis(e.idle_timeout_ms),
-            max_connections: e.max_connections.max(1),
+            max_connections: e.max_connections,
+            max_pending: e.max_pending,
+            max_pending_per_address: e.max_pending_per_address,
             listen,
             rules,
             players: f.player,
             openings,
             seed: e.seed.unwrap_or(0),
         })
+    }
+}
+
+impl EventConfig {
+    /// What is allowed but unwise in the event: a `command` that puts a
+    /// player's token on the command line (`{token}`), where every user of
+    /// the machine reads it (`ps`, `/proc/PID/cmdline`).
+    pub fn warnings(&self) -> Vec<String> {
+        self.players
+            .iter()
+            .filter(|p| {
+                p.command
+                    .as_ref()
+                    .is_some_and(|c| c.iter().any(|a| a.contains("{token}")))
+            })
+            .map(|p| {
+                format!(
+                    "player {:?}: {{token}} in its command puts the token on a command line every user of this machine can read; leave it out: the referee passes it in {TOKEN_ENV}",
+                    p.name
+                )
+            })
+            .collect()
     }
 }
 
@@ -423,8 +519,108 @@ mod tests {
         let text = &section[start..start + section[start..].find("```").unwrap()];
         let c = EventConfig::from_toml(text, Path::new("/ev")).unwrap();
         assert_eq!(c.players.len(), 2);
-        assert_eq!(c.players[0].command.as_ref().map(Vec::len), Some(10));
+        assert_eq!(c.players[0].command.as_ref().map(Vec::len), Some(8));
         assert_eq!(c.listen, "0.0.0.0:7000");
         assert!(c.rules.draw.is_some() && c.rules.resign.is_some());
+        assert!(c.warnings().is_empty(), "{:?}", c.warnings());
+        assert_eq!(c.date.as_deref(), Some("2025.01.31"));
+    }
+
+    const PLAYERS: &str =
+        "[[player]]\nname = \"A\"\ntoken = \"x\"\n[[player]]\nname = \"B\"\ntoken = \"y\"\n";
+
+    fn read(event: &str, players: &str) -> Result<EventConfig, ConfigError> {
+        EventConfig::from_toml(&format!("{BASE}{event}\n{players}"), Path::new("/ev"))
+    }
+
+    /// `port = N` listens on loopback; only an address named in `listen`
+    /// opens the event to the network.
+    #[test]
+    fn a_port_alone_listens_on_loopback() {
+        assert_eq!(
+            read("port = 7000", PLAYERS).unwrap().listen,
+            "127.0.0.1:7000"
+        );
+        assert_eq!(
+            read("listen = \"0.0.0.0:7000\"", PLAYERS).unwrap().listen,
+            "0.0.0.0:7000"
+        );
+        assert_eq!(read("", PLAYERS).unwrap().listen, "127.0.0.1:0");
+    }
+
+    #[test]
+    fn connection_limits_that_keep_every_player_out_are_refused() {
+        for (event, what) in [
+            ("max_connections = 0", "max_connections = 0"),
+            ("max_connections = 1", "max_connections = 1"),
+            ("max_pending = 0", "max_pending"),
+            ("max_pending_per_address = 0", "max_pending"),
+        ] {
+            let err = read(event, PLAYERS).unwrap_err().to_string();
+            assert!(err.contains(what), "{event}: {err}");
+        }
+        let c = read(
+            "max_connections = 2\nmax_pending = 3\nmax_pending_per_address = 1",
+            PLAYERS,
+        )
+        .unwrap();
+        assert_eq!(
+            (c.max_connections, c.max_pending, c.max_pending_per_address),
+            (2, 3, 1)
+        );
+        let c = read("", PLAYERS).unwrap();
+        assert_eq!(
+            (c.max_connections, c.max_pending, c.max_pending_per_address),
+            (4096, 256, 16)
+        );
+    }
+
+    #[test]
+    fn every_token_is_its_own() {
+        let same =
+            "[[player]]\nname = \"A\"\ntoken = \"x\"\n[[player]]\nname = \"B\"\ntoken = \"x\"\n";
+        let err = read("", same).unwrap_err().to_string();
+        assert!(err.contains("\"A\" and \"B\" have the same token"), "{err}");
+        let err = read("observer_token = \"y\"", PLAYERS)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("\"B\" has the observer_token"), "{err}");
+    }
+
+    #[test]
+    fn the_date_is_a_pgn_date() {
+        for good in ["2025.01.31", "2025.??.??", "????.??.??"] {
+            let c = read(&format!("date = \"{good}\""), PLAYERS).unwrap();
+            assert_eq!(c.date.as_deref(), Some(good));
+        }
+        for bad in [
+            "yesterday",
+            "2025-01-31",
+            "2025.13.01",
+            "2025.01.32",
+            "25.01.31",
+            "",
+        ] {
+            let err = read(&format!("date = \"{bad}\""), PLAYERS)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("date") && err.contains("YYYY.MM.DD"),
+                "{bad}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_token_on_a_command_line_is_warned_of() {
+        let players = "[[player]]\nname = \"A\"\ntoken = \"x\"\ncommand = [\"connect\", \"--token\", \"{token}\"]\n\
+                       [[player]]\nname = \"B\"\ntoken = \"y\"\ncommand = [\"connect\", \"--name\", \"{name}\"]\n";
+        let w = read("", players).unwrap().warnings();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains("\"A\"") && w[0].contains(TOKEN_ENV),
+            "{}",
+            w[0]
+        );
     }
 }

@@ -45,6 +45,16 @@ pub const MAX_RECORD: usize = 4096;
 /// The private opcode carrying a player's secret on `sign_on`.
 pub const TOKEN_OPCODE: &str = "Token";
 
+/// What the referee writes instead of a `Token`'s secret wherever a record
+/// is logged or shown.
+pub const REDACTED_TOKEN: &str = "***";
+
+/// The `c0` of the fault refusing a sign-on for its credentials: one text
+/// whether the name is unknown or the token wrong, so that the names of the
+/// players cannot be probed. A client does not sign on again after it.
+pub const REFUSED_CREDENTIALS: &str =
+    "sign_on: not a registered player, or a wrong or missing token";
+
 /// The private opcode of a `sign_on` that asks to follow the referee's
 /// journal from a byte offset (`Journal 0`) instead of playing: a standby
 /// referee's ([`super::standby`]).
@@ -147,6 +157,43 @@ pub fn epd_string(s: &str) -> String {
         .collect();
     out.truncate(MAX_STRING);
     out
+}
+
+/// Text that came from a client (or a referee), made safe to print on a
+/// terminal or write in a log: control characters, line breaks included
+/// (C0, DEL, C1), and the bidirectional controls that reorder what a
+/// terminal shows become escapes (`\n`, `\r`, `\t`, `\x1b`, `\u{202e}`).
+/// Everything else is kept (a backslash too: a log line is an EPD record,
+/// whose strings escape quotes with it). The one escaping function for
+/// whatever the referee, `referee connect` and their logs show.
+///
+/// ```
+/// use rookery_referee::argus::protocol::printable;
+/// assert_eq!(printable("\x1b[2Jgame 1 over\r\n"), "\\x1b[2Jgame 1 over\\r\\n");
+/// assert_eq!(printable("Rook\u{e9}ry"), "Rook\u{e9}ry");
+/// ```
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if unsafe_char(c) && u32::from(c) < 0x80 => {
+                out.push_str(&format!("\\x{:02x}", u32::from(c)));
+            }
+            c if unsafe_char(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 fn cc_op(used: [Duration; 2]) -> Operation {

@@ -40,10 +40,11 @@ Engine words (for --engine and --each; an engine's own words win over --each):
   st=SECS, nodes=N, depth=N  fixed time, nodes or depth per move (plies=N: depth)
   timemargin=MS      how far a move may overrun the clock (default 0)
   restart=on|off     a new process for every game (default off; auto: off)
+  proto=uci|xboard   its protocol: UCI (default), or xboard/WinBoard (CECP 1 and 2)
   ponder             think on the expected reply while the opponent thinks
                      (UCI go ponder / ponderhit; engines that declare Ponder)
   whitepov           the engine's scores are from White's side; trust: nothing
-                     to do for UCI; proto=uci
+                     to do (the referee judges every ending itself)
 
 Every move is written to a journal (PGN path + .journal, or --journal) before
 the next is asked for. After a crash or kill -9, `rookery match --resume

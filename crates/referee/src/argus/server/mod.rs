@@ -54,7 +54,7 @@ mod play;
 
 #[cfg(unix)]
 use conn::open_serial;
-use conn::{connection, tcp_connection, Out, Session};
+use conn::{connection, listen, log_health_notices, Gate, Out, Session, CLOSE_GRACE};
 use play::{
     end_child, end_process_group, interrupt, links_free, process_start_ticks, release, spawn_game,
     start_local, take_links, GameStart, Running,
@@ -294,6 +294,8 @@ struct Shared {
     /// The event's journal, written by the games and followed by standby
     /// referees.
     journal: Option<JournalHandle>,
+    /// Who may connect and sign on ([`conn`]).
+    gate: Arc<Gate>,
 }
 
 impl Shared {
@@ -439,10 +441,11 @@ impl Event {
                 .collect();
             (None, format!("serial {}", names.join(",")))
         };
-        let log = EventLog::open(&cfg.log_dir).map_err(|source| ServeError::Io {
-            what: format!("log directory {}", cfg.log_dir.display()),
-            source,
-        })?;
+        let log = EventLog::open_reporting(&cfg.log_dir, log_health_notices(notices.clone()))
+            .map_err(|source| ServeError::Io {
+                what: format!("log directory {}", cfg.log_dir.display()),
+                source,
+            })?;
         let runner = Runner::open(
             RunnerSetup {
                 kind: EventKind::Argus,
@@ -478,10 +481,10 @@ impl Event {
                 "the event listened on {old} before, which is taken now: clients must be pointed at {local}"
             )));
         }
-        let spectators = Spectators::new(&cfg);
+        let spectators = Spectators::new(&cfg, schedule);
         if resuming {
             for r in runner.finished_records() {
-                spectators.finished(r);
+                spectators.finished(r, runner.standings());
             }
         }
         Ok(Event {
@@ -500,6 +503,7 @@ impl Event {
                 next_id: AtomicUsize::new(1),
                 closing: AtomicBool::new(false),
                 wake: tokio::sync::Notify::new(),
+                gate: Arc::new(Gate::new()),
             }),
             runner,
             listener,
@@ -539,17 +543,7 @@ impl Event {
         } = self;
         let mut tasks = Vec::new();
         if let Some(listener) = listener {
-            let shared = shared.clone();
-            tasks.push(tokio::spawn(async move {
-                loop {
-                    let Ok((stream, peer)) = listener.accept().await else {
-                        tokio::time::sleep(Duration::from_millis(10)).await;
-                        continue;
-                    };
-                    let shared = shared.clone();
-                    tokio::spawn(tcp_connection(shared, stream, peer));
-                }
-            }));
+            tasks.push(tokio::spawn(listen(shared.clone(), listener)));
         }
         #[cfg(not(unix))]
         if !serial.is_empty() {
@@ -591,7 +585,32 @@ impl Event {
         let latencies: Latencies = Arc::new(Mutex::new(Vec::new()));
         let mut paused = false;
         let mut shutdown = false;
+        // A log that keeps failing stops the event as a failing journal
+        // does: the logs are the record of what was said.
+        let mut log_failure: Option<super::log::LogFailure> = None;
         loop {
+            if !shutdown {
+                if let Some(f) = shared.log.failed() {
+                    if f.since.elapsed() >= LOG_FAILURE_LIMIT {
+                        shared.notice(Notice::Fault(
+                            "event log".into(),
+                            format!(
+                                "failing for {} s ({} lines lost): {}; the event stops",
+                                f.since.elapsed().as_secs(),
+                                f.lines_lost,
+                                f.error
+                            ),
+                        ));
+                        shutdown = true;
+                        runner.stop();
+                        for r in running.values() {
+                            r.stop.stop(Stop::Shutdown);
+                            interrupt(&shared, &r.sched, "the referee's logs cannot be written");
+                        }
+                        log_failure = Some(f);
+                    }
+                }
+            }
             if !paused && !shutdown {
                 // Start every game whose players are both free.
                 loop {
@@ -668,7 +687,7 @@ impl Event {
                     };
                     match runner.finish(&g, &f)? {
                         Finished::Recorded | Finished::Decided(_) => {
-                            shared.spectators.finished(&f.record);
+                            shared.spectators.finished(&f.record, runner.standings());
                             shared.notice(Notice::GameOver(
                                 g.number + 1,
                                 f.record.white.clone(),
@@ -752,8 +771,11 @@ impl Event {
             let _ = tx.send(Out::Record(Box::new(r)));
             let _ = tx.send(Out::Close);
         }
-        // Give the writers a moment to flush, and local clients to exit.
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        // The writers send `disconnect` once their quiet period is over.
+        shared
+            .gate
+            .drained(shared.cfg.quiet_period + CLOSE_GRACE)
+            .await;
         for (_, mut c) in children {
             let deadline = Instant::now() + Duration::from_secs(5);
             while Instant::now() < deadline {
@@ -769,6 +791,12 @@ impl Event {
         }
         shared.log.flush();
         let mut summary = runner.close()?;
+        if let Some(f) = log_failure {
+            return Err(ServeError::Io {
+                what: format!("event log in {}", shared.cfg.log_dir.display()),
+                source: f.error,
+            });
+        }
         if let Ok(l) = latencies.lock() {
             summary.latency.add(&l);
         }
@@ -848,6 +876,9 @@ fn status(
     ));
     out
 }
+
+/// How long the logs may fail to be written before the event stops.
+const LOG_FAILURE_LIMIT: Duration = Duration::from_secs(30);
 
 /// Games to play that `status` lists one by one.
 const STATUS_PENDING: usize = 10;

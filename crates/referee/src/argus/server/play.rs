@@ -273,16 +273,7 @@ fn book_moves(opening: &Opening) -> Vec<MoveRecord> {
     let mut pos = opening.start.clone();
     let mut out = Vec::with_capacity(opening.moves.len());
     for &m in &opening.moves {
-        out.push(MoveRecord {
-            uci: rookery_core::UciMove::from_move(&pos, m, mode).to_string(),
-            san: crate::record::san_of(&pos, m),
-            book: true,
-            time_ms: 0,
-            clock_ms: None,
-            score: None,
-            depth: None,
-            nodes: None,
-        });
+        out.push(MoveRecord::book(&pos, m, mode));
         pos.play_unchecked(m);
     }
     out
@@ -312,6 +303,8 @@ pub(super) fn start_local(shared: &Shared, name: &str) -> Option<Child> {
     let mut command = std::process::Command::new(&argv[0]);
     command
         .args(&argv[1..])
+        // The token where only the player's own user reads it.
+        .env(crate::argus::config::TOKEN_ENV, &p.token)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(stderr);

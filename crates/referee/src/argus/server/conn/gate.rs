@@ -1,0 +1,564 @@
+//! Who may connect and try to sign on, and what a stranger can cost.
+//!
+//! Every TCP connection is admitted here before anything is spawned for it
+//! ([`Gate::admit`]). A connection not signed on yet is *pending*; there
+//! are at most `max_pending` of them, `max_pending_per_address` from one
+//! address (an IPv4 address or an IPv6 /64), and `max_connections` in all
+//! with the signed-on ones. At a limit the oldest pending connection is
+//! closed for the new one ([`Kill`]), so idle or failing connections never
+//! keep a registered player out: a player's sign-on arrives as soon as it
+//! connects. A new connection is refused only when every connection is
+//! signed on.
+//!
+//! Failed sign-ons are slowed per address ([`Gate::failed`]): the answer
+//! comes after a delay that doubles with each failure ([`BACKOFF_FIRST`] to
+//! [`BACKOFF_LAST`]), and while it runs every other sign-on from the
+//! address is refused unread ([`Gate::may_try`]), so that guesses cannot be
+//! made faster in parallel. Failures are forgotten after
+//! [`FAILURES_FORGOTTEN`] without one.
+//!
+//! What connections that never sign on write to the logs and the console
+//! is rationed ([`Gate::may_log_unsigned`]): a burst, then a few a second;
+//! the rest are counted and the count is logged when there is room again.
+//!
+//! The end of the event waits for the players' writers, which may be
+//! keeping a quiet period before `disconnect` ([`Gate::drained`]).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+
+/// The delay before answering the first failed sign-on from an address.
+pub(in crate::argus::server) const BACKOFF_FIRST: Duration = Duration::from_millis(250);
+
+/// The longest delay before answering a failed sign-on.
+pub(in crate::argus::server) const BACKOFF_LAST: Duration = Duration::from_secs(8);
+
+/// An address's failed sign-ons are forgotten after this long without one.
+pub(in crate::argus::server) const FAILURES_FORGOTTEN: Duration = Duration::from_secs(600);
+
+/// The most addresses whose failures are remembered (the oldest are
+/// forgotten first beyond it).
+const MAX_GUARDED: usize = 4096;
+
+/// Log lines (and notices) of connections that never signed on: at most
+/// this many at once...
+const UNSIGNED_BURST: f64 = 64.0;
+
+/// ...and this many a second after the burst.
+const UNSIGNED_PER_SECOND: f64 = 8.0;
+
+/// The limits on connections, from the event file.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::argus::server) struct Caps {
+    /// Open at once, signed on or not.
+    pub(in crate::argus::server) total: usize,
+    /// Not signed on yet.
+    pub(in crate::argus::server) pending: usize,
+    /// Not signed on yet, from one address.
+    pub(in crate::argus::server) per_address: usize,
+}
+
+/// Ends a connection from outside: closed for a newer one, replaced by a
+/// new sign-on, or its writer failed.
+#[derive(Debug)]
+pub(in crate::argus::server) struct Kill(watch::Sender<Option<String>>);
+
+impl Default for Kill {
+    fn default() -> Kill {
+        Kill(watch::channel(None).0)
+    }
+}
+
+impl Kill {
+    /// Asks the connection to end, for `why` (the first reason is kept).
+    pub(in crate::argus::server) fn kill(&self, why: &str) {
+        self.0.send_if_modified(|w| {
+            if w.is_some() {
+                return false;
+            }
+            *w = Some(why.to_string());
+            true
+        });
+    }
+
+    /// Waits until the connection is asked to end; why.
+    pub(in crate::argus::server) async fn killed(&self) -> String {
+        let mut rx = self.0.subscribe();
+        let why = rx
+            .wait_for(Option::is_some)
+            .await
+            .map(|w| w.clone().unwrap_or_default());
+        match why {
+            Ok(why) => why,
+            // The sender lives as long as `self`.
+            Err(_) => std::future::pending().await,
+        }
+    }
+
+    /// Whether the connection was asked to end.
+    pub(in crate::argus::server) fn is_killed(&self) -> bool {
+        self.0.borrow().is_some()
+    }
+}
+
+struct Pending {
+    key: Option<IpAddr>,
+    kill: Arc<Kill>,
+}
+
+/// An address's failed sign-ons.
+struct Guard {
+    failures: u32,
+    last: Instant,
+    /// No sign-on from the address is read before this.
+    busy_until: Instant,
+}
+
+/// The rationing of log lines of connections that never signed on.
+struct Budget {
+    tokens: f64,
+    at: Instant,
+    suppressed: u64,
+}
+
+#[derive(Default)]
+struct State {
+    next: u64,
+    /// Oldest first.
+    pending: BTreeMap<u64, Pending>,
+    by_address: HashMap<IpAddr, BTreeSet<u64>>,
+    signed: usize,
+    guards: HashMap<IpAddr, Guard>,
+}
+
+impl State {
+    fn unlist(&mut self, id: u64) -> Option<Pending> {
+        let p = self.pending.remove(&id)?;
+        if let Some(k) = p.key {
+            if let Some(set) = self.by_address.get_mut(&k) {
+                set.remove(&id);
+                if set.is_empty() {
+                    self.by_address.remove(&k);
+                }
+            }
+        }
+        Some(p)
+    }
+
+    fn evict(&mut self, id: u64, why: &str) -> bool {
+        match self.unlist(id) {
+            Some(p) => {
+                p.kill.kill(why);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn oldest(&self) -> Option<u64> {
+        self.pending.keys().next().copied()
+    }
+}
+
+/// Why a new connection was refused.
+pub(in crate::argus::server) const REFUSED_FULL: &str =
+    "too many connections: every one is signed on";
+
+/// Why a pending connection was closed for a newer one.
+pub(in crate::argus::server) const EVICTED: &str =
+    "closed for a newer connection: too many connections not signed on";
+
+/// The admission of connections (see the module documentation).
+pub(in crate::argus::server) struct Gate {
+    state: Mutex<State>,
+    unsigned_log: Mutex<Budget>,
+    /// Players' writers still running.
+    writers: watch::Sender<usize>,
+}
+
+impl Default for Gate {
+    fn default() -> Gate {
+        Gate::new()
+    }
+}
+
+/// The key an address is counted under: an IPv4 address (an IPv4-mapped
+/// IPv6 one too), or the /64 of an IPv6 address (one host's share).
+pub(in crate::argus::server) fn address_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let mut s = v6.segments();
+                s[4..].fill(0);
+                IpAddr::V6(s.into())
+            }
+        },
+    }
+}
+
+/// Whether the secret `given` is `expected`, in a time that depends on the
+/// length of `given` only (never on where they differ): guesses learn
+/// nothing from the time an answer takes.
+pub(in crate::argus::server) fn same_secret(given: &[u8], expected: &[u8]) -> bool {
+    if expected.is_empty() {
+        // The event file refuses empty tokens.
+        return false;
+    }
+    let mut diff = u8::from(given.len() != expected.len());
+    for (i, &g) in given.iter().enumerate() {
+        diff |= g ^ expected[i % expected.len()];
+    }
+    std::hint::black_box(diff) == 0
+}
+
+impl Gate {
+    /// No connection yet.
+    pub(in crate::argus::server) fn new() -> Gate {
+        Gate {
+            state: Mutex::new(State::default()),
+            unsigned_log: Mutex::new(Budget {
+                tokens: UNSIGNED_BURST,
+                at: Instant::now(),
+                suppressed: 0,
+            }),
+            writers: watch::channel(0).0,
+        }
+    }
+
+    /// Admits a new connection from `ip` within `caps`, closing the oldest
+    /// pending connections as needed (of the same address first); refused
+    /// only when every connection is signed on.
+    ///
+    /// # Errors
+    /// [`REFUSED_FULL`].
+    pub(in crate::argus::server) fn admit(
+        self: &Arc<Self>,
+        ip: IpAddr,
+        caps: Caps,
+    ) -> Result<Ticket, &'static str> {
+        let key = address_key(ip);
+        let mut st = self.state.lock().map_err(|_| REFUSED_FULL)?;
+        while st
+            .by_address
+            .get(&key)
+            .is_some_and(|s| s.len() >= caps.per_address)
+        {
+            let Some(id) = st.by_address.get(&key).and_then(|s| s.first().copied()) else {
+                break;
+            };
+            st.evict(id, EVICTED);
+        }
+        while st.pending.len() >= caps.pending || st.pending.len() + st.signed >= caps.total {
+            match st.oldest() {
+                Some(id) => {
+                    st.evict(id, EVICTED);
+                }
+                None => return Err(REFUSED_FULL),
+            }
+        }
+        let id = st.next;
+        st.next += 1;
+        let kill = Arc::new(Kill::default());
+        st.pending.insert(
+            id,
+            Pending {
+                key: Some(key),
+                kill: kill.clone(),
+            },
+        );
+        st.by_address.entry(key).or_default().insert(id);
+        Ok(Ticket {
+            gate: self.clone(),
+            id: Some(id),
+            key: Some(key),
+            kill,
+            signed: false,
+        })
+    }
+
+    /// Closes the oldest pending connection (to free a descriptor when no
+    /// more can be opened).
+    pub(in crate::argus::server) fn evict_oldest(&self) -> bool {
+        let Ok(mut st) = self.state.lock() else {
+            return false;
+        };
+        match st.oldest() {
+            Some(id) => st.evict(id, EVICTED),
+            None => false,
+        }
+    }
+
+    /// Whether a sign-on from `key` may be read now; if not, how long the
+    /// delay of an earlier failure still runs.
+    pub(in crate::argus::server) fn may_try(&self, key: Option<IpAddr>) -> Result<(), Duration> {
+        let Some(key) = key else { return Ok(()) };
+        let now = Instant::now();
+        let st = self.state.lock().map_err(|_| BACKOFF_LAST)?;
+        match st.guards.get(&key) {
+            Some(g) if g.busy_until > now => Err(g.busy_until - now),
+            _ => Ok(()),
+        }
+    }
+
+    /// Counts a failed sign-on from `key`; the delay before answering it
+    /// (until then no other sign-on from the address is read).
+    pub(in crate::argus::server) fn failed(&self, key: Option<IpAddr>) -> Duration {
+        let Some(key) = key else {
+            return BACKOFF_FIRST;
+        };
+        let now = Instant::now();
+        let Ok(mut st) = self.state.lock() else {
+            return BACKOFF_LAST;
+        };
+        st.guards
+            .retain(|_, g| now.duration_since(g.last) < FAILURES_FORGOTTEN);
+        if st.guards.len() >= MAX_GUARDED && !st.guards.contains_key(&key) {
+            if let Some(oldest) = st
+                .guards
+                .iter()
+                .min_by_key(|(_, g)| g.last)
+                .map(|(k, _)| *k)
+            {
+                st.guards.remove(&oldest);
+            }
+        }
+        let g = st.guards.entry(key).or_insert(Guard {
+            failures: 0,
+            last: now,
+            busy_until: now,
+        });
+        g.failures = g.failures.saturating_add(1);
+        g.last = now;
+        let delay = BACKOFF_FIRST
+            .saturating_mul(1u32 << (g.failures - 1).min(16))
+            .min(BACKOFF_LAST);
+        g.busy_until = now + delay;
+        delay
+    }
+
+    /// Whether a connection that never signed on may write to the logs and
+    /// the console now; `Some(n)` if so, `n` being how many were refused
+    /// since the last one allowed (to be told first).
+    pub(in crate::argus::server) fn may_log_unsigned(&self) -> Option<u64> {
+        self.may_log_unsigned_at(Instant::now())
+    }
+
+    fn may_log_unsigned_at(&self, now: Instant) -> Option<u64> {
+        let mut b = self.unsigned_log.lock().ok()?;
+        let now = now.max(b.at);
+        let refill = now.duration_since(b.at).as_secs_f64() * UNSIGNED_PER_SECOND;
+        b.tokens = (b.tokens + refill).min(UNSIGNED_BURST);
+        b.at = now;
+        if b.tokens >= 1.0 {
+            b.tokens -= 1.0;
+            Some(std::mem::take(&mut b.suppressed))
+        } else {
+            b.suppressed += 1;
+            None
+        }
+    }
+
+    /// Holds the end of the event until it is dropped (a player's writer).
+    pub(in crate::argus::server) fn hold(self: &Arc<Self>) -> WriterHold {
+        self.writers.send_modify(|n| *n += 1);
+        WriterHold(self.clone())
+    }
+
+    /// Waits until every player's writer has ended, at most `limit`.
+    pub(in crate::argus::server) async fn drained(&self, limit: Duration) {
+        let mut rx = self.writers.subscribe();
+        let _ = tokio::time::timeout(limit, rx.wait_for(|n| *n == 0)).await;
+    }
+
+    /// Connections not signed on, and signed on (admitted over TCP).
+    #[cfg(test)]
+    fn counts(&self) -> (usize, usize) {
+        self.state
+            .lock()
+            .map(|s| (s.pending.len(), s.signed))
+            .unwrap_or_default()
+    }
+}
+
+/// A player's writer, for [`Gate::drained`].
+pub(in crate::argus::server) struct WriterHold(Arc<Gate>);
+
+impl Drop for WriterHold {
+    fn drop(&mut self) {
+        self.0.writers.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+/// A connection's place at the gate, given back when it is dropped.
+pub(in crate::argus::server) struct Ticket {
+    gate: Arc<Gate>,
+    /// None: not counted (a serial line).
+    id: Option<u64>,
+    key: Option<IpAddr>,
+    kill: Arc<Kill>,
+    signed: bool,
+}
+
+impl Ticket {
+    /// A connection that is not counted (a serial line): no limits, no
+    /// address.
+    pub(in crate::argus::server) fn unlisted(gate: &Arc<Gate>) -> Ticket {
+        Ticket {
+            gate: gate.clone(),
+            id: None,
+            key: None,
+            kill: Arc::new(Kill::default()),
+            signed: false,
+        }
+    }
+
+    /// The address the connection is counted under.
+    pub(in crate::argus::server) fn key(&self) -> Option<IpAddr> {
+        self.key
+    }
+
+    /// The connection's kill switch.
+    pub(in crate::argus::server) fn kill(&self) -> &Arc<Kill> {
+        &self.kill
+    }
+
+    /// The connection signed on: it no longer counts as pending. False if
+    /// it was closed for a newer one meanwhile.
+    pub(in crate::argus::server) fn signed_on(&mut self) -> bool {
+        let Some(id) = self.id else {
+            return !self.kill.is_killed();
+        };
+        let Ok(mut st) = self.gate.state.lock() else {
+            return false;
+        };
+        if st.unlist(id).is_none() {
+            return false;
+        }
+        st.signed += 1;
+        self.signed = true;
+        true
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        let Some(id) = self.id else { return };
+        if let Ok(mut st) = self.gate.state.lock() {
+            if self.signed {
+                st.signed = st.signed.saturating_sub(1);
+            } else {
+                st.unlist(id);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn secrets_are_compared_whole() {
+        assert!(same_secret(b"a-secret", b"a-secret"));
+        for wrong in [&b"a-secreT"[..], b"a-secre", b"a-secrets", b"", b"b-secret"] {
+            assert!(!same_secret(wrong, b"a-secret"), "{wrong:?}");
+        }
+        assert!(!same_secret(b"", b""));
+    }
+
+    #[test]
+    fn addresses_count_by_host() {
+        assert_eq!(address_key(ip("10.0.0.1")), ip("10.0.0.1"));
+        assert_eq!(address_key(ip("::ffff:10.0.0.1")), ip("10.0.0.1"));
+        assert_eq!(
+            address_key(ip("2001:db8:1:2:aaaa::1")),
+            ip("2001:db8:1:2::")
+        );
+    }
+
+    /// At a limit the oldest connection not signed on is closed (of the
+    /// same address first); signed-on ones never are.
+    #[test]
+    fn the_oldest_pending_connection_makes_room() {
+        let gate = Arc::new(Gate::new());
+        let caps = Caps {
+            total: 5,
+            pending: 3,
+            per_address: 2,
+        };
+        let a1 = gate.admit(ip("10.0.0.1"), caps).unwrap();
+        let a2 = gate.admit(ip("10.0.0.1"), caps).unwrap();
+        let b1 = gate.admit(ip("10.0.0.2"), caps).unwrap();
+        // A third from 10.0.0.1: its oldest goes, not 10.0.0.2's.
+        let a3 = gate.admit(ip("10.0.0.1"), caps).unwrap();
+        assert!(a1.kill().is_killed() && !a2.kill().is_killed() && !b1.kill().is_killed());
+        assert_eq!(gate.counts(), (3, 0));
+        // Pending limit (3): the oldest overall goes.
+        let mut c1 = gate.admit(ip("10.0.0.3"), caps).unwrap();
+        assert!(a2.kill().is_killed());
+        assert!(c1.signed_on());
+        let mut b2 = gate.admit(ip("10.0.0.2"), caps).unwrap();
+        assert!(b2.signed_on());
+        assert_eq!(gate.counts(), (2, 2));
+        // A closed connection cannot sign on any more.
+        let mut a1 = a1;
+        assert!(!a1.signed_on());
+        drop((a1, a2));
+        // Total limit (5): pending ones make room until none is left.
+        let _d = gate.admit(ip("10.0.0.4"), caps).unwrap();
+        assert_eq!(gate.counts(), (3, 2));
+        let _e = gate.admit(ip("10.0.0.5"), caps).unwrap();
+        assert_eq!(gate.counts(), (3, 2));
+        let mut all: Vec<Ticket> = Vec::new();
+        for i in 0..3 {
+            let mut t = gate.admit(ip(&format!("10.0.1.{i}")), caps).unwrap();
+            assert!(t.signed_on());
+            all.push(t);
+        }
+        assert_eq!(gate.counts(), (0, 5));
+        assert_eq!(gate.admit(ip("10.0.0.6"), caps).err(), Some(REFUSED_FULL));
+        drop(all);
+        assert_eq!(gate.counts(), (0, 2));
+        drop((b1, b2, c1, a3));
+        assert_eq!(gate.counts(), (0, 0));
+    }
+
+    #[test]
+    fn failed_sign_ons_double_the_delay_and_hold_the_address() {
+        let gate = Gate::new();
+        let a = Some(ip("10.0.0.1"));
+        assert!(gate.may_try(a).is_ok());
+        let delays: Vec<Duration> = (0..8).map(|_| gate.failed(a)).collect();
+        assert_eq!(delays[0], BACKOFF_FIRST);
+        assert_eq!(delays[1], BACKOFF_FIRST * 2);
+        assert_eq!(delays[7], BACKOFF_LAST);
+        assert!(gate.may_try(a).is_err(), "the address waits");
+        assert!(gate.may_try(Some(ip("10.0.0.2"))).is_ok(), "others do not");
+    }
+
+    #[test]
+    fn connections_never_signed_on_are_logged_sparingly() {
+        let gate = Gate::new();
+        let t = gate.unsigned_log.lock().unwrap().at;
+        let allowed = (0..1000)
+            .filter(|_| gate.may_log_unsigned_at(t).is_some())
+            .count();
+        assert_eq!(allowed, UNSIGNED_BURST as usize);
+        // A second later: a second's worth, and the count of those refused.
+        let later = t + Duration::from_secs(1);
+        assert_eq!(gate.may_log_unsigned_at(later), Some(1000 - allowed as u64));
+        let more = (0..100)
+            .filter(|_| gate.may_log_unsigned_at(later).is_some())
+            .count();
+        assert_eq!(more + 1, UNSIGNED_PER_SECOND as usize);
+    }
+}
