@@ -20,7 +20,7 @@ use crate::adjudicate::Rules;
 use crate::book::{BookConfig, BookError, Openings};
 use crate::game::{play_game, Fault, FinishedGame, GameError, GameSetup, Stop, StopSignal};
 use crate::journal::{Entry, JournalState};
-use crate::player::{EngineConfig, EngineLog, Player, PlayerError, UciPlayer};
+use crate::player::{EngineConfig, EngineLog, Player, PlayerError};
 use crate::record::{GameRecord, PgnStyle};
 use crate::runner::{
     Durability, EventKind, Finished, JournalHandle, RunPlan, Runner, RunnerError, RunnerSetup,
