@@ -5,6 +5,7 @@
 //! 1 the input had errors (reported; the rest was still processed), 2 usage.
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 mod cmd;
@@ -38,14 +39,54 @@ enum Command {
     /// Reports from suite results, JSON or analysed EPD (Gastric): totals, themes, curves, McNemar comparisons, CI gates.
     Report(cmd::report::Args),
     /// Games between engines: matches, gauntlets, round-robins, SPRT; resumable.
-    Match(cmd::matches::Args),
+    Match(Box<cmd::matches::Args>),
     /// The Argus network referee (EPD refcom/refreq over TCP) and its client adapter.
     Referee(cmd::referee::Args),
 }
 
+/// The command line, with a cutechess-cli or fastchess command line after
+/// `match` (or a program called by either name) translated into `match`'s
+/// own flags (see `cmd::matches::compat`).
+fn arguments() -> Result<Vec<OsString>, String> {
+    let mut argv: Vec<OsString> = std::env::args_os().collect();
+    let called = argv
+        .first()
+        .and_then(|a| a.to_str())
+        .and_then(cmd::matches::compat::Dialect::of_program)
+        .is_some();
+    if called {
+        // `cutechess-cli ARGS` through a link: `rookery match cutechess-cli ARGS`.
+        let program = argv[0].clone();
+        argv.splice(0..1, [OsString::from("rookery"), "match".into(), program]);
+    }
+    if argv.get(1).is_none_or(|a| a != "match") {
+        return Ok(argv);
+    }
+    let rest: Vec<String> = argv[2..]
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if !cmd::matches::compat::is_peer_line(&rest) {
+        return Ok(argv);
+    }
+    if let Some(a) = argv[2..].iter().find(|a| a.to_str().is_none()) {
+        return Err(format!("{}: not UTF-8", a.to_string_lossy()));
+    }
+    let flags = cmd::matches::compat::translate(&rest).map_err(|e| e.to_string())?;
+    Ok(argv[..2]
+        .iter()
+        .cloned()
+        .chain(flags.into_iter().map(OsString::from))
+        .collect())
+}
+
 fn main() -> ExitCode {
+    let argv = match arguments() {
+        Ok(a) => a,
+        Err(e) => return output::finish(Err(output::usage(e))),
+    };
     let parsed = Cli::command()
-        .try_get_matches()
+        .try_get_matches_from(argv)
         .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
     let cli = match parsed {
         Ok((mut cli, matches)) => {
@@ -79,7 +120,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => cmd::bench::run(args),
         Command::Suite(args) => cmd::suite::run(args),
         Command::Report(args) => cmd::report::run(args),
-        Command::Match(args) => cmd::matches::run(args),
+        Command::Match(args) => cmd::matches::run(*args),
         Command::Referee(args) => cmd::referee::run(args),
     };
     output::finish(result)

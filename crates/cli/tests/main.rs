@@ -13,6 +13,7 @@ mod engine_bench;
 mod engine_extremes;
 mod epd_cli;
 mod match_cli;
+mod match_compat;
 mod perft_stockfish;
 mod pgn_annotate;
 mod pgn_cli;

@@ -256,6 +256,19 @@ pub struct EngineConfig {
     /// it is skipped with a warning, as cutechess-cli does.
     #[serde(default)]
     pub strict_options: bool,
+    /// Ponder (cutechess-cli's `ponder`): after its move the engine searches
+    /// the reply it expects (`go ponder`) while the opponent thinks; if the
+    /// opponent plays it, `ponderhit` turns that search into its move (its
+    /// clock runs from the `ponderhit`, when the referee asks it for the
+    /// move), else `stop` ends it and a normal `go` follows. Only an engine
+    /// that declares the UCI option `Ponder` ponders; it is set to `true`.
+    #[serde(default)]
+    pub ponder: bool,
+    /// The engine writes its scores from White's point of view
+    /// (cutechess-cli's `whitepov`): they are turned to its own view when it
+    /// plays Black, for adjudication and the PGN.
+    #[serde(default)]
+    pub white_pov: bool,
 }
 
 /// An `EngineConfig` word that cannot be read.
@@ -280,6 +293,8 @@ impl EngineConfig {
             timemargin: Duration::ZERO,
             restart: false,
             strict_options: false,
+            ponder: false,
+            white_pov: false,
         }
     }
 
@@ -291,9 +306,18 @@ impl EngineConfig {
     }
 
     /// Applies one cutechess/fastchess engine word: `cmd=PATH|builtin`,
-    /// `name=N`, `arg=A` (repeatable), `dir=D`, `option.NAME=VALUE`,
-    /// `tc=`, `st=`, `nodes=`, `depth=`, `timemargin=MS`, `restart=on|off`,
-    /// `proto=uci|xboard`.
+    /// `name=N`, `arg=A` (repeatable), `args="A B"` (fastchess: several,
+    /// split at spaces), `dir=D`, `option.NAME=VALUE`, `tc=`, `st=`,
+    /// `nodes=`, `depth=` (or `plies=`), `timemargin=MS`,
+    /// `restart=on|off|auto` (`auto` is `off`: an engine is kept),
+    /// `proto=uci|xboard`, and the bare words `ponder`
+    /// ([`EngineConfig::ponder`]), `whitepov` ([`EngineConfig::white_pov`])
+    /// and `trust` (cutechess-cli's trust in an engine's result claims: the
+    /// referee judges every ending itself, so nothing to do).
+    /// Words that cannot be honoured are refused with the reason:
+    /// `initstr=`, `stderr=`, `book=`, `bookdepth=`, `tscale=`, `debug`;
+    /// `conf=` is expanded by the caller from an `engines.json` before the
+    /// words get here.
     ///
     /// # Errors
     /// [`EngineWordError`] naming the word.
@@ -302,6 +326,23 @@ impl EngineConfig {
             word: word.to_string(),
             reason: reason.to_string(),
         };
+        match word {
+            "ponder" => {
+                self.ponder = true;
+                return Ok(());
+            }
+            "whitepov" => {
+                self.white_pov = true;
+                return Ok(());
+            }
+            "trust" => return Ok(()),
+            "debug" => {
+                return Err(bad(
+                    "the engine's debug mode is not supported (--log records the conversation)",
+                ))
+            }
+            _ => {}
+        }
         let (key, value) = word
             .split_once('=')
             .ok_or_else(|| bad("expected key=value"))?;
@@ -330,9 +371,11 @@ impl EngineConfig {
                 }
                 EngineCommand::Builtin => return Err(bad("arg= and dir= need cmd=PATH first")),
             },
-            "tc" | "st" | "nodes" | "depth" | "plies" => {
-                self.tc.set(key, value).map_err(|e| bad(e.reason))?
-            }
+            "tc" | "st" => self
+                .tc
+                .set(key, &without_seconds_suffix(value))
+                .map_err(|e| bad(e.reason))?,
+            "nodes" | "depth" | "plies" => self.tc.set(key, value).map_err(|e| bad(e.reason))?,
             "timemargin" => {
                 let ms: u64 = value.parse().map_err(|_| bad("expected milliseconds"))?;
                 if ms > 3_600_000 {
@@ -340,14 +383,37 @@ impl EngineConfig {
                 }
                 self.timemargin = Duration::from_millis(ms);
             }
+            "args" => match &mut self.command {
+                EngineCommand::External { args, .. } => {
+                    args.extend(value.split_whitespace().map(str::to_string));
+                }
+                EngineCommand::Builtin => return Err(bad("args= needs cmd=PATH first")),
+            },
             "restart" => {
                 self.restart = match value {
                     "on" => true,
-                    "off" => false,
-                    _ => return Err(bad("expected on or off")),
+                    "off" | "auto" => false,
+                    _ => return Err(bad("expected on, off or auto")),
                 }
             }
             "proto" => self.proto = value.parse().map_err(|_| bad("expected uci or xboard"))?,
+            "conf" => {
+                return Err(bad(
+                    "conf= names an engine of an engines.json, which only rookery match reads",
+                ))
+            }
+            "initstr" => return Err(bad("lines sent before the protocol are not supported")),
+            "stderr" => {
+                return Err(bad(
+                    "the engine's standard error is not redirected to a file (its last lines are reported on a crash)",
+                ))
+            }
+            "book" | "bookdepth" => {
+                return Err(bad(
+                    "engine opening books are not supported (use --openings for the match)",
+                ))
+            }
+            "tscale" => return Err(bad("timeout scaling is not supported")),
             _ => return Err(bad("unknown key")),
         }
         Ok(())
@@ -428,6 +494,20 @@ impl Player for EnginePlayer {
     fn game_over(&mut self, record: &crate::record::GameRecord, last: &Position) {
         self.inner().game_over(record, last);
     }
+}
+
+/// A time with fastchess's `s` after its seconds (`2+0.02s`, `10s+0.1s`,
+/// `0.5s`) without it.
+fn without_seconds_suffix(value: &str) -> String {
+    value
+        .split('+')
+        .map(|part| {
+            part.strip_suffix('s')
+                .filter(|p| p.ends_with(|c: char| c.is_ascii_digit()))
+                .unwrap_or(part)
+        })
+        .collect::<Vec<_>>()
+        .join("+")
 }
 
 /// Where an engine's conversation is written: a shared log file and the
@@ -673,6 +753,17 @@ pub struct UciPlayer {
     name: String,
     chess960: Option<bool>,
     skipped: Vec<String>,
+    /// The engine ponders: [`EngineConfig::ponder`] and it declares `Ponder`.
+    can_ponder: bool,
+    /// The game the ponder search in progress expects at the next request.
+    pondering: Option<Expected>,
+}
+
+/// The game a ponder search assumes: the start and every move, the reply
+/// the engine expects last.
+struct Expected {
+    start: Position,
+    moves: Vec<Move>,
 }
 
 /// How long an engine that missed its deadline gets to answer `stop` (or
@@ -698,9 +789,118 @@ impl UciPlayer {
             host: None,
             chess960: None,
             skipped: Vec::new(),
+            can_ponder: false,
+            pondering: None,
         };
         p.restart()?;
         Ok(p)
+    }
+
+    /// Ends the ponder search in progress, if one is: `stop`, and its
+    /// `bestmove` read and dropped.
+    ///
+    /// # Errors
+    /// [`PlayerError::Timeout`] (not responsive) when no `bestmove` comes
+    /// within [`STOP_GRACE`]; a crash.
+    fn stop_pondering(&mut self) -> Result<(), PlayerError> {
+        if self.pondering.take().is_none() {
+            return Ok(());
+        }
+        let host = self.host()?;
+        host.stop().map_err(PlayerError::from_host)?;
+        let grace = Instant::now() + STOP_GRACE;
+        loop {
+            let left = grace.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(PlayerError::Timeout {
+                    after: STOP_GRACE,
+                    responsive: false,
+                });
+            }
+            // A bestmove with no move that can be read ends the search too.
+            match host.next_event(left) {
+                Ok(Some(SearchEvent::BestMove(_))) | Err(HostError::Protocol(_)) => return Ok(()),
+                Ok(_) => {}
+                Err(e) => return Err(PlayerError::from_host(e)),
+            }
+        }
+    }
+
+    /// After a move `best` chosen in `request`'s position (the game so far
+    /// as `moves`, in `mode`'s notation) with `ponder` as the expected reply:
+    /// starts the ponder search on the position after both, with the clocks
+    /// as they will stand (the engine's time less `elapsed`, plus its
+    /// increment; a new period's time when this move ended one). Nothing
+    /// when either move is not legal, or the reply ends the game.
+    fn start_pondering(
+        &mut self,
+        req: &MoveRequest<'_>,
+        moves: &[UciMove],
+        start: &PositionStart,
+        (best, ponder): (UciMove, UciMove),
+        elapsed: Duration,
+        mode: CastlingMode,
+    ) -> Result<(), PlayerError> {
+        let mut pos = req.start.clone();
+        for &m in req.moves {
+            pos.play_unchecked(m);
+        }
+        let me = pos.turn();
+        let Ok(best) = best.to_move(&pos) else {
+            return Ok(());
+        };
+        let mut after = pos.clone();
+        after.play_unchecked(best);
+        let Ok(reply) = ponder.to_move(&after) else {
+            return Ok(());
+        };
+        let best_uci = UciMove::from_move(&pos, best, mode);
+        let reply_uci = UciMove::from_move(&after, reply, mode);
+        after.play_unchecked(reply);
+        if after.legal_moves().is_empty() {
+            return Ok(());
+        }
+        let limits = &req.limits;
+        if limits == &ThinkLimits::default() {
+            // No limit at all: the search would never end by itself.
+            return Ok(());
+        }
+        let mut next = limits.clone();
+        let (time, inc) = match me {
+            rookery_core::Color::White => (&mut next.wtime, limits.winc),
+            rookery_core::Color::Black => (&mut next.btime, limits.binc),
+        };
+        if let Some(t) = time.as_mut() {
+            *t = t.saturating_sub(elapsed) + inc.unwrap_or_default();
+        }
+        next.movestogo = match limits.movestogo {
+            Some(n) if n > 1 => Some(n - 1),
+            Some(_) => {
+                // The move ended a period: the next one's time is added.
+                let period = self.config.tc.clock;
+                if let (Some(t), Some(p)) = (time.as_mut(), period) {
+                    *t += p.base;
+                }
+                period.and_then(|p| p.moves)
+            }
+            None => None,
+        };
+        let mut go = UciPlayer::go_params(&next);
+        go.ponder = true;
+        let mut line = moves.to_vec();
+        line.push(best_uci);
+        line.push(reply_uci);
+        self.host()?
+            .go(start, &line, &go)
+            .map_err(PlayerError::from_host)?;
+        let mut expected = req.moves.to_vec();
+        expected.push(best);
+        expected.push(reply);
+        self.pondering = Some(Expected {
+            start: req.start.clone(),
+            moves: expected,
+        });
+        Ok(())
     }
 
     fn host(&mut self) -> Result<&mut EngineHost, PlayerError> {
@@ -754,6 +954,7 @@ impl Player for UciPlayer {
     }
 
     fn new_game(&mut self, chess960: bool) -> Result<(), PlayerError> {
+        self.stop_pondering()?;
         let host = self.host()?;
         if host
             .options()
@@ -789,11 +990,25 @@ impl Player for UciPlayer {
         } else {
             PositionStart::Fen(Fen::from_position(req.start).to_string())
         };
-        let go = UciPlayer::go_params(&req.limits);
+        let t0 = Instant::now();
+        let hit = self
+            .pondering
+            .as_ref()
+            .is_some_and(|p| p.start == *req.start && p.moves == req.moves);
+        if hit {
+            // The expected reply came: the ponder search is now the move.
+            self.pondering = None;
+            self.host()?.ponder_hit().map_err(PlayerError::from_host)?;
+        } else {
+            self.stop_pondering()?;
+            let go = UciPlayer::go_params(&req.limits);
+            self.host()?
+                .go(&start, &moves, &go)
+                .map_err(PlayerError::from_host)?;
+        }
+        let white_pov = self.config.white_pov && pos.turn() == rookery_core::Color::Black;
         let host = self.host()?;
-        host.go(&start, &moves, &go)
-            .map_err(PlayerError::from_host)?;
-        let deadline = Instant::now() + req.deadline;
+        let deadline = t0 + req.deadline;
         let mut last: Option<Info> = None;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -829,15 +1044,31 @@ impl Player for UciPlayer {
                 Some(SearchEvent::Info(_)) | None => {}
                 Some(SearchEvent::BestMove(result)) => {
                     let info = last.unwrap_or_default();
-                    return Ok(MoveReply {
+                    let reply = MoveReply {
                         mv: result.best,
-                        score: info.score.map(|s| s.value),
+                        score: info
+                            .score
+                            .map(|s| if white_pov { s.value.flip() } else { s.value }),
                         depth: info.depth,
                         seldepth: info.seldepth,
                         nodes: info.nodes,
                         pv: info.pv.unwrap_or_default(),
                         offer: None,
-                    });
+                    };
+                    if let (true, Some(ponder)) = (self.can_ponder, result.ponder) {
+                        // The move stands whatever happens to the ponder
+                        // search: an engine gone now is found at the next
+                        // request.
+                        let elapsed = t0.elapsed();
+                        let line = (reply.mv, ponder);
+                        if self
+                            .start_pondering(req, &moves, &start, line, elapsed, mode)
+                            .is_err()
+                        {
+                            self.pondering = None;
+                        }
+                    }
+                    return Ok(reply);
                 }
             }
         }
@@ -848,6 +1079,7 @@ impl Player for UciPlayer {
             h.quit();
         }
         self.chess960 = None;
+        self.pondering = None;
         let host = self.connect().map_err(|e| PlayerError::Start {
             name: self.config.label(),
             reason: match e {
@@ -860,7 +1092,29 @@ impl Player for UciPlayer {
         }
         self.skipped = host.skipped_options().to_vec();
         self.host = Some(host);
+        self.can_ponder = false;
+        if self.config.ponder {
+            let host = self.host()?;
+            let declared = host
+                .options()
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case("Ponder"));
+            if declared {
+                host.set_option("Ponder", Some("true"))
+                    .map_err(PlayerError::from_host)?;
+                self.can_ponder = true;
+            } else {
+                // Reported as an option it lacks: it does not ponder.
+                self.skipped.push("Ponder".into());
+            }
+        }
         Ok(())
+    }
+
+    fn game_over(&mut self, _record: &crate::record::GameRecord, _last: &Position) {
+        // The game is over: a ponder search has nothing left to find. An
+        // engine that does not stop is found out by the next request.
+        let _ = self.stop_pondering();
     }
 
     fn quit(&mut self) {
@@ -873,5 +1127,66 @@ impl Player for UciPlayer {
 impl Drop for UciPlayer {
     fn drop(&mut self) {
         self.quit();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn applied(words: &[&str]) -> Result<EngineConfig, EngineWordError> {
+        let mut e = EngineConfig::builtin();
+        for w in words {
+            e.apply(w)?;
+        }
+        Ok(e)
+    }
+
+    #[test]
+    fn the_peers_engine_words() {
+        let e = applied(&[
+            "cmd=/bin/e",
+            "args=-a  -b",
+            "arg=c",
+            "ponder",
+            "whitepov",
+            "trust",
+        ])
+        .unwrap();
+        assert!(e.ponder && e.white_pov);
+        match &e.command {
+            EngineCommand::External { args, .. } => assert_eq!(args, &["-a", "-b", "c"]),
+            other => panic!("{other:?}"),
+        }
+        assert!(!applied(&["restart=auto"]).unwrap().restart);
+        assert!(applied(&["restart=on"]).unwrap().restart);
+        // fastchess's seconds with an `s`.
+        let e = applied(&["tc=2+0.02s", "st=0.5s"]).unwrap();
+        assert_eq!(
+            e.tc.to_string(),
+            applied(&["tc=2+0.02", "st=0.5"]).unwrap().tc.to_string()
+        );
+        assert_eq!(
+            applied(&["tc=40/60s+0.6s"]).unwrap().tc,
+            applied(&["tc=40/60+0.6"]).unwrap().tc
+        );
+        assert_eq!(applied(&["plies=7"]).unwrap().tc.depth, Some(7));
+        for (word, says) in [
+            ("proto=cecp", "uci or xboard"),
+            ("initstr=hello", "before the protocol"),
+            ("stderr=e.txt", "standard error"),
+            ("book=b.bin", "opening books"),
+            ("bookdepth=4", "opening books"),
+            ("tscale=2", "timeout scaling"),
+            ("debug", "debug mode"),
+            ("conf=SF", "engines.json"),
+            ("args=x", "cmd=PATH"),
+            ("restart=maybe", "on, off or auto"),
+            ("pondering", "key=value"),
+        ] {
+            let e = applied(&[word]).unwrap_err();
+            assert_eq!(e.word, word);
+            assert!(e.to_string().contains(says), "{word}: {e}");
+        }
     }
 }

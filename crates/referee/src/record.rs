@@ -272,6 +272,16 @@ impl GameRecord {
     /// # Errors
     /// As [`GameRecord::replay`].
     pub fn to_pgn(&self) -> Result<PgnGame, RecordError> {
+        self.to_pgn_with(PgnStyle::default())
+    }
+
+    /// The game as [`GameRecord::to_pgn`] writes it, or minimal when
+    /// `style` says so: the Seven Tag Roster (with `FEN`, `SetUp` and
+    /// `Variant` when the start needs them) and the moves, no comments.
+    ///
+    /// # Errors
+    /// As [`GameRecord::replay`].
+    pub fn to_pgn_with(&self, style: PgnStyle) -> Result<PgnGame, RecordError> {
         let (start, moves) = self.replay()?;
         let mut tags = Tags::default();
         tags.insert("Event", self.event.clone());
@@ -284,7 +294,9 @@ impl GameRecord {
         tags.insert("White", self.white.clone());
         tags.insert("Black", self.black.clone());
         tags.insert("Result", self.outcome.as_str().to_string());
-        if self.white_tc == self.black_tc {
+        let full = !style.minimal;
+        if !full {
+        } else if self.white_tc == self.black_tc {
             tags.insert("TimeControl", self.white_tc.pgn_tag());
         } else {
             tags.insert("WhiteTimeControl", self.white_tc.pgn_tag());
@@ -297,27 +309,31 @@ impl GameRecord {
                 tags.insert("Variant", "Chess960".to_string());
             }
         }
-        tags.insert("PlyCount", self.moves.len().to_string());
-        tags.insert("Termination", self.termination.as_str().to_string());
-        tags.insert(
-            "GameStartTime",
-            format!(
-                "{}T{} UTC",
-                self.started.0.replace('.', "-"),
-                self.started.1
-            ),
-        );
-        tags.insert(
-            "GameDuration",
-            fmt_hms(Duration::from_millis(self.duration_ms)),
-        );
+        if full {
+            tags.insert("PlyCount", self.moves.len().to_string());
+            tags.insert("Termination", self.termination.as_str().to_string());
+            tags.insert(
+                "GameStartTime",
+                format!(
+                    "{}T{} UTC",
+                    self.started.0.replace('.', "-"),
+                    self.started.1
+                ),
+            );
+            tags.insert(
+                "GameDuration",
+                fmt_hms(Duration::from_millis(self.duration_ms)),
+            );
+        }
         let mut line = Line::default();
         for (m, r) in moves.iter().zip(&self.moves) {
             let mut node = Node::new(*m);
-            node.comments_after.push(r.comment());
+            if full {
+                node.comments_after.push(r.comment());
+            }
             line.nodes.push(node);
         }
-        if !self.reason.is_empty() {
+        if full && !self.reason.is_empty() {
             match line.nodes.last_mut() {
                 Some(n) => n.comments_after.push(self.reason.clone()),
                 None => line.trailing_comments.push(self.reason.clone()),
@@ -341,7 +357,17 @@ impl GameRecord {
     /// # Errors
     /// As [`GameRecord::replay`].
     pub fn pgn_text(&self) -> Result<String, RecordError> {
-        Ok(rookery_pgn::writer::game_to_string(&self.to_pgn()?))
+        self.pgn_text_with(PgnStyle::default())
+    }
+
+    /// The game in PGN export format in `style` ([`GameRecord::to_pgn_with`]).
+    ///
+    /// # Errors
+    /// As [`GameRecord::replay`].
+    pub fn pgn_text_with(&self, style: PgnStyle) -> Result<String, RecordError> {
+        Ok(rookery_pgn::writer::game_to_string(
+            &self.to_pgn_with(style)?,
+        ))
     }
 
     /// The final position as an EPD line with the game's `id` and result.
@@ -360,6 +386,20 @@ impl GameRecord {
             self.termination.as_str()
         ))
     }
+}
+
+/// How an event writes its games to the PGN output (cutechess-cli's
+/// `-pgnout FILE min fi`, fastchess's `min=true`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PgnStyle {
+    /// The Seven Tag Roster and the moves, no comments
+    /// ([`GameRecord::to_pgn_with`]).
+    #[serde(default)]
+    pub minimal: bool,
+    /// Only finished games: a game cut off when the event stops is not
+    /// written (by default it is, unfinished, until a resume replaces it).
+    #[serde(default)]
+    pub finished_only: bool,
 }
 
 /// `H:MM:SS`.
@@ -413,5 +453,58 @@ mod tests {
             ..r
         };
         assert_eq!(r.comment(), "1s");
+    }
+
+    #[test]
+    fn a_minimal_pgn_has_the_roster_and_the_moves_only() {
+        let mv = |uci: &str, san: &str| MoveRecord {
+            uci: uci.into(),
+            san: san.into(),
+            book: false,
+            time_ms: 1230,
+            clock_ms: None,
+            score: Some(Score::Cp(56)),
+            depth: Some(18),
+            nodes: None,
+        };
+        let r = GameRecord {
+            number: 0,
+            event: "e".into(),
+            site: "s".into(),
+            round: "1".into(),
+            white: "w".into(),
+            black: "b".into(),
+            white_tc: "10+0.1".parse().unwrap(),
+            black_tc: "10+0.1".parse().unwrap(),
+            start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+            moves: vec![mv("e2e4", "e4"), mv("e7e5", "e5")],
+            outcome: GameOutcome::Draw,
+            termination: Termination::Adjudication,
+            reason: "Draw by adjudication".into(),
+            started: ("2024.01.02".into(), "03:04:05".into()),
+            date: None,
+            duration_ms: 1000,
+        };
+        let full = r.pgn_text().unwrap();
+        assert!(
+            full.contains("{+0.56/18 1.23s}") && full.contains("[PlyCount"),
+            "{full}"
+        );
+        let minimal = PgnStyle {
+            minimal: true,
+            finished_only: false,
+        };
+        let min = r.pgn_text_with(minimal).unwrap();
+        let tags: Vec<&str> = min
+            .lines()
+            .filter(|l| l.starts_with('['))
+            .map(|l| l[1..].split(' ').next().unwrap_or(""))
+            .collect();
+        assert_eq!(
+            tags,
+            ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
+        );
+        assert!(!min.contains('{'), "{min}");
+        assert!(min.contains("1. e4 e5 1/2-1/2"), "{min}");
     }
 }

@@ -33,7 +33,7 @@
 use crate::book::{Opening, Openings};
 use crate::game::{FinishedGame, Stop};
 use crate::journal::{self, Entry, Journal, JournalError, JournalState, StartedProcess};
-use crate::record::{GameRecord, MoveRecord, RecordError};
+use crate::record::{GameRecord, MoveRecord, PgnStyle, RecordError};
 use crate::schedule::{Schedule, Scheduled};
 use crate::standings::Standings;
 use crate::stats::{Sprt, SprtConfig, SprtState, SprtStatus, Tally};
@@ -444,6 +444,7 @@ pub struct Runner {
     resumed: Option<(usize, usize)>,
     previous_processes: Vec<StartedProcess>,
     finished_before: Vec<GameRecord>,
+    style: PgnStyle,
 }
 
 impl Runner {
@@ -454,6 +455,19 @@ impl Runner {
     /// [`RunnerError`]: an unfinished journal where a new event was asked
     /// for, a journal of another event, a file that cannot be written.
     pub fn open(setup: RunnerSetup, start: Start) -> Result<Runner, RunnerError> {
+        Runner::open_with(setup, start, PgnStyle::default())
+    }
+
+    /// [`Runner::open`], writing the PGN output in `style` (the games
+    /// written again on a resume too).
+    ///
+    /// # Errors
+    /// As [`Runner::open`].
+    pub fn open_with(
+        setup: RunnerSetup,
+        start: Start,
+        style: PgnStyle,
+    ) -> Result<Runner, RunnerError> {
         let sprt = match setup.sprt {
             Some(c) => Some(Sprt::new(c).map_err(|e| RunnerError::Sprt(e.to_string()))?),
             None => None,
@@ -512,7 +526,9 @@ impl Runner {
             .as_ref()
             .map_or_else(Vec::new, |s| s.finished().into_iter().cloned().collect());
         let resuming = state.is_some();
-        let pgn = reopen_output(plan.pgn.as_ref(), resuming, &finished, |r| r.pgn_text())?;
+        let pgn = reopen_output(plan.pgn.as_ref(), resuming, &finished, |r| {
+            r.pgn_text_with(style)
+        })?;
         let epd = reopen_output(plan.epd.as_ref(), resuming, &finished, |r| {
             Ok(format!("{}\n", r.epd_line()?))
         })?;
@@ -537,6 +553,7 @@ impl Runner {
             resumed: None,
             previous_processes,
             finished_before: Vec::new(),
+            style,
         };
         if let Some(state) = &state {
             for r in &finished {
@@ -788,8 +805,8 @@ impl Runner {
                     *s = GameState::Queued;
                     self.front.push_back((n, fin.record.moves.clone()));
                 }
-                if let Some((f, p)) = self.pgn.as_mut() {
-                    f.write_all(fin.record.pgn_text()?.as_bytes())
+                if let Some((f, p)) = self.pgn.as_mut().filter(|_| !self.style.finished_only) {
+                    f.write_all(fin.record.pgn_text_with(self.style)?.as_bytes())
                         .and_then(|()| f.flush())
                         .map_err(output_err(p))?;
                 }
@@ -806,7 +823,7 @@ impl Runner {
             *s = GameState::Done;
         }
         if let Some((f, p)) = self.pgn.as_mut() {
-            f.write_all(r.pgn_text()?.as_bytes())
+            f.write_all(r.pgn_text_with(self.style)?.as_bytes())
                 .and_then(|()| f.flush())
                 .map_err(output_err(p))?;
         }

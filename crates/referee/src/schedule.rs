@@ -60,6 +60,19 @@ impl fmt::Display for Pairing {
     }
 }
 
+/// Who has White in each game of an encounter: by default the sides swap
+/// every game, the first player of the encounter White first.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sides {
+    /// The sides never swap (cutechess-cli's and fastchess's `-noswap`).
+    #[serde(default)]
+    pub fixed: bool,
+    /// The second player of the encounter has White first, or always when
+    /// `fixed` (`-reverse`).
+    #[serde(default)]
+    pub reverse: bool,
+}
+
 /// One game of the schedule.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Scheduled {
@@ -112,6 +125,8 @@ pub struct Schedule {
     pairing: Pairing,
     rounds: usize,
     games: usize,
+    #[serde(default)]
+    sides: Sides,
 }
 
 impl Schedule {
@@ -137,6 +152,7 @@ impl Schedule {
             pairing,
             rounds,
             games,
+            sides: Sides::default(),
         };
         let per_round = s
             .encounters()
@@ -149,6 +165,16 @@ impl Schedule {
             .checked_mul(rounds)
             .ok_or(ScheduleError::TooLarge { rounds, per_round })?;
         Ok(s)
+    }
+
+    /// The same schedule with `sides` deciding who has White.
+    pub fn with_sides(self, sides: Sides) -> Schedule {
+        Schedule { sides, ..self }
+    }
+
+    /// Who has White.
+    pub fn sides(&self) -> Sides {
+        self.sides
     }
 
     /// The number of players.
@@ -229,10 +255,15 @@ impl Schedule {
         let in_round = number % per_round;
         let (k, g) = (in_round / self.games, in_round % self.games);
         let (a, b) = self.encounter(k);
+        let (a, b) = if self.sides.reverse { (b, a) } else { (a, b) };
         // Sides swap every game of an encounter, across rounds too (as
         // cutechess-cli does): with one game per round the colours still
         // alternate from round to round.
-        let nth = round * self.games + g;
+        let nth = if self.sides.fixed {
+            0
+        } else {
+            round * self.games + g
+        };
         let (white, black) = if nth % 2 == 0 { (a, b) } else { (b, a) };
         Some(Scheduled {
             number,
@@ -296,6 +327,39 @@ mod tests {
             two.iter().map(|s| s.block).collect::<Vec<_>>(),
             [0, 0, 1, 1]
         );
+    }
+
+    #[test]
+    fn sides_fixed_or_reversed() {
+        let whites = |sides: Sides| -> Vec<usize> {
+            Schedule::new(2, Pairing::RoundRobin, 2, 2)
+                .unwrap()
+                .with_sides(sides)
+                .iter()
+                .map(|s| s.white)
+                .collect()
+        };
+        let (fixed, reverse) = (true, true);
+        assert_eq!(whites(Sides::default()), [0, 1, 0, 1]);
+        assert_eq!(
+            whites(Sides {
+                fixed,
+                reverse: false
+            }),
+            [0, 0, 0, 0]
+        );
+        assert_eq!(
+            whites(Sides {
+                fixed: false,
+                reverse
+            }),
+            [1, 0, 1, 0]
+        );
+        assert_eq!(whites(Sides { fixed, reverse }), [1, 1, 1, 1]);
+        // A journal written before sides existed reads as alternating.
+        let old = r#"{"players":2,"pairing":"RoundRobin","rounds":1,"games":2}"#;
+        let s: Schedule = serde_json::from_str(old).unwrap();
+        assert_eq!(s.sides(), Sides::default());
     }
 
     #[test]

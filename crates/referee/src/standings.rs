@@ -27,6 +27,8 @@ use std::collections::HashMap;
 pub struct Standings {
     names: Vec<String>,
     players: Vec<Wdl>,
+    /// Each player's results as White and as Black, from its own view.
+    sides: Vec<[Wdl; 2]>,
     /// `versus[i * n + j]`: i's games against j, from i's view.
     versus: Vec<Tally>,
     games: u64,
@@ -69,6 +71,7 @@ impl Standings {
         let n = names.len();
         Standings {
             players: vec![Wdl::default(); n],
+            sides: vec![[Wdl::default(); 2]; n],
             versus: vec![Tally::default(); n * n],
             names,
             games: 0,
@@ -116,6 +119,8 @@ impl Standings {
         }
         self.players[w].add(white_view);
         self.players[b].add(black_view);
+        self.sides[w][0].add(white_view);
+        self.sides[b][1].add(black_view);
         self.versus[w * n + b].add_game(white_view);
         self.versus[b * n + w].add_game(black_view);
         // Games 2k and 2k+1 of a block are a pair, played on one opening
@@ -138,6 +143,14 @@ impl Standings {
     /// Player `i`'s results, from its own view.
     pub fn player(&self, i: usize) -> Wdl {
         self.players.get(i).copied().unwrap_or_default()
+    }
+
+    /// Player `i`'s results with White (`white`) or with Black, from its
+    /// own view.
+    pub fn player_as(&self, i: usize, white: bool) -> Wdl {
+        self.sides
+            .get(i)
+            .map_or_else(Wdl::default, |s| s[usize::from(!white)])
     }
 
     /// Player `i`'s games against `j`, from `i`'s view (with the pairs).
@@ -318,6 +331,12 @@ mod tests {
         assert_eq!(s.cross_cell(0, 1).as_deref(), Some("1½/4"));
         assert_eq!(s.cross_cell(1, 0).as_deref(), Some("2½/4"));
         assert_eq!(s.cross_cell(0, 0), None);
+        // By colour: A won and drew with White, lost both with Black.
+        let (w, b) = (s.player_as(0, true), s.player_as(0, false));
+        assert_eq!((w.wins, w.draws, w.losses), (1, 1, 0));
+        assert_eq!((b.wins, b.draws, b.losses), (0, 0, 2));
+        assert_eq!(s.player_as(1, true), b.reversed());
+        assert_eq!(s.player_as(2, true), Wdl::default());
     }
 
     #[test]

@@ -209,6 +209,27 @@ impl Pentanomial {
         self.sample().map(|s| s.mean)
     }
 
+    /// Fraction of pairs in `[0, 1]` that scored one point (a win and a
+    /// loss, or two draws): fastchess's pentanomial `DrawRatio`; `None`
+    /// when no pair was counted.
+    pub fn draw_ratio(&self) -> Option<f64> {
+        let pairs = self.pairs();
+        (pairs > 0).then(|| self.counts[2] as f64 / pairs as f64)
+    }
+
+    /// Pairs won (1½ or 2 points) per pair lost (0 or ½): fastchess's
+    /// `PairsRatio`; `+inf` when none was lost but one was won, `None` when
+    /// none was won or lost.
+    pub fn pairs_ratio(&self) -> Option<f64> {
+        let won = (self.counts[3] + self.counts[4]) as f64;
+        let lost = (self.counts[0] + self.counts[1]) as f64;
+        match (won > 0.0, lost > 0.0) {
+            (_, true) => Some(won / lost),
+            (true, false) => Some(f64::INFINITY),
+            (false, false) => None,
+        }
+    }
+
     /// Likelihood of superiority in `[0, 1]` by the normal approximation
     /// `Φ((s - ½) / se)` with the pair standard error `se`; `None` when no
     /// pair was counted. With no spread (every pair scored alike, `se = 0`)
@@ -1014,6 +1035,21 @@ impl Sprt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pair_draw_ratio_and_pairs_ratio() {
+        let p = Pentanomial {
+            counts: [1, 2, 4, 3, 3],
+        };
+        assert_eq!(p.draw_ratio(), Some(4.0 / 13.0));
+        assert_eq!(p.pairs_ratio(), Some(2.0));
+        let none = Pentanomial::default();
+        assert_eq!((none.draw_ratio(), none.pairs_ratio()), (None, None));
+        let won = Pentanomial {
+            counts: [0, 0, 1, 0, 2],
+        };
+        assert_eq!(won.pairs_ratio(), Some(f64::INFINITY));
+    }
 
     /// Values of `math.erf` from Python 3: erf(0.5) = 0.5204998778130465,
     /// erf(1) = 0.8427007929497149, erf(-2.5) = -0.9995930479825550,

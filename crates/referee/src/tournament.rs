@@ -21,12 +21,12 @@ use crate::book::{BookConfig, BookError, Openings};
 use crate::game::{play_game, Fault, FinishedGame, GameError, GameSetup, Stop, StopSignal};
 use crate::journal::{Entry, JournalState};
 use crate::player::{EngineConfig, EngineLog, Player, PlayerError};
-use crate::record::GameRecord;
+use crate::record::{GameRecord, PgnStyle};
 use crate::runner::{
     Durability, EventKind, Finished, JournalHandle, RunPlan, Runner, RunnerError, RunnerSetup,
     SprtReport, Start,
 };
-use crate::schedule::{Pairing, Schedule, ScheduleError, Scheduled};
+use crate::schedule::{Pairing, Schedule, ScheduleError, Scheduled, Sides};
 use crate::standings::Standings;
 use crate::stats::{SprtConfig, SprtState};
 use rookery_uci::host::Timeouts;
@@ -74,7 +74,7 @@ pub struct MatchPlan {
     pub pgn_out: Option<PathBuf>,
     /// Final positions as EPD.
     pub epd_out: Option<PathBuf>,
-    /// Every line to and from every engine.
+    /// Every line to and from every engine (`-`: standard error).
     pub log: Option<PathBuf>,
     /// The journal.
     pub journal: Option<PathBuf>,
@@ -88,6 +88,12 @@ pub struct MatchPlan {
     /// `-wait`).
     #[serde(default)]
     pub wait: Duration,
+    /// Who has White in each encounter (`-noswap`, `-reverse`).
+    #[serde(default)]
+    pub sides: Sides,
+    /// How the games are written to the PGN (`min`, `fi`).
+    #[serde(default)]
+    pub pgn_style: PgnStyle,
 }
 
 impl MatchPlan {
@@ -116,6 +122,8 @@ impl MatchPlan {
             stall_timeout: Duration::from_secs(60),
             handshake_timeout: Duration::from_secs(10),
             wait: Duration::ZERO,
+            sides: Sides::default(),
+            pgn_style: PgnStyle::default(),
         }
     }
 
@@ -125,6 +133,7 @@ impl MatchPlan {
     /// [`ScheduleError`] for fewer than two engines or no games.
     pub fn schedule(&self) -> Result<Schedule, ScheduleError> {
         Schedule::new(self.engines.len(), self.pairing, self.rounds, self.games)
+            .map(|s| s.with_sides(self.sides))
     }
 
     /// The number of games in the schedule (0 when it has none).
@@ -381,6 +390,11 @@ pub fn run_match(
         None => Openings::standard(),
     };
     let log = match &plan.log {
+        Some(p) if p.as_os_str() == "-" => Some(EngineLog {
+            sink: Arc::new(Mutex::new(io::stderr())),
+            label: String::new(),
+            epoch: Instant::now(),
+        }),
         Some(p) => {
             let f = OpenOptions::new()
                 .create(true)
@@ -406,7 +420,7 @@ pub fn run_match(
     for w in &warnings {
         on_event(MatchEvent::Note(format!("Warning: {w}")));
     }
-    let runner = Runner::open(
+    let runner = Runner::open_with(
         RunnerSetup {
             kind: EventKind::Match,
             players: plan.labels(),
@@ -425,6 +439,7 @@ pub fn run_match(
             resume_base: None,
         },
         start,
+        plan.pgn_style,
     )?;
     let mut stopped: Option<MatchStop> = None;
     if let Some(report) = runner.sprt().filter(|r| r.decided()) {

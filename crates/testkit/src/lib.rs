@@ -14,6 +14,7 @@
 //! | `--garbage` | prints a non-UCI line before every answer |
 //! | `--slow MS` | waits MS milliseconds before `bestmove` (unless stopped) |
 //! | `--record FILE` | appends every line received to FILE |
+//! | `--ponder` | names the reply it expects (`bestmove M ponder R`); `go ponder` waits for `ponderhit` or `stop` |
 //!
 //! Otherwise it plays the first legal move (in UCI order, after sorting) and
 //! reports it with an `info` line.
@@ -54,6 +55,10 @@ pub struct MockBehaviour {
     /// in a file (one byte appended per start): an engine that starts,
     /// then cannot any more.
     pub no_uciok_from: Option<(u32, String)>,
+    /// Name the reply it expects with its move (`bestmove M ponder R`, R
+    /// the first legal reply in sorted order), and search `go ponder`
+    /// until `ponderhit` or `stop`, as a pondering engine does.
+    pub ponder: bool,
 }
 
 impl MockBehaviour {
@@ -88,6 +93,7 @@ impl MockBehaviour {
         while let Some(a) = it.next() {
             match a.as_str() {
                 "--no-uciok" => b.no_uciok = true,
+                "--ponder" => b.ponder = true,
                 "--garbage" => b.garbage = true,
                 "--crash-on-go" => b.crash_on_go = it.next().and_then(|n| n.parse().ok()),
                 "--hang-on-go" => b.hang_on_go = it.next().and_then(|n| n.parse().ok()),

@@ -29,6 +29,42 @@ fn main() {
     });
     let mut pos = Position::startpos();
     let mut gos = 0u32;
+    let mut pondering = false;
+    // The move for `pos`: an info line, then `bestmove` (with the reply it
+    // expects under `--ponder`).
+    let answer = |pos: &Position| -> String {
+        let sorted = |pos: &Position| {
+            let mut moves: Vec<(String, rookery_core::Move)> = pos
+                .legal_moves()
+                .iter()
+                .map(|&m| {
+                    (
+                        UciMove::from_move(pos, m, CastlingMode::Standard).to_string(),
+                        m,
+                    )
+                })
+                .collect();
+            moves.sort_by(|a, b| a.0.cmp(&b.0));
+            moves
+        };
+        let moves = sorted(pos);
+        let pick = b.random.map_or(0, |seed| {
+            let fen = rookery_core::Fen::from_position(pos).to_string();
+            rookery_testkit::random_pick(&fen, seed, moves.len())
+        });
+        let Some((m, mv)) = moves.get(pick) else {
+            return "bestmove 0000".to_string();
+        };
+        let mut line = format!("info depth 1 score cp 12 nodes 1 time 0 pv {m}\nbestmove {m}");
+        if b.ponder {
+            let mut next = pos.clone();
+            next.play_unchecked(*mv);
+            if let Some((r, _)) = sorted(&next).first() {
+                line.push_str(&format!(" ponder {r}"));
+            }
+        }
+        line
+    };
     let answers_uci = b.answers_uci();
     let say = |out: &mut std::io::Stdout, s: &str| {
         if b.garbage {
@@ -72,6 +108,14 @@ fn main() {
                     }
                 }
             }
+            Command::Go(g) if g.ponder && b.ponder => {
+                // Searches until `ponderhit` or `stop`.
+                pondering = true;
+            }
+            Command::PonderHit | Command::Stop if pondering => {
+                pondering = false;
+                say(&mut out, &answer(&pos));
+            }
             Command::Go(_) => {
                 gos += 1;
                 if b.crash_on_go == Some(gos) {
@@ -100,26 +144,7 @@ fn main() {
                         }
                     }
                 }
-                let mut moves: Vec<String> = pos
-                    .legal_moves()
-                    .iter()
-                    .map(|&m| UciMove::from_move(&pos, m, CastlingMode::Standard).to_string())
-                    .collect();
-                moves.sort();
-                let pick = b.random.map_or(0, |seed| {
-                    let fen = rookery_core::Fen::from_position(&pos).to_string();
-                    rookery_testkit::random_pick(&fen, seed, moves.len())
-                });
-                match moves.get(pick) {
-                    Some(m) => {
-                        say(
-                            &mut out,
-                            &format!("info depth 1 score cp 12 nodes 1 time 0 pv {m}"),
-                        );
-                        say(&mut out, &format!("bestmove {m}"));
-                    }
-                    None => say(&mut out, "bestmove 0000"),
-                }
+                say(&mut out, &answer(&pos));
             }
             Command::Quit => break,
             _ => {}

@@ -1,15 +1,25 @@
 //! `rookery match`: games between engines (cutechess-cli / fastchess vocabulary).
+//!
+//! [`compat`] translates a cutechess-cli or fastchess command line into the
+//! flags below; [`engines_json`] reads cutechess's engine configurations for
+//! `conf=`; [`report`] prints the match in rookery's, cutechess-cli's or
+//! fastchess's lines.
+
+pub mod compat;
+mod engines_json;
+mod report;
 
 use crate::cmd::progress;
 use crate::output::{self, Status};
+use report::{Format, Printer, Say};
 use rookery_referee::adjudicate::{DrawRule, ResignRule, Rules};
 use rookery_referee::book::BookConfig;
 use rookery_referee::journal::JournalState;
 use rookery_referee::player::EngineConfig;
-use rookery_referee::runner::{RunnerError, SprtReport, Start};
-use rookery_referee::schedule::Pairing;
-use rookery_referee::standings::Standings;
-use rookery_referee::stats::{Sprt, SprtConfig, SprtState};
+use rookery_referee::record::PgnStyle;
+use rookery_referee::runner::{RunnerError, Start};
+use rookery_referee::schedule::{Pairing, Sides};
+use rookery_referee::stats::{Sprt, SprtConfig};
 use rookery_referee::tournament::{self, MatchError, MatchEvent, MatchPlan, MatchSummary};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -20,14 +30,21 @@ use std::time::Duration;
 const AFTER_HELP: &str = "\
 Engine words (for --engine and --each; an engine's own words win over --each):
   cmd=PATH|builtin   the program (builtin: rookery's engine, in process)
+  conf=NAME          the engine NAME of cutechess's engines.json (--engines-json,
+                     ./engines.json or ~/.config/cutechess/engines.json)
   name=NAME          its name in the PGN (default: the engine's id name)
   arg=ARG, dir=DIR   a command-line argument (repeatable), the working directory
+  args=\"A B\"         several arguments at once (fastchess)
   option.NAME=VALUE  a UCI option, e.g. option.Hash=64 option.Threads=1
   tc=[MOVES/]SECS[+INC]  a clock: 40/60+0.6, 10+0.1, 0:30 (tc=inf: none)
-  st=SECS, nodes=N, depth=N  fixed time, nodes or depth per move
+  st=SECS, nodes=N, depth=N  fixed time, nodes or depth per move (plies=N: depth)
   timemargin=MS      how far a move may overrun the clock (default 0)
-  restart=on|off     a new process for every game (default off)
+  restart=on|off     a new process for every game (default off; auto: off)
   proto=uci|xboard   its protocol: UCI (default), or xboard/WinBoard (CECP 1 and 2)
+  ponder             think on the expected reply while the opponent thinks
+                     (UCI go ponder / ponderhit; engines that declare Ponder)
+  whitepov           the engine's scores are from White's side; trust: nothing
+                     to do (the referee judges every ending itself)
 
 Every move is written to a journal (PGN path + .journal, or --journal) before
 the next is asked for. After a crash or kill -9, `rookery match --resume
@@ -42,15 +59,23 @@ Examples:
       --games 2 --rounds 5000 --sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 --pgnout sprt.pgn
   rookery match --resume sprt.pgn.journal
 
-From cutechess-cli / fastchess: -engine cmd=X -> --engine cmd=X, -each -> --each,
--rounds/-games/-repeat/-concurrency/-recover/-srand/-maxmoves -> the same with
-two dashes, -openings file=F format=epd order=random plies=N start=N -> the same,
--pgnout F (fastchess: file=F) -> --pgnout F, -epdout F -> --epdout F,
--draw movenumber=N movecount=N score=N -> the same, -resign movecount=N score=N
-[twosided=true] -> the same, -sprt elo0= elo1= alpha= beta= [model=normalized|logistic]
--> the same, -tournament round-robin|gauntlet -> --tournament, -variant
-fischerandom -> --variant fischerandom, -debug -> --log FILE, -ratinginterval N
--> --ratinginterval N, -event/-site -> the same.";
+cutechess-cli and fastchess command lines run as written: `rookery match
+cutechess-cli -engine cmd=./new ... -games 2 -rounds 500 -repeat -pgnout g.pgn`
+(or `fastchess ...`; the program word may be left out when the line says which
+tool it is for, and a link to rookery named cutechess-cli or fastchess works
+too). They print what that tool prints (-output format= to choose). Their
+words map to the flags above: -engine cmd=X -> --engine cmd=X, -each -> --each
+(after each engine's own words), -rounds/-games/-repeat -> --rounds/--games as
+the tool counts games, -concurrency/-recover/-srand/-maxmoves/-wait/-event/
+-site/-ratinginterval/-noswap/-reverse/-variant -> the same with two dashes,
+-openings file=F format=epd order=random plies=N start=N policy=round -> the
+same, -pgnout F [min] [fi] (fastchess: file=F min=true) -> --pgnout,
+-epdout F -> --epdout F, -draw/-resign/-sprt -> the same, -tournament
+round-robin|gauntlet -> --tournament, -output format=X -> --output X, -report
+penta=B -> --report penta=B, -config outname=F -> --journal F (file=F:
+--resume F), -debug -> --log - (standard error), -log file=F -> --log F.
+Refused with the reason: tablebases (-tb), knockout, engine books, and any
+word rookery does not know.";
 
 /// Flags of `rookery match`.
 #[derive(clap::Args, Debug)]
@@ -73,6 +98,14 @@ pub struct Args {
         value_name = "round-robin|gauntlet"
     )]
     tournament: Pairing,
+    /// The sides never swap: the first engine of each encounter always has
+    /// White.
+    #[arg(long)]
+    noswap: bool,
+    /// The second engine of each encounter has White first (with --noswap:
+    /// always).
+    #[arg(long)]
+    reverse: bool,
     /// Rounds: every encounter is played this many times.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     rounds: u32,
@@ -88,8 +121,10 @@ pub struct Args {
     /// The opening book: file=F [format=epd|pgn] [order=random|sequential] [plies=N] [start=N].
     #[arg(long, num_args = 1.., value_name = "WORD")]
     openings: Vec<String>,
-    /// Seed for the random opening order and Chess960 starts (default: from the clock).
-    #[arg(long)]
+    /// Seed for the random opening order and Chess960 starts (default: from
+    /// the clock); a negative seed, as the peers' scripts pass, is its 64-bit
+    /// two's complement.
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_seed)]
     srand: Option<u64>,
     /// standard or fischerandom (Chess960: random starts unless --openings).
     #[arg(long, default_value = "standard", value_parser = ["standard", "fischerandom", "chess960"])]
@@ -109,8 +144,12 @@ pub struct Args {
     /// After a crash or stall, restart the engine and go on (otherwise the match stops).
     #[arg(long)]
     recover: bool,
-    /// Append the games to this PGN file (`F` or `file=F`).
-    #[arg(long, num_args = 1.., value_name = "FILE")]
+    /// Append the games to this PGN file: `F` or `file=F`, then `min` (or
+    /// `min=true`: the Seven Tag Roster and the moves, no comments), `fi`
+    /// (games cut off by an interrupt are not written), fastchess's
+    /// `notation=san`, `append=true` and `nodes=`, `seldepth=`, `nps=`,
+    /// `hashfull=`, `tbhits=`, `pv=`, `timeleft=`, `latency=` `=false`.
+    #[arg(long, num_args = 1.., value_name = "FILE [WORD...]")]
     pgnout: Vec<String>,
     /// Append the final position of every game to this EPD file.
     #[arg(long, value_name = "FILE")]
@@ -123,18 +162,42 @@ pub struct Args {
     /// lose more than the last moves).
     #[arg(long)]
     no_sync: bool,
-    /// Log every line sent to and received from every engine to FILE.
+    /// Log every line sent to and received from every engine to FILE (`-`:
+    /// standard error).
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
+    /// cutechess's engine configurations, for `conf=NAME` (default:
+    /// ./engines.json, else ~/.config/cutechess/engines.json).
+    #[arg(long, value_name = "FILE")]
+    engines_json: Option<PathBuf>,
     /// The Event tag.
     #[arg(long, default_value = "rookery match")]
     event: String,
     /// The Site tag.
     #[arg(long, default_value = "?")]
     site: String,
-    /// Print the statistics every N games (and at the end).
+    /// Print the statistics every N games (and at the end; 0: only at the
+    /// end). With --output fastchess, every N game pairs.
     #[arg(long, default_value_t = 10, value_name = "N")]
-    ratinginterval: usize,
+    ratinginterval: u64,
+    /// With --output cutechess, the score line every N games (0: only at
+    /// the end).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    scoreinterval: u64,
+    /// What is printed as the games go: rookery's lines, or those of
+    /// cutechess-cli or fastchess.
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = Format::Rookery,
+        value_name = "rookery|cutechess|fastchess",
+        hide_possible_values = true
+    )]
+    output: Format,
+    /// With --output fastchess: penta=true (the default) reports game pairs
+    /// (pentanomial), penta=false single games.
+    #[arg(long, num_args = 1, value_name = "penta=true|false")]
+    report: Option<String>,
     /// Seconds a move without a clock (nodes=, depth=) may take before the engine counts as stalled.
     #[arg(long, default_value_t = 60, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     stall_timeout: u64,
@@ -142,12 +205,13 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Finish the match of this journal (its plan has everything; only
-    /// --json goes with it).
+    /// --json and what says how to print, --output, --scoreinterval and
+    /// --report, go with it).
     #[arg(long, value_name = "JOURNAL", conflicts_with_all = [
         "engine", "each", "tournament", "rounds", "games", "repeat", "concurrency", "openings",
         "srand", "variant", "draw", "resign", "maxmoves", "sprt", "recover", "pgnout", "epdout",
         "journal", "no_sync", "log", "event", "site", "ratinginterval", "stall_timeout",
-        "fresh", "strict_options", "wait",
+        "fresh", "strict_options", "wait", "noswap", "reverse", "engines_json",
     ])]
     resume: Option<PathBuf>,
     /// Start the match over an unfinished one's journal: the old journal is
@@ -164,11 +228,83 @@ pub struct Args {
     wait: u64,
 }
 
+/// A seed: a 64-bit number, a negative one as its two's complement.
+fn parse_seed(text: &str) -> Result<u64, String> {
+    compat::seed(text).ok_or_else(|| format!("{text:?} is not a whole number"))
+}
+
+/// The words with every `conf=NAME` replaced by the words of that engine of
+/// cutechess's `engines.json`.
+fn expand_conf(words: &[String], file: Option<&Path>) -> anyhow::Result<Vec<String>> {
+    let mut out = Vec::with_capacity(words.len());
+    for w in words {
+        let Some(name) = w.strip_prefix("conf=") else {
+            out.push(w.clone());
+            continue;
+        };
+        let path = engines_json::locate(file);
+        let json = std::fs::read_to_string(&path).map_err(|e| {
+            output::usage(format!(
+                "{w}: cannot read the engine configurations {}: {e} (name the file with --engines-json)",
+                path.display()
+            ))
+        })?;
+        out.extend(engines_json::words_of(&path, &json, name).map_err(output::usage)?);
+    }
+    Ok(out)
+}
+
+/// How the games are written to the PGN, from the `--pgnout` words after
+/// the file name.
+fn pgn_style(words: &[String]) -> anyhow::Result<PgnStyle> {
+    let mut style = PgnStyle::default();
+    for w in words {
+        let bad = |why: &str| output::usage(format!("--pgnout {w}: {why}"));
+        let flag = |v: &str| match v {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(bad("expected true or false")),
+        };
+        match w.split_once('=') {
+            None if w == "min" => style.minimal = true,
+            None if w == "fi" => style.finished_only = true,
+            None => return Err(bad("expected min, fi or a fastchess KEY=VALUE")),
+            Some(("min", v)) => style.minimal = flag(v)?,
+            Some(("notation", "san")) => {}
+            Some(("notation", _)) => {
+                return Err(bad("moves are written in SAN only (notation=san)"))
+            }
+            Some(("append", v)) => {
+                if !flag(v)? {
+                    return Err(bad("rookery appends to the PGN and never empties it"));
+                }
+            }
+            Some((
+                "nodes" | "seldepth" | "nps" | "hashfull" | "tbhits" | "pv" | "timeleft"
+                | "latency",
+                v,
+            )) => {
+                if flag(v)? {
+                    return Err(bad(
+                        "not written: a move's comment has its score, depth and time only",
+                    ));
+                }
+            }
+            Some(("match_line", _)) => return Err(bad("engine output lines are not written")),
+            Some(_) => return Err(bad("not a key of -pgnout")),
+        }
+    }
+    Ok(style)
+}
+
 fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
     let mut engines = Vec::new();
+    let conf = args.engines_json.as_deref();
+    let each = expand_conf(&args.each, conf)?;
     for words in &args.engine_groups {
+        let words = expand_conf(words, conf)?;
         let mut e = EngineConfig::builtin();
-        for w in args.each.iter().chain(words) {
+        for w in each.iter().chain(&words) {
             e.apply(w).map_err(|e| output::usage(e.to_string()))?;
         }
         e.strict_options = args.strict_options;
@@ -195,6 +331,10 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
     }
     let mut plan = MatchPlan::new(engines);
     plan.pairing = args.tournament;
+    plan.sides = Sides {
+        fixed: args.noswap,
+        reverse: args.reverse,
+    };
     plan.rounds = args.rounds as usize;
     plan.games = if args.repeat { 2 } else { args.games as usize };
     plan.concurrency = args.concurrency as usize;
@@ -231,14 +371,25 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
     plan.recover = args.recover;
     plan.event.clone_from(&args.event);
     plan.site.clone_from(&args.site);
+    // The file: the first word (cutechess-cli's `F`), or `file=F` anywhere
+    // (fastchess's).
     let pgn = match args.pgnout.as_slice() {
         [] => None,
-        [one] => Some(PathBuf::from(one.strip_prefix("file=").unwrap_or(one))),
-        more => {
-            let file = more
+        [first, rest @ ..] if !first.contains('=') => {
+            plan.pgn_style = pgn_style(rest)?;
+            Some(PathBuf::from(first))
+        }
+        words => {
+            let file = words
                 .iter()
                 .find_map(|w| w.strip_prefix("file="))
-                .ok_or_else(|| output::usage("--pgnout takes a file name or file=NAME"))?;
+                .ok_or_else(|| output::usage("--pgnout: name the file (F or file=F)"))?;
+            let rest: Vec<String> = words
+                .iter()
+                .filter(|w| !w.starts_with("file="))
+                .cloned()
+                .collect();
+            plan.pgn_style = pgn_style(&rest)?;
             Some(PathBuf::from(file))
         }
     };
@@ -255,12 +406,14 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
     plan.log.clone_from(&args.log);
     plan.sync = !args.no_sync;
     plan.stall_timeout = Duration::from_secs(args.stall_timeout);
-    // Every file the match writes is its own, and none is the book.
+    // Every file the match writes is its own, and none is the book (`--log
+    // -` is standard error).
+    let log_file = plan.log.as_deref().filter(|p| !output::is_std(p));
     let outputs: Vec<(&str, &Path)> = [
         ("--pgnout", plan.pgn_out.as_deref()),
         ("--epdout", plan.epd_out.as_deref()),
         ("--journal", plan.journal.as_deref()),
-        ("--log", plan.log.as_deref()),
+        ("--log", log_file),
     ]
     .into_iter()
     .filter_map(|(flag, p)| Some((flag, p?)))
@@ -276,6 +429,7 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
     ]
     .into_iter()
     .flatten()
+    .filter(|p| !output::is_std(p))
     {
         if let Ok(abs) = std::path::absolute(&*p) {
             *p = abs;
@@ -301,105 +455,6 @@ fn program_exists(path: &Path) -> bool {
     })
 }
 
-/// cutechess-cli's running score line: `Score of A vs B: W - L - D [0.550] N`.
-fn score_line(s: &Standings) -> String {
-    let w = s.versus(0, 1).wdl;
-    let games = w.games();
-    let pts = w.wins as f64 + 0.5 * w.draws as f64;
-    format!(
-        "Score of {} vs {}: {} - {} - {}  [{:.3}] {}",
-        s.names()[0],
-        s.names()[1],
-        w.wins,
-        w.losses,
-        w.draws,
-        if games == 0 { 0.0 } else { pts / games as f64 },
-        games
-    )
-}
-
-/// The ranking of three or more engines: points, games, W/D/L and each
-/// engine's Elo against the field with its 95% interval; then the
-/// cross-table.
-fn table(s: &Standings) -> String {
-    let mut out = format!(
-        "{:<4} {:<28} {:>7} {:>6} {:>14} {:>18}\n",
-        "Rank", "Name", "Points", "Games", "W/D/L", "Elo (95%)"
-    );
-    for (rank, &i) in s.ranking().iter().enumerate() {
-        let w = s.player(i);
-        let elo = w.estimate().map_or_else(
-            || "-".to_string(),
-            |e| format!("{:+.0} +/- {:.0}", e.elo, e.elo_error()),
-        );
-        out.push_str(&format!(
-            "{:<4} {:<28} {:>7.1} {:>6} {:>14} {:>18}\n",
-            rank + 1,
-            s.names()[i],
-            s.points(i),
-            w.games(),
-            format!("{}/{}/{}", w.wins, w.draws, w.losses),
-            elo
-        ));
-    }
-    let n = s.names().len();
-    let order = s.ranking();
-    out.push_str(&format!("\n{:<28}", "Cross-table"));
-    for &j in &order {
-        out.push_str(&format!(" {:>8}", abbreviate(&s.names()[j], 8)));
-    }
-    out.push('\n');
-    for &i in &order {
-        out.push_str(&format!("{:<28}", abbreviate(&s.names()[i], 28)));
-        for &j in &order {
-            let cell = s.cross_cell(i, j).unwrap_or_else(|| "x".into());
-            out.push_str(&format!(" {cell:>8}"));
-        }
-        out.push('\n');
-    }
-    let _ = n;
-    out
-}
-
-fn abbreviate(name: &str, width: usize) -> String {
-    if name.chars().count() <= width {
-        name.to_string()
-    } else {
-        name.chars()
-            .take(width.saturating_sub(1))
-            .chain(['~'])
-            .collect()
-    }
-}
-
-/// The SPRT's words on a decision.
-fn decision_text(report: &SprtReport) -> Option<String> {
-    let d = report.decision.as_ref()?;
-    let st = &d.status;
-    let w = &d.tally.wdl;
-    let verdict = match st.state {
-        SprtState::AcceptH0 => format!(
-            "H0 accepted (LLR {:.2} <= {:.2}): the change is not an improvement of the size tested",
-            st.llr, st.lower
-        ),
-        SprtState::AcceptH1 => format!("H1 accepted (LLR {:.2} >= {:.2})", st.llr, st.upper),
-        SprtState::Continue => return None,
-    };
-    let pairs = d.tally.ptnml.counts;
-    Some(format!(
-        "SPRT: {verdict}, decided on {} games (W/D/L {}/{}/{}, Ptnml(0-2) [{}, {}, {}, {}, {}])",
-        w.games(),
-        w.wins,
-        w.draws,
-        w.losses,
-        pairs[0],
-        pairs[1],
-        pairs[2],
-        pairs[3],
-        pairs[4]
-    ))
-}
-
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<Status> {
     let (plan, state) = match &args.resume {
@@ -410,40 +465,54 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         }
         None => (plan_of(&args)?, None),
     };
-    let sprt = plan
-        .sprt
-        .as_deref()
-        .and_then(|w| w.parse::<SprtConfig>().ok())
-        .and_then(|c| Sprt::new(c).ok());
+    let penta = match args.report.as_deref() {
+        None | Some("penta=true") => true,
+        Some("penta=false") => false,
+        Some(other) => {
+            return Err(output::usage(format!(
+                "--report {other}: expected penta=true or penta=false"
+            )))
+        }
+    };
     let total = plan.total_games();
     let json = args.json;
-    // A live status line on a terminal (stderr); the commentary prints above it.
-    let bar = (std::io::stderr().is_terminal() && !json).then(|| {
-        let b = progress::bar("games", Some(total as u64));
-        if let Some(s) = &state {
-            b.set_position(s.finished().len() as u64);
-        }
-        b
-    });
-    let interval = args.ratinginterval.max(1);
+    // A live status line on a terminal (stderr), in rookery's own output;
+    // the commentary prints above it.
+    let bar =
+        (std::io::stderr().is_terminal() && !json && args.output == Format::Rookery).then(|| {
+            let b = progress::bar("games", Some(total as u64));
+            if let Some(s) = &state {
+                b.set_position(s.finished().len() as u64);
+            }
+            b
+        });
     let two = plan.engines.len() == 2;
+    let mut printer = Printer::new(
+        args.output,
+        &plan,
+        args.ratinginterval,
+        args.scoreinterval,
+        penta,
+    );
     // Commentary goes to stdout, or to stderr when stdout carries JSON.
-    let say = |line: &str| {
-        if json {
-            eprintln!("{line}");
-        } else if let Some(b) = &bar {
-            b.suspend(|| println!("{line}"));
-        } else {
-            println!("{line}");
+    let say = |lines: Vec<Say>| {
+        for line in lines {
+            match line {
+                Say::Out(l) if !json => match &bar {
+                    Some(b) => b.suspend(|| println!("{l}")),
+                    None => println!("{l}"),
+                },
+                Say::Out(l) | Say::Err(l) => eprintln!("{l}"),
+            }
         }
     };
     if let Some(s) = &state {
         let done = s.finished().len();
-        say(&format!(
+        say(printer.note(&format!(
             "Resuming {}: {done} of {total} games finished, {} cut off mid-game",
             s.path.display(),
             s.games.values().filter(|g| g.end.is_none()).count()
-        ));
+        )));
     }
     let start = match state {
         Some(s) => Start::Resume(Box::new(s)),
@@ -463,23 +532,9 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             white,
             black,
             resumed,
-        } => say(&format!(
-            "{} game {} of {total} ({white} vs {black})",
-            if resumed { "Resumed" } else { "Started" },
-            number + 1
-        )),
+        } => say(printer.started(number, white, black, resumed)),
         MatchEvent::Finished { record, standings } => {
-            say(&format!(
-                "Finished game {} ({} vs {}): {} {{{}}}",
-                record.number + 1,
-                record.white,
-                record.black,
-                record.outcome.as_str(),
-                record.reason
-            ));
-            if two {
-                say(&score_line(standings));
-            }
+            say(printer.finished(record, standings));
             if let Some(b) = &bar {
                 b.inc(1);
                 if two {
@@ -487,23 +542,9 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                     b.set_message(format!("{} - {} - {}", w.wins, w.losses, w.draws));
                 }
             }
-            if standings.games() % interval as u64 == 0 {
-                if two {
-                    say(&format!(
-                        "{}",
-                        standings.versus(0, 1).summary(sprt.as_ref())
-                    ));
-                } else {
-                    say(table(standings).trim_end());
-                }
-            }
         }
-        MatchEvent::Decided(report) => {
-            if let Some(text) = decision_text(report) {
-                say(&text);
-            }
-        }
-        MatchEvent::Note(n) => say(&n),
+        MatchEvent::Decided(report) => say(printer.decided(report)),
+        MatchEvent::Note(n) => say(printer.note(&n)),
     });
     let summary: MatchSummary = match result {
         Ok(s) => s,
@@ -520,55 +561,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let s = &summary.standings;
-    // The final table, unless the last game's periodic one already said it.
-    let said = s.games() > 0 && s.games() % interval as u64 == 0;
-    if two {
-        if s.games() == 0 {
-            say(&score_line(s));
-        }
-        if !said {
-            say(&format!("{}", s.versus(0, 1).summary(sprt.as_ref())));
-        }
-    } else if !said {
-        say(table(s).trim_end());
-    }
-    if let Some(report) = &summary.sprt {
-        match decision_text(report) {
-            Some(text) => {
-                say(&text);
-                let counted = report.decision.as_ref().map_or(0, |d| d.tally.wdl.games());
-                let played = s.versus(0, 1).wdl.games();
-                if played > counted {
-                    say(&format!(
-                        "SPRT over all {played} games played (the games in progress when it decided finished after it): LLR {:.2} ({:.2}, {:.2})",
-                        report.last.llr, report.last.lower, report.last.upper
-                    ));
-                }
-            }
-            None => say(&format!(
-                "SPRT: LLR {:.2} ({:.2}, {:.2}): no decision yet",
-                report.last.llr, report.last.lower, report.last.upper
-            )),
-        }
-    }
-    if let Some((median, p99)) = summary.overhead_us {
-        say(&format!(
-            "Referee time per move: median {median} us, 99th percentile {p99} us; time forfeits: {}",
-            s.time_forfeits()
-        ));
-    }
-    match &summary.stopped {
-        Some(tournament::MatchStop::EngineFailure(why)) => say(&format!(
-            "Stopped: {why} ({} games not played)",
-            summary.unplayed
-        )),
-        Some(tournament::MatchStop::Interrupted) => say(&format!(
-            "Interrupted: {} games not played; `rookery match --resume JOURNAL` finishes the match",
-            summary.unplayed
-        )),
-        _ => {}
-    }
+    say(printer.end(&summary));
     if json {
         let mut out = output::stdout();
         serde_json::to_writer_pretty(&mut out, &summary)?;

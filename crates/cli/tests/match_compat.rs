@@ -1,0 +1,917 @@
+//! cutechess-cli's and fastchess's command lines run by `rookery match`
+//! (issue 34, items 6 and 8), end to end:
+//!
+//! - command lines from real engine authors' scripts, run verbatim by the
+//!   shell through links named `cutechess-cli` and `fastchess` (only the
+//!   engines, their limits and the game counts are made small), whose output
+//!   is read with the regular expressions such scripts use, and fastchess's
+//!   own end-to-end script's checks of its rating reports;
+//! - words refused naming the word; `conf=` from an `engines.json`;
+//!   `-noswap`, `-reverse`, negative `-srand`, `-pgnout ... min fi`,
+//!   `-debug`, `-config`;
+//! - pondering (`ponder`) with the mock engine recording what it is sent,
+//!   and between two Stockfish.
+//!
+//! The regular expressions are Python's (`re`), as the scripts' are;
+//! python3 is looked up like the other peers.
+
+use crate::common::{mock_engine, s, stockfish, text, ROOKERY};
+use rookery_testkit::cmd::{Cmd, KillOnDrop};
+use rookery_testkit::{peer, pgn_text, TempDir};
+use std::io::Read;
+use std::path::Path;
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+/// A liveness bound for one run (not a speed assertion).
+const RUN_LIMIT: Duration = Duration::from_secs(600);
+
+/// The small book the matches take their openings from.
+const BOOK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd");
+
+/// Runs `cmd` to its end with both pipes drained, killing it past
+/// [`RUN_LIMIT`].
+fn bounded(cmd: Cmd) -> Output {
+    let line = cmd.line();
+    let mut child = KillOnDrop(cmd.spawn());
+    drop(child.0.stdin.take());
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let out = drain(Box::new(child.0.stdout.take().expect("piped stdout")));
+    let err = drain(Box::new(child.0.stderr.take().expect("piped stderr")));
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(st) = child.0.try_wait().expect("wait") {
+            break st;
+        }
+        assert!(
+            t0.elapsed() < RUN_LIMIT,
+            "{line} did not finish within {RUN_LIMIT:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: out.join().expect("stdout"),
+        stderr: err.join().expect("stderr"),
+    }
+}
+
+fn describe(out: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        text(&out.stdout),
+        text(&out.stderr)
+    )
+}
+
+/// A directory with `cutechess-cli` and `fastchess` as links to the built
+/// `rookery`, and the small book as `book.epd`.
+fn workdir(tag: &str) -> TempDir {
+    let t = TempDir::new(&format!("match-compat-{tag}"));
+    std::fs::create_dir(t.join("bin")).unwrap();
+    for name in ["cutechess-cli", "fastchess"] {
+        std::os::unix::fs::symlink(ROOKERY, t.join("bin").join(name)).unwrap();
+    }
+    std::fs::copy(BOOK, t.join("book.epd")).unwrap();
+    t
+}
+
+/// Runs a shell command line in `t` with its links first on PATH.
+fn shell(t: &TempDir, line: &str) -> Output {
+    let path = format!(
+        "{}:{}",
+        t.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    bounded(
+        Cmd::new("/bin/sh")
+            .args(["-c", line])
+            .dir(t.path())
+            .env("PATH", path),
+    )
+}
+
+/// Runs `rookery ARGS` (words split at spaces) in `t`.
+fn rookery_in(t: &TempDir, line: &str) -> Output {
+    bounded(
+        Cmd::new(ROOKERY)
+            .args(line.split_whitespace())
+            .dir(t.path()),
+    )
+}
+
+/// `re.findall(pattern, text)` for each pattern, by python3: a list of
+/// matches (each a list of groups) per pattern; `None` when python3 is
+/// missing (and the test may skip).
+fn findall(text: &str, patterns: &[&str]) -> Option<Vec<Vec<Vec<String>>>> {
+    let python = peer::require("python3", &["python3"], None)?;
+    let script = "import json, re, sys\n\
+                  d = json.load(sys.stdin)\n\
+                  out = []\n\
+                  for p in d['patterns']:\n\
+                  \x20   ms = re.findall(p, d['text'], re.M)\n\
+                  \x20   out.append([list(m) if isinstance(m, tuple) else [m] for m in ms])\n\
+                  print(json.dumps(out))\n";
+    let input = serde_json::json!({ "text": text, "patterns": patterns }).to_string();
+    let run = Cmd::new(python).args(["-c", script]).stdin(input).run();
+    run.assert_code(0);
+    Some(serde_json::from_str(&run.stdout_text()).expect("python prints JSON"))
+}
+
+/// The results of a PGN file's games as (White, Black, Result), read with
+/// no help from rookery.
+fn results(pgn: &Path) -> Vec<(String, String, String)> {
+    let text = std::fs::read_to_string(pgn).unwrap_or_default();
+    pgn_text::games(&text)
+        .iter()
+        .map(|g| {
+            let tag = |t: &str| pgn_text::tag(g, t).unwrap_or_default().to_string();
+            (tag("White"), tag("Black"), tag("Result"))
+        })
+        .collect()
+}
+
+/// Wins, losses and draws of `name` in `games`.
+fn wld(games: &[(String, String, String)], name: &str) -> (u64, u64, u64) {
+    let (mut w, mut l, mut d) = (0, 0, 0);
+    for (white, _, result) in games {
+        match (result.as_str(), white == name) {
+            ("1/2-1/2", _) => d += 1,
+            ("1-0", true) | ("0-1", false) => w += 1,
+            ("1-0", false) | ("0-1", true) => l += 1,
+            _ => {}
+        }
+    }
+    (w, l, d)
+}
+
+fn num(s: &str) -> u64 {
+    s.parse().unwrap_or_else(|_| panic!("{s:?} is not a count"))
+}
+
+// ---------------------------------------------------------------------
+// 1. Real scripts' command lines, run as written.
+// ---------------------------------------------------------------------
+
+/// The SPRT command of Maelstrom's README (saisree27/Maelstrom, "Engine
+/// Testing"), its placeholders filled with the built-in engine, a node
+/// limit and 12 moves a game for `tc=8+0.08`, 3 rounds for 1000 and 2 games
+/// at once for 8: it runs, and its output reads with the expressions
+/// scripts parse cutechess-cli's with. The final score is the PGN's games.
+/// (Short games keep the SPRT from deciding on the first decisive game, as
+/// rookery's SPRT may before a pair is complete, which would leave an Elo
+/// interval with an infinite end.)
+#[test]
+fn a_cutechess_sprt_line_from_an_engines_readme_runs_and_parses() {
+    let t = workdir("readme");
+    let line = "cutechess-cli -engine proto=uci cmd={BINARY_TO_TEST} name={TEST_NAME} \
+        -engine proto=uci cmd={EXISTING_VERISON_BINARY} name={EXISTING_NAME} \
+        -each tc=8+0.08 option.Hash=32 -games 2 -rounds 1000 -repeat -concurrency 8 \
+        -openings file={PATH_TO_EPD} format=epd order=random -pgnout {PATH_TO_PGN} \
+        -sprt elo0=0 elo1=5 alpha=0.05 beta=0.1 -ratinginterval 10";
+    let line = line
+        .replace("{BINARY_TO_TEST}", "builtin")
+        .replace("{TEST_NAME}", "new")
+        .replace("{EXISTING_VERISON_BINARY}", "builtin")
+        .replace("{EXISTING_NAME}", "base")
+        .replace("tc=8+0.08", "tc=inf nodes=400")
+        .replace("-rounds 1000", "-rounds 3")
+        .replace("-concurrency 8", "-concurrency 2")
+        .replace("{PATH_TO_EPD}", "book.epd")
+        .replace("{PATH_TO_PGN}", "games.pgn")
+        + " -maxmoves 12";
+    let out = shell(&t, &line);
+    assert_eq!(out.status.code(), Some(0), "{line}\n{}", describe(&out));
+    let stdout = text(&out.stdout);
+    let Some(found) = findall(
+        &stdout,
+        &[
+            r"^Started game (\d+) of (\d+) \((.+) vs (.+)\)$",
+            r"^Finished game (\d+) \((.+) vs (.+)\): (1-0|0-1|1/2-1/2) \{(.+)\}$",
+            r"Score of (.+) vs (.+): (\d+) - (\d+) - (\d+)",
+            r"Elo difference: ([-\d.]+) \+/- ([-\d.]+)",
+            r"^SPRT: llr ([-\d.e+]+) \(([-\d.]+)%\), lbound ([-\d.e+]+), ubound ([-\d.e+]+)",
+            r"^\.\.\.      (.+) playing (White|Black): (\d+) - (\d+) - (\d+)",
+        ],
+    ) else {
+        return;
+    };
+    let games = results(&t.join("games.pgn"));
+    let n = games.len();
+    // All 6 games, unless the SPRT decided first.
+    assert!(
+        n == 6 || (n >= 2 && stdout.contains(" was accepted")),
+        "{}",
+        describe(&out)
+    );
+    assert_eq!(found[0].len(), n, "{stdout}");
+    assert!(found[0].iter().all(|m| m[1] == "6"), "{stdout}");
+    assert_eq!(found[1].len(), n, "{stdout}");
+    let last = found[2].last().expect("a score line");
+    assert_eq!((last[0].as_str(), last[1].as_str()), ("new", "base"));
+    let (w, l, d) = wld(&games, "new");
+    assert_eq!(
+        (num(&last[2]), num(&last[3]), num(&last[4])),
+        (w, l, d),
+        "{stdout}"
+    );
+    assert_eq!(found[3].len(), 1, "{stdout}");
+    assert_eq!(found[4].len(), 1, "{stdout}");
+    // The lower bound is ln(beta / (1 - alpha)) with beta = 0.1.
+    assert_eq!(found[4][0][2], "-2.25", "{stdout}");
+    let sides: u64 = found[5]
+        .iter()
+        .map(|m| num(&m[2]) + num(&m[3]) + num(&m[4]))
+        .sum();
+    assert_eq!(sides, n as u64, "{stdout}");
+    assert_eq!(stdout.lines().last(), Some("Finished match"), "{stdout}");
+    // Each opening twice, colours reversed: three openings.
+    let fens: std::collections::HashSet<String> = {
+        let text = std::fs::read_to_string(t.join("games.pgn")).unwrap();
+        pgn_text::games(&text)
+            .iter()
+            .map(|g| pgn_text::tag(g, "FEN").unwrap_or_default().to_string())
+            .collect()
+    };
+    assert!(fens.len() <= 3, "{fens:?}");
+}
+
+/// viridithas's long-time-control regression test (cosmobobak/viridithas,
+/// scripts/ltctest.sh) as written but for the engines, the clock and the
+/// game counts: `-repeat -games 2` plays pairs, `-event` names the event,
+/// `timemargin=` is taken, and `-openings ... format=pgn` reads a PGN book.
+#[test]
+fn viridithas_ltc_regression_line() {
+    let t = workdir("ltc");
+    // The book as PGN (the script's is).
+    let pgn_book: String = std::fs::read_to_string(BOOK)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(2)
+        .map(|l| {
+            let fen: Vec<&str> = l.split_whitespace().take(4).collect();
+            format!("[FEN \"{} 0 1\"]\n[SetUp \"1\"]\n\n*\n\n", fen.join(" "))
+        })
+        .collect();
+    std::fs::create_dir(t.join("up")).unwrap();
+    t.write("up/uhobook.pgn", pgn_book);
+    std::fs::create_dir(t.join("run")).unwrap();
+    let line = "nice -n 10 cutechess-cli -engine cmd=target/release/viridithas name=$1 \
+        -engine cmd=dev name=dev -each timemargin=400 proto=uci tc=60+0.6 -rounds 2500 \
+        -concurrency 60 -openings file=../uhobook.pgn order=random format=pgn -repeat -games 2 \
+        -pgnout ltctests.pgn -event LTC_REGRESSION_TEST"
+        .replace(
+            "cmd=target/release/viridithas name=$1",
+            "cmd=builtin name=tested",
+        )
+        .replace("cmd=dev", "cmd=builtin")
+        .replace("tc=60+0.6", "tc=inf depth=2")
+        .replace("-rounds 2500", "-rounds 2 -maxmoves 40")
+        .replace("-concurrency 60", "-concurrency 2")
+        .replace("../uhobook.pgn", "../up/uhobook.pgn");
+    let out = shell(&t, &format!("cd run && {line}"));
+    assert_eq!(out.status.code(), Some(0), "{line}\n{}", describe(&out));
+    let pgn = std::fs::read_to_string(t.join("run/ltctests.pgn")).unwrap();
+    let games = pgn_text::games(&pgn);
+    assert_eq!(games.len(), 4, "{pgn}");
+    for g in &games {
+        assert_eq!(
+            pgn_text::tag(g, "Event"),
+            Some("LTC_REGRESSION_TEST"),
+            "{g}"
+        );
+    }
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("Score of tested vs dev: "), "{stdout}");
+    assert!(stdout.ends_with("Finished match\n"), "{stdout}");
+}
+
+/// fastchess's own end-to-end test of its rating reports
+/// (Disservin/fastchess, app/tests/e2e/rating_interval.sh): both command
+/// lines run verbatim (`./fastchess` a link to rookery, `./random_mover`
+/// the mock engine playing random moves, the book where the script has
+/// it), and the script's checks hold: 10 games, 5 reports of single games
+/// with `-report penta=false`, 3 of game pairs with `penta=true` (at pairs
+/// 2 and 4, and at the end), each with `Elo:` and `Games:`, `Ptnml` with
+/// pairs.
+#[test]
+fn fastchess_rating_interval_script_checks_hold() {
+    let t = workdir("fastchess-e2e");
+    std::os::unix::fs::symlink(ROOKERY, t.join("fastchess")).unwrap();
+    t.script(
+        "random_mover",
+        &format!("exec '{}' --random 11 \"$@\"\n", mock_engine()),
+    );
+    std::fs::create_dir_all(t.join("app/tests/data")).unwrap();
+    std::fs::copy(BOOK, t.join("app/tests/data/openings.epd")).unwrap();
+    for (penta, reports) in [("false", 5), ("true", 3)] {
+        let concurrency = if penta == "false" { 2 } else { 1 };
+        let line = format!(
+            "./fastchess -engine cmd=./random_mover name=random_move_1 -engine cmd=./random_mover name=random_move_2 \\\n    \
+             -each tc=2+0.02s -rounds 5 -repeat -concurrency {concurrency} -ratinginterval 2 -report penta={penta} \\\n    \
+             -openings file=./app/tests/data/openings.epd format=epd order=random -log file=log.txt level=info 2>&1"
+        );
+        let out = shell(&t, &line);
+        assert_eq!(out.status.code(), Some(0), "{line}\n{}", describe(&out));
+        let stdout = text(&out.stdout);
+        assert!(stdout.contains("Finished game 10"), "{stdout}");
+        assert_eq!(
+            stdout.matches("Results of").count(),
+            reports,
+            "penta={penta}\n{stdout}"
+        );
+        assert!(
+            stdout.contains("Elo:") && stdout.contains("Games:"),
+            "{stdout}"
+        );
+        assert_eq!(stdout.contains("Ptnml"), penta == "true", "{stdout}");
+        let Some(found) = findall(
+            &stdout,
+            &[
+                r"^Elo: ([-\d.]+) \+/- ([-\d.]+), nElo: ",
+                r"^Games: (\d+), Wins: (\d+), Losses: (\d+), Draws: (\d+), Points: ([\d.]+) \(([\d.]+) %\)$",
+            ],
+        ) else {
+            return;
+        };
+        assert_eq!(found[0].len(), reports, "{stdout}");
+        let last = found[1].last().expect("a Games line");
+        assert_eq!(num(&last[0]), 10, "{stdout}");
+        assert_eq!(
+            num(&last[1]) + num(&last[2]) + num(&last[3]),
+            10,
+            "{stdout}"
+        );
+        assert_eq!(
+            stdout.lines().last(),
+            Some("Tournament finished"),
+            "{stdout}"
+        );
+        // The log has both engines' conversations.
+        let log = std::fs::read_to_string(t.join("log.txt")).unwrap();
+        assert!(log.contains("random_move_1#1.1 < uci"), "{log}");
+    }
+}
+
+/// A fastchess SPRT line (the shape of fastchess's README example, names
+/// with spaces and all): `LLR:` and the Elo read, the PGN is written as
+/// `-pgnout file=` says, and the run ends with the SPRT's words or
+/// `Tournament finished`.
+#[test]
+fn a_fastchess_sprt_line_runs_and_parses() {
+    let t = workdir("fastchess-sprt");
+    let line = "fastchess -engine cmd=builtin name=\"Crumb new version\" \\\n  \
+        -engine cmd=builtin name=\"Crumb base version\" \\\n  \
+        -each nodes=300 \\\n  \
+        -openings file=book.epd format=epd order=random \\\n  \
+        -rounds 3 -repeat -concurrency 2 \\\n  \
+        -sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 \\\n  \
+        -pgnout file=sprt.pgn -maxmoves 60";
+    let out = shell(&t, line);
+    assert_eq!(out.status.code(), Some(0), "{line}\n{}", describe(&out));
+    let stdout = text(&out.stdout);
+    let Some(found) = findall(
+        &stdout,
+        &[
+            r"^Results of (.+) vs (.+) \((.+)\):$",
+            r"^Elo: ([-\d.]+) \+/- ([-\d.]+)",
+            r"^LLR: ([-\d.]+) \(([-\d.]+)%\) \(([-\d.]+), ([-\d.]+)\) \[([-\d.]+), ([-\d.]+)\]$",
+            r"^Ptnml\(0-2\): \[(\d+), (\d+), (\d+), (\d+), (\d+)\]$",
+            r"^Games: (\d+), Wins: (\d+), Losses: (\d+), Draws: (\d+)",
+        ],
+    ) else {
+        return;
+    };
+    let head = found[0].last().expect("a results block");
+    assert_eq!(
+        (head[0].as_str(), head[1].as_str()),
+        ("Crumb new version", "Crumb base version")
+    );
+    assert!(
+        head[2].starts_with("300 nodes, NULL, NULL, book.epd"),
+        "{head:?}"
+    );
+    assert!(!found[1].is_empty());
+    let llr = found[2].last().expect("an LLR line");
+    assert_eq!((llr[2].as_str(), llr[3].as_str()), ("-2.94", "2.94"));
+    assert_eq!((llr[4].as_str(), llr[5].as_str()), ("0.00", "10.00"));
+    let games = results(&t.join("sprt.pgn")).len() as u64;
+    let counts = found[4].last().expect("a Games line");
+    assert_eq!(num(&counts[0]), games, "{stdout}");
+    let pairs: u64 = found[3].last().expect("Ptnml").iter().map(|c| num(c)).sum();
+    assert!(2 * pairs <= games && games <= 2 * pairs + 1, "{stdout}");
+    let end = stdout.lines().last().unwrap_or_default();
+    assert!(
+        end == "Tournament finished" || end.starts_with("SPRT ([0.00, 10.00]) completed - H"),
+        "{stdout}"
+    );
+}
+
+// ---------------------------------------------------------------------
+// 2. Words refused, named.
+// ---------------------------------------------------------------------
+
+/// Words rookery cannot honour are refused with status 2, the word named
+/// and why; a line is read as one tool's, and a line the two tools would
+/// play differently asks which.
+#[test]
+fn words_that_cannot_be_honoured_are_refused_by_name() {
+    let t = workdir("refused");
+    let two = "-engine cmd=builtin -engine cmd=builtin -each nodes=10";
+    for (line, needles) in [
+        (
+            format!("cutechess-cli {two} -pgnout o.pgn min fi bogus"),
+            &["bogus"][..],
+        ),
+        (
+            format!("fastchess {two} -pgnout file=o.pgn nodes=true"),
+            &["nodes=true", "not written"],
+        ),
+        (
+            format!("fastchess {two} -pgnout file=o.pgn notation=uci"),
+            &["notation=uci", "SAN"],
+        ),
+        (
+            format!("{two} -tb /syzygy -rounds 1 -games 2 -repeat"),
+            &["-tb /syzygy", "tablebase adjudication is not supported"],
+        ),
+        (
+            format!("cutechess-cli {two} -tournament knockout"),
+            &["knockout is not supported"],
+        ),
+        (
+            format!("cutechess-cli {two} -frobnicate 3"),
+            &["-frobnicate"],
+        ),
+        (
+            "cutechess-cli -engine cmd=builtin initstr=hi -engine cmd=builtin -each nodes=1"
+                .to_string(),
+            &["initstr=hi"],
+        ),
+        (
+            format!("fastchess {two} -sprt elo0=0 elo1=5 model=bayesian"),
+            &["model=bayesian"],
+        ),
+        (
+            format!("{two} -pgnout o.pgn -output format=fastchess"),
+            &["-pgnout o.pgn", "-output format=fastchess"],
+        ),
+        (
+            format!("{two} -rounds 100 -repeat"),
+            &["cutechess-cli plays 100", "fastchess 200"],
+        ),
+        (format!("cutechess-cli {two} -variant atomic"), &["atomic"]),
+    ] {
+        let out = rookery_in(&t, &format!("match {line}"));
+        assert_eq!(out.status.code(), Some(2), "{line}\n{}", describe(&out));
+        let err = text(&out.stderr);
+        for n in needles {
+            assert!(err.contains(n), "{line}: {n:?} not in {err}");
+        }
+    }
+    // Double dashes too: `fi` and `min` are honoured, a word not known is named.
+    let out = rookery_in(&t, "match --engine cmd=builtin --engine cmd=builtin --each nodes=1 --pgnout file=o.pgn min fi sideways");
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(text(&out.stderr).contains("sideways"), "{}", describe(&out));
+}
+
+// ---------------------------------------------------------------------
+// 3. conf=, -noswap/-reverse, -srand, -pgnout min fi, -debug, -config.
+// ---------------------------------------------------------------------
+
+/// `conf=NAME` is the engine of that name in `./engines.json` (or the file
+/// `--engines-json` names): its command with arguments, its name and its
+/// options; a name that is not there is refused with the names there.
+#[test]
+fn conf_reads_cutechess_engines_json() {
+    let t = workdir("conf");
+    let rec = t.join("alpha.rec");
+    let json = serde_json::json!([
+        {"name": "Alpha", "command": format!("\"{}\" --random 3 --record {}", mock_engine(), s(&rec)),
+         "protocol": "uci", "workingDirectory": s(t.path()),
+         "options": [{"name": "Hash", "type": "spin", "value": 32, "default": 16, "min": 1, "max": 1024},
+                     {"name": "Clear Hash", "type": "button"}]},
+        {"name": "Beta", "command": "builtin", "protocol": "uci", "timeoutScaleFactor": 1}
+    ]);
+    t.write("engines.json", json.to_string());
+    let out = rookery_in(
+        &t,
+        "match cutechess-cli -engine conf=Alpha -engine conf=Beta -each tc=inf nodes=20 \
+         -rounds 2 -maxmoves 8 -pgnout g.pgn",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let games = results(&t.join("g.pgn"));
+    assert_eq!(games.len(), 2);
+    assert_eq!(
+        (games[0].0.as_str(), games[0].1.as_str()),
+        ("Alpha", "Beta")
+    );
+    let sent = std::fs::read_to_string(&rec).unwrap();
+    assert!(sent.contains("setoption name Hash value 32"), "{sent}");
+    // A name not there: the names there.
+    let out = rookery_in(
+        &t,
+        "match cutechess-cli -engine conf=Gamma -engine conf=Beta -each nodes=1",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("conf=Gamma") && err.contains("Alpha, Beta"),
+        "{err}"
+    );
+    // From another directory, the file named.
+    let elsewhere = TempDir::new("match-compat-conf-elsewhere");
+    let out = bounded(
+        Cmd::new(ROOKERY)
+            .args([
+                "match",
+                "--engines-json",
+                s(&t.join("engines.json")),
+                "--engine",
+                "conf=Beta",
+                "name=B1",
+                "--engine",
+                "conf=Beta",
+                "--each",
+                "nodes=5",
+                "--maxmoves",
+                "4",
+            ])
+            .dir(elsewhere.path()),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(
+        text(&out.stdout).contains("(B1 vs Beta)"),
+        "{}",
+        describe(&out)
+    );
+}
+
+/// The colours of a two-game encounter: `-noswap` keeps the first engine
+/// White, `-reverse` gives the second White first.
+#[test]
+fn noswap_and_reverse_decide_the_colours() {
+    let t = workdir("sides");
+    let whites = |extra: &str| -> Vec<String> {
+        let out = rookery_in(
+            &t,
+            &format!(
+                "match cutechess-cli -engine cmd=builtin name=A -engine cmd=builtin name=B \
+                      -each nodes=5 -maxmoves 4 -games 2 -rounds 2 -repeat {extra}"
+            ),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+        text(&out.stdout)
+            .lines()
+            .filter_map(|l| l.strip_prefix("Started game "))
+            .map(|l| {
+                l.split('(')
+                    .nth(1)
+                    .unwrap_or("")
+                    .split(' ')
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect()
+    };
+    assert_eq!(whites(""), ["A", "B", "A", "B"]);
+    assert_eq!(whites("-noswap"), ["A", "A", "A", "A"]);
+    assert_eq!(whites("-reverse"), ["B", "A", "B", "A"]);
+    assert_eq!(whites("-noswap -reverse"), ["B", "B", "B", "B"]);
+}
+
+/// A negative `-srand` is a seed: the same one twice draws the same
+/// openings, and it is the 64-bit two's complement (`-5` is 2^64 - 5).
+#[test]
+fn a_negative_srand_is_a_seed() {
+    let t = workdir("srand");
+    let fens = |seed: &str, dash: &str| -> Vec<String> {
+        let pgn = t.join("s.pgn");
+        let _ = std::fs::remove_file(&pgn);
+        let _ = std::fs::remove_file(t.join("s.pgn.journal"));
+        let out = rookery_in(
+            &t,
+            &format!("match {dash}engine cmd=builtin {dash}engine cmd=builtin {dash}each nodes=5 \
+                      {dash}maxmoves 2 {dash}rounds 4 {dash}games 1 {dash}openings file=book.epd order=random \
+                      {dash}srand {seed} {dash}pgnout s.pgn"),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+        let text = std::fs::read_to_string(&pgn).unwrap();
+        let mut fens: Vec<String> = pgn_text::games(&text)
+            .iter()
+            .map(|g| {
+                format!(
+                    "{} {}",
+                    pgn_text::tag(g, "Round").unwrap_or(""),
+                    pgn_text::tag(g, "FEN").unwrap_or("")
+                )
+            })
+            .collect();
+        fens.sort();
+        fens
+    };
+    let a = fens("-5", "-");
+    assert_eq!(a.len(), 4);
+    assert_eq!(a, fens("-5", "-"));
+    assert_eq!(a, fens(&(u64::MAX - 4).to_string(), "--"));
+    assert_eq!(a, fens("-5", "--"));
+}
+
+/// `-pgnout FILE min fi`: the games without comments or tags beyond the
+/// Seven Tag Roster (and FEN/SetUp for a set-up start); `min=true` is
+/// fastchess's spelling.
+#[test]
+fn pgnout_min_writes_minimal_games() {
+    let t = workdir("min");
+    for (line, file) in [
+        ("cutechess-cli -engine cmd=builtin -engine cmd=builtin -each nodes=5 -maxmoves 5 -rounds 2 \
+          -openings file=book.epd -pgnout m.pgn min fi", "m.pgn"),
+        ("fastchess -engine cmd=builtin -engine cmd=builtin -each nodes=5 -maxmoves 5 -rounds 1 \
+          -openings file=book.epd -pgnout file=f.pgn min=true", "f.pgn"),
+    ] {
+        let out = rookery_in(&t, &format!("match {line}"));
+        assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+        let pgn = std::fs::read_to_string(t.join(file)).unwrap();
+        let games = pgn_text::games(&pgn);
+        assert_eq!(games.len(), 2, "{pgn}");
+        assert!(!pgn.contains('{'), "{pgn}");
+        for g in games {
+            let tags: Vec<&str> = g
+                .lines()
+                .filter_map(|l| l.strip_prefix('['))
+                .map(|l| l.split(' ').next().unwrap_or(""))
+                .collect();
+            assert_eq!(
+                tags,
+                ["Event", "Site", "Date", "Round", "White", "Black", "Result", "FEN", "SetUp"],
+                "{g}"
+            );
+        }
+    }
+}
+
+/// `-debug` writes every line to and from the engines on standard error,
+/// stamped and named, and leaves standard output to the match.
+#[test]
+fn debug_shows_the_engines_conversation_on_stderr() {
+    let t = workdir("debug");
+    let out = rookery_in(
+        &t,
+        "match cutechess-cli -engine cmd=builtin name=A -engine cmd=builtin name=B -each nodes=5 -maxmoves 2 -debug",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(" A#1.1 < uci") && err.contains(" B#2.1 > uciok"),
+        "{err}"
+    );
+    assert!(!text(&out.stdout).contains("uciok"), "{}", describe(&out));
+}
+
+/// fastchess's `-config outname=` names the journal; `-config file=` is
+/// `--resume` (a finished match: nothing left to play).
+#[test]
+fn fastchess_config_is_the_journal() {
+    let t = workdir("config");
+    let out = rookery_in(
+        &t,
+        "match fastchess -engine cmd=builtin -engine cmd=builtin -each nodes=5 -maxmoves 3 -rounds 1 \
+         -pgnout file=c.pgn -config outname=state.json",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(t.join("state.json").is_file());
+    assert!(!t.join("c.pgn.journal").exists());
+    let out = rookery_in(&t, "match fastchess -config file=state.json");
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(
+        text(&out.stderr).contains("2 of 2 games finished"),
+        "{}",
+        describe(&out)
+    );
+    assert_eq!(results(&t.join("c.pgn")).len(), 2);
+}
+
+// ---------------------------------------------------------------------
+// 4. Pondering.
+// ---------------------------------------------------------------------
+
+/// The lines an engine was sent, from its own record.
+fn recorded(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Checks the ponder protocol in what `P` was sent: every `go ponder`
+/// follows a `position` and is ended by `ponderhit` or `stop` before
+/// anything else; after `ponderhit` no `go` comes before the next
+/// `position`; after `stop` a normal `go` on a new `position`. Returns
+/// (ponder searches, hits, misses).
+fn ponder_protocol(lines: &[String]) -> (usize, usize, usize) {
+    let (mut searches, mut hits, mut misses) = (0, 0, 0);
+    for (i, l) in lines.iter().enumerate() {
+        if !l.starts_with("go ponder") {
+            continue;
+        }
+        searches += 1;
+        assert!(
+            lines[i - 1].starts_with("position "),
+            "{:?}",
+            &lines[i - 1..]
+        );
+        match lines.get(i + 1).map(String::as_str) {
+            Some("ponderhit") => {
+                hits += 1;
+                if let Some(next) = lines.get(i + 2) {
+                    assert!(!next.starts_with("go"), "{:?}", &lines[i..i + 3]);
+                }
+            }
+            Some("stop") => {
+                misses += 1;
+                // The next request (if the game went on): a position and a
+                // normal go.
+                if let Some(next) = lines.get(i + 2).filter(|n| n.starts_with("position")) {
+                    let go = &lines[i + 3];
+                    assert!(
+                        go.starts_with("go ") && !go.starts_with("go ponder"),
+                        "{next} {go}"
+                    );
+                }
+            }
+            None => {}
+            other => panic!("go ponder followed by {other:?}: {:?}", &lines[i..]),
+        }
+    }
+    (searches, hits, misses)
+}
+
+/// The mock, pondering, against a mock that plays the reply it expects
+/// (the first legal move) and one that plays random moves: `ponderhit`
+/// when the reply comes, `stop` and a normal `go` when another does; the
+/// ponder search's clock is the engine's after its move plus its
+/// increment. Without `ponder` nothing of it is sent.
+#[test]
+fn ponder_with_the_mock_engine() {
+    let t = workdir("ponder-mock");
+    let mock = mock_engine();
+    for (opponent, want_hits) in [("", true), ("arg=--random arg=5", false)] {
+        let rec = t.join("p.rec");
+        let log = t.join("p.log");
+        let _ = std::fs::remove_file(&rec);
+        let _ = std::fs::remove_file(&log);
+        let out = bounded(Cmd::new(ROOKERY).args(
+            format!(
+                "match --engine cmd={mock} name=P arg=--ponder arg=--record arg={} ponder \
+                 --engine cmd={mock} name=Q {opponent} --each tc=30+0.25 --games 2 --maxmoves 12 --log {}",
+                s(&rec),
+                s(&log)
+            )
+            .split_whitespace(),
+        ));
+        assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+        let lines = recorded(&rec);
+        assert!(
+            lines.contains(&"setoption name Ponder value true".to_string()),
+            "{lines:?}"
+        );
+        let (searches, hits, misses) = ponder_protocol(&lines);
+        assert!(searches > 0, "{lines:?}");
+        if want_hits {
+            assert!(hits > 0, "{lines:?}");
+        } else {
+            assert!(misses > 0, "{lines:?}");
+        }
+        // Each ponder search is on the move P played and the reply it named,
+        // with P's clock after the move plus its increment.
+        let log = std::fs::read_to_string(&log).unwrap();
+        let mine: Vec<&str> = log
+            .lines()
+            .filter_map(|l| l.split_once(" P#").map(|(_, r)| r))
+            .collect();
+        for (i, l) in mine.iter().enumerate() {
+            let Some(go) = l.split_once(" < go ponder ").map(|(_, g)| g) else {
+                continue;
+            };
+            let best = mine[i - 2]
+                .split_once(" > bestmove ")
+                .expect("bestmove, position, go ponder")
+                .1;
+            let best: Vec<&str> = best.split(' ').collect();
+            let position = mine[i - 1]
+                .split_once(" < position startpos moves ")
+                .expect("position")
+                .1;
+            assert!(
+                position.ends_with(&format!("{} {}", best[0], best[2])),
+                "{position} after {best:?}"
+            );
+            // The request the move answered, if it was a normal `go` (not a
+            // `ponderhit`): the clocks then and now.
+            let request = mine[..i - 2]
+                .iter()
+                .rev()
+                .find_map(|l| l.split_once(" < ").map(|(_, r)| r))
+                .and_then(|r| r.strip_prefix("go "));
+            let Some(request) = request else {
+                continue;
+            };
+            let field = |s: &str, k: &str| -> u64 {
+                let w: Vec<&str> = s.split(' ').collect();
+                w.iter()
+                    .position(|x| *x == k)
+                    .map_or(0, |p| w[p + 1].parse().unwrap())
+            };
+            // P moves in the pondered position: White after an even number of moves.
+            let white = position.split(' ').count() % 2 == 0;
+            let (mine_t, theirs_t, inc) = if white {
+                ("wtime", "btime", "winc")
+            } else {
+                ("btime", "wtime", "binc")
+            };
+            assert!(
+                field(go, mine_t) <= field(request, mine_t) + field(request, inc),
+                "{request} -> {go}"
+            );
+            assert_eq!(
+                field(go, theirs_t),
+                field(request, theirs_t),
+                "{request} -> {go}"
+            );
+        }
+    }
+    // Without `ponder`: nothing of it.
+    let rec = t.join("n.rec");
+    let out = bounded(
+        Cmd::new(ROOKERY).args(
+            format!(
+                "match --engine cmd={mock} name=P arg=--ponder arg=--record arg={} \
+             --engine cmd={mock} name=Q --each tc=30+0.25 --maxmoves 6",
+                s(&rec)
+            )
+            .split_whitespace(),
+        ),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let lines = recorded(&rec);
+    assert!(!lines.iter().any(|l| l.contains("ponder")), "{lines:?}");
+}
+
+/// Two Stockfish pondering (`option.Ponder` set by `ponder`): their
+/// expected replies come often in self-play, so `ponderhit` is sent, and
+/// `stop` when another move came; every ponder search ends before anything
+/// else is sent, and the games end normally.
+#[test]
+fn ponder_with_stockfish() {
+    let Some(sf) = stockfish() else {
+        return;
+    };
+    let t = workdir("ponder-sf");
+    let log = t.join("sf.log");
+    let out = bounded(
+        Cmd::new(ROOKERY)
+            .args(
+                format!(
+                    "match cutechess-cli -engine cmd={sf} name=SF1 -engine cmd={sf} name=SF2 \
+             -each tc=3+0.05 option.Threads=1 option.Hash=16 ponder -games 2 -rounds 1 -repeat \
+             -maxmoves 25 -openings file={BOOK} -pgnout sf.pgn --log {}",
+                    s(&log)
+                )
+                .split_whitespace(),
+            )
+            .dir(t.path()),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let games = results(&t.join("sf.pgn"));
+    assert_eq!(games.len(), 2);
+    let log = std::fs::read_to_string(&log).unwrap();
+    let mut total = (0, 0, 0);
+    for name in ["SF1#1.1", "SF2#2.1"] {
+        let sent: Vec<String> = log
+            .lines()
+            .filter_map(|l| {
+                l.split_once(&format!(" {name} < "))
+                    .map(|(_, r)| r.to_string())
+            })
+            .collect();
+        assert!(
+            sent.contains(&"setoption name Ponder value true".to_string()),
+            "{sent:?}"
+        );
+        let (s, h, m) = ponder_protocol(&sent);
+        total = (total.0 + s, total.1 + h, total.2 + m);
+    }
+    assert!(total.0 > 0 && total.1 > 0, "{total:?}\n{log}");
+    // Stockfish names the reply it expects.
+    assert!(log.contains(" ponder "), "{log}");
+}
