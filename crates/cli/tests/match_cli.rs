@@ -540,6 +540,29 @@ fn hang_on_a_clock_is_a_time_forfeit() {
     );
 }
 
+/// An engine slow to take the game in (as one woken late on a busy machine)
+/// is not charged for it: the referee sends `position`, waits for
+/// `readyok`, and starts the clock with `go`. At 200 ms a position and a
+/// 1-second clock, `bad` lost on time at its fifth move when the wait was
+/// on its clock; now the game is played out (the mocks repeat the position
+/// three times at ply 14).
+#[test]
+fn the_time_to_take_the_position_in_is_not_on_the_clock() {
+    let t = TempDir::new("match-cli-slow-position");
+    let pgn = s(&t.join("p.pgn")).to_string();
+    let out = mock_match(
+        &["--slow-position", "200"],
+        &["tc=1+0"],
+        &["--rounds", "1"],
+        &pgn,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let games = std::fs::read_to_string(&pgn).unwrap();
+    assert!(!games.contains("loses on time"), "{games}");
+    assert_eq!(tag_values(&pgn, "Termination"), ["normal"], "{games}");
+    assert_eq!(tag_values(&pgn, "PlyCount"), ["14"], "{games}");
+}
+
 /// The same hang with a node limit (no clock): after `--stall-timeout 2`
 /// the game ends as a "stalled connection", lost by the silent engine.
 #[test]
@@ -971,38 +994,49 @@ fn fresh_keeps_the_old_run_aside() {
 /// game played, the games in progress at the decision included.
 #[test]
 fn a_one_sided_sprt_decides_and_reports_the_games_it_decided_on() {
-    let t = TempDir::new("match-cli-sprt");
-    let out = run_match(&argv(
-        "--engine cmd=builtin name=shallow nodes=1 --engine cmd=builtin name=deep depth=5 \
-         --games 2 --rounds 12 --concurrency 2 --sprt elo0=0 elo1=5 --json \
-         --pgnout {pgn}",
-        &[("pgn", s(&t.join("s.pgn")))],
-    ));
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
-    let v: Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", describe(&out)));
-    assert_eq!(v["stopped"]["reason"], "sprt", "{v}");
-    assert_eq!(v["stopped"]["detail"], "AcceptH0", "{v}");
-    let decision = &v["sprt"]["decision"];
-    let decided_on = decision["tally"]["wdl"]["wins"].as_u64().unwrap()
-        + decision["tally"]["wdl"]["draws"].as_u64().unwrap()
-        + decision["tally"]["wdl"]["losses"].as_u64().unwrap();
-    let played = v["standings"]["games"].as_u64().unwrap();
-    assert!(decided_on < 24, "decided before the schedule's end: {v}");
-    // At most the games in progress (two at a time) finish after it.
-    assert!(played >= decided_on && played <= decided_on + 2, "{v}");
-    let llr = decision["status"]["llr"].as_f64().unwrap();
-    assert!(llr <= decision["status"]["lower"].as_f64().unwrap(), "{v}");
-    let said = text(&out.stderr);
-    assert!(
-        said.contains(&format!("decided on {decided_on} games")),
-        "{said}"
-    );
-    if played > decided_on {
+    // One game at a time, then two: after the decision only the games
+    // already in progress finish (none with one at a time; before, the
+    // worker that played the deciding game took the next one before the
+    // decision was known).
+    for concurrency in [1u64, 2] {
+        let t = TempDir::new("match-cli-sprt");
+        let out = run_match(&argv(
+            "--engine cmd=builtin name=shallow nodes=1 --engine cmd=builtin name=deep depth=5 \
+             --games 2 --rounds 12 --concurrency {c} --sprt elo0=0 elo1=5 --json \
+             --pgnout {pgn}",
+            &[
+                ("pgn", s(&t.join("s.pgn"))),
+                ("c", &concurrency.to_string()),
+            ],
+        ));
+        assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", describe(&out)));
+        assert_eq!(v["stopped"]["reason"], "sprt", "{v}");
+        assert_eq!(v["stopped"]["detail"], "AcceptH0", "{v}");
+        let decision = &v["sprt"]["decision"];
+        let decided_on = decision["tally"]["wdl"]["wins"].as_u64().unwrap()
+            + decision["tally"]["wdl"]["draws"].as_u64().unwrap()
+            + decision["tally"]["wdl"]["losses"].as_u64().unwrap();
+        let played = v["standings"]["games"].as_u64().unwrap();
+        assert!(decided_on < 24, "decided before the schedule's end: {v}");
         assert!(
-            said.contains(&format!("SPRT over all {played} games played")),
+            played >= decided_on && played < decided_on + concurrency,
+            "concurrency {concurrency}: {played} games played, decided on {decided_on}: {v}"
+        );
+        let llr = decision["status"]["llr"].as_f64().unwrap();
+        assert!(llr <= decision["status"]["lower"].as_f64().unwrap(), "{v}");
+        let said = text(&out.stderr);
+        assert!(
+            said.contains(&format!("decided on {decided_on} games")),
             "{said}"
         );
+        if played > decided_on {
+            assert!(
+                said.contains(&format!("SPRT over all {played} games played")),
+                "{said}"
+            );
+        }
     }
 }
 

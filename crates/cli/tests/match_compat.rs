@@ -741,8 +741,10 @@ fn ponder_protocol(lines: &[String]) -> (usize, usize, usize) {
                 misses += 1;
                 // The next request (if the game went on): a position and a
                 // normal go.
+                // (`isready` between: the clock starts at `go`).
                 if let Some(next) = lines.get(i + 2).filter(|n| n.starts_with("position")) {
-                    let go = &lines[i + 3];
+                    let ready = lines.get(i + 3).is_some_and(|l| l == "isready");
+                    let go = &lines[i + 3 + usize::from(ready)];
                     assert!(
                         go.starts_with("go ") && !go.starts_with("go ponder"),
                         "{next} {go}"

@@ -348,11 +348,13 @@ pub fn play_game(
                 used: used_total,
                 draw_offered,
             };
-            let t0 = Instant::now();
             if let Some(t) = last_reply {
-                overheads.push(t0 - t);
+                overheads.push(t.elapsed());
             }
-            let reply = player.request_move(&request);
+            // What the player does to get ready is not on its clock.
+            let prepared = player.prepare(&request);
+            let t0 = Instant::now();
+            let reply = prepared.and_then(|()| player.request_move(&request));
             let used = t0.elapsed();
             last_reply = Some(Instant::now());
             let reply = match reply {

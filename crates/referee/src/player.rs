@@ -184,6 +184,19 @@ pub trait Player: Send {
     /// # Errors
     /// [`PlayerError`] if the player is gone or does not answer.
     fn new_game(&mut self, chess960: bool) -> Result<(), PlayerError>;
+    /// Readies the player for `request` before its clock starts: nothing
+    /// done here is charged to its clock. A UCI engine is sent the position
+    /// and answers `isready` (bounded by the host's ready timeout), so that
+    /// the time a busy machine takes to wake it is not lost on its clock;
+    /// the default does nothing. [`Player::request_move`] with the same
+    /// request follows.
+    ///
+    /// # Errors
+    /// [`PlayerError`]: crash, timeout, protocol violation.
+    fn prepare(&mut self, request: &MoveRequest<'_>) -> Result<(), PlayerError> {
+        let _ = request;
+        Ok(())
+    }
     /// Asks for a move and waits at most `request.deadline` for it.
     ///
     /// # Errors
@@ -482,6 +495,9 @@ impl Player for EnginePlayer {
     fn new_game(&mut self, chess960: bool) -> Result<(), PlayerError> {
         self.inner().new_game(chess960)
     }
+    fn prepare(&mut self, request: &MoveRequest<'_>) -> Result<(), PlayerError> {
+        self.inner().prepare(request)
+    }
     fn request_move(&mut self, request: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
         self.inner().request_move(request)
     }
@@ -757,10 +773,12 @@ pub struct UciPlayer {
     can_ponder: bool,
     /// The game the ponder search in progress expects at the next request.
     pondering: Option<Expected>,
+    /// The game whose position the engine was given by [`Player::prepare`].
+    prepared: Option<Expected>,
 }
 
-/// The game a ponder search assumes: the start and every move, the reply
-/// the engine expects last.
+/// A game as the engine was given it: the start and every move (for a
+/// ponder search, the reply it expects last).
 struct Expected {
     start: Position,
     moves: Vec<Move>,
@@ -791,6 +809,7 @@ impl UciPlayer {
             skipped: Vec::new(),
             can_ponder: false,
             pondering: None,
+            prepared: None,
         };
         p.restart()?;
         Ok(p)
@@ -802,6 +821,38 @@ impl UciPlayer {
     /// # Errors
     /// [`PlayerError::Timeout`] (not responsive) when no `bestmove` comes
     /// within [`STOP_GRACE`]; a crash.
+    /// Whether the ponder search in progress assumed `req`'s game.
+    fn ponder_hit(&self, req: &MoveRequest<'_>) -> bool {
+        self.pondering
+            .as_ref()
+            .is_some_and(|p| p.start == *req.start && p.moves == req.moves)
+    }
+
+    /// `req`'s game as UCI says it: the start, the moves in the castling
+    /// notation the engine is in, the position reached, and that notation.
+    fn position_of(
+        &self,
+        req: &MoveRequest<'_>,
+    ) -> (PositionStart, Vec<UciMove>, Position, CastlingMode) {
+        let mode = if self.chess960 == Some(true) || req.start.is_chess960_castling() {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        };
+        let mut pos = req.start.clone();
+        let mut moves = Vec::with_capacity(req.moves.len());
+        for &m in req.moves {
+            moves.push(UciMove::from_move(&pos, m, mode));
+            pos.play_unchecked(m);
+        }
+        let start = if *req.start == Position::startpos() {
+            PositionStart::StartPos
+        } else {
+            PositionStart::Fen(Fen::from_position(req.start).to_string())
+        };
+        (start, moves, pos, mode)
+    }
+
     fn stop_pondering(&mut self) -> Result<(), PlayerError> {
         if self.pondering.take().is_none() {
             return Ok(());
@@ -973,32 +1024,41 @@ impl Player for UciPlayer {
         self.host()?.new_game().map_err(PlayerError::from_host)
     }
 
-    fn request_move(&mut self, req: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
-        let mode = if self.chess960 == Some(true) || req.start.is_chess960_castling() {
-            CastlingMode::Chess960
-        } else {
-            CastlingMode::Standard
-        };
-        let mut pos = req.start.clone();
-        let mut moves = Vec::with_capacity(req.moves.len());
-        for &m in req.moves {
-            moves.push(UciMove::from_move(&pos, m, mode));
-            pos.play_unchecked(m);
+    fn prepare(&mut self, req: &MoveRequest<'_>) -> Result<(), PlayerError> {
+        self.prepared = None;
+        if self.ponder_hit(req) {
+            // The clock starts with `ponderhit`: nothing to send before it.
+            return Ok(());
         }
-        let start = if *req.start == Position::startpos() {
-            PositionStart::StartPos
-        } else {
-            PositionStart::Fen(Fen::from_position(req.start).to_string())
-        };
+        self.stop_pondering()?;
+        let (start, moves, _, _) = self.position_of(req);
+        self.host()?
+            .set_position(&start, &moves)
+            .map_err(PlayerError::from_host)?;
+        self.prepared = Some(Expected {
+            start: req.start.clone(),
+            moves: req.moves.to_vec(),
+        });
+        Ok(())
+    }
+
+    fn request_move(&mut self, req: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
+        let (start, moves, pos, mode) = self.position_of(req);
         let t0 = Instant::now();
-        let hit = self
-            .pondering
-            .as_ref()
+        let prepared = self
+            .prepared
+            .take()
             .is_some_and(|p| p.start == *req.start && p.moves == req.moves);
-        if hit {
+        if self.ponder_hit(req) {
             // The expected reply came: the ponder search is now the move.
             self.pondering = None;
             self.host()?.ponder_hit().map_err(PlayerError::from_host)?;
+        } else if prepared {
+            // The engine has the position (Player::prepare): only `go`.
+            let go = UciPlayer::go_params(&req.limits);
+            self.host()?
+                .go_on_position(&go)
+                .map_err(PlayerError::from_host)?;
         } else {
             self.stop_pondering()?;
             let go = UciPlayer::go_params(&req.limits);
@@ -1080,6 +1140,7 @@ impl Player for UciPlayer {
         }
         self.chess960 = None;
         self.pondering = None;
+        self.prepared = None;
         let host = self.connect().map_err(|e| PlayerError::Start {
             name: self.config.label(),
             reason: match e {

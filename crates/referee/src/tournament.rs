@@ -276,7 +276,9 @@ enum Msg {
         black: String,
         resumed: bool,
     },
-    Finished(Box<FinishedGame>, Scheduled),
+    /// A game over; the worker waits for the acknowledgement before it asks
+    /// for another game, so an SPRT decided by this game stops it first.
+    Finished(Box<FinishedGame>, Scheduled, mpsc::SyncSender<()>),
     Note(String),
     Fatal(String),
 }
@@ -512,7 +514,7 @@ pub fn run_match(
                     }
                     on_event(MatchEvent::Note(n));
                 }
-                Msg::Finished(fin, game) => {
+                Msg::Finished(fin, game, ack) => {
                     let mut runner = lock(&shared);
                     let done = runner.finish(&game, &fin)?;
                     match done {
@@ -533,6 +535,7 @@ pub fn run_match(
                             on_event(MatchEvent::Decided(&report));
                         }
                     }
+                    let _ = ack.send(());
                 }
             }
         }
@@ -762,7 +765,11 @@ fn worker(
         // A faulty player is dropped; the next game starts it afresh.
         players[g.white] = white.filter(|_| fin.faults[0].is_none_or(|f| f == Fault::Misbehaved));
         players[g.black] = black.filter(|_| fin.faults[1].is_none_or(|f| f == Fault::Misbehaved));
-        let _ = tx.send(Msg::Finished(Box::new(fin), g));
+        let (ack, acked) = mpsc::sync_channel(1);
+        if tx.send(Msg::Finished(Box::new(fin), g, ack)).is_err() || acked.recv().is_err() {
+            // The match loop is gone (an error): no more games.
+            break;
+        }
     }
     for p in players.iter_mut().flatten() {
         p.quit();

@@ -13,6 +13,7 @@
 //! | `--bestmove-on-go N TEXT` | on the N-th `go` answers `bestmove TEXT` (`(none)`, a word that is no move, ...) |
 //! | `--garbage` | prints a non-UCI line before every answer |
 //! | `--slow MS` | waits MS milliseconds before `bestmove` (unless stopped) |
+//! | `--slow-position MS` | waits MS milliseconds after reading `position` (an engine slow to take the game in) |
 //! | `--record FILE` | appends every line received to FILE |
 //! | `--ponder` | names the reply it expects (`bestmove M ponder R`); `go ponder` waits for `ponderhit` or `stop` |
 //!
@@ -49,6 +50,9 @@ pub struct MockBehaviour {
     pub garbage: bool,
     /// Delay before `bestmove`, in ms.
     pub slow_ms: u64,
+    /// Delay after reading `position`, in ms, before reading on: an engine
+    /// slow to take a long move list in, or woken late on a busy machine.
+    pub slow_position_ms: u64,
     /// Where to record received lines.
     pub record: Option<String>,
     /// Never answer `uci` from this start on (1-based), the starts counted
@@ -104,6 +108,9 @@ impl MockBehaviour {
                     b.bestmove_on_go = n.zip(it.next());
                 }
                 "--slow" => b.slow_ms = it.next().and_then(|n| n.parse().ok()).unwrap_or(0),
+                "--slow-position" => {
+                    b.slow_position_ms = it.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+                }
                 "--record" => b.record = it.next(),
                 "--no-uciok-from" => {
                     let n = it.next().and_then(|n| n.parse().ok());

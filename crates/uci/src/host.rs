@@ -656,11 +656,42 @@ impl EngineHost {
         moves: &[UciMove],
         go: &GoParams,
     ) -> Result<(), HostError> {
+        self.send_position(start, moves)?;
+        self.go_on_position(go)
+    }
+
+    /// Sends `position` and waits until the engine has read it: `isready`,
+    /// then `readyok` within the ready timeout. A referee does this before
+    /// it starts the engine's clock, so that the time the engine needs to
+    /// wake up and read a long move list is not charged to it; follow with
+    /// [`EngineHost::go_on_position`].
+    ///
+    /// # Errors
+    /// [`HostError::Timeout`] or [`HostError::Crashed`].
+    pub fn set_position(
+        &mut self,
+        start: &PositionStart,
+        moves: &[UciMove],
+    ) -> Result<(), HostError> {
+        self.send_position(start, moves)?;
+        self.is_ready()
+    }
+
+    fn send_position(&mut self, start: &PositionStart, moves: &[UciMove]) -> Result<(), HostError> {
         self.send(&Command::Position {
             start: start.clone(),
             moves: moves.to_vec(),
             invalid_move: None,
-        })?;
+        })
+    }
+
+    /// Starts a search on the position last sent (by
+    /// [`EngineHost::set_position`]) and returns at once: sends `go` only.
+    /// Follow as after [`EngineHost::go`].
+    ///
+    /// # Errors
+    /// [`HostError::Crashed`] if the engine is gone.
+    pub fn go_on_position(&mut self, go: &GoParams) -> Result<(), HostError> {
         self.send(&Command::Go(go.clone()))?;
         self.search = Some(Running {
             t0: Instant::now(),

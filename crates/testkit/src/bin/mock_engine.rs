@@ -107,6 +107,7 @@ fn main() {
                         pos.play_unchecked(mv);
                     }
                 }
+                std::thread::sleep(Duration::from_millis(b.slow_position_ms));
             }
             Command::Go(g) if g.ponder && b.ponder => {
                 // Searches until `ponderhit` or `stop`.
