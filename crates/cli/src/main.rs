@@ -28,7 +28,7 @@ enum Command {
     Show(cmd::show::Args),
     /// EPD tools: normalize (pfdn), purge (pfop), validate, convert; analyse (pfga), mate (pfms), target (pfts).
     Epd(cmd::epd::Args),
-    /// PGN tools: validate, normalize, to-epd, stats, from-epd, annotate.
+    /// PGN tools: validate, normalize, to-epd, stats, from-epd, annotate, eco, tree.
     Pgn(cmd::pgn::Args),
     /// Run the built-in engine as a UCI engine on stdin/stdout.
     Uci(cmd::uci::Args),

@@ -17,6 +17,7 @@ mod match_compat;
 mod perft_stockfish;
 mod pgn_annotate;
 mod pgn_cli;
+mod pgn_eco;
 mod referee_argus;
 mod referee_hostile;
 mod referee_resume;

@@ -171,6 +171,7 @@ fn every_json_shape() {
             0,
         ),
         ("json-report", cmd("report {results} --json"), 0),
+        ("json-pgn-tree", cmd("pgn tree --json --depth 2 {pgn}"), 1),
         (
             "json-match",
             cmd(

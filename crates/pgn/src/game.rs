@@ -549,6 +549,11 @@ pub struct ReadGame {
     /// game without mainline moves (as pgn-extract, a starting position is
     /// not judged), and for a game with an error.
     pub ending: Option<Ending>,
+    /// The Zobrist key ([`Position::hash`]) of the position after each
+    /// mainline move, `plies` of them, at any [`Detail`] (the start's is
+    /// `game.start.hash()`): what finds a game by the positions it passes
+    /// through, transpositions included.
+    pub keys: Vec<u64>,
 }
 
 impl ReadGame {
@@ -715,6 +720,8 @@ pub struct GameBuilder {
     /// Where the last move was (for warnings about what follows it).
     last_loc: Location,
     tag_locations: Vec<(usize, Location)>,
+    /// Keys of the mainline positions (see [`ReadGame::keys`]).
+    keys: Vec<u64>,
     /// Allocations of the games handed back by [`GameBuilder::recycle`].
     spare: Spare,
     /// The standard starting position (copied, not built, for every game).
@@ -733,6 +740,8 @@ struct Spare {
     tags: Tags,
     /// An emptied tag-location vector.
     tag_locations: Vec<(usize, Location)>,
+    /// An emptied key vector.
+    keys: Vec<u64>,
     /// Emptied move vectors (for the mainline and variations).
     nodes: Vec<Vec<Node>>,
 }
@@ -787,6 +796,7 @@ impl GameBuilder {
             dead: false,
             last_loc: Location::default(),
             tag_locations: Vec::new(),
+            keys: Vec::new(),
             spare: Spare::default(),
             startpos: Position::startpos(),
         }
@@ -799,6 +809,7 @@ impl GameBuilder {
         let ReadGame {
             game,
             tag_locations,
+            mut keys,
             ..
         } = game;
         let Game {
@@ -811,6 +822,10 @@ impl GameBuilder {
         locations.clear();
         if locations.capacity() > self.spare.tag_locations.capacity() {
             self.spare.tag_locations = locations;
+        }
+        keys.clear();
+        if keys.capacity() > self.spare.keys.capacity() {
+            self.spare.keys = keys;
         }
         self.spare.keep_nodes(std::mem::take(&mut mainline.nodes));
     }
@@ -930,6 +945,7 @@ impl Visitor for GameBuilder {
         self.dead = false;
         self.start.clone_from(&self.startpos);
         self.tag_locations = std::mem::take(&mut self.spare.tag_locations);
+        self.keys = std::mem::take(&mut self.spare.keys);
     }
 
     fn tag(&mut self, name: &[u8], value: RawTag<'_>) {
@@ -971,6 +987,7 @@ impl Visitor for GameBuilder {
             return;
         }
         let keep = self.detail != Detail::Count;
+        let mainline = self.stack.len() <= 1;
         let frame = self.top();
         let mv = match san.san {
             San::Null => Ok(Move::NULL),
@@ -988,6 +1005,10 @@ impl Visitor for GameBuilder {
                 frame.moves += 1;
                 frame.prev.clone_from(&frame.pos);
                 frame.pos.play_unchecked(mv);
+                let key = frame.pos.hash();
+                if mainline {
+                    self.keys.push(key);
+                }
             }
             Err(source) => {
                 let (number, color) = (frame.pos.fullmoves(), frame.pos.turn());
@@ -1172,6 +1193,7 @@ impl Visitor for GameBuilder {
             tag_locations: std::mem::take(&mut self.tag_locations),
             plies,
             ending,
+            keys: std::mem::take(&mut self.keys),
         };
         self.index += 1;
         out
@@ -1222,6 +1244,11 @@ impl<R: Read> Games<R> {
     /// Where the reader stood when the input ran out (see [`Reader::end_state`]).
     pub fn end_state(&self) -> crate::reader::EndState {
         self.reader.end_state()
+    }
+
+    /// The reader (for where it stands, what it holds).
+    pub fn reader(&self) -> &Reader<R> {
+        &self.reader
     }
 
     /// The reader, for what it holds (see [`Reader::into_bytes`]).

@@ -27,7 +27,9 @@
 //! ```
 
 pub mod convert;
+pub mod eco;
 pub mod ending;
+pub mod explorer;
 pub mod game;
 pub mod reader;
 pub mod split;

@@ -242,6 +242,13 @@ impl Reader<io::Empty> {
     pub fn into_bytes(self) -> Vec<u8> {
         self.buf
     }
+
+    /// The bytes given to [`Reader::from_bytes`], whole, with the stream
+    /// offset of the first: a game's text is there from its location to the
+    /// reader's offset after it.
+    pub fn held_bytes(&self) -> (u64, &[u8]) {
+        (self.base, &self.buf[..self.held.unwrap_or(0)])
+    }
 }
 
 impl<R: Read> Reader<R> {
@@ -1013,7 +1020,7 @@ fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
 
 /// Parses `[Name "value"]` at the start of `line`; returns name, raw value and
 /// the bytes used (through `]`).
-fn parse_tag(line: &[u8]) -> Option<(&[u8], &[u8], usize)> {
+pub(crate) fn parse_tag(line: &[u8]) -> Option<(&[u8], &[u8], usize)> {
     let mut i = 1;
     let skip_sp = |i: &mut usize| {
         while *i < line.len() && matches!(line[*i], b' ' | b'\t') {

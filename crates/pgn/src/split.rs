@@ -149,6 +149,15 @@ impl PieceGames {
     pub fn recycle(&mut self, game: ReadGame) {
         self.games.recycle(game);
     }
+
+    /// The piece's bytes with the stream offset of the first (see
+    /// [`Reader::held_bytes`]), and the offset reading has reached: a game
+    /// just read ends there.
+    pub fn text(&self) -> (u64, &[u8], u64) {
+        let reader = self.games.reader();
+        let (base, bytes) = reader.held_bytes();
+        (base, bytes, reader.offset())
+    }
 }
 
 impl Iterator for PieceGames {

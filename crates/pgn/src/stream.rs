@@ -39,6 +39,7 @@ use std::fmt;
 use std::io::{self, BufRead, Read, Write};
 
 use crate::convert::{epd_to_game, write_game_epd, write_game_fens, EpdOptions};
+use crate::eco;
 use crate::game::{Detail, GameBuilder, ReadGame};
 use crate::reader::Reader;
 use crate::split::{for_each_piece_at, for_each_piece_with, PieceGames, PieceSink, ReadAt};
@@ -72,6 +73,12 @@ pub enum Task {
     },
     /// Count games, moves, results, errors, the ECO codes; find the longest game.
     Stats,
+    /// Write every game with the `ECO`, `Opening` and `Variation` tags of its
+    /// opening ([`crate::eco`]) and every other byte as it was ([`crate::eco::run`]).
+    Eco {
+        /// Leave a game that already has any of these tags as it is.
+        keep: bool,
+    },
 }
 
 impl Task {
@@ -83,7 +90,7 @@ impl Task {
             Task::Normalize { .. } => Detail::Full,
             Task::ToEpd { fen: false, opts } if opts.comments => Detail::Full,
             Task::ToEpd { .. } => Detail::Mainline,
-            Task::Validate | Task::Stats => Detail::Count,
+            Task::Validate | Task::Stats | Task::Eco { .. } => Detail::Count,
         }
     }
 }
@@ -92,9 +99,12 @@ impl Task {
     /// An empty part for this task's results: with room for the text of a
     /// full part if the task writes text (the text is not grown, and so
     /// copied, again and again), below the size the allocator maps afresh.
-    fn new_part(&self) -> Part {
+    pub(crate) fn new_part(&self) -> Part {
         let mut part = Part::default();
-        if matches!(self, Task::Normalize { .. } | Task::ToEpd { .. }) {
+        if matches!(
+            self,
+            Task::Normalize { .. } | Task::ToEpd { .. } | Task::Eco { .. }
+        ) {
             part.text.reserve(FLUSH_TEXT_BYTES + FLUSH_TEXT_BYTES / 2);
         }
         part
@@ -119,6 +129,10 @@ pub struct Plan {
     /// smaller, so that the threads finish together. A hint: a wrong one
     /// changes only the pieces' sizes.
     pub input_len: Option<u64>,
+    /// Classify every game by its moves ([`crate::eco`]): `normalize` sets
+    /// the `ECO`, `Opening` and `Variation` tags, `stats` counts the ECO
+    /// codes found instead of the tags'.
+    pub classify: bool,
 }
 
 impl Plan {
@@ -131,6 +145,7 @@ impl Plan {
             jobs: 1,
             chunk_bytes: 1 << 20,
             input_len: None,
+            classify: false,
         }
     }
 }
@@ -197,8 +212,11 @@ pub struct Stats {
     /// of equal length.
     pub longest: Option<Longest>,
     /// Games by ECO code (`?` when the tag is missing or malformed; counted
-    /// by [`Task::Stats`]).
+    /// by [`Task::Stats`], by the classification with [`Plan::classify`];
+    /// by [`Task::Eco`], the codes written).
     pub eco: BTreeMap<String, u64>,
+    /// What [`Task::Eco`] did to the games.
+    pub tagged: crate::eco::run::Tagged,
 }
 
 impl Stats {
@@ -220,6 +238,7 @@ impl Stats {
         for (k, v) in o.eco {
             *self.eco.entry(k).or_default() += v;
         }
+        self.tagged.merge(o.tagged);
     }
 
     /// Whether the input had errors: a game with an error, a file that could
@@ -345,11 +364,13 @@ pub fn tag_warnings(g: &ReadGame, diags: &mut Vec<Diag>) {
     }
 }
 
-/// Handles one game as `plan` says, adding to `part`; `file` names the
-/// input in [`Stats::longest`]. Nothing happens once `part` has stopped.
-pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
+/// Counts a game and reports its problems as `plan` says, adding to `part`
+/// (the first step of every task): its warnings, the tag values of the wrong
+/// form (validate), its error (after which a strict plan stops). Returns
+/// whether the game has no error (and `part` has not stopped).
+pub fn report(plan: &Plan, g: &ReadGame, part: &mut Part) -> bool {
     if part.stopped {
-        return;
+        return false;
     }
     part.stats.warnings += g.warnings.len() as u64;
     if !plan.quiet {
@@ -372,18 +393,34 @@ pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
         part.diags.push(Diag::new(e.at, true, g.index, message));
         part.stats.error_games += 1;
         part.stopped = plan.strict;
+        return false;
+    }
+    true
+}
+
+/// Handles one game as `plan` says, adding to `part`; `file` names the
+/// input in [`Stats::longest`]. Nothing happens once `part` has stopped.
+/// ([`Task::Eco`] needs the game's text: [`crate::eco::run`] handles it.)
+pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
+    if !report(plan, g, part) {
         return;
     }
     match plan.task {
         Task::Validate => {}
         Task::Normalize { fix_results } => {
-            let text = match fix_results.then(|| g.game.corrected_result(g.ending)) {
-                Some(Some(_)) => {
-                    let mut game = g.game.clone();
+            let fix = fix_results && g.game.corrected_result(g.ending).is_some();
+            let opening = plan.classify.then(|| eco::classify(g)).flatten();
+            let text = if fix || opening.is_some() {
+                let mut game = g.game.clone();
+                if fix {
                     game.fix_result(g.ending);
-                    game_to_string(&game)
                 }
-                _ => game_to_string(&g.game),
+                if let Some(c) = opening {
+                    eco::set_tags(&mut game.tags, c.opening);
+                }
+                game_to_string(&game)
+            } else {
+                game_to_string(&g.game)
             };
             part.text.extend_from_slice(text.as_bytes());
         }
@@ -406,23 +443,41 @@ pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
                     black: t("Black"),
                 });
             }
-            // The code as `Eco` displays it, without allocating for a code seen before.
-            let buf: [u8; 3];
-            let code = match g.game.tags.eco() {
-                Ok(Some(e)) if e.letter.is_ascii() && e.number < 100 => {
-                    buf = [e.letter as u8, b'0' + e.number / 10, b'0' + e.number % 10];
-                    std::str::from_utf8(&buf).unwrap_or("?")
-                }
-                _ => "?",
-            };
-            match s.eco.get_mut(code) {
-                Some(n) => *n += 1,
-                None => {
-                    s.eco.insert(code.to_owned(), 1);
-                }
+            if plan.classify {
+                let code = eco::classify(g).map_or("?", |c| c.opening.eco());
+                count_eco(&mut s.eco, code);
+            } else {
+                count_eco_tag(&mut s.eco, &g.game.tags);
             }
         }
+        // Written by `eco::run`, which has the game's text.
+        Task::Eco { .. } => {}
     }
+}
+
+/// Counts one game of ECO code `code` in `eco`, without allocating for a
+/// code seen before.
+pub(crate) fn count_eco(eco: &mut BTreeMap<String, u64>, code: &str) {
+    match eco.get_mut(code) {
+        Some(n) => *n += 1,
+        None => {
+            eco.insert(code.to_owned(), 1);
+        }
+    }
+}
+
+/// Counts one game in `eco` by its ECO tag (`?` when missing or malformed).
+pub(crate) fn count_eco_tag(eco: &mut BTreeMap<String, u64>, tags: &crate::Tags) {
+    // The code as `Eco` displays it, without allocating.
+    let buf: [u8; 3];
+    let code = match tags.eco() {
+        Ok(Some(e)) if e.letter.is_ascii() && e.number < 100 => {
+            buf = [e.letter as u8, b'0' + e.number / 10, b'0' + e.number % 10];
+            std::str::from_utf8(&buf).unwrap_or("?")
+        }
+        _ => "?",
+    };
+    count_eco(eco, code);
 }
 
 /// Reads `input` (named `file` in stats) as `plan` says and hands the
@@ -441,6 +496,9 @@ pub fn run<R: Read + Send, E>(
     progress: &mut dyn FnMut(u64),
     sink: &mut dyn FnMut(Part) -> Result<(), E>,
 ) -> Result<(), StreamError<E>> {
+    if let Task::Eco { keep } = plan.task {
+        return eco::run::run(plan, keep, input, progress, sink);
+    }
     if plan.jobs <= 1 {
         return run_one(plan, input, file, progress, sink);
     }
@@ -502,6 +560,9 @@ pub fn run_at<A: ReadAt + Sync + ?Sized, E>(
     latin1: &mut dyn FnMut(u64),
     sink: &mut dyn FnMut(Part) -> Result<(), E>,
 ) -> Result<(), StreamError<E>> {
+    if let Task::Eco { keep } = plan.task {
+        return eco::run::run_at(plan, keep, input, progress, latin1, sink);
+    }
     if plan.jobs <= 1 {
         let mut warned = Some(latin1);
         let text = Latin1Read::new(Offsets { input, at: 0 }, |line| {

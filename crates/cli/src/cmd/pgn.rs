@@ -1,5 +1,6 @@
 //! `rookery pgn`: validate | normalize | to-epd | stats | from-epd | annotate
-//! (annotate: see `cmd/annotate.rs`).
+//! | eco | tree (annotate: see `cmd/annotate.rs`; eco, tree: `pgn_eco.rs`,
+//! `pgn_tree.rs`).
 //!
 //! Every verb streams with constant memory and keeps the input order; with
 //! `--jobs N` the input is cut into pieces where games start, N threads read
@@ -15,6 +16,11 @@ use rookery_pgn::convert::EpdOptions;
 use rookery_pgn::stream::{self, Diag, Part, Plan, Stats, StreamError, Task};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+
+#[path = "pgn_eco.rs"]
+mod eco;
+#[path = "pgn_tree.rs"]
+mod tree;
 
 /// Flags of `rookery pgn`.
 #[derive(clap::Args, Debug)]
@@ -59,6 +65,10 @@ enum Verb {
         /// position contradicts its result is still named in a warning.)
         #[arg(long)]
         fix_results: bool,
+        /// Set the ECO, Opening and Variation tags from the game's moves,
+        /// as `pgn eco` does.
+        #[arg(long)]
+        eco: bool,
         #[command(flatten)]
         common: Common,
     },
@@ -95,6 +105,10 @@ enum Verb {
         /// Stop at the first game with an error.
         #[arg(long)]
         strict: bool,
+        /// Count the ECO codes of the openings the games' moves reach (as
+        /// `pgn eco` finds them) instead of their ECO tags.
+        #[arg(long)]
+        eco: bool,
         #[command(flatten)]
         common: Common,
     },
@@ -116,6 +130,14 @@ enum Verb {
     /// line at mistakes and blunders, per-player ACPL/accuracy tags and
     /// summary; optionally an HTML page (--html).
     Annotate(crate::cmd::annotate::AnnotateArgs),
+    /// Set the ECO, Opening and Variation tags of every game from the
+    /// lichess opening table (by position: transpositions count); every
+    /// other byte is copied as it was.
+    Eco(eco::EcoArgs),
+    /// The opening explorer: for each move from a position (found in every
+    /// game, transpositions included), the games, results, average Elo and
+    /// performance; with --depth, a tree.
+    Tree(tree::TreeArgs),
 }
 
 /// The inputs and the output of a verb that writes games or records.
@@ -158,6 +180,7 @@ impl Common {
             jobs: self.jobs as usize,
             chunk_bytes: self.chunk_bytes,
             input_len: None,
+            classify: false,
         }
     }
 }
@@ -406,9 +429,13 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             files,
             lenient,
             fix_results,
+            eco,
             common,
         } => {
-            let plan = common.plan(Task::Normalize { fix_results }, !lenient);
+            let plan = Plan {
+                classify: eco,
+                ..common.plan(Task::Normalize { fix_results }, !lenient)
+            };
             write_plan(plan, &files)
         }
         Verb::ToEpd {
@@ -430,9 +457,13 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             inputs,
             json,
             strict,
+            eco,
             common,
         } => {
-            let plan = common.plan(Task::Stats, strict);
+            let plan = Plan {
+                classify: eco,
+                ..common.plan(Task::Stats, strict)
+            };
             let stats = run_plan(
                 plan,
                 &inputs,
@@ -451,5 +482,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             in_place,
         } => from_epd(&input, &output, in_place),
         Verb::Annotate(a) => crate::cmd::annotate::run(a),
+        Verb::Eco(a) => eco::run(a),
+        Verb::Tree(a) => tree::run(a),
     }
 }

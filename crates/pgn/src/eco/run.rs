@@ -1,0 +1,179 @@
+//! `rookery pgn eco` over a stream: every game written with the tags of its
+//! opening ([`super::retag`]) and every other byte as it was, in input order,
+//! on any number of threads with the same output (see [`crate::split`]).
+//!
+//! A game that already has any of the opening tags is copied as it is when
+//! the task keeps them (`keep`); so is a game the table names no position of
+//! (none among its first [`super::MAX_PLIES`] plies) and, reported, a game
+//! with an error (an illegal move: nothing is dropped). What lies between
+//! games (blank lines, a byte-order mark) is copied too, so that a file
+//! whose games all keep their tags comes out byte for byte as it went in. A
+//! line that is not UTF-8 is read as Latin-1 by [`run_at`] (and by callers
+//! of [`run`] that decode): the output is then UTF-8.
+//!
+//! ```
+//! use rookery_pgn::stream::{run, Plan, Task};
+//!
+//! let pgn = b"[Event \"a\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 *\n\n[ECO \"C00\"]\n\n1. e4 e6 2. d4 d5 *\n\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n\n1. e4 Kd7 *\n";
+//! let plan = Plan::new(Task::Eco { keep: true });
+//! let mut out = Vec::new();
+//! let mut tagged = Default::default();
+//! run(&plan, &pgn[..], "in.pgn", &mut |_| {}, &mut |part| -> Result<(), std::io::Error> {
+//!     out.extend(part.text);
+//!     tagged = part.stats.tagged;
+//!     Ok(())
+//! })?;
+//! let out = String::from_utf8(out).unwrap();
+//! assert!(out.starts_with("[Event \"a\"]\n[ECO \"C60\"]\n[Opening \"Ruy Lopez\"]\n\n1. e4 e5"));
+//! // The second game keeps its tag; the third, an ending, has no opening.
+//! assert!(out.ends_with("[ECO \"C00\"]\n\n1. e4 e6 2. d4 d5 *\n\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n\n1. e4 Kd7 *\n"));
+//! assert_eq!((tagged.named, tagged.kept, tagged.unnamed), (1, 1, 1));
+//! # Ok::<(), rookery_pgn::stream::StreamError<std::io::Error>>(())
+//! ```
+
+use std::io::Read;
+
+use super::retag;
+use crate::game::{Detail, ReadGame};
+use crate::split::{for_each_piece_at, for_each_piece_with, PieceGames, ReadAt};
+use crate::stream::{count_eco, count_eco_tag, report, Part, Plan, StreamError};
+
+/// What `pgn eco` did to the games without errors (mergeable).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tagged {
+    /// Games given the tags of the opening found.
+    pub named: u64,
+    /// Games that had opening tags and kept them (`keep`).
+    pub kept: u64,
+    /// Games in no named position among their first plies, copied as they are.
+    pub unnamed: u64,
+}
+
+impl Tagged {
+    /// Adds the counts of `o`.
+    pub fn merge(&mut self, o: Tagged) {
+        self.named += o.named;
+        self.kept += o.kept;
+        self.unnamed += o.unnamed;
+    }
+}
+
+/// [`crate::stream::run`] for [`crate::stream::Task::Eco`]: reads `input`
+/// on `plan.jobs` threads and hands the text and the problems to `sink` in
+/// input order.
+///
+/// # Errors
+/// As [`crate::stream::run`].
+pub fn run<R: Read + Send, E>(
+    plan: &Plan,
+    keep: bool,
+    input: R,
+    progress: &mut dyn FnMut(u64),
+    sink: &mut dyn FnMut(Part) -> Result<(), E>,
+) -> Result<(), StreamError<E>> {
+    let work = |games: &mut PieceGames| piece(plan, keep, games);
+    for_each_piece_with(
+        input,
+        plan.jobs,
+        (plan.chunk_bytes, plan.input_len),
+        Detail::Count,
+        &work,
+        &mut |part: Part, bytes| {
+            progress(bytes);
+            let go_on = !part.stopped;
+            sink(part).map_err(StreamError::Sink)?;
+            Ok(go_on)
+        },
+    )
+}
+
+/// [`run`] over an input every thread reads at any offset (a file), as
+/// [`crate::stream::run_at`]: `latin1` hears the first line read as Latin-1.
+///
+/// # Errors
+/// As [`crate::stream::run_at`].
+pub fn run_at<A: ReadAt + Sync + ?Sized, E>(
+    plan: &Plan,
+    keep: bool,
+    input: &A,
+    progress: &mut dyn FnMut(u64),
+    latin1: &mut dyn FnMut(u64),
+    sink: &mut dyn FnMut(Part) -> Result<(), E>,
+) -> Result<(), StreamError<E>> {
+    let work = |games: &mut PieceGames| piece(plan, keep, games);
+    for_each_piece_at(
+        input,
+        plan.jobs,
+        (plan.chunk_bytes, plan.input_len),
+        Detail::Count,
+        &work,
+        &mut |part: Part, bytes| {
+            progress(bytes);
+            let go_on = !part.stopped;
+            sink(part).map_err(StreamError::Sink)?;
+            Ok(go_on)
+        },
+        Some(latin1),
+    )
+}
+
+/// The text and problems of one piece of the input: its games, and the
+/// bytes around them as they are.
+fn piece(plan: &Plan, keep: bool, games: &mut PieceGames) -> Part {
+    let mut part = plan.task.new_part();
+    // Stream offset up to which the piece's text is written.
+    let mut written = games.text().0;
+    while let Some(g) = games.next() {
+        let (base, bytes, end) = games.text();
+        let at = |offset: u64| {
+            usize::try_from(offset.saturating_sub(base)).map_or(bytes.len(), |i| i.min(bytes.len()))
+        };
+        let (from, start) = (at(written), at(g.at.offset));
+        let end = at(end).max(start);
+        // Blank lines (or a byte-order mark) before the game.
+        part.text.extend_from_slice(&bytes[from..start.max(from)]);
+        game(
+            plan,
+            keep,
+            &g,
+            &bytes[start.max(from)..end],
+            g.at.offset,
+            &mut part,
+        );
+        written = base + end as u64;
+        games.recycle(g);
+        if part.stopped {
+            return part;
+        }
+    }
+    // Blank lines after the piece's last game.
+    let (base, bytes, _) = games.text();
+    let from =
+        usize::try_from(written.saturating_sub(base)).map_or(bytes.len(), |i| i.min(bytes.len()));
+    part.text.extend_from_slice(&bytes[from..]);
+    part
+}
+
+/// Writes one game, whose text is `text` (at stream offset `base`).
+fn game(plan: &Plan, keep: bool, g: &ReadGame, text: &[u8], base: u64, part: &mut Part) {
+    if !report(plan, g, part) {
+        if !part.stopped {
+            // An error, reported: the game as it is.
+            part.text.extend_from_slice(text);
+        }
+        return;
+    }
+    let stats = &mut part.stats;
+    if keep && super::has_tags(&g.game.tags) {
+        stats.tagged.kept += 1;
+    } else if let Some(c) = super::classify(g) {
+        retag::write(text, base, g, c.opening, &mut part.text);
+        stats.tagged.named += 1;
+        count_eco(&mut stats.eco, c.opening.eco());
+        return;
+    } else {
+        stats.tagged.unnamed += 1;
+    }
+    count_eco_tag(&mut stats.eco, &g.game.tags);
+    part.text.extend_from_slice(text);
+}
