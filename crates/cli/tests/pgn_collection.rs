@@ -5,7 +5,8 @@
 //! (tests/python/sort_check.py); an external sort with a tiny `--memory`
 //! writes what the sort in memory writes; hostile tag values name files
 //! inside the output directory only; a killed run leaves no partial output;
-//! games that cannot be read are reported, rejected or kept.
+//! games that cannot be read are reported, rejected or kept; split writes
+//! the files `pgn-extract -#N` and `-E3` write.
 
 use crate::common::{cmd, rookery, s, text};
 use rookery_testkit::snapshot::{assert_snapshot, json_shape};
@@ -720,5 +721,74 @@ fn json_summaries_keep_their_shape() {
         run.assert_code(1);
         let doc: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
         assert_snapshot(&snapshots, name, &json_shape(&doc));
+    }
+}
+
+/// The values of the tags that tell games apart, game by game, in a PGN
+/// text: what a file written by pgn-extract (which rewrites every game) and
+/// one written by rookery (which copies them) must agree on.
+fn identities(bytes: &[u8]) -> Vec<[Option<String>; 5]> {
+    cut(bytes)
+        .iter()
+        .map(|g| ["Event", "Round", "White", "Black", "Result"].map(|n| tag(g, n)))
+        .collect()
+}
+
+/// Every file of `dir` and the identities of its games.
+fn split_files(dir: &Path) -> BTreeMap<String, Vec<[Option<String>; 5]>> {
+    files(dir)
+        .into_iter()
+        .map(|(name, bytes)| (name, identities(&bytes)))
+        .collect()
+}
+
+/// `split --games N` and `split --by ECO` write the files `pgn-extract -#N`
+/// and `pgn-extract -E3` write, the same games in each in the same order
+/// (pgn-extract names the file of games without an ECO tag `noeco.pgn`).
+#[test]
+fn split_writes_the_files_pgn_extract_writes() {
+    let Some(pgn_extract) = peer::pgn_extract() else {
+        return;
+    };
+    let t = TempDir::new("split-pgn-extract");
+    let inputs: Vec<PathBuf> = [
+        "twic1599_10k.pgn",
+        "lichess_db_10k.pgn",
+        "pe-fischer.pgn",
+        "pe-bots.pgn",
+    ]
+    .iter()
+    .map(|n| data(n))
+    .collect();
+    for (theirs_flag, ours) in [("-#7", vec!["--games", "7"]), ("-E3", vec!["--by", "ECO"])] {
+        let dir = t.join(format!("pe{theirs_flag}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let o = Command::new(&pgn_extract)
+            .current_dir(&dir)
+            .arg("-s")
+            .arg(theirs_flag)
+            .args(&inputs)
+            .output()
+            .expect("run pgn-extract");
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let mut theirs = split_files(&dir);
+        if let Some(games) = theirs.remove("noeco.pgn") {
+            theirs.insert("unknown.pgn".into(), games);
+        }
+        let mine = t.join(format!("rk{theirs_flag}"));
+        let mut argv = vec!["pgn", "split", "-d", s(&mine)];
+        argv.extend(ours);
+        argv.extend(inputs.iter().map(|p| s(p)));
+        rookery(&argv, b"").assert_code(0);
+        let ours = split_files(&mine);
+        assert!(theirs.len() > 3, "{theirs_flag}: {:?}", theirs.keys());
+        assert_eq!(
+            ours.keys().collect::<Vec<_>>(),
+            theirs.keys().collect::<Vec<_>>(),
+            "{theirs_flag}"
+        );
+        for (name, games) in &theirs {
+            assert!(&ours[name] == games, "{theirs_flag}: {name} differs");
+        }
     }
 }
