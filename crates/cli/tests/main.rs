@@ -18,6 +18,7 @@ mod perft_stockfish;
 mod pgn_annotate;
 mod pgn_cli;
 mod pgn_eco;
+mod pgn_collection;
 mod referee_argus;
 mod referee_hostile;
 mod referee_resume;

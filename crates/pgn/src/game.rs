@@ -554,6 +554,9 @@ pub struct ReadGame {
     /// `game.start.hash()`): what finds a game by the positions it passes
     /// through, transpositions included.
     pub keys: Vec<u64>,
+    /// Variations (RAVs) read, at every depth, at any [`Detail`] (those
+    /// after an error, which are skipped, are not counted).
+    pub variations: usize,
 }
 
 impl ReadGame {
@@ -722,6 +725,8 @@ pub struct GameBuilder {
     tag_locations: Vec<(usize, Location)>,
     /// Keys of the mainline positions (see [`ReadGame::keys`]).
     keys: Vec<u64>,
+    /// Variations opened in the game (see [`ReadGame::variations`]).
+    variations: usize,
     /// Allocations of the games handed back by [`GameBuilder::recycle`].
     spare: Spare,
     /// The standard starting position (copied, not built, for every game).
@@ -797,6 +802,7 @@ impl GameBuilder {
             last_loc: Location::default(),
             tag_locations: Vec::new(),
             keys: Vec::new(),
+            variations: 0,
             spare: Spare::default(),
             startpos: Position::startpos(),
         }
@@ -943,6 +949,7 @@ impl Visitor for GameBuilder {
         self.error = None;
         self.warnings = Vec::new();
         self.dead = false;
+        self.variations = 0;
         self.start.clone_from(&self.startpos);
         self.tag_locations = std::mem::take(&mut self.spare.tag_locations);
         self.keys = std::mem::take(&mut self.spare.keys);
@@ -1075,6 +1082,7 @@ impl Visitor for GameBuilder {
         let start = frame.prev.clone();
         let frame = self.frame(start);
         self.stack.push(frame);
+        self.variations += 1;
         Skip(false)
     }
 
@@ -1194,6 +1202,7 @@ impl Visitor for GameBuilder {
             plies,
             ending,
             keys: std::mem::take(&mut self.keys),
+            variations: self.variations,
         };
         self.index += 1;
         out
@@ -1246,7 +1255,7 @@ impl<R: Read> Games<R> {
         self.reader.end_state()
     }
 
-    /// The reader (for where it stands, what it holds).
+    /// The reader (for where it stands, what it holds: [`Reader::held_bytes`]).
     pub fn reader(&self) -> &Reader<R> {
         &self.reader
     }

@@ -26,12 +26,16 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+pub mod collection;
 pub mod convert;
 pub mod eco;
+pub mod copy;
 pub mod ending;
 pub mod explorer;
 pub mod game;
+pub mod partition;
 pub mod reader;
+pub mod sort;
 pub mod split;
 pub mod stream;
 pub mod tags;

@@ -242,13 +242,6 @@ impl Reader<io::Empty> {
     pub fn into_bytes(self) -> Vec<u8> {
         self.buf
     }
-
-    /// The bytes given to [`Reader::from_bytes`], whole, with the stream
-    /// offset of the first: a game's text is there from its location to the
-    /// reader's offset after it.
-    pub fn held_bytes(&self) -> (u64, &[u8]) {
-        (self.base, &self.buf[..self.held.unwrap_or(0)])
-    }
 }
 
 impl<R: Read> Reader<R> {
@@ -300,6 +293,13 @@ impl<R: Read> Reader<R> {
             self.buf = vec![0; self.max_token];
         }
         self
+    }
+
+    /// The input of a reader made by [`Reader::from_bytes`], whole, and the
+    /// stream offset of its first byte (a game's bytes are found by the
+    /// offsets of its locations); `None` for a reader of a stream.
+    pub fn held_bytes(&self) -> Option<(&[u8], u64)> {
+        self.held.map(|len| (&self.buf[..len], self.base))
     }
 
     /// Where the reader stands now (the start of the next game, between games).

@@ -1,6 +1,6 @@
 //! `rookery pgn`: validate | normalize | to-epd | stats | from-epd | annotate
-//! | eco | tree (annotate: see `cmd/annotate.rs`; eco, tree: `pgn_eco.rs`,
-//! `pgn_tree.rs`).
+//! | eco | tree | split | sort | cat (annotate: see `cmd/annotate.rs`; the
+//! others each in its own `cmd/pgn_*.rs` file).
 //!
 //! Every verb streams with constant memory and keeps the input order; with
 //! `--jobs N` the input is cut into pieces where games start, N threads read
@@ -138,6 +138,12 @@ enum Verb {
     /// game, transpositions included), the games, results, average Elo and
     /// performance; with --depth, a tree.
     Tree(tree::TreeArgs),
+    /// Split games into files, N a file or one file per value of a tag (ECO, Event, Date:year...).
+    Split(crate::cmd::pgn_split::SplitArgs),
+    /// Sort games by tags (Date,Round, any tag), stably; past --memory in runs on disk.
+    Sort(crate::cmd::pgn_sort::SortArgs),
+    /// Join several inputs into one, every game copied byte for byte.
+    Cat(crate::cmd::pgn_cat::CatArgs),
 }
 
 /// The inputs and the output of a verb that writes games or records.
@@ -190,7 +196,7 @@ fn display_name(path: &Path) -> String {
 }
 
 /// A byte-count progress bar on stderr, only when stderr is a terminal.
-fn progress(path: &Path) -> Option<indicatif::ProgressBar> {
+pub(crate) fn progress(path: &Path) -> Option<indicatif::ProgressBar> {
     if !std::io::stderr().is_terminal() {
         return None;
     }
@@ -243,7 +249,12 @@ fn process_file(
     Ok(())
 }
 
-fn print_diag(out: &mut dyn Write, file: &str, d: &Diag, json: bool) -> std::io::Result<()> {
+pub(crate) fn print_diag(
+    out: &mut dyn Write,
+    file: &str,
+    d: &Diag,
+    json: bool,
+) -> std::io::Result<()> {
     if json {
         let v = serde_json::json!({
             "file": file,
@@ -484,5 +495,8 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         Verb::Annotate(a) => crate::cmd::annotate::run(a),
         Verb::Eco(a) => eco::run(a),
         Verb::Tree(a) => tree::run(a),
+        Verb::Split(a) => crate::cmd::pgn_split::run(a),
+        Verb::Sort(a) => crate::cmd::pgn_sort::run(a),
+        Verb::Cat(a) => crate::cmd::pgn_cat::run(a),
     }
 }

@@ -122,9 +122,10 @@ pub fn run_at<A: ReadAt + Sync + ?Sized, E>(
 fn piece(plan: &Plan, keep: bool, games: &mut PieceGames) -> Part {
     let mut part = plan.task.new_part();
     // Stream offset up to which the piece's text is written.
-    let mut written = games.text().0;
+    let mut written = games.input().1;
     while let Some(g) = games.next() {
-        let (base, bytes, end) = games.text();
+        let end = games.offset();
+        let (bytes, base) = games.input();
         let at = |offset: u64| {
             usize::try_from(offset.saturating_sub(base)).map_or(bytes.len(), |i| i.min(bytes.len()))
         };
@@ -147,7 +148,7 @@ fn piece(plan: &Plan, keep: bool, games: &mut PieceGames) -> Part {
         }
     }
     // Blank lines after the piece's last game.
-    let (base, bytes, _) = games.text();
+    let (bytes, base) = games.input();
     let from =
         usize::try_from(written.saturating_sub(base)).map_or(bytes.len(), |i| i.min(bytes.len()));
     part.text.extend_from_slice(&bytes[from..]);
