@@ -549,6 +549,9 @@ pub struct ReadGame {
     /// game without mainline moves (as pgn-extract, a starting position is
     /// not judged), and for a game with an error.
     pub ending: Option<Ending>,
+    /// Variations (RAVs) read, at every depth, at any [`Detail`] (those
+    /// after an error, which are skipped, are not counted).
+    pub variations: usize,
 }
 
 impl ReadGame {
@@ -715,6 +718,8 @@ pub struct GameBuilder {
     /// Where the last move was (for warnings about what follows it).
     last_loc: Location,
     tag_locations: Vec<(usize, Location)>,
+    /// Variations opened in the game (see [`ReadGame::variations`]).
+    variations: usize,
     /// Allocations of the games handed back by [`GameBuilder::recycle`].
     spare: Spare,
     /// The standard starting position (copied, not built, for every game).
@@ -787,6 +792,7 @@ impl GameBuilder {
             dead: false,
             last_loc: Location::default(),
             tag_locations: Vec::new(),
+            variations: 0,
             spare: Spare::default(),
             startpos: Position::startpos(),
         }
@@ -928,6 +934,7 @@ impl Visitor for GameBuilder {
         self.error = None;
         self.warnings = Vec::new();
         self.dead = false;
+        self.variations = 0;
         self.start.clone_from(&self.startpos);
         self.tag_locations = std::mem::take(&mut self.spare.tag_locations);
     }
@@ -1054,6 +1061,7 @@ impl Visitor for GameBuilder {
         let start = frame.prev.clone();
         let frame = self.frame(start);
         self.stack.push(frame);
+        self.variations += 1;
         Skip(false)
     }
 
@@ -1172,6 +1180,7 @@ impl Visitor for GameBuilder {
             tag_locations: std::mem::take(&mut self.tag_locations),
             plies,
             ending,
+            variations: self.variations,
         };
         self.index += 1;
         out
@@ -1222,6 +1231,11 @@ impl<R: Read> Games<R> {
     /// Where the reader stood when the input ran out (see [`Reader::end_state`]).
     pub fn end_state(&self) -> crate::reader::EndState {
         self.reader.end_state()
+    }
+
+    /// The reader (see [`Reader::held_bytes`]).
+    pub fn reader(&self) -> &Reader<R> {
+        &self.reader
     }
 
     /// The reader, for what it holds (see [`Reader::into_bytes`]).

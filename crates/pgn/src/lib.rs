@@ -27,6 +27,7 @@
 //! ```
 
 pub mod convert;
+pub mod copy;
 pub mod ending;
 pub mod game;
 pub mod reader;

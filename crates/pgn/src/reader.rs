@@ -295,6 +295,13 @@ impl<R: Read> Reader<R> {
         self
     }
 
+    /// The input of a reader made by [`Reader::from_bytes`], whole, and the
+    /// stream offset of its first byte (a game's bytes are found by the
+    /// offsets of its locations); `None` for a reader of a stream.
+    pub fn held_bytes(&self) -> Option<(&[u8], u64)> {
+        self.held.map(|len| (&self.buf[..len], self.base))
+    }
+
     /// Where the reader stands now (the start of the next game, between games).
     pub fn location(&self) -> Location {
         let offset = self.base + self.pos as u64;
@@ -1013,7 +1020,7 @@ fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
 
 /// Parses `[Name "value"]` at the start of `line`; returns name, raw value and
 /// the bytes used (through `]`).
-fn parse_tag(line: &[u8]) -> Option<(&[u8], &[u8], usize)> {
+pub(crate) fn parse_tag(line: &[u8]) -> Option<(&[u8], &[u8], usize)> {
     let mut i = 1;
     let skip_sp = |i: &mut usize| {
         while *i < line.len() && matches!(line[*i], b' ' | b'\t') {

@@ -145,6 +145,21 @@ pub struct PieceGames {
 }
 
 impl PieceGames {
+    /// The piece's bytes and the stream offset of the first: a game's
+    /// bytes are those between the offsets of its location and of the next
+    /// game's (see [`crate::copy`]).
+    pub fn input(&self) -> (&[u8], u64) {
+        // A piece is always read from memory (`Reader::from_bytes`).
+        self.games.reader().held_bytes().unwrap_or((&[], 0))
+    }
+
+    /// The stream offset the reader stands at: after the last game read
+    /// (its termination marker and a comment on the same line), or at the
+    /// `[` that ended it.
+    pub fn offset(&self) -> u64 {
+        self.games.offset()
+    }
+
     /// Hands a game back (see [`Games::recycle`]).
     pub fn recycle(&mut self, game: ReadGame) {
         self.games.recycle(game);

@@ -39,7 +39,7 @@ use std::fmt;
 use std::io::{self, BufRead, Read, Write};
 
 use crate::convert::{epd_to_game, write_game_epd, write_game_fens, EpdOptions};
-use crate::game::{Detail, GameBuilder, ReadGame};
+use crate::game::{Detail, GameBuilder, GameError, ReadGame, Warning};
 use crate::reader::Reader;
 use crate::split::{for_each_piece_at, for_each_piece_with, PieceGames, PieceSink, ReadAt};
 use crate::types::{GameResult, Location};
@@ -160,6 +160,16 @@ impl Diag {
             game,
             message,
         }
+    }
+
+    /// The error of game number `index`, as every verb reports it.
+    pub fn of_error(e: &GameError, index: usize) -> Diag {
+        Diag::new(e.at, true, index, format!("{}: {}", e.game, e.kind))
+    }
+
+    /// A warning of game number `index`, as every verb reports it.
+    pub fn of_warning(w: &Warning, index: usize) -> Diag {
+        Diag::new(w.at, false, index, format!("game {index}: {}", w.kind))
     }
 }
 
@@ -354,8 +364,7 @@ pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
     part.stats.warnings += g.warnings.len() as u64;
     if !plan.quiet {
         for w in &g.warnings {
-            let message = format!("game {}: {}", g.index, w.kind);
-            part.diags.push(Diag::new(w.at, false, g.index, message));
+            part.diags.push(Diag::of_warning(w, g.index));
         }
     }
     if matches!(plan.task, Task::Validate) {
@@ -368,8 +377,7 @@ pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
     }
     part.stats.games += 1;
     if let Some(e) = &g.error {
-        let message = format!("{}: {}", e.game, e.kind);
-        part.diags.push(Diag::new(e.at, true, g.index, message));
+        part.diags.push(Diag::of_error(e, g.index));
         part.stats.error_games += 1;
         part.stopped = plan.strict;
         return;
