@@ -29,6 +29,7 @@
 pub mod convert;
 pub mod copy;
 pub mod ending;
+pub mod filter;
 pub mod game;
 pub mod reader;
 pub mod split;
