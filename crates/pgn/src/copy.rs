@@ -443,9 +443,18 @@ mod tests {
         let joined: Vec<u8> = whole.iter().flat_map(|g| g.2.clone()).collect();
         let first = GAMES.windows(6).position(|w| w == b"[Event").unwrap();
         assert_eq!(joined, &GAMES[first..]);
-        assert_eq!(whole[0].2, b"[Event \"a\"]\r\n[White \"x\"]\r\n\r\n1. e4 {c} e5 *\r\n\r\n");
-        assert_eq!(whole[1].2, b"{before} [Event \"b\"]\n1. d4 (1. c4 c5) d5 1-0 {after}\n\n\n");
-        assert_eq!(whole[3].2, b"[Event \"d\"]\n1. e4 e5 2. Qh5 0-1\n\n% between\n\n");
+        assert_eq!(
+            whole[0].2,
+            b"[Event \"a\"]\r\n[White \"x\"]\r\n\r\n1. e4 {c} e5 *\r\n\r\n"
+        );
+        assert_eq!(
+            whole[1].2,
+            b"{before} [Event \"b\"]\n1. d4 (1. c4 c5) d5 1-0 {after}\n\n\n"
+        );
+        assert_eq!(
+            whole[3].2,
+            b"[Event \"d\"]\n1. e4 e5 2. Qh5 0-1\n\n% between\n\n"
+        );
     }
 
     #[test]
@@ -469,7 +478,8 @@ mod tests {
 
     #[test]
     fn a_value_that_is_not_utf8_is_read_as_latin1() {
-        let pgn = b"[Event \"a\"]\n[White \"M\xfcller, \\\"K\\\"\"]\n[Black \"S\xc3\xa9\"]\n\n1. e4 *\n";
+        let pgn =
+            b"[Event \"a\"]\n[White \"M\xfcller, \\\"K\\\"\"]\n[Black \"S\xc3\xa9\"]\n\n1. e4 *\n";
         let plan = CopyPlan::default();
         let mut seen = Vec::new();
         copy_games(

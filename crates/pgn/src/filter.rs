@@ -210,7 +210,7 @@ impl FromStr for DateSpan {
     /// `??` for an unknown part, as in a Date tag).
     fn from_str(s: &str) -> Result<DateSpan, ()> {
         let parts: Vec<&str> = s.trim().split(['.', '-']).collect();
-        let mut full = [ "????", "??", "??" ];
+        let mut full = ["????", "??", "??"];
         if parts.is_empty() || parts.len() > 3 {
             return Err(());
         }
@@ -308,7 +308,9 @@ impl FromStr for TagTest {
             .ok_or_else(|| bad("no operator (= != < <= > >= ~ !~)"))?;
         let name = text[..at].trim();
         if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            return Err(bad("expected a tag name (letters, digits, _) before the operator"));
+            return Err(bad(
+                "expected a tag name (letters, digits, _) before the operator",
+            ));
         }
         let rest = &text[at..];
         let (spelling, op) = Op::SPELLINGS
@@ -365,7 +367,11 @@ impl<T: FromStr> Bounds<T> {
     /// # Errors
     /// [`FilterError::Range`] if a bound does not read as a `T` or both
     /// are missing.
-    pub fn parse(text: &str, exact: bool, expected: &'static str) -> Result<Bounds<T>, FilterError> {
+    pub fn parse(
+        text: &str,
+        exact: bool,
+        expected: &'static str,
+    ) -> Result<Bounds<T>, FilterError> {
         let bad = || FilterError::Range {
             text: text.to_owned(),
             expected,
@@ -446,7 +452,13 @@ impl FromStr for PositionTest {
 }
 
 /// The roles a material signature counts, in the order it is kept.
-const COUNTED: [Role; 5] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn];
+const COUNTED: [Role; 5] = [
+    Role::Queen,
+    Role::Rook,
+    Role::Bishop,
+    Role::Knight,
+    Role::Pawn,
+];
 
 /// A material signature: how many queens, rooks, bishops, knights and
 /// pawns each side has (the kings are always there).
@@ -497,18 +509,21 @@ impl FromStr for Material {
             return Err(bad("no pieces"));
         }
         for (side, c) in sides {
-            let slot = match c {
-                'K' => {
-                    kings[side] += 1;
-                    continue;
-                }
-                'Q' => 0,
-                'R' => 1,
-                'B' => 2,
-                'N' => 3,
-                'P' => 4,
-                _ => return Err(bad("expected the letters K Q R B N P (Black's in small letters, or after v)")),
-            };
+            let slot =
+                match c {
+                    'K' => {
+                        kings[side] += 1;
+                        continue;
+                    }
+                    'Q' => 0,
+                    'R' => 1,
+                    'B' => 2,
+                    'N' => 3,
+                    'P' => 4,
+                    _ => return Err(bad(
+                        "expected the letters K Q R B N P (Black's in small letters, or after v)",
+                    )),
+                };
             counts[side][slot] += 1;
             if counts[side][slot] > 16 {
                 return Err(bad("more pieces of one kind than a side can have"));
@@ -682,7 +697,11 @@ impl Criteria {
         }
         if !self.player_patterns.is_empty() {
             let (w, b) = (tag("White"), tag("Black"));
-            let plays = |re: &Regex| [&w, &b].iter().any(|n| n.as_deref().is_some_and(|n| re.is_match(n)));
+            let plays = |re: &Regex| {
+                [&w, &b]
+                    .iter()
+                    .any(|n| n.as_deref().is_some_and(|n| re.is_match(n)))
+            };
             if !self.player_patterns.iter().any(plays) {
                 return false;
             }
@@ -704,7 +723,14 @@ impl Criteria {
             }
         }
         if let Some(eco) = &self.eco {
-            if !g.game.tags.eco().ok().flatten().is_some_and(|e| eco.contains(&e)) {
+            if !g
+                .game
+                .tags
+                .eco()
+                .ok()
+                .flatten()
+                .is_some_and(|e| eco.contains(&e))
+            {
                 return false;
             }
         }
@@ -765,7 +791,11 @@ impl Criteria {
             if fifty && pos.is_fifty_moves() {
                 fifty = false;
             }
-            if repetition && history.as_ref().is_some_and(rookery_core::Game::is_threefold_repetition) {
+            if repetition
+                && history
+                    .as_ref()
+                    .is_some_and(rookery_core::Game::is_threefold_repetition)
+            {
                 repetition = false;
             }
             if let Some(o) = opening {
@@ -940,7 +970,12 @@ mod tests {
         assert_eq!(only(&|c| c.variations = true), [1]);
         assert_eq!(only(&|c| c.repetition = true), [2]);
         // After 4... Nxe4: White has lost a pawn.
-        assert_eq!(only(&|c| c.materials.push("KQRRBBNNPPPPPPPvKQRRBBNNPPPPPPPP".parse().unwrap())), [1]);
+        assert_eq!(
+            only(&|c| c
+                .materials
+                .push("KQRRBBNNPPPPPPPvKQRRBBNNPPPPPPPP".parse().unwrap())),
+            [1]
+        );
         assert!("KRPkrx".parse::<Material>().is_err());
         assert!("KKr".parse::<Material>().is_err());
         assert!(Opening::from_moves("1. e4 e4", false).is_err());

@@ -28,9 +28,11 @@
 
 pub mod convert;
 pub mod copy;
+pub mod dedupe;
 pub mod ending;
 pub mod filter;
 pub mod game;
+pub mod keyset;
 pub mod reader;
 pub mod split;
 pub mod stream;
