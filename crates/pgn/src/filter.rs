@@ -274,10 +274,8 @@ impl TagTest {
                 .and_then(|v| v.partial_cmp(want))
                 .is_some_and(|o| self.op.accepts(o)),
             Want::Date(want) => value
-                .parse::<PgnDate>()
-                .ok()
-                .and_then(DateSpan::of)
-                .is_some_and(|d| d.passes(self.op, *want)),
+                .parse::<DateSpan>()
+                .is_ok_and(|d| d.passes(self.op, *want)),
             Want::Text(want) => self.op.accepts(value.as_bytes().cmp(want.as_bytes())),
         }
     }
@@ -717,7 +715,7 @@ impl Criteria {
             }
         }
         if let Some(date) = &self.date {
-            let span = g.game.tags.date().ok().flatten().and_then(DateSpan::of);
+            let span = tag("Date").and_then(|d| d.parse::<DateSpan>().ok());
             if !span.is_some_and(|d| date.holds(d)) {
                 return false;
             }
@@ -868,6 +866,9 @@ mod tests {
         assert!(test("Date=2012").passes(Some("2012.06.20")));
         assert!(test("Date!=2012.06.21").passes(Some("2012.06.20")));
         assert!(!test("Date>1900").passes(Some("????.??.??")));
+        // A date written short, as some collections do.
+        assert!(test("Date<1970").passes(Some("1957")));
+        assert!(test("Date=1957.05").passes(Some("1957.05")));
         assert!(test("EventDate<=2012.06.20").passes(Some("2012.06.20")));
         assert!(test("Event~olympiad").passes(Some("40th Chess Olympiad")));
         assert!(!test("Event!~olympiad").passes(Some("40th Chess Olympiad")));
