@@ -26,6 +26,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+pub mod collection;
 pub mod convert;
 pub mod copy;
 pub mod dedupe;

@@ -7,6 +7,8 @@ pub mod epd;
 pub mod matches;
 pub mod perft;
 pub mod pgn;
+pub mod pgn_cat;
+pub mod pgn_copy;
 pub mod progress;
 pub mod referee;
 pub mod report;

@@ -1,5 +1,5 @@
 //! `rookery pgn`: validate | normalize | to-epd | stats | from-epd | annotate
-//! (annotate: see `cmd/annotate.rs`).
+//! | cat (each of those in its own `cmd/` file).
 //!
 //! Every verb streams with constant memory and keeps the input order; with
 //! `--jobs N` the input is cut into pieces where games start, N threads read
@@ -116,6 +116,8 @@ enum Verb {
     /// line at mistakes and blunders, per-player ACPL/accuracy tags and
     /// summary; optionally an HTML page (--html).
     Annotate(crate::cmd::annotate::AnnotateArgs),
+    /// Join several inputs into one, every game copied byte for byte.
+    Cat(crate::cmd::pgn_cat::CatArgs),
 }
 
 /// The inputs and the output of a verb that writes games or records.
@@ -167,7 +169,7 @@ fn display_name(path: &Path) -> String {
 }
 
 /// A byte-count progress bar on stderr, only when stderr is a terminal.
-fn progress(path: &Path) -> Option<indicatif::ProgressBar> {
+pub(crate) fn progress(path: &Path) -> Option<indicatif::ProgressBar> {
     if !std::io::stderr().is_terminal() {
         return None;
     }
@@ -220,7 +222,12 @@ fn process_file(
     Ok(())
 }
 
-fn print_diag(out: &mut dyn Write, file: &str, d: &Diag, json: bool) -> std::io::Result<()> {
+pub(crate) fn print_diag(
+    out: &mut dyn Write,
+    file: &str,
+    d: &Diag,
+    json: bool,
+) -> std::io::Result<()> {
     if json {
         let v = serde_json::json!({
             "file": file,
@@ -451,5 +458,6 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             in_place,
         } => from_epd(&input, &output, in_place),
         Verb::Annotate(a) => crate::cmd::annotate::run(a),
+        Verb::Cat(a) => crate::cmd::pgn_cat::run(a),
     }
 }

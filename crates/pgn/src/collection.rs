@@ -1,0 +1,467 @@
+//! Rearranging a collection: what `rookery pgn split | sort | cat` share on
+//! top of [`crate::copy`] (games and their bytes, as written, in input
+//! order, on any number of threads).
+//!
+//! [`run`] and [`run_at`] check every game (every move, in variations too),
+//! label each on the reading threads (a sort key, the value a file is named
+//! after, a filter's verdict; see [`crate::copy::tag_value`] for tag values
+//! that are not UTF-8) and hand each to a sink in input order as a
+//! [`Judged`] game: its problems, and what to write ([`Kept`]) unless it is
+//! rejected or left out. A game with an error is rejected (counted in
+//! [`Counts::rejected`]), or labelled and kept as it is with
+//! [`Plan::keep_bad`]; it is reported either way. A label of `None` leaves a
+//! game out (counted in [`Counts::left_out`]; a filter's drop): its bytes
+//! are then never copied off the reading thread.
+//!
+//! The label is the verb's whole say on the reading threads, where the
+//! work is spread; what needs every game in order (a set of keys seen, a
+//! file to switch to) belongs in the sink, on the calling thread.
+//!
+//! [`GameWriter`] writes the kept games one after another, each as it was
+//! written from its first byte to its last that is not white space, then its
+//! line end, a blank line between two (in the games' own line ends): a file
+//! of such games is copied whole, and games from different places never run
+//! into each other.
+//!
+//! ```
+//! use rookery_pgn::collection::{run, GameWriter, Plan};
+//!
+//! let pgn = b"[Event \"a\"]\n\n1. e4 e5 1-0\n\n[Event \"b\"]\n\n1. e4 e4 *\n\n[Event \"c\"]\n\n1. d4   d5 *\n";
+//! let mut out = GameWriter::new(Vec::new());
+//! let counts = run(&Plan::default(), &pgn[..], &|g, _raw| Some(g.index), &mut |_| {},
+//!     &mut |g| -> std::io::Result<()> {
+//!         if let Some(kept) = g.kept {
+//!             out.write(kept.text, kept.open_result)?;
+//!         } else {
+//!             assert!(g.diags.iter().any(|d| d.error && d.line == 7));
+//!         }
+//!         Ok(())
+//!     })?;
+//! assert_eq!((counts.games, counts.copied, counts.rejected), (3, 2, 1));
+//! assert_eq!(out.finish()?, b"[Event \"a\"]\n\n1. e4 e5 1-0\n\n[Event \"c\"]\n\n1. d4   d5 *\n");
+//! # Ok::<(), rookery_pgn::stream::StreamError<std::io::Error>>(())
+//! ```
+
+use std::io::{self, Read, Write};
+
+use crate::copy::{copy_games, copy_games_at, CopyPlan, CopySink, Judge};
+use crate::game::{ReadGame, WarningKind};
+use crate::split::ReadAt;
+use crate::stream::{Diag, StreamError};
+use crate::types::{GameResult, Location};
+
+/// How to read and check the games.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Keep games with an error too (reported all the same).
+    pub keep_bad: bool,
+    /// Threads, pieces, warnings (see [`CopyPlan`]).
+    pub copy: CopyPlan,
+}
+
+/// Counts of a run (mergeable across files).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Games read.
+    pub games: u64,
+    /// Games kept (those with an error included under [`Plan::keep_bad`]).
+    pub copied: u64,
+    /// Games the label left out (no error; the verb did not want them).
+    pub left_out: u64,
+    /// Games with an error, not kept.
+    pub rejected: u64,
+    /// Games with an error (rejected or kept).
+    pub error_games: u64,
+    /// Warnings, reported or not.
+    pub warnings: u64,
+}
+
+impl Counts {
+    /// Adds the counts of `o`.
+    pub fn merge(&mut self, o: &Counts) {
+        self.games += o.games;
+        self.copied += o.copied;
+        self.left_out += o.left_out;
+        self.rejected += o.rejected;
+        self.error_games += o.error_games;
+        self.warnings += o.warnings;
+    }
+}
+
+/// A game as the sink gets it, in input order.
+#[derive(Debug)]
+pub struct Judged<'a, L> {
+    /// Its index in the input, from 1.
+    pub index: usize,
+    /// Where it starts.
+    pub at: Location,
+    /// Its problems, to report: its warnings (unless quiet), then its
+    /// error (if it has one).
+    pub diags: Vec<Diag>,
+    /// The line of its first tag value that is not UTF-8 (read as Latin-1).
+    pub latin1_line: Option<u64>,
+    /// What to write; `None` if it is rejected or left out.
+    pub kept: Option<Kept<'a, L>>,
+}
+
+/// A game kept: where it was, its label and its text.
+#[derive(Debug)]
+pub struct Kept<'a, L> {
+    /// Its index in its input, from 1.
+    pub index: usize,
+    /// Where it starts in its input (line, column, byte offset).
+    pub at: Location,
+    /// What the run's label made of it.
+    pub label: L,
+    /// Its bytes as they stand in the input, from its first byte to its
+    /// last that is not white space.
+    pub text: &'a [u8],
+    /// Whether it has an error (kept under [`Plan::keep_bad`]).
+    pub bad: bool,
+    /// `Some(result)` when it has no game-termination marker (the result
+    /// its tags give, else `*`): [`GameWriter`] closes it with that marker
+    /// if a game without tags would follow it, whose moves would otherwise
+    /// be read as more of its own.
+    pub open_result: Option<GameResult>,
+}
+
+/// What the judge passes from the reading threads: the label (`None` for a
+/// game rejected or left out), the open result, and whether it has an error.
+type Verdict<L> = (Option<L>, Option<GameResult>, bool);
+
+/// The label of a run: on a reading thread, a game and its bytes (as
+/// [`crate::copy::Judge`] gets them) give `Some(label)` to keep the game,
+/// `None` to leave it out. Called for every game without an error, and for
+/// those with one under [`Plan::keep_bad`].
+pub type Label<'a, L> = dyn Fn(&ReadGame, &[u8]) -> Option<L> + Sync + 'a;
+
+/// Reads `input` as `plan` says, labels the games with `label` (on the
+/// reading threads) and hands every game to `sink` in input order (those
+/// rejected or left out too, without [`Judged::kept`]); `progress` hears
+/// the input bytes done now and then. Returns the counts.
+///
+/// # Errors
+/// [`StreamError::Read`] if the input cannot be read (or a reading thread
+/// panicked), [`StreamError::Sink`] with the first error of `sink`.
+pub fn run<R: Read + Send, L: Send, E>(
+    plan: &Plan,
+    input: R,
+    label: &Label<'_, L>,
+    progress: &mut dyn FnMut(u64),
+    sink: &mut dyn FnMut(Judged<'_, L>) -> Result<(), E>,
+) -> Result<Counts, StreamError<E>> {
+    run_with(plan, label, sink, |judge, copied| {
+        copy_games(&plan.copy, input, judge, progress, copied)
+    })
+}
+
+/// [`run`] over an input every thread can read at any offset (a file; see
+/// [`copy_games_at`]).
+///
+/// # Errors
+/// As [`run`]; an input that got shorter while read is a read error.
+pub fn run_at<A: ReadAt + Sync + ?Sized, L: Send, E>(
+    plan: &Plan,
+    input: &A,
+    label: &Label<'_, L>,
+    progress: &mut dyn FnMut(u64),
+    sink: &mut dyn FnMut(Judged<'_, L>) -> Result<(), E>,
+) -> Result<Counts, StreamError<E>> {
+    run_with(plan, label, sink, |judge, copied| {
+        copy_games_at(&plan.copy, input, judge, progress, copied)
+    })
+}
+
+/// The work of [`run`] and [`run_at`]: `copy` runs the judge and the sink
+/// over the input.
+fn run_with<L: Send, E>(
+    plan: &Plan,
+    label: &Label<'_, L>,
+    sink: &mut dyn FnMut(Judged<'_, L>) -> Result<(), E>,
+    copy: impl FnOnce(
+        &Judge<'_, Verdict<L>>,
+        &mut CopySink<'_, Verdict<L>, E>,
+    ) -> Result<(), StreamError<E>>,
+) -> Result<Counts, StreamError<E>> {
+    let keep_bad = plan.keep_bad;
+    let judge = |g: &ReadGame, raw: &[u8]| {
+        let label = if keep_bad || g.error.is_none() {
+            label(g, raw)
+        } else {
+            None
+        };
+        let open = g
+            .warnings
+            .iter()
+            .any(|w| w.kind == WarningKind::MissingResult);
+        let copy = label.is_some();
+        let verdict = (label, open.then_some(g.game.result), g.error.is_some());
+        (verdict, copy)
+    };
+    let mut counts = Counts::default();
+    copy(&judge, &mut |c| {
+        let (label, open_result, bad) = c.value;
+        counts.games += 1;
+        counts.warnings += c.warning_count as u64;
+        counts.error_games += u64::from(bad);
+        let mut diags = c.warnings;
+        diags.extend(c.error);
+        let kept = match label {
+            Some(label) => {
+                counts.copied += 1;
+                Some(Kept {
+                    index: c.index,
+                    at: c.at,
+                    label,
+                    text: c.bytes.unwrap_or_default().trim_ascii_end(),
+                    bad,
+                    open_result,
+                })
+            }
+            None if bad && !keep_bad => {
+                counts.rejected += 1;
+                None
+            }
+            None => {
+                counts.left_out += 1;
+                None
+            }
+        };
+        sink(Judged {
+            index: c.index,
+            at: c.at,
+            diags,
+            latin1_line: c.latin1_line,
+            kept,
+        })?;
+        Ok(true)
+    })?;
+    Ok(counts)
+}
+
+/// The line end `text` uses: that of its first line (`\n` if it has one line).
+fn line_end(text: &[u8]) -> &'static [u8] {
+    match memchr::memchr(b'\n', text) {
+        Some(i) if i > 0 && text[i - 1] == b'\r' => b"\r\n",
+        _ => b"\n",
+    }
+}
+
+/// Writes games one after another (see the module documentation).
+#[derive(Debug)]
+pub struct GameWriter<W> {
+    out: W,
+    games: u64,
+    /// The last game written has no game-termination marker: the one it
+    /// would be closed with, and its line end.
+    open: Option<(GameResult, &'static [u8])>,
+}
+
+impl<W: Write> GameWriter<W> {
+    /// A writer of games to `out`.
+    pub fn new(out: W) -> GameWriter<W> {
+        GameWriter {
+            out,
+            games: 0,
+            open: None,
+        }
+    }
+
+    /// Writes one game's text (white space at its end left out) and its
+    /// line end, after a blank line if it is not the first. `open_result`:
+    /// see [`Kept::open_result`] — a game without a marker is closed with
+    /// one (` *`, or its tags' result) only if this next game does not
+    /// start with a tag.
+    ///
+    /// # Errors
+    /// The output's write errors.
+    pub fn write(&mut self, text: &[u8], open_result: Option<GameResult>) -> io::Result<()> {
+        let text = text.trim_ascii_end();
+        if let Some((result, eol)) = self.open.take() {
+            if text.first() != Some(&b'[') {
+                self.out.write_all(b" ")?;
+                self.out.write_all(result.as_str().as_bytes())?;
+            }
+            self.out.write_all(eol)?;
+        }
+        let eol = line_end(text);
+        if self.games > 0 {
+            self.out.write_all(eol)?;
+        }
+        self.out.write_all(text)?;
+        self.open = open_result.map(|r| (r, eol));
+        if self.open.is_none() {
+            self.out.write_all(eol)?;
+        }
+        self.games += 1;
+        Ok(())
+    }
+
+    /// Games written so far.
+    pub fn games(&self) -> u64 {
+        self.games
+    }
+
+    /// The output.
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
+    /// Ends the last game's line (if it is still open) and gives the output back.
+    ///
+    /// # Errors
+    /// The output's write errors.
+    pub fn finish(mut self) -> io::Result<W> {
+        if let Some((_, eol)) = self.open.take() {
+            self.out.write_all(eol)?;
+        }
+        Ok(self.out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copy_all(pgn: &[u8], plan: &Plan) -> (Vec<u8>, Counts) {
+        let mut out = GameWriter::new(Vec::new());
+        let counts = run(
+            plan,
+            pgn,
+            &|_, _| Some(()),
+            &mut |_| {},
+            &mut |g: Judged<'_, ()>| -> io::Result<()> {
+                if let Some(k) = g.kept {
+                    out.write(k.text, k.open_result)?;
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+        (out.finish().unwrap(), counts)
+    }
+
+    #[test]
+    fn a_file_of_well_separated_games_is_copied_whole() {
+        let pgn = b"[Event \"a\"]\n[Site \"?\"]\n\n1. e4 {x}  e5 (1... c5 $1) 1-0\n\n\
+                    [Event \"b\"]\n\n1. d4 d5 2. c4 *\n";
+        for jobs in [1, 2] {
+            let plan = Plan {
+                copy: CopyPlan {
+                    jobs,
+                    chunk_bytes: 16,
+                    ..CopyPlan::default()
+                },
+                ..Plan::default()
+            };
+            assert_eq!(copy_all(pgn, &plan).0, pgn);
+        }
+        let crlf = b"[Event \"a\"]\r\n\r\n1. e4 e5 1-0\r\n\r\n[Event \"b\"]\r\n\r\n1. d4 *\r\n";
+        assert_eq!(copy_all(crlf, &Plan::default()).0, crlf);
+    }
+
+    #[test]
+    fn bad_games_are_rejected_or_kept() {
+        let pgn = b"[Event \"a\"]\n\n1. e4 e4 1-0\n\n[Event \"b\"]\n\n1. d4 *\n";
+        let (text, counts) = copy_all(pgn, &Plan::default());
+        assert_eq!(text, b"[Event \"b\"]\n\n1. d4 *\n");
+        assert_eq!(
+            (counts.games, counts.rejected, counts.error_games),
+            (2, 1, 1)
+        );
+        let keep = Plan {
+            keep_bad: true,
+            ..Plan::default()
+        };
+        let (text, counts) = copy_all(pgn, &keep);
+        assert_eq!(text, pgn);
+        assert_eq!(
+            (counts.copied, counts.rejected, counts.error_games),
+            (2, 0, 1)
+        );
+    }
+
+    #[test]
+    fn a_label_of_none_leaves_a_game_out() {
+        let pgn = b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n1. d4 *\n\n[Event \"c\"]\n\n1. d4 d4 *\n";
+        let mut out = GameWriter::new(Vec::new());
+        let mut seen = Vec::new();
+        let plan = Plan {
+            keep_bad: true,
+            ..Plan::default()
+        };
+        let counts = run(
+            &plan,
+            &pgn[..],
+            &|g, _| (g.game.tags.get("Event") != Some("b")).then_some(g.index),
+            &mut |_| {},
+            &mut |g: Judged<'_, usize>| -> io::Result<()> {
+                seen.push((
+                    g.index,
+                    g.kept.as_ref().map(|k| (k.label, k.at.line, k.bad)),
+                ));
+                if let Some(k) = g.kept {
+                    out.write(k.text, k.open_result)?;
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            seen,
+            [(1, Some((1, 1, false))), (2, None), (3, Some((3, 9, true)))]
+        );
+        assert_eq!((counts.copied, counts.left_out, counts.rejected), (2, 1, 0));
+        assert_eq!(
+            out.finish().unwrap(),
+            b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"c\"]\n\n1. d4 d4 *\n"
+        );
+    }
+
+    #[test]
+    fn a_game_without_a_marker_is_closed_only_before_a_game_without_tags() {
+        let mut w = GameWriter::new(Vec::new());
+        w.write(
+            b"[Result \"1-0\"]\n\n1. e4 e5\n\n",
+            Some(GameResult::WhiteWins),
+        )
+        .unwrap();
+        w.write(b"[Event \"b\"]\n\n1. d4", Some(GameResult::Unknown))
+            .unwrap();
+        w.write(b"1. c4 *", None).unwrap();
+        assert_eq!(
+            w.finish().unwrap(),
+            b"[Result \"1-0\"]\n\n1. e4 e5\n\n[Event \"b\"]\n\n1. d4 *\n\n1. c4 *\n"
+        );
+        let mut w = GameWriter::new(Vec::new());
+        w.write(b"1. e4", Some(GameResult::Unknown)).unwrap();
+        assert_eq!(w.finish().unwrap(), b"1. e4\n");
+    }
+
+    /// A game without a marker followed (in the output) by one without
+    /// tags reads back as two games, not one.
+    #[test]
+    fn games_from_different_places_stay_apart() {
+        let a = b"[Event \"a\"]\n\n1. e4 e5";
+        let b = b"1. d4 d5 *\n";
+        let mut out = GameWriter::new(Vec::new());
+        for input in [&a[..], &b[..]] {
+            run(
+                &Plan::default(),
+                input,
+                &|_, _| Some(()),
+                &mut |_| {},
+                &mut |g: Judged<'_, ()>| -> io::Result<()> {
+                    let k = g.kept.expect("no error");
+                    out.write(k.text, k.open_result)
+                },
+            )
+            .unwrap();
+        }
+        let text = out.finish().unwrap();
+        let games: Vec<_> = crate::Games::new(&text[..])
+            .map(|g| g.unwrap().plies)
+            .collect();
+        assert_eq!(games, [2, 2]);
+    }
+}
