@@ -1,5 +1,5 @@
 //! `rookery pgn`: validate | normalize | to-epd | stats | from-epd | annotate
-//! | cat (each of those in its own `cmd/` file).
+//! | cat | filter | dedupe (each of those in its own `cmd/` file).
 //!
 //! Every verb streams with constant memory and keeps the input order; with
 //! `--jobs N` the input is cut into pieces where games start, N threads read
@@ -118,6 +118,13 @@ enum Verb {
     Annotate(crate::cmd::annotate::AnnotateArgs),
     /// Join several inputs into one, every game copied byte for byte.
     Cat(crate::cmd::pgn_cat::CatArgs),
+    /// Keep the games that pass tests on tags (relational, regex), players,
+    /// ratings, dates, ECO, length, result, positions, material, opening
+    /// moves, endings; copied byte for byte.
+    Filter(crate::cmd::pgn_filter::FilterArgs),
+    /// Drop the games that repeat an earlier one's moves (same final
+    /// position by the same positions), keeping the first; copied byte for byte.
+    Dedupe(crate::cmd::pgn_dedupe::DedupeArgs),
 }
 
 /// The inputs and the output of a verb that writes games or records.
@@ -459,5 +466,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         } => from_epd(&input, &output, in_place),
         Verb::Annotate(a) => crate::cmd::annotate::run(a),
         Verb::Cat(a) => crate::cmd::pgn_cat::run(a),
+        Verb::Filter(a) => crate::cmd::pgn_filter::run(a),
+        Verb::Dedupe(a) => crate::cmd::pgn_dedupe::run(a),
     }
 }

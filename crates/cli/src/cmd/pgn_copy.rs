@@ -263,3 +263,25 @@ fn copy_file<L: Send>(
     }
     Ok(counts)
 }
+
+/// Reads a size in bytes for a verb's `--memory`: a number with an optional
+/// K, M or G (powers of 1024; `KB`, `KiB` and small letters too).
+///
+/// # Errors
+/// A message naming the text, for clap.
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let bad = || format!("bad size {s:?}: expected bytes, or a number with K, M or G");
+    let t = s.trim();
+    let (digits, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
+    let unit = unit.trim().to_ascii_uppercase();
+    let shift = match unit.trim_end_matches('B').trim_end_matches('I') {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        _ => return Err(bad()),
+    };
+    let n: usize = digits.parse().map_err(|_| bad())?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("size {s:?} is too large"))
+}
