@@ -407,8 +407,22 @@ fn dedupe_drops_what_pgn_extract_d_drops() {
     }
     assert_eq!(report.lines().count(), ours.len(), "{report}");
     // Under a memory cap of a few keys, on disk: the same.
-    let capped = rookery(&["pgn", "dedupe", s(&input), "--memory", "1K"], b"");
-    assert_eq!(text(&capped.assert_code(0).stdout), text(&kept));
+    let capped = dir.join("capped.pgn");
+    let args = [
+        "pgn",
+        "dedupe",
+        s(&input),
+        "--memory",
+        "1K",
+        "--json",
+        "-o",
+        s(&capped),
+    ];
+    let run = rookery(&args, b"");
+    let summary: serde_json::Value = serde_json::from_slice(&run.assert_code(0).stdout).unwrap();
+    assert!(summary["spills"].as_u64() > Some(1), "{summary}");
+    assert_eq!(summary["duplicates"].as_u64(), Some(ours.len() as u64));
+    assert_eq!(text(&std::fs::read(&capped).unwrap()), text(&kept));
 }
 
 #[test]
