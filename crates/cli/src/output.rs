@@ -378,6 +378,11 @@ enum Inner {
         target: PathBuf,
         done: bool,
     },
+    /// A file closed by [`Output::suspend`] until the next write.
+    Suspended {
+        partial: PathBuf,
+        target: PathBuf,
+    },
 }
 
 impl Output {
@@ -436,11 +441,53 @@ impl Output {
         })
     }
 
+    /// Flushes and closes a file until the next write, which opens it
+    /// again (to append): for a command that writes more files than it may
+    /// keep open at once (`pgn split`). Its buffer is freed meanwhile.
+    ///
+    /// # Errors
+    /// I/O errors flushing it.
+    pub fn suspend(&mut self) -> io::Result<()> {
+        self.flush()?;
+        if let Inner::File {
+            partial, target, ..
+        } = &mut self.inner
+        {
+            let (partial, target) = (std::mem::take(partial), std::mem::take(target));
+            // Dropping the writer closes the file; the partial file stays.
+            self.inner = Inner::Suspended { partial, target };
+        }
+        Ok(())
+    }
+
+    /// The writer, the file opened again if it was suspended.
+    fn active(&mut self) -> io::Result<&mut dyn Write> {
+        if let Inner::Suspended { partial, target } = &mut self.inner {
+            let file = OpenOptions::new().append(true).open(&*partial)?;
+            self.inner = Inner::File {
+                writer: io::BufWriter::with_capacity(1 << 16, file),
+                partial: std::mem::take(partial),
+                target: std::mem::take(target),
+                done: false,
+            };
+        }
+        Ok(match &mut self.inner {
+            Inner::Stdout(w) => w,
+            Inner::Special(w) => w,
+            Inner::File { writer, .. } => writer,
+            Inner::Suspended { .. } => unreachable!("opened above"),
+        })
+    }
+
     /// Flushes and, for a file, moves the partial file over the target.
     ///
     /// # Errors
     /// I/O errors (the target is then unchanged).
     pub fn commit(mut self) -> anyhow::Result<()> {
+        // A suspended file is opened again, to be synced.
+        if let Err(e) = self.active() {
+            return Err(writing(&self.name, e).into());
+        }
         let named = |e| writing(&self.name, e);
         match &mut self.inner {
             Inner::Stdout(w) => w.flush().map_err(named)?,
@@ -462,6 +509,7 @@ impl Output {
                 })?;
                 *done = true;
             }
+            Inner::Suspended { .. } => {}
         }
         Ok(())
     }
@@ -469,21 +517,15 @@ impl Output {
 
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match &mut self.inner {
-            Inner::Stdout(w) => w.write(buf),
-            Inner::Special(w) => w.write(buf),
-            Inner::File { writer, .. } => writer.write(buf),
-        }
-        .map_err(|e| writing(&self.name, e))
+        self.active()
+            .and_then(|w| w.write(buf))
+            .map_err(|e| writing(&self.name, e))
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        match &mut self.inner {
-            Inner::Stdout(w) => w.write_all(buf),
-            Inner::Special(w) => w.write_all(buf),
-            Inner::File { writer, .. } => writer.write_all(buf),
-        }
-        .map_err(|e| writing(&self.name, e))
+        self.active()
+            .and_then(|w| w.write_all(buf))
+            .map_err(|e| writing(&self.name, e))
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -491,6 +533,7 @@ impl Write for Output {
             Inner::Stdout(w) => w.flush(),
             Inner::Special(w) => w.flush(),
             Inner::File { writer, .. } => writer.flush(),
+            Inner::Suspended { .. } => Ok(()),
         }
         .map_err(|e| writing(&self.name, e))
     }
@@ -498,13 +541,16 @@ impl Write for Output {
 
 impl Drop for Output {
     fn drop(&mut self) {
-        if let Inner::File {
-            partial,
-            done: false,
-            ..
-        } = &self.inner
-        {
-            let _ = fs::remove_file(partial);
+        match &self.inner {
+            Inner::File {
+                partial,
+                done: false,
+                ..
+            }
+            | Inner::Suspended { partial, .. } => {
+                let _ = fs::remove_file(partial);
+            }
+            _ => {}
         }
     }
 }

@@ -16,6 +16,7 @@ mod match_cli;
 mod perft_stockfish;
 mod pgn_annotate;
 mod pgn_cli;
+mod pgn_collection;
 mod pgn_filter;
 mod referee_argus;
 mod referee_hostile;

@@ -11,6 +11,8 @@ pub mod pgn_cat;
 pub mod pgn_copy;
 pub mod pgn_dedupe;
 pub mod pgn_filter;
+pub mod pgn_sort;
+pub mod pgn_split;
 pub mod progress;
 pub mod referee;
 pub mod report;

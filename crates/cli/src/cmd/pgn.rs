@@ -1,5 +1,5 @@
 //! `rookery pgn`: validate | normalize | to-epd | stats | from-epd | annotate
-//! | cat | filter | dedupe (each of those in its own `cmd/` file).
+//! | split | sort | cat | filter | dedupe (each of those in its own `cmd/` file).
 //!
 //! Every verb streams with constant memory and keeps the input order; with
 //! `--jobs N` the input is cut into pieces where games start, N threads read
@@ -116,6 +116,10 @@ enum Verb {
     /// line at mistakes and blunders, per-player ACPL/accuracy tags and
     /// summary; optionally an HTML page (--html).
     Annotate(crate::cmd::annotate::AnnotateArgs),
+    /// Split games into files, N a file or one file per value of a tag (ECO, Event, Date:year...).
+    Split(crate::cmd::pgn_split::SplitArgs),
+    /// Sort games by tags (Date,Round, any tag), stably; past --memory in runs on disk.
+    Sort(crate::cmd::pgn_sort::SortArgs),
     /// Join several inputs into one, every game copied byte for byte.
     Cat(crate::cmd::pgn_cat::CatArgs),
     /// Keep the games that pass tests on tags (relational, regex), players,
@@ -465,6 +469,8 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             in_place,
         } => from_epd(&input, &output, in_place),
         Verb::Annotate(a) => crate::cmd::annotate::run(a),
+        Verb::Split(a) => crate::cmd::pgn_split::run(a),
+        Verb::Sort(a) => crate::cmd::pgn_sort::run(a),
         Verb::Cat(a) => crate::cmd::pgn_cat::run(a),
         Verb::Filter(a) => crate::cmd::pgn_filter::run(a),
         Verb::Dedupe(a) => crate::cmd::pgn_dedupe::run(a),
