@@ -233,6 +233,18 @@ fn filter_content_criteria_and_normalize() {
     };
     assert_eq!(moves(&normal), moves(&copied.stdout));
     assert_ne!(normal, copied.stdout);
+    // On two threads with small pieces: the same bytes.
+    for extra in [&["--checkmate"][..], &["--moves", "1. e4", "--normalize"]] {
+        let mut one = vec!["pgn", "filter", s(&input)];
+        one.extend(extra);
+        let mut two = one.clone();
+        two.extend(["--jobs", "2", "--chunk-bytes", "2000"]);
+        let (one, two) = (rookery(&one, b""), rookery(&two, b""));
+        assert_eq!(
+            text(&one.assert_code(0).stdout),
+            text(&two.assert_code(0).stdout)
+        );
+    }
 }
 
 /// The collection with duplicates inserted at known places: copies of
@@ -423,6 +435,20 @@ fn dedupe_drops_what_pgn_extract_d_drops() {
     assert!(summary["spills"].as_u64() > Some(1), "{summary}");
     assert_eq!(summary["duplicates"].as_u64(), Some(ours.len() as u64));
     assert_eq!(text(&std::fs::read(&capped).unwrap()), text(&kept));
+    // On two threads with small pieces: the same games kept.
+    let run = rookery(
+        &[
+            "pgn",
+            "dedupe",
+            s(&input),
+            "--jobs",
+            "2",
+            "--chunk-bytes",
+            "3000",
+        ],
+        b"",
+    );
+    assert_eq!(text(&run.assert_code(0).stdout), text(&kept));
 }
 
 #[test]
