@@ -19,6 +19,7 @@ mod pgn_annotate;
 mod pgn_cli;
 mod pgn_eco;
 mod pgn_collection;
+mod pgn_filter;
 mod referee_argus;
 mod referee_hostile;
 mod referee_resume;

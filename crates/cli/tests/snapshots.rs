@@ -173,6 +173,16 @@ fn every_json_shape() {
         ("json-report", cmd("report {results} --json"), 0),
         ("json-pgn-tree", cmd("pgn tree --json --depth 2 {pgn}"), 1),
         (
+            "json-pgn-filter",
+            cmd("pgn filter {pgn} --result 1-0 --json -o filtered.pgn"),
+            1,
+        ),
+        (
+            "json-pgn-dedupe",
+            cmd("pgn dedupe {pgn} {pgn} --json -o deduped.pgn"),
+            1,
+        ),
+        (
             "json-match",
             cmd(
                 "match --engine cmd=builtin name=a --engine cmd=builtin name=b --each depth=1 \

@@ -28,11 +28,14 @@
 
 pub mod collection;
 pub mod convert;
-pub mod eco;
 pub mod copy;
+pub mod dedupe;
+pub mod eco;
 pub mod ending;
 pub mod explorer;
+pub mod filter;
 pub mod game;
+pub mod keyset;
 pub mod partition;
 pub mod reader;
 pub mod sort;

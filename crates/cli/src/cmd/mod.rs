@@ -9,6 +9,8 @@ pub mod perft;
 pub mod pgn;
 pub mod pgn_cat;
 pub mod pgn_copy;
+pub mod pgn_dedupe;
+pub mod pgn_filter;
 pub mod pgn_sort;
 pub mod pgn_split;
 pub mod progress;

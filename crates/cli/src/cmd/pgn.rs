@@ -1,6 +1,6 @@
 //! `rookery pgn`: validate | normalize | to-epd | stats | from-epd | annotate
-//! | eco | tree | split | sort | cat (annotate: see `cmd/annotate.rs`; the
-//! others each in its own `cmd/pgn_*.rs` file).
+//! | eco | tree | split | sort | cat | filter | dedupe (annotate: see
+//! `cmd/annotate.rs`; the others each in its own `cmd/pgn_*.rs` file).
 //!
 //! Every verb streams with constant memory and keeps the input order; with
 //! `--jobs N` the input is cut into pieces where games start, N threads read
@@ -144,6 +144,13 @@ enum Verb {
     Sort(crate::cmd::pgn_sort::SortArgs),
     /// Join several inputs into one, every game copied byte for byte.
     Cat(crate::cmd::pgn_cat::CatArgs),
+    /// Keep the games that pass tests on tags (relational, regex), players,
+    /// ratings, dates, ECO, length, result, positions, material, opening
+    /// moves, endings; copied byte for byte.
+    Filter(crate::cmd::pgn_filter::FilterArgs),
+    /// Drop the games that repeat an earlier one's moves (same final
+    /// position by the same positions), keeping the first; copied byte for byte.
+    Dedupe(crate::cmd::pgn_dedupe::DedupeArgs),
 }
 
 /// The inputs and the output of a verb that writes games or records.
@@ -498,5 +505,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         Verb::Split(a) => crate::cmd::pgn_split::run(a),
         Verb::Sort(a) => crate::cmd::pgn_sort::run(a),
         Verb::Cat(a) => crate::cmd::pgn_cat::run(a),
+        Verb::Filter(a) => crate::cmd::pgn_filter::run(a),
+        Verb::Dedupe(a) => crate::cmd::pgn_dedupe::run(a),
     }
 }

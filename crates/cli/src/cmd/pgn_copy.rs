@@ -263,3 +263,49 @@ fn copy_file<L: Send>(
     }
     Ok(counts)
 }
+
+/// Reads a size for a verb's `--memory` (`pgn sort`, `pgn dedupe`): a number
+/// of bytes with an optional K, M or G (powers of 1024; `KB`, `KiB`, small
+/// letters too).
+///
+/// # Errors
+/// A message naming the text, for clap.
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => (&t[..i], &t[i..]),
+        None => (t, ""),
+    };
+    let shift = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        _ => {
+            return Err(format!(
+                "bad size {s:?}: expected bytes, or a number with K, M or G"
+            ))
+        }
+    };
+    let n: usize = digits
+        .parse()
+        .map_err(|_| format!("bad size {s:?}: expected bytes, or a number with K, M or G"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("size {s:?} is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("100"), Ok(100));
+        assert_eq!(parse_size("64K"), Ok(64 << 10));
+        assert_eq!(parse_size("512m"), Ok(512 << 20));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert!(parse_size("2T").is_err());
+        assert!(parse_size("").is_err());
+        assert!(parse_size("-1").is_err());
+    }
+}

@@ -34,7 +34,7 @@ pub struct SortArgs {
     in_place: bool,
     /// Games held in memory, about (K, M, G: KiB, MiB, GiB); past it,
     /// sorted runs are written to disk and merged at the end.
-    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = pgn_copy::parse_size)]
     memory: usize,
     /// Where the sorted runs go (default: the output's directory, or the
     /// system's temporary directory for stdout).
@@ -42,31 +42,6 @@ pub struct SortArgs {
     temp_dir: Option<PathBuf>,
     #[command(flatten)]
     flags: CopyFlags,
-}
-
-/// Reads a size: a number of bytes with an optional K, M or G (powers of 1024).
-fn parse_size(s: &str) -> Result<usize, String> {
-    let t = s.trim();
-    let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
-        Some(i) => (&t[..i], &t[i..]),
-        None => (t, ""),
-    };
-    let shift = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
-        "" => 0,
-        "K" => 10,
-        "M" => 20,
-        "G" => 30,
-        _ => {
-            return Err(format!(
-                "bad size {s:?}: expected bytes, or a number with K, M or G"
-            ))
-        }
-    };
-    let n: usize = digits
-        .parse()
-        .map_err(|_| format!("bad size {s:?}: expected bytes, or a number with K, M or G"))?;
-    n.checked_mul(1 << shift)
-        .ok_or_else(|| format!("size {s:?} is too large"))
 }
 
 /// Where runs go without `--temp-dir`: beside the output file (on its file
@@ -111,20 +86,4 @@ pub fn run(a: SortArgs) -> anyhow::Result<Status> {
     };
     pgn_copy::summary(&a.flags, &totals, fields, &text)?;
     Ok(totals.status())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_size;
-
-    #[test]
-    fn sizes() {
-        assert_eq!(parse_size("100"), Ok(100));
-        assert_eq!(parse_size("64K"), Ok(64 << 10));
-        assert_eq!(parse_size("512m"), Ok(512 << 20));
-        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
-        assert!(parse_size("2T").is_err());
-        assert!(parse_size("").is_err());
-        assert!(parse_size("-1").is_err());
-    }
 }

@@ -1,0 +1,201 @@
+//! `rookery pgn filter`: the games that pass the criteria
+//! (`rookery_pgn::filter`), copied byte for byte (or, with `--normalize`,
+//! written in export format); `--count` prints their number.
+
+use crate::cmd::pgn_copy::{self, CopyFlags};
+use crate::output::{self, Output, Status};
+use rookery_pgn::collection::{GameWriter, Kept};
+use rookery_pgn::filter::{Bounds, Criteria, DateSpan, Opening, Verdict};
+use rookery_pgn::game::Detail;
+use rookery_pgn::tags::{Eco, Termination};
+use rookery_pgn::{game_to_string, GameResult};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Flags of `rookery pgn filter`.
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "A game is kept when it passes every criterion given (of repeated --player, \
+--result, --termination, --position and --material, one is enough); --invert keeps the others. \
+A test on a tag the game lacks fails. Positions are those of the mainline, by Zobrist key \
+(transpositions count; the move clocks do not). Every kept game is copied as it was written; a \
+game that cannot be read is reported (file:line:col) and left out, or copied with \
+--keep-bad.\n\nExamples:\n  rookery pgn filter big.pgn --tag 'WhiteElo>=2500' --tag \
+'BlackElo>=2500' -o strong.pgn\n  rookery pgn filter games.pgn --tag 'Event~olympiad' --result \
+1-0 --count\n  rookery pgn filter games.pgn --moves '1. e4 c5 2. Nf3' --transpose -o sicilian.pgn"
+)]
+pub struct FilterArgs {
+    /// Input files (`-` for stdin), read in this order.
+    #[arg(default_value = "-")]
+    inputs: Vec<PathBuf>,
+    /// Output file (`-` for stdout), replaced when the run finishes.
+    #[arg(short, long, default_value = "-")]
+    output: PathBuf,
+    /// Allow the output to be one of the inputs.
+    #[arg(long)]
+    in_place: bool,
+    /// A tag test NAME OP VALUE, OP one of = != < <= > >= ~ !~ (numbers
+    /// compare as numbers, dates as dates, ~ is a case-insensitive regular
+    /// expression): 'WhiteElo>=2500', 'Event~olympiad'. Each must pass.
+    #[arg(long, value_name = "TEST")]
+    tag: Vec<String>,
+    /// White or Black contains NAME (ignoring case).
+    #[arg(long, value_name = "NAME")]
+    player: Vec<String>,
+    /// Both players rated MIN or more (and MAX or less): 2400, 2400..2600.
+    #[arg(long, value_name = "MIN[..MAX]")]
+    elo: Option<String>,
+    /// The Date within FROM..TO (YYYY[.MM[.DD]]; either may be left out).
+    #[arg(long, value_name = "FROM..TO")]
+    date: Option<String>,
+    /// The ECO code within FROM..TO (B20..B99), or equal to CODE.
+    #[arg(long, value_name = "FROM..TO")]
+    eco: Option<String>,
+    /// Mainline plies within MIN..MAX (either may be left out), or exactly N.
+    #[arg(long, value_name = "MIN..MAX")]
+    plies: Option<String>,
+    /// The result (1-0, 0-1, 1/2-1/2, *): the Result tag, else the marker.
+    #[arg(long, value_name = "RESULT")]
+    result: Vec<String>,
+    /// The Termination tag (normal, time forfeit, abandoned, ...; ignoring case).
+    #[arg(long, value_name = "VALUE")]
+    termination: Vec<String>,
+    /// The mainline passes through the position of FEN (any move order).
+    #[arg(long, value_name = "FEN")]
+    position: Vec<String>,
+    /// A mainline position has this material: KRPkr (Black in small
+    /// letters) or KRPvKR.
+    #[arg(long, value_name = "SIGNATURE")]
+    material: Vec<String>,
+    /// The game starts with these moves ("1. e4 c5 2. Nf3").
+    #[arg(long, value_name = "MOVES")]
+    moves: Option<String>,
+    /// With --moves: in any order (the same position after as many plies).
+    #[arg(long, requires = "moves")]
+    transpose: bool,
+    /// The game ends in checkmate.
+    #[arg(long)]
+    checkmate: bool,
+    /// The game ends in stalemate.
+    #[arg(long)]
+    stalemate: bool,
+    /// A mainline position after 50 moves by each side without a capture or
+    /// a pawn move.
+    #[arg(long)]
+    fifty: bool,
+    /// A mainline position occurs three times.
+    #[arg(long)]
+    repetition: bool,
+    /// The game has variations.
+    #[arg(long)]
+    variations: bool,
+    /// Keep the games that fail instead.
+    #[arg(long)]
+    invert: bool,
+    /// Print only the number of games kept (nothing is written).
+    #[arg(long, conflicts_with_all = ["normalize", "json"])]
+    count: bool,
+    /// Write the kept games in export format instead of as they were.
+    #[arg(long)]
+    normalize: bool,
+    #[command(flatten)]
+    flags: CopyFlags,
+}
+
+/// A usage error for a criterion the library refused.
+fn bad(e: impl std::fmt::Display) -> anyhow::Error {
+    output::usage(e.to_string())
+}
+
+impl FilterArgs {
+    /// The criteria of the flags.
+    fn criteria(&self) -> anyhow::Result<Criteria> {
+        let mut c = Criteria::default();
+        c.invert = self.invert;
+        c.checkmate = self.checkmate;
+        c.stalemate = self.stalemate;
+        c.fifty = self.fifty;
+        c.repetition = self.repetition;
+        c.variations = self.variations;
+        for t in &self.tag {
+            c.tags.push(t.parse().map_err(bad)?);
+        }
+        for p in &self.player {
+            c.add_player(p);
+        }
+        if let Some(e) = &self.elo {
+            c.elo = Some(Bounds::parse(e, false, "ratings (2400, 2400..2600)").map_err(bad)?);
+        }
+        if let Some(d) = &self.date {
+            c.date = Some(Bounds::<DateSpan>::parse(d, true, "dates YYYY[.MM[.DD]]").map_err(bad)?);
+        }
+        if let Some(e) = &self.eco {
+            c.eco = Some(Bounds::<Eco>::parse(e, true, "ECO codes (B20..B99)").map_err(bad)?);
+        }
+        if let Some(p) = &self.plies {
+            c.plies = Some(Bounds::parse(p, true, "numbers of plies (20..80)").map_err(bad)?);
+        }
+        for r in &self.result {
+            let result = GameResult::from_ascii(r.trim().as_bytes()).ok_or_else(|| {
+                output::usage(format!("bad result {r:?}: expected 1-0, 0-1, 1/2-1/2 or *"))
+            })?;
+            c.results.push(result);
+        }
+        for t in &self.termination {
+            c.terminations.push(Termination::from_tag(t));
+        }
+        for f in &self.position {
+            c.positions.push(f.parse().map_err(bad)?);
+        }
+        for m in &self.material {
+            c.materials.push(m.parse().map_err(bad)?);
+        }
+        if let Some(m) = &self.moves {
+            c.opening = Some(Opening::from_moves(m, self.transpose).map_err(bad)?);
+        }
+        Ok(c)
+    }
+}
+
+/// Runs `rookery pgn filter`.
+pub fn run(a: FilterArgs) -> anyhow::Result<Status> {
+    let criteria = a.criteria()?;
+    if !a.count {
+        pgn_copy::check_json(&a.flags, &a.output)?;
+    }
+    let mut plan = a.flags.plan();
+    plan.copy.detail = if a.normalize {
+        Detail::Full
+    } else {
+        criteria.detail()
+    };
+    // On the reading threads: the verdict, and the game in export format
+    // with --normalize. A game with an error is labelled only under
+    // --keep-bad: it is copied as it is.
+    let normalize = a.normalize;
+    let label = |g: &rookery_pgn::ReadGame, raw: &[u8]| match criteria.judge(g, raw) {
+        Verdict::Keep => Some((normalize && g.error.is_none()).then(|| game_to_string(&g.game))),
+        Verdict::Drop => None,
+        Verdict::Bad => Some(None),
+    };
+    if a.count {
+        let totals = pgn_copy::copy_inputs(&plan, &a.inputs, &label, &mut |_, _| Ok(()))?;
+        let mut out = output::stdout();
+        writeln!(out, "{}", totals.counts.copied)?;
+        out.flush()?;
+        return Ok(totals.status());
+    }
+    let ins: Vec<&Path> = a.inputs.iter().map(PathBuf::as_path).collect();
+    let mut out = GameWriter::new(Output::create(&a.output, &ins, a.in_place)?);
+    let totals = pgn_copy::copy_inputs(&plan, &a.inputs, &label, &mut |_,
+                                                                       g: Kept<
+        '_,
+        Option<String>,
+    >| match &g.label {
+        Some(text) => Ok(out.write(text.as_bytes(), None)?),
+        None => Ok(out.write(g.text, g.open_result)?),
+    })?;
+    out.finish()?.commit()?;
+    pgn_copy::summary(&a.flags, &totals, serde_json::Map::new(), "")?;
+    Ok(totals.status())
+}
