@@ -41,6 +41,8 @@ enum Command {
     Match(cmd::matches::Args),
     /// The Argus network referee (EPD refcom/refreq over TCP) and its client adapter.
     Referee(cmd::referee::Args),
+    /// Polyglot opening books: build from games, show, merge.
+    Book(cmd::book::Args),
 }
 
 fn main() -> ExitCode {
@@ -81,6 +83,7 @@ fn main() -> ExitCode {
         Command::Report(args) => cmd::report::run(args),
         Command::Match(args) => cmd::matches::run(args),
         Command::Referee(args) => cmd::referee::run(args),
+        Command::Book(args) => cmd::book::run(args),
     };
     output::finish(result)
 }

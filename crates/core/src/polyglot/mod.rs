@@ -4,14 +4,16 @@
 //! compute them. The file format itself (16-byte entries) is read and
 //! written by `rookery_pgn::book`; this module has the rules' half only.
 //!
-//! The key is the exclusive or of published numbers ([`random`]'s 781
+//! The key is the exclusive or of published numbers (the 781
 //! Random64 values): one per piece and square, one per castling right
 //! (White short, White long, Black short, Black long: a right counts as in
 //! FEN, whether or not castling is possible now), one for the file of the
 //! en passant square **when a pawn of the side to move stands beside the
 //! pawn that just moved two squares, whether or not its capture is legal**
-//! (the published scheme says so: a pinned pawn still counts, unlike FEN's
-//! legal-only field), and one when White is to move.
+//! (the published scheme says so, and Polyglot and python-chess 1.11.2
+//! compute it so: a pinned pawn still counts, unlike FEN's legal-only
+//! field; a key counting only legal captures would miss their books'
+//! entries for such positions), and one when White is to move.
 //!
 //! ```
 //! use rookery_core::polyglot::PolyglotMove;

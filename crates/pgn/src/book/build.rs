@@ -80,6 +80,20 @@ struct Count {
     games: u64,
     /// 2 per win, 1 per draw (or unknown result) of the side that played it.
     points: u64,
+    /// When it was first played: [`ordinal`] of the game and ply (a
+    /// position's moves of equal weight are written in this order, as
+    /// Polyglot's stable sort leaves them).
+    first: u64,
+}
+
+/// Bits of an ordinal for the ply.
+const PLY_BITS: u32 = 20;
+
+/// The order of a move played at `ply` of the `game`-th game of the input
+/// (plies past 2^20, never seen in a real game, share the last number).
+fn ordinal(game: u64, ply: usize) -> u64 {
+    let ply = (ply as u64).min((1 << PLY_BITS) - 1);
+    game << PLY_BITS | ply
 }
 
 /// A hasher for (key, move) pairs: the key is already a uniformly random
@@ -128,6 +142,9 @@ pub struct Report {
 pub struct Tally {
     opts: BuildOptions,
     counts: Counts,
+    /// Added to the index of every game read ([`Tally::add_read_game`]):
+    /// the games of the inputs before this one.
+    game_base: u64,
     /// What became of the games.
     pub report: Report,
 }
@@ -138,7 +155,17 @@ impl Tally {
         Tally {
             opts,
             counts: Counts::default(),
+            game_base: 0,
             report: Report::default(),
+        }
+    }
+
+    /// An empty tally for an input that follows `games` games already
+    /// counted elsewhere (so that the order of first plays runs on).
+    pub fn following(opts: BuildOptions, games: u64) -> Tally {
+        Tally {
+            game_base: games,
+            ..Tally::new(opts)
         }
     }
 
@@ -157,17 +184,19 @@ impl Tally {
     ) {
         self.report.games += 1;
         self.report.used += 1;
-        self.count_moves(start, moves, result);
+        let game = self.game_base + self.report.games;
+        self.count_moves(game, start, moves, result);
     }
 
     fn count_moves(
         &mut self,
+        game: u64,
         start: &Position,
         moves: impl IntoIterator<Item = Move>,
         result: GameResult,
     ) {
         let mut pos = start.clone();
-        for m in moves.into_iter().take(self.opts.max_ply) {
+        for (ply, m) in moves.into_iter().take(self.opts.max_ply).enumerate() {
             let us = pos.turn();
             let points = match result.winner() {
                 Some(w) if w == us => 2,
@@ -178,7 +207,11 @@ impl Tally {
                 let c = self
                     .counts
                     .entry((pos.polyglot_key(), PolyglotMove::from_move(m).0))
-                    .or_default();
+                    .or_insert(Count {
+                        games: 0,
+                        points: 0,
+                        first: ordinal(game, ply),
+                    });
                 c.games += 1;
                 c.points += points;
                 self.report.plies += 1;
@@ -206,7 +239,8 @@ impl Tally {
             }
         }
         self.report.used += 1;
-        self.count_moves(&game.start, game.mainline_moves(), result);
+        let index = self.game_base + read.index as u64;
+        self.count_moves(index, &game.start, game.mainline_moves(), result);
         read.error.as_ref()
     }
 
@@ -217,9 +251,17 @@ impl Tally {
         } else {
             self.counts.reserve(other.counts.len());
             for (k, c) in other.counts {
-                let s = self.counts.entry(k).or_default();
-                s.games += c.games;
-                s.points += c.points;
+                match self.counts.entry(k) {
+                    std::collections::hash_map::Entry::Occupied(mut o) => {
+                        let s = o.get_mut();
+                        s.games += c.games;
+                        s.points += c.points;
+                        s.first = s.first.min(c.first);
+                    }
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(c);
+                    }
+                }
             }
         }
         let (a, b) = (&mut self.report, other.report);
@@ -235,10 +277,12 @@ impl Tally {
         self.counts.len()
     }
 
-    /// The book: the moves that pass the filters, weighted, sorted.
+    /// The book: the moves that pass the filters, weighted, sorted by key,
+    /// a position's heaviest move first and moves of equal weight in the
+    /// order they were first played (as Polyglot writes them).
     pub fn into_book(self) -> Book {
         let opts = self.opts;
-        let mut kept: Vec<(u64, u16, u64)> = self
+        let mut kept: Vec<(u64, u16, u64, u64)> = self
             .counts
             .into_iter()
             .filter(|(_, c)| c.games >= opts.min_games)
@@ -247,10 +291,10 @@ impl Tally {
                     Weights::Wins => c.points,
                     Weights::Played => c.games,
                 };
-                (weight > 0).then_some((key, mv, weight))
+                (weight > 0).then_some((key, mv, weight, c.first))
             })
             .collect();
-        kept.sort_unstable();
+        kept.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.2.cmp(&a.2)).then(a.3.cmp(&b.3)));
         let mut entries = Vec::with_capacity(kept.len());
         let mut i = 0;
         while i < kept.len() {
@@ -268,7 +312,7 @@ impl Tally {
             }
             i += n;
         }
-        Book::from_entries(entries)
+        Book::from_sorted_entries(entries)
     }
 }
 
@@ -276,7 +320,8 @@ impl Tally {
 pub const PIECE_BYTES: usize = 1 << 20;
 
 /// Counts the games of a PGN stream into a tally with `opts`, on `jobs`
-/// threads (the counts are the same on any number). Every game with an
+/// threads (the counts are the same on any number); `games_before` games
+/// of other inputs come before this one ([`Tally::following`]). Every game with an
 /// error is handed to `on_error`, in input order; `progress` hears the
 /// bytes read so far. `input_len`, when known, lets the last pieces be cut
 /// smaller so the threads finish together.
@@ -286,14 +331,15 @@ pub const PIECE_BYTES: usize = 1 << 20;
 pub fn tally_games(
     input: impl Read + Send,
     opts: BuildOptions,
+    games_before: u64,
     jobs: usize,
     input_len: Option<u64>,
     on_error: &mut dyn FnMut(&GameError),
     progress: &mut dyn FnMut(u64),
 ) -> io::Result<Tally> {
-    let mut total = Tally::new(opts);
+    let mut total = Tally::following(opts, games_before);
     let work = |games: &mut crate::split::PieceGames| {
-        let mut t = Tally::new(opts);
+        let mut t = Tally::following(opts, games_before);
         let mut errors = Vec::new();
         while let Some(g) = games.next() {
             if let Some(e) = t.add_read_game(&g) {
@@ -330,6 +376,7 @@ mod tests {
         let t = tally_games(
             pgn.as_bytes(),
             opts,
+            0,
             1,
             None,
             &mut |e| errors.push(e.clone()),
@@ -447,6 +494,46 @@ mod tests {
     }
 
     #[test]
+    fn moves_of_equal_weight_keep_the_order_they_were_first_played_in() {
+        let opts = BuildOptions {
+            min_games: 1,
+            ..BuildOptions::default()
+        };
+        let pgn = "1. e4 1/2-1/2\n\n1. d4 1/2-1/2\n\n1. c4 1-0\n\n";
+        let book = tally(pgn, opts).0.into_book();
+        let order: Vec<String> = book.entries().iter().map(|e| e.mv.to_string()).collect();
+        // c4 weighs most; e4 was played before d4 (whose code is smaller).
+        assert_eq!(order, ["c2c4", "e2e4", "d2d4"]);
+        // Read on several threads, in pieces, and merged: the same order.
+        let mut many = String::new();
+        for _ in 0..50 {
+            many.push_str("[Event \"x\"]\n\n1. a4 1/2-1/2\n\n");
+        }
+        many.push_str(pgn);
+        let one = tally(&many, opts).0.into_book();
+        let mut two = Tally::new(opts);
+        crate::split::for_each_piece_with(
+            many.as_bytes(),
+            2,
+            (64, None),
+            Detail::Mainline,
+            &|games: &mut crate::split::PieceGames| {
+                let mut t = Tally::new(opts);
+                for g in games.by_ref() {
+                    t.add_read_game(&g);
+                }
+                t
+            },
+            &mut |t: Tally, _| -> io::Result<bool> {
+                two.merge(t);
+                Ok(true)
+            },
+        )
+        .unwrap();
+        assert_eq!(one, two.into_book());
+    }
+
+    #[test]
     fn the_result_tag_decides_then_the_marker() {
         let opts = BuildOptions {
             min_games: 1,
@@ -474,6 +561,7 @@ mod tests {
         let one = tally_games(
             pgn.as_bytes(),
             BuildOptions::default(),
+            0,
             1,
             None,
             &mut |_| {},

@@ -33,7 +33,6 @@ pub mod build;
 
 use rookery_core::polyglot::PolyglotMove;
 use rookery_core::{Move, Position};
-use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -144,6 +143,15 @@ impl Book {
     /// the heaviest move of a position first, then by move.
     pub fn from_entries(mut entries: Vec<Entry>) -> Book {
         entries.sort_unstable_by(write_order);
+        Book {
+            entries,
+            sorted_as_read: true,
+        }
+    }
+
+    /// A book of entries already in order (by key at least).
+    pub(crate) fn from_sorted_entries(entries: Vec<Entry>) -> Book {
+        debug_assert!(entries.windows(2).all(|w| w[0].key <= w[1].key));
         Book {
             entries,
             sorted_as_read: true,
@@ -297,45 +305,48 @@ impl Book {
 
     /// The two books as one, as `polyglot merge-book` merges them: a
     /// position's moves from both; a move in both gets the sum of its two
-    /// weights and `self`'s learn value. Where a position's summed weights
-    /// pass 65,535, they are scaled down together ([`scale_position`]).
+    /// weights and `self`'s learn value. A position's entries are `self`'s
+    /// in their order, then `other`'s moves that `self` lacks in theirs
+    /// (Polyglot's order, so the file is the same byte for byte). Where a
+    /// position's summed weights pass 65,535, they are scaled down together
+    /// ([`scale_position`]; Polyglot keeps only the low 16 bits).
     pub fn merge(&self, other: &Book) -> Book {
-        let mut map: BTreeMap<(u64, PolyglotMove), (u64, u32)> = BTreeMap::new();
-        for e in &self.entries {
-            let slot = map.entry((e.key, e.mv)).or_insert((0, e.learn));
-            slot.0 += u64::from(e.weight);
-        }
-        for e in &other.entries {
-            let slot = map.entry((e.key, e.mv)).or_insert((0, e.learn));
-            slot.0 += u64::from(e.weight);
-        }
-        let mut entries = Vec::with_capacity(map.len());
-        let mut group: Vec<(PolyglotMove, u64, u32)> = Vec::new();
-        let mut current = None;
-        let flush = |key: u64, group: &mut Vec<(PolyglotMove, u64, u32)>, out: &mut Vec<Entry>| {
-            let weights: Vec<u64> = group.iter().map(|g| g.1).collect();
-            for ((mv, _, learn), weight) in group.drain(..).zip(scale_position(&weights)) {
-                out.push(Entry {
-                    key,
-                    mv,
-                    weight,
-                    learn,
-                });
+        let (a, b) = (&self.entries, &other.entries);
+        let mut entries = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        let mut sums: Vec<u64> = Vec::new();
+        while i < a.len() || j < b.len() {
+            let key = match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) => x.key.min(y.key),
+                (Some(x), None) => x.key,
+                (None, Some(y)) => y.key,
+                (None, None) => break,
+            };
+            let n = a[i..].partition_point(|e| e.key == key);
+            let m = b[j..].partition_point(|e| e.key == key);
+            let (ours, theirs) = (&a[i..i + n], &b[j..j + m]);
+            let group_start = entries.len();
+            sums.clear();
+            for e in ours {
+                entries.push(*e);
+                sums.push(u64::from(e.weight));
             }
-        };
-        for ((key, mv), (weight, learn)) in map {
-            if current.is_some_and(|k| k != key) {
-                if let Some(k) = current {
-                    flush(k, &mut group, &mut entries);
+            for e in theirs {
+                match ours.iter().position(|o| o.mv == e.mv) {
+                    Some(k) => sums[k] += u64::from(e.weight),
+                    None => {
+                        entries.push(*e);
+                        sums.push(u64::from(e.weight));
+                    }
                 }
             }
-            current = Some(key);
-            group.push((mv, weight, learn));
+            for (e, w) in entries[group_start..].iter_mut().zip(scale_position(&sums)) {
+                e.weight = w;
+            }
+            i += n;
+            j += m;
         }
-        if let Some(k) = current {
-            flush(k, &mut group, &mut entries);
-        }
-        Book::from_entries(entries)
+        Book::from_sorted_entries(entries)
     }
 
     /// Counts of the book as a whole.
@@ -419,6 +430,7 @@ pub fn scale_position(weights: &[u64]) -> Vec<u16> {
 mod tests {
     use super::*;
     use rookery_core::UciMove;
+    use std::collections::BTreeMap;
 
     fn entry(key: u64, mv: u16, weight: u16, learn: u32) -> Entry {
         Entry {
@@ -510,6 +522,20 @@ mod tests {
             [entry(1, 10, 65535, 0), entry(1, 11, 32767, 0)]
         );
         assert_eq!(scale_position(&[1, 1_000_000, 0]), [1, 65535, 0]);
+        // Polyglot's order: the first book's entries as they were, then the
+        // second's new moves, however heavy.
+        let a = Book::from_bytes(
+            &[entry(1, 30, 2, 0), entry(1, 20, 2, 0)]
+                .iter()
+                .flat_map(Entry::to_bytes)
+                .collect::<Vec<u8>>(),
+        )
+        .unwrap();
+        let b = Book::from_entries(vec![entry(1, 40, 9, 0), entry(1, 20, 1, 0)]);
+        assert_eq!(
+            a.merge(&b).entries(),
+            [entry(1, 30, 2, 0), entry(1, 20, 3, 0), entry(1, 40, 9, 0)]
+        );
     }
 
     #[test]
