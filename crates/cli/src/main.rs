@@ -42,6 +42,8 @@ enum Command {
     Match(Box<cmd::matches::Args>),
     /// The Argus network referee (EPD refcom/refreq over TCP) and its client adapter.
     Referee(cmd::referee::Args),
+    /// Polyglot opening books: build from games, show, merge.
+    Book(cmd::book::Args),
 }
 
 /// The command line, with a cutechess-cli or fastchess command line after
@@ -122,6 +124,7 @@ fn main() -> ExitCode {
         Command::Report(args) => cmd::report::run(args),
         Command::Match(args) => cmd::matches::run(*args),
         Command::Referee(args) => cmd::referee::run(args),
+        Command::Book(args) => cmd::book::run(args),
     };
     output::finish(result)
 }

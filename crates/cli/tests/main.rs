@@ -7,6 +7,7 @@
 mod common;
 
 mod analysis;
+mod book_cli;
 mod cli_core;
 mod data_safety;
 mod engine_bench;

@@ -134,6 +134,7 @@ fn every_json_shape() {
     let pgn = t.write("games.pgn", "[Event \"x\"]\n[Result \"1-0\"]\n[ECO \"C20\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
          [Event \"y\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n");
     let results = t.join("results.json");
+    let bin = t.join("book.bin");
     let s = |p: &Path| p.display().to_string();
     let cmd = |line: &str| {
         argv(
@@ -143,6 +144,7 @@ fn every_json_shape() {
                 ("bad_epd", &s(&bad_epd)),
                 ("pgn", &s(&pgn)),
                 ("results", &s(&results)),
+                ("bin", &s(&bin)),
             ],
         )
     };
@@ -188,6 +190,18 @@ fn every_json_shape() {
                 "match --engine cmd=builtin name=a --engine cmd=builtin name=b --each depth=1 \
                  --games 2 --rounds 1 --concurrency 1 --maxmoves 4 --json",
             ),
+            0,
+        ),
+        // The second game has an illegal move: exit status 1.
+        (
+            "json-book-build",
+            cmd("book build {pgn} -o {bin} --min-games 1 --json"),
+            1,
+        ),
+        ("json-book-show", cmd("book show {bin} --json"), 0),
+        (
+            "json-book-show-position",
+            cmd("book show {bin} startpos --json"),
             0,
         ),
     ];

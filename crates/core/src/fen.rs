@@ -664,6 +664,7 @@ impl Setup {
                 );
             } else {
                 written_ep = Some(ep);
+                pos.ep_target = Some(ep);
                 if pos.ep_capture_legal(ep) {
                     pos.ep_square = Some(ep);
                 }

@@ -1,6 +1,7 @@
 //! Chess rules for rookery: squares and bitboards, legal move generation,
 //! making moves with incremental Zobrist keys, FEN (with Shredder-FEN and
-//! X-FEN castling), SAN and UCI move notation, perft, draw rules and Chess960.
+//! X-FEN castling), SAN and UCI move notation, perft, draw rules, Chess960
+//! and the Polyglot opening-book key ([`polyglot`]).
 //!
 //! No I/O and no dependencies beyond `std`. Beside the rules, [`parallel`]
 //! holds the one ordered-parallel helper every crate shares (threads, no I/O).
@@ -31,6 +32,7 @@ mod movegen;
 mod moves;
 pub mod parallel;
 mod perft;
+pub mod polyglot;
 mod position;
 pub mod san;
 pub mod score;

@@ -33,7 +33,7 @@ pub const SEVENTY_FIVE_MOVE_HALFMOVES: u32 = 150;
 /// assert_eq!(pos.legal_moves().len(), 20);
 /// ```
 
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 pub struct Position {
     pub(crate) by_role: [Bitboard; 6],
     pub(crate) by_color: [Bitboard; 2],
@@ -43,9 +43,42 @@ pub struct Position {
     pub(crate) castling: Bitboard,
     /// Set only when an en-passant capture is legal.
     pub(crate) ep_square: Option<Square>,
+    /// The square the last move's pawn passed over with a double step
+    /// (FEN's en passant target square, set whether or not a capture is
+    /// possible): the Polyglot key counts it when a pawn stands beside
+    /// ([`crate::polyglot`]). Not part of the position's identity: `==`
+    /// and `Hash` leave it out (the rules see only `ep_square`).
+    pub(crate) ep_target: Option<Square>,
     pub(crate) halfmoves: u32,
     pub(crate) fullmoves: u32,
     pub(crate) hash: u64,
+}
+
+/// Equality of everything the rules see: the last double step a capture
+/// cannot use (`ep_target`) is history, not position.
+impl PartialEq for Position {
+    fn eq(&self, other: &Position) -> bool {
+        self.by_role == other.by_role
+            && self.by_color == other.by_color
+            && self.board == other.board
+            && self.turn == other.turn
+            && self.castling == other.castling
+            && self.ep_square == other.ep_square
+            && self.halfmoves == other.halfmoves
+            && self.fullmoves == other.fullmoves
+            && self.hash == other.hash
+    }
+}
+
+impl Eq for Position {}
+
+impl std::hash::Hash for Position {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // The Zobrist key covers the board, side, castling and en passant.
+        self.hash.hash(state);
+        self.halfmoves.hash(state);
+        self.fullmoves.hash(state);
+    }
 }
 
 #[inline]
@@ -85,6 +118,7 @@ impl Position {
             turn: Color::White,
             castling: Bitboard::EMPTY,
             ep_square: None,
+            ep_target: None,
             halfmoves: 0,
             fullmoves: 1,
             hash: 0,
@@ -220,6 +254,16 @@ impl Position {
     #[inline]
     pub fn ep_square(&self) -> Option<Square> {
         self.ep_square
+    }
+
+    /// FEN's en passant target square: the square the last move's pawn
+    /// passed over with a double step, whether or not any capture onto it
+    /// is possible (see [`Position::ep_square`] for the square a legal
+    /// capture can use). `None` after any other move, and after a FEN that
+    /// names none.
+    #[inline]
+    pub fn ep_target(&self) -> Option<Square> {
+        self.ep_target
     }
 
     /// Half-moves since the last capture or pawn move (for the 50-move rule).
@@ -411,6 +455,7 @@ impl Position {
         if let Some(ep) = self.ep_square.take() {
             self.hash ^= zobrist::ep_file(ep);
         }
+        self.ep_target = None;
         self.halfmoves += 1;
         let mut double_push = None;
 
@@ -483,6 +528,7 @@ impl Position {
         self.turn = them;
         self.hash ^= zobrist::BLACK_TO_MOVE;
 
+        self.ep_target = double_push;
         if let Some(ep) = double_push {
             if (pawn_attacks(us, ep) & self.pieces(them, Role::Pawn)).nonempty()
                 && self.ep_capture_legal(ep)

@@ -8,6 +8,7 @@ use crate::{
     Config, Engine, Event, Report, ELO_MAX, ELO_MIN, MAX_HASH_MB, MAX_MULTIPV, MAX_THREADS,
 };
 use rookery_core::{CastlingMode, Move, Position, UciMove};
+use rookery_pgn::book::Book;
 use rookery_uci::{
     BestMove, Command, CurrLine, GoParams, Id, Info, Message, OptionDecl, OptionKind,
     PositionStart, Register, ScoreBound, Status,
@@ -71,6 +72,13 @@ pub fn options() -> Vec<OptionDecl> {
             i64::from(ELO_MAX),
         ),
         check("UCI_AnalyseMode", false),
+        check("OwnBook", false),
+        OptionDecl {
+            name: "Book File".into(),
+            kind: OptionKind::String {
+                default: String::new(),
+            },
+        },
         OptionDecl {
             name: "UCI_Opponent".into(),
             kind: OptionKind::String {
@@ -211,7 +219,18 @@ pub struct Session {
     opponent: Opponent,
     start: Position,
     moves: Vec<Move>,
+    /// `OwnBook`: answer `go` from the book when it has a move.
+    own_book: bool,
+    /// The Polyglot book of `Book File`, read when the option is set.
+    book: Option<Book>,
+    /// The state of the generator that draws book moves (SplitMix64,
+    /// seeded by the constant below: a session plays the same book moves
+    /// for the same commands).
+    book_draws: u64,
 }
+
+/// The first state of the generator of book moves.
+const BOOK_SEED: u64 = 0x0B00_C5EE_D000_0001;
 
 impl Session {
     fn new(out: Out) -> Session {
@@ -225,6 +244,35 @@ impl Session {
             opponent: Opponent::default(),
             start: Position::startpos(),
             moves: Vec::new(),
+            own_book: false,
+            book: None,
+            book_draws: BOOK_SEED,
+        }
+    }
+
+    /// The next number of the book's generator (SplitMix64).
+    fn book_draw(&mut self) -> u64 {
+        self.book_draws = self.book_draws.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.book_draws;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Reads the Polyglot book of `Book File` (empty: none).
+    fn set_book_file(&mut self, path: &str) {
+        self.book = None;
+        if path.is_empty() || path == "<empty>" {
+            return;
+        }
+        match Book::open(std::path::Path::new(path)) {
+            Ok(b) => {
+                if self.debug {
+                    info_string(&self.out, format!("book {path}: {} entries", b.len()));
+                }
+                self.book = Some(b);
+            }
+            Err(e) => info_string(&self.out, format!("book not read: {e}")),
         }
     }
 
@@ -302,7 +350,7 @@ impl Session {
         let key = name.to_ascii_lowercase();
         let text = value.unwrap_or("").trim();
         let session_flag = match key.as_str() {
-            "ponder" | "uci_chess960" | "uci_analysemode" => Some(parse_flag(text)),
+            "ponder" | "uci_chess960" | "uci_analysemode" | "ownbook" => Some(parse_flag(text)),
             _ => None,
         };
         match (key.as_str(), session_flag) {
@@ -316,6 +364,8 @@ impl Session {
             ("ponder", Some(Some(b))) => self.ponder = b,
             ("uci_chess960", Some(Some(b))) => self.chess960 = b,
             ("uci_analysemode", Some(Some(b))) => self.analyse_mode = b,
+            ("ownbook", Some(Some(b))) => self.own_book = b,
+            ("book file", _) => self.set_book_file(text),
             ("clear hash", _) => {
                 if self.engine.is_searching() {
                     info_string(&self.out, "Clear Hash ignored while searching");
@@ -394,6 +444,25 @@ impl Session {
         if let Some(depth) = go.perft {
             self.perft(&pos, depth);
             return;
+        }
+        // A book move answers at once, unless the GUI asked for analysis
+        // (infinite, pondering, a mate search or a subset of the moves).
+        let from_book = self.own_book
+            && !go.infinite
+            && !go.ponder
+            && go.mate.is_none()
+            && go.searchmoves.is_empty();
+        if from_book {
+            let draw = self.book_draw();
+            if let Some(m) = self.book.as_ref().and_then(|b| b.pick(&pos, draw)) {
+                let best = UciMove::from_move(&pos, m.mv, self.mode());
+                info_string(&self.out, format!("book move {best} (weight {})", m.weight));
+                send(
+                    &self.out,
+                    &Message::BestMove(BestMove { best, ponder: None }),
+                );
+                return;
+            }
         }
         let limits = go.resolve(&pos);
         if self.debug {
@@ -617,6 +686,58 @@ mod tests {
         let last = out.last().unwrap();
         assert!(last.starts_with("bestmove "), "{out:?}");
         assert!(out.iter().any(|l| l.starts_with("info depth 4")));
+    }
+
+    /// `OwnBook` with a `Book File`: `go` answers the book's move at once
+    /// (castling as the GUI writes it), searches where the book has none,
+    /// and not at all without `OwnBook`.
+    #[test]
+    fn own_book_answers_from_the_book_file() {
+        use rookery_core::polyglot::PolyglotMove;
+        use rookery_pgn::book::Entry;
+        let dir = std::env::temp_dir().join(format!("rookery-ownbook-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let castle_fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1";
+        let entry = |fen: &str, uci: &str| {
+            let pos = Position::from_fen(fen).unwrap();
+            let m = UciMove::from_ascii(uci.as_bytes())
+                .unwrap()
+                .to_move(&pos)
+                .unwrap();
+            Entry {
+                key: pos.polyglot_key(),
+                mv: PolyglotMove::from_move(m),
+                weight: 1,
+                learn: 0,
+            }
+        };
+        let start = Position::startpos().fen();
+        let book = Book::from_entries(vec![entry(&start, "b1a3"), entry(castle_fen, "e1h1")]);
+        let path = dir.join("book.bin");
+        std::fs::write(&path, book.to_bytes()).unwrap();
+        let set = format!(
+            "setoption name Book File value {}\nsetoption name OwnBook value true\n",
+            path.display()
+        );
+        let best = |out: &[String]| out.last().cloned().unwrap_or_default();
+        // Without OwnBook the engine does not choose Na3 here.
+        let searched = transcript("position startpos\ngo depth 2\n");
+        assert_ne!(best(&searched), "bestmove b1a3", "{searched:?}");
+        let out = transcript(&format!("{set}position startpos\ngo depth 2\n"));
+        assert_eq!(best(&out), "bestmove b1a3", "{out:?}");
+        assert!(!out.iter().any(|l| l.starts_with("info depth")), "{out:?}");
+        let out = transcript(&format!("{set}position fen {castle_fen}\ngo depth 2\n"));
+        assert_eq!(best(&out), "bestmove e1g1", "{out:?}");
+        // Out of book: a search.
+        let out = transcript(&format!("{set}position startpos moves e2e4\ngo depth 2\n"));
+        assert!(out.iter().any(|l| l.starts_with("info depth 2")), "{out:?}");
+        assert!(best(&out).starts_with("bestmove "), "{out:?}");
+        // A file that is not a book is said so, and nothing is played from it.
+        std::fs::write(&path, [0u8; 7]).unwrap();
+        let out = transcript(&format!("{set}position startpos\ngo depth 2\n"));
+        assert!(out.iter().any(|l| l.contains("book not read")), "{out:?}");
+        assert_ne!(best(&out), "bestmove b1a3", "{out:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Streaming PGN reading and writing, game trees, tag semantics and PGN <-> EPD
-//! conversion.
+//! Streaming PGN reading and writing, game trees, tag semantics, PGN <-> EPD
+//! conversion, and Polyglot opening books built from games ([`book`]).
 //!
 //! Two ways to read: [`Reader`] with your own [`Visitor`] (borrowed tokens, no
 //! allocation per move: the fast path), or [`Games`], an iterator of
@@ -26,6 +26,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+pub mod book;
 pub mod collection;
 pub mod convert;
 pub mod copy;

@@ -2,10 +2,12 @@
 //!
 //! A book is a file of starts ([`BookConfig`], the `--openings` words of
 //! `rookery match` and the `openings` of an Argus event file): EPD or FEN
-//! records, or PGN games of which the first `plies` moves are played.
+//! records, PGN games of which the first `plies` moves are played, or a
+//! Polyglot `.bin` book walked from the standard start ([`BookFormat::Polyglot`]).
 //! [`Openings`] gives the opening of any game of a schedule: the book's
-//! openings in file order or shuffled by the seed, random Chess960 starts,
-//! or the standard start. Like the schedule it is a pure function of the
+//! openings in file order or shuffled by the seed, a weighted random walk
+//! through a Polyglot book drawn by the seed, random Chess960 starts, or
+//! the standard start. Like the schedule it is a pure function of the
 //! plan, so a resumed match gives every game the opening it had.
 //!
 //! ```
@@ -22,10 +24,12 @@
 use crate::schedule::Scheduled;
 use rookery_core::{Mode, Move, Position, San};
 use rookery_epd::Record;
+use rookery_pgn::book::Book as PolyglotBook;
 use rookery_pgn::Games;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// A start: a position and the moves played from it before the engines
 /// take over.
@@ -44,7 +48,15 @@ pub enum BookFormat {
     Epd,
     /// PGN games; the start is each game's start plus its first `plies` moves.
     Pgn,
+    /// A Polyglot opening book (`.bin`): from the standard start, up to
+    /// `plies` moves (all the book has, [`MAX_WALK_PLIES`] at most, when
+    /// not given), each drawn with probability weight / sum of the
+    /// position's weights, by the seed (`order=` does not apply).
+    Polyglot,
 }
+
+/// The longest walk through a Polyglot book when `plies=` is not given.
+pub const MAX_WALK_PLIES: usize = 1024;
 
 /// In what order the book is used.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,17 +67,19 @@ pub enum BookOrder {
     Random,
 }
 
-/// The `--openings` words: `file=F format=epd|pgn order=random|sequential
-/// plies=N start=N`.
+/// The `--openings` words: `file=F format=epd|pgn|polyglot
+/// order=random|sequential plies=N start=N`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BookConfig {
     /// The file.
     pub file: PathBuf,
-    /// Its format (from the extension when not given).
+    /// Its format (from the extension when not given: `.pgn` PGN, `.bin`
+    /// Polyglot, anything else EPD).
     pub format: BookFormat,
     /// The order.
     pub order: BookOrder,
-    /// PGN: moves of each game to play (all when not given).
+    /// PGN: moves of each game to play (all when not given); Polyglot: the
+    /// longest walk.
     pub plies: Option<usize>,
     /// The first opening to use (1-based).
     pub start: usize,
@@ -105,7 +119,7 @@ pub enum ParseBookError {
 
 impl FromStr for BookConfig {
     type Err = ParseBookError;
-    /// Reads `file=F [format=epd|pgn] [order=random|sequential] [plies=N]
+    /// Reads `file=F [format=epd|pgn|polyglot] [order=random|sequential] [plies=N]
     /// [start=N] [policy=default|encounter|round]`.
     fn from_str(s: &str) -> Result<BookConfig, ParseBookError> {
         let bad = |w: &str, expected: &'static str| ParseBookError::Word {
@@ -129,7 +143,8 @@ impl FromStr for BookConfig {
                     format = Some(match v {
                         "epd" | "fen" => BookFormat::Epd,
                         "pgn" => BookFormat::Pgn,
-                        _ => return Err(bad(w, "expected format=epd or pgn")),
+                        "polyglot" | "bin" => BookFormat::Polyglot,
+                        _ => return Err(bad(w, "expected format=epd, pgn or polyglot")),
                     })
                 }
                 "order" => {
@@ -171,6 +186,7 @@ impl FromStr for BookConfig {
                 .as_deref()
             {
                 Some("pgn") => BookFormat::Pgn,
+                Some("bin") => BookFormat::Polyglot,
                 _ => BookFormat::Epd,
             }
         });
@@ -214,14 +230,27 @@ pub enum BookError {
         /// The file.
         path: PathBuf,
     },
+    /// A Polyglot book that cannot be read.
+    #[error(transparent)]
+    Polyglot(#[from] rookery_pgn::book::BookError),
+    /// [`read_book`] of a Polyglot book, which is walked, not listed.
+    #[error("{}: a Polyglot book has no list of openings (its openings are walks, drawn by the seed)", .path.display())]
+    NotAList {
+        /// The file.
+        path: PathBuf,
+    },
 }
 
 /// Reads every opening of the book, in file order.
 ///
 /// # Errors
-/// [`BookError`] naming the file and line of the first bad entry.
+/// [`BookError`] naming the file and line of the first bad entry;
+/// [`BookError::NotAList`] for a Polyglot book.
 pub fn read_book(cfg: &BookConfig) -> Result<Vec<Opening>, BookError> {
     let path = &cfg.file;
+    if cfg.format == BookFormat::Polyglot {
+        return Err(BookError::NotAList { path: path.clone() });
+    }
     let bytes = std::fs::read(path).map_err(|error| BookError::Io {
         path: path.clone(),
         error,
@@ -235,6 +264,8 @@ pub fn read_book(cfg: &BookConfig) -> Result<Vec<Opening>, BookError> {
     let out = match cfg.format {
         BookFormat::Epd => read_epd(path, &bytes)?,
         BookFormat::Pgn => read_pgn(path, &bytes, cfg.plies)?,
+        // Refused above, before the bytes were read.
+        BookFormat::Polyglot => return Err(BookError::NotAList { path: path.clone() }),
     };
     if out.is_empty() {
         return Err(BookError::Empty { path: path.clone() });
@@ -364,6 +395,16 @@ enum Kind {
         first: usize,
         policy: BookPolicy,
     },
+    Polyglot {
+        /// Shared: the schedule's copies of the openings need not copy it.
+        book: Arc<PolyglotBook>,
+        seed: u64,
+        /// The longest walk.
+        plies: usize,
+        /// Added to the walk number (the book's `start`, from 0).
+        first: usize,
+        policy: BookPolicy,
+    },
 }
 
 /// The constant SplitMix64 adds to its state at every step.
@@ -371,6 +412,15 @@ const GOLDEN_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 /// Mixed into the seed of Chess960 starts, so that they are not drawn from
 /// the same sequence as a book's order.
 const CHESS960_SALT: u64 = 0x0960_0960_0960_0960;
+/// Mixed into the seed of walks through a Polyglot book.
+const POLYGLOT_SALT: u64 = 0xB00C_B00C_B00C_B00C;
+
+/// The generator of walk number `n` drawn by `seed` with `salt`: the state
+/// SplitMix64 reaches after `n` steps (its state only counts steps, so any
+/// block's draw is found directly).
+fn nth_generator(seed: u64, salt: u64, n: usize) -> SplitMix {
+    SplitMix::new((seed ^ salt).wrapping_add((n as u64).wrapping_mul(GOLDEN_GAMMA)))
+}
 
 impl Openings {
     /// Every game from the standard starting position.
@@ -388,11 +438,30 @@ impl Openings {
     }
 
     /// The openings of the book `cfg` names, in its order (shuffled by
-    /// `seed` when the order is random).
+    /// `seed` when the order is random), or for a Polyglot book its walks
+    /// drawn by `seed`.
     ///
     /// # Errors
-    /// [`BookError`] when the book cannot be read.
+    /// [`BookError`] when the book cannot be read, or (Polyglot) has no
+    /// move for the standard start.
     pub fn from_book(cfg: &BookConfig, seed: u64) -> Result<Openings, BookError> {
+        if cfg.format == BookFormat::Polyglot {
+            let book = PolyglotBook::open(&cfg.file)?;
+            if book.pick(&Position::startpos(), 0).is_none() {
+                return Err(BookError::Empty {
+                    path: cfg.file.clone(),
+                });
+            }
+            return Ok(Openings {
+                kind: Kind::Polyglot {
+                    book: Arc::new(book),
+                    seed,
+                    plies: cfg.plies.unwrap_or(MAX_WALK_PLIES),
+                    first: cfg.start.max(1) - 1,
+                    policy: cfg.policy,
+                },
+            });
+        }
         let openings = read_book(cfg)?;
         let len = openings.len();
         let mut order: Vec<usize> = (0..len).collect();
@@ -421,11 +490,7 @@ impl Openings {
                 moves: Vec::new(),
             },
             Kind::Chess960 { seed } => {
-                // The state SplitMix64 reaches after `block` draws: its state
-                // only counts steps, so any block's draw is found directly.
-                let state = (seed ^ CHESS960_SALT)
-                    .wrapping_add((game.block as u64).wrapping_mul(GOLDEN_GAMMA));
-                let n = SplitMix::new(state).below(960);
+                let n = nth_generator(*seed, CHESS960_SALT, game.block).below(960);
                 Opening {
                     // `below(960)` is in range, so the position exists.
                     start: Position::chess960(n as u32).unwrap_or_else(Position::startpos),
@@ -446,8 +511,45 @@ impl Openings {
                 let i = order[(first + step) % order.len()];
                 openings[i].clone()
             }
+            Kind::Polyglot {
+                book,
+                seed,
+                plies,
+                first,
+                policy,
+            } => {
+                let step = match policy {
+                    BookPolicy::Encounter => game.block,
+                    BookPolicy::Round => game.round - 1,
+                };
+                let mut rng = nth_generator(*seed, POLYGLOT_SALT, first + step);
+                walk(book, *plies, &mut || rng.next_u64())
+            }
         }
     }
+}
+
+/// A weighted random walk through `book` from the standard start: up to
+/// `plies` moves, each drawn by [`PolyglotBook::pick`] with the next
+/// number of `draw`; it stops where the book has no move, and before a
+/// move that would end the game (an opening leaves the engines a move).
+pub fn walk(book: &PolyglotBook, plies: usize, draw: &mut dyn FnMut() -> u64) -> Opening {
+    let start = Position::startpos();
+    let mut pos = start.clone();
+    let mut moves = Vec::new();
+    while moves.len() < plies {
+        let Some(m) = book.pick(&pos, draw()) else {
+            break;
+        };
+        let mut next = pos.clone();
+        next.play_unchecked(m.mv);
+        if !next.has_legal_move() {
+            break;
+        }
+        pos = next;
+        moves.push(m.mv);
+    }
+    Opening { start, moves }
 }
 
 /// SAN of a line of moves from `pos`, for messages (`1. e4 e5 2. Nf3`).
@@ -602,6 +704,106 @@ mod tests {
             ),
             "{err:?}"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A Polyglot book: from the start e4 (weight 3), d4 (1), a3 (0);
+    /// after e4, e5 (1) and c5 (1); after d4, d5 (1); nothing further.
+    fn polyglot_book(dir: &Path) -> PathBuf {
+        use rookery_core::polyglot::PolyglotMove;
+        use rookery_core::UciMove;
+        use rookery_pgn::book::Entry;
+        let mut entries = Vec::new();
+        let mut add = |line: &[&str], mv: &str, weight: u16| {
+            let mut pos = Position::startpos();
+            for m in line {
+                let m = UciMove::from_ascii(m.as_bytes())
+                    .unwrap()
+                    .to_move(&pos)
+                    .unwrap();
+                pos.play_unchecked(m);
+            }
+            let m = UciMove::from_ascii(mv.as_bytes())
+                .unwrap()
+                .to_move(&pos)
+                .unwrap();
+            entries.push(Entry {
+                key: pos.polyglot_key(),
+                mv: PolyglotMove::from_move(m),
+                weight,
+                learn: 0,
+            });
+        };
+        add(&[], "e2e4", 3);
+        add(&[], "d2d4", 1);
+        add(&[], "a2a3", 0);
+        add(&["e2e4"], "e7e5", 1);
+        add(&["e2e4"], "c7c5", 1);
+        add(&["d2d4"], "d7d5", 1);
+        let p = dir.join("b.bin");
+        std::fs::write(&p, PolyglotBook::from_entries(entries).to_bytes()).unwrap();
+        p
+    }
+
+    #[test]
+    fn polyglot_walks_follow_the_book_by_weight_and_the_seed() {
+        let dir = std::env::temp_dir().join(format!("rookery-book-walk-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = polyglot_book(&dir);
+        let cfg = |words: &str| -> BookConfig {
+            format!("file={} {words}", file.display()).parse().unwrap()
+        };
+        assert_eq!(cfg("").format, BookFormat::Polyglot, "from the extension");
+        let g = games(200);
+        let lines = |o: &Openings| -> Vec<String> {
+            g.iter()
+                .map(|x| {
+                    let o = o.for_game(x);
+                    assert_eq!(o.start, Position::startpos());
+                    line_text(&o.start, &o.moves)
+                })
+                .collect()
+        };
+        let a = lines(&Openings::from_book(&cfg(""), 42).unwrap());
+        assert_eq!(a, lines(&Openings::from_book(&cfg(""), 42).unwrap()));
+        assert_ne!(a, lines(&Openings::from_book(&cfg(""), 43).unwrap()));
+        for pair in a.chunks(2) {
+            assert_eq!(pair[0], pair[1], "a block shares its opening");
+        }
+        // Only the book's lines, to their end; never the weight-0 a3.
+        let blocks: Vec<&String> = a.iter().step_by(2).collect();
+        for l in &blocks {
+            assert!(["e4 e5", "e4 c5", "d4 d5"].contains(&l.as_str()), "{l}");
+        }
+        // e4 three times as often as d4: 3/4 of 200 blocks, within 30.
+        let e4 = blocks.iter().filter(|l| l.starts_with("e4")).count();
+        assert!((120..=180).contains(&e4), "e4 in {e4} of 200 walks");
+        let c5 = blocks.iter().filter(|l| *l == &"e4 c5").count();
+        assert!(c5 > 0 && c5 < e4, "{c5} of {e4}");
+        // plies=1 stops after the first move.
+        let one = lines(&Openings::from_book(&cfg("plies=1"), 42).unwrap());
+        assert!(one.iter().all(|l| l == "e4" || l == "d4"), "{one:?}");
+        // A book without a move for the start is refused; so is a list of it.
+        let empty = dir.join("empty.bin");
+        std::fs::write(&empty, []).unwrap();
+        let e: BookConfig = format!("file={}", empty.display()).parse().unwrap();
+        assert!(matches!(
+            Openings::from_book(&e, 0),
+            Err(BookError::Empty { .. })
+        ));
+        assert!(matches!(
+            read_book(&cfg("")),
+            Err(BookError::NotAList { .. })
+        ));
+        let bad = dir.join("bad.bin");
+        std::fs::write(&bad, [0u8; 17]).unwrap();
+        let e: BookConfig = format!("file={} format=polyglot", bad.display())
+            .parse()
+            .unwrap();
+        assert!(matches!(
+            Openings::from_book(&e, 0),
+            Err(BookError::Polyglot(_))
+        ));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -2,6 +2,7 @@
 
 pub mod annotate;
 pub mod bench;
+pub mod book;
 pub mod engines;
 pub mod epd;
 pub mod matches;
