@@ -6,7 +6,7 @@
 use crate::analyst::{Analysis, AnalysisLimits, Analyst, Score};
 use crate::suite::score_record;
 use crate::verbs::{apply, has_verb_opcodes, Applied, Extras, Verb};
-use rookery_core::parallel;
+use rookery_io::parallel;
 use rookery_core::Fen;
 use rookery_epd::{LineKind, Mode, Operation, RawOperand, Reader, Record};
 use rookery_report::{PositionResult, SuiteRun};

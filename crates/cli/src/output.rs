@@ -4,7 +4,7 @@
 //! target only when the command finished, so that an interrupted or failed
 //! run leaves the previous file as it was.
 
-use rookery_epd::latin1::{Latin1Read, NarrowRead};
+use rookery_io::latin1::{Latin1Read, NarrowRead};
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufRead, Read, Write};
@@ -137,9 +137,9 @@ pub fn unreadable(path: &Path) -> Option<String> {
         Err(e) => Some(format!("cannot open {name}: {e}")),
         Ok(file) => {
             let mut head = [0; 4];
-            let n = rookery_pgn::split::ReadAt::read_at(&file, &mut head, 0).unwrap_or(0);
-            let encoding = rookery_epd::latin1::wide_encoding(&head[..n])?;
-            let e = rookery_epd::latin1::wide_error(encoding);
+            let n = rookery_io::ReadAt::read_at(&file, &mut head, 0).unwrap_or(0);
+            let encoding = rookery_io::latin1::wide_encoding(&head[..n])?;
+            let e = rookery_io::latin1::wide_error(encoding);
             Some(format!("cannot read {name}: {e}"))
         }
     }

@@ -2,8 +2,8 @@
 //! making moves with incremental Zobrist keys, FEN (with Shredder-FEN and
 //! X-FEN castling), SAN and UCI move notation, perft, draw rules and Chess960.
 //!
-//! No I/O and no dependencies beyond `std`. Beside the rules, [`parallel`]
-//! holds the one ordered-parallel helper every crate shares (threads, no I/O).
+//! No I/O and no dependencies beyond `std`. (The ordered-parallel helper
+//! every crate shares lives in `rookery-io`, with the files it serves.)
 //!
 //! ```
 //! use rookery_core::{perft, CastlingMode, Position, San, SanPlus, UciMove};
@@ -29,7 +29,6 @@ pub mod fen;
 mod game;
 mod movegen;
 mod moves;
-pub mod parallel;
 mod perft;
 mod position;
 pub mod san;

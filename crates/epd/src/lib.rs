@@ -27,7 +27,6 @@
 //! ```
 
 mod diag;
-pub mod latin1;
 mod moves;
 mod opcode;
 mod operand;

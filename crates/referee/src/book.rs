@@ -226,10 +226,10 @@ pub fn read_book(cfg: &BookConfig) -> Result<Vec<Opening>, BookError> {
         path: path.clone(),
         error,
     })?;
-    if let Some(encoding) = rookery_epd::latin1::wide_encoding(&bytes) {
+    if let Some(encoding) = rookery_io::latin1::wide_encoding(&bytes) {
         return Err(BookError::Io {
             path: path.clone(),
-            error: rookery_epd::latin1::wide_error(encoding),
+            error: rookery_io::latin1::wide_error(encoding),
         });
     }
     let out = match cfg.format {

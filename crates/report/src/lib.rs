@@ -334,12 +334,12 @@ pub fn pgn_tag_at(bytes: &[u8]) -> Option<(usize, usize)> {
 /// file is then unusable); [`ReportError::Io`] when it cannot be read. Bad
 /// EPD lines are not errors of the whole: see [`Input::problems`].
 pub fn load_input(name: &str, bytes: &[u8], theme: &ThemeSource) -> Result<Input, ReportError> {
-    if let Some(encoding) = rookery_epd::latin1::wide_encoding(bytes) {
+    if let Some(encoding) = rookery_io::latin1::wide_encoding(bytes) {
         return Err(ReportError::NotInput {
             path: name.to_string(),
             line: 1,
             column: 1,
-            message: rookery_epd::latin1::wide_error(encoding).to_string(),
+            message: rookery_io::latin1::wide_error(encoding).to_string(),
         });
     }
     if let Some((line, column)) = pgn_tag_at(bytes) {
@@ -383,7 +383,7 @@ pub fn load_input(name: &str, bytes: &[u8], theme: &ThemeSource) -> Result<Input
         });
     }
     let latin1 = std::cell::Cell::new(None);
-    let lines = std::io::BufReader::new(rookery_epd::latin1::Latin1Read::new(bytes, |line| {
+    let lines = std::io::BufReader::new(rookery_io::latin1::Latin1Read::new(bytes, |line| {
         latin1.set(Some(line))
     }));
     let read = epd_run::read(name, lines, theme)?;
