@@ -8,6 +8,7 @@ mod common;
 
 mod analysis;
 mod cli_core;
+mod compressed;
 mod data_safety;
 mod engine_bench;
 mod engine_extremes;

@@ -37,6 +37,11 @@ mod registers;
 mod validate;
 pub mod verbs;
 
+/// Latin-1 and UTF-16 detection; its home is now rookery-io
+/// ([`rookery_io::latin1`]), this path kept for code written before the
+/// move.
+pub use rookery_io::latin1;
+
 pub use diag::{Diagnostic, Problem, Severity};
 pub use opcode::{Opcode, ParseOpcodeError};
 pub use operand::{

@@ -2,17 +2,45 @@
 //! does with its inputs and outputs, below the formats (PGN, EPD) and
 //! above the operating system.
 //!
+//! - [`input`]: opening an input (a file, or stdin for `-`) and reading its
+//!   text, compressed or not: zstd (multi-frame, skippable frames), gzip
+//!   (multi-member) and bzip2 (multi-stream) are told by their first bytes,
+//!   never by the file's name, and decompressed on a thread of their own.
+//!   Damage (a truncated file, a bad checksum) ends the text where it is
+//!   and is told afterwards ([`input::Damage`]), so that what came before
+//!   it is still read.
 //! - [`latin1`]: text that should be UTF-8 but may hold ISO 8859-1 lines
 //!   (decoded, never replaced), and UTF-16/UTF-32 text (refused, with how
 //!   to convert it).
+//! - [`output`]: the crash-safe output: a partial file beside the target,
+//!   renamed over it only when the run finished; `--in-place`; the sources
+//!   a `--resume` takes finished records from; outputs refused when they
+//!   are an input or each other; compression by the target's extension.
 //! - [`parallel`]: ordered parallel work (`--jobs`): results in input
 //!   order, a panic an error and never a hang.
 //! - [`ReadAt`]: input that several threads read at any offset at once (a
 //!   file): the positional reads of `--jobs` on a regular file.
+//!
+//! ```
+//! use rookery_io::input::Input;
+//! use std::io::{Read, Write};
+//!
+//! // A gzip stream, read back as text: told by its bytes, not by a name.
+//! let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+//! gz.write_all(b"[Event \"a\"]\n\n1. e4 e5 *\n")?;
+//! let mut input = Input::from_reader("games", std::io::Cursor::new(gz.finish()?))?;
+//! assert_eq!(input.format(), rookery_io::input::Format::Gzip);
+//! let mut text = String::new();
+//! input.read_to_string(&mut text)?;
+//! assert_eq!(text, "[Event \"a\"]\n\n1. e4 e5 *\n");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![deny(missing_docs)]
 
+pub mod input;
 pub mod latin1;
+pub mod output;
 pub mod parallel;
 
 use std::io;

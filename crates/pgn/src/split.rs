@@ -58,7 +58,11 @@ use std::io::{self, Read};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use rookery_io::parallel::{self, Pulled, WorkerPanicked};
-use rookery_io::{read_full_at, ReadAt};
+use rookery_io::read_full_at;
+/// Input read at any offset by several threads; its home is now
+/// rookery-io ([`rookery_io::ReadAt`]), this path kept for code written
+/// before the move.
+pub use rookery_io::ReadAt;
 
 use crate::game::{Detail, Games, ReadGame};
 use crate::reader::{EndState, Reader};

@@ -42,10 +42,10 @@ use crate::convert::{epd_to_game, write_game_epd, write_game_fens, EpdOptions};
 use crate::game::{Detail, GameBuilder, ReadGame};
 use crate::reader::Reader;
 use crate::split::{for_each_piece_at, for_each_piece_with, PieceGames, PieceSink};
-use rookery_io::ReadAt;
 use crate::types::{GameResult, Location};
 use crate::writer::game_to_string;
 use rookery_io::latin1::Latin1Read;
+use rookery_io::ReadAt;
 
 /// A part is handed to the sink once its text reaches this many bytes.
 pub const FLUSH_TEXT_BYTES: usize = 1 << 16;
