@@ -83,7 +83,7 @@ pub enum Format {
 
 impl Format {
     /// The format of data that starts with `head` (its first
-    /// [`MAGIC_LEN`] bytes, or all of it if shorter).
+    /// six bytes, or all of it if shorter).
     ///
     /// ```
     /// use rookery_io::input::Format;
