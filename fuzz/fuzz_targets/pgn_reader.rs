@@ -15,7 +15,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rookery_epd::latin1::Latin1Read;
+use rookery_io::latin1::Latin1Read;
 use rookery_pgn::split::{for_each_piece, for_each_piece_at};
 use rookery_pgn::Detail;
 use rookery_pgn::{game_to_string, Games, Location, Reader, Skip, Visitor};

@@ -6,9 +6,9 @@
 use crate::analyst::{Analysis, AnalysisLimits, Analyst, Score};
 use crate::suite::score_record;
 use crate::verbs::{apply, has_verb_opcodes, Applied, Extras, Verb};
-use rookery_core::parallel;
 use rookery_core::Fen;
 use rookery_epd::{LineKind, Mode, Operation, RawOperand, Reader, Record};
+use rookery_io::parallel;
 use rookery_report::{PositionResult, SuiteRun};
 use std::io::{self, BufRead, Write};
 

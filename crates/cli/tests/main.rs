@@ -9,6 +9,7 @@ mod common;
 mod analysis;
 mod book_cli;
 mod cli_core;
+mod compressed;
 mod data_safety;
 mod engine_bench;
 mod engine_extremes;

@@ -3,8 +3,8 @@
 //! X-FEN castling), SAN and UCI move notation, perft, draw rules, Chess960
 //! and the Polyglot opening-book key ([`polyglot`]).
 //!
-//! No I/O and no dependencies beyond `std`. Beside the rules, [`parallel`]
-//! holds the one ordered-parallel helper every crate shares (threads, no I/O).
+//! No I/O and no dependencies beyond `std`. (The ordered-parallel helper
+//! every crate shares lives in `rookery-io`, with the files it serves.)
 //!
 //! ```
 //! use rookery_core::{perft, CastlingMode, Position, San, SanPlus, UciMove};
@@ -30,7 +30,6 @@ pub mod fen;
 mod game;
 mod movegen;
 mod moves;
-pub mod parallel;
 mod perft;
 pub mod polyglot;
 mod position;

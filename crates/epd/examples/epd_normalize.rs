@@ -1,6 +1,6 @@
 //! Normalizes a file to stdout and prints records/s to stderr (a benchmark
 //! aid without the CLI's dependencies, reading as the CLI does, through
-//! [`Latin1Read`](rookery_epd::latin1::Latin1Read)):
+//! [`Latin1Read`](rookery_io::latin1::Latin1Read)):
 //! `epd_normalize [--jobs N] FILE > out.epd`.
 //! `epd_normalize --generate N > big.epd` writes N records cycled from the
 //! test suites (every record line of every suite, files in name order).
@@ -24,7 +24,7 @@ fn main() -> std::io::Result<()> {
     };
     let input = BufReader::with_capacity(
         1 << 16,
-        rookery_epd::latin1::Latin1Read::new(std::fs::File::open(&path)?, |_| {}),
+        rookery_io::latin1::Latin1Read::new(std::fs::File::open(&path)?, |_| {}),
     );
     let out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let start = Instant::now();

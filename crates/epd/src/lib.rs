@@ -27,7 +27,6 @@
 //! ```
 
 mod diag;
-pub mod latin1;
 mod moves;
 mod opcode;
 mod operand;
@@ -37,6 +36,11 @@ mod record;
 mod registers;
 mod validate;
 pub mod verbs;
+
+/// Latin-1 and UTF-16 detection; its home is now rookery-io
+/// ([`rookery_io::latin1`]), this path kept for code written before the
+/// move.
+pub use rookery_io::latin1;
 
 pub use diag::{Diagnostic, Problem, Severity};
 pub use opcode::{Opcode, ParseOpcodeError};

@@ -252,7 +252,7 @@ pub fn normalize_with_jobs<R: BufRead, W: Write>(
 /// [`normalize_with_jobs`], where `latin1` says what to do with a line that
 /// is not UTF-8: `None`, an error; `Some(warn)`, the line is read as ISO
 /// 8859-1 (every byte the code point of its value, as
-/// [`Latin1Read`](crate::latin1::Latin1Read)
+/// [`Latin1Read`](rookery_io::latin1::Latin1Read)
 /// reads it) and `warn` is called once, with the number of the first such
 /// line, in its place among the reports (after those of the lines before).
 ///
@@ -340,7 +340,7 @@ pub fn normalize_latin1<R: BufRead, W: Write>(
             sum,
         }
     };
-    rookery_core::parallel::with_workers(workers, work, |q| {
+    rookery_io::parallel::with_workers(workers, work, |q| {
         let mut total = Summary::default();
         let mut next_line = 1u64;
         let mut more = true;
@@ -355,7 +355,7 @@ pub fn normalize_latin1<R: BufRead, W: Write>(
                     more = false;
                     break;
                 }
-                let mut lines = crate::latin1::newlines_in(&bytes[..len]);
+                let mut lines = rookery_io::latin1::newlines_in(&bytes[..len]);
                 if bytes[len - 1] != b'\n' {
                     lines += 1;
                 }
@@ -473,7 +473,7 @@ impl Block {
                 Err(_) if self.latin1 => {
                     event(Event::Latin1(number));
                     decoded.clear();
-                    crate::latin1::decode_into(b, &mut decoded);
+                    rookery_io::latin1::decode_into(b, &mut decoded);
                     (decoded.as_bytes(), Some(decoded.as_str()))
                 }
                 Err(_) => (b, None),

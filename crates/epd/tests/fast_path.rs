@@ -8,9 +8,9 @@
 //! records (which turn plain fields into irregular ones and back).
 
 use proptest::prelude::*;
-use rookery_epd::latin1::Latin1Read;
 use rookery_epd::verbs::{normalize, normalize_latin1, normalize_with_jobs};
 use rookery_epd::{Diagnostic, LineKind, Mode, Reader, Severity, Summary};
+use rookery_io::latin1::Latin1Read;
 
 type Run = (Vec<u8>, Vec<Diagnostic>, Summary);
 

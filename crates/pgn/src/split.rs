@@ -57,7 +57,12 @@
 use std::io::{self, Read};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
-use rookery_core::parallel::{self, Pulled, WorkerPanicked};
+use rookery_io::parallel::{self, Pulled, WorkerPanicked};
+use rookery_io::read_full_at;
+/// Input read at any offset by several threads; its home is now
+/// rookery-io ([`rookery_io::ReadAt`]), this path kept for code written
+/// before the move.
+pub use rookery_io::ReadAt;
 
 use crate::game::{Detail, Games, ReadGame};
 use crate::reader::{EndState, Reader};
@@ -476,57 +481,6 @@ pub struct Cut {
     pub last: bool,
 }
 
-/// Input that can be read at any offset, by several threads at once: a
-/// file, or bytes in memory. [`for_each_piece_at`] reads such an input on
-/// every thread, each its own pieces.
-pub trait ReadAt {
-    /// Reads bytes from `offset` into `buf`: how many, 0 at the end of the
-    /// input (or with `buf` empty).
-    ///
-    /// # Errors
-    /// As the input's reads.
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
-}
-
-impl ReadAt for [u8] {
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-        let start = usize::try_from(offset)
-            .unwrap_or(usize::MAX)
-            .min(self.len());
-        let n = buf.len().min(self.len() - start);
-        buf[..n].copy_from_slice(&self[start..start + n]);
-        Ok(n)
-    }
-}
-
-#[cfg(unix)]
-impl ReadAt for std::fs::File {
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-        std::os::unix::fs::FileExt::read_at(self, buf, offset)
-    }
-}
-
-#[cfg(windows)]
-impl ReadAt for std::fs::File {
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-        std::os::windows::fs::FileExt::seek_read(self, buf, offset)
-    }
-}
-
-/// Fills `buf` from `offset` as far as the input goes: how many bytes.
-fn read_full_at<A: ReadAt + ?Sized>(input: &A, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match input.read_at(&mut buf[n..], offset + n as u64) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
-}
-
 /// Bytes a [`Spans`] reads at a time looking for a cut.
 const CUT_WINDOW: usize = 1 << 14;
 
@@ -860,16 +814,16 @@ struct Placement {
 /// newlines and of its first line that was not UTF-8 (if one was not).
 fn decoded(bytes: Vec<u8>, latin1: bool) -> (Vec<u8>, u64, Option<u64>) {
     if latin1 {
-        match rookery_epd::latin1::decode_lines(&bytes) {
+        match rookery_io::latin1::decode_lines(&bytes) {
             Ok(newlines) => (bytes, newlines, None),
             Err(decoded) => {
                 let text = decoded.text.into_bytes();
-                let newlines = rookery_epd::latin1::newlines_in(&text);
+                let newlines = rookery_io::latin1::newlines_in(&text);
                 (text, newlines, Some(decoded.first_line))
             }
         }
     } else {
-        let newlines = rookery_epd::latin1::newlines_in(&bytes);
+        let newlines = rookery_io::latin1::newlines_in(&bytes);
         (bytes, newlines, None)
     }
 }
@@ -991,7 +945,7 @@ pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
 /// offset (a file): the calling thread reads only a few KiB around each
 /// cut, and each thread reads its own pieces, checks and counts them, at
 /// once. With `latin1`, a line that is not UTF-8 is read as ISO 8859-1, as
-/// [`rookery_epd::latin1::Latin1Read`] does (locations are then those of
+/// [`rookery_io::latin1::Latin1Read`] does (locations are then those of
 /// the decoded text), and `latin1` hears the number of the first such line,
 /// once; without it, the bytes are read as they are. `size` is the target
 /// size of a piece and the input's length if known (a hint).

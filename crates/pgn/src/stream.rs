@@ -42,10 +42,11 @@ use crate::convert::{epd_to_game, write_game_epd, write_game_fens, EpdOptions};
 use crate::eco;
 use crate::game::{Detail, GameBuilder, GameError, ReadGame, Warning};
 use crate::reader::Reader;
-use crate::split::{for_each_piece_at, for_each_piece_with, PieceGames, PieceSink, ReadAt};
+use crate::split::{for_each_piece_at, for_each_piece_with, PieceGames, PieceSink};
 use crate::types::{GameResult, Location};
 use crate::writer::game_to_string;
-use rookery_epd::latin1::Latin1Read;
+use rookery_io::latin1::Latin1Read;
+use rookery_io::ReadAt;
 
 /// A part is handed to the sink once its text reaches this many bytes.
 pub const FLUSH_TEXT_BYTES: usize = 1 << 16;
@@ -554,7 +555,7 @@ fn run_one<R: Read, E>(
 /// [`run`] over an input every thread can read at any offset (a file,
 /// [`ReadAt`]), on `plan.jobs` threads that each read, check and parse
 /// their own pieces ([`for_each_piece_at`]). A line that is not UTF-8 is
-/// read as ISO 8859-1 (Latin-1), as [`rookery_epd::latin1::Latin1Read`]
+/// read as ISO 8859-1 (Latin-1), as [`rookery_io::latin1::Latin1Read`]
 /// reads it, and `latin1` hears the number of the first such line. With one
 /// thread, read in order through that reader.
 ///

@@ -130,7 +130,7 @@ fn ours(path: &Path) -> Vec<Summary> {
 fn decoded(bytes: &[u8]) -> Vec<u8> {
     use std::io::Read;
     let mut text = Vec::new();
-    rookery_epd::latin1::Latin1Read::new(bytes, |_| {})
+    rookery_io::latin1::Latin1Read::new(bytes, |_| {})
         .read_to_end(&mut text)
         .unwrap();
     text

@@ -3,8 +3,9 @@
 //! warnings.
 
 use proptest::prelude::*;
+use rookery_io::ReadAt;
 use rookery_pgn::split::{
-    for_each_piece, for_each_piece_at, for_each_piece_with, Cutter, ReadAt, MIN_TAIL_PIECE,
+    for_each_piece, for_each_piece_at, for_each_piece_with, Cutter, MIN_TAIL_PIECE,
 };
 use rookery_pgn::Detail;
 use rookery_pgn::Games;
@@ -366,7 +367,7 @@ fn latin1_pieces(bytes: &[u8], target: usize, jobs: usize) -> (Vec<String>, Opti
 /// (of the decoded text) and first line.
 #[test]
 fn latin1_lines_read_as_one_reader_decodes_them() {
-    use rookery_epd::latin1::Latin1Read;
+    use rookery_io::latin1::Latin1Read;
     let mut inputs = common::data_files();
     let game =
         b"[Event \"Caf\xe9\"]\n[White \"M\xfcller\"]\n\n1. e4 {d\xe9j\xe0} e5 1-0\n\n".to_vec();
@@ -402,7 +403,7 @@ fn latin1_lines_read_as_one_reader_decodes_them() {
 /// again, it reads as one reader decodes the whole.
 #[test]
 fn pieces_read_again_are_fetched_and_decoded_again() {
-    use rookery_epd::latin1::Latin1Read;
+    use rookery_io::latin1::Latin1Read;
     // As in `wrong_guesses_are_read_again`, with lines that are Latin-1.
     let cases: [&[u8]; 4] = [
         b"[Event \"\xe0\"]\n\n1. e4 {a comment \xe9\n\n[Event \"fake\"]\n} e5 1-0\n\n[Event \"b\"]\n1. d4 *\n",

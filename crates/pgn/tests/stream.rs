@@ -197,7 +197,7 @@ fn every_task_reads_the_same_on_several_threads() {
     let raw: Vec<u8> = util::data_files().concat();
     // (The test data holds Latin-1 lines: `run` reads text.)
     let mut all = Vec::new();
-    rookery_epd::latin1::Latin1Read::new(&raw[..], |_| {})
+    rookery_io::latin1::Latin1Read::new(&raw[..], |_| {})
         .read_to_end(&mut all)
         .unwrap();
     for task in tasks {
@@ -237,7 +237,7 @@ fn stats_count_what_the_full_tree_has() {
     let raw: Vec<u8> = util::data_files().concat();
     // (The test data holds Latin-1 lines: `run` reads text.)
     let mut all = Vec::new();
-    rookery_epd::latin1::Latin1Read::new(&raw[..], |_| {})
+    rookery_io::latin1::Latin1Read::new(&raw[..], |_| {})
         .read_to_end(&mut all)
         .unwrap();
     let (_, diags, stats, stopped) = run_all(&Plan::new(Task::Stats), &all);

@@ -212,6 +212,10 @@ pub enum BookError {
         /// Why.
         error: std::io::Error,
     },
+    /// A compressed book is damaged, or its text cannot be read (UTF-16,
+    /// a compression rookery does not read); the message names it.
+    #[error(transparent)]
+    Input(rookery_io::input::InputError),
     /// A record or game in it is bad.
     #[error("{}:{line}:{column}: {reason}", .path.display())]
     Bad {
@@ -251,16 +255,15 @@ pub fn read_book(cfg: &BookConfig) -> Result<Vec<Opening>, BookError> {
     if cfg.format == BookFormat::Polyglot {
         return Err(BookError::NotAList { path: path.clone() });
     }
-    let bytes = std::fs::read(path).map_err(|error| BookError::Io {
-        path: path.clone(),
-        error,
-    })?;
-    if let Some(encoding) = rookery_epd::latin1::wide_encoding(&bytes) {
-        return Err(BookError::Io {
+    // Decompressed if compressed (told by its bytes); UTF-16 refused.
+    let bytes = rookery_io::input::read_all(path).map_err(|e| match e {
+        rookery_io::input::InputError::Open { source, .. }
+        | rookery_io::input::InputError::Read { source, .. } => BookError::Io {
             path: path.clone(),
-            error: rookery_epd::latin1::wide_error(encoding),
-        });
-    }
+            error: source,
+        },
+        e => BookError::Input(e),
+    })?;
     let out = match cfg.format {
         BookFormat::Epd => read_epd(path, &bytes)?,
         BookFormat::Pgn => read_pgn(path, &bytes, cfg.plies)?,

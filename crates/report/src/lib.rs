@@ -113,6 +113,10 @@ pub enum ReportError {
         /// Why.
         source: std::io::Error,
     },
+    /// A compressed results file is damaged, or its text cannot be read
+    /// (UTF-16, a compression rookery does not read); the message names it.
+    #[error(transparent)]
+    Input(rookery_io::input::InputError),
     /// A results file is not valid results JSON.
     #[error("{path}:{line}:{column}: {message}")]
     Json {
@@ -334,12 +338,12 @@ pub fn pgn_tag_at(bytes: &[u8]) -> Option<(usize, usize)> {
 /// file is then unusable); [`ReportError::Io`] when it cannot be read. Bad
 /// EPD lines are not errors of the whole: see [`Input::problems`].
 pub fn load_input(name: &str, bytes: &[u8], theme: &ThemeSource) -> Result<Input, ReportError> {
-    if let Some(encoding) = rookery_epd::latin1::wide_encoding(bytes) {
+    if let Some(encoding) = rookery_io::latin1::wide_encoding(bytes) {
         return Err(ReportError::NotInput {
             path: name.to_string(),
             line: 1,
             column: 1,
-            message: rookery_epd::latin1::wide_error(encoding).to_string(),
+            message: rookery_io::latin1::wide_error(encoding).to_string(),
         });
     }
     if let Some((line, column)) = pgn_tag_at(bytes) {
@@ -383,7 +387,7 @@ pub fn load_input(name: &str, bytes: &[u8], theme: &ThemeSource) -> Result<Input
         });
     }
     let latin1 = std::cell::Cell::new(None);
-    let lines = std::io::BufReader::new(rookery_epd::latin1::Latin1Read::new(bytes, |line| {
+    let lines = std::io::BufReader::new(rookery_io::latin1::Latin1Read::new(bytes, |line| {
         latin1.set(Some(line))
     }));
     let read = epd_run::read(name, lines, theme)?;
@@ -416,11 +420,21 @@ pub fn load_input(name: &str, bytes: &[u8], theme: &ThemeSource) -> Result<Input
 /// # Errors
 /// As [`load_input`].
 pub fn load_input_file(path: &Path, theme: &ThemeSource) -> Result<Input, ReportError> {
-    let bytes = std::fs::read(path).map_err(|source| ReportError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
+    let bytes = read_file(path)?;
     load_input(&path.display().to_string(), &bytes, theme)
+}
+
+/// The text of the file at `path`, decompressed if it is compressed
+/// (zstd, gzip, bzip2, told by its bytes).
+fn read_file(path: &Path) -> Result<Vec<u8>, ReportError> {
+    use rookery_io::input::InputError;
+    rookery_io::input::read_all(path).map_err(|e| match e {
+        InputError::Open { source, .. } | InputError::Read { source, .. } => ReportError::Io {
+            path: path.display().to_string(),
+            source,
+        },
+        e => ReportError::Input(e),
+    })
 }
 
 /// Reads one results file: a JSON [`SuiteRun`], or a JSON array of them.
@@ -428,9 +442,9 @@ pub fn load_input_file(path: &Path, theme: &ThemeSource) -> Result<Input, Report
 /// # Errors
 /// [`ReportError::Io`] or [`ReportError::Json`] with the line and column.
 pub fn load(path: &Path) -> Result<Vec<SuiteRun>, ReportError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ReportError::Io {
+    let text = String::from_utf8(read_file(path)?).map_err(|e| ReportError::Io {
         path: path.display().to_string(),
-        source,
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
     })?;
     load_text(&path.display().to_string(), &text)
 }

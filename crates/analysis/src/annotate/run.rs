@@ -226,7 +226,7 @@ pub fn annotate_stream(
     };
     let mut summary = AnnotateSummary::default();
     let mut io_error: Option<io::Error> = None;
-    rookery_core::parallel::run(items, analysts, work, |done| {
+    rookery_io::parallel::run(items, analysts, work, |done| {
         summary.games += 1;
         summary.searched += done.searched;
         if done.skipped {

@@ -57,7 +57,8 @@ fn count_games(path: &Path) -> Option<u64> {
     if path.as_os_str() == "-" {
         return None;
     }
-    let f = std::io::BufReader::new(std::fs::File::open(path).ok()?);
+    // The text, decompressed if the file is compressed.
+    let f = std::io::BufReader::new(rookery_io::input::Input::open(path).ok()?);
     let mut n = 0;
     for line in f.split(b'\n') {
         if line.ok()?.starts_with(b"[Event ") {
@@ -84,8 +85,7 @@ pub fn run(a: AnnotateArgs) -> anyhow::Result<Status> {
         skip_games: 0,
         page: a.html.is_some(),
     };
-    let input =
-        output::open(&a.input).with_context(|| format!("cannot open {}", a.input.display()))?;
+    let input = output::open(&a.input)?;
     // Resume from the most recent output: an interrupted run's partial file,
     // else the finished output; its complete games are kept, and the new
     // output replaces the target only when this run finishes.

@@ -179,8 +179,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             let report = stderr_reporter(file.clone(), read.quiet);
             // The raw bytes: the verb reads a line that is not UTF-8 as
             // ISO 8859-1 itself, and warns about it among its reports.
-            let inp =
-                output::open(&input).map_err(|e| anyhow::anyhow!("cannot open {}: {e}", file))?;
+            let inp = output::open(&input)?;
             let mut warn = |line| output::warn_latin1(&file, line);
             let mut out = Output::create(&output, &[&input], in_place)?;
             let sum = verbs::normalize_latin1(
@@ -235,9 +234,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             for input in &inputs {
                 let file = name(input);
                 // Raw bytes: a line that is not UTF-8 is reported as such.
-                let inp = match output::open(input).map_err(|e| {
-                    anyhow::anyhow!("cannot open {}: {e}", output::display_name(input))
-                }) {
+                let inp = match output::open(input) {
                     Ok(i) => i,
                     Err(e) => {
                         // A missing file is reported; the others are still checked.

@@ -202,12 +202,13 @@ fn display_name(path: &Path) -> String {
     output::display_name(path)
 }
 
-/// A byte-count progress bar on stderr, only when stderr is a terminal.
+/// A byte-count progress bar on stderr, only when stderr is a terminal:
+/// against the file's size (compressed, for a compressed file).
 pub(crate) fn progress(path: &Path) -> Option<indicatif::ProgressBar> {
     if !std::io::stderr().is_terminal() {
         return None;
     }
-    let pb = match output::file_len(path) {
+    let pb = match rookery_io::input::file_len(path) {
         Some(n) => indicatif::ProgressBar::new(n),
         None => indicatif::ProgressBar::new_spinner(),
     };
@@ -220,30 +221,51 @@ pub(crate) fn progress(path: &Path) -> Option<indicatif::ProgressBar> {
     Some(pb)
 }
 
-/// Reads one input and hands each part, in order, to `sink`.
+/// Reads one input, opened, and hands each part, in order, to `sink`.
 fn process_file(
     plan: &Plan,
     path: &Path,
+    input: rookery_io::input::Input,
     sink: &mut dyn FnMut(Part) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let file = display_name(path);
-    let input_len = output::file_len(path);
-    let plan = &Plan { input_len, ..*plan };
     let pb = progress(path);
+    // Progress in bytes of the file: those of the text, or for a
+    // compressed file those its decompressor has read.
+    // A compressed file also says how much text it gave (a file that
+    // expands a thousandfold moves its bar slowly, never stops).
+    let compressed = input.compressed_progress();
     let mut progress = |bytes: u64| {
         if let Some(pb) = &pb {
-            pb.set_position(bytes);
+            match &compressed {
+                Some(c) => {
+                    pb.set_position(c.load(std::sync::atomic::Ordering::Relaxed));
+                    pb.set_message(format!("{file} ({} of text)", indicatif::HumanBytes(bytes)));
+                }
+                None => pb.set_position(bytes),
+            }
         }
     };
-    let done = if input_len.is_some() && plan.jobs > 1 {
-        // A regular file: every thread reads its own pieces.
-        let input =
-            std::fs::File::open(path).map_err(|e| anyhow::anyhow!("cannot open {file}: {e}"))?;
+    let positional = match input.file() {
+        Some(f) if plan.jobs > 1 => f.try_clone().ok(),
+        _ => None,
+    };
+    let done = if let Some(f) = positional {
+        // A regular file of plain text: every thread reads its own pieces.
+        let plan = &Plan {
+            input_len: f.metadata().ok().map(|m| m.len()),
+            ..*plan
+        };
         let mut latin1 = |line| output::warn_latin1(&file, line);
-        stream::run_at(plan, &input, &file, &mut progress, &mut latin1, sink)
+        stream::run_at(plan, &f, &file, &mut progress, &mut latin1, sink)
     } else {
-        let input = output::open_text(path)?;
-        stream::run(plan, input, &file, &mut progress, sink)
+        // A stream (stdin, a pipe, or the text of a compressed file,
+        // decompressed on a thread of its own): cut as it comes.
+        let name = file.clone();
+        let text = rookery_io::latin1::Latin1Read::new(input, move |line| {
+            output::warn_latin1(&name, line)
+        });
+        stream::run(plan, text, &file, &mut progress, sink)
     };
     done.map_err(|e| match e {
         StreamError::Read(e) if output::names_its_input(&e) => anyhow::Error::new(e),
@@ -290,20 +312,21 @@ fn run_plan(
     let mut total = Stats::default();
     for path in inputs {
         let file = display_name(path);
-        if !output::is_std(path) {
-            // A file that cannot be read (or is UTF-16) is reported; the
-            // others still are.
-            let refused = output::unreadable(path);
-            if let Some(refused) = refused {
+        // An input that cannot be read (missing, UTF-16, compressed in a
+        // format rookery does not read) is reported; the others still are.
+        let input = match rookery_io::input::Input::open(path) {
+            Ok(input) => input,
+            Err(refused) => {
                 out.flush()?;
                 diag_out.flush()?;
                 eprintln!("rookery: error: {refused}");
                 total.missing_files += 1;
                 continue;
             }
-        }
+        };
+        let damage = input.damage();
         let mut stopped = false;
-        process_file(&plan, path, &mut |part: Part| {
+        process_file(&plan, path, input, &mut |part: Part| {
             out.write_all(&part.text)?;
             for d in &part.diags {
                 print_diag(diag_out, &file, d, json_diags)?;
@@ -312,6 +335,15 @@ fn run_plan(
             total.merge(part.stats);
             Ok(())
         })?;
+        if let Some(e) = damage.take() {
+            // Compressed data damaged: the games before the damage were
+            // read and handled; the damage is told after them, and the
+            // next input is read.
+            out.flush()?;
+            diag_out.flush()?;
+            eprintln!("rookery: error: {e}");
+            total.missing_files += 1;
+        }
         if stopped {
             break;
         }

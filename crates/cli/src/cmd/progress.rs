@@ -27,7 +27,8 @@ pub fn count_lines(path: &std::path::Path) -> Option<u64> {
     if path.as_os_str() == "-" {
         return None;
     }
-    let mut file = std::fs::File::open(path).ok()?;
+    // The text, decompressed if the file is compressed.
+    let mut file = rookery_io::input::Input::open(path).ok()?;
     let mut buf = vec![0u8; 1 << 16];
     let (mut lines, mut in_line) = (0u64, false);
     loop {

@@ -111,8 +111,16 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     for p in &args.results {
         let name = output::display_name(p);
         let loaded = if output::is_std(p) {
+            // Decompressed if compressed; damage is told at the end.
             let mut bytes = Vec::new();
-            std::io::stdin().read_to_end(&mut bytes)?;
+            match output::open_raw(p) {
+                Ok(mut stdin) => stdin.read_to_end(&mut bytes)?,
+                Err(e) => {
+                    eprintln!("rookery: error: {}", output::error_text(&e));
+                    bad = true;
+                    continue;
+                }
+            };
             rookery_report::load_input(&name, &bytes, &args.theme)
         } else {
             rookery_report::load_input_file(p, &args.theme)

@@ -37,13 +37,17 @@ impl Io {
         if self.resume && output::is_std(&self.output) {
             return Err(usage("--resume needs an output file (-o FILE)"));
         }
-        output::check_not_input(&self.output, &[&self.input], self.in_place)
+        Ok(output::check_not_input(
+            &self.output,
+            &[&self.input],
+            self.in_place,
+        )?)
     }
 
     /// The earlier outputs to resume from (none without --resume).
     fn previous(&self) -> anyhow::Result<Vec<Box<dyn BufRead + Send>>> {
         if self.resume {
-            output::resume_sources(&self.output)
+            Ok(output::resume_sources(&self.output)?)
         } else {
             Ok(Vec::new())
         }

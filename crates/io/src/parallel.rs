@@ -3,9 +3,10 @@
 //! the caller, never a hang.
 //!
 //! This is the one home of every parallel stream in rookery (the PGN
-//! splitter, the EPD verbs over engine instances, analysis). It lives here
-//! because it needs nothing but std and every crate can reach it; it does
-//! no I/O.
+//! splitter, the EPD verbs over engine instances, analysis). It lives in
+//! rookery-io beside the inputs it is mostly used on (`--jobs`), so that
+//! rookery-core stays rules only; it needs nothing but std and does no I/O
+//! itself.
 //!
 //! Two ways to hand out the items:
 //! - [`with_workers`]: the caller drives. [`Ordered::submit`] hands out an
@@ -18,7 +19,7 @@
 //!   read from the input by the thread that then parses them).
 //!
 //! ```
-//! use rookery_core::parallel;
+//! use rookery_io::parallel;
 //!
 //! // Two workers, each with its own state (here a counter of items done).
 //! let mut out = Vec::new();

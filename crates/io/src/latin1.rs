@@ -13,7 +13,7 @@
 //! then read straight into that reader's buffer.
 //!
 //! ```
-//! use rookery_epd::latin1::Latin1Read;
+//! use rookery_io::latin1::Latin1Read;
 //! use std::io::Read;
 //! let mut first_bad = None;
 //! let mut text = String::new();
@@ -160,7 +160,7 @@ fn empty_and_free_if_long(buf: &mut Vec<u8>) {
 ///
 /// ```
 /// let mut text = String::from("caf");
-/// rookery_epd::latin1::decode_into(b"\xe9 \xff", &mut text);
+/// rookery_io::latin1::decode_into(b"\xe9 \xff", &mut text);
 /// assert_eq!(text, "café ÿ");
 /// ```
 pub fn decode_into(bytes: &[u8], out: &mut String) {
@@ -184,7 +184,7 @@ pub struct Decoded {
 /// of either.
 ///
 /// ```
-/// use rookery_epd::latin1::decode_lines;
+/// use rookery_io::latin1::decode_lines;
 /// assert_eq!(decode_lines(b"ok\nfine"), Ok(1));
 /// let odd = decode_lines(b"ok\ncaf\xe9\nfine\n").unwrap_err();
 /// assert_eq!((odd.text.as_str(), odd.first_line), ("ok\ncafé\nfine\n", 2));
@@ -328,7 +328,7 @@ fn ascii_newlines_lanes(block: &[u8]) -> Option<u64> {
 /// lanes (a count per hit, as `memchr_iter` gives, costs a call a line).
 ///
 /// ```
-/// assert_eq!(rookery_epd::latin1::newlines_in(b"a\nb\n\nc"), 3);
+/// assert_eq!(rookery_io::latin1::newlines_in(b"a\nb\n\nc"), 3);
 /// ```
 pub fn newlines_in(bytes: &[u8]) -> u64 {
     in_avx2_if_present(
@@ -417,7 +417,7 @@ impl<R: Read, F: FnOnce(u64)> Read for Latin1Read<R, F> {
 /// other character: games and records of nothing, not an error.
 ///
 /// ```
-/// use rookery_epd::latin1::wide_encoding;
+/// use rookery_io::latin1::wide_encoding;
 /// assert_eq!(wide_encoding(b"\xff\xfe[\0E\0"), Some("UTF-16LE"));
 /// assert_eq!(wide_encoding(b"[\0E\0"), Some("UTF-16LE"));
 /// assert_eq!(wide_encoding(b"[Event"), None);

@@ -1,0 +1,415 @@
+//! Compressed inputs and outputs end to end: zstd, gzip and bzip2 told by
+//! their bytes for the PGN and EPD verbs, stdin included, one after the
+//! other on stdin; `-o NAME.zst|.gz|.bz2` compresses; and hostile inputs (cut
+//! short, a bad checksum, a bomb, an empty archive, a misnamed file), each
+//! told naming the file, the games before the damage kept.
+
+use crate::common::{rookery, s, text, ROOKERY};
+use rookery_testkit::TempDir;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../pgn/tests/data")
+        .join(name)
+}
+
+fn read(name: &str) -> Vec<u8> {
+    std::fs::read(data(name)).unwrap()
+}
+
+fn zst(text: &[u8]) -> Vec<u8> {
+    zstd::encode_all(text, 3).unwrap()
+}
+
+fn gz(text: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(text).unwrap();
+    e.finish().unwrap()
+}
+
+fn bz2(text: &[u8]) -> Vec<u8> {
+    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::best());
+    e.write_all(text).unwrap();
+    e.finish().unwrap()
+}
+
+/// The text of a compressed file, by the crates (not by rookery).
+fn unpack(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    match bytes {
+        [0x28, 0xb5, 0x2f, 0xfd, ..] => {
+            zstd::stream::read::Decoder::new(bytes)
+                .unwrap()
+                .read_to_end(&mut out)
+                .unwrap();
+        }
+        [0x1f, 0x8b, ..] => {
+            flate2::read::MultiGzDecoder::new(bytes)
+                .read_to_end(&mut out)
+                .unwrap();
+        }
+        [b'B', b'Z', b'h', ..] => {
+            bzip2::read::MultiBzDecoder::new(bytes)
+                .read_to_end(&mut out)
+                .unwrap();
+        }
+        _ => panic!("not compressed: {:?}", &bytes[..bytes.len().min(8)]),
+    }
+    out
+}
+
+/// `pgn stats --json` of `args`, without the name of the file of the
+/// longest game (stdin is named `<stdin>`).
+fn stats(args: &[&str], stdin: &[u8]) -> (serde_json::Value, i32) {
+    let mut argv = vec!["pgn", "stats", "--json"];
+    argv.extend_from_slice(args);
+    let out = rookery(&argv, stdin);
+    assert!(
+        !text(&out.stderr).contains("panicked"),
+        "{}",
+        out.describe()
+    );
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{}", out.describe()));
+    if let Some(longest) = v["longest"].as_object_mut() {
+        longest.remove("file");
+    }
+    (v, out.code().unwrap())
+}
+
+/// Several games, a few hundred kilobytes: enough for several chunks, and
+/// after each file a game with a comment of random letters, so that the
+/// compressed data is spread over the whole text (a cut in the middle of
+/// it is a cut in the middle of the text).
+fn collection() -> Vec<u8> {
+    let mut v = Vec::new();
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    for round in 0..6 {
+        for name in [
+            "lichess_db_10k.pgn",
+            "twic1599_10k.pgn",
+            "pe-fischer.pgn",
+            "kasparov-deep-blue-1997.pgn",
+            "pe-repetition.pgn",
+            "pe-seventyfive.pgn",
+        ] {
+            v.extend(read(name));
+            write!(v, "\n[Event \"filler {round}\"]\n\n{{").unwrap();
+            for _ in 0..4000 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                v.push(b'a' + (seed % 26) as u8);
+            }
+            v.extend(b"} *\n\n");
+        }
+    }
+    v
+}
+
+#[test]
+fn cat_of_compressed_files_on_stdin_equals_the_plain_files() {
+    let dir = TempDir::new("compressed-cat");
+    let a = read("lichess_db_10k.pgn");
+    let b = read("kasparov-deep-blue-1997.pgn");
+    let pa = dir.write("a.pgn", &a);
+    let pb = dir.write("b.pgn", &b);
+    let (plain, code) = stats(&[s(&pa), s(&pb)], b"");
+    assert_eq!(code, 0);
+    assert!(plain["games"].as_u64().unwrap() > 6, "{plain}");
+    // `cat a.pgn.zst b.pgn.gz | rookery pgn stats -`, on one thread and two.
+    // (Stdin is one input: its games are numbered on from a's.)
+    let piped = [zst(&a), gz(&b)].concat();
+    let (whole, _) = stats(&[s(&dir.write("ab.pgn", [&a[..], &b].concat()))], b"");
+    for jobs in ["1", "2"] {
+        let (got, code) = stats(&["--jobs", jobs, "--chunk-bytes", "2000", "-"], &piped);
+        assert_eq!(code, 0);
+        assert_eq!(got, whole, "--jobs {jobs}");
+        let mut got = got;
+        got["longest"]["game"] = plain["longest"]["game"].clone();
+        assert_eq!(got, plain, "--jobs {jobs}");
+    }
+    // And as files, bzip2 among them.
+    let za = dir.write("a.pgn.zst", zst(&a));
+    let bb = dir.write("b.pgn.bz2", bz2(&b));
+    let (got, code) = stats(&["--jobs", "2", s(&za), s(&bb)], b"");
+    assert_eq!(code, 0);
+    assert_eq!(got, plain);
+}
+
+/// The PGN and EPD verbs read compressed files, and their output is the
+/// output of the plain file.
+#[test]
+fn every_verb_reads_compressed_input() {
+    let dir = TempDir::new("compressed-verbs");
+    let pgn = collection();
+    let plain = dir.write("c.pgn", &pgn);
+    let packed = [
+        dir.write("c.zst", zst(&pgn)),
+        dir.write("c.gz", gz(&pgn)),
+        dir.write("c.bz2", bz2(&pgn)),
+    ];
+    for verb in [
+        &["pgn", "normalize", "--jobs", "2"][..],
+        &["pgn", "validate"],
+        &["pgn", "to-epd"],
+    ] {
+        let want = rookery(&[verb, &[s(&plain)]].concat(), b"");
+        for p in &packed {
+            let got = rookery(&[verb, &[s(p)]].concat(), b"");
+            assert_eq!(got.code(), want.code(), "{}", got.describe());
+            // The same, but for the file's name in the messages.
+            let named = |t: &[u8]| text(t).replace(s(p), "FILE").replace(s(&plain), "FILE");
+            assert_eq!(named(&got.stdout), named(&want.stdout), "{verb:?}");
+            assert_eq!(named(&got.stderr), named(&want.stderr), "{verb:?}");
+        }
+    }
+    let epd = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../epd/tests/data/suites/bk.epd"),
+    )
+    .unwrap();
+    let plain = dir.write("bk.epd", &epd);
+    let packed = dir.write("bk.epd.zst", zst(&epd));
+    for verb in [&["epd", "normalize"][..], &["epd", "validate"]] {
+        let want = rookery(&[verb, &[s(&plain)]].concat(), b"");
+        want.assert_code(0);
+        let named = |t: &[u8]| {
+            text(t)
+                .replace(s(&packed), "FILE")
+                .replace(s(&plain), "FILE")
+                .replace("<stdin>", "FILE")
+        };
+        let got = rookery(&[verb, &[s(&packed)]].concat(), b"");
+        got.assert_code(0);
+        assert_eq!(named(&got.stdout), named(&want.stdout), "{verb:?}");
+        // From stdin too.
+        let got = rookery(&[verb, &["-"]].concat(), &gz(&epd));
+        got.assert_code(0);
+        assert_eq!(named(&got.stdout), named(&want.stdout), "{verb:?} -");
+    }
+}
+
+#[test]
+fn outputs_named_zst_gz_bz2_are_compressed() {
+    let dir = TempDir::new("compressed-out");
+    let pgn = dir.write("in.pgn", collection());
+    let want = rookery(&["pgn", "normalize", s(&pgn)], b"");
+    want.assert_code(0);
+    for name in ["out.pgn.zst", "out.pgn.gz", "out.pgn.bz2"] {
+        let out = dir.join(name);
+        rookery(&["pgn", "normalize", s(&pgn), "-o", s(&out)], b"").assert_code(0);
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(unpack(&bytes) == want.stdout, "{name}");
+        assert!(bytes.len() < want.stdout.len() / 2, "{name} not compressed");
+        // Read back by rookery itself.
+        let again = rookery(&["pgn", "normalize", s(&out)], b"");
+        assert!(again.stdout == want.stdout, "{name} read back");
+    }
+    // In place: the file stays compressed, its games normalized.
+    let gzipped = dir.write("in.pgn.gz", gz(&std::fs::read(&pgn).unwrap()));
+    let args = [
+        "pgn",
+        "normalize",
+        s(&gzipped),
+        "-o",
+        s(&gzipped),
+        "--in-place",
+    ];
+    rookery(&args, b"").assert_code(0);
+    assert!(unpack(&std::fs::read(&gzipped).unwrap()) == want.stdout);
+}
+
+/// Cut short: the games of the whole lines before the cut are read (the
+/// same stats as for that text, plain), and the cut is told naming the file.
+#[test]
+fn a_truncated_zst_keeps_the_games_before_the_cut_and_says_so() {
+    let dir = TempDir::new("compressed-cut");
+    let pgn = collection();
+    let whole = zst(&pgn);
+    let cut = &whole[..whole.len() * 3 / 5];
+    let file = dir.write("cut.pgn.zst", cut);
+    // What zstd itself gives of it, up to its last whole line.
+    let mut before = Vec::new();
+    let _ = zstd::stream::read::Decoder::new(cut)
+        .unwrap()
+        .read_to_end(&mut before);
+    let end = before
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1);
+    before.truncate(end);
+    assert!(
+        !before.is_empty() && before.len() < pgn.len(),
+        "{} bytes of {} before the cut",
+        before.len(),
+        pgn.len()
+    );
+    let prefix = dir.write("prefix.pgn", &before);
+    let (want, _) = stats(&[s(&prefix)], b"");
+    for jobs in ["1", "2"] {
+        let out = rookery(&["pgn", "stats", "--json", "--jobs", jobs, s(&file)], b"");
+        out.assert_code(1);
+        let said = text(&out.stderr);
+        assert!(!said.contains("panicked"), "{said}");
+        assert!(
+            said.contains(&format!(
+                "rookery: error: cannot read {}: the zstd data is truncated",
+                s(&file)
+            )),
+            "{said}"
+        );
+        let mut got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        got["longest"].as_object_mut().unwrap().remove("file");
+        assert_eq!(got, want, "--jobs {jobs}");
+    }
+    // A verb that copies: the games before the cut are written, the cut told.
+    let out = dir.join("out.pgn");
+    let run = rookery(&["pgn", "normalize", s(&file), "-o", s(&out)], b"");
+    run.assert_code(1);
+    assert!(
+        text(&run.stderr).contains("truncated"),
+        "{}",
+        run.describe()
+    );
+    let want = rookery(&["pgn", "normalize", s(&prefix)], b"");
+    assert!(std::fs::read(&out).unwrap() == want.stdout);
+    // An EPD verb, from stdin.
+    let epd = rookery(&["pgn", "to-epd", s(&prefix)], b"").stdout;
+    let packed = gz(&epd);
+    let run = rookery(&["epd", "validate", "-"], &packed[..packed.len() - 20]);
+    run.assert_code(1);
+    assert!(
+        text(&run.stderr).contains("cannot read <stdin>: the gzip data is truncated"),
+        "{}",
+        run.describe()
+    );
+}
+
+/// A bad CRC is found at the end of the member: every game was read, and
+/// the damage is still told.
+#[test]
+fn a_gz_with_a_bad_crc_is_told_after_its_games() {
+    let dir = TempDir::new("compressed-crc");
+    let pgn = collection();
+    let mut bytes = gz(&pgn);
+    let crc = bytes.len() - 8;
+    bytes[crc] ^= 0xa5;
+    let file = dir.write("bad.pgn.gz", &bytes);
+    let plain = dir.write("good.pgn", &pgn);
+    let (want, _) = stats(&[s(&plain)], b"");
+    let (got, code) = stats(&[s(&file)], b"");
+    assert_eq!(code, 1);
+    assert_eq!(got, want);
+    let run = rookery(&["pgn", "validate", s(&file)], b"");
+    run.assert_code(1);
+    run.assert_stderr_contains(&format!(
+        "cannot read {}: the gzip data is damaged",
+        s(&file)
+    ));
+}
+
+/// Empty archives are empty inputs; a file named `.zst` holding plain
+/// text is read as text.
+#[test]
+fn empty_archives_and_misnamed_files() {
+    let dir = TempDir::new("compressed-empty");
+    for (name, bytes) in [
+        ("e.pgn.zst", zst(b"")),
+        ("e.pgn.gz", gz(b"")),
+        ("e.pgn.bz2", bz2(b"")),
+        ("e0.pgn.zst", Vec::new()),
+    ] {
+        let f = dir.write(name, bytes);
+        let (got, code) = stats(&[s(&f)], b"");
+        assert_eq!(code, 0, "{name}");
+        assert_eq!(got["games"], 0, "{name}");
+        rookery(&["epd", "validate", s(&f)], b"").assert_code(0);
+    }
+    let pgn = read("kasparov-deep-blue-1997.pgn");
+    let misnamed = dir.write("plain.pgn.zst", &pgn);
+    let plain = dir.write("plain.pgn", &pgn);
+    assert_eq!(stats(&[s(&misnamed)], b""), stats(&[s(&plain)], b""));
+}
+
+/// The peak resident memory (kB, VmHWM) of `rookery ARGS`, watched while it
+/// runs; how it ended and what it wrote. Killed after a minute: never a hang.
+fn peak_memory(args: &[&str]) -> (u64, std::process::ExitStatus, Vec<u8>) {
+    let mut child = Command::new(ROOKERY)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Read on a thread of its own: a full pipe must not stop the child.
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let _ = stdout.read_to_end(&mut out);
+        out
+    });
+    let status_file = format!("/proc/{}/status", child.id());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut peak = 0;
+    let status = loop {
+        if let Ok(st) = std::fs::read_to_string(&status_file) {
+            if let Some(kb) = st
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            {
+                peak = peak.max(kb);
+            }
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("rookery {args:?} still running after a minute");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    (peak, status, reader.join().unwrap())
+}
+
+/// A bzip2 bomb (a few kilobytes that expand to 42 MB of games, 2,000 times
+/// their size): every game is counted, and the memory used is that of a
+/// small input.
+#[test]
+fn a_bzip2_bomb_is_read_in_flat_memory() {
+    if !Path::new("/proc/self/status").exists() {
+        eprintln!("note: no /proc; the memory of the bomb is not watched");
+        return;
+    }
+    let dir = TempDir::new("compressed-bomb");
+    let game = b"[Event \"b\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n";
+    // One bzip2 stream of 20,000 games (one block), then that stream again
+    // and again: a multi-stream file.
+    let per_stream = 20_000;
+    let stream = bz2(&game.repeat(per_stream));
+    let big_streams = 50;
+    let small = dir.write("small.pgn.bz2", &stream);
+    let big = dir.write("big.pgn.bz2", stream.repeat(big_streams));
+    let big_text = (per_stream * big_streams * game.len()) as u64;
+    let big_len = std::fs::metadata(&big).unwrap().len();
+    assert!(big_len * 1000 < big_text, "{big_len} bytes is no bomb");
+    let (small_peak, st, _) = peak_memory(&["pgn", "stats", "--json", s(&small)]);
+    assert!(st.success(), "{st}");
+    let (big_peak, st, out) = peak_memory(&["pgn", "stats", "--json", s(&big)]);
+    assert!(st.success(), "{st}");
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["games"], per_stream * big_streams);
+    assert_eq!(v["errors"], 0);
+    // 41 MB of text more than the small one (one stream); flat memory
+    // holds a few chunks of it at a time.
+    assert!(
+        big_peak < small_peak + 16 * 1024,
+        "peak {big_peak} kB for the bomb, {small_peak} kB for a small input"
+    );
+}

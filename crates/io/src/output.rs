@@ -1,0 +1,646 @@
+//! The one way every command writes a file: [`Output`] writes into a
+//! partial file beside the target (`.NAME.rookery-partial`), renamed over
+//! the target only when the command finished, so that an interrupted or
+//! failed run leaves the previous file as it was; a killed run leaves the
+//! partial file behind, and `--resume` takes the records finished in it
+//! ([`resume_sources`]). Outputs that are one of the inputs (unless
+//! `--in-place`) or each other are refused before any work is done
+//! ([`check_not_input`], [`check_outputs`]).
+//!
+//! An output whose name ends in `.zst`, `.gz` or `.bz2` is compressed
+//! ([`Format::from_extension`]): zstd at level 3, gzip at level 6, bzip2 at
+//! level 9, the defaults of the `zstd`, `gzip` and `bzip2` tools. The
+//! partial file is compressed too, and `--resume` reads it back (a killed
+//! run's partial file ends inside a frame: the whole lines before the cut
+//! are taken, as from a plain one).
+//!
+//! ```
+//! use rookery_io::output::Output;
+//! use std::io::Write;
+//!
+//! let dir = std::env::temp_dir().join(format!("rookery-io-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let target = dir.join("games.pgn.gz");
+//! let mut out = Output::create(&target, &[], false)?;
+//! out.write_all(b"1. e4 e5 *\n")?;
+//! assert!(!target.exists()); // nothing there until the commit
+//! out.commit()?;
+//! assert_eq!(rookery_io::input::read_all(&target)?, b"1. e4 e5 *\n");
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use crate::input::{is_std, Format, Input};
+
+/// Bytes an output buffers before writing.
+const WRITE_BUFFER: usize = 1 << 16;
+
+/// zstd's level for outputs named `.zst` (the `zstd` tool's default).
+pub const ZSTD_LEVEL: i32 = 3;
+/// gzip's level for outputs named `.gz` (the `gzip` tool's default).
+pub const GZIP_LEVEL: u32 = 6;
+/// bzip2's level for outputs named `.bz2` (the `bzip2` tool's default).
+pub const BZIP2_LEVEL: u32 = 9;
+
+/// Why an output cannot be written, or is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// The output is one of the inputs and `--in-place` was not given.
+    #[error("the output {} is the input {}; give --in-place to replace it", .output.display(), .input.display())]
+    IsInput {
+        /// The output.
+        output: PathBuf,
+        /// The input it is.
+        input: PathBuf,
+    },
+    /// An output given with `flag` is one of the inputs.
+    #[error("{flag} {} is also the input {}: refused, the input would be changed", .output.display(), .input.display())]
+    FlagIsInput {
+        /// The flag that named the output (`-o`, `--html`...).
+        flag: String,
+        /// The output.
+        output: PathBuf,
+        /// The input it is.
+        input: PathBuf,
+    },
+    /// Two outputs are the same file.
+    #[error("{first_flag} {} and {flag} {} are the same file: refused, one would spoil the other", .first.display(), .output.display())]
+    SameFile {
+        /// The flag of the first.
+        first_flag: String,
+        /// The first.
+        first: PathBuf,
+        /// The flag of the second.
+        flag: String,
+        /// The second.
+        output: PathBuf,
+    },
+    /// The output (something other than a regular file) cannot be opened.
+    #[error("cannot write {}: {source}", .path.display())]
+    Open {
+        /// The output.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The partial file beside the target cannot be made.
+    #[error("cannot write {} (through {}): {source}", .path.display(), .partial.display())]
+    Create {
+        /// The output asked for.
+        path: PathBuf,
+        /// The partial file.
+        partial: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The finished partial file cannot be moved over the target.
+    #[error("cannot move {} to {}: {source}", .partial.display(), .target.display())]
+    Rename {
+        /// The partial file.
+        partial: PathBuf,
+        /// The target.
+        target: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// Writing failed (the message names the output; a closed stdout keeps
+    /// its kind, a broken pipe).
+    #[error(transparent)]
+    Write(#[from] io::Error),
+    /// The earlier outputs a `--resume` reads cannot be read or moved aside.
+    #[error("cannot resume from {}: {source}", .path.display())]
+    Resume {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+}
+
+impl OutputError {
+    /// Whether the error refuses the outputs asked for (a usage error),
+    /// rather than a failure to write them.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            OutputError::IsInput { .. }
+                | OutputError::FlagIsInput { .. }
+                | OutputError::SameFile { .. }
+        )
+    }
+}
+
+/// Whether `a` and `b` name the same existing file (the same inode: the
+/// same path written differently, a symbolic link, or a hard link).
+fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (fs::metadata(a), fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        ma.dev() == mb.dev() && ma.ino() == mb.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (ma, mb);
+        matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+    }
+}
+
+/// Refuses an output that is one of the inputs, unless `in_place`.
+///
+/// # Errors
+/// [`OutputError::IsInput`] naming the file.
+pub fn check_not_input(output: &Path, inputs: &[&Path], in_place: bool) -> Result<(), OutputError> {
+    if is_std(output) || in_place {
+        return Ok(());
+    }
+    for input in inputs {
+        if !is_std(input) && same_file(output, input) {
+            return Err(OutputError::IsInput {
+                output: output.to_path_buf(),
+                input: input.to_path_buf(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuses outputs (`--html`, `--csv`, `--results`, `-o`, `--pgnout`, a
+/// journal...), each named with its flag, that are one of `inputs` or the
+/// same file as another of them: the input would be changed, or one output
+/// replaced by or mixed with the other. Checked before any work is done.
+///
+/// # Errors
+/// [`OutputError::FlagIsInput`] or [`OutputError::SameFile`] naming the files.
+pub fn check_outputs(outputs: &[(&str, &Path)], inputs: &[&Path]) -> Result<(), OutputError> {
+    let outputs: Vec<_> = outputs.iter().filter(|(_, p)| !is_std(p)).collect();
+    for (i, (flag, out)) in outputs.iter().enumerate() {
+        if let Some(input) = inputs.iter().find(|i| !is_std(i) && same_file(out, i)) {
+            return Err(OutputError::FlagIsInput {
+                flag: (*flag).to_owned(),
+                output: out.to_path_buf(),
+                input: input.to_path_buf(),
+            });
+        }
+        for (other_flag, other) in &outputs[..i] {
+            if same_target(out, other) {
+                return Err(OutputError::SameFile {
+                    first_flag: (*other_flag).to_owned(),
+                    first: other.to_path_buf(),
+                    flag: (*flag).to_owned(),
+                    output: out.to_path_buf(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` name the same file, existing or not: the same inode,
+/// or the same name in the same directory.
+fn same_target(a: &Path, b: &Path) -> bool {
+    if same_file(a, b) {
+        return true;
+    }
+    let place = |p: &Path| {
+        let target = resolve_target(p);
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        Some((fs::canonicalize(dir).ok()?, target.file_name()?.to_owned()))
+    };
+    matches!((place(a), place(b)), (Some(x), Some(y)) if x == y)
+}
+
+/// The partial file beside `target` that a run writes before it is renamed
+/// over `target`; it is left behind when a run is killed, and
+/// `--resume` reads it.
+pub fn partial_path(target: &Path) -> PathBuf {
+    sibling(target, "rookery-partial")
+}
+
+/// The partial file of an earlier interrupted run, kept while a resumed run
+/// reads it.
+pub fn previous_partial_path(target: &Path) -> PathBuf {
+    sibling(target, "rookery-partial-prev")
+}
+
+fn sibling(target: &Path, suffix: &str) -> PathBuf {
+    let name = target
+        .file_name()
+        .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+    target.with_file_name(format!(".{name}.{suffix}"))
+}
+
+/// A writer, compressed or not as its target's name says.
+enum Encoder<W: Write> {
+    Plain(W),
+    Zstd(zstd::stream::write::Encoder<'static, W>),
+    Gzip(flate2::write::GzEncoder<W>),
+    Bzip2(bzip2::write::BzEncoder<W>),
+}
+
+impl<W: Write> Encoder<W> {
+    /// A writer to `w` in `format`.
+    fn new(w: W, format: Format) -> io::Result<Encoder<W>> {
+        Ok(match format {
+            Format::Plain => Encoder::Plain(w),
+            Format::Zstd => Encoder::Zstd(zstd::stream::write::Encoder::new(w, ZSTD_LEVEL)?),
+            Format::Gzip => Encoder::Gzip(flate2::write::GzEncoder::new(
+                w,
+                flate2::Compression::new(GZIP_LEVEL),
+            )),
+            Format::Bzip2 => Encoder::Bzip2(bzip2::write::BzEncoder::new(
+                w,
+                bzip2::Compression::new(BZIP2_LEVEL),
+            )),
+        })
+    }
+
+    /// Ends the compressed stream (its last frame, member or stream) and
+    /// hands back the writer, flushed.
+    fn finish(self) -> io::Result<W> {
+        let mut w = match self {
+            Encoder::Plain(w) => w,
+            Encoder::Zstd(e) => e.finish()?,
+            Encoder::Gzip(e) => e.finish()?,
+            Encoder::Bzip2(e) => e.finish()?,
+        };
+        w.flush()?;
+        Ok(w)
+    }
+
+    fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            Encoder::Plain(w) => w,
+            Encoder::Zstd(e) => e,
+            Encoder::Gzip(e) => e,
+            Encoder::Bzip2(e) => e,
+        }
+    }
+}
+
+/// Where output goes: stdout, or a file replaced only when [`Output::commit`]
+/// is called. Until then the bytes go to a partial file beside the target;
+/// an output dropped without a commit (an error) removes its partial file,
+/// a killed process leaves it behind for `--resume`. An existing target that
+/// is not a regular file (`/dev/null`, a FIFO) is written to directly and
+/// never replaced. A name ending in `.zst`, `.gz` or `.bz2` compresses (see
+/// the module documentation).
+pub struct Output {
+    inner: Inner,
+    /// How the output is named in a write error (`<stdout>`, the path).
+    name: String,
+}
+
+enum Inner {
+    Stdout(io::BufWriter<io::StdoutLock<'static>>),
+    /// Something other than a regular file (`/dev/null`, a FIFO, a
+    /// terminal): written to directly, since renaming a file over it would
+    /// replace it.
+    Special(Option<Encoder<io::BufWriter<File>>>),
+    File {
+        /// `None` once finished by the commit.
+        writer: Option<Encoder<io::BufWriter<File>>>,
+        partial: PathBuf,
+        target: PathBuf,
+        done: bool,
+    },
+    /// A file closed by [`Output::suspend`] until the next write, which
+    /// appends (compressed output: a new frame, member or stream, which
+    /// every reader of the format reads on).
+    Suspended {
+        partial: PathBuf,
+        target: PathBuf,
+        format: Format,
+    },
+}
+
+impl Output {
+    /// Output to `path` (`-`: stdout), which must not be one of `inputs`
+    /// unless `in_place`. Nothing is changed at `path` before the commit.
+    ///
+    /// # Errors
+    /// [`OutputError::IsInput`] when the output is an input; I/O errors
+    /// creating the partial file.
+    pub fn create(path: &Path, inputs: &[&Path], in_place: bool) -> Result<Output, OutputError> {
+        check_not_input(path, inputs, in_place)?;
+        if is_std(path) {
+            return Ok(Output {
+                inner: Inner::Stdout(io::BufWriter::with_capacity(
+                    WRITE_BUFFER,
+                    io::stdout().lock(),
+                )),
+                name: "<stdout>".into(),
+            });
+        }
+        let format = Format::from_extension(path);
+        if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            let open = OpenOptions::new()
+                .write(true)
+                .open(path)
+                .and_then(|file| {
+                    Encoder::new(io::BufWriter::with_capacity(WRITE_BUFFER, file), format)
+                })
+                .map_err(|source| OutputError::Open {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+            return Ok(Output {
+                inner: Inner::Special(Some(open)),
+                name: path.display().to_string(),
+            });
+        }
+        // Replace what a symbolic link points to, not the link.
+        let target = resolve_target(path);
+        let partial = partial_path(&target);
+        let writer = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&partial)
+            .and_then(|file| Encoder::new(io::BufWriter::with_capacity(WRITE_BUFFER, file), format))
+            .map_err(|source| {
+                // Name the file asked for; the partial file beside it is ours.
+                OutputError::Create {
+                    path: path.to_path_buf(),
+                    partial: partial.clone(),
+                    source,
+                }
+            })?;
+        // Keep the permissions of the file being replaced.
+        if let Ok(m) = fs::metadata(&target) {
+            let _ = fs::set_permissions(&partial, m.permissions());
+        }
+        Ok(Output {
+            inner: Inner::File {
+                writer: Some(writer),
+                partial,
+                target,
+                done: false,
+            },
+            name: path.display().to_string(),
+        })
+    }
+
+    /// Flushes and closes a file until the next write, which opens it
+    /// again to append: for a command that writes more files than it may
+    /// keep open at once (`pgn split`). Its buffer is freed meanwhile; a
+    /// compressed file's stream is ended and the next write starts another.
+    /// Nothing to do for stdout or a special file.
+    ///
+    /// # Errors
+    /// I/O errors flushing it.
+    pub fn suspend(&mut self) -> io::Result<()> {
+        if let Inner::File {
+            writer,
+            partial,
+            target,
+            done: false,
+        } = &mut self.inner
+        {
+            if let Some(w) = writer.take() {
+                w.finish().map_err(|e| writing(&self.name, e))?;
+            }
+            let format = Format::from_extension(target);
+            let (partial, target) = (std::mem::take(partial), std::mem::take(target));
+            self.inner = Inner::Suspended {
+                partial,
+                target,
+                format,
+            };
+        }
+        Ok(())
+    }
+
+    /// A suspended file opened again (to append); nothing otherwise.
+    fn resume_suspended(&mut self) -> io::Result<()> {
+        if let Inner::Suspended {
+            partial,
+            target,
+            format,
+        } = &mut self.inner
+        {
+            let file = OpenOptions::new().append(true).open(&*partial)?;
+            let writer = Encoder::new(io::BufWriter::with_capacity(WRITE_BUFFER, file), *format)?;
+            self.inner = Inner::File {
+                writer: Some(writer),
+                partial: std::mem::take(partial),
+                target: std::mem::take(target),
+                done: false,
+            };
+        }
+        Ok(())
+    }
+
+    /// Flushes (ending the compressed stream, if any) and, for a file,
+    /// moves the partial file over the target.
+    ///
+    /// # Errors
+    /// I/O errors (the target is then unchanged).
+    pub fn commit(mut self) -> Result<(), OutputError> {
+        let name = self.name.clone();
+        let named = |e| OutputError::Write(writing(&name, e));
+        // A suspended file is opened again, to be ended and synced.
+        self.resume_suspended().map_err(named)?;
+        match &mut self.inner {
+            Inner::Stdout(w) => w.flush().map_err(named)?,
+            Inner::Special(w) => {
+                if let Some(w) = w.take() {
+                    w.finish().map_err(named)?;
+                }
+            }
+            Inner::File {
+                writer,
+                partial,
+                target,
+                done,
+            } => {
+                if let Some(w) = writer.take() {
+                    let file = w.finish().map_err(named)?;
+                    file.get_ref().sync_all().map_err(named)?;
+                }
+                fs::rename(&*partial, &*target).map_err(|source| OutputError::Rename {
+                    partial: partial.clone(),
+                    target: target.clone(),
+                    source,
+                })?;
+                *done = true;
+            }
+            // Opened again above: not reached.
+            Inner::Suspended { .. } => {
+                return Err(named(io::Error::other("the output is still suspended")))
+            }
+        }
+        Ok(())
+    }
+
+    fn writer(&mut self) -> io::Result<&mut dyn Write> {
+        self.resume_suspended()?;
+        match &mut self.inner {
+            Inner::Stdout(w) => Ok(w),
+            Inner::Special(Some(w))
+            | Inner::File {
+                writer: Some(w), ..
+            } => Ok(w.writer()),
+            Inner::Special(None) | Inner::File { writer: None, .. } => {
+                Err(io::Error::other("the output is already finished"))
+            }
+            // Opened again above: not reached.
+            Inner::Suspended { .. } => Err(io::Error::other("the output is still suspended")),
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let r = self.writer().and_then(|w| w.write(buf));
+        r.map_err(|e| writing(&self.name, e))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        let r = self.writer().and_then(|w| w.write_all(buf));
+        r.map_err(|e| writing(&self.name, e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        // A suspended file has nothing buffered: it stays closed.
+        if matches!(self.inner, Inner::Suspended { .. }) {
+            return Ok(());
+        }
+        let r = self.writer().and_then(Write::flush);
+        r.map_err(|e| writing(&self.name, e))
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        match &self.inner {
+            Inner::File {
+                partial,
+                done: false,
+                ..
+            }
+            | Inner::Suspended { partial, .. } => {
+                let _ = fs::remove_file(partial);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A write error `e` naming the output it happened on (its kind kept: a
+/// closed stdout still reads as a broken pipe).
+fn writing(name: &str, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("writing {name}: {e}"))
+}
+
+/// Writes `data` to `path` (`-`: stdout) through an [`Output`].
+///
+/// # Errors
+/// As [`Output::create`] and [`Output::commit`].
+pub fn write_whole(path: &Path, data: &[u8]) -> Result<(), OutputError> {
+    let mut out = Output::create(path, &[], false)?;
+    out.write_all(data)?;
+    out.commit()
+}
+
+/// The file an [`Output`] for `path` replaces: what a symbolic link points to.
+fn resolve_target(path: &Path) -> PathBuf {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Opens an earlier output for `--resume`: decompressed if it is
+/// compressed; a partial file that ends inside a frame (a killed run) gives
+/// the whole lines before the cut, which is all a killed run leaves.
+fn open_earlier(path: &Path) -> io::Result<Option<Box<dyn BufRead + Send>>> {
+    match Input::open(path) {
+        Ok(input) => Ok(Some(Box::new(io::BufReader::new(input)))),
+        Err(crate::input::InputError::Open { source, .. })
+            if source.kind() == io::ErrorKind::NotFound =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e.into_io()),
+    }
+}
+
+/// For `--resume` into `path`: the earlier outputs to take finished records
+/// from, most recent first — the partial file of an interrupted run (kept
+/// aside as the previous partial, merged with an older one if a resumed run
+/// was interrupted too), then the output file itself. Call
+/// [`resume_done`] after the new output is committed. Compressed outputs
+/// are read decompressed.
+///
+/// # Errors
+/// I/O errors reading or moving the partial files.
+pub fn resume_sources(path: &Path) -> Result<Vec<Box<dyn BufRead + Send>>, OutputError> {
+    let target = resolve_target(path);
+    let partial = partial_path(&target);
+    let prev = previous_partial_path(&target);
+    let failed = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| OutputError::Resume { path, source }
+    };
+    if partial.exists() {
+        if prev.exists() {
+            // Line N from the newer partial where it has one, else from the
+            // older; the merge is written plain (it is read back by its bytes).
+            let merged = sibling(&target, "rookery-partial-merge");
+            merge_lines(&partial, &prev, &merged).map_err(failed(&merged))?;
+            fs::rename(&merged, &prev).map_err(failed(&prev))?;
+            fs::remove_file(&partial).map_err(failed(&partial))?;
+        } else {
+            fs::rename(&partial, &prev).map_err(failed(&partial))?;
+        }
+    }
+    let mut sources: Vec<Box<dyn BufRead + Send>> = Vec::new();
+    for p in [&prev, &target] {
+        if let Some(source) = open_earlier(p).map_err(failed(p))? {
+            sources.push(source);
+        }
+    }
+    Ok(sources)
+}
+
+/// Writes to `merged` line N of `newer` where it has a whole one, else of
+/// `older`, as long as either has one.
+fn merge_lines(newer: &Path, older: &Path, merged: &Path) -> io::Result<()> {
+    let empty = || -> Box<dyn BufRead + Send> { Box::new(io::empty()) };
+    let mut newer = open_earlier(newer)?.unwrap_or_else(empty);
+    let mut older = open_earlier(older)?.unwrap_or_else(empty);
+    let mut out = io::BufWriter::new(File::create(merged)?);
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    loop {
+        a.clear();
+        b.clear();
+        let na = newer.read_until(b'\n', &mut a)?;
+        let nb = older.read_until(b'\n', &mut b)?;
+        let a_ok = na > 0 && a.ends_with(b"\n");
+        let b_ok = nb > 0 && b.ends_with(b"\n");
+        match (a_ok, b_ok) {
+            (true, _) => out.write_all(&a)?,
+            (false, true) => out.write_all(&b)?,
+            (false, false) => break,
+        }
+    }
+    out.flush()
+}
+
+/// Removes what [`resume_sources`] kept aside, once the resumed output is
+/// in place.
+pub fn resume_done(path: &Path) {
+    let _ = fs::remove_file(previous_partial_path(&resolve_target(path)));
+}
