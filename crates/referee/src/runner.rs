@@ -33,6 +33,7 @@
 use crate::book::{Opening, Openings};
 use crate::game::{FinishedGame, Stop};
 use crate::journal::{self, Entry, Journal, JournalError, JournalState, StartedProcess};
+use crate::knockout::{Bracket, KnockoutReport};
 use crate::record::{GameRecord, MoveRecord, PgnStyle, RecordError};
 use crate::schedule::{Schedule, Scheduled};
 use crate::standings::Standings;
@@ -400,6 +401,8 @@ pub struct RunSummary {
     /// played or the SPRT decided. `false` when it stopped early and can be
     /// resumed.
     pub over: bool,
+    /// A knockout's bracket as it stands.
+    pub knockout: Option<KnockoutReport>,
 }
 
 /// What [`Runner::finish`] did with a game.
@@ -423,6 +426,9 @@ pub enum Finished {
 pub struct Runner {
     plan: RunPlan,
     schedule: Schedule,
+    /// A knockout's games, paired as results come in (`None`: the
+    /// schedule's games, fixed in advance).
+    bracket: Option<Bracket>,
     openings: Openings,
     journal: Option<JournalHandle>,
     pgn: Option<(File, PathBuf)>,
@@ -533,11 +539,23 @@ impl Runner {
             Ok(format!("{}\n", r.epd_line()?))
         })?;
         let schedule = plan.schedule;
+        let mut bracket = Bracket::new(&schedule);
+        if let Some(b) = bracket.as_mut() {
+            // The games an earlier run finished, in number order, pair the
+            // games that followed them as they were paired then.
+            let mut by_number: Vec<&GameRecord> = finished.iter().collect();
+            by_number.sort_by_key(|r| r.number);
+            for r in by_number {
+                b.record(r.number, r.outcome);
+            }
+        }
+        let games = bracket.as_ref().map_or(schedule.len(), Bracket::len);
         let mut runner = Runner {
             standings: Standings::new(plan.players.clone()),
-            state: vec![GameState::Unplayed; schedule.len()],
+            state: vec![GameState::Unplayed; games],
             plan,
             schedule,
+            bracket,
             openings: setup.openings,
             journal,
             pgn,
@@ -557,7 +575,7 @@ impl Runner {
         };
         if let Some(state) = &state {
             for r in &finished {
-                if let Some(g) = runner.schedule.get(r.number) {
+                if let Some(g) = runner.game(r.number) {
                     runner.standings.set_name(g.white, &r.white);
                     runner.standings.set_name(g.black, &r.black);
                     runner.standings.add(&g, r);
@@ -618,6 +636,20 @@ impl Runner {
         &self.schedule
     }
 
+    /// Game `n` as paired: from the schedule, or a knockout's bracket.
+    pub fn game(&self, n: usize) -> Option<Scheduled> {
+        match &self.bracket {
+            Some(b) => b.get(n),
+            None => self.schedule.get(n),
+        }
+    }
+
+    /// A knockout's bracket as it stands, with the players' names.
+    pub fn knockout(&self) -> Option<KnockoutReport> {
+        let names = self.standings.names();
+        self.bracket.as_ref().map(|b| b.report(names))
+    }
+
     /// The standings so far.
     pub fn standings(&self) -> &Standings {
         &self.standings
@@ -651,12 +683,16 @@ impl Runner {
             .count()
     }
 
-    /// Whether a game remains to be started (regardless of who is ready).
+    /// Whether a game remains to be started (regardless of who is ready);
+    /// for a knockout without a winner, also when its next games wait for
+    /// the results of those in progress ([`Runner::next`] gives `None`
+    /// meanwhile).
     pub fn has_work(&self) -> bool {
         !self.stopping
             && (!self.front.is_empty()
                 || !self.back.is_empty()
-                || self.state[self.cursor.min(self.state.len())..].contains(&GameState::Unplayed))
+                || self.state[self.cursor.min(self.state.len())..].contains(&GameState::Unplayed)
+                || self.bracket.as_ref().is_some_and(|b| !b.is_over()))
     }
 
     /// Adds the referee's time per move of a game.
@@ -681,7 +717,7 @@ impl Runner {
         if let Some(i) = self
             .front
             .iter()
-            .position(|(n, _)| self.schedule.get(*n).is_some_and(|g| ready(&g)))
+            .position(|(n, _)| self.game(*n).is_some_and(|g| ready(&g)))
         {
             found = self.front.remove(i);
         }
@@ -690,13 +726,15 @@ impl Runner {
                 self.cursor += 1;
             }
             // Any two players meet within a round: looking one round ahead
-            // finds a game for whoever is ready.
-            let window = self.schedule.per_round().max(1);
+            // finds a game for whoever is ready (a knockout's paired games
+            // are at most a round).
+            let window = match &self.bracket {
+                Some(b) => b.len(),
+                None => self.schedule.per_round().max(1),
+            };
             let end = self.cursor.saturating_add(window).min(self.state.len());
             for n in self.cursor..end {
-                if self.state[n] == GameState::Unplayed
-                    && self.schedule.get(n).is_some_and(|g| ready(&g))
-                {
+                if self.state[n] == GameState::Unplayed && self.game(n).is_some_and(|g| ready(&g)) {
                     found = Some((n, Vec::new()));
                     break;
                 }
@@ -706,7 +744,7 @@ impl Runner {
             if let Some(i) = self
                 .back
                 .iter()
-                .position(|n| self.schedule.get(*n).is_some_and(|g| ready(&g)))
+                .position(|n| self.game(*n).is_some_and(|g| ready(&g)))
             {
                 found = self.back.remove(i).map(|n| (n, Vec::new()));
             }
@@ -714,7 +752,7 @@ impl Runner {
         let Some((n, resume)) = found else {
             return Ok(None);
         };
-        let Some(game) = self.schedule.get(n) else {
+        let Some(game) = self.game(n) else {
             return Ok(None);
         };
         self.state[n] = GameState::Running;
@@ -835,6 +873,11 @@ impl Runner {
         self.standings.set_name(game.white, &r.white);
         self.standings.set_name(game.black, &r.black);
         self.standings.add(game, r);
+        if let Some(b) = self.bracket.as_mut() {
+            if b.record(n, r.outcome) {
+                self.state.resize(b.len(), GameState::Unplayed);
+            }
+        }
         Ok(match self.check_sprt() {
             Some(state) => Finished::Decided(state),
             None => Finished::Recorded,
@@ -907,9 +950,13 @@ impl Runner {
     /// # Errors
     /// The journal or an output cannot be written.
     pub fn close(mut self) -> Result<RunSummary, RunnerError> {
-        let all_done = self.state.iter().all(|&s| s == GameState::Done);
+        let all_done = self.state.iter().all(|&s| s == GameState::Done)
+            && self.bracket.as_ref().is_none_or(Bracket::is_over);
         let reason = if all_done {
-            Some("every game played".to_string())
+            Some(match &self.bracket {
+                Some(_) => "the knockout has its winner".to_string(),
+                None => "every game played".to_string(),
+            })
         } else {
             self.decision
                 .as_ref()
@@ -924,12 +971,23 @@ impl Runner {
             f.sync_data().map_err(output_err(p))?;
         }
         Ok(RunSummary {
+            knockout: self.knockout(),
             sprt: self.sprt(),
             unplayed: self.unplayed(),
             standings: self.standings,
             latency: self.latency,
             over: reason.is_some(),
         })
+    }
+}
+
+/// The games a journal of `schedule` must have finished to be over without
+/// saying so: a knockout's journal is over only when it says so.
+fn scheduled(schedule: &Schedule) -> usize {
+    if schedule.is_fixed() {
+        schedule.len()
+    } else {
+        usize::MAX
     }
 }
 
@@ -997,7 +1055,7 @@ fn make_room(
                     why: e.to_string(),
                 })
             }
-            (Ok(s), Some(plan)) if !s.is_over(plan.schedule.len()) => {
+            (Ok(s), Some(plan)) if !s.is_over(scheduled(&plan.schedule)) => {
                 return Err(RunnerError::Unfinished {
                     path: path.to_path_buf(),
                     done: s.finished().len(),
