@@ -695,6 +695,14 @@ impl Runner {
                 || self.bracket.as_ref().is_some_and(|b| !b.is_over()))
     }
 
+    /// Games being played (handed out and not yet taken back).
+    pub fn in_progress(&self) -> usize {
+        self.state
+            .iter()
+            .filter(|&&s| s == GameState::Running)
+            .count()
+    }
+
     /// Adds the referee's time per move of a game.
     pub fn add_latencies(&mut self, samples: &[Duration]) {
         self.latency.add(samples);
@@ -1402,6 +1410,53 @@ mod tests {
         assert_eq!(s.standings.games(), decided_at + 1);
         assert!(report.last.llr >= d.status.llr);
         assert!(s.over);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_knockout_pairs_from_results_and_a_resume_rebuilds_its_bracket() {
+        let dir = tmp("knockout");
+        let ko = |dir: &Path| RunnerSetup {
+            players: vec!["A".into(), "B".into(), "C".into()],
+            schedule: Schedule::new(3, Pairing::Knockout, 1, 1)
+                .unwrap()
+                .with_seeding(crate::schedule::Seeding { seeded: 3, draw: 0 }),
+            ..setup(dir, 1)
+        };
+        let mut r = Runner::open(ko(&dir), Start::New).unwrap();
+        // A has the bye: B - C first, and nothing else until it ends.
+        let a = r.next(|_| true).unwrap().unwrap();
+        assert_eq!((a.game.number, a.game.white, a.game.black), (0, 1, 2));
+        assert!(r.next(|_| true).unwrap().is_none());
+        assert!(r.has_work());
+        assert_eq!(r.in_progress(), 1);
+        r.finish(&a.game, &fin(&a, GameOutcome::BlackWins, None))
+            .unwrap();
+        // C won: the final is A - C.
+        let f = r.next(|_| true).unwrap().unwrap();
+        assert_eq!(
+            (f.game.number, f.game.round, f.game.white, f.game.black),
+            (1, 2, 0, 2)
+        );
+        drop(r); // killed with the final in progress
+        let state = JournalState::read(&dir.join("m.journal")).unwrap();
+        assert!(
+            Runner::open(ko(&dir), Start::New).is_err(),
+            "an unfinished knockout's journal is kept"
+        );
+        let mut r = Runner::open(ko(&dir), Start::Resume(Box::new(state))).unwrap();
+        assert_eq!(r.resumed(), Some((1, 1)));
+        let again = r.next(|_| true).unwrap().unwrap();
+        assert_eq!(again.game, f.game);
+        r.finish(&again.game, &fin(&again, GameOutcome::WhiteWins, None))
+            .unwrap();
+        assert!(!r.has_work());
+        let s = r.close().unwrap();
+        assert!(s.over);
+        let k = s.knockout.unwrap();
+        assert_eq!(k.winner.as_deref(), Some("A"));
+        assert_eq!(k.rounds.len(), 2);
+        assert_eq!(games_in(&dir.join("m.pgn")), 2);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

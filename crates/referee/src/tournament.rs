@@ -623,6 +623,10 @@ fn next_game(shared: &Shared<'_>) -> Result<Option<crate::runner::Assignment>, S
         if shared.stop.load(Ordering::SeqCst) || !r.has_work() {
             return Ok(None);
         }
+        if r.in_progress() == 0 {
+            // Nothing to wait for: a result would never come.
+            return Err("no game can be started and none is in progress to wait for".into());
+        }
         r = shared
             .counted
             .wait_timeout(r, WAIT_FOR_RESULTS)
