@@ -16,6 +16,7 @@ mod engine_extremes;
 mod epd_cli;
 mod match_cli;
 mod match_compat;
+mod match_knockout;
 mod perft_stockfish;
 mod pgn_annotate;
 mod pgn_cli;

@@ -444,10 +444,6 @@ fn words_that_cannot_be_honoured_are_refused_by_name() {
             &["-tb /syzygy", "tablebase adjudication is not supported"],
         ),
         (
-            format!("cutechess-cli {two} -tournament knockout"),
-            &["knockout is not supported"],
-        ),
-        (
             format!("cutechess-cli {two} -frobnicate 3"),
             &["-frobnicate"],
         ),
@@ -587,6 +583,39 @@ fn noswap_and_reverse_decide_the_colours() {
     assert_eq!(whites("-noswap"), ["A", "A", "A", "A"]);
     assert_eq!(whites("-reverse"), ["B", "A", "B", "A"]);
     assert_eq!(whites("-noswap -reverse"), ["B", "B", "B", "B"]);
+}
+
+/// cutechess-cli's `-tournament knockout -seeds 3` runs as written: the
+/// top seed has the bye, the second and third seeds play the first round,
+/// its winner meets the top seed in the final (Round 2), and the bracket is
+/// printed after cutechess-cli's lines.
+#[test]
+fn a_cutechess_knockout_line_runs() {
+    let t = workdir("knockout");
+    let mock = mock_engine();
+    let out = shell(
+        &t,
+        &format!(
+            "cutechess-cli -tournament knockout -seeds 3 -engine cmd={mock} name=M1 \
+             -engine cmd=builtin name=B nodes=300 -engine cmd={mock} name=M2 \
+             -each tc=60+0.1 -games 1 -maxmoves 60 -pgnout ko.pgn"
+        ),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let games: Vec<(String, String, String)> = results(&t.join("ko.pgn"));
+    let rounds: Vec<String> = pgn_text::games(&std::fs::read_to_string(t.join("ko.pgn")).unwrap())
+        .iter()
+        .map(|g| pgn_text::tag(g, "Round").unwrap_or_default().to_string())
+        .collect();
+    let pairs: Vec<(&str, &str)> = games
+        .iter()
+        .map(|(w, b, _)| (w.as_str(), b.as_str()))
+        .collect();
+    assert_eq!(pairs, [("B", "M2"), ("M1", "B")], "{}", describe(&out));
+    assert_eq!(rounds, ["1", "2"]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("Started game 1 of 2 (B vs M2)"), "{stdout}");
+    assert!(stdout.contains("Knockout winner: B"), "{stdout}");
 }
 
 /// A negative `-srand` is a seed: the same one twice draws the same

@@ -52,6 +52,7 @@ pub mod book;
 pub mod clock;
 pub mod game;
 pub mod journal;
+pub mod knockout;
 pub mod player;
 pub mod record;
 pub mod runner;

@@ -33,6 +33,7 @@
 use crate::book::{Opening, Openings};
 use crate::game::{FinishedGame, Stop};
 use crate::journal::{self, Entry, Journal, JournalError, JournalState, StartedProcess};
+use crate::knockout::{Bracket, KnockoutReport};
 use crate::record::{GameRecord, MoveRecord, PgnStyle, RecordError};
 use crate::schedule::{Schedule, Scheduled};
 use crate::standings::Standings;
@@ -400,6 +401,8 @@ pub struct RunSummary {
     /// played or the SPRT decided. `false` when it stopped early and can be
     /// resumed.
     pub over: bool,
+    /// A knockout's bracket as it stands.
+    pub knockout: Option<KnockoutReport>,
 }
 
 /// What [`Runner::finish`] did with a game.
@@ -423,6 +426,9 @@ pub enum Finished {
 pub struct Runner {
     plan: RunPlan,
     schedule: Schedule,
+    /// A knockout's games, paired as results come in (`None`: the
+    /// schedule's games, fixed in advance).
+    bracket: Option<Bracket>,
     openings: Openings,
     journal: Option<JournalHandle>,
     pgn: Option<(File, PathBuf)>,
@@ -533,11 +539,23 @@ impl Runner {
             Ok(format!("{}\n", r.epd_line()?))
         })?;
         let schedule = plan.schedule;
+        let mut bracket = Bracket::new(&schedule);
+        if let Some(b) = bracket.as_mut() {
+            // The games an earlier run finished, in number order, pair the
+            // games that followed them as they were paired then.
+            let mut by_number: Vec<&GameRecord> = finished.iter().collect();
+            by_number.sort_by_key(|r| r.number);
+            for r in by_number {
+                b.record(r.number, r.outcome);
+            }
+        }
+        let games = bracket.as_ref().map_or(schedule.len(), Bracket::len);
         let mut runner = Runner {
             standings: Standings::new(plan.players.clone()),
-            state: vec![GameState::Unplayed; schedule.len()],
+            state: vec![GameState::Unplayed; games],
             plan,
             schedule,
+            bracket,
             openings: setup.openings,
             journal,
             pgn,
@@ -557,7 +575,7 @@ impl Runner {
         };
         if let Some(state) = &state {
             for r in &finished {
-                if let Some(g) = runner.schedule.get(r.number) {
+                if let Some(g) = runner.game(r.number) {
                     runner.standings.set_name(g.white, &r.white);
                     runner.standings.set_name(g.black, &r.black);
                     runner.standings.add(&g, r);
@@ -618,6 +636,20 @@ impl Runner {
         &self.schedule
     }
 
+    /// Game `n` as paired: from the schedule, or a knockout's bracket.
+    pub fn game(&self, n: usize) -> Option<Scheduled> {
+        match &self.bracket {
+            Some(b) => b.get(n),
+            None => self.schedule.get(n),
+        }
+    }
+
+    /// A knockout's bracket as it stands, with the players' names.
+    pub fn knockout(&self) -> Option<KnockoutReport> {
+        let names = self.standings.names();
+        self.bracket.as_ref().map(|b| b.report(names))
+    }
+
     /// The standings so far.
     pub fn standings(&self) -> &Standings {
         &self.standings
@@ -651,12 +683,24 @@ impl Runner {
             .count()
     }
 
-    /// Whether a game remains to be started (regardless of who is ready).
+    /// Whether a game remains to be started (regardless of who is ready);
+    /// for a knockout without a winner, also when its next games wait for
+    /// the results of those in progress ([`Runner::next`] gives `None`
+    /// meanwhile).
     pub fn has_work(&self) -> bool {
         !self.stopping
             && (!self.front.is_empty()
                 || !self.back.is_empty()
-                || self.state[self.cursor.min(self.state.len())..].contains(&GameState::Unplayed))
+                || self.state[self.cursor.min(self.state.len())..].contains(&GameState::Unplayed)
+                || self.bracket.as_ref().is_some_and(|b| !b.is_over()))
+    }
+
+    /// Games being played (handed out and not yet taken back).
+    pub fn in_progress(&self) -> usize {
+        self.state
+            .iter()
+            .filter(|&&s| s == GameState::Running)
+            .count()
     }
 
     /// Adds the referee's time per move of a game.
@@ -681,7 +725,7 @@ impl Runner {
         if let Some(i) = self
             .front
             .iter()
-            .position(|(n, _)| self.schedule.get(*n).is_some_and(|g| ready(&g)))
+            .position(|(n, _)| self.game(*n).is_some_and(|g| ready(&g)))
         {
             found = self.front.remove(i);
         }
@@ -690,13 +734,15 @@ impl Runner {
                 self.cursor += 1;
             }
             // Any two players meet within a round: looking one round ahead
-            // finds a game for whoever is ready.
-            let window = self.schedule.per_round().max(1);
+            // finds a game for whoever is ready (a knockout's paired games
+            // are at most a round).
+            let window = match &self.bracket {
+                Some(b) => b.len(),
+                None => self.schedule.per_round().max(1),
+            };
             let end = self.cursor.saturating_add(window).min(self.state.len());
             for n in self.cursor..end {
-                if self.state[n] == GameState::Unplayed
-                    && self.schedule.get(n).is_some_and(|g| ready(&g))
-                {
+                if self.state[n] == GameState::Unplayed && self.game(n).is_some_and(|g| ready(&g)) {
                     found = Some((n, Vec::new()));
                     break;
                 }
@@ -706,7 +752,7 @@ impl Runner {
             if let Some(i) = self
                 .back
                 .iter()
-                .position(|n| self.schedule.get(*n).is_some_and(|g| ready(&g)))
+                .position(|n| self.game(*n).is_some_and(|g| ready(&g)))
             {
                 found = self.back.remove(i).map(|n| (n, Vec::new()));
             }
@@ -714,7 +760,7 @@ impl Runner {
         let Some((n, resume)) = found else {
             return Ok(None);
         };
-        let Some(game) = self.schedule.get(n) else {
+        let Some(game) = self.game(n) else {
             return Ok(None);
         };
         self.state[n] = GameState::Running;
@@ -835,6 +881,11 @@ impl Runner {
         self.standings.set_name(game.white, &r.white);
         self.standings.set_name(game.black, &r.black);
         self.standings.add(game, r);
+        if let Some(b) = self.bracket.as_mut() {
+            if b.record(n, r.outcome) {
+                self.state.resize(b.len(), GameState::Unplayed);
+            }
+        }
         Ok(match self.check_sprt() {
             Some(state) => Finished::Decided(state),
             None => Finished::Recorded,
@@ -907,9 +958,13 @@ impl Runner {
     /// # Errors
     /// The journal or an output cannot be written.
     pub fn close(mut self) -> Result<RunSummary, RunnerError> {
-        let all_done = self.state.iter().all(|&s| s == GameState::Done);
+        let all_done = self.state.iter().all(|&s| s == GameState::Done)
+            && self.bracket.as_ref().is_none_or(Bracket::is_over);
         let reason = if all_done {
-            Some("every game played".to_string())
+            Some(match &self.bracket {
+                Some(_) => "the knockout has its winner".to_string(),
+                None => "every game played".to_string(),
+            })
         } else {
             self.decision
                 .as_ref()
@@ -924,12 +979,23 @@ impl Runner {
             f.sync_data().map_err(output_err(p))?;
         }
         Ok(RunSummary {
+            knockout: self.knockout(),
             sprt: self.sprt(),
             unplayed: self.unplayed(),
             standings: self.standings,
             latency: self.latency,
             over: reason.is_some(),
         })
+    }
+}
+
+/// The games a journal of `schedule` must have finished to be over without
+/// saying so: a knockout's journal is over only when it says so.
+fn scheduled(schedule: &Schedule) -> usize {
+    if schedule.is_fixed() {
+        schedule.len()
+    } else {
+        usize::MAX
     }
 }
 
@@ -997,7 +1063,7 @@ fn make_room(
                     why: e.to_string(),
                 })
             }
-            (Ok(s), Some(plan)) if !s.is_over(plan.schedule.len()) => {
+            (Ok(s), Some(plan)) if !s.is_over(scheduled(&plan.schedule)) => {
                 return Err(RunnerError::Unfinished {
                     path: path.to_path_buf(),
                     done: s.finished().len(),
@@ -1344,6 +1410,53 @@ mod tests {
         assert_eq!(s.standings.games(), decided_at + 1);
         assert!(report.last.llr >= d.status.llr);
         assert!(s.over);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_knockout_pairs_from_results_and_a_resume_rebuilds_its_bracket() {
+        let dir = tmp("knockout");
+        let ko = |dir: &Path| RunnerSetup {
+            players: vec!["A".into(), "B".into(), "C".into()],
+            schedule: Schedule::new(3, Pairing::Knockout, 1, 1)
+                .unwrap()
+                .with_seeding(crate::schedule::Seeding { seeded: 3, draw: 0 }),
+            ..setup(dir, 1)
+        };
+        let mut r = Runner::open(ko(&dir), Start::New).unwrap();
+        // A has the bye: B - C first, and nothing else until it ends.
+        let a = r.next(|_| true).unwrap().unwrap();
+        assert_eq!((a.game.number, a.game.white, a.game.black), (0, 1, 2));
+        assert!(r.next(|_| true).unwrap().is_none());
+        assert!(r.has_work());
+        assert_eq!(r.in_progress(), 1);
+        r.finish(&a.game, &fin(&a, GameOutcome::BlackWins, None))
+            .unwrap();
+        // C won: the final is A - C.
+        let f = r.next(|_| true).unwrap().unwrap();
+        assert_eq!(
+            (f.game.number, f.game.round, f.game.white, f.game.black),
+            (1, 2, 0, 2)
+        );
+        drop(r); // killed with the final in progress
+        let state = JournalState::read(&dir.join("m.journal")).unwrap();
+        assert!(
+            Runner::open(ko(&dir), Start::New).is_err(),
+            "an unfinished knockout's journal is kept"
+        );
+        let mut r = Runner::open(ko(&dir), Start::Resume(Box::new(state))).unwrap();
+        assert_eq!(r.resumed(), Some((1, 1)));
+        let again = r.next(|_| true).unwrap().unwrap();
+        assert_eq!(again.game, f.game);
+        r.finish(&again.game, &fin(&again, GameOutcome::WhiteWins, None))
+            .unwrap();
+        assert!(!r.has_work());
+        let s = r.close().unwrap();
+        assert!(s.over);
+        let k = s.knockout.unwrap();
+        assert_eq!(k.winner.as_deref(), Some("A"));
+        assert_eq!(k.rounds.len(), 2);
+        assert_eq!(games_in(&dir.join("m.pgn")), 2);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

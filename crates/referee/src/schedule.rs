@@ -33,11 +33,16 @@ pub enum Pairing {
     RoundRobin,
     /// The first player against each of the others.
     Gauntlet,
+    /// A single-elimination bracket: the winner of each encounter goes on
+    /// to the next round, until one player is left. Who meets whom after
+    /// the first round depends on results, so its games come from a
+    /// [`crate::knockout::Bracket`], not from [`Schedule::get`].
+    Knockout,
 }
 
 /// A pairing name that is not one.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown pairing {0:?}: expected round-robin or gauntlet")]
+#[error("unknown pairing {0:?}: expected round-robin, gauntlet or knockout")]
 pub struct ParsePairingError(pub String);
 
 impl FromStr for Pairing {
@@ -46,6 +51,7 @@ impl FromStr for Pairing {
         match s {
             "round-robin" | "roundrobin" => Ok(Pairing::RoundRobin),
             "gauntlet" => Ok(Pairing::Gauntlet),
+            "knockout" => Ok(Pairing::Knockout),
             _ => Err(ParsePairingError(s.to_string())),
         }
     }
@@ -56,6 +62,7 @@ impl fmt::Display for Pairing {
         f.write_str(match self {
             Pairing::RoundRobin => "round-robin",
             Pairing::Gauntlet => "gauntlet",
+            Pairing::Knockout => "knockout",
         })
     }
 }
@@ -107,6 +114,9 @@ pub enum ScheduleError {
     /// No rounds or no games per encounter.
     #[error("rounds and games per encounter must be at least 1")]
     Empty,
+    /// A knockout is played once: it has no rounds to repeat.
+    #[error("a knockout is played once ({0} rounds asked for): its rounds are its stages")]
+    KnockoutRounds(usize),
     /// More games than are counted (rounds × encounters × games overflows).
     #[error("{rounds} rounds of {per_round} games each are more games than can be counted")]
     TooLarge {
@@ -127,6 +137,21 @@ pub struct Schedule {
     games: usize,
     #[serde(default)]
     sides: Sides,
+    /// A knockout's seeding: players seeded by their order, and the seed
+    /// that draws the order of the others (absent for other pairings, so
+    /// that their schedules read as they were written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seeding: Option<Seeding>,
+}
+
+/// How a knockout's players are placed in its bracket.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seeding {
+    /// The first `seeded` players are placed by their order (the first is
+    /// the top seed); cutechess-cli's `-seeds`.
+    pub seeded: usize,
+    /// The seed that draws the order of the other players (`--srand`).
+    pub draw: u64,
 }
 
 impl Schedule {
@@ -147,12 +172,16 @@ impl Schedule {
         if rounds == 0 || games == 0 {
             return Err(ScheduleError::Empty);
         }
+        if pairing == Pairing::Knockout && rounds != 1 {
+            return Err(ScheduleError::KnockoutRounds(rounds));
+        }
         let s = Schedule {
             players,
             pairing,
             rounds,
             games,
             sides: Sides::default(),
+            seeding: (pairing == Pairing::Knockout).then_some(Seeding::default()),
         };
         let per_round = s
             .encounters()
@@ -170,6 +199,26 @@ impl Schedule {
     /// The same schedule with `sides` deciding who has White.
     pub fn with_sides(self, sides: Sides) -> Schedule {
         Schedule { sides, ..self }
+    }
+
+    /// The same schedule with a knockout's players placed by `seeding`
+    /// (other pairings have no seeding: it is ignored).
+    pub fn with_seeding(self, seeding: Seeding) -> Schedule {
+        Schedule {
+            seeding: self.seeding.map(|_| seeding),
+            ..self
+        }
+    }
+
+    /// A knockout's seeding (`None` for other pairings).
+    pub fn seeding(&self) -> Option<Seeding> {
+        self.seeding
+    }
+
+    /// Whether the games are fixed in advance: false for a knockout, whose
+    /// later rounds and tie-breaks depend on results.
+    pub fn is_fixed(&self) -> bool {
+        self.pairing != Pairing::Knockout
     }
 
     /// Who has White.
@@ -197,10 +246,11 @@ impl Schedule {
         self.games
     }
 
-    /// Encounters (pairs of players who meet) per round.
+    /// Encounters (pairs of players who meet) per round; a knockout's
+    /// encounters in all (each puts one player out).
     pub fn encounters(&self) -> usize {
         match self.pairing {
-            Pairing::Gauntlet => self.players - 1,
+            Pairing::Gauntlet | Pairing::Knockout => self.players - 1,
             Pairing::RoundRobin => self.players * (self.players - 1) / 2,
         }
     }
@@ -210,7 +260,8 @@ impl Schedule {
         self.encounters() * self.games
     }
 
-    /// Games in the whole schedule.
+    /// Games in the whole schedule; for a knockout, the games it has at
+    /// least (its encounters' games without tie-breaks).
     pub fn len(&self) -> usize {
         self.per_round() * self.rounds
     }
@@ -229,7 +280,7 @@ impl Schedule {
     /// pair has White in the first game of the encounter's first round).
     fn encounter(&self, k: usize) -> (usize, usize) {
         match self.pairing {
-            Pairing::Gauntlet => (0, k + 1),
+            Pairing::Gauntlet | Pairing::Knockout => (0, k + 1),
             Pairing::RoundRobin => {
                 // Pairs (i, j), i < j, in lexicographic order.
                 let mut k = k;
@@ -245,9 +296,10 @@ impl Schedule {
         }
     }
 
-    /// Game `number`, or `None` past the end.
+    /// Game `number`, or `None` past the end (always for a knockout: its
+    /// games come from a [`crate::knockout::Bracket`]).
     pub fn get(&self, number: usize) -> Option<Scheduled> {
-        if number >= self.len() {
+        if number >= self.len() || !self.is_fixed() {
             return None;
         }
         let per_round = self.per_round();

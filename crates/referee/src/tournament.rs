@@ -20,13 +20,14 @@ use crate::adjudicate::Rules;
 use crate::book::{BookConfig, BookError, Openings};
 use crate::game::{play_game, Fault, FinishedGame, GameError, GameSetup, Stop, StopSignal};
 use crate::journal::{Entry, JournalState};
+use crate::knockout::KnockoutReport;
 use crate::player::{EngineConfig, EngineLog, Player, PlayerError};
 use crate::record::{GameRecord, PgnStyle};
 use crate::runner::{
     Durability, EventKind, Finished, JournalHandle, RunPlan, Runner, RunnerError, RunnerSetup,
     SprtReport, Start,
 };
-use crate::schedule::{Pairing, Schedule, ScheduleError, Scheduled, Sides};
+use crate::schedule::{Pairing, Schedule, ScheduleError, Scheduled, Seeding, Sides};
 use crate::standings::Standings;
 use crate::stats::{SprtConfig, SprtState};
 use rookery_uci::host::Timeouts;
@@ -37,7 +38,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// Everything a match needs: written whole into the journal's first line,
@@ -94,6 +95,10 @@ pub struct MatchPlan {
     /// How the games are written to the PGN (`min`, `fi`).
     #[serde(default)]
     pub pgn_style: PgnStyle,
+    /// A knockout's seeded players: the first `seeds` engines are placed
+    /// by their order, the others in an order drawn by `seed`.
+    #[serde(default)]
+    pub seeds: usize,
 }
 
 impl MatchPlan {
@@ -124,6 +129,7 @@ impl MatchPlan {
             wait: Duration::ZERO,
             sides: Sides::default(),
             pgn_style: PgnStyle::default(),
+            seeds: 0,
         }
     }
 
@@ -132,8 +138,12 @@ impl MatchPlan {
     /// # Errors
     /// [`ScheduleError`] for fewer than two engines or no games.
     pub fn schedule(&self) -> Result<Schedule, ScheduleError> {
-        Schedule::new(self.engines.len(), self.pairing, self.rounds, self.games)
-            .map(|s| s.with_sides(self.sides))
+        Schedule::new(self.engines.len(), self.pairing, self.rounds, self.games).map(|s| {
+            s.with_sides(self.sides).with_seeding(Seeding {
+                seeded: self.seeds,
+                draw: self.seed,
+            })
+        })
     }
 
     /// The number of games in the schedule (0 when it has none).
@@ -267,6 +277,10 @@ pub struct MatchSummary {
     pub overhead_us: Option<(u64, u64)>,
     /// Options engines did not declare, skipped (`engine: option`).
     pub warnings: Vec<String>,
+    /// A knockout's bracket: every round's encounters, their scores and
+    /// winners, and the winner of the knockout.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub knockout: Option<KnockoutReport>,
 }
 
 enum Msg {
@@ -287,6 +301,10 @@ enum Msg {
 struct Shared<'a> {
     plan: &'a MatchPlan,
     runner: Mutex<Runner>,
+    /// Told when a game is counted or the match stops: a worker with no
+    /// game to take waits on it while a knockout's next games wait for
+    /// results.
+    counted: Condvar,
     journal: Option<JournalHandle>,
     log: Option<EngineLog>,
     /// Set when no new game may start.
@@ -378,6 +396,11 @@ pub fn run_match(
             if plan.engines.len() != 2 {
                 return Err(MatchError::Plan("SPRT needs exactly two engines".into()));
             }
+            if plan.pairing == Pairing::Knockout {
+                return Err(MatchError::Plan(
+                    "SPRT cannot decide a knockout (its games depend on results)".into(),
+                ));
+            }
             Some(
                 words
                     .parse()
@@ -454,6 +477,7 @@ pub fn run_match(
         journal: runner.journal(),
         stop: AtomicBool::new(runner.is_stopping()),
         runner: Mutex::new(runner),
+        counted: Condvar::new(),
         log,
         running: Mutex::new(HashMap::new()),
         start_failures: Mutex::new(vec![0; plan.engines.len()]),
@@ -474,6 +498,7 @@ pub fn run_match(
                 interrupted = true;
                 shared.stop.store(true, Ordering::SeqCst);
                 lock(&shared).stop();
+                shared.counted.notify_all();
                 if let Ok(running) = shared.running.lock() {
                     for s in running.values() {
                         s.stop(Stop::Shutdown);
@@ -509,6 +534,7 @@ pub fn run_match(
                 Msg::Fatal(n) => {
                     shared.stop.store(true, Ordering::SeqCst);
                     lock(&shared).stop();
+                    shared.counted.notify_all();
                     if stopped.is_none() {
                         stopped = Some(MatchStop::EngineFailure(n.clone()));
                     }
@@ -517,6 +543,7 @@ pub fn run_match(
                 Msg::Finished(fin, game, ack) => {
                     let mut runner = lock(&shared);
                     let done = runner.finish(&game, &fin)?;
+                    shared.counted.notify_all();
                     match done {
                         Finished::Recorded | Finished::Decided(_) => {
                             on_event(MatchEvent::Finished {
@@ -557,6 +584,7 @@ pub fn run_match(
         unplayed: summary.unplayed,
         overhead_us,
         warnings,
+        knockout: summary.knockout,
     })
 }
 
@@ -576,6 +604,37 @@ fn start_player(shared: &Shared<'_>, e: usize, worker: usize) -> Result<Box<dyn 
         Ok(p) => Ok(Box::new(p)),
         Err(PlayerError::Start { reason, .. }) => Err(reason),
         Err(other) => Err(other.to_string()),
+    }
+}
+
+/// How long a worker waiting for a knockout's next games sleeps before it
+/// looks again, should a wake-up be missed.
+const WAIT_FOR_RESULTS: Duration = Duration::from_millis(250);
+
+/// The next game for a worker: `None` when there is none to play. While a
+/// knockout's next games wait for the results of games in progress, the
+/// worker waits.
+fn next_game(shared: &Shared<'_>) -> Result<Option<crate::runner::Assignment>, String> {
+    let mut r = shared
+        .runner
+        .lock()
+        .map_err(|_| "the runner's lock is poisoned".to_string())?;
+    loop {
+        if let Some(a) = r.next(|_| true).map_err(|e| e.to_string())? {
+            return Ok(Some(a));
+        }
+        if shared.stop.load(Ordering::SeqCst) || !r.has_work() {
+            return Ok(None);
+        }
+        if r.in_progress() == 0 {
+            // Nothing to wait for: a result would never come.
+            return Err("no game can be started and none is in progress to wait for".into());
+        }
+        r = shared
+            .counted
+            .wait_timeout(r, WAIT_FOR_RESULTS)
+            .map_err(|_| "the runner's lock is poisoned".to_string())?
+            .0;
     }
 }
 
@@ -602,11 +661,7 @@ fn worker(
             std::thread::sleep(plan.wait);
         }
         first_game = false;
-        let next = shared
-            .runner
-            .lock()
-            .map_err(|_| "the runner's lock is poisoned".to_string())
-            .and_then(|mut r| r.next(|_| true).map_err(|e| e.to_string()));
+        let next = next_game(shared);
         let a = match next {
             Ok(Some(a)) => a,
             Ok(None) => break,
@@ -672,7 +727,11 @@ fn worker(
             number: g.number,
             event: plan.event.clone(),
             site: plan.site.clone(),
-            round: (g.number + 1).to_string(),
+            // A knockout's Round tag names its round (stage).
+            round: match plan.pairing {
+                Pairing::Knockout => g.round.to_string(),
+                Pairing::RoundRobin | Pairing::Gauntlet => (g.number + 1).to_string(),
+            },
             start: a.opening.start.clone(),
             opening: a.opening.moves.clone(),
             tc: [plan.engines[g.white].tc, plan.engines[g.black].tc],

@@ -264,6 +264,13 @@ impl EventConfig {
             .pairing
             .parse()
             .map_err(|x: crate::schedule::ParsePairingError| bad(x.to_string()))?;
+        if pairing == Pairing::Knockout {
+            return Err(bad(
+                "pairing = \"knockout\" is for `rookery match`: an Argus event plays a schedule \
+                 fixed in advance (round-robin or gauntlet)"
+                    .into(),
+            ));
+        }
         let time_control: TimeControl = e
             .time_control
             .parse()
@@ -476,6 +483,10 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("time_control"));
+        // A knockout's later games depend on results: not an Argus event.
+        let ko = format!("{BASE}pairing = \"knockout\"\n[[player]]\nname = \"A\"\ntoken = \"x\"\n[[player]]\nname = \"B\"\ntoken = \"y\"\n");
+        let err = EventConfig::from_toml(&ko, Path::new(".")).unwrap_err();
+        assert!(err.to_string().contains("knockout"), "{err}");
     }
 
     /// The games, the journal and the event file are three files: the

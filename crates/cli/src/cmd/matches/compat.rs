@@ -436,12 +436,10 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
             line.flag(&["--wait", &n.to_string()]);
         }
         "seeds" => {
-            if opt.number()? != 1 {
-                return Err(refuse(
-                    opt.text(),
-                    "only the first engine can be the gauntlet's seed",
-                ));
-            }
+            // A knockout's seeded players; other tournaments accept only
+            // 1 (the gauntlet's first engine), which `rookery match` checks.
+            let n = opt.number()?;
+            line.flag(&["--seeds", &n.to_string()]);
         }
         "tournament" => {
             let v = opt.one()?;
@@ -449,13 +447,13 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
                 "round-robin" => line.mark(Cutechess, opt.text()),
                 "roundrobin" => line.mark(Fastchess, opt.text()),
                 "gauntlet" => {}
-                "knockout" => {
+                "knockout" => line.mark(Cutechess, opt.text()),
+                _ => {
                     return Err(refuse(
                         opt.text(),
-                        "knockout is not supported (round-robin and gauntlet are)",
+                        "expected round-robin, gauntlet or knockout",
                     ))
                 }
-                _ => return Err(refuse(opt.text(), "expected round-robin or gauntlet")),
             }
             line.flag(&["--tournament", v]);
         }
@@ -1007,13 +1005,12 @@ mod tests {
         );
         refused(&c("-srand x"), "-srand x");
         has(&c("-wait 250"), "--wait 250");
-        assert!(!ok(&c("-seeds 1")).contains("seeds"));
-        refused(&c("-seeds 2"), "-seeds 2");
+        has(&c("-seeds 1"), "--seeds 1");
+        has(&c("-tournament knockout -seeds 2"), "--seeds 2");
         has(&c("-tournament round-robin"), "--tournament round-robin");
         has(&f("-tournament roundrobin"), "--tournament roundrobin");
         has(&c("-tournament gauntlet"), "--tournament gauntlet");
-        let e = refused(&c("-tournament knockout"), "-tournament knockout");
-        assert!(e.contains("knockout is not supported"), "{e}");
+        has(&c("-tournament knockout"), "--tournament knockout");
         refused(&c("-tournament pyramid"), "-tournament pyramid");
         has(&f("-output format=fastchess"), "--output fastchess");
         refused(&f("-output format=json"), "format=json");

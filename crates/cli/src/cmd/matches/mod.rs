@@ -67,15 +67,15 @@ too). They print what that tool prints (-output format= to choose). Their
 words map to the flags above: -engine cmd=X -> --engine cmd=X, -each -> --each
 (after each engine's own words), -rounds/-games/-repeat -> --rounds/--games as
 the tool counts games, -concurrency/-recover/-srand/-maxmoves/-wait/-event/
--site/-ratinginterval/-noswap/-reverse/-variant -> the same with two dashes,
+-site/-ratinginterval/-noswap/-reverse/-variant/-seeds -> the same with two dashes,
 -openings file=F format=epd order=random plies=N start=N policy=round -> the
 same, -pgnout F [min] [fi] (fastchess: file=F min=true) -> --pgnout,
 -epdout F -> --epdout F, -draw/-resign/-sprt -> the same, -tournament
-round-robin|gauntlet -> --tournament, -output format=X -> --output X, -report
+round-robin|gauntlet|knockout -> --tournament, -output format=X -> --output X, -report
 penta=B -> --report penta=B, -config outname=F -> --journal F (file=F:
 --resume F), -debug -> --log - (standard error), -log file=F -> --log F.
-Refused with the reason: tablebases (-tb), knockout, engine books, and any
-word rookery does not know.";
+Refused with the reason: tablebases (-tb), engine books, and any word
+rookery does not know.";
 
 /// Flags of `rookery match`.
 #[derive(clap::Args, Debug)]
@@ -91,13 +91,22 @@ pub struct Args {
     /// Words applied to every engine before its own.
     #[arg(long, num_args = 1.., value_name = "WORD")]
     each: Vec<String>,
-    /// How the engines are paired.
+    /// How the engines are paired. knockout: a single-elimination bracket
+    /// (byes to the top seeds); each encounter plays --games games, a tie
+    /// goes on by one game (odd --games) or a pair (even) until one leads,
+    /// and the winners meet in the next round until one is left.
     #[arg(
         long,
         default_value = "round-robin",
-        value_name = "round-robin|gauntlet"
+        value_name = "round-robin|gauntlet|knockout"
     )]
     tournament: Pairing,
+    /// A knockout's seeded engines: the first N are placed in the bracket
+    /// by their order (the first is the top seed), the others in an order
+    /// drawn by --srand (default 0: all drawn). A gauntlet's seed is its
+    /// first engine (1).
+    #[arg(long, value_name = "N")]
+    seeds: Option<u32>,
     /// The sides never swap: the first engine of each encounter always has
     /// White.
     #[arg(long)]
@@ -208,7 +217,7 @@ pub struct Args {
     /// --json and what says how to print, --output, --scoreinterval and
     /// --report, go with it).
     #[arg(long, value_name = "JOURNAL", conflicts_with_all = [
-        "engine", "each", "tournament", "rounds", "games", "repeat", "concurrency", "openings",
+        "engine", "each", "tournament", "seeds", "rounds", "games", "repeat", "concurrency", "openings",
         "srand", "variant", "draw", "resign", "maxmoves", "sprt", "recover", "pgnout", "epdout",
         "journal", "no_sync", "log", "event", "site", "ratinginterval", "stall_timeout",
         "fresh", "strict_options", "wait", "noswap", "reverse", "engines_json",
@@ -331,6 +340,21 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
     }
     let mut plan = MatchPlan::new(engines);
     plan.pairing = args.tournament;
+    match (args.tournament, args.seeds) {
+        (Pairing::Knockout, seeds) => plan.seeds = seeds.unwrap_or(0) as usize,
+        (_, None | Some(1)) => {}
+        (_, Some(n)) => {
+            return Err(output::usage(format!(
+                "--seeds {n}: only a knockout seeds more than one engine (a gauntlet's seed is its first engine)"
+            )))
+        }
+    }
+    if args.tournament == Pairing::Knockout && args.rounds != 1 {
+        return Err(output::usage(format!(
+            "--rounds {}: a knockout is played once (its rounds are its stages)",
+            args.rounds
+        )));
+    }
     plan.sides = Sides {
         fixed: args.noswap,
         reverse: args.reverse,
@@ -365,6 +389,11 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
         Sprt::new(cfg).map_err(|e| output::usage(format!("{e}")))?;
         if plan.engines.len() != 2 {
             return Err(output::usage("--sprt needs exactly two engines"));
+        }
+        if plan.pairing == Pairing::Knockout {
+            return Err(output::usage(
+                "--sprt cannot decide a knockout (its games depend on results)",
+            ));
         }
         plan.sprt = Some(words);
     }
@@ -480,7 +509,9 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     // the commentary prints above it.
     let bar =
         (std::io::stderr().is_terminal() && !json && args.output == Format::Rookery).then(|| {
-            let b = progress::bar("games", Some(total as u64));
+            // A knockout's number of games is known only at its end.
+            let known = (plan.pairing != Pairing::Knockout).then_some(total as u64);
+            let b = progress::bar("games", known);
             if let Some(s) = &state {
                 b.set_position(s.finished().len() as u64);
             }
@@ -509,8 +540,13 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     if let Some(s) = &state {
         let done = s.finished().len();
         say(printer.note(&format!(
-            "Resuming {}: {done} of {total} games finished, {} cut off mid-game",
+            "Resuming {}: {done} of {}{total} games finished, {} cut off mid-game",
             s.path.display(),
+            if plan.pairing == Pairing::Knockout {
+                "at least "
+            } else {
+                ""
+            },
             s.games.values().filter(|g| g.end.is_none()).count()
         )));
     }

@@ -22,9 +22,11 @@
 //! of a win and a loss to two draws after `Ptnml(0-2)`; rookery counts both
 //! as one-point pairs, so that part is left out.
 
+use rookery_referee::knockout::KnockoutReport;
 use rookery_referee::player::EngineConfig;
 use rookery_referee::record::GameRecord;
 use rookery_referee::runner::SprtReport;
+use rookery_referee::schedule::Pairing;
 use rookery_referee::standings::Standings;
 use rookery_referee::stats::{EloEstimate, Sprt, SprtState, SprtStatus, Tally, Wdl};
 use rookery_referee::tournament::{MatchPlan, MatchStop, MatchSummary};
@@ -107,6 +109,13 @@ impl<'a> Printer<'a> {
         } else {
             "Started"
         };
+        // A knockout's number of games is known only at its end.
+        if self.plan.pairing == Pairing::Knockout && self.format == Format::Rookery {
+            return vec![Say::Out(format!(
+                "{verb} game {} ({white} vs {black})",
+                number + 1
+            ))];
+        }
         vec![Say::Out(format!(
             "{verb} game {} of {} ({white} vs {black})",
             number + 1,
@@ -214,6 +223,9 @@ impl<'a> Printer<'a> {
                     out.extend(self.fastchess_results(s, decision));
                 }
             }
+        }
+        if let Some(k) = &summary.knockout {
+            out.extend(bracket_lines(k).into_iter().map(Say::Out));
         }
         if let Some((median, p99)) = summary.overhead_us {
             out.push(Say::Out(format!(
@@ -671,6 +683,39 @@ fn sprt_end_text(report: &SprtReport, s: &Standings) -> Vec<String> {
             report.last.llr, report.last.lower, report.last.upper
         )],
     }
+}
+
+/// A knockout's bracket: each round's encounters with their scores and who
+/// went on, then the winner.
+fn bracket_lines(k: &KnockoutReport) -> Vec<String> {
+    let mut out = vec!["Knockout bracket:".to_string()];
+    for (i, round) in k.rounds.iter().enumerate() {
+        out.push(format!("  Round {}", i + 1));
+        for e in round {
+            let line = match &e.players {
+                [Some(a), None] | [None, Some(a)] => format!("    {a} (bye)"),
+                [Some(a), Some(b)] => {
+                    let verdict = match &e.winner {
+                        Some(w) => format!("{w} goes on"),
+                        None => "undecided".to_string(),
+                    };
+                    format!(
+                        "    {a} - {b}: {} - {} in {} game{}; {verdict}",
+                        e.score[0],
+                        e.score[1],
+                        e.games,
+                        if e.games == 1 { "" } else { "s" }
+                    )
+                }
+                [None, None] => continue,
+            };
+            out.push(line);
+        }
+    }
+    if let Some(w) = &k.winner {
+        out.push(format!("Knockout winner: {w}"));
+    }
+    out
 }
 
 #[cfg(test)]
