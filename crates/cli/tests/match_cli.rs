@@ -66,14 +66,14 @@ fn wait_bounded(mut child: Child, limit: Duration) -> Output {
 }
 
 /// Starts `rookery match ARGS` with its stdin closed and its output piped.
-fn spawn_match<S: AsRef<OsStr>>(args: &[S]) -> Child {
+pub(crate) fn spawn_match<S: AsRef<OsStr>>(args: &[S]) -> Child {
     let mut child = cmd(["match"]).args(args).spawn();
     drop(child.stdin.take());
     child
 }
 
 /// Runs `rookery match ARGS` to the end.
-fn run_match<S: AsRef<OsStr>>(args: &[S]) -> Output {
+pub(crate) fn run_match<S: AsRef<OsStr>>(args: &[S]) -> Output {
     // Drain both pipes on threads so a chatty match cannot block on them.
     let mut child = spawn_match(args);
     let mut so = child.stdout.take().unwrap();
@@ -96,7 +96,8 @@ fn run_match<S: AsRef<OsStr>>(args: &[S]) -> Output {
     }
 }
 
-fn describe(out: &Output) -> String {
+/// Exit status and both outputs, for an assertion message.
+pub(crate) fn describe(out: &Output) -> String {
     format!(
         "exit {:?}\nstdout:\n{}\nstderr:\n{}",
         out.status.code(),

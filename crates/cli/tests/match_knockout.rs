@@ -10,68 +10,19 @@
 //!   an uninterrupted run;
 //! - what a knockout refuses (`--sprt`, `--rounds`).
 
-use crate::common::{cmd, mock_engine, s, text};
+use crate::common::{mock_engine, s, text};
+use crate::match_cli::{describe, run_match, spawn_match};
 use rookery_testkit::cmd::argv;
 use rookery_testkit::TempDir;
 use serde_json::Value;
-use std::ffi::OsStr;
 use std::path::Path;
-use std::process::{Child, Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// A liveness bound for one run (not a speed assertion).
 const RUN_LIMIT: Duration = Duration::from_secs(120);
 
 const BOOK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd");
-
-fn spawn_match<S: AsRef<OsStr>>(args: &[S]) -> Child {
-    let mut child = cmd(["match"]).args(args).spawn();
-    drop(child.stdin.take());
-    child
-}
-
-/// Runs `rookery match ARGS` to its end (killed past [`RUN_LIMIT`]).
-fn run_match<S: AsRef<OsStr>>(args: &[S]) -> Output {
-    let mut child = spawn_match(args);
-    let mut so = child.stdout.take().unwrap();
-    let mut se = child.stderr.take().unwrap();
-    let t_out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut so, &mut v).unwrap();
-        v
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut se, &mut v).unwrap();
-        v
-    });
-    let t0 = Instant::now();
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if t0.elapsed() > RUN_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("rookery match did not finish within {RUN_LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Output {
-        status,
-        stdout: t_out.join().unwrap(),
-        stderr: t_err.join().unwrap(),
-    }
-}
-
-fn describe(out: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        text(&out.stdout),
-        text(&out.stderr)
-    )
-}
 
 /// Runs a match that must succeed with `--json`; returns its JSON.
 fn json_match(args: &[String]) -> Value {
