@@ -10,8 +10,10 @@ again until OUT reaches --size-mb. So that the copies are different games
 (not duplicates of each other, which would make a dedupe benchmark
 meaningless), copy r of a game is cut r plies before its end (copies that
 would get shorter than 20 plies are skipped); its tags are drawn again from
-the seed: players, Elo ratings (1800-2850), event, site, date, round. Comments,
-NAGs and variations are dropped; a cut game's result is "*".
+the seed: players, Elo ratings (1800-2850), event, site, date, round.
+Mainline comments are kept (TCEC's evaluations and clock times, as a
+lichess dump's [%clk] comments); NAGs and variations are dropped; a cut
+game's result is "*".
 
 Every --dup-every-th game written is instead a duplicate of an earlier one:
 the same moves under new tags and with a comment, at a place the manifest
@@ -79,13 +81,18 @@ def games(path):
 
 
 def moves(movetext):
-    """The mainline SAN moves and the result of `movetext`."""
+    """The mainline SAN moves (each with the comment after it, or None) and
+    the result of `movetext`."""
     out, depth, i, n = [], 0, 0, len(movetext)
     result = "*"
     while i < n:
         c = movetext[i]
         if c == "{":
             j = movetext.find("}", i)
+            if not depth and out and j > i:
+                # A mainline comment stays with the move before it.
+                san, _ = out[-1]
+                out[-1] = (san, " ".join(movetext[i + 1:j].split()))
             i = n if j < 0 else j + 1
             continue
         if c == ";":
@@ -116,16 +123,18 @@ def moves(movetext):
         tok = re.sub(r"^\d+\.+", "", tok)
         if not tok or tok.startswith("$") or tok[0].isdigit():
             continue
-        out.append(tok.rstrip("!?"))
+        out.append((tok.rstrip("!?"), None))
     return out, result
 
 
 def movetext(sans, result):
     words = []
-    for k, san in enumerate(sans):
-        if k % 2 == 0:
-            words.append(f"{k // 2 + 1}.")
+    for k, (san, comment) in enumerate(sans):
+        if k % 2 == 0 or (k > 0 and sans[k - 1][1]):
+            words.append(f"{k // 2 + 1}." if k % 2 == 0 else f"{k // 2 + 1}...")
         words.append(san)
+        if comment:
+            words.extend(("{" + comment + "}").split(" "))
     words.append(result)
     lines, line = [], ""
     for w in words:
