@@ -1006,6 +1006,8 @@ impl Player for UciPlayer {
 
     fn new_game(&mut self, chess960: bool) -> Result<(), PlayerError> {
         self.stop_pondering()?;
+        // A new game's first request sends its position afresh.
+        self.prepared = None;
         let host = self.host()?;
         if host
             .options()
