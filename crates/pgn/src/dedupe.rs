@@ -4,7 +4,7 @@
 //! same sequence of positions, whatever their tags, comments, NAGs and
 //! variations: pgn-extract's `-D` criterion (its final position's hash and a
 //! hash accumulated over the positions). A game is reduced to a 128-bit
-//! [`GameKey`]: the Zobrist key of its final position ([`Position::hash`])
+//! [`GameKey`]: the Zobrist key of its final position ([`rookery_core::Position::hash`])
 //! in the high half, a hash of the keys of every mainline position, in
 //! order and the starting position included, in the low half. The first game
 //! with a key is kept; a later one is a duplicate of it.
@@ -43,8 +43,6 @@
 //! ```
 
 use std::io;
-
-use rookery_core::Position;
 
 use crate::copy::tag_value;
 use crate::game::{Detail, ReadGame};
@@ -117,36 +115,39 @@ pub struct KeyPlan {
 }
 
 impl KeyPlan {
-    /// How much of each game [`KeyPlan::key`] needs: the mainline moves.
+    /// How much of each game [`KeyPlan::key`] needs: no moves, only the
+    /// keys of the positions the mainline reaches (read at any detail).
     pub fn detail(&self) -> Detail {
-        Detail::Mainline
+        // The keys of the mainline positions are read at any detail
+        // (`ReadGame::keys`): no move list needs to be built.
+        Detail::Count
     }
 
     /// The key of game `g`, whose bytes are `raw` (read only for a tag
     /// value that is not UTF-8, see [`tag_value`]). The game must have been
-    /// read with [`KeyPlan::detail`]; its moves are those read (a game with
-    /// an error has the key of its moves up to the error).
+    /// read with [`KeyPlan::detail`] (or more); its positions are those the
+    /// reader reached (a game with an error has the key of its moves up to
+    /// the error).
     pub fn key(&self, g: &ReadGame, raw: &[u8]) -> GameKey {
-        let mut pos: Position = g.game.start.clone();
-        let fuzzy = self.fuzzy_ply.filter(|&n| n <= g.plies);
+        let start = g.game.start.hash();
+        // The key of the position after `n` plies.
+        let after = |n: usize| n.checked_sub(1).map_or(start, |i| g.keys[i]);
+        let end = after(g.keys.len());
+        let fuzzy = self.fuzzy_ply.filter(|&n| n <= g.keys.len());
         let (high, mut low) = match fuzzy {
-            Some(0) => (g.game.end_position().hash(), Sequence::new(SEED_FUZZY)),
+            Some(0) => (end, Sequence::new(SEED_FUZZY)),
             Some(n) => {
-                for m in g.game.mainline_moves().take(n) {
-                    pos.play_unchecked(m);
-                }
                 let mut low = Sequence::new(SEED_FUZZY);
                 low.push(n as u64);
-                (pos.hash(), low)
+                (after(n), low)
             }
             None => {
                 let mut low = Sequence::new(SEED_EXACT);
-                low.push(pos.hash());
-                for m in g.game.mainline_moves() {
-                    pos.play_unchecked(m);
-                    low.push(pos.hash());
+                low.push(start);
+                for &k in &g.keys {
+                    low.push(k);
                 }
-                (pos.hash(), low)
+                (end, low)
             }
         };
         for name in &self.same_tags {
