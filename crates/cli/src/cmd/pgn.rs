@@ -202,6 +202,17 @@ fn display_name(path: &Path) -> String {
     output::display_name(path)
 }
 
+/// What a verb that reads games says when reading `file` failed: the
+/// reader's own error when it names the input already, else the error
+/// with `cannot read FILE`; a failure of the verb's own sink as it is.
+pub(crate) fn read_failure(e: StreamError<anyhow::Error>, file: &str) -> anyhow::Error {
+    match e {
+        StreamError::Read(e) if output::names_its_input(&e) => anyhow::Error::new(e),
+        StreamError::Read(e) => anyhow::Error::new(e).context(format!("cannot read {file}")),
+        StreamError::Sink(e) => e,
+    }
+}
+
 /// A byte-count progress bar on stderr, only when stderr is a terminal:
 /// against the file's size (compressed, for a compressed file).
 pub(crate) fn progress(path: &Path) -> Option<indicatif::ProgressBar> {
@@ -267,11 +278,7 @@ fn process_file(
         });
         stream::run(plan, text, &file, &mut progress, sink)
     };
-    done.map_err(|e| match e {
-        StreamError::Read(e) if output::names_its_input(&e) => anyhow::Error::new(e),
-        StreamError::Read(e) => anyhow::Error::new(e).context(format!("cannot read {file}")),
-        StreamError::Sink(e) => e,
-    })?;
+    done.map_err(|e| read_failure(e, &file))?;
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }

@@ -28,7 +28,6 @@ use crate::cmd::pgn::{print_diag, progress};
 use crate::output::{self, Status};
 use rookery_pgn::collection::{self, Counts, Judged, Kept, Label, Plan};
 use rookery_pgn::copy::CopyPlan;
-use rookery_pgn::stream::StreamError;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -253,11 +252,7 @@ fn copy_file<L: Send>(
             output::open_raw(path).map_err(|e| anyhow::anyhow!("cannot open {file}: {e}"))?;
         collection::run(&plan, input, label, &mut progress, sink)
     };
-    let counts = done.map_err(|e| match e {
-        StreamError::Read(e) if output::names_its_input(&e) => anyhow::Error::new(e),
-        StreamError::Read(e) => anyhow::Error::new(e).context(format!("cannot read {file}")),
-        StreamError::Sink(e) => e,
-    })?;
+    let counts = done.map_err(|e| crate::cmd::pgn::read_failure(e, &file))?;
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }

@@ -5,7 +5,7 @@ use super::{display_name, print_diag, progress, status, Common};
 use crate::output::{self, Status};
 use rookery_core::{Color, Position};
 use rookery_pgn::explorer::{self, Branch, Explorer, Tally, Tree};
-use rookery_pgn::stream::{Part, Plan, Stats, StreamError, Task};
+use rookery_pgn::stream::{Part, Plan, Stats, Task};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -116,11 +116,7 @@ fn collect(
         let input = output::open_text(path)?;
         explorer::run(plan, &empty, input, &mut progress, sink)
     };
-    let found = done.map_err(|e| match e {
-        StreamError::Read(e) if output::names_its_input(&e) => anyhow::Error::new(e),
-        StreamError::Read(e) => anyhow::Error::new(e).context(format!("cannot read {file}")),
-        StreamError::Sink(e) => e,
-    })?;
+    let found = done.map_err(|e| crate::cmd::pgn::read_failure(e, &file))?;
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
