@@ -16,8 +16,9 @@
 //!
 //! Damage in compressed data (a file cut short, a bad checksum, bytes that
 //! are not what the format allows) ends the text at the last whole line
-//! before it: every line before the damage is read, no part of a line is,
-//! and [`Damage::take`] then tells what was wrong and where
+//! before it: every line before the damage is read, no part of a line is
+//! (but for a line longer than [`CHUNK`] bytes, which is handed on in
+//! pieces as it comes, the last of them cut), and [`Damage::take`] then tells what was wrong and where
 //! ([`InputError::Truncated`], [`InputError::Damaged`]). A reader of games
 //! or records thus reads everything before the damage and reports the
 //! damage after it, never a silent truncation: the caller asks
@@ -52,9 +53,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::latin1::{newlines_in, wide_encoding};
 
-/// Bytes of text the decompressing thread hands on at a time (whole lines,
-/// unless a line is longer).
-const CHUNK: usize = 1 << 18;
+/// Bytes of text the decompressing thread of a compressed input hands on
+/// at a time: whole lines, unless a line is longer, which is handed on in
+/// pieces of this size (so that memory stays bounded), even when damage
+/// cuts it.
+pub const CHUNK: usize = 1 << 18;
 
 /// Chunks decompressed ahead of the reader: enough to keep both threads
 /// busy, few enough that memory stays flat however large the output of the

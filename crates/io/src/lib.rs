@@ -18,6 +18,8 @@
 //!   are an input or each other; compression by the target's extension.
 //! - [`parallel`]: ordered parallel work (`--jobs`): results in input
 //!   order, a panic an error and never a hang.
+//! - [`shard`]: which part of a job a task does (`--shard K/N`, or the
+//!   scheduler's: Slurm job arrays, Kubernetes Indexed Jobs).
 //! - [`ReadAt`]: input that several threads read at any offset at once (a
 //!   file): the positional reads of `--jobs` on a regular file.
 //!
@@ -42,6 +44,7 @@ pub mod input;
 pub mod latin1;
 pub mod output;
 pub mod parallel;
+pub mod shard;
 
 use std::io;
 
