@@ -39,6 +39,7 @@
 
 use std::fmt;
 use std::ops::Range;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 /// The variable a Kubernetes manifest sets to the number of shards (the
@@ -145,6 +146,28 @@ impl Shard {
     /// Whether item `i` of `total` is this shard's (as [`Shard::part`]).
     pub fn owns(self, i: u64, total: u64) -> bool {
         self.part(total).contains(&i)
+    }
+
+    /// Where this shard writes the part of output `out`: `OUT.shard-K-of-N`
+    /// beside it (every task of a job array runs the same command line;
+    /// the merge finds the parts by this name).
+    pub fn part_path(self, out: &Path) -> PathBuf {
+        let mut name = out.as_os_str().to_os_string();
+        name.push(format!(".shard-{}-of-{}", self.number(), self.count));
+        PathBuf::from(name)
+    }
+
+    /// The output and shard a part's path names ([`Shard::part_path`]
+    /// read back): `None` for a path that is no part's.
+    pub fn of_part_path(path: &Path) -> Option<(PathBuf, Shard)> {
+        let text = path.to_str()?;
+        let (out, tail) = text.rsplit_once(".shard-")?;
+        let (k, n) = tail.split_once("-of-")?;
+        if out.is_empty() || !k.bytes().chain(n.bytes()).all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let shard = format!("{k}/{n}").parse().ok()?;
+        Some((PathBuf::from(out), shard))
     }
 
     /// The shard a scheduler gave this task, read through `var` (as
@@ -410,6 +433,26 @@ mod tests {
             Shard::from_env(counted, None).unwrap(),
             Some(Shard::new(4, 5).unwrap())
         );
+    }
+
+    #[test]
+    fn part_paths_read_back() {
+        let s = Shard::new(1, 12).unwrap();
+        let part = s.part_path(Path::new("out/analysed.epd"));
+        assert_eq!(part, Path::new("out/analysed.epd.shard-2-of-12"));
+        assert_eq!(
+            Shard::of_part_path(&part),
+            Some((PathBuf::from("out/analysed.epd"), s))
+        );
+        for not in [
+            "a.epd",
+            "a.epd.shard-0-of-2",
+            "a.shard-1-of-x",
+            ".shard-1-of-2",
+            "a.shard-+1-of-2",
+        ] {
+            assert_eq!(Shard::of_part_path(Path::new(not)), None, "{not}");
+        }
     }
 
     proptest! {
