@@ -289,6 +289,74 @@ fn a_truncated_zst_keeps_the_games_before_the_cut_and_says_so() {
     );
 }
 
+/// A game the damage cuts is not a game: the verbs that copy games leave it
+/// out as an error naming it (or copy it with --keep-bad), and copy every
+/// game before it as it was.
+#[test]
+fn a_game_cut_by_the_damage_is_rejected_not_copied() {
+    let dir = TempDir::new("compressed-cut-game");
+    let whole_games = read("pe-fischer.pgn");
+    // One long game, its comment on many lines over several of zstd's
+    // 128 KB blocks: half of its compressed bytes give some of its lines,
+    // never its end.
+    let mut long = b"[Event \"long\"]\n[Result \"*\"]\n\n1. e4 {".to_vec();
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    for i in 0..600_000 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        long.push(if i % 60 == 59 {
+            b'\n'
+        } else {
+            b'a' + (seed % 26) as u8
+        });
+    }
+    long.extend(b"} e5 *\n");
+    let packed_long = zst(&long);
+    let mut file = zst(&whole_games);
+    file.extend_from_slice(&packed_long[..packed_long.len() / 2]);
+    let cut = dir.write("cut.pgn.zst", &file);
+    let plain = dir.write("whole.pgn", &whole_games);
+    let want = rookery(&["pgn", "cat", s(&plain)], b"");
+    want.assert_code(0);
+    let games = want.stdout.windows(8).filter(|w| w == b"[Event \"").count() as u64;
+    assert!(games > 1, "{}", want.describe());
+    for verb in ["filter", "cat", "dedupe"] {
+        let out = dir.join(format!("{verb}.pgn"));
+        let run = rookery(&["pgn", verb, "--json", s(&cut), "-o", s(&out)], b"");
+        run.assert_code(1);
+        let said = text(&run.stderr);
+        assert!(
+            said.contains(&format!(
+                "error: game {}: cut short by the damage in the compressed data",
+                games + 1
+            )) && said.contains("the zstd data is truncated"),
+            "{verb}: {}",
+            run.describe()
+        );
+        let v: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        assert_eq!(
+            (&v["games"], &v["written"], &v["rejected"], &v["errors"]),
+            (&(games + 1).into(), &games.into(), &1.into(), &1.into()),
+            "{verb}: {v}"
+        );
+        assert!(
+            std::fs::read(&out).unwrap() == want.stdout,
+            "{verb}: the games before the cut, as they were"
+        );
+    }
+    // --keep-bad: the lines of it that were read, after the whole games.
+    let out = dir.join("kept.pgn");
+    rookery(
+        &["pgn", "filter", "--keep-bad", s(&cut), "-o", s(&out)],
+        b"",
+    )
+    .assert_code(1);
+    let kept = std::fs::read(&out).unwrap();
+    assert!(kept.starts_with(&want.stdout) && kept.len() > want.stdout.len() + 60);
+    assert!(kept[want.stdout.len()..].starts_with(b"\n[Event \"long\"]"));
+}
+
 /// A bad CRC is found at the end of the member: every game was read, and
 /// the damage is still told.
 #[test]

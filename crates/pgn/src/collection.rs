@@ -150,9 +150,35 @@ pub fn run<R: Read + Send, L: Send, E>(
     progress: &mut dyn FnMut(u64),
     sink: &mut dyn FnMut(Judged<'_, L>) -> Result<(), E>,
 ) -> Result<Counts, StreamError<E>> {
-    run_with(plan, label, sink, |judge, copied| {
+    run_with(plan, label, sink, &|| false, |judge, copied| {
         copy_games(&plan.copy, input, judge, progress, copied)
     })
+}
+
+/// [`run`] over an input whose text may end early because its compressed
+/// data is damaged ([`rookery_io::input::Input::damage`]): a last game
+/// without a game-termination marker is then cut short, not merely
+/// unterminated, and is an error (counted as rejected, or kept under
+/// [`Plan::keep_bad`]) with a diagnostic saying so; it is never copied as
+/// if it were whole.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_input<L: Send, E>(
+    plan: &Plan,
+    input: rookery_io::input::Input,
+    label: &Label<'_, L>,
+    progress: &mut dyn FnMut(u64),
+    sink: &mut dyn FnMut(Judged<'_, L>) -> Result<(), E>,
+) -> Result<Counts, StreamError<E>> {
+    let damage = input.damage();
+    run_with(
+        plan,
+        label,
+        sink,
+        &|| damage.is_damaged(),
+        |judge, copied| copy_games(&plan.copy, input, judge, progress, copied),
+    )
 }
 
 /// [`run`] over an input every thread can read at any offset (a file; see
@@ -167,17 +193,85 @@ pub fn run_at<A: ReadAt + Sync + ?Sized, L: Send, E>(
     progress: &mut dyn FnMut(u64),
     sink: &mut dyn FnMut(Judged<'_, L>) -> Result<(), E>,
 ) -> Result<Counts, StreamError<E>> {
-    run_with(plan, label, sink, |judge, copied| {
+    run_with(plan, label, sink, &|| false, |judge, copied| {
         copy_games_at(&plan.copy, input, judge, progress, copied)
     })
 }
 
+/// A game without a game-termination marker, held back until the next
+/// game shows it was not the last of a text that damage cut short.
+struct Held<L> {
+    index: usize,
+    at: Location,
+    diags: Vec<Diag>,
+    latin1_line: Option<u64>,
+    /// The label and bytes of a kept game.
+    kept: Option<(L, Vec<u8>)>,
+    bad: bool,
+    open_result: Option<GameResult>,
+}
+
+impl<L> Held<L> {
+    /// Hands the game on; `cut`: the text ended inside it (the damage
+    /// cut it), which makes it an error.
+    fn release<E>(
+        mut self,
+        cut: bool,
+        keep_bad: bool,
+        counts: &mut Counts,
+        sink: &mut dyn FnMut(Judged<'_, L>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if cut {
+            self.diags.push(Diag::new(
+                self.at,
+                true,
+                self.index,
+                format!(
+                    "game {}: cut short by the damage in the compressed data (the rest of it is lost)",
+                    self.index
+                ),
+            ));
+            if !self.bad {
+                counts.error_games += 1;
+                self.bad = true;
+            }
+            if !keep_bad {
+                match self.kept.take() {
+                    Some(_) => counts.copied -= 1,
+                    None => counts.left_out -= 1,
+                }
+                counts.rejected += 1;
+            }
+        }
+        let (label, text) = match self.kept {
+            Some((label, text)) => (Some(label), text),
+            None => (None, Vec::new()),
+        };
+        sink(Judged {
+            index: self.index,
+            at: self.at,
+            diags: self.diags,
+            latin1_line: self.latin1_line,
+            kept: label.map(|label| Kept {
+                index: self.index,
+                at: self.at,
+                label,
+                text: &text,
+                bad: self.bad,
+                open_result: self.open_result,
+            }),
+        })
+    }
+}
+
 /// The work of [`run`] and [`run_at`]: `copy` runs the judge and the sink
-/// over the input.
+/// over the input; `cut` tells, once the input is read, whether its text
+/// ended early (see [`run_input`]).
 fn run_with<L: Send, E>(
     plan: &Plan,
     label: &Label<'_, L>,
     sink: &mut dyn FnMut(Judged<'_, L>) -> Result<(), E>,
+    cut: &dyn Fn() -> bool,
     copy: impl FnOnce(
         &Judge<'_, Verdict<L>>,
         &mut CopySink<'_, Verdict<L>, E>,
@@ -199,7 +293,11 @@ fn run_with<L: Send, E>(
         (verdict, copy)
     };
     let mut counts = Counts::default();
+    let mut held: Option<Held<L>> = None;
     copy(&judge, &mut |c| {
+        if let Some(h) = held.take() {
+            h.release(false, keep_bad, &mut counts, sink)?;
+        }
         let (label, open_result, bad) = c.value;
         counts.games += 1;
         counts.warnings += c.warning_count as u64;
@@ -227,6 +325,19 @@ fn run_with<L: Send, E>(
                 None
             }
         };
+        if open_result.is_some() {
+            // Perhaps the last game, cut short: known once the input is read.
+            held = Some(Held {
+                index: c.index,
+                at: c.at,
+                diags,
+                latin1_line: c.latin1_line,
+                kept: kept.map(|k| (k.label, k.text.to_vec())),
+                bad,
+                open_result,
+            });
+            return Ok(true);
+        }
         sink(Judged {
             index: c.index,
             at: c.at,
@@ -236,6 +347,10 @@ fn run_with<L: Send, E>(
         })?;
         Ok(true)
     })?;
+    if let Some(h) = held {
+        h.release(cut(), keep_bad, &mut counts, sink)
+            .map_err(StreamError::Sink)?;
+    }
     Ok(counts)
 }
 

@@ -248,9 +248,10 @@ fn copy_file<L: Send>(
             std::fs::File::open(path).map_err(|e| anyhow::anyhow!("cannot open {file}: {e}"))?;
         collection::run_at(&plan, &input, label, &mut progress, sink)
     } else {
+        // A last game the damage of compressed data cut is an error.
         let input =
-            output::open_raw(path).map_err(|e| anyhow::anyhow!("cannot open {file}: {e}"))?;
-        collection::run(&plan, input, label, &mut progress, sink)
+            output::open_input_raw(path).map_err(|e| anyhow::anyhow!("cannot open {file}: {e}"))?;
+        collection::run_input(&plan, input, label, &mut progress, sink)
     };
     let counts = done.map_err(|e| crate::cmd::pgn::read_failure(e, &file))?;
     if let Some(pb) = pb {
