@@ -743,6 +743,31 @@ struct Pump {
     spent: SyncSender<Vec<u8>>,
     current: Vec<u8>,
     pos: usize,
+    /// The thread, joined on drop when it ends soon enough ([`Drop`]).
+    thread: Option<std::thread::JoinHandle<()>>,
+    /// Disconnected once the thread's work is over (nothing is sent on it).
+    over: Receiver<()>,
+}
+
+/// How long dropping a compressed input waits for its thread to end
+/// before leaving it: the thread ends at once unless it is blocked reading
+/// its source (a pipe whose writer is slow), which would make a join hang.
+const END_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
+
+impl Drop for Pump {
+    /// Stops the decompressing thread (its next send fails) and waits for
+    /// it to end, so that nothing of it outlives the input (a thread left
+    /// running holds its buffers until it notices); a thread blocked on
+    /// its source is left to end on its own.
+    fn drop(&mut self) {
+        let (_, none) = mpsc::sync_channel(0);
+        drop(std::mem::replace(&mut self.chunks, none));
+        if let Err(mpsc::RecvTimeoutError::Disconnected) = self.over.recv_timeout(END_WAIT) {
+            if let Some(thread) = self.thread.take() {
+                let _ = thread.join();
+            }
+        }
+    }
 }
 
 impl Pump {
@@ -755,13 +780,15 @@ impl Pump {
     ) -> Result<Pump, InputError> {
         let (chunk_tx, chunk_rx) = mpsc::sync_channel::<Vec<u8>>(CHUNKS_AHEAD);
         let (spent_tx, spent_rx) = mpsc::sync_channel::<Vec<u8>>(CHUNKS_AHEAD + 2);
-        // Detached: it ends when the reader is dropped (its next send
-        // fails) or the input ends. A thread blocked reading a pipe that
-        // never ends would only make a join hang.
+        // It ends when the reader is dropped (its next send fails) or the
+        // input ends; the reader's drop waits for it, briefly (a thread
+        // blocked reading a pipe that never ends would make a join hang).
         let thread_name = name.clone();
-        std::thread::Builder::new()
+        let (over_tx, over_rx) = mpsc::sync_channel::<()>(0);
+        let thread = std::thread::Builder::new()
             .name("decompress".into())
             .spawn(move || {
+                let _over = over_tx;
                 let mut out = Chunker {
                     buf: Vec::new(),
                     filled: 0,
@@ -802,6 +829,8 @@ impl Pump {
             spent: spent_tx,
             current: Vec::new(),
             pos: 0,
+            thread: Some(thread),
+            over: over_rx,
         })
     }
 
