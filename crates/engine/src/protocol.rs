@@ -7,8 +7,8 @@
 use crate::{
     Config, Engine, Event, Report, ELO_MAX, ELO_MIN, MAX_HASH_MB, MAX_MULTIPV, MAX_THREADS,
 };
+use rookery_core::polyglot::book::Book;
 use rookery_core::{CastlingMode, Move, Position, UciMove};
-use rookery_pgn::book::Book;
 use rookery_uci::{
     BestMove, Command, CurrLine, GoParams, Id, Info, Message, OptionDecl, OptionKind,
     PositionStart, Register, ScoreBound, Status,
@@ -265,14 +265,17 @@ impl Session {
         if path.is_empty() || path == "<empty>" {
             return;
         }
-        match Book::open(std::path::Path::new(path)) {
+        let read = std::fs::read(path)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| Book::from_bytes(&bytes).map_err(|e| e.to_string()));
+        match read {
             Ok(b) => {
                 if self.debug {
                     info_string(&self.out, format!("book {path}: {} entries", b.len()));
                 }
                 self.book = Some(b);
             }
-            Err(e) => info_string(&self.out, format!("book not read: {e}")),
+            Err(e) => info_string(&self.out, format!("book not read: {path}: {e}")),
         }
     }
 
@@ -693,8 +696,8 @@ mod tests {
     /// and not at all without `OwnBook`.
     #[test]
     fn own_book_answers_from_the_book_file() {
+        use rookery_core::polyglot::book::Entry;
         use rookery_core::polyglot::PolyglotMove;
-        use rookery_pgn::book::Entry;
         let dir = std::env::temp_dir().join(format!("rookery-ownbook-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let castle_fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1";

@@ -449,7 +449,7 @@ impl Openings {
     /// move for the standard start.
     pub fn from_book(cfg: &BookConfig, seed: u64) -> Result<Openings, BookError> {
         if cfg.format == BookFormat::Polyglot {
-            let book = PolyglotBook::open(&cfg.file)?;
+            let book = rookery_pgn::book::open(&cfg.file)?;
             if book.pick(&Position::startpos(), 0).is_none() {
                 return Err(BookError::Empty {
                     path: cfg.file.clone(),

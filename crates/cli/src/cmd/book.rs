@@ -142,7 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             let a = open_book(&first)?;
             let b = open_book(&second)?;
             let mut out = Output::create(&output, &[&first, &second], false)?;
-            a.merge(&b).write_to(&mut out)?;
+            rookery_pgn::book::write(&a.merge(&b), &mut out)?;
             out.commit()?;
             Ok(Status::Ok)
         }
@@ -155,7 +155,7 @@ fn open_book(path: &Path) -> anyhow::Result<Book> {
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)?;
         return Ok(Book::from_bytes(&bytes)?);
     }
-    Ok(Book::open(path)?)
+    Ok(rookery_pgn::book::open(path)?)
 }
 
 fn build(
@@ -218,7 +218,7 @@ fn build(
     let r = total.report.clone();
     let pairs = total.pairs();
     let book = total.into_book();
-    book.write_to(&mut out)?;
+    rookery_pgn::book::write(&book, &mut out)?;
     out.commit()?;
     let s = book.summary();
     if json {

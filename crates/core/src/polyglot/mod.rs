@@ -1,8 +1,8 @@
 //! The Polyglot opening-book scheme: the 64-bit key of a position and the
 //! 16-bit encoding of a move, as Polyglot, python-chess
 //! (`chess.polyglot.zobrist_hash`) and every engine that reads `.bin` books
-//! compute them. The file format itself (16-byte entries) is read and
-//! written by `rookery_pgn::book`; this module has the rules' half only.
+//! compute them; and the book file's format of 16-byte entries ([`book`]:
+//! from and to bytes, lookup, weighted picks, merge).
 //!
 //! The key is the exclusive or of published numbers (the 781
 //! Random64 values): one per piece and square, one per castling right
@@ -28,6 +28,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod book;
 mod random;
 
 use crate::attacks::pawn_attacks;
