@@ -51,7 +51,7 @@ use crate::stream::{Diag, StreamError};
 use crate::types::{GameResult, Location};
 
 /// How to read and check the games.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct Plan {
     /// Keep games with an error too (reported all the same).
     pub keep_bad: bool,

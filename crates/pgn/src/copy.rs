@@ -59,7 +59,7 @@ use crate::stream::{Diag, StreamError};
 use crate::types::{Location, RawTag};
 
 /// How to read an input for [`copy_games`].
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct CopyPlan {
     /// Reading threads (at least one; the calling thread only takes the
     /// results).
@@ -75,6 +75,24 @@ pub struct CopyPlan {
     /// Leave the warnings out of [`Copied::warnings`] (they are still
     /// counted).
     pub quiet: bool,
+    /// Read past the tags only the games this lets through (see
+    /// [`crate::game::GameBuilder::set_gate`]): the others are handed to
+    /// the judge with [`ReadGame::skipped`], unchecked. For a judge whose
+    /// verdict the tags alone decide for such games.
+    pub gate: Option<crate::game::TagGate>,
+}
+
+impl std::fmt::Debug for CopyPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CopyPlan")
+            .field("jobs", &self.jobs)
+            .field("chunk_bytes", &self.chunk_bytes)
+            .field("input_len", &self.input_len)
+            .field("detail", &self.detail)
+            .field("quiet", &self.quiet)
+            .field("gate", &self.gate.as_ref().map(|_| "a gate on tags"))
+            .finish()
+    }
 }
 
 impl Default for CopyPlan {
@@ -86,6 +104,7 @@ impl Default for CopyPlan {
             input_len: None,
             detail: Detail::Count,
             quiet: false,
+            gate: None,
         }
     }
 }
@@ -164,7 +183,13 @@ pub type Judge<'a, T> = dyn Fn(&ReadGame, &[u8]) -> (T, bool) + Sync + 'a;
 pub type CopySink<'a, T, E> = dyn FnMut(Copied<'_, T>) -> Result<bool, E> + 'a;
 
 /// Judges the games of one piece (on a reading thread).
-fn judge_piece<T>(games: &mut PieceGames, judge: &Judge<'_, T>, quiet: bool) -> Batch<T> {
+fn judge_piece<T>(
+    games: &mut PieceGames,
+    judge: &Judge<'_, T>,
+    quiet: bool,
+    gate: &Option<crate::game::TagGate>,
+) -> Batch<T> {
+    games.set_gate(gate.clone());
     let mut batch = Batch {
         lead: Vec::new(),
         games: Vec::new(),
@@ -350,7 +375,7 @@ pub fn copy_games<R: Read + Send, T: Send, E>(
     sink: &mut CopySink<'_, T, E>,
 ) -> Result<(), StreamError<E>> {
     let quiet = plan.quiet;
-    let work = |games: &mut PieceGames| judge_piece(games, judge, quiet);
+    let work = |games: &mut PieceGames| judge_piece(games, judge, quiet, &plan.gate);
     let mut order = InOrder {
         sink,
         held: None,
@@ -384,7 +409,7 @@ pub fn copy_games_at<A: ReadAt + Sync + ?Sized, T: Send, E>(
     sink: &mut CopySink<'_, T, E>,
 ) -> Result<(), StreamError<E>> {
     let quiet = plan.quiet;
-    let work = |games: &mut PieceGames| judge_piece(games, judge, quiet);
+    let work = |games: &mut PieceGames| judge_piece(games, judge, quiet, &plan.gate);
     let mut order = InOrder {
         sink,
         held: None,

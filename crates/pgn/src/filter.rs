@@ -36,16 +36,18 @@
 //! # Ok::<(), rookery_pgn::filter::FilterError>(())
 //! ```
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use regex::{Regex, RegexBuilder};
 use rookery_core::{Color, Mode, Move, Position, Role, Setup};
 
 use crate::copy::tag_value;
 use crate::ending::Ending;
-use crate::game::{Detail, Games, ReadGame};
+use crate::game::{Detail, Games, ReadGame, TagGate, Tags};
 use crate::tags::{Eco, PgnDate, Termination};
 use crate::types::GameResult;
 
@@ -672,6 +674,35 @@ impl Criteria {
         }
     }
 
+    /// Whether any test looks at tags alone.
+    fn tests_tags(&self) -> bool {
+        !self.tags.is_empty()
+            || !self.player_patterns.is_empty()
+            || self.elo.is_some()
+            || self.date.is_some()
+            || self.eco.is_some()
+            || !self.terminations.is_empty()
+    }
+
+    /// A gate for the reader ([`crate::copy::CopyPlan::gate`]): it turns
+    /// away the games whose tags fail a test on tags, which
+    /// [`Criteria::judge`] drops whatever their moves, so that their moves
+    /// are not read (`pgn-extract -t` reads them all). `None` when no test
+    /// is on tags alone, or under [`Criteria::invert`] (a game failing its
+    /// tags is kept, moves and all).
+    pub fn tag_gate(&self) -> Option<TagGate> {
+        if self.invert || !self.tests_tags() {
+            return None;
+        }
+        let criteria = self.clone();
+        Some(Arc::new(move |tags: &Tags| {
+            // A value that was not UTF-8 (read with U+FFFD): the judge
+            // reads it from the game's bytes, so the game is read.
+            tags.iter().any(|(_, v)| v.contains('\u{FFFD}'))
+                || criteria.passes_tags(|name| tags.get(name).map(Cow::Borrowed), tags)
+        }))
+    }
+
     /// What becomes of game `g`, whose bytes are `raw` (as
     /// [`crate::copy`]'s judge gets them; only read where a tag value is
     /// not UTF-8, see [`tag_value`]). The game must have been read with
@@ -687,9 +718,8 @@ impl Criteria {
         }
     }
 
-    /// Whether `g` passes every test.
-    fn passes(&self, g: &ReadGame, raw: &[u8]) -> bool {
-        let tag = |name: &str| tag_value(g, raw, name);
+    /// Whether the tests on tags alone pass, `tag` giving a tag's value.
+    fn passes_tags<'a>(&self, tag: impl Fn(&str) -> Option<Cow<'a, str>>, tags: &Tags) -> bool {
         if !self.tags.iter().all(|t| t.passes(tag(t.name()).as_deref())) {
             return false;
         }
@@ -721,16 +751,23 @@ impl Criteria {
             }
         }
         if let Some(eco) = &self.eco {
-            if !g
-                .game
-                .tags
-                .eco()
-                .ok()
-                .flatten()
-                .is_some_and(|e| eco.contains(&e))
-            {
+            if !tags.eco().ok().flatten().is_some_and(|e| eco.contains(&e)) {
                 return false;
             }
+        }
+        if !self.terminations.is_empty() {
+            let t = tag("Termination").map(|t| Termination::from_tag(&t));
+            if !t.is_some_and(|t| self.terminations.contains(&t)) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether `g` passes every test.
+    fn passes(&self, g: &ReadGame, raw: &[u8]) -> bool {
+        if !self.passes_tags(|name| tag_value(g, raw, name), &g.game.tags) {
+            return false;
         }
         if self.plies.as_ref().is_some_and(|p| !p.contains(&g.plies)) {
             return false;
@@ -741,12 +778,6 @@ impl Criteria {
                 _ => g.game.result,
             };
             if !self.results.contains(&result) {
-                return false;
-            }
-        }
-        if !self.terminations.is_empty() {
-            let t = tag("Termination").map(|t| Termination::from_tag(&t));
-            if !t.is_some_and(|t| self.terminations.contains(&t)) {
                 return false;
             }
         }
@@ -849,6 +880,40 @@ mod tests {
 
     fn test(t: &str) -> TagTest {
         t.parse().unwrap()
+    }
+
+    /// The gate turns away exactly the games whose tags fail (their moves
+    /// unread: an illegal move in them is not found), keeps every game the
+    /// judge keeps, and is no gate under --invert or without tag tests.
+    #[test]
+    fn the_tag_gate_skips_the_moves_of_games_their_tags_drop() {
+        let pgn = "[White \"Carlsen\"]\n[WhiteElo \"2850\"]\n\n1. e4 e5 1-0\n\n\
+                   [White \"Weak\"]\n[WhiteElo \"1200\"]\n\n1. e4 Ke7 2. Qh5 Kxe4 *\n\n\
+                   [White \"Bad\"]\n[WhiteElo \"2900\"]\n\n1. e4 Ke4 *\n\n\
+                   [White \"Carlsen\"]\n[WhiteElo \"2000\"]\n\n1. d4 *\n";
+        let mut c = Criteria::default();
+        c.tags.push(test("WhiteElo>=2500"));
+        let gate = c.tag_gate().expect("a test on tags");
+        let mut builder = Games::new(pgn.as_bytes());
+        builder.set_gate(Some(gate));
+        let games: Vec<ReadGame> = builder.map(|g| g.unwrap()).collect();
+        let skipped: Vec<bool> = games.iter().map(|g| g.skipped).collect();
+        assert_eq!(skipped, [false, true, false, true]);
+        // The weak game's illegal move was not read; the bad one's was.
+        assert!(games[1].error.is_none() && games[1].plies == 0);
+        assert!(games[2].error.is_some());
+        let verdicts: Vec<Verdict> = games.iter().map(|g| c.judge(g, &[])).collect();
+        assert_eq!(
+            verdicts,
+            [Verdict::Keep, Verdict::Drop, Verdict::Bad, Verdict::Drop]
+        );
+        // Read whole, the same games are kept.
+        assert_eq!(kept(&c, pgn), [1]);
+        c.invert = true;
+        assert!(c.tag_gate().is_none());
+        let mut moves_only = Criteria::default();
+        moves_only.checkmate = true;
+        assert!(moves_only.tag_gate().is_none());
     }
 
     #[test]

@@ -557,6 +557,9 @@ pub struct ReadGame {
     /// Variations (RAVs) read, at every depth, at any [`Detail`] (those
     /// after an error, which are skipped, are not counted).
     pub variations: usize,
+    /// The movetext was skipped, unread and unchecked: a gate turned the
+    /// game away on its tags ([`GameBuilder::set_gate`]); `plies` is 0.
+    pub skipped: bool,
 }
 
 impl ReadGame {
@@ -686,6 +689,10 @@ struct Frame {
     moves: usize,
 }
 
+/// Which games a [`GameBuilder`] reads past their tags: `true` to read the
+/// game, `false` to skip its movetext ([`GameBuilder::set_gate`]).
+pub type TagGate = std::sync::Arc<dyn Fn(&Tags) -> bool + Send + Sync>;
+
 /// How much of each game a [`GameBuilder`] keeps.
 ///
 /// Whatever it keeps, the builder plays and checks every move (in
@@ -720,6 +727,10 @@ pub struct GameBuilder {
     warnings: Vec<Warning>,
     /// Whether the game's moves are skipped (after an error).
     dead: bool,
+    /// Which games to read past their tags (see [`GameBuilder::set_gate`]).
+    gate: Option<TagGate>,
+    /// The gate turned this game away: its movetext is skipped.
+    gated: bool,
     /// Where the last move was (for warnings about what follows it).
     last_loc: Location,
     tag_locations: Vec<(usize, Location)>,
@@ -799,6 +810,8 @@ impl GameBuilder {
             error: None,
             warnings: Vec::new(),
             dead: false,
+            gate: None,
+            gated: false,
             last_loc: Location::default(),
             tag_locations: Vec::new(),
             keys: Vec::new(),
@@ -855,6 +868,14 @@ impl GameBuilder {
     pub fn with_detail(mut self, detail: Detail) -> GameBuilder {
         self.detail = detail;
         self
+    }
+
+    /// Reads past the tags only the games `gate` lets through: a game it
+    /// turns away (its tags alone decide, as a filter on tags does) has
+    /// its movetext skipped, unread and unchecked ([`ReadGame::skipped`]).
+    /// Errors in its tags (a bad FEN) are still found.
+    pub fn set_gate(&mut self, gate: Option<TagGate>) {
+        self.gate = gate;
     }
 
     /// Sets the tag pair `name` (the one of that name, else a new one), as
@@ -949,6 +970,7 @@ impl Visitor for GameBuilder {
         self.error = None;
         self.warnings = Vec::new();
         self.dead = false;
+        self.gated = false;
         self.variations = 0;
         self.start.clone_from(&self.startpos);
         self.tag_locations = std::mem::take(&mut self.spare.tag_locations);
@@ -981,11 +1003,14 @@ impl Visitor for GameBuilder {
                 }
             }
         }
+        if !self.dead && self.gate.as_ref().is_some_and(|pass| !pass(&self.tags)) {
+            self.gated = true;
+        }
         // Comments among the tags wait for the first move.
         let pending = self.stack.pop().map(|f| f.pending).unwrap_or_default();
         self.stack.clear();
         self.top().pending = pending;
-        Skip(self.dead)
+        Skip(self.dead || self.gated)
     }
 
     fn san(&mut self, san: SanPlus, token: &[u8], at: Location) {
@@ -1203,6 +1228,7 @@ impl Visitor for GameBuilder {
             ending,
             keys: std::mem::take(&mut self.keys),
             variations: self.variations,
+            skipped: self.gated,
         };
         self.index += 1;
         out
@@ -1216,6 +1242,12 @@ pub struct Games<R> {
 }
 
 impl<R: Read> Games<R> {
+    /// Reads past the tags only the games `gate` lets through (see
+    /// [`GameBuilder::set_gate`]).
+    pub fn set_gate(&mut self, gate: Option<TagGate>) {
+        self.builder.set_gate(gate);
+    }
+
     /// Games from `input`, indexed from 1.
     pub fn new(input: R) -> Games<R> {
         Games {

@@ -150,6 +150,12 @@ pub struct PieceGames {
 }
 
 impl PieceGames {
+    /// Reads past the tags only the games `gate` lets through (see
+    /// [`crate::game::GameBuilder::set_gate`]).
+    pub fn set_gate(&mut self, gate: Option<crate::game::TagGate>) {
+        self.games.set_gate(gate);
+    }
+
     /// The piece's bytes and the stream offset of the first: a game's
     /// bytes are those between the offsets of its location and of the next
     /// game's (see [`crate::copy`]).

@@ -235,7 +235,7 @@ fn copy_file<L: Send>(
 ) -> anyhow::Result<Counts> {
     let file = output::display_name(path);
     let input_len = output::file_len(path);
-    let mut plan = *plan;
+    let mut plan = plan.clone();
     plan.copy.input_len = input_len;
     let pb = progress(path);
     let mut progress = |bytes: u64| {

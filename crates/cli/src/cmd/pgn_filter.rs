@@ -20,7 +20,9 @@ use std::path::{Path, PathBuf};
 A test on a tag the game lacks fails. Positions are those of the mainline, by Zobrist key \
 (transpositions count; the move clocks do not). Every kept game is copied as it was written; a \
 game that cannot be read is reported (file:line:col) and left out, or copied with \
---keep-bad.\n\nExamples:\n  rookery pgn filter big.pgn --tag 'WhiteElo>=2500' --tag \
+--keep-bad. A game whose tags fail a test on tags is left out without reading its moves (as \
+pgn-extract does; an error in them is not looked for: `pgn validate` checks every game), unless \
+--invert or --keep-bad is given.\n\nExamples:\n  rookery pgn filter big.pgn --tag 'WhiteElo>=2500' --tag \
 'BlackElo>=2500' -o strong.pgn\n  rookery pgn filter games.pgn --tag 'Event~olympiad' --result \
 1-0 --count\n  rookery pgn filter games.pgn --moves '1. e4 c5 2. Nf3' --transpose -o sicilian.pgn"
 )]
@@ -164,6 +166,11 @@ pub fn run(a: FilterArgs) -> anyhow::Result<Status> {
         pgn_copy::check_json(&a.flags, &a.output)?;
     }
     let mut plan = a.flags.plan();
+    // Games their tags drop are not read further; with --keep-bad a game
+    // with an error is kept whatever its tags, so each is read whole.
+    if !a.flags.keep_bad {
+        plan.copy.gate = criteria.tag_gate();
+    }
     plan.copy.detail = if a.normalize {
         Detail::Full
     } else {
