@@ -911,8 +911,10 @@ mod tests {
         assert_eq!(kept(&c, pgn), [1]);
         c.invert = true;
         assert!(c.tag_gate().is_none());
-        let mut moves_only = Criteria::default();
-        moves_only.checkmate = true;
+        let moves_only = Criteria {
+            checkmate: true,
+            ..Criteria::default()
+        };
         assert!(moves_only.tag_gate().is_none());
     }
 
