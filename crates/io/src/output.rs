@@ -239,12 +239,74 @@ fn sibling(target: &Path, suffix: &str) -> PathBuf {
     target.with_file_name(format!(".{name}.{suffix}"))
 }
 
+/// Bytes a compressor is fed at a time ([`Blocks`]).
+const COMPRESS_BLOCK: usize = 1 << 16;
+
+/// Feeds a compressor in blocks of [`COMPRESS_BLOCK`] bytes, whatever the
+/// sizes of the writes, and never flushes it before the end: the
+/// compressed bytes then depend on the text alone, not on how a verb
+/// wrote it (a deflate or zstd stream differs with the pieces it is given
+/// and the flushes asked of it). So `rookery merge` of a sharded run's
+/// parts compresses to the bytes one run writes.
+struct Blocks<E: Write> {
+    encoder: E,
+    buf: Vec<u8>,
+}
+
+impl<E: Write> Blocks<E> {
+    fn new(encoder: E) -> Blocks<E> {
+        Blocks {
+            encoder,
+            buf: Vec::with_capacity(COMPRESS_BLOCK),
+        }
+    }
+
+    /// The compressor, given what is still held.
+    fn into_inner(mut self) -> io::Result<E> {
+        self.encoder.write_all(&self.buf)?;
+        Ok(self.encoder)
+    }
+}
+
+impl<E: Write> Write for Blocks<E> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.write_all(data)?;
+        Ok(data.len())
+    }
+
+    fn write_all(&mut self, mut data: &[u8]) -> io::Result<()> {
+        if !self.buf.is_empty() {
+            let take = (COMPRESS_BLOCK - self.buf.len()).min(data.len());
+            self.buf.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if self.buf.len() < COMPRESS_BLOCK {
+                return Ok(());
+            }
+            self.encoder.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        while data.len() >= COMPRESS_BLOCK {
+            self.encoder.write_all(&data[..COMPRESS_BLOCK])?;
+            data = &data[COMPRESS_BLOCK..];
+        }
+        self.buf.extend_from_slice(data);
+        Ok(())
+    }
+
+    /// Nothing: a compressed file is complete only when finished (a
+    /// flush would end a compressed block where the verb happened to
+    /// flush).
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// A writer, compressed or not as its target's name says.
 enum Encoder<W: Write> {
     Plain(W),
-    Zstd(zstd::stream::write::Encoder<'static, W>),
-    Gzip(flate2::write::GzEncoder<W>),
-    Bzip2(bzip2::write::BzEncoder<W>),
+    Zstd(Blocks<zstd::stream::write::Encoder<'static, W>>),
+    Gzip(Blocks<flate2::write::GzEncoder<W>>),
+    Bzip2(Blocks<bzip2::write::BzEncoder<W>>),
 }
 
 impl<W: Write> Encoder<W> {
@@ -252,15 +314,17 @@ impl<W: Write> Encoder<W> {
     fn new(w: W, format: Format) -> io::Result<Encoder<W>> {
         Ok(match format {
             Format::Plain => Encoder::Plain(w),
-            Format::Zstd => Encoder::Zstd(zstd::stream::write::Encoder::new(w, ZSTD_LEVEL)?),
-            Format::Gzip => Encoder::Gzip(flate2::write::GzEncoder::new(
+            Format::Zstd => Encoder::Zstd(Blocks::new(zstd::stream::write::Encoder::new(
+                w, ZSTD_LEVEL,
+            )?)),
+            Format::Gzip => Encoder::Gzip(Blocks::new(flate2::write::GzEncoder::new(
                 w,
                 flate2::Compression::new(GZIP_LEVEL),
-            )),
-            Format::Bzip2 => Encoder::Bzip2(bzip2::write::BzEncoder::new(
+            ))),
+            Format::Bzip2 => Encoder::Bzip2(Blocks::new(bzip2::write::BzEncoder::new(
                 w,
                 bzip2::Compression::new(BZIP2_LEVEL),
-            )),
+            ))),
         })
     }
 
@@ -269,9 +333,9 @@ impl<W: Write> Encoder<W> {
     fn finish(self) -> io::Result<W> {
         let mut w = match self {
             Encoder::Plain(w) => w,
-            Encoder::Zstd(e) => e.finish()?,
-            Encoder::Gzip(e) => e.finish()?,
-            Encoder::Bzip2(e) => e.finish()?,
+            Encoder::Zstd(e) => e.into_inner()?.finish()?,
+            Encoder::Gzip(e) => e.into_inner()?.finish()?,
+            Encoder::Bzip2(e) => e.into_inner()?.finish()?,
         };
         w.flush()?;
         Ok(w)
