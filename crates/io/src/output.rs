@@ -708,3 +708,52 @@ fn merge_lines(newer: &Path, older: &Path, merged: &Path) -> io::Result<()> {
 pub fn resume_done(path: &Path) {
     let _ = fs::remove_file(previous_partial_path(&resolve_target(path)));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Text of `n` numbered lines of different lengths.
+    fn text(n: usize) -> Vec<u8> {
+        let mut t = Vec::new();
+        for i in 0..n {
+            t.extend_from_slice(format!("line {i} {}\n", "x".repeat(i * 7 % 90)).as_bytes());
+        }
+        t
+    }
+
+    /// The bytes of `text` written to `name` in pieces of `piece` bytes,
+    /// flushed every `flush_every` pieces.
+    fn written(dir: &Path, name: &str, text: &[u8], piece: usize, flush_every: usize) -> Vec<u8> {
+        let path = dir.join(name);
+        let mut out = Output::create(&path, &[], false).unwrap();
+        for (i, chunk) in text.chunks(piece).enumerate() {
+            out.write_all(chunk).unwrap();
+            if i % flush_every == flush_every - 1 {
+                out.flush().unwrap();
+            }
+        }
+        out.commit().unwrap();
+        fs::read(&path).unwrap()
+    }
+
+    #[test]
+    fn compressed_bytes_depend_on_the_text_not_on_the_writes() {
+        let dir = std::env::temp_dir().join(format!("rookery-io-blocks-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let t = text(20_000);
+        for ext in ["gz", "zst", "bz2"] {
+            let name = format!("o.{ext}");
+            let whole = written(&dir, &name, &t, t.len(), usize::MAX);
+            for (piece, flush_every) in [(1 << 16, 1), (7, 1000), (100_003, 2), (1, 50_000)] {
+                let got = written(&dir, &name, &t, piece, flush_every);
+                assert!(
+                    got == whole,
+                    ".{ext} in pieces of {piece}, flushed every {flush_every}"
+                );
+            }
+            assert_eq!(crate::input::read_all(&dir.join(&name)).unwrap(), t);
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
