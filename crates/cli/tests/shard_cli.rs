@@ -441,3 +441,47 @@ fn shard_auto_takes_a_slurm_array_task_and_logs_progress() {
     a.assert_stderr_contains("shard 2/2: 5/17 lines (29.4%)");
     a.assert_stderr_contains("lines/s, ETA ");
 }
+
+#[test]
+fn epd_mate_in_passes_and_target_sharded_merge_to_one_run() {
+    let t = TempDir::new("shard-mate");
+    let suite = std::fs::read_to_string(data("../epd/tests/data/suites/mate-in-n-bm.epd")).unwrap();
+    let lines: Vec<&str> = suite.lines().take(12).collect();
+    let input = t.write(
+        "mates.epd",
+        format!("{}\nno record here\n", lines.join("\n")),
+    );
+    sharded_equals_whole(
+        &t,
+        &[
+            "epd",
+            "mate",
+            "--moves",
+            "1",
+            "--up-to",
+            "2",
+            s(&input),
+            "-o",
+            "{out}",
+            "--nodes",
+            "3000",
+        ],
+        "mates.epd",
+        true,
+    );
+    sharded_equals_whole(
+        &t,
+        &[
+            "epd",
+            "target",
+            s(&input),
+            "-o",
+            "{out}",
+            "--nodes",
+            "300",
+            "--pv",
+        ],
+        "targets.epd",
+        true,
+    );
+}
