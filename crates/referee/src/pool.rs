@@ -203,13 +203,18 @@ impl Pool {
                 &format!(".tmp-{IDENTITY_FILE}-{}", std::process::id()),
                 text.as_bytes(),
             )?;
-            let linked = std::fs::hard_link(&tmp, &path);
-            let _ = std::fs::remove_file(&tmp);
-            match linked {
+            match std::fs::hard_link(&tmp, &path) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(io_err(&path)(e)),
+                // A file system without hard links: renamed in (two
+                // matches starting on one pool at the same instant could
+                // then both think it theirs).
+                Err(_) if std::fs::symlink_metadata(&path).is_err() => {
+                    std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
+                }
+                Err(_) => {}
             }
+            let _ = std::fs::remove_file(&tmp);
         }
         let foreign = |why: String| PoolError::Foreign {
             path: path.clone(),
