@@ -341,6 +341,10 @@ impl Cluster {
         let d = self.dir.path().display();
         let node = &self.node;
         let (ctld_port, slurmd_port) = self.ports;
+        // KillWait: a cancelled job's processes are killed 5 s after
+        // SIGTERM (not 30). kill_invalid_depend: a job whose dependency
+        // can never be met (a merge after an array with a failed task) is
+        // cancelled, so that a test's `sbatch --wait` on it ends.
         let conf = format!(
             "# A private one-node cluster of a rookery test (rookery_testkit::slurm).\n\
              ClusterName=rookerytest\n\
@@ -361,6 +365,7 @@ impl Cluster {
              JobAcctGatherType=jobacct_gather/none\n\
              AccountingStorageType=accounting_storage/none\n\
              KillWait=5\n\
+             SchedulerParameters=kill_invalid_depend\n\
              MailProg=/bin/true\n\
              StateSaveLocation={d}/state\n\
              SlurmdSpoolDir={d}/spool\n\
