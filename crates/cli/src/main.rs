@@ -44,6 +44,8 @@ enum Command {
     Referee(cmd::referee::Args),
     /// Polyglot opening books: build from games, show, merge.
     Book(cmd::book::Args),
+    /// Put the parts of a sharded run (--shard K/N) together into the output one run writes.
+    Merge(cmd::merge::Args),
 }
 
 /// The command line, with a cutechess-cli or fastchess command line after
@@ -125,6 +127,7 @@ fn main() -> ExitCode {
         Command::Match(args) => cmd::matches::run(*args),
         Command::Referee(args) => cmd::referee::run(args),
         Command::Book(args) => cmd::book::run(args),
+        Command::Merge(args) => cmd::merge::run(args),
     };
     output::finish(result)
 }

@@ -20,6 +20,10 @@
 //!   order, a panic an error and never a hang.
 //! - [`shard`]: which part of a job a task does (`--shard K/N`, or the
 //!   scheduler's: Slurm job arrays, Kubernetes Indexed Jobs).
+//! - [`part`]: the part of an input a shard reads (its lines, counted
+//!   over the whole input).
+//! - [`manifest`]: what a shard writes beside its part, and the checks of
+//!   `rookery merge`.
 //! - [`ReadAt`]: input that several threads read at any offset at once (a
 //!   file): the positional reads of `--jobs` on a regular file.
 //!
@@ -42,8 +46,10 @@
 
 pub mod input;
 pub mod latin1;
+pub mod manifest;
 pub mod output;
 pub mod parallel;
+pub mod part;
 pub mod shard;
 
 use std::io;

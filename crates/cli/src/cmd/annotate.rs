@@ -3,6 +3,7 @@
 //! `rookery_analysis::annotate`; this parses flags, builds the plan, prints.
 
 use crate::cmd::engines::EngineArgs;
+use crate::cmd::shard::{self, Job, ShardArgs};
 use crate::output::{self, Status};
 use anyhow::Context;
 use rookery_analysis::annotate::{annotate_stream, resume_point, AnnotateOptions, AnnotateRun};
@@ -48,6 +49,8 @@ pub struct AnnotateArgs {
     html: Option<PathBuf>,
     #[command(flatten)]
     engine: EngineArgs,
+    #[command(flatten)]
+    shard: ShardArgs,
 }
 
 /// Counts the games of a file cheaply (lines starting `[Event `), for the
@@ -85,7 +88,40 @@ pub fn run(a: AnnotateArgs) -> anyhow::Result<Status> {
         skip_games: 0,
         page: a.html.is_some(),
     };
-    let input = output::open(&a.input)?;
+    let mut job = match a.shard.resolve()? {
+        Some(s) => {
+            shard::check_paths(&a.input, &a.output)?;
+            if a.html.is_some() {
+                return Err(output::usage(
+                    "--html with --shard: not yet; merge the shards' PGN, then annotate has the games",
+                ));
+            }
+            let (total, _) = shard::count_games(output::open(&a.input)?, None)?;
+            Some(Job::start(
+                s,
+                &a.shard,
+                "pgn annotate",
+                &a.input,
+                &a.output,
+                "games",
+                total,
+            )?)
+        }
+        None => None,
+    };
+    let target = job
+        .as_ref()
+        .map_or(a.output.clone(), |j| j.part_path().to_path_buf());
+    let mut input = output::open(&a.input)?;
+    if let Some(j) = &job {
+        // The games before the part are read and skipped (their numbers
+        // and lines count); the input ends where the part's last game does.
+        plan.skip_games = j.range().start as usize;
+        let (_, end) = shard::count_games(output::open(&a.input)?, Some(j.range().end))?;
+        if let Some(end) = end {
+            input = Box::new(std::io::BufReader::new(std::io::Read::take(input, end)));
+        }
+    }
     // Resume from the most recent output: an interrupted run's partial file,
     // else the finished output; its complete games are kept, and the new
     // output replaces the target only when this run finishes.
@@ -93,7 +129,7 @@ pub fn run(a: AnnotateArgs) -> anyhow::Result<Status> {
         if output::is_std(&a.output) {
             return Err(output::usage("--resume needs an output file (-o FILE)"));
         }
-        let mut sources = output::resume_sources(&a.output)?;
+        let mut sources = output::resume_sources(&target)?;
         let mut data = Vec::new();
         if let Some(src) = sources.first_mut() {
             std::io::Read::read_to_end(src, &mut data)
@@ -103,10 +139,13 @@ pub fn run(a: AnnotateArgs) -> anyhow::Result<Status> {
     } else {
         None
     };
-    let mut out = output::Output::create(&a.output, &[&a.input], false)?;
+    let mut out = output::Output::create(&target, &[&a.input], false)?;
     if let Some(existing) = &existing {
         let (games, keep) = resume_point(existing);
-        plan.skip_games = games;
+        plan.skip_games += games;
+        if let Some(j) = &mut job {
+            j.resumed_at(games as u64);
+        }
         out.write_all(&existing[..keep as usize])?;
         eprintln!(
             "{}: resuming after {games} game(s) already written",
@@ -115,7 +154,11 @@ pub fn run(a: AnnotateArgs) -> anyhow::Result<Status> {
     }
     let analysts = a.engine.start()?;
     let engine_name = analysts.first().map_or_else(String::new, |e| e.name());
-    let total = count_games(&a.input);
+    let total = match &job {
+        Some(j) => Some(j.range().end - j.range().start),
+        None => count_games(&a.input),
+    };
+    let before = job.as_ref().map_or(0, |j| j.range().start);
     let bar = crate::cmd::progress::bar(
         &format!("{} ({})", a.input.display(), plan.options.limits.describe()),
         total,
@@ -127,35 +170,32 @@ pub fn run(a: AnnotateArgs) -> anyhow::Result<Status> {
     }) {
         bar.set_style(style.progress_chars("=> "));
     }
-    let summary = annotate_stream(input, &mut out, analysts, &plan, |t| {
-        bar.set_position(t.games);
+    let mut summary = annotate_stream(input, &mut out, analysts, &plan, |t| {
+        let done = t.games.saturating_sub(before);
+        bar.set_position(done);
+        if let Some(j) = &mut job {
+            j.progress(done);
+        }
     })
     .with_context(|| format!("annotating {}", a.input.display()))?;
     bar.finish_and_clear();
     out.commit()?;
     if a.resume {
-        output::resume_done(&a.output);
+        output::resume_done(&target);
     }
+    // A shard's games before its part were read and skipped, not its.
+    summary.games -= before.min(summary.games);
+    summary.skipped -= before.min(summary.skipped);
     let file = if a.input.as_os_str() == "-" {
         "<stdin>".to_string()
     } else {
         a.input.display().to_string()
     };
-    let mut errors = false;
-    for p in &summary.problems {
-        errors |= p.error;
-        let sev = if p.error { "error" } else { "warning" };
-        eprintln!("{file}:{}:{}: {sev}: {}", p.line, p.col, p.message);
+    let counts = counts_json(&summary);
+    if let Some(j) = job {
+        j.finish(counts.clone())?;
     }
-    eprintln!(
-        "{file}: {} games, {} annotated, {} skipped (already written), {} unreadable (copied), {} engine failures (written unannotated), {} positions searched",
-        summary.games,
-        summary.annotated,
-        summary.skipped,
-        summary.unreadable,
-        summary.engine_failures,
-        summary.searched
-    );
+    let errors = print_report(&file, &counts);
     if let Some(path) = &a.html {
         let title = format!(
             "{}: annotated games",
@@ -177,4 +217,79 @@ pub fn run(a: AnnotateArgs) -> anyhow::Result<Status> {
     } else {
         Status::Ok
     })
+}
+
+/// The numbers the end of a run prints, as a shard's manifest keeps them.
+fn counts_json(s: &rookery_analysis::annotate::AnnotateSummary) -> serde_json::Value {
+    let problems: Vec<_> = s
+        .problems
+        .iter()
+        .map(|p| {
+            serde_json::json!({"line": p.line, "col": p.col, "error": p.error, "message": p.message})
+        })
+        .collect();
+    serde_json::json!({
+        "games": s.games,
+        "annotated": s.annotated,
+        "skipped": s.skipped,
+        "unreadable": s.unreadable,
+        "engine_failures": s.engine_failures,
+        "searched": s.searched,
+        "problems": problems,
+    })
+}
+
+/// Prints the problems and the counts of a run (of `counts_json`'s
+/// form); whether there was an error.
+fn print_report(file: &str, counts: &serde_json::Value) -> bool {
+    let mut errors = false;
+    for p in counts["problems"].as_array().into_iter().flatten() {
+        let error = p["error"].as_bool().unwrap_or(false);
+        errors |= error;
+        let sev = if error { "error" } else { "warning" };
+        eprintln!(
+            "{file}:{}:{}: {sev}: {}",
+            p["line"],
+            p["col"],
+            p["message"].as_str().unwrap_or("")
+        );
+    }
+    let n = |k: &str| counts[k].as_u64().unwrap_or(0);
+    eprintln!(
+        "{file}: {} games, {} annotated, {} skipped (already written), {} unreadable (copied), {} engine failures (written unannotated), {} positions searched",
+        n("games"),
+        n("annotated"),
+        n("skipped"),
+        n("unreadable"),
+        n("engine_failures"),
+        n("searched")
+    );
+    errors
+}
+
+/// Prints what one run prints at its end, from its shards' summaries (in
+/// shard order); its exit status.
+pub fn merged_report(file: &str, summaries: &[serde_json::Value]) -> Status {
+    let mut all = serde_json::json!({});
+    let mut problems = Vec::new();
+    for s in summaries {
+        for k in [
+            "games",
+            "annotated",
+            "skipped",
+            "unreadable",
+            "engine_failures",
+            "searched",
+        ] {
+            let sum = all[k].as_u64().unwrap_or(0) + s[k].as_u64().unwrap_or(0);
+            all[k] = sum.into();
+        }
+        problems.extend(s["problems"].as_array().into_iter().flatten().cloned());
+    }
+    all["problems"] = problems.into();
+    if print_report(file, &all) {
+        Status::InputErrors
+    } else {
+        Status::Ok
+    }
 }

@@ -2,6 +2,7 @@
 //! convert (EPD <-> FEN). All stream with constant memory, keep the input
 //! order and copy a line they cannot read unchanged while reporting it.
 
+use crate::cmd::shard::{self, Job, ShardArgs};
 use crate::output::{self, usage, Output, Status};
 use rookery_epd::verbs::{self, Target};
 use rookery_epd::{Diagnostic, Mode, Severity, Summary};
@@ -38,6 +39,8 @@ enum Verb {
         jobs: u32,
         #[command(flatten)]
         read: ReadFlags,
+        #[command(flatten)]
+        shard: ShardArgs,
     },
     /// pfop: remove every operation with the given opcode(s), leaving the rest
     /// of each line as it was.
@@ -162,6 +165,78 @@ fn status(sum: &Summary) -> Status {
     }
 }
 
+/// `epd normalize`, of the whole input or of one shard's part of it.
+fn normalize(
+    input: &Path,
+    output: &Path,
+    in_place: bool,
+    jobs: u32,
+    read: &ReadFlags,
+    shard: &ShardArgs,
+) -> anyhow::Result<Status> {
+    let file = name(input);
+    let job = match shard.resolve()? {
+        Some(s) => {
+            shard::check_paths(input, output)?;
+            let total = shard::count_lines(input)?;
+            Some(Job::start(
+                s,
+                shard,
+                "epd normalize",
+                input,
+                output,
+                "lines",
+                total,
+            )?)
+        }
+        None => None,
+    };
+    // Line numbers are those of the whole input: a shard's part starts
+    // after `offset` lines.
+    let offset = job.as_ref().map_or(0, |j| j.range().start);
+    let mut report = stderr_reporter(file.clone(), read.quiet);
+    let shifted = |d: &Diagnostic| {
+        let mut d = d.clone();
+        d.line += offset;
+        report(&d);
+    };
+    // The raw bytes: the verb reads a line that is not UTF-8 as
+    // ISO 8859-1 itself, and warns about it among its reports.
+    let mut inp = output::open(input)?;
+    if let Some(j) = &job {
+        inp = Box::new(rookery_io::part::Lines::new(inp, j.range()));
+    }
+    let mut warn = |line| output::warn_latin1(&file, line + offset);
+    let target = job.as_ref().map_or(output, |j| j.part_path());
+    let mut out = Output::create(target, &[input], in_place)?;
+    let sum = verbs::normalize_latin1(
+        inp,
+        &mut out,
+        read.mode(),
+        jobs as usize,
+        Some(&mut warn),
+        shifted,
+    )?;
+    out.commit()?;
+    if let Some(j) = job {
+        j.finish(serde_json::json!({"errors": sum.errors, "warnings": sum.warnings}))?;
+    }
+    Ok(status(&sum))
+}
+
+/// Exit status of merged `epd normalize` parts, from their summaries.
+pub fn merged_normalize(summaries: &[serde_json::Value]) -> Status {
+    let errors: u64 = summaries
+        .iter()
+        .map(|s| s["errors"].as_u64().unwrap_or(0))
+        .sum();
+    if errors > 0 {
+        Status::InputErrors
+    } else {
+        Status::Ok
+    }
+}
+
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<Status> {
     match args.verb {
@@ -174,25 +249,8 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             in_place,
             jobs,
             read,
-        } => {
-            let file = name(&input);
-            let report = stderr_reporter(file.clone(), read.quiet);
-            // The raw bytes: the verb reads a line that is not UTF-8 as
-            // ISO 8859-1 itself, and warns about it among its reports.
-            let inp = output::open(&input)?;
-            let mut warn = |line| output::warn_latin1(&file, line);
-            let mut out = Output::create(&output, &[&input], in_place)?;
-            let sum = verbs::normalize_latin1(
-                inp,
-                &mut out,
-                read.mode(),
-                jobs as usize,
-                Some(&mut warn),
-                report,
-            )?;
-            out.commit()?;
-            Ok(status(&sum))
-        }
+            shard,
+        } => normalize(&input, &output, in_place, jobs, &read, &shard),
         Verb::Purge {
             ops,
             input,

@@ -11,6 +11,7 @@
 //! FEN tag, an unsupported variant) is reported; in lenient mode it is skipped
 //! and the next game is read, in strict mode reading stops there.
 
+use crate::cmd::shard::{self, Job, ShardArgs};
 use crate::output::{self, Output, Status};
 use rookery_pgn::convert::EpdOptions;
 use rookery_pgn::stream::{self, Diag, Part, Plan, Stats, StreamError, Task};
@@ -71,6 +72,8 @@ enum Verb {
         eco: bool,
         #[command(flatten)]
         common: Common,
+        #[command(flatten)]
+        shard: ShardArgs,
     },
     /// One EPD record per mainline position (hmvc, fmvn, sm = the move played
     /// from it, id from the tags and game index), or FEN lines with `--fen`.
@@ -92,6 +95,8 @@ enum Verb {
         strict: bool,
         #[command(flatten)]
         common: Common,
+        #[command(flatten)]
+        shard: ShardArgs,
     },
     /// Count games, moves, results, errors; name the longest game; the ECO
     /// distribution. Lenient by default.
@@ -369,6 +374,105 @@ fn write_plan(plan: Plan, files: &Files) -> anyhow::Result<Status> {
     Ok(status(&stats, false))
 }
 
+/// [`write_plan`] for shard `s` of the job: the games of its part,
+/// numbered and located as in the whole input, written to its part file.
+/// (One thread: `--jobs` splits a stream, a shard reads its part of one.)
+fn write_shard(
+    plan: Plan,
+    files: &Files,
+    s: rookery_io::shard::Shard,
+    flags: &ShardArgs,
+    verb: &str,
+) -> anyhow::Result<Status> {
+    use rookery_pgn::game::GameBuilder;
+    let [input] = files.inputs.as_slice() else {
+        return Err(output::usage(
+            "--shard takes one input file (its games are split among the shards)",
+        ));
+    };
+    shard::check_paths(input, &files.output)?;
+    let file = display_name(input);
+    // The text as every PGN verb reads it (Latin-1 lines decoded; told
+    // once, by the second read).
+    let text = |warn: bool| -> anyhow::Result<_> {
+        let raw = output::open_input_raw(input)?;
+        let name = file.clone();
+        Ok(rookery_io::latin1::Latin1Read::new(raw, move |line| {
+            if warn {
+                output::warn_latin1(&name, line);
+            }
+        }))
+    };
+    let (total, _) = shard::count_games(text(false)?, None)
+        .map_err(|e| anyhow::Error::new(e).context(format!("cannot read {file}")))?;
+    let mut job = Job::start(s, flags, verb, input, &files.output, "games", total)?;
+    let range = job.range();
+    let mut out = Output::create(job.part_path(), &[input.as_path()], files.in_place)?;
+    let mut err = std::io::stderr();
+    let mut stats = Stats::default();
+    let mut reader = rookery_pgn::reader::Reader::new(text(true)?);
+    let mut builder = GameBuilder::new().with_detail(plan.task.detail());
+    let mut part = Part::default();
+    let mut flush = |part: Part, stats: &mut Stats| -> anyhow::Result<()> {
+        out.write_all(&part.text)?;
+        for d in &part.diags {
+            print_diag(&mut err, &file, d, false)?;
+        }
+        stats.merge(part.stats);
+        Ok(())
+    };
+    while let Some(g) = reader
+        .read_game(&mut builder)
+        .map_err(|e| anyhow::Error::new(e).context(format!("cannot read {file}")))?
+    {
+        // Games are numbered from 1; the part is of items from 0.
+        let i = g.index as u64 - 1;
+        if i < range.start {
+            // A strict run stops at the first error: one before the part
+            // leaves the part empty.
+            if plan.strict && g.error.is_some() {
+                break;
+            }
+            builder.recycle(g);
+            continue;
+        }
+        stream::handle(&plan, &file, &g, &mut part);
+        builder.recycle(g);
+        job.progress(i + 1 - range.start);
+        let last = i + 1 >= range.end;
+        if part.is_full() || last {
+            let stopped = part.stopped;
+            let next = Part::default();
+            flush(std::mem::replace(&mut part, next), &mut stats)?;
+            if stopped || last {
+                break;
+            }
+        }
+    }
+    flush(part, &mut stats)?;
+    drop(flush);
+    out.commit()?;
+    job.finish(serde_json::json!({
+        "games": stats.games,
+        "errors": stats.error_games,
+        "warnings": stats.warnings,
+    }))?;
+    Ok(status(&stats, false))
+}
+
+/// Exit status of the merged parts of a PGN verb, from their summaries.
+pub fn merged_status(summaries: &[serde_json::Value]) -> Status {
+    let errors: u64 = summaries
+        .iter()
+        .map(|s| s["errors"].as_u64().unwrap_or(0))
+        .sum();
+    if errors > 0 {
+        Status::InputErrors
+    } else {
+        Status::Ok
+    }
+}
+
 fn status(stats: &Stats, strict_warnings: bool) -> Status {
     if stats.input_errors(strict_warnings) {
         Status::InputErrors
@@ -488,12 +592,16 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             fix_results,
             eco,
             common,
+            shard,
         } => {
             let plan = Plan {
                 classify: eco,
                 ..common.plan(Task::Normalize { fix_results }, !lenient)
             };
-            write_plan(plan, &files)
+            match shard.resolve()? {
+                Some(s) => write_shard(plan, &files, s, &shard, "pgn normalize"),
+                None => write_plan(plan, &files),
+            }
         }
         Verb::ToEpd {
             files,
@@ -502,13 +610,17 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             comments,
             strict,
             common,
+            shard,
         } => {
             let task = Task::ToEpd {
                 fen,
                 opts: EpdOptions { ptp, comments },
             };
             let plan = common.plan(task, strict);
-            write_plan(plan, &files)
+            match shard.resolve()? {
+                Some(s) => write_shard(plan, &files, s, &shard, "pgn to-epd"),
+                None => write_plan(plan, &files),
+            }
         }
         Verb::Stats {
             inputs,

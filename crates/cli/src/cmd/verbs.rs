@@ -3,10 +3,11 @@
 
 use crate::cmd::engines::EngineArgs;
 use crate::cmd::progress;
+use crate::cmd::shard::{self, Job, ShardArgs};
 use crate::output::{self, usage, Output, Status};
 use rookery_analysis::{
-    run_mate_passes, run_verb, Analyst, Extras, MatePasses, PassError, PassEvent, Verb,
-    VerbOptions, VerbSummary,
+    run_mate_passes, run_verb, Extras, MatePasses, PassError, PassEvent, Verb, VerbOptions,
+    VerbSummary,
 };
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
@@ -44,21 +45,43 @@ impl Io {
         )?)
     }
 
-    /// The earlier outputs to resume from (none without --resume).
-    fn previous(&self) -> anyhow::Result<Vec<Box<dyn BufRead + Send>>> {
+    /// The earlier outputs in `target` (the output, or a shard's part) to
+    /// resume from (none without --resume).
+    fn previous(&self, target: &Path) -> anyhow::Result<Vec<Box<dyn BufRead + Send>>> {
         if self.resume {
-            Ok(output::resume_sources(&self.output)?)
+            Ok(output::resume_sources(target)?)
         } else {
             Ok(Vec::new())
         }
     }
 
-    fn commit(&self, out: Output) -> anyhow::Result<()> {
+    fn commit(&self, out: Output, target: &Path) -> anyhow::Result<()> {
         out.commit()?;
         if self.resume {
-            output::resume_done(&self.output);
+            output::resume_done(target);
         }
         Ok(())
+    }
+
+    /// The shard to do, started (its manifest written), or `None` for the
+    /// whole input.
+    fn job(&self, flags: &ShardArgs, verb: &str) -> anyhow::Result<Option<Job>> {
+        let Some(s) = flags.resolve()? else {
+            return Ok(None);
+        };
+        shard::check_paths(&self.input, &self.output)?;
+        let total = shard::count_lines(&self.input)?;
+        let job = Job::start(s, flags, verb, &self.input, &self.output, "lines", total)?;
+        Ok(Some(job))
+    }
+
+    /// The input to read: all of it, or the job's part.
+    fn open(&self, job: Option<&Job>) -> anyhow::Result<Box<dyn BufRead + Send>> {
+        let input = output::open_input(&self.input)?;
+        Ok(match job {
+            Some(j) => Box::new(rookery_io::part::Lines::new(input, j.range())),
+            None => input,
+        })
     }
 }
 
@@ -119,6 +142,8 @@ pub struct Common {
     engine: EngineArgs,
     #[command(flatten)]
     extra: ExtraFlags,
+    #[command(flatten)]
+    shard: ShardArgs,
 }
 
 /// Flags of `rookery epd mate` (pfms).
@@ -158,7 +183,11 @@ fn run_one(verb: Verb, AnalyseArgs { common: a }: AnalyseArgs) -> anyhow::Result
         solution_opcodes: false,
         keep_as: None,
     };
-    run_file(&a.io, &a.engine, opts)
+    let name = match verb {
+        Verb::Target => "epd target",
+        _ => "epd analyse",
+    };
+    run_file(&a, name, opts)
 }
 
 /// Runs pfms, once or in passes of increasing length.
@@ -185,23 +214,29 @@ pub fn run_mate(m: MateArgs) -> anyhow::Result<Status> {
         extras: a.extra.extras(),
     };
     if last == m.moves {
-        return run_file(&a.io, &a.engine, plan.pass(m.moves));
+        return run_file(a, "epd mate", plan.pass(m.moves));
     }
+    let job = a.io.job(&a.shard, "epd mate")?;
+    let offset = job.as_ref().map_or(0, |j| j.range().start);
+    let target = job.as_ref().map_or(&*a.io.output, |j| j.part_path());
     // Several passes: each pass reads the previous pass's output from memory.
-    let data = read_all(&a.io.input)?;
+    let mut data = Vec::new();
+    a.io.open(job.as_ref())?.read_to_end(&mut data)?;
     // Engines first: an engine that cannot start changes nothing.
     let analysts = a.engine.start()?;
     let earlier: Vec<Vec<u8>> =
-        a.io.previous()?
+        a.io.previous(target)?
             .into_iter()
             .map(|mut r| {
                 let mut v = Vec::new();
                 r.read_to_end(&mut v).map(|_| v)
             })
             .collect::<Result<_, _>>()?;
-    let mut out = Output::create(&a.io.output, &[&a.io.input], a.io.in_place)?;
+    let mut out = Output::create(target, &[&a.io.input], a.io.in_place)?;
     let mut status = Status::Ok;
     let mut bar = None;
+    let mut passes_done = Vec::new();
+    let name = output::display_name(&a.io.input);
     let passes = run_mate_passes(
         data,
         &earlier,
@@ -222,9 +257,12 @@ pub fn run_mate(m: MateArgs) -> anyhow::Result<Status> {
                 if let Some(b) = bar.take() {
                     b.finish_and_clear();
                 }
-                if report(&a.io.input, summary) {
+                let mut summary = summary.clone();
+                shift(&mut summary, offset);
+                if report(&name, &summary) {
                     status = Status::InputErrors;
                 }
+                passes_done.push(summary_json(&summary));
             }
         },
     );
@@ -235,53 +273,117 @@ pub fn run_mate(m: MateArgs) -> anyhow::Result<Status> {
         Err(PassError::Start(e)) => return Err(e),
     };
     out.write_all(&data)?;
-    a.io.commit(out)?;
+    a.io.commit(out, target)?;
+    if let Some(j) = job {
+        j.finish(serde_json::json!({ "passes": passes_done }))?;
+    }
     Ok(status)
 }
 
-fn read_all(path: &Path) -> anyhow::Result<Vec<u8>> {
-    let mut data = Vec::new();
-    output::open_input(path)?.read_to_end(&mut data)?;
-    Ok(data)
-}
-
-fn run_file(io: &Io, engine: &EngineArgs, opts: VerbOptions) -> anyhow::Result<Status> {
-    let input = output::open_input(&io.input)?;
-    let total = progress::count_lines(&io.input);
+fn run_file(a: &Common, verb: &str, opts: VerbOptions) -> anyhow::Result<Status> {
+    let io = &a.io;
+    let mut job = io.job(&a.shard, verb)?;
+    let input = io.open(job.as_ref())?;
+    let total = match &job {
+        Some(j) => Some(j.range().end - j.range().start),
+        None => progress::count_lines(&io.input),
+    };
     // Engines first: an engine that cannot start changes nothing.
-    let analysts = engine.start()?;
-    let mut previous = io.previous()?;
-    let mut out = Output::create(&io.output, &[&io.input], io.in_place)?;
+    let analysts = a.engine.start()?;
+    let target = job
+        .as_ref()
+        .map_or(io.output.clone(), |j| j.part_path().to_path_buf());
+    let mut previous = io.previous(&target)?;
+    let mut out = Output::create(&target, &[&io.input], io.in_place)?;
     let what = output::display_name(&io.input);
-    let summary = process(input, &mut out, analysts, opts, &mut previous, &what, total)?;
-    io.commit(out)?;
-    Ok(if report(&io.input, &summary) {
+    let bar = progress::bar(&format!("{what} ({})", opts.limits.describe()), total);
+    let mut summary = run_verb(
+        input,
+        &mut out,
+        analysts,
+        &opts,
+        false,
+        &mut previous,
+        |t| {
+            bar.set_position(t.lines_done);
+            if let Some(j) = &mut job {
+                j.progress(t.lines_done);
+            }
+        },
+    )?;
+    bar.finish_and_clear();
+    io.commit(out, &target)?;
+    if let Some(j) = job {
+        shift(&mut summary, j.range().start);
+        j.finish(serde_json::json!({ "passes": [summary_json(&summary)] }))?;
+    }
+    Ok(if report(&what, &summary) {
         Status::InputErrors
     } else {
         Status::Ok
     })
 }
 
-fn process(
-    input: impl BufRead + Send,
-    out: &mut dyn Write,
-    analysts: Vec<Box<dyn Analyst>>,
-    opts: VerbOptions,
-    previous: &mut [Box<dyn BufRead + Send>],
-    what: &str,
-    total: Option<u64>,
-) -> anyhow::Result<VerbSummary> {
-    let bar = progress::bar(&format!("{what} ({})", opts.limits.describe()), total);
-    let summary = run_verb(input, out, analysts, &opts, false, previous, |t| {
-        bar.set_position(t.lines_done)
-    })?;
-    bar.finish_and_clear();
-    Ok(summary)
+/// The problems of a shard's part, whose lines are counted from its
+/// start, numbered by the lines of the whole input (`offset` before it).
+fn shift(s: &mut VerbSummary, offset: u64) {
+    for p in &mut s.problems {
+        p.line += offset;
+    }
+}
+
+/// The numbers [`report`] prints, as a shard's manifest keeps them.
+fn summary_json(s: &VerbSummary) -> serde_json::Value {
+    let problems: Vec<_> = s
+        .problems
+        .iter()
+        .map(|p| serde_json::json!({"line": p.line, "column": p.column, "message": p.message}))
+        .collect();
+    serde_json::json!({
+        "records": s.records,
+        "analysed": s.analysed,
+        "kept": s.kept,
+        "skipped": s.skipped,
+        "failed": s.failed,
+        "problems": problems,
+    })
+}
+
+/// Prints what one run of an analysis verb prints, from the summaries of
+/// its shards (in shard order, as their manifests keep them: one a pass);
+/// whether there were problems.
+pub fn merged_report(input: &str, summaries: &[serde_json::Value]) -> bool {
+    let passes = summaries
+        .iter()
+        .map(|s| s["passes"].as_array().map_or(0, Vec::len))
+        .max()
+        .unwrap_or(0);
+    let mut any = false;
+    for pass in 0..passes {
+        let mut all = VerbSummary::default();
+        for s in summaries {
+            let p = &s["passes"][pass];
+            let n = |k: &str| p[k].as_u64().unwrap_or(0);
+            all.records += n("records");
+            all.analysed += n("analysed");
+            all.kept += n("kept");
+            all.skipped += n("skipped");
+            all.failed += n("failed");
+            for q in p["problems"].as_array().into_iter().flatten() {
+                all.problems.push(rookery_analysis::LineProblem {
+                    line: q["line"].as_u64().unwrap_or(0),
+                    column: q["column"].as_u64().and_then(|c| u32::try_from(c).ok()),
+                    message: q["message"].as_str().unwrap_or("").to_owned(),
+                });
+            }
+        }
+        any |= report(input, &all);
+    }
+    any
 }
 
 /// Prints the problems as `file:line[:col]: error: ...`; whether there were any.
-fn report(input: &Path, s: &VerbSummary) -> bool {
-    let name = output::display_name(input);
+fn report(name: &str, s: &VerbSummary) -> bool {
     for p in &s.problems {
         match p.column {
             Some(c) => eprintln!("{name}:{}:{c}: error: {}", p.line, p.message),

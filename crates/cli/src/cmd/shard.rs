@@ -1,0 +1,229 @@
+//! `--shard K/N`: the flags every long verb takes, and one shard's run —
+//! its part of the input, its output `OUT.shard-K-of-N`, its manifest
+//! `OUT.shard-K-of-N.json` (kept up to date as it goes) and its progress
+//! lines. `rookery merge OUT` (`cmd/merge.rs`) puts the parts together.
+
+use crate::cmd::progress::Log;
+use crate::output::{self, usage};
+use anyhow::Context;
+use rookery_io::manifest::{Fingerprint, Manifest};
+use rookery_io::shard::{Shard, ShardChoice};
+use std::io::Read;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// The flags of a verb that can do one shard of a job.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ShardArgs {
+    /// Do shard K of N of the job: the K-th of N contiguous, equal runs of
+    /// the input's lines (EPD) or games (PGN), written to OUT.shard-K-of-N
+    /// (plain text) with a manifest OUT.shard-K-of-N.json; `rookery merge
+    /// OUT` then writes OUT exactly as one run would. `auto`: K and N from
+    /// a Slurm job array or a Kubernetes Indexed Job.
+    #[arg(long, value_name = "K/N|auto")]
+    shard: Option<ShardChoice>,
+    /// The number of shards, for `--shard auto` in a Kubernetes Indexed
+    /// Job (which does not tell its pods; else ROOKERY_SHARDS).
+    #[arg(long, value_name = "N", requires = "shard")]
+    shards: Option<u32>,
+    /// With --shard and stderr not a terminal: a progress line (count,
+    /// rate, ETA) every N items, and the manifest brought up to date.
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    log_every: u64,
+}
+
+impl ShardArgs {
+    /// The shard to do: `None` for the whole job (no `--shard`, or `1/1`).
+    ///
+    /// # Errors
+    /// A usage error for `auto` where no scheduler says.
+    pub fn resolve(&self) -> anyhow::Result<Option<Shard>> {
+        let Some(choice) = self.shard else {
+            return Ok(None);
+        };
+        let shard = choice
+            .resolve(self.shards)
+            .map_err(|e| usage(e.to_string()))?;
+        Ok((!shard.is_whole()).then_some(shard))
+    }
+}
+
+/// Flags that do not change what a verb writes: left out of the
+/// arguments a manifest records (with the value of those that take one).
+const NOT_DECISIVE: [(&str, bool); 6] = [
+    ("--shard", true),
+    ("--shards", true),
+    ("--log-every", true),
+    ("--jobs", true),
+    ("-j", true),
+    ("--resume", false),
+];
+
+/// This process's arguments that decide the output (see [`NOT_DECISIVE`]).
+fn decisive_args() -> Vec<String> {
+    let mut out = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let flag = NOT_DECISIVE.iter().find(|(f, _)| {
+            a == *f
+                || a.starts_with(&format!("{f}="))
+                || (f.len() == 2 && a.starts_with(f) && a.len() > 2 && !a.starts_with("--"))
+        });
+        match flag {
+            Some((f, true)) if a == *f => {
+                args.next();
+            }
+            Some(_) => {}
+            None => out.push(a),
+        }
+    }
+    out
+}
+
+/// Refuses a shard of stdin or to stdout.
+///
+/// # Errors
+/// Usage errors.
+pub fn check_paths(input: &Path, out: &Path) -> anyhow::Result<()> {
+    if output::is_std(input) {
+        return Err(usage(
+            "--shard needs an input file: every shard reads it (stdin cannot be read twice)",
+        ));
+    }
+    if output::is_std(out) {
+        return Err(usage(
+            "--shard needs an output file (-o OUT): each shard writes OUT.shard-K-of-N",
+        ));
+    }
+    Ok(())
+}
+
+/// The lines of `input`'s text (decompressed), as the EPD verbs read them.
+///
+/// # Errors
+/// The input cannot be read.
+pub fn count_lines(input: &Path) -> anyhow::Result<u64> {
+    let text = output::open_raw(input)?;
+    rookery_io::part::count_lines(text)
+        .with_context(|| format!("cannot read {}", output::display_name(input)))
+}
+
+/// The games of the PGN text `text` reads, counted by rookery-pgn's reader
+/// (which finds where games start as every PGN verb does), and the byte
+/// offset in `text` where game `stop_after + 1` (from 1) starts: the end
+/// of the games up to `stop_after` (`None` past the last game).
+///
+/// # Errors
+/// The input cannot be read.
+pub fn count_games(
+    text: impl Read,
+    stop_after: Option<u64>,
+) -> std::io::Result<(u64, Option<u64>)> {
+    use rookery_pgn::game::{Detail, GameBuilder};
+    let mut reader = rookery_pgn::reader::Reader::new(text);
+    let mut builder = GameBuilder::new().with_detail(Detail::Count);
+    let mut games = 0;
+    while let Some(g) = reader.read_game(&mut builder)? {
+        games += 1;
+        if stop_after.is_some_and(|s| games > s) {
+            return Ok((games, Some(g.at.offset)));
+        }
+        builder.recycle(g);
+    }
+    Ok((games, None))
+}
+
+/// One shard at work: where it writes, its manifest, its progress.
+pub struct Job {
+    part: PathBuf,
+    manifest: Manifest,
+    log: Log,
+    every: u64,
+    next_update: u64,
+}
+
+impl Job {
+    /// Starts shard `shard` of `verb` on `input` (`total` `items` in
+    /// all), writing beside `out`: its manifest says it is running.
+    ///
+    /// # Errors
+    /// The input cannot be read, the manifest cannot be written.
+    pub fn start(
+        shard: Shard,
+        flags: &ShardArgs,
+        verb: &str,
+        input: &Path,
+        out: &Path,
+        items: &'static str,
+        total: u64,
+    ) -> anyhow::Result<Job> {
+        let part = shard.part_path(out);
+        let fingerprint = Fingerprint::of_file(input)
+            .with_context(|| format!("cannot read {}", input.display()))?;
+        let name = output::display_name(input);
+        let manifest = Manifest::new(
+            verb,
+            decisive_args(),
+            &name,
+            fingerprint,
+            shard,
+            items,
+            total,
+        );
+        manifest.write(&part)?;
+        let what = format!("{name} shard {shard}");
+        let log = Log::new(&what, items, manifest.count, flags.log_every);
+        Ok(Job {
+            part,
+            manifest,
+            log,
+            every: flags.log_every,
+            next_update: flags.log_every,
+        })
+    }
+
+    /// Where the part is written (`OUT.shard-K-of-N`).
+    pub fn part_path(&self) -> &Path {
+        &self.part
+    }
+
+    /// The items of the part (from 0, of the whole input).
+    pub fn range(&self) -> Range<u64> {
+        self.manifest.first..self.manifest.first + self.manifest.count
+    }
+
+    /// `done` items of the part are done: now and then a progress line
+    /// and the manifest brought up to date.
+    pub fn progress(&mut self, done: u64) {
+        self.log.set(done);
+        if done >= self.next_update {
+            while self.next_update <= done {
+                self.next_update += self.every;
+            }
+            self.manifest.done = done;
+            // A manifest not brought up to date is no harm: it still says
+            // running, and the part is not merged until it says done.
+            let _ = self.manifest.write(&self.part);
+        }
+    }
+
+    /// Items done before this run, by a run it resumes (left out of the
+    /// rate).
+    pub fn resumed_at(&mut self, done: u64) {
+        self.log.resumed_at(done);
+    }
+
+    /// The part is written (committed): the manifest says done, with the
+    /// verb's summary numbers.
+    ///
+    /// # Errors
+    /// The manifest cannot be written.
+    pub fn finish(mut self, summary: serde_json::Value) -> anyhow::Result<()> {
+        let bytes = std::fs::metadata(&self.part)
+            .with_context(|| format!("cannot read {}", self.part.display()))?
+            .len();
+        self.manifest.finish(bytes, summary);
+        self.manifest.write(&self.part)?;
+        Ok(())
+    }
+}
