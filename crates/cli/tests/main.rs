@@ -18,6 +18,7 @@ mod epd_cli;
 mod match_cli;
 mod match_compat;
 mod match_knockout;
+mod match_shard;
 mod perft_stockfish;
 mod pgn_annotate;
 mod pgn_cli;

@@ -29,15 +29,27 @@
 //!
 //! The journal's first line is the runner's [`RunPlan`] (players, schedule,
 //! where the outputs began) with the driver's own plan inside it.
+//!
+//! A match played in shards ([`RunnerSetup::shard`]) plays only its share
+//! of the schedule ([`Schedule::in_shard`]: whole blocks, dealt in turn);
+//! the other games are [`GameState::Elsewhere`] and its journal is over
+//! when its share is. With a [`Pool`] the SPRT is the pool's: every block
+//! this shard finishes is published there, the others' blocks are read
+//! before a block begins and after one ends, and the test is over every
+//! pooled block. When it decides, no new block begins; the games of blocks
+//! already begun are played to their end, so that every block in the pool
+//! is a whole pair (a shard stops within one pair of the decision).
 
 use crate::book::{Opening, Openings};
 use crate::game::{FinishedGame, Stop};
 use crate::journal::{self, Entry, Journal, JournalError, JournalState, StartedProcess};
 use crate::knockout::{Bracket, KnockoutReport};
+use crate::pool::{Pool, PoolError, PoolGame};
 use crate::record::{GameRecord, MoveRecord, PgnStyle, RecordError};
 use crate::schedule::{Schedule, Scheduled};
 use crate::standings::Standings;
 use crate::stats::{Sprt, SprtConfig, SprtState, SprtStatus, Tally};
+use rookery_io::shard::Shard;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
@@ -116,6 +128,12 @@ pub struct RunnerSetup {
     /// names (a standby referee's own), where this event's games begin in
     /// it (by default its length now: the games are appended).
     pub resume_base: Option<u64>,
+    /// The shard of a match spread over several tasks: only its share of
+    /// the schedule is played (`None`: every game).
+    pub shard: Option<Shard>,
+    /// The pool the shards share: the SPRT is taken over every shard's
+    /// published blocks (see the module docs).
+    pub pool: Option<Pool>,
 }
 
 /// How the runner starts.
@@ -183,6 +201,9 @@ pub enum RunnerError {
     /// The SPRT's parameters are not a test.
     #[error("{0}")]
     Sprt(String),
+    /// The pool of a sharded match cannot be written.
+    #[error(transparent)]
+    Pool(#[from] PoolError),
 }
 
 fn output_err(path: &Path) -> impl Fn(io::Error) -> RunnerError + '_ {
@@ -279,6 +300,8 @@ pub enum GameState {
     Running,
     /// Finished and recorded.
     Done,
+    /// Another shard's (a match played in shards).
+    Elsewhere,
 }
 
 /// A game to play, as [`Runner::next`] hands it out.
@@ -451,6 +474,14 @@ pub struct Runner {
     previous_processes: Vec<StartedProcess>,
     finished_before: Vec<GameRecord>,
     style: PgnStyle,
+    /// The pool of a sharded match.
+    pool: Option<Pool>,
+    /// The pooled SPRT decided: no new block begins.
+    no_new_blocks: bool,
+    /// The blocks in the pool when each block in progress began.
+    block_known: std::collections::HashMap<usize, Vec<(usize, usize)>>,
+    /// The results of the games finished of each block in progress.
+    block_results: std::collections::HashMap<usize, Vec<PoolGame>>,
 }
 
 impl Runner {
@@ -550,9 +581,20 @@ impl Runner {
             }
         }
         let games = bracket.as_ref().map_or(schedule.len(), Bracket::len);
+        let mut state_of = vec![GameState::Unplayed; games];
+        if let Some(shard) = setup.shard {
+            for (n, s) in state_of.iter_mut().enumerate() {
+                if schedule
+                    .get(n)
+                    .is_none_or(|g| !schedule.in_shard(&g, shard))
+                {
+                    *s = GameState::Elsewhere;
+                }
+            }
+        }
         let mut runner = Runner {
             standings: Standings::new(plan.players.clone()),
-            state: vec![GameState::Unplayed; games],
+            state: state_of,
             plan,
             schedule,
             bracket,
@@ -572,14 +614,22 @@ impl Runner {
             previous_processes,
             finished_before: Vec::new(),
             style,
+            pool: setup.pool,
+            no_new_blocks: false,
+            block_known: std::collections::HashMap::new(),
+            block_results: std::collections::HashMap::new(),
         };
         if let Some(state) = &state {
             for r in &finished {
                 if let Some(g) = runner.game(r.number) {
+                    if runner.state[r.number] == GameState::Elsewhere {
+                        continue;
+                    }
                     runner.standings.set_name(g.white, &r.white);
                     runner.standings.set_name(g.black, &r.black);
                     runner.standings.add(&g, r);
                     runner.state[r.number] = GameState::Done;
+                    runner.publish_if_whole(&g, r.outcome, r.termination)?;
                 }
             }
             let mut open = 0;
@@ -587,7 +637,7 @@ impl Runner {
                 if let Some(t) = &g.started {
                     runner.first_started.insert(n, t.clone());
                 }
-                if g.end.is_none() && n < runner.state.len() {
+                if g.end.is_none() && runner.state.get(n) == Some(&GameState::Unplayed) {
                     runner.state[n] = GameState::Queued;
                     runner.front.push_back((n, g.moves.clone()));
                     open += 1;
@@ -595,12 +645,77 @@ impl Runner {
             }
             runner.resumed = Some((finished.len(), open));
             runner.finished_before = finished;
-            runner.check_sprt();
             if state.over.is_some() {
                 runner.stopping = true;
             }
         }
+        if let Some(pool) = runner.pool.as_mut() {
+            pool.refresh()?;
+        }
+        runner.check_sprt();
         Ok(runner)
+    }
+
+    /// The games of `block` in the schedule's numbers.
+    fn block_games(&self, block: usize) -> std::ops::Range<usize> {
+        let per = self.schedule.games_per_encounter();
+        block * per..(block * per + per).min(self.state.len())
+    }
+
+    /// Whether a game of game `n`'s block has been handed out (a block in
+    /// progress, whose other games are played even after the pooled SPRT
+    /// decided).
+    fn block_begun(&self, n: usize) -> bool {
+        let Some(g) = self.game(n) else {
+            return false;
+        };
+        self.block_games(g.block).any(|m| {
+            matches!(
+                self.state[m],
+                GameState::Running | GameState::Done | GameState::Queued
+            )
+        })
+    }
+
+    /// With a pool: counts a finished game of this shard in its block, and
+    /// publishes the block once all its games are finished.
+    fn publish_if_whole(
+        &mut self,
+        game: &Scheduled,
+        outcome: crate::record::GameOutcome,
+        termination: crate::record::Termination,
+    ) -> Result<(), RunnerError> {
+        if self.pool.is_none() {
+            return Ok(());
+        }
+        let games = self.block_results.entry(game.block).or_default();
+        if !games.iter().any(|g| g.number == game.number) {
+            games.push(PoolGame {
+                number: game.number,
+                outcome,
+                termination,
+            });
+        }
+        if games.len() < self.schedule.games_per_encounter() {
+            return Ok(());
+        }
+        let mut games = self.block_results.remove(&game.block).unwrap_or_default();
+        games.sort_by_key(|g| g.number);
+        let known = self.block_known.remove(&game.block);
+        if let Some(pool) = self.pool.as_mut() {
+            pool.publish(game.block, games, known)?;
+        }
+        Ok(())
+    }
+
+    /// Notes for the user (pool files ignored), taken once.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        self.pool.as_mut().map(Pool::take_notes).unwrap_or_default()
+    }
+
+    /// The pool of a sharded match.
+    pub fn pool(&self) -> Option<&Pool> {
+        self.pool.as_ref()
     }
 
     /// Games finished and in progress taken from the journal, when resuming.
@@ -688,6 +803,14 @@ impl Runner {
     /// the results of those in progress ([`Runner::next`] gives `None`
     /// meanwhile).
     pub fn has_work(&self) -> bool {
+        if self.no_new_blocks {
+            // Only the games of blocks in progress.
+            return !self.stopping
+                && (!self.front.is_empty()
+                    || !self.back.is_empty()
+                    || (self.cursor.min(self.state.len())..self.state.len())
+                        .any(|n| self.state[n] == GameState::Unplayed && self.block_begun(n)));
+        }
         !self.stopping
             && (!self.front.is_empty()
                 || !self.back.is_empty()
@@ -742,7 +865,10 @@ impl Runner {
             };
             let end = self.cursor.saturating_add(window).min(self.state.len());
             for n in self.cursor..end {
-                if self.state[n] == GameState::Unplayed && self.game(n).is_some_and(|g| ready(&g)) {
+                if self.state[n] == GameState::Unplayed
+                    && (!self.no_new_blocks || self.block_begun(n))
+                    && self.game(n).is_some_and(|g| ready(&g))
+                {
                     found = Some((n, Vec::new()));
                     break;
                 }
@@ -763,6 +889,19 @@ impl Runner {
         let Some(game) = self.game(n) else {
             return Ok(None);
         };
+        if self.pool.is_some() && !self.block_begun(n) {
+            // A new block: the others' blocks first; the pooled SPRT may
+            // have decided on them.
+            if let Some(pool) = self.pool.as_mut() {
+                pool.refresh()?;
+            }
+            self.check_sprt();
+            if self.no_new_blocks {
+                return self.next(ready);
+            }
+            let known = self.pool.as_ref().map(Pool::known).unwrap_or_default();
+            self.block_known.insert(game.block, known);
+        }
         self.state[n] = GameState::Running;
         let first = self.first_started.get(&n).cloned();
         let started = first.clone().unwrap_or_else(crate::game::utc_now);
@@ -886,35 +1025,54 @@ impl Runner {
                 self.state.resize(b.len(), GameState::Unplayed);
             }
         }
+        if self.pool.is_some() {
+            self.publish_if_whole(game, r.outcome, r.termination)?;
+            if let Some(pool) = self.pool.as_mut() {
+                pool.refresh()?;
+            }
+        }
         Ok(match self.check_sprt() {
             Some(state) => Finished::Decided(state),
             None => Finished::Recorded,
         })
     }
 
+    /// The SPRT's counts: the pool's (every shard's published blocks), or
+    /// this run's games.
+    fn sprt_tally(&self) -> Tally {
+        match &self.pool {
+            Some(pool) => pool.tally(),
+            None => self.standings.versus(0, 1),
+        }
+    }
+
     /// Decides the SPRT on the games counted, once: the decision stops the
-    /// event.
+    /// event (with a pool: no new block begins).
     fn check_sprt(&mut self) -> Option<SprtState> {
         let sprt = self.sprt.as_ref()?;
         if self.decision.is_some() {
             return None;
         }
-        let tally = self.standings.versus(0, 1);
+        let tally = self.sprt_tally();
         let status = sprt.status(&tally);
         if status.state == SprtState::Continue {
             return None;
         }
         self.decision = Some(SprtDecision { status, tally });
-        self.stopping = true;
+        if self.pool.is_some() {
+            self.no_new_blocks = true;
+        } else {
+            self.stopping = true;
+        }
         Some(status.state)
     }
 
-    /// The SPRT so far.
+    /// The SPRT so far (a sharded match's over the pool).
     pub fn sprt(&self) -> Option<SprtReport> {
         let sprt = self.sprt.as_ref()?;
         Some(SprtReport {
             decision: self.decision.clone(),
-            last: sprt.status(&self.standings.versus(0, 1)),
+            last: sprt.status(&self.sprt_tally()),
         })
     }
 
@@ -958,7 +1116,10 @@ impl Runner {
     /// # Errors
     /// The journal or an output cannot be written.
     pub fn close(mut self) -> Result<RunSummary, RunnerError> {
-        let all_done = self.state.iter().all(|&s| s == GameState::Done)
+        let all_done = self
+            .state
+            .iter()
+            .all(|&s| matches!(s, GameState::Done | GameState::Elsewhere))
             && self.bracket.as_ref().is_none_or(Bracket::is_over);
         let reason = if all_done {
             Some(match &self.bracket {
@@ -1200,6 +1361,8 @@ mod tests {
             sprt: None,
             driver: serde_json::json!({"engines": 2}),
             resume_base: None,
+            shard: None,
+            pool: None,
         }
     }
 

@@ -22,6 +22,7 @@
 //! # Ok::<(), rookery_referee::schedule::ScheduleError>(())
 //! ```
 
+use rookery_io::shard::Shard;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -327,6 +328,18 @@ impl Schedule {
         })
     }
 
+    /// Whether game `game` is in the share of `shard` (shard K of N of a
+    /// match spread over several tasks): the blocks are dealt out in turn,
+    /// block `b` to shard `b mod N + 1`, so that a block (a pair of games
+    /// on one opening with colours reversed) is never split and the games
+    /// the shards have played at any moment are, together, close to the
+    /// schedule's first games (an SPRT that stops them early has the
+    /// games an unsharded run would have played first). A knockout's
+    /// games depend on results and are no shard's.
+    pub fn in_shard(&self, game: &Scheduled, shard: Shard) -> bool {
+        self.is_fixed() && game.block % shard.count() as usize == shard.index() as usize
+    }
+
     /// Every game, in order.
     pub fn iter(&self) -> impl Iterator<Item = Scheduled> + '_ {
         (0..self.len()).filter_map(|n| self.get(n))
@@ -436,6 +449,33 @@ mod tests {
             Schedule::new(3, Pairing::RoundRobin, usize::MAX / 2, 2),
             Err(ScheduleError::TooLarge { .. })
         ));
+    }
+
+    #[test]
+    fn shards_deal_whole_blocks_in_turn_and_together_hold_every_game_once() {
+        for (rounds, games, n) in [(7, 2, 3), (5, 1, 2), (4, 4, 3), (1, 2, 5)] {
+            let s = Schedule::new(2, Pairing::RoundRobin, rounds, games).unwrap();
+            let shards: Vec<Shard> = (0..n).map(|i| Shard::new(i, n).unwrap()).collect();
+            for g in s.iter() {
+                let owners: Vec<&Shard> = shards.iter().filter(|k| s.in_shard(&g, **k)).collect();
+                assert_eq!(owners.len(), 1, "game {g:?}");
+                // The other games of its block are the same shard's.
+                for other in s.iter().filter(|o| o.block == g.block) {
+                    assert!(s.in_shard(&other, *owners[0]));
+                }
+                assert_eq!(owners[0].index() as usize, g.block % n as usize);
+            }
+        }
+        let ko = Schedule::new(4, Pairing::Knockout, 1, 2).unwrap();
+        let g = Scheduled {
+            number: 0,
+            round: 1,
+            block: 0,
+            in_block: 0,
+            white: 0,
+            black: 1,
+        };
+        assert!(!ko.in_shard(&g, Shard::WHOLE));
     }
 
     #[test]

@@ -98,10 +98,20 @@ impl Standings {
     /// Counts a finished game, scheduled as `game`; an unfinished one
     /// (`*`) is not counted and `false` is returned.
     pub fn add(&mut self, game: &Scheduled, record: &GameRecord) -> bool {
+        self.add_result(game, record.outcome, record.termination)
+    }
+
+    /// Counts a finished game known by its result alone (a sharded match's
+    /// pool holds no more), as [`Standings::add`] counts a record.
+    pub fn add_result(
+        &mut self,
+        game: &Scheduled,
+        outcome: GameOutcome,
+        termination: Termination,
+    ) -> bool {
         let n = self.names.len();
         let [w, b] = game.players();
-        let (Some(white_view), Some(black_view)) =
-            (view(w, w, record.outcome), view(b, w, record.outcome))
+        let (Some(white_view), Some(black_view)) = (view(w, w, outcome), view(b, w, outcome))
         else {
             return false;
         };
@@ -109,7 +119,7 @@ impl Standings {
             return false;
         }
         self.games += 1;
-        match record.termination {
+        match termination {
             Termination::TimeForfeit => self.time_forfeits += 1,
             Termination::Abandoned
             | Termination::StalledConnection
@@ -128,14 +138,12 @@ impl Standings {
         let key = (game.block, game.in_block / 2);
         if let Some((first_white, first)) = self.waiting.remove(&key) {
             for (me, other) in [(w, b), (b, w)] {
-                if let (Some(x), Some(y)) =
-                    (view(me, first_white, first), view(me, w, record.outcome))
-                {
+                if let (Some(x), Some(y)) = (view(me, first_white, first), view(me, w, outcome)) {
                     self.versus[me * n + other].ptnml.add_pair(x, y);
                 }
             }
         } else {
-            self.waiting.insert(key, (w, record.outcome));
+            self.waiting.insert(key, (w, outcome));
         }
         true
     }

@@ -15,6 +15,13 @@
 //! for, so a match killed at any point resumes mid-game; an interrupt
 //! (Ctrl-C) cuts the games in progress after their current move, journaled,
 //! for `--resume` to finish.
+//!
+//! A match can be spread over several tasks ([`MatchPlan::shard`]): each
+//! plays its share of the schedule (whole blocks, dealt in turn: see
+//! [`Schedule::in_shard`]) with the openings an unsharded run would give
+//! the same games, and with a pool ([`MatchPlan::pool`], [`crate::pool`])
+//! the SPRT is taken over every shard's games and stops them all.
+//! [`crate::merge`] puts the shards' games back together.
 
 use crate::adjudicate::Rules;
 use crate::book::{BookConfig, BookError, Openings};
@@ -22,6 +29,7 @@ use crate::game::{play_game, Fault, FinishedGame, GameError, GameSetup, Stop, St
 use crate::journal::{Entry, JournalState};
 use crate::knockout::KnockoutReport;
 use crate::player::{EngineConfig, EngineLog, Player, PlayerError};
+use crate::pool::Pool;
 use crate::record::{GameRecord, PgnStyle};
 use crate::runner::{
     Durability, EventKind, Finished, JournalHandle, RunPlan, Runner, RunnerError, RunnerSetup,
@@ -30,6 +38,7 @@ use crate::runner::{
 use crate::schedule::{Pairing, Schedule, ScheduleError, Scheduled, Seeding, Sides};
 use crate::standings::Standings;
 use crate::stats::{SprtConfig, SprtState};
+use rookery_io::shard::Shard;
 use rookery_uci::host::Timeouts;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -99,7 +108,47 @@ pub struct MatchPlan {
     /// by their order, the others in an order drawn by `seed`.
     #[serde(default)]
     pub seeds: usize,
+    /// The shard of a match spread over several tasks: only its share of
+    /// the schedule is played (`None`: all of it). Its outputs are the
+    /// shard's own (`OUT.shard-K-of-N`).
+    #[serde(default, with = "shard_text", skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// The directory the shards share to pool their SPRT ([`crate::pool`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<PathBuf>,
 }
+
+/// A shard in a plan as its text, `K/N`.
+mod shard_text {
+    use rookery_io::shard::Shard;
+    use serde::{de::Error, Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(shard: &Option<Shard>, s: S) -> Result<S::Ok, S::Error> {
+        shard.map(|k| k.to_string()).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Shard>, D::Error> {
+        let text: Option<String> = Option::deserialize(d)?;
+        text.map(|t| t.parse().map_err(D::Error::custom))
+            .transpose()
+    }
+}
+
+/// What a plan's identity leaves out: how and where one task plays its
+/// games, not which games they are.
+const NOT_IDENTITY: [&str; 11] = [
+    "concurrency",
+    "pgn_out",
+    "epd_out",
+    "log",
+    "journal",
+    "sync",
+    "stall_timeout",
+    "handshake_timeout",
+    "wait",
+    "pool",
+    "shard",
+];
 
 impl MatchPlan {
     /// A plan for `engines` with defaults: one round of one game, round-robin,
@@ -130,7 +179,36 @@ impl MatchPlan {
             sides: Sides::default(),
             pgn_style: PgnStyle::default(),
             seeds: 0,
+            shard: None,
+            pool: None,
         }
+    }
+
+    /// What makes the match this match, whichever task plays which of its
+    /// games: the engines and their options and limits, the schedule, the
+    /// openings and their seed, the rules, the SPRT, the tags, the PGN's
+    /// style and the number of shards; not the outputs, the concurrency,
+    /// timeouts or which shard this is. Shards of one match have the same
+    /// identity; its [`crate::pool::match_id`] names the match in a pool.
+    pub fn identity(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).unwrap_or_default();
+        if let Some(map) = v.as_object_mut() {
+            for key in NOT_IDENTITY {
+                map.remove(key);
+            }
+            if let Some(engines) = map.get_mut("engines").and_then(|e| e.as_array_mut()) {
+                for e in engines.iter_mut().filter_map(|e| e.as_object_mut()) {
+                    e.remove("strict_options");
+                }
+            }
+            map.insert("shards".into(), self.shard.map_or(1, Shard::count).into());
+        }
+        v
+    }
+
+    /// The match's id ([`crate::pool::match_id`] of its identity).
+    pub fn match_id(&self) -> String {
+        crate::pool::match_id(&self.identity())
     }
 
     /// The schedule.
@@ -202,6 +280,9 @@ pub enum MatchError {
         /// Why.
         why: String,
     },
+    /// The pool of a sharded match cannot be used.
+    #[error(transparent)]
+    Pool(#[from] crate::pool::PoolError),
     /// The engine log cannot be written.
     #[error("{}: {error}", .path.display())]
     Log {
@@ -409,6 +490,16 @@ pub fn run_match(
         }
         None => None,
     };
+    if plan.shard.is_some() && !schedule.is_fixed() {
+        return Err(MatchError::Plan(
+            "a knockout cannot be played in shards (its games depend on results)".into(),
+        ));
+    }
+    if plan.pool.is_some() && plan.shard.is_none() {
+        return Err(MatchError::Plan(
+            "a pool is shared by the shards of a match: give the shard".into(),
+        ));
+    }
     let openings = match &plan.book {
         Some(book) => Openings::from_book(book, plan.seed)?,
         None if plan.chess960 => Openings::chess960(plan.seed),
@@ -445,6 +536,38 @@ pub fn run_match(
     for w in &warnings {
         on_event(MatchEvent::Note(format!("Warning: {w}")));
     }
+    let pool = match (&plan.pool, plan.shard) {
+        (Some(dir), Some(shard)) => Some(Pool::open(
+            dir,
+            &plan.identity(),
+            shard,
+            schedule,
+            plan.labels(),
+        )?),
+        _ => None,
+    };
+    if let Some(shard) = plan.shard {
+        let share = schedule
+            .iter()
+            .filter(|g| schedule.in_shard(g, shard))
+            .count();
+        let per = schedule.games_per_encounter();
+        let mut note = format!(
+            "Shard {shard}: {share} of the {} games (every {} block of {per} from block {}), match {}",
+            schedule.len(),
+            nth(shard.count()),
+            shard.number(),
+            plan.match_id()
+        );
+        if let Some(p) = &pool {
+            note.push_str(&format!(
+                "; pool {} ({} pairs in it)",
+                p.dir().display(),
+                p.len()
+            ));
+        }
+        on_event(MatchEvent::Note(note));
+    }
     let runner = Runner::open_with(
         RunnerSetup {
             kind: EventKind::Match,
@@ -462,6 +585,8 @@ pub fn run_match(
             sprt,
             driver: serde_json::to_value(plan).map_err(|e| MatchError::Plan(e.to_string()))?,
             resume_base: None,
+            shard: plan.shard,
+            pool,
         },
         start,
         plan.pgn_style,
@@ -472,6 +597,8 @@ pub fn run_match(
             stopped = Some(MatchStop::Sprt(d.status.state));
         }
     }
+    // A decision is announced once (one an earlier run took is not).
+    let mut announced = stopped.is_some();
     let shared = Shared {
         plan,
         journal: runner.journal(),
@@ -494,6 +621,7 @@ pub fn run_match(
         }
         drop(tx);
         loop {
+            announce(&shared, &mut announced, &mut stopped, on_event);
             if interrupt.load(Ordering::SeqCst) && !interrupted {
                 interrupted = true;
                 shared.stop.store(true, Ordering::SeqCst);
@@ -553,19 +681,17 @@ pub fn run_match(
                         }
                         Finished::Cut | Finished::Replayed | Finished::Held => {}
                     }
-                    if let Finished::Decided(state) = done {
+                    // A pooled decision lets the blocks in progress end.
+                    if matches!(done, Finished::Decided(_)) && runner.is_stopping() {
                         shared.stop.store(true, Ordering::SeqCst);
-                        if stopped.is_none() || stopped == Some(MatchStop::Interrupted) {
-                            stopped = Some(MatchStop::Sprt(state));
-                        }
-                        if let Some(report) = runner.sprt() {
-                            on_event(MatchEvent::Decided(&report));
-                        }
                     }
+                    drop(runner);
+                    announce(&shared, &mut announced, &mut stopped, on_event);
                     let _ = ack.send(());
                 }
             }
         }
+        announce(&shared, &mut announced, &mut stopped, on_event);
         Ok(())
     })?;
     let runner = shared
@@ -586,6 +712,46 @@ pub fn run_match(
         warnings,
         knockout: summary.knockout,
     })
+}
+
+/// "2nd", "3rd", "7th": every N-th.
+fn nth(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// Tells the caller what the runner has to say: its notes (pool files
+/// ignored) and, once, the SPRT's decision, which may have been taken on
+/// other shards' games when a worker asked for its next game.
+fn announce(
+    shared: &Shared<'_>,
+    announced: &mut bool,
+    stopped: &mut Option<MatchStop>,
+    on_event: &mut dyn FnMut(MatchEvent<'_>),
+) {
+    let mut runner = lock(shared);
+    for n in runner.take_notes() {
+        on_event(MatchEvent::Note(n));
+    }
+    if *announced {
+        return;
+    }
+    let Some(report) = runner.sprt().filter(SprtReport::decided) else {
+        return;
+    };
+    *announced = true;
+    if let Some(d) = &report.decision {
+        if stopped.is_none() || *stopped == Some(MatchStop::Interrupted) {
+            *stopped = Some(MatchStop::Sprt(d.status.state));
+        }
+    }
+    on_event(MatchEvent::Decided(&report));
 }
 
 /// The runner. A worker that panicked holding the lock leaves a usable

@@ -3,15 +3,18 @@
 //! [`compat`] translates a cutechess-cli or fastchess command line into the
 //! flags below; [`engines_json`] reads cutechess's engine configurations for
 //! `conf=`; [`report`] prints the match in rookery's, cutechess-cli's or
-//! fastchess's lines.
+//! fastchess's lines; [`merge`] is `rookery match merge`, the shards of a
+//! match played with `--shard` put back together.
 
 pub mod compat;
 mod engines_json;
+mod merge;
 mod report;
 
 use crate::cmd::progress;
 use crate::output::{self, Status};
 use report::{Format, Printer, Say};
+use rookery_io::shard::ShardChoice;
 use rookery_referee::adjudicate::{DrawRule, ResignRule, Rules};
 use rookery_referee::book::BookConfig;
 use rookery_referee::journal::JournalState;
@@ -59,6 +62,24 @@ Examples:
       --games 2 --rounds 5000 --sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 --pgnout sprt.pgn
   rookery match --resume sprt.pgn.journal
 
+A match spread over several machines (a Slurm job array, a Kubernetes
+Indexed Job): every task runs the same command with --shard K/N (or --shard
+auto under the scheduler) and the same --srand. Shard K plays every N-th
+block of the schedule (a block: the games of one opening, colours reversed,
+never split), each game with the opening an unsharded run gives it, and
+writes PGN.shard-K-of-N with its journal beside it (a killed shard goes on
+with --resume PGN.shard-K-of-N.journal). With --sprt, --pool DIR (a
+directory every task sees) pools the test: each shard publishes every pair
+it finishes there (atomically) and reads the others' before it begins a
+pair; the SPRT over all the pairs in the pool decides, and then no shard
+begins another pair (a pair begun is played to its end). `rookery match
+merge --pgnout PGN` then writes the games in schedule order with the
+statistics of the whole match:
+  sbatch --array=1-3 --wrap 'rookery match --engine cmd=./new --engine \
+      cmd=./base --each tc=8+0.08 --games 2 --rounds 5000 --srand 7 --sprt \
+      elo0=0 elo1=5 --shard auto --pool /shared/pool --pgnout /shared/sprt.pgn'
+  rookery match merge --pgnout /shared/sprt.pgn
+
 cutechess-cli and fastchess command lines run as written: `rookery match
 cutechess-cli -engine cmd=./new ... -games 2 -rounds 500 -repeat -pgnout g.pgn`
 (or `fastchess ...`; the program word may be left out when the line says which
@@ -79,8 +100,15 @@ rookery does not know.";
 
 /// Flags of `rookery match`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = AFTER_HELP)]
+#[command(
+    after_help = AFTER_HELP,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 pub struct Args {
+    /// `rookery match merge`.
+    #[command(subcommand)]
+    command: Option<Command>,
     /// An engine and its words (repeat the flag for each engine).
     #[arg(long, num_args = 1.., value_name = "WORD", action = clap::ArgAction::Append, required_unless_present = "resume")]
     engine: Vec<String>,
@@ -220,7 +248,8 @@ pub struct Args {
         "engine", "each", "tournament", "seeds", "rounds", "games", "repeat", "concurrency", "openings",
         "srand", "variant", "draw", "resign", "maxmoves", "sprt", "recover", "pgnout", "epdout",
         "journal", "no_sync", "log", "event", "site", "ratinginterval", "stall_timeout",
-        "fresh", "strict_options", "wait", "noswap", "reverse", "engines_json",
+        "fresh", "strict_options", "wait", "noswap", "reverse", "engines_json", "shard",
+        "shards", "pool",
     ])]
     resume: Option<PathBuf>,
     /// Start the match over an unfinished one's journal: the old journal is
@@ -235,6 +264,29 @@ pub struct Args {
     /// (cutechess-cli's -wait).
     #[arg(long, value_name = "MS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
     wait: u64,
+    /// Play shard K of N of the match (every N-th block of its schedule
+    /// from block K), writing PGN.shard-K-of-N (needs --srand and
+    /// --pgnout); auto: the numbers of a Slurm job array's task or a
+    /// Kubernetes Indexed Job's pod.
+    #[arg(long, value_name = "K/N|auto")]
+    shard: Option<ShardChoice>,
+    /// The number of shards, for --shard auto where the scheduler does not
+    /// say it (Kubernetes; or set ROOKERY_SHARDS).
+    #[arg(long, value_name = "N", requires = "shard", value_parser = clap::value_parser!(u32).range(1..))]
+    shards: Option<u32>,
+    /// With --shard and --sprt: a directory every shard sees, where they
+    /// pool their pairs, so that the SPRT is over all of them and stops
+    /// them all.
+    #[arg(long, value_name = "DIR", requires = "shard")]
+    pool: Option<PathBuf>,
+}
+
+/// The subcommands of `rookery match`.
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Put the shards of a match played with --shard back together: its
+    /// games in schedule order and its statistics, as one run.
+    Merge(merge::Args),
 }
 
 /// A seed: a 64-bit number, a negative one as its two's complement.
@@ -398,6 +450,42 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
         plan.sprt = Some(words);
     }
     plan.recover = args.recover;
+    if let Some(choice) = args.shard {
+        let shard = choice
+            .resolve(args.shards)
+            .map_err(|e| output::usage(format!("--shard: {e}")))?;
+        let refuse = |why: &str| Err(output::usage(format!("--shard {shard}: {why}")));
+        if args.srand.is_none() {
+            return refuse(
+                "give --srand (the same for every shard: it draws the openings of the games)",
+            );
+        }
+        if args.pgnout.is_empty() {
+            return refuse(
+                "give --pgnout (each shard writes its part of it, and the merge reads them)",
+            );
+        }
+        if args.journal.is_some() {
+            return refuse("a shard's journal is beside its part of the PGN (no --journal)");
+        }
+        if plan.pairing == Pairing::Knockout {
+            return refuse("a knockout cannot be played in shards (its games depend on results)");
+        }
+        match (&args.pool, plan.sprt.is_some()) {
+            (None, true) => {
+                return refuse(
+                    "an SPRT over the shards needs --pool DIR, a directory every shard sees",
+                )
+            }
+            (Some(_), false) => return refuse("--pool pools an SPRT: give --sprt"),
+            _ => {}
+        }
+        plan.shard = Some(shard);
+        plan.pool = args
+            .pool
+            .as_ref()
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()));
+    }
     plan.event.clone_from(&args.event);
     plan.site.clone_from(&args.site);
     // The file: the first word (cutechess-cli's `F`), or `file=F` anywhere
@@ -422,6 +510,11 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
             Some(PathBuf::from(file))
         }
     };
+    // A shard writes its own part of each output.
+    let pgn = match plan.shard {
+        Some(shard) => pgn.map(|p| shard.part_path(&p)),
+        None => pgn,
+    };
     plan.wait = Duration::from_millis(args.wait);
     plan.journal = args.journal.clone().or_else(|| {
         pgn.as_ref().map(|p| {
@@ -431,7 +524,10 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
         })
     });
     plan.pgn_out = pgn;
-    plan.epd_out.clone_from(&args.epdout);
+    plan.epd_out = match plan.shard {
+        Some(shard) => args.epdout.as_deref().map(|p| shard.part_path(p)),
+        None => args.epdout.clone(),
+    };
     plan.log.clone_from(&args.log);
     plan.sync = !args.no_sync;
     plan.stall_timeout = Duration::from_secs(args.stall_timeout);
@@ -486,6 +582,9 @@ fn program_exists(path: &Path) -> bool {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<Status> {
+    if let Some(Command::Merge(m)) = args.command {
+        return merge::run(m);
+    }
     let (plan, state) = match &args.resume {
         Some(path) => {
             let state = JournalState::read(path)?;
@@ -588,6 +687,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         // command line is to blame.
         Err(
             e @ (MatchError::EngineStart { .. }
+            | MatchError::Pool(_)
             | MatchError::Runner(
                 RunnerError::Unfinished { .. } | RunnerError::NotAJournal { .. },
             )),

@@ -459,6 +459,8 @@ impl Event {
                 sprt: None,
                 driver,
                 resume_base: opts.pgn_base,
+                shard: None,
+                pool: None,
             },
             start,
         )?;
