@@ -286,6 +286,22 @@ fn sharded_analysis_on_slurm_is_the_unsharded_output_after_a_task_is_killed_too(
         Some("1"),
         "task {task} was not run again"
     );
+    // The task's log (appended to by both runs) ends with the second
+    // run's summary: it kept what the first had written (--resume).
+    let log = std::fs::read_to_string(dir.join(format!("rookery-analyse-{task}.log"))).unwrap();
+    let kept: u64 = log
+        .lines()
+        .rev()
+        .find_map(|l| {
+            let (_, rest) = l.split_once(" analysed, ")?;
+            rest.strip_suffix(" failed")?;
+            rest.split(' ').next()?.parse().ok()
+        })
+        .unwrap_or_else(|| panic!("no summary in the requeued task's log:\n{log}"));
+    assert!(
+        kept > 0,
+        "the requeued task kept nothing of its first run:\n{log}"
+    );
     assert_same_output(
         &expected,
         &output,
