@@ -394,3 +394,72 @@ fn kubernetes_indexed_job_runs_as_its_pods_would() {
     );
     assert_same_output(&expected, &dir.join("analysed.epd"), "the Indexed Job");
 }
+
+/// examples/slurm/run-match.sh as written: a pooled SPRT across a job
+/// array of 3 tasks, a strong engine (depth 3) against a weak one (one
+/// node a move), and the dependent merge. The pooled test decides long
+/// before the match's 200 pairs, every task stops, and the merge writes
+/// one PGN of the games it counted and the verdict.
+#[test]
+fn pooled_sprt_on_slurm_stops_every_task_and_merges() {
+    let Some(cluster) = Cluster::require("sprt") else {
+        return;
+    };
+    let dir = TempDir::new("slurm-sprt");
+    let pgn = dir.join("sprt.pgn");
+    let rounds = 200;
+    let mut run = cluster.command(example("slurm/run-match.sh"));
+    run.current_dir(dir.path())
+        .env("ROOKERY", ROOKERY)
+        .env("NEW", "builtin")
+        .env("NEW_WORDS", "depth=3")
+        .env("BASE", "builtin")
+        .env("BASE_WORDS", "nodes=1")
+        .env("EACH", "option.Hash=16")
+        .env("ROUNDS", rounds.to_string())
+        .env("SRAND", "7")
+        .env(
+            "OPENINGS",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd"),
+        )
+        .env("PGN", &pgn)
+        .env("SHARDS", "3")
+        .env("WAIT", "1");
+    let out = cluster.output(run, JOB_LIMIT);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "run-match.sh: {}\n{stdout}{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr),
+        task_logs(&dir)
+    );
+    let merge = word_after(&stdout, "Submitted batch job ");
+    let log = std::fs::read_to_string(dir.join(format!("rookery-sprt-merge-{merge}.log")))
+        .unwrap_or_else(|e| panic!("the merge's log: {e}\n{}", task_logs(&dir)));
+    assert!(
+        log.contains("SPRT: H1 accepted"),
+        "the pooled SPRT did not accept H1:\n{log}"
+    );
+    let games: usize = word_after(&log, "Games: ")
+        .trim_end_matches(',')
+        .parse()
+        .unwrap();
+    let merged = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(
+        merged.matches("\n[Result ").count() + usize::from(merged.starts_with("[Result ")),
+        games,
+        "the merged PGN does not hold the games the merge counted:\n{log}"
+    );
+    // Every pair was pooled (examples/slurm: POOL defaults to PGN.pool).
+    let pooled = std::fs::read_dir(dir.join("sprt.pgn.pool"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("pair-"))
+        .count();
+    assert_eq!(2 * pooled, games, "pairs in the pool against games merged");
+    assert!(
+        games < 2 * rounds,
+        "the tasks did not stop when the pooled SPRT decided ({games} games):\n{log}"
+    );
+}
