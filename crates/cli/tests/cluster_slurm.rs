@@ -128,6 +128,24 @@ fn task_logs(dir: &TempDir) -> String {
         .collect()
 }
 
+/// Waits (bounded) until a requeued array task `task` has run to its end
+/// again, which must be a success.
+#[track_caller]
+fn wait_task_completed(cluster: &Cluster, task: &str, dir: &TempDir) {
+    cluster.wait_for(&format!("task {task} to run again"), JOB_LIMIT, || {
+        matches!(
+            cluster.job_state(task).as_deref(),
+            Some("COMPLETED" | "FAILED" | "CANCELLED" | "TIMEOUT" | "NODE_FAIL")
+        )
+    });
+    assert_eq!(
+        cluster.job_state(task).as_deref(),
+        Some("COMPLETED"),
+        "the requeued task {task}:\n{}",
+        task_logs(dir)
+    );
+}
+
 /// The harness and the shard's reading of the scheduler: every task of a
 /// real job array (numbered 3, 6, 9: a minimum and a step) finds its own
 /// shard in the environment Slurm gives it, the three together 1/3, 2/3
@@ -267,6 +285,7 @@ fn sharded_analysis_on_slurm_is_the_unsharded_output_after_a_task_is_killed_too(
     let mut cancel = cluster.command("scancel");
     cancel.arg(&first_merge);
     cluster.output(cancel, JOB_LIMIT);
+    wait_task_completed(&cluster, &task, &dir);
     let mut merge = cluster.command("sbatch");
     merge
         .current_dir(dir.path())
@@ -461,5 +480,121 @@ fn pooled_sprt_on_slurm_stops_every_task_and_merges() {
     assert!(
         games < 2 * rounds,
         "the tasks did not stop when the pooled SPRT decided ({games} games):\n{log}"
+    );
+}
+
+/// examples/slurm/match.sbatch when a task is cancelled in the middle of
+/// its shard (`scancel JOB_K`) and requeued: the task finishes its shard
+/// from its journal, and the merge holds every game of the match once.
+#[test]
+fn a_match_task_killed_and_requeued_finishes_its_shard_from_its_journal() {
+    let Some(cluster) = Cluster::require("match-requeue") else {
+        return;
+    };
+    let dir = TempDir::new("slurm-match-requeue");
+    let pgn = dir.join("match.pgn");
+    // Two engines of about the same strength (the SPRT does not decide in
+    // 12 games), slow enough that a shard of 4 games is still playing
+    // when its first game is written.
+    let pairs = 6;
+    let mut run = cluster.command(example("slurm/run-match.sh"));
+    run.current_dir(dir.path())
+        .env("ROOKERY", ROOKERY)
+        .env("NEW", "builtin")
+        .env("NEW_WORDS", "nodes=20000")
+        .env("BASE", "builtin")
+        .env("BASE_WORDS", "nodes=15000")
+        .env("EACH", "option.Hash=16")
+        .env("ROUNDS", pairs.to_string())
+        .env("SRAND", "7")
+        .env(
+            "OPENINGS",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd"),
+        )
+        .env("PGN", &pgn)
+        .env("SHARDS", "3")
+        .env_remove("WAIT");
+    let out = cluster.output(run, JOB_LIMIT);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "run-match.sh: {}\n{stdout}",
+        out.status
+    );
+    let array = word_after(&stdout, "submitted array job ");
+    let first_merge = word_after(&stdout, "Submitted batch job ");
+    let task = format!("{array}_1");
+    let part = Shard::new(1, 3).unwrap().part_path(&pgn);
+    let journal = PathBuf::from(format!("{}.journal", part.display()));
+    cluster.wait_for(
+        &format!("task {task} to have played a game"),
+        JOB_LIMIT,
+        || {
+            cluster.job_state(&task).as_deref() == Some("RUNNING")
+                && std::fs::read_to_string(&part).is_ok_and(|t| t.contains("[Result "))
+        },
+    );
+    cluster.run("scancel", [&task]);
+    cluster.wait_for(&format!("task {task} to end"), JOB_LIMIT, || {
+        matches!(
+            cluster.job_state(&task).as_deref(),
+            Some("CANCELLED" | "COMPLETED" | "FAILED")
+        )
+    });
+    assert_eq!(
+        cluster.job_state(&task).as_deref(),
+        Some("CANCELLED"),
+        "task {task} ended before it was cancelled: the test needs longer games\n{}",
+        task_logs(&dir)
+    );
+    assert!(journal.exists(), "no journal {}", journal.display());
+
+    cluster.run("scontrol", ["requeue", &task]);
+    cluster.wait_for(&format!("task {task} to be pending"), JOB_LIMIT, || {
+        cluster.job_state(&task).as_deref() == Some("PENDING")
+    });
+    cluster.run(
+        "scontrol",
+        ["update", &format!("jobid={task}"), "StartTime=now"],
+    );
+    let mut cancel = cluster.command("scancel");
+    cancel.arg(&first_merge);
+    cluster.output(cancel, JOB_LIMIT);
+    wait_task_completed(&cluster, &task, &dir);
+    let mut merge = cluster.command("sbatch");
+    merge
+        .current_dir(dir.path())
+        .env("ROOKERY", ROOKERY)
+        .env("PGN", &pgn)
+        .args(["--wait", &format!("--dependency=afterok:{task}")])
+        .arg(example("slurm/match-merge.sbatch"));
+    let out = cluster.output(merge, JOB_LIMIT);
+    assert!(
+        out.status.success(),
+        "the merge after the requeued task: {}\n{}",
+        out.status,
+        task_logs(&dir)
+    );
+    assert_eq!(
+        cluster.job_field(&task, "Restarts").as_deref(),
+        Some("1"),
+        "task {task} was not run again"
+    );
+    // Every game of the match once, in order: rounds 1..=12.
+    let merged = std::fs::read_to_string(&pgn).unwrap();
+    let rounds: Vec<usize> = merged
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("[Round \"")?
+                .strip_suffix("\"]")?
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert_eq!(
+        rounds,
+        (1..=2 * pairs).collect::<Vec<_>>(),
+        "the merged match:\n{}",
+        task_logs(&dir)
     );
 }
