@@ -239,12 +239,74 @@ fn sibling(target: &Path, suffix: &str) -> PathBuf {
     target.with_file_name(format!(".{name}.{suffix}"))
 }
 
+/// Bytes a compressor is fed at a time ([`Blocks`]).
+const COMPRESS_BLOCK: usize = 1 << 16;
+
+/// Feeds a compressor in blocks of [`COMPRESS_BLOCK`] bytes, whatever the
+/// sizes of the writes, and never flushes it before the end: the
+/// compressed bytes then depend on the text alone, not on how a verb
+/// wrote it (a deflate or zstd stream differs with the pieces it is given
+/// and the flushes asked of it). So `rookery merge` of a sharded run's
+/// parts compresses to the bytes one run writes.
+struct Blocks<E: Write> {
+    encoder: E,
+    buf: Vec<u8>,
+}
+
+impl<E: Write> Blocks<E> {
+    fn new(encoder: E) -> Blocks<E> {
+        Blocks {
+            encoder,
+            buf: Vec::with_capacity(COMPRESS_BLOCK),
+        }
+    }
+
+    /// The compressor, given what is still held.
+    fn into_inner(mut self) -> io::Result<E> {
+        self.encoder.write_all(&self.buf)?;
+        Ok(self.encoder)
+    }
+}
+
+impl<E: Write> Write for Blocks<E> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.write_all(data)?;
+        Ok(data.len())
+    }
+
+    fn write_all(&mut self, mut data: &[u8]) -> io::Result<()> {
+        if !self.buf.is_empty() {
+            let take = (COMPRESS_BLOCK - self.buf.len()).min(data.len());
+            self.buf.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if self.buf.len() < COMPRESS_BLOCK {
+                return Ok(());
+            }
+            self.encoder.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        while data.len() >= COMPRESS_BLOCK {
+            self.encoder.write_all(&data[..COMPRESS_BLOCK])?;
+            data = &data[COMPRESS_BLOCK..];
+        }
+        self.buf.extend_from_slice(data);
+        Ok(())
+    }
+
+    /// Nothing: a compressed file is complete only when finished (a
+    /// flush would end a compressed block where the verb happened to
+    /// flush).
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// A writer, compressed or not as its target's name says.
 enum Encoder<W: Write> {
     Plain(W),
-    Zstd(zstd::stream::write::Encoder<'static, W>),
-    Gzip(flate2::write::GzEncoder<W>),
-    Bzip2(bzip2::write::BzEncoder<W>),
+    Zstd(Blocks<zstd::stream::write::Encoder<'static, W>>),
+    Gzip(Blocks<flate2::write::GzEncoder<W>>),
+    Bzip2(Blocks<bzip2::write::BzEncoder<W>>),
 }
 
 impl<W: Write> Encoder<W> {
@@ -252,15 +314,17 @@ impl<W: Write> Encoder<W> {
     fn new(w: W, format: Format) -> io::Result<Encoder<W>> {
         Ok(match format {
             Format::Plain => Encoder::Plain(w),
-            Format::Zstd => Encoder::Zstd(zstd::stream::write::Encoder::new(w, ZSTD_LEVEL)?),
-            Format::Gzip => Encoder::Gzip(flate2::write::GzEncoder::new(
+            Format::Zstd => Encoder::Zstd(Blocks::new(zstd::stream::write::Encoder::new(
+                w, ZSTD_LEVEL,
+            )?)),
+            Format::Gzip => Encoder::Gzip(Blocks::new(flate2::write::GzEncoder::new(
                 w,
                 flate2::Compression::new(GZIP_LEVEL),
-            )),
-            Format::Bzip2 => Encoder::Bzip2(bzip2::write::BzEncoder::new(
+            ))),
+            Format::Bzip2 => Encoder::Bzip2(Blocks::new(bzip2::write::BzEncoder::new(
                 w,
                 bzip2::Compression::new(BZIP2_LEVEL),
-            )),
+            ))),
         })
     }
 
@@ -269,9 +333,9 @@ impl<W: Write> Encoder<W> {
     fn finish(self) -> io::Result<W> {
         let mut w = match self {
             Encoder::Plain(w) => w,
-            Encoder::Zstd(e) => e.finish()?,
-            Encoder::Gzip(e) => e.finish()?,
-            Encoder::Bzip2(e) => e.finish()?,
+            Encoder::Zstd(e) => e.into_inner()?.finish()?,
+            Encoder::Gzip(e) => e.into_inner()?.finish()?,
+            Encoder::Bzip2(e) => e.into_inner()?.finish()?,
         };
         w.flush()?;
         Ok(w)
@@ -643,4 +707,53 @@ fn merge_lines(newer: &Path, older: &Path, merged: &Path) -> io::Result<()> {
 /// in place.
 pub fn resume_done(path: &Path) {
     let _ = fs::remove_file(previous_partial_path(&resolve_target(path)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Text of `n` numbered lines of different lengths.
+    fn text(n: usize) -> Vec<u8> {
+        let mut t = Vec::new();
+        for i in 0..n {
+            t.extend_from_slice(format!("line {i} {}\n", "x".repeat(i * 7 % 90)).as_bytes());
+        }
+        t
+    }
+
+    /// The bytes of `text` written to `name` in pieces of `piece` bytes,
+    /// flushed every `flush_every` pieces.
+    fn written(dir: &Path, name: &str, text: &[u8], piece: usize, flush_every: usize) -> Vec<u8> {
+        let path = dir.join(name);
+        let mut out = Output::create(&path, &[], false).unwrap();
+        for (i, chunk) in text.chunks(piece).enumerate() {
+            out.write_all(chunk).unwrap();
+            if i % flush_every == flush_every - 1 {
+                out.flush().unwrap();
+            }
+        }
+        out.commit().unwrap();
+        fs::read(&path).unwrap()
+    }
+
+    #[test]
+    fn compressed_bytes_depend_on_the_text_not_on_the_writes() {
+        let dir = std::env::temp_dir().join(format!("rookery-io-blocks-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let t = text(20_000);
+        for ext in ["gz", "zst", "bz2"] {
+            let name = format!("o.{ext}");
+            let whole = written(&dir, &name, &t, t.len(), usize::MAX);
+            for (piece, flush_every) in [(1 << 16, 1), (7, 1000), (100_003, 2), (1, 50_000)] {
+                let got = written(&dir, &name, &t, piece, flush_every);
+                assert!(
+                    got == whole,
+                    ".{ext} in pieces of {piece}, flushed every {flush_every}"
+                );
+            }
+            assert_eq!(crate::input::read_all(&dir.join(&name)).unwrap(), t);
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }

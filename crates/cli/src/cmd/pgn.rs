@@ -427,6 +427,10 @@ fn write_shard(
     {
         // Games are numbered from 1; the part is of items from 0.
         let i = g.index as u64 - 1;
+        if i >= range.end {
+            // (An empty part.)
+            break;
+        }
         if i < range.start {
             // A strict run stops at the first error: one before the part
             // leaves the part empty.
@@ -450,7 +454,6 @@ fn write_shard(
         }
     }
     flush(part, &mut stats)?;
-    drop(flush);
     out.commit()?;
     job.finish(serde_json::json!({
         "games": stats.games,
