@@ -273,11 +273,12 @@ fn det_match(seed: u64, rounds: usize) -> String {
     )
 }
 
-/// Runs every shard of `words` one after the other (`--pgnout PGN min`).
+/// Runs every shard of `words` one after the other (`--pgnout PGN min
+/// --epdout PGN.epd`).
 fn run_shards(words: &str, n: u32, pgn: &Path) {
     for k in 1..=n {
         let out = run_match(&argv(
-            &format!("{words} --shard {k}/{n} --pgnout {{pgn}} min"),
+            &format!("{words} --shard {k}/{n} --pgnout {{pgn}} min --epdout {{pgn}}.epd"),
             &[("pgn", s(pgn))],
         ));
         assert_eq!(
@@ -296,8 +297,8 @@ fn journal_has_end(journal: &Path) -> bool {
         .any(|l| l.contains("\"type\":\"end\""))
 }
 
-/// The PGN of one run, and the merge of the same match in 1, 2 and 3
-/// shards: byte for byte the same. Shard 2 of 2 is killed (SIGKILL) once
+/// The PGN (and the EPD of final positions) of one run, and the merge of
+/// the same match in 1, 2 and 3 shards: byte for byte the same. Shard 2 of 2 is killed (SIGKILL) once
 /// it has finished a game and begun another, and resumed from its journal.
 #[test]
 fn sharded_and_merged_is_byte_identical_to_one_run_with_a_shard_killed_and_resumed() {
@@ -305,11 +306,12 @@ fn sharded_and_merged_is_byte_identical_to_one_run_with_a_shard_killed_and_resum
     let words = det_match(5, 5);
     let one = t.join("one.pgn");
     let out = run_match(&argv(
-        &format!("{words} --pgnout {{pgn}} min"),
+        &format!("{words} --pgnout {{pgn}} min --epdout {{pgn}}.epd"),
         &[("pgn", s(&one))],
     ));
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let expected = std::fs::read(&one).unwrap();
+    let expected_epd = std::fs::read(t.join("one.pgn.epd")).unwrap();
     assert_eq!(results(&text(&expected)).len(), 10);
     for n in [1u32, 2, 3] {
         let dir = t.join(format!("n{n}"));
@@ -320,7 +322,7 @@ fn sharded_and_merged_is_byte_identical_to_one_run_with_a_shard_killed_and_resum
             let part = dir.join("g.pgn.shard-2-of-2");
             let journal = dir.join("g.pgn.shard-2-of-2.journal");
             let mut child = spawn_match(&argv(
-                &format!("{words} --shard 2/2 --pgnout {{pgn}} min"),
+                &format!("{words} --shard 2/2 --pgnout {{pgn}} min --epdout {{pgn}}.epd"),
                 &[("pgn", s(&pgn))],
             ));
             let t0 = Instant::now();
@@ -351,7 +353,7 @@ fn sharded_and_merged_is_byte_identical_to_one_run_with_a_shard_killed_and_resum
             let _ = child.wait();
             // Not over: the merge refuses it, naming its journal.
             let out = run_match(&argv(
-                &format!("{words} --shard 1/2 --pgnout {{pgn}} min"),
+                &format!("{words} --shard 1/2 --pgnout {{pgn}} min --epdout {{pgn}}.epd"),
                 &[("pgn", s(&pgn))],
             ));
             assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
@@ -370,8 +372,16 @@ fn sharded_and_merged_is_byte_identical_to_one_run_with_a_shard_killed_and_resum
         } else {
             run_shards(&words, n, &pgn);
         }
-        let out = rookery(&["match", "merge", "--pgnout", s(&pgn)], b"");
+        let epd = dir.join("merged.epd");
+        let out = rookery(
+            &["match", "merge", "--pgnout", s(&pgn), "--epdout", s(&epd)],
+            b"",
+        );
         assert_eq!(out.code(), Some(0), "N = {n}: {}", out.describe());
+        assert!(
+            std::fs::read(&epd).unwrap() == expected_epd,
+            "N = {n}: the merged EPD differs from one run's"
+        );
         let merged = std::fs::read(&pgn).unwrap();
         assert!(
             merged == expected,
@@ -449,7 +459,7 @@ fn a_torn_or_foreign_pool_file_is_ignored_with_a_warning_and_another_matchs_pool
     assert_eq!(v["sprt"]["last"]["basis"]["samples"], 4, "{v}");
     // The same match in 3 shards is another match: refused.
     let out = run_match(&argv(
-        &format!("{words} --shard 1/3 --pool {{pool}} --pgnout {{pgn}} min"),
+        &format!("{words} --shard 1/3 --pool {{pool}} --pgnout {{pgn}} min --epdout {{pgn}}.epd"),
         &[("pool", s(&pool)), ("pgn", s(&t.join("q.pgn")))],
     ));
     assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
@@ -625,4 +635,33 @@ fn a_shard_without_what_it_needs_is_a_usage_error() {
             out.describe()
         );
     }
+}
+
+/// `--shard auto` in a Slurm job array's task: task 5 of `--array=4-5` is
+/// shard 2 of 2, and writes that part.
+#[test]
+fn shard_auto_takes_a_slurm_array_tasks_numbers() {
+    let t = TempDir::new("match-shard-auto");
+    let pgn = t.join("a.pgn");
+    let out = cmd(["match"])
+        .args(argv(
+            &format!("{} --shard auto --pgnout {{pgn}}", det_match(1, 2)),
+            &[("pgn", s(&pgn))],
+        ))
+        .env("SLURM_ARRAY_TASK_ID", "5")
+        .env("SLURM_ARRAY_TASK_MIN", "4")
+        .env("SLURM_ARRAY_TASK_COUNT", "2")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .run();
+    assert_eq!(out.code(), Some(0), "{}", out.describe());
+    assert!(
+        out.stdout_text().contains("Shard 2/2"),
+        "{}",
+        out.describe()
+    );
+    let part = std::fs::read_to_string(t.join("a.pgn.shard-2-of-2")).unwrap();
+    // The second block of 2 rounds of pairs: games 3 and 4.
+    let rounds: Vec<usize> = results(&part).iter().map(|g| g.0 + 1).collect();
+    assert_eq!(rounds, [3, 4]);
+    assert!(!pgn.exists() && !t.join("a.pgn.shard-1-of-2").exists());
 }

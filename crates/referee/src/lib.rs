@@ -9,7 +9,9 @@
 //! for, so that a match killed at any point resumes mid-game. On top of it,
 //! [`tournament`] runs local matches (`rookery match`): schedules of pairs,
 //! gauntlets and round-robins over an opening book, with games in parallel,
-//! statistics and SPRT ([`stats`]); and [`argus`], the network referee of
+//! statistics and SPRT ([`stats`]), spread over several machines in shards
+//! that pool their SPRT ([`pool`]) and are merged back into one match
+//! ([`merge`]); and [`argus`], the network referee of
 //! the EPD spec, runs refereed events between programs on any machine, each
 //! client a [`player::Player`] of the same game loop (its TCP server and the
 //! live spectator page behind the `server` feature, so the core builds

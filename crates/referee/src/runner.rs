@@ -1576,6 +1576,80 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// Two shards of one match with a pool: shard 2 decides the pooled
+    /// SPRT while shard 1 has a pair in progress; shard 1 plays that pair's
+    /// other game and begins no other block, and its journal is over.
+    #[test]
+    fn a_pooled_decision_lets_the_pair_in_progress_finish_and_begins_no_other() {
+        let dir = tmp("pool");
+        let pool_dir = dir.join("pool");
+        let su = |k: u32| {
+            let shard = Shard::new(k, 2).unwrap();
+            let mut s = setup(&dir, 50);
+            s.sprt = Some("elo0=0 elo1=10 alpha=0.05 beta=0.05".parse().unwrap());
+            s.journal = Some(dir.join(format!("m{k}.journal")));
+            s.pgn = Some(dir.join(format!("m{k}.pgn")));
+            s.shard = Some(shard);
+            s.pool = Some(
+                Pool::open(
+                    &pool_dir,
+                    &serde_json::json!({"match": "test"}),
+                    shard,
+                    s.schedule,
+                    s.players.clone(),
+                )
+                .unwrap(),
+            );
+            s
+        };
+        let a_wins = |a: &Assignment| {
+            if a.game.white == 0 {
+                GameOutcome::WhiteWins
+            } else {
+                GameOutcome::BlackWins
+            }
+        };
+        let mut one = Runner::open(su(0), Start::New).unwrap();
+        let first = one.next(|_| true).unwrap().unwrap();
+        assert_eq!((first.game.number, first.game.block), (0, 0));
+        // Shard 2 plays its blocks (1, 3, 5, ...), A winning every game,
+        // until the pool decides.
+        let mut two = Runner::open(su(1), Start::New).unwrap();
+        let mut decided = false;
+        while let Some(b) = two.next(|_| true).unwrap() {
+            assert_eq!(b.game.block % 2, 1, "game {} is shard 1's", b.game.number);
+            if let Finished::Decided(state) =
+                two.finish(&b.game, &fin(&b, a_wins(&b), None)).unwrap()
+            {
+                assert_eq!(state, SprtState::AcceptH1);
+                decided = true;
+            }
+        }
+        assert!(decided);
+        let pooled = two.pool().unwrap().len();
+        assert!(two.close().unwrap().over);
+        // Shard 1 learns of it when its game ends: the pair's other game is
+        // still played, then nothing.
+        let f = one.finish(&first.game, &fin(&first, a_wins(&first), None));
+        assert!(matches!(f.unwrap(), Finished::Decided(SprtState::AcceptH1)));
+        let second = one.next(|_| true).unwrap().unwrap();
+        assert_eq!(second.game.number, 1);
+        assert!(!one.has_work());
+        one.finish(&second.game, &fin(&second, a_wins(&second), None))
+            .unwrap();
+        assert!(one.next(|_| true).unwrap().is_none());
+        let s = one.close().unwrap();
+        assert!(s.over, "its journal is over: the merge takes it");
+        assert_eq!(s.standings.games(), 2);
+        let last = s.sprt.unwrap().last;
+        assert_eq!(last.basis.unwrap().samples as usize, pooled + 1);
+        assert!(JournalState::read(&dir.join("m0.journal"))
+            .unwrap()
+            .over
+            .is_some());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn a_knockout_pairs_from_results_and_a_resume_rebuilds_its_bracket() {
         let dir = tmp("knockout");

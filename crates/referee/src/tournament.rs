@@ -561,9 +561,10 @@ pub fn run_match(
         );
         if let Some(p) = &pool {
             note.push_str(&format!(
-                "; pool {} ({} pairs in it)",
+                "; pool {} ({} pair{} in it; the SPRT is over the pool's pairs)",
                 p.dir().display(),
-                p.len()
+                p.len(),
+                if p.len() == 1 { "" } else { "s" }
             ));
         }
         on_event(MatchEvent::Note(note));

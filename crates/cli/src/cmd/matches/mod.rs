@@ -75,8 +75,8 @@ pair; the SPRT over all the pairs in the pool decides, and then no shard
 begins another pair (a pair begun is played to its end). `rookery match
 merge --pgnout PGN` then writes the games in schedule order with the
 statistics of the whole match:
-  sbatch --array=1-3 --wrap 'rookery match --engine cmd=./new --engine \
-      cmd=./base --each tc=8+0.08 --games 2 --rounds 5000 --srand 7 --sprt \
+  sbatch --array=1-3 --wrap 'rookery match --engine cmd=./new --engine \\
+      cmd=./base --each tc=8+0.08 --games 2 --rounds 5000 --srand 7 --sprt \\
       elo0=0 elo1=5 --shard auto --pool /shared/pool --pgnout /shared/sprt.pgn'
   rookery match merge --pgnout /shared/sprt.pgn
 
@@ -103,7 +103,8 @@ rookery does not know.";
 #[command(
     after_help = AFTER_HELP,
     args_conflicts_with_subcommands = true,
-    subcommand_negates_reqs = true
+    subcommand_negates_reqs = true,
+    disable_help_subcommand = true
 )]
 pub struct Args {
     /// `rookery match merge`.
