@@ -598,3 +598,42 @@ fn a_match_task_killed_and_requeued_finishes_its_shard_from_its_journal() {
         task_logs(&dir)
     );
 }
+
+/// The README's "Running on a cluster" names the examples that these
+/// tests run, and every file of `examples/` it names is there.
+#[test]
+fn the_readme_names_the_examples_that_run() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let section = readme
+        .split("\n## Running on a cluster\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("README: ## Running on a cluster");
+    let named: Vec<&str> = section
+        .split(|c: char| c.is_whitespace() || matches!(c, '`' | '(' | ')' | ',' | ';'))
+        .filter_map(|w| w.strip_prefix("examples/"))
+        .map(|w| w.trim_end_matches(['.', ':']))
+        .collect();
+    for file in [
+        "slurm/analyse.sbatch",
+        "slurm/merge.sbatch",
+        "slurm/run.sh",
+        "slurm/match.sbatch",
+        "slurm/match-merge.sbatch",
+        "slurm/run-match.sh",
+        "kubernetes/analyse-job.yaml",
+        "kubernetes/merge-job.yaml",
+    ] {
+        assert!(
+            named.contains(&file),
+            "the README does not name examples/{file}"
+        );
+    }
+    for file in named.iter().filter(|f| f.contains('.')) {
+        assert!(
+            example(file).is_file(),
+            "the README names examples/{file}, which is not there"
+        );
+    }
+}
