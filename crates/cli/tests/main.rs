@@ -9,6 +9,7 @@ mod common;
 mod analysis;
 mod book_cli;
 mod cli_core;
+mod cluster_slurm;
 mod compressed;
 mod data_safety;
 mod engine_bench;

@@ -23,12 +23,14 @@
 //! For tests: [`cmd`] runs a built binary with readable failures,
 //! [`snapshot`] checks output against files kept in the repository,
 //! [`pgn_text`] reads the PGN a binary wrote without rookery's reader,
-//! [`TempDir`] and [`peer`] give each test its directory and its peers.
+//! [`TempDir`] and [`peer`] give each test its directory and its peers,
+//! [`slurm`] a private one-node Slurm cluster.
 
 use rookery_core::{Position, UciMove};
 
 pub mod cmd;
 pub mod pgn_text;
+pub mod slurm;
 pub mod snapshot;
 
 /// The mock's flags, parsed from its arguments.
