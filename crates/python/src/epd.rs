@@ -180,10 +180,15 @@ impl Record {
     }
 }
 
+/// The line reader of [`RecordReader`].
+type EpdReader = Reader<BufReader<Box<dyn Read + Send>>>;
+
 /// The iterator `read` returns.
 #[pyclass(module = "rookery.epd")]
 pub struct RecordReader {
-    reader: Mutex<Reader<BufReader<Box<dyn Read + Send>>>>,
+    /// Boxed: readers may hold over-aligned SIMD state, which the object
+    /// Python allocates for a pyclass does not guarantee.
+    reader: Mutex<Box<EpdReader>>,
     source: Source,
     skip_errors: bool,
     errors: Mutex<Vec<(String, u64, u64)>>,
@@ -298,7 +303,9 @@ pub fn read(
     let mode = if strict { Mode::Strict } else { Mode::Lenient };
     let text: Box<dyn Read + Send> = Box::new(Latin1Read::new(reader, |_line| {}));
     Ok(RecordReader {
-        reader: Mutex::new(Reader::new(BufReader::new(text), mode).validating(validate)),
+        reader: Mutex::new(Box::new(
+            Reader::new(BufReader::new(text), mode).validating(validate),
+        )),
         source,
         skip_errors,
         errors: Mutex::new(Vec::new()),

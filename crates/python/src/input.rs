@@ -48,16 +48,17 @@ impl Source {
                 .ok()
                 .and_then(|n| n.str().ok().map(|s| s.to_string()))
                 .unwrap_or_else(|| "<file>".to_owned());
-            // Compressed bytes from a file object are told and read too.
-            let input = Input::from_reader(
-                name.clone(),
-                PyFile {
-                    file: obj.clone().unbind(),
-                    pending: Vec::new(),
-                    at: 0,
-                },
-            )
-            .map_err(|e| PyErr::from(e.into_io()))?;
+            // Compressed bytes from a file object are told and read too;
+            // with the GIL released, since a decompressing thread may read
+            // the file (taking the GIL) before `from_reader` returns.
+            let file = PyFile {
+                file: obj.clone().unbind(),
+                pending: Vec::new(),
+                at: 0,
+            };
+            let named = name.clone();
+            let input = crate::work(py, move || Input::from_reader(named, file))?
+                .map_err(|e| PyErr::from(e.into_io()))?;
             let damage = Some(input.damage());
             let source = Source {
                 name,

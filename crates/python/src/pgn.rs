@@ -15,7 +15,9 @@ use rookery_core::{CastlingMode, Color, Fen, Game as CoreGame};
 use rookery_io::latin1::Latin1Read;
 use rookery_pgn::commands::{self, CommentEval};
 use rookery_pgn::split::{for_each_piece_at, for_each_piece_with};
-use rookery_pgn::{game_to_string, Detail, Games, RawTag, ReadGame, Reader, Skip, Tags, Visitor};
+use rookery_pgn::{
+    game_to_string, Detail, Games, Line, RawTag, ReadGame, Reader, Skip, Tags, Visitor,
+};
 
 use crate::board::{san_text, Board, Move};
 use crate::input::Source;
@@ -97,8 +99,10 @@ impl Game {
             .nodes
             .iter()
             .zip(self.turns_after())
-            .map(|(node, turn)| {
-                let e = node.comments_after.iter().find_map(|c| commands::eval(c))?;
+            .enumerate()
+            .map(|(i, (_node, turn))| {
+                let e =
+                    move_comments(&self.read.game.mainline, i).find_map(|c| commands::eval(c))?;
                 Some(white_score(e, turn))
             })
             .collect()
@@ -106,12 +110,8 @@ impl Game {
 
     /// The clock after each mainline move, as `clocks` gives it.
     pub fn clock_seconds(&self) -> Vec<Option<f64>> {
-        self.read
-            .game
-            .mainline
-            .nodes
-            .iter()
-            .map(|node| node.comments_after.iter().find_map(|c| commands::clock(c)))
+        (0..self.read.game.mainline.nodes.len())
+            .map(|i| move_comments(&self.read.game.mainline, i).find_map(|c| commands::clock(c)))
             .collect()
     }
 
@@ -129,6 +129,23 @@ impl Game {
     ) -> PyResult<Bound<'py, PyAny>> {
         crate::parse_error(py, &message, &self.path, line, col)
     }
+}
+
+/// The comments python-chess gives move `i` of `line`: those after it,
+/// then those before the next move (after a variation that hangs from it),
+/// then, after the last move, those that end the line.
+pub fn move_comments(line: &Line, i: usize) -> impl Iterator<Item = &String> + '_ {
+    let next = line.nodes.get(i + 1).map(|n| n.comments_before.as_slice());
+    let trailing = if i + 1 == line.nodes.len() {
+        line.trailing_comments.as_slice()
+    } else {
+        &[]
+    };
+    line.nodes[i]
+        .comments_after
+        .iter()
+        .chain(next.unwrap_or(&[]))
+        .chain(trailing)
 }
 
 /// An evaluation from White's view in centipawns, mates as [`MATE_SCORE`]
@@ -168,16 +185,18 @@ impl Game {
         self.walk(san_text)
     }
 
-    /// The comment after each mainline move (`""` if none; several are
-    /// joined by a space), whitespace runs made one space.
+    /// The comment of each mainline move, as python-chess's `node.comment`:
+    /// the comments after it (and after a variation hanging from it), joined
+    /// by a space, whitespace runs made one space; `""` if none.
     #[getter]
     fn comments(&self) -> Vec<String> {
-        self.read
-            .game
-            .mainline
-            .nodes
-            .iter()
-            .map(|n| n.comments_after.join(" "))
+        (0..self.read.game.mainline.nodes.len())
+            .map(|i| {
+                move_comments(&self.read.game.mainline, i)
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
             .collect()
     }
 
@@ -335,7 +354,9 @@ fn text_of(reader: Box<dyn Read + Send>) -> Box<dyn Read + Send> {
 type Batch = io::Result<Vec<ReadGame>>;
 
 enum State {
-    /// Read on the calling thread.
+    /// Read on the calling thread. Boxed: the reader holds SIMD searchers
+    /// aligned to 32 bytes, more than Python's allocator gives the object a
+    /// pyclass lives in.
     One(Box<Games<Box<dyn Read + Send>>>),
     /// Read on threads; batches come in input order.
     Many {
@@ -577,10 +598,14 @@ impl Visitor for HeaderVisitor {
     }
 }
 
+/// The reader and visitor of [`HeaderReader`].
+type HeaderState = (Reader<Box<dyn Read + Send>>, HeaderVisitor);
+
 /// The iterator `read_headers` returns.
 #[pyclass(module = "rookery.pgn")]
 pub struct HeaderReader {
-    reader: Mutex<(Reader<Box<dyn Read + Send>>, HeaderVisitor)>,
+    /// Boxed, as [`State::One`].
+    reader: Mutex<Box<HeaderState>>,
     source: Source,
 }
 
@@ -594,7 +619,7 @@ impl HeaderReader {
         let reader = &self.reader;
         let tags = crate::work(py, || {
             let mut guard = reader.lock().unwrap_or_else(PoisonError::into_inner);
-            let (reader, visitor) = &mut *guard;
+            let (reader, visitor) = &mut **guard;
             reader.read_game(visitor)
         })?;
         match tags {
@@ -622,7 +647,10 @@ impl HeaderReader {
 pub fn read_headers(py: Python<'_>, path_or_file: &Bound<'_, PyAny>) -> PyResult<HeaderReader> {
     let (source, reader) = Source::open(py, path_or_file)?;
     Ok(HeaderReader {
-        reader: Mutex::new((Reader::new(text_of(reader)), HeaderVisitor::default())),
+        reader: Mutex::new(Box::new((
+            Reader::new(text_of(reader)),
+            HeaderVisitor::default(),
+        ))),
         source,
     })
 }

@@ -14,7 +14,7 @@ use rookery_pgn::{GameResult, Games, ReadGame};
 
 use crate::board::bitboards;
 use crate::input::Source;
-use crate::pgn::white_score;
+use crate::pgn::{move_comments, white_score};
 
 /// Columns of one chunk.
 #[derive(Default)]
@@ -62,16 +62,13 @@ impl Chunk {
             let (eval, clock) = match ply.checked_sub(1) {
                 None => (f32::NAN, f32::NAN),
                 Some(i) => {
-                    let comments = &game.mainline.nodes[i].comments_after;
                     // After move i + 1, the other side than at the start is
                     // to move when i is even.
                     let turn = if i % 2 == 0 { first.other() } else { first };
-                    let eval = comments
-                        .iter()
+                    let eval = move_comments(&game.mainline, i)
                         .find_map(|c| rookery_pgn::commands::eval(c))
                         .map_or(f32::NAN, |e| white_score(e, turn) as f32);
-                    let clock = comments
-                        .iter()
+                    let clock = move_comments(&game.mainline, i)
                         .find_map(|c| rookery_pgn::commands::clock(c))
                         .map_or(f32::NAN, |c| c as f32);
                     (eval, clock)
@@ -111,7 +108,9 @@ impl Chunk {
 }
 
 struct State {
-    games: Games<Box<dyn Read + Send>>,
+    /// Boxed: the reader holds SIMD searchers aligned to 32 bytes, more
+    /// than Python's allocator gives the object a pyclass lives in.
+    games: Box<Games<Box<dyn Read + Send>>>,
     done: bool,
 }
 
@@ -235,7 +234,7 @@ pub fn positions(
     let text: Box<dyn Read + Send> = Box::new(Latin1Read::new(reader, |_line| {}));
     Ok(PositionReader {
         state: Mutex::new(State {
-            games: Games::new(text),
+            games: Box::new(Games::new(text)),
             done: false,
         }),
         source,
