@@ -468,7 +468,8 @@ impl Board {
     }
 }
 
-/// The pieces of `pos` as twelve masks, in the order of [`Board::bitboards`].
+/// The pieces of `pos` as twelve masks: White's pawn, knight, bishop, rook,
+/// queen, king, then Black's (`Board.bitboards()` in Python).
 pub fn bitboards(pos: &Position) -> [u64; 12] {
     let mut out = [0; 12];
     for (c, color) in Color::ALL.into_iter().enumerate() {
