@@ -1,5 +1,6 @@
 //! Streaming PGN reading and writing, game trees, tag semantics, PGN <-> EPD
-//! conversion, and Polyglot opening books built from games ([`book`]).
+//! conversion, Polyglot opening books built from games ([`book`]), and the
+//! `[%clk]`/`[%eval]` commands of comments ([`commands`]).
 //!
 //! Two ways to read: [`Reader`] with your own [`Visitor`] (borrowed tokens, no
 //! allocation per move: the fast path), or [`Games`], an iterator of
@@ -28,6 +29,7 @@
 
 pub mod book;
 pub mod collection;
+pub mod commands;
 pub mod convert;
 pub mod copy;
 pub mod dedupe;
