@@ -224,19 +224,6 @@ fn normalize(
     Ok(status(&sum))
 }
 
-/// Exit status of merged `epd normalize` parts, from their summaries.
-pub fn merged_normalize(summaries: &[serde_json::Value]) -> Status {
-    let errors: u64 = summaries
-        .iter()
-        .map(|s| s["errors"].as_u64().unwrap_or(0))
-        .sum();
-    if errors > 0 {
-        Status::InputErrors
-    } else {
-        Status::Ok
-    }
-}
-
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<Status> {
     match args.verb {

@@ -91,9 +91,22 @@ fn summary(parts: &[Part]) -> Status {
                 Status::Ok
             }
         }
-        "epd normalize" => crate::cmd::epd::merged_normalize(&summaries),
         "pgn annotate" => crate::cmd::annotate::merged_report(&first.input, &summaries),
-        _ => crate::cmd::pgn::merged_status(&summaries),
+        // epd normalize, pgn to-epd, pgn normalize: errors in any part.
+        _ => errors_status(&summaries),
+    }
+}
+
+/// Exit status of parts whose summaries count `errors`: 1 if any has one.
+fn errors_status(summaries: &[serde_json::Value]) -> Status {
+    let errors: u64 = summaries
+        .iter()
+        .map(|s| s["errors"].as_u64().unwrap_or(0))
+        .sum();
+    if errors > 0 {
+        Status::InputErrors
+    } else {
+        Status::Ok
     }
 }
 

@@ -463,19 +463,6 @@ fn write_shard(
     Ok(status(&stats, false))
 }
 
-/// Exit status of the merged parts of a PGN verb, from their summaries.
-pub fn merged_status(summaries: &[serde_json::Value]) -> Status {
-    let errors: u64 = summaries
-        .iter()
-        .map(|s| s["errors"].as_u64().unwrap_or(0))
-        .sum();
-    if errors > 0 {
-        Status::InputErrors
-    } else {
-        Status::Ok
-    }
-}
-
 fn status(stats: &Stats, strict_warnings: bool) -> Status {
     if stats.input_errors(strict_warnings) {
         Status::InputErrors

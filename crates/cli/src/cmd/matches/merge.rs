@@ -2,7 +2,7 @@
 //! back together ([`rookery_referee::merge`]), written and reported as the
 //! match verb writes and reports one run.
 
-use super::report::{Format, Printer, Say};
+use super::report::{Printer, Say};
 use crate::output::{self, Status};
 use rookery_referee::merge::{self, MergeError};
 use std::io::Write;
@@ -39,18 +39,8 @@ pub struct Args {
     /// Print the statistics as JSON on stdout (the match's --json shape).
     #[arg(long)]
     json: bool,
-    /// The lines of rookery, cutechess-cli or fastchess.
-    #[arg(
-        long,
-        value_enum,
-        default_value_t = Format::Rookery,
-        value_name = "rookery|cutechess|fastchess",
-        hide_possible_values = true
-    )]
-    output: Format,
-    /// With --output fastchess: penta=true (the default) or penta=false.
-    #[arg(long, num_args = 1, value_name = "penta=true|false")]
-    report: Option<String>,
+    #[command(flatten)]
+    lines: super::Lines,
 }
 
 /// Writes `text` to `path`, a new file, whole or not at all.
@@ -78,15 +68,7 @@ fn write_new(path: &Path, text: &str) -> anyhow::Result<()> {
 
 /// Runs `rookery match merge`.
 pub fn run(args: Args) -> anyhow::Result<Status> {
-    let penta = match args.report.as_deref() {
-        None | Some("penta=true") => true,
-        Some("penta=false") => false,
-        Some(other) => {
-            return Err(output::usage(format!(
-                "--report {other}: expected penta=true or penta=false"
-            )))
-        }
-    };
+    let penta = args.lines.penta()?;
     let parts = if args.parts.is_empty() {
         merge::find_parts(&args.pgnout)?
     } else {
@@ -100,7 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     if let Some(epd) = &args.epdout {
         write_new(epd, &merged.epd_text()?)?;
     }
-    let mut printer = Printer::new(args.output, &merged.plan, 0, 0, penta);
+    let mut printer = Printer::new(args.lines.output, &merged.plan, 0, 0, penta);
     let json = args.json;
     let say = |lines: Vec<Say>| {
         for line in lines {

@@ -222,20 +222,8 @@ pub struct Args {
     /// the end).
     #[arg(long, default_value_t = 1, value_name = "N")]
     scoreinterval: u64,
-    /// What is printed as the games go: rookery's lines, or those of
-    /// cutechess-cli or fastchess.
-    #[arg(
-        long,
-        value_enum,
-        default_value_t = Format::Rookery,
-        value_name = "rookery|cutechess|fastchess",
-        hide_possible_values = true
-    )]
-    output: Format,
-    /// With --output fastchess: penta=true (the default) reports game pairs
-    /// (pentanomial), penta=false single games.
-    #[arg(long, num_args = 1, value_name = "penta=true|false")]
-    report: Option<String>,
+    #[command(flatten)]
+    lines: Lines,
     /// Seconds a move without a clock (nodes=, depth=) may take before the engine counts as stalled.
     #[arg(long, default_value_t = 60, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     stall_timeout: u64,
@@ -581,6 +569,42 @@ fn program_exists(path: &Path) -> bool {
     })
 }
 
+/// What `match` and `match merge` print of the games and results: the
+/// lines of rookery, cutechess-cli or fastchess.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Lines {
+    /// The lines printed (as the games go, and the results): rookery's,
+    /// or those of cutechess-cli or fastchess.
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = Format::Rookery,
+        value_name = "rookery|cutechess|fastchess",
+        hide_possible_values = true
+    )]
+    pub(crate) output: Format,
+    /// With --output fastchess: penta=true (the default) reports game pairs
+    /// (pentanomial), penta=false single games.
+    #[arg(long, num_args = 1, value_name = "penta=true|false")]
+    report: Option<String>,
+}
+
+impl Lines {
+    /// Whether fastchess's lines report game pairs (`--report penta=`).
+    ///
+    /// # Errors
+    /// A usage error for another `--report`.
+    pub(crate) fn penta(&self) -> anyhow::Result<bool> {
+        match self.report.as_deref() {
+            None | Some("penta=true") => Ok(true),
+            Some("penta=false") => Ok(false),
+            Some(other) => Err(output::usage(format!(
+                "--report {other}: expected penta=true or penta=false"
+            ))),
+        }
+    }
+}
+
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<Status> {
     if let Some(Command::Merge(m)) = args.command {
@@ -594,21 +618,13 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         }
         None => (plan_of(&args)?, None),
     };
-    let penta = match args.report.as_deref() {
-        None | Some("penta=true") => true,
-        Some("penta=false") => false,
-        Some(other) => {
-            return Err(output::usage(format!(
-                "--report {other}: expected penta=true or penta=false"
-            )))
-        }
-    };
+    let penta = args.lines.penta()?;
     let total = plan.total_games();
     let json = args.json;
     // A live status line on a terminal (stderr), in rookery's own output;
     // the commentary prints above it.
-    let bar =
-        (std::io::stderr().is_terminal() && !json && args.output == Format::Rookery).then(|| {
+    let bar = (std::io::stderr().is_terminal() && !json && args.lines.output == Format::Rookery)
+        .then(|| {
             // A knockout's number of games is known only at its end.
             let known = (plan.pairing != Pairing::Knockout).then_some(total as u64);
             let b = progress::bar("games", known);
@@ -619,7 +635,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         });
     let two = plan.engines.len() == 2;
     let mut printer = Printer::new(
-        args.output,
+        args.lines.output,
         &plan,
         args.ratinginterval,
         args.scoreinterval,
