@@ -3,7 +3,11 @@
 Same work for both: every game read, every mainline move (and every move in
 variations) parsed and played on a board, so checked; then the moves are
 counted in Python. python-chess by its `chess.pgn.read_game` loop; rookery by
-`rookery.pgn.read_games`, on one thread and on `--jobs` threads.
+`rookery.pgn.read_games`, on one thread and on `--jobs` threads; and, when it
+is installed (`pip install rust-pgn-reader-python-binding`), that package's
+`parse_games_from_strings` (the file read and cut into games in Python, as it
+takes games as strings; every move checked and every position stored as
+arrays), on one thread and on `--jobs`.
 
     python crates/python/bench/read_twic.py [FILE.pgn] [--jobs N] [--repeat R]
 
@@ -16,6 +20,8 @@ and CPU seconds (the machine may be shared: CPU time is the steadier one).
 import argparse
 import time
 from pathlib import Path
+
+import re
 
 import chess.pgn
 
@@ -47,6 +53,15 @@ def with_rookery(path, jobs=None):
     return games, moves
 
 
+def with_rust_pgn_reader(path, threads):
+    import rust_pgn_reader_python_binding as peer
+
+    with open(path, encoding="utf-8", errors="replace") as f:
+        games = re.split(r"\n\s*\n(?=\[Event )", f.read())
+    parsed = peer.parse_games_from_strings(games, num_threads=threads)
+    return parsed.num_games, parsed.num_moves
+
+
 def best_of(repeat, run):
     best = None
     for _ in range(repeat):
@@ -70,6 +85,15 @@ def main():
         ("rookery.pgn.read_games", lambda: with_rookery(args.pgn)),
         (f"rookery.pgn.read_games(jobs={args.jobs})", lambda: with_rookery(args.pgn, args.jobs)),
     ]
+    try:
+        import rust_pgn_reader_python_binding  # noqa: F401
+
+        runs += [
+            ("rust-pgn-reader-python-binding, 1 thread", lambda: with_rust_pgn_reader(args.pgn, 1)),
+            (f"rust-pgn-reader-python-binding, {args.jobs}", lambda: with_rust_pgn_reader(args.pgn, args.jobs)),
+        ]
+    except ImportError:
+        print("(rust-pgn-reader-python-binding is not installed: not compared)")
     results = []
     for name, run in runs:
         (games, moves), wall, cpu = best_of(args.repeat, run)
