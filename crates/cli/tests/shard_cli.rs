@@ -68,17 +68,16 @@ fn sharded_equals_whole(t: &TempDir, args: &[&str], name: &str, summary: bool) {
                 run.describe()
             );
         }
-        if n > 1 {
-            assert!(
-                !out.exists(),
-                "a shard writes its part, not {}",
-                out.display()
-            );
-            let m = rookery(&["merge", s(&out)], b"");
-            assert_eq!(m.code(), Some(code), "merge of {n}: {}", m.describe());
-            if summary {
-                assert_eq!(text(&m.stderr), werr, "summary of {n} shards");
-            }
+        // 1/1 too: a job array of one task is merged as any other.
+        assert!(
+            !out.exists(),
+            "a shard writes its part, not {}",
+            out.display()
+        );
+        let m = rookery(&["merge", s(&out)], b"");
+        assert_eq!(m.code(), Some(code), "merge of {n}: {}", m.describe());
+        if summary {
+            assert_eq!(text(&m.stderr), werr, "summary of {n} shards");
         }
         let got = std::fs::read(&out).unwrap();
         assert!(got == want, "{name}: {n} shards merged differ from one run");

@@ -33,7 +33,9 @@ pub struct ShardArgs {
 }
 
 impl ShardArgs {
-    /// The shard to do: `None` for the whole job (no `--shard`, or `1/1`).
+    /// The shard to do: `None` for the whole job (no `--shard`). `1/1` is
+    /// a shard like any other (a part and its manifest), so that the merge
+    /// after a job array of one task finds what it merges.
     ///
     /// # Errors
     /// A usage error for `auto` where no scheduler says.
@@ -44,7 +46,7 @@ impl ShardArgs {
         let shard = choice
             .resolve(self.shards)
             .map_err(|e| usage(e.to_string()))?;
-        Ok((!shard.is_whole()).then_some(shard))
+        Ok(Some(shard))
     }
 }
 
