@@ -355,6 +355,41 @@ fn a_game_cut_by_the_damage_is_rejected_not_copied() {
     let kept = std::fs::read(&out).unwrap();
     assert!(kept.starts_with(&want.stdout) && kept.len() > want.stdout.len() + 60);
     assert!(kept[want.stdout.len()..].starts_with(b"\n[Event \"long\"]"));
+    // A cut game with an error before the cut: one rejected game, counted
+    // once.
+    let bad_long = String::from_utf8(long.clone())
+        .unwrap()
+        .replacen("1. e4 {", "1. e4 Ke3 {", 1);
+    let packed_bad = zst(bad_long.as_bytes());
+    let mut file = zst(&whole_games);
+    file.extend_from_slice(&packed_bad[..packed_bad.len() / 2]);
+    let cut_bad = dir.write("cut-bad.pgn.zst", &file);
+    let out = dir.join("bad.pgn");
+    let run = rookery(
+        &["pgn", "filter", "--json", s(&cut_bad), "-o", s(&out)],
+        b"",
+    );
+    run.assert_code(1);
+    let v: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(
+        (
+            &v["games"],
+            &v["written"],
+            &v["rejected"],
+            &v["errors"],
+            &v["left_out"]
+        ),
+        (
+            &(games + 1).into(),
+            &games.into(),
+            &1.into(),
+            &1.into(),
+            &0.into()
+        ),
+        "{}",
+        run.describe()
+    );
+    assert!(std::fs::read(&out).unwrap() == want.stdout);
 }
 
 /// A bad CRC is found at the end of the member: every game was read, and

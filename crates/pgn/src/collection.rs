@@ -231,16 +231,18 @@ impl<L> Held<L> {
                     self.index
                 ),
             ));
+            // A game with an error already is counted as such (rejected,
+            // or kept under --keep-bad); one without becomes one.
             if !self.bad {
                 counts.error_games += 1;
                 self.bad = true;
-            }
-            if !keep_bad {
-                match self.kept.take() {
-                    Some(_) => counts.copied -= 1,
-                    None => counts.left_out -= 1,
+                if !keep_bad {
+                    match self.kept.take() {
+                        Some(_) => counts.copied -= 1,
+                        None => counts.left_out -= 1,
+                    }
+                    counts.rejected += 1;
                 }
-                counts.rejected += 1;
             }
         }
         let (label, text) = match self.kept {
