@@ -384,26 +384,38 @@ fn shard_auto_takes_a_slurm_array_task_and_logs_progress() {
     let t = TempDir::new("shard-auto");
     let input = epd_input(&t, 30);
     let out = t.join("out.epd");
-    for id in 4..=6 {
-        let r = cmd([
-            "epd",
-            "normalize",
-            s(&input),
-            "-o",
-            s(&out),
-            "--shard",
-            "auto",
-        ])
-        .env("SLURM_ARRAY_TASK_ID", id.to_string())
-        .env("SLURM_ARRAY_TASK_MIN", "4")
-        .env("SLURM_ARRAY_TASK_COUNT", "3")
-        .env_remove("JOB_COMPLETION_INDEX")
-        .run();
+    let in_array = |id: u32, shard: Option<&str>| {
+        let mut args = vec!["epd", "normalize", s(&input), "-o", s(&out)];
+        if let Some(choice) = shard {
+            args.extend(["--shard", choice]);
+        }
+        cmd(args)
+            .env("SLURM_ARRAY_TASK_ID", id.to_string())
+            .env("SLURM_ARRAY_TASK_MIN", "4")
+            .env("SLURM_ARRAY_TASK_COUNT", "3")
+            .env_remove("JOB_COMPLETION_INDEX")
+            .run()
+    };
+    // `--shard auto`, or no flag at all (with a note saying so).
+    for (id, shard) in [(4, Some("auto")), (5, None), (6, None)] {
+        let r = in_array(id, shard);
         assert!(r.code().unwrap() <= 1, "{}", r.describe());
         assert!(t.join(format!("out.epd.shard-{}-of-3", id - 3)).exists());
+        if shard.is_none() {
+            r.assert_stderr_contains(&format!(
+                "doing shard {}/3 of the job, as the Slurm job array (SLURM_ARRAY_TASK_ID={id}) says"
+                , id - 3
+            ));
+        }
     }
+    assert!(!out.exists());
     rookery(&["merge", s(&out)], b"").assert_code(1);
     let whole = rookery(&["epd", "normalize", s(&input)], b"");
+    assert!(std::fs::read(&out).unwrap() == whole.stdout);
+    // `--shard none` in an array task: the whole job.
+    std::fs::remove_file(&out).unwrap();
+    let r = in_array(5, Some("none"));
+    assert!(r.code().unwrap() <= 1, "{}", r.describe());
     assert!(std::fs::read(&out).unwrap() == whole.stdout);
     // Not under a scheduler: auto is a usage error.
     cmd([

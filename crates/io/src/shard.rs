@@ -9,7 +9,8 @@
 //! differ by at most one item).
 //!
 //! Under a scheduler `--shard auto` (or no flag at all, where the verb
-//! says so) takes the numbers from the environment ([`Shard::from_env`]):
+//! says so; `--shard none` then does the whole job) takes the numbers
+//! from the environment ([`Shard::from_env`]):
 //! - a Slurm job array: `SLURM_ARRAY_TASK_ID`, `SLURM_ARRAY_TASK_MIN`,
 //!   `SLURM_ARRAY_TASK_COUNT` (and `SLURM_ARRAY_TASK_STEP` when the array
 //!   has one: `--array=0-30:10` is 4 tasks);
@@ -59,7 +60,7 @@ pub struct Shard {
 pub enum ShardError {
     /// Not of the form `K/N` with two whole numbers.
     #[error(
-        "bad shard {text:?}: expected K/N, shard K of N counted from 1 (as 1/4 .. 4/4), or auto"
+        "bad shard {text:?}: expected K/N, shard K of N counted from 1 (as 1/4 .. 4/4), auto or none"
     )]
     Syntax {
         /// The text given.
@@ -75,7 +76,7 @@ pub enum ShardError {
     },
     /// A variable of the scheduler is not a whole number (or not there
     /// when another of its variables is).
-    #[error("bad environment for --shard auto: {name}={value:?} ({why})")]
+    #[error("bad scheduler environment for a shard: {name}={value:?} ({why})")]
     Environment {
         /// The variable.
         name: &'static str,
@@ -281,24 +282,29 @@ impl FromStr for Shard {
     }
 }
 
-/// What `--shard` says: a shard, or `auto` (the scheduler's).
+/// What `--shard` says: a shard, `auto` (the scheduler's), or `none`
+/// (the whole job, even under a scheduler).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShardChoice {
     /// `K/N`.
     Given(Shard),
     /// `auto`: from the environment ([`Shard::auto`]).
     Auto,
+    /// `none`: the whole job, whatever the environment says.
+    Whole,
 }
 
 impl ShardChoice {
-    /// The shard this choice means, `count` being `--shards N` if given.
+    /// The shard this choice means, `count` being `--shards N` if given:
+    /// `None` for [`ShardChoice::Whole`].
     ///
     /// # Errors
     /// As [`Shard::auto`] for `auto`.
-    pub fn resolve(self, count: Option<u32>) -> Result<Shard, ShardError> {
+    pub fn resolve(self, count: Option<u32>) -> Result<Option<Shard>, ShardError> {
         match self {
-            ShardChoice::Given(shard) => Ok(shard),
-            ShardChoice::Auto => Shard::auto(count),
+            ShardChoice::Given(shard) => Ok(Some(shard)),
+            ShardChoice::Auto => Shard::auto(count).map(Some),
+            ShardChoice::Whole => Ok(None),
         }
     }
 }
@@ -309,6 +315,8 @@ impl FromStr for ShardChoice {
     fn from_str(s: &str) -> Result<ShardChoice, ShardError> {
         if s.trim().eq_ignore_ascii_case("auto") {
             Ok(ShardChoice::Auto)
+        } else if s.trim().eq_ignore_ascii_case("none") {
+            Ok(ShardChoice::Whole)
         } else {
             s.parse().map(ShardChoice::Given)
         }

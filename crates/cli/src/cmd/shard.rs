@@ -7,7 +7,7 @@ use crate::cmd::progress::Log;
 use crate::output::{self, usage};
 use anyhow::Context;
 use rookery_io::manifest::{Fingerprint, Manifest};
-use rookery_io::shard::{Shard, ShardChoice};
+use rookery_io::shard::{Shard, ShardChoice, ShardError};
 use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -19,12 +19,14 @@ pub struct ShardArgs {
     /// the input's lines (EPD) or games (PGN), written to OUT.shard-K-of-N
     /// (plain text) with a manifest OUT.shard-K-of-N.json; `rookery merge
     /// OUT` then writes OUT exactly as one run would. `auto`: K and N from
-    /// a Slurm job array or a Kubernetes Indexed Job.
-    #[arg(long, value_name = "K/N|auto")]
+    /// a Slurm job array or a Kubernetes Indexed Job, which is also what
+    /// happens without the flag inside one (with a note on stderr);
+    /// `none`: the whole job, even there.
+    #[arg(long, value_name = "K/N|auto|none")]
     shard: Option<ShardChoice>,
-    /// The number of shards, for `--shard auto` in a Kubernetes Indexed
-    /// Job (which does not tell its pods; else ROOKERY_SHARDS).
-    #[arg(long, value_name = "N", requires = "shard")]
+    /// The number of shards in a Kubernetes Indexed Job (which does not
+    /// tell its pods; else ROOKERY_SHARDS).
+    #[arg(long, value_name = "N")]
     shards: Option<u32>,
     /// With --shard and stderr not a terminal: a progress line (count,
     /// rate, ETA) every N items, and the manifest brought up to date.
@@ -33,20 +35,61 @@ pub struct ShardArgs {
 }
 
 impl ShardArgs {
-    /// The shard to do: `None` for the whole job (no `--shard`). `1/1` is
-    /// a shard like any other (a part and its manifest), so that the merge
-    /// after a job array of one task finds what it merges.
+    /// The shard to do: `None` for the whole job. `1/1` is a shard like
+    /// any other (a part and its manifest), so that the merge after a job
+    /// array of one task finds what it merges.
+    ///
+    /// Without `--shard`, a task of a Slurm job array, or a pod of a
+    /// Kubernetes Indexed Job that is told the number of shards, does its
+    /// shard (and says so on stderr); `--shard none` does the whole job.
     ///
     /// # Errors
-    /// A usage error for `auto` where no scheduler says.
+    /// A usage error for `auto` where no scheduler says, or for a
+    /// scheduler's environment that does not make a shard.
     pub fn resolve(&self) -> anyhow::Result<Option<Shard>> {
-        let Some(choice) = self.shard else {
+        self.resolve_in(|name| std::env::var(name).ok(), &mut std::io::stderr())
+    }
+
+    /// [`ShardArgs::resolve`] with the environment read through `var`
+    /// and the note written to `note`.
+    fn resolve_in(
+        &self,
+        var: impl Fn(&str) -> Option<String>,
+        note: &mut dyn std::io::Write,
+    ) -> anyhow::Result<Option<Shard>> {
+        match self.shard {
+            Some(ShardChoice::Given(s)) => return Ok(Some(s)),
+            Some(ShardChoice::Whole) => return Ok(None),
+            Some(ShardChoice::Auto) => {
+                return Shard::from_env(var, self.shards)
+                    .and_then(|s| s.ok_or(ShardError::NoScheduler))
+                    .map(Some)
+                    .map_err(|e| usage(e.to_string()));
+            }
+            None => {}
+        }
+        let kubernetes_count =
+            self.shards.is_some() || var(rookery_io::shard::SHARDS_VAR).is_some();
+        let source = if let Some(id) = var("SLURM_ARRAY_TASK_ID") {
+            format!("the Slurm job array (SLURM_ARRAY_TASK_ID={id})")
+        } else if let Some(i) = var("JOB_COMPLETION_INDEX").filter(|_| kubernetes_count) {
+            format!("the Kubernetes Indexed Job (JOB_COMPLETION_INDEX={i})")
+        } else {
+            // Not under a scheduler, or a pod that is not told how many
+            // shards there are: the whole job.
             return Ok(None);
         };
-        let shard = choice
-            .resolve(self.shards)
-            .map_err(|e| usage(e.to_string()))?;
-        Ok(Some(shard))
+        let shard = Shard::from_env(var, self.shards)
+            .map_err(|e| usage(format!("{e} (--shard none does the whole job)")))?;
+        if let Some(s) = shard {
+            // Best effort: a note that cannot be written changes nothing.
+            let _ = writeln!(
+                note,
+                "rookery: note: doing shard {s} of the job, as {source} says (--shard none does \
+                 the whole job)"
+            );
+        }
+        Ok(shard)
     }
 }
 
@@ -227,5 +270,114 @@ impl Job {
         self.manifest.finish(bytes, summary);
         self.manifest.write(&self.part)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(shard: Option<&str>, shards: Option<u32>) -> ShardArgs {
+        ShardArgs {
+            shard: shard.map(|s| s.parse().unwrap()),
+            shards,
+            log_every: 1000,
+        }
+    }
+
+    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    fn resolve(
+        a: &ShardArgs,
+        pairs: &'static [(&'static str, &'static str)],
+    ) -> (Option<String>, String) {
+        let mut note = Vec::new();
+        let shard = a.resolve_in(env(pairs), &mut note).unwrap();
+        (
+            shard.map(|s| s.to_string()),
+            String::from_utf8(note).unwrap(),
+        )
+    }
+
+    const ARRAY: &[(&str, &str)] = &[
+        ("SLURM_ARRAY_TASK_ID", "12"),
+        ("SLURM_ARRAY_TASK_MIN", "10"),
+        ("SLURM_ARRAY_TASK_COUNT", "4"),
+    ];
+
+    #[test]
+    fn a_task_of_a_slurm_array_does_its_shard_without_the_flag() {
+        let (shard, note) = resolve(&args(None, None), ARRAY);
+        assert_eq!(shard.as_deref(), Some("3/4"));
+        assert!(
+            note.contains("shard 3/4") && note.contains("SLURM_ARRAY_TASK_ID=12"),
+            "{note}"
+        );
+        assert!(note.contains("--shard none"), "{note}");
+        // --shard none: the whole job, silently; an explicit shard wins.
+        assert_eq!(
+            resolve(&args(Some("none"), None), ARRAY),
+            (None, String::new())
+        );
+        assert_eq!(
+            resolve(&args(Some("1/2"), None), ARRAY),
+            (Some("1/2".to_string()), String::new())
+        );
+        assert_eq!(
+            resolve(&args(Some("auto"), None), ARRAY),
+            (Some("3/4".to_string()), String::new())
+        );
+    }
+
+    #[test]
+    fn outside_a_scheduler_or_uncounted_the_whole_job() {
+        assert_eq!(resolve(&args(None, None), &[]), (None, String::new()));
+        // A Slurm job that is not an array.
+        assert_eq!(
+            resolve(&args(None, None), &[("SLURM_JOB_ID", "7")]),
+            (None, String::new())
+        );
+        // A pod of an Indexed Job not told how many shards there are.
+        assert_eq!(
+            resolve(&args(None, None), &[("JOB_COMPLETION_INDEX", "2")]),
+            (None, String::new())
+        );
+        let (shard, note) = resolve(
+            &args(None, None),
+            &[("JOB_COMPLETION_INDEX", "2"), ("ROOKERY_SHARDS", "5")],
+        );
+        assert_eq!(shard.as_deref(), Some("3/5"));
+        assert!(note.contains("JOB_COMPLETION_INDEX=2"), "{note}");
+        assert_eq!(
+            resolve(&args(None, Some(3)), &[("JOB_COMPLETION_INDEX", "0")])
+                .0
+                .as_deref(),
+            Some("1/3")
+        );
+    }
+
+    #[test]
+    fn a_broken_environment_is_an_error_naming_the_way_out() {
+        let mut note = Vec::new();
+        let e = args(None, None)
+            .resolve_in(env(&[("SLURM_ARRAY_TASK_ID", "x")]), &mut note)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("SLURM_ARRAY_TASK_ID") && e.contains("--shard none"),
+            "{e}"
+        );
+        let e = args(Some("auto"), None)
+            .resolve_in(env(&[]), &mut note)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no scheduler"), "{e}");
     }
 }

@@ -256,7 +256,9 @@ pub struct Args {
     /// Play shard K of N of the match (every N-th block of its schedule
     /// from block K), writing PGN.shard-K-of-N (needs --srand and
     /// --pgnout); auto: the numbers of a Slurm job array's task or a
-    /// Kubernetes Indexed Job's pod.
+    /// Kubernetes Indexed Job's pod; none: the whole match. Unlike the
+    /// EPD and PGN verbs, a match is sharded only when asked (the tasks
+    /// of an array often play matches of their own).
     #[arg(long, value_name = "K/N|auto")]
     shard: Option<ShardChoice>,
     /// The number of shards, for --shard auto where the scheduler does not
@@ -439,10 +441,18 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
         plan.sprt = Some(words);
     }
     plan.recover = args.recover;
-    if let Some(choice) = args.shard {
-        let shard = choice
+    let shard = match args.shard {
+        Some(choice) => choice
             .resolve(args.shards)
-            .map_err(|e| output::usage(format!("--shard: {e}")))?;
+            .map_err(|e| output::usage(format!("--shard: {e}")))?,
+        None => None,
+    };
+    if shard.is_none() && args.pool.is_some() {
+        return Err(output::usage(
+            "--pool is for the shards of a match: give --shard K/N or auto",
+        ));
+    }
+    if let Some(shard) = shard {
         let refuse = |why: &str| Err(output::usage(format!("--shard {shard}: {why}")));
         if args.srand.is_none() {
             return refuse(
