@@ -259,7 +259,7 @@ pub struct Args {
     /// Kubernetes Indexed Job's pod; none: the whole match. Unlike the
     /// EPD and PGN verbs, a match is sharded only when asked (the tasks
     /// of an array often play matches of their own).
-    #[arg(long, value_name = "K/N|auto")]
+    #[arg(long, value_name = "K/N|auto|none")]
     shard: Option<ShardChoice>,
     /// The number of shards, for --shard auto where the scheduler does not
     /// say it (Kubernetes; or set ROOKERY_SHARDS).
