@@ -13,6 +13,15 @@
 //! `--in-place`) or each other are refused before any work is done
 //! ([`check_not_input`], [`check_outputs`]).
 //!
+//! A file (or a special file given by name, as a FIFO) is written on a
+//! thread of its own ([`Behind`]): the command hands it blocks of
+//! [`BEHIND_BLOCK`] bytes and goes on while the kernel copies them (and,
+//! for a compressed output, while they are compressed), so that writing a
+//! large output costs the command little of its wall time. At most
+//! [`BEHIND_QUEUE`] blocks wait; a flush waits until every byte before it
+//! is written; a write error is returned by a later write, the flush or
+//! the commit.
+//!
 //! An output whose name ends in `.zst`, `.gz` or `.bz2` is compressed
 //! ([`Format::from_extension`]): zstd at level 3, gzip at level 6, bzip2 at
 //! level 9, the defaults of the `zstd`, `gzip` and `bzip2` tools. The
@@ -357,6 +366,167 @@ impl<W: Write> Encoder<W> {
     }
 }
 
+/// Bytes [`Behind`] hands its thread at a time.
+pub const BEHIND_BLOCK: usize = 1 << 18;
+/// Blocks that may wait for [`Behind`]'s thread (beyond the one it
+/// writes): the memory an output holds is at most
+/// `(BEHIND_QUEUE + 2) * BEHIND_BLOCK`.
+pub const BEHIND_QUEUE: usize = 4;
+
+/// What [`Behind`] sends its thread.
+enum Job {
+    /// Bytes to write.
+    Data(Vec<u8>),
+    /// Flush, and say how it went.
+    Flush(std::sync::mpsc::SyncSender<io::Result<()>>),
+}
+
+/// The file end of an output.
+type FileEncoder = Encoder<io::BufWriter<File>>;
+
+/// An [`Encoder`] written on a thread of its own (see the module
+/// documentation): the command's writes fill a block, each full block is
+/// queued for the thread, and the thread's emptied blocks come back to be
+/// filled again.
+struct Behind {
+    buf: Vec<u8>,
+    /// `None` once finished.
+    jobs: Option<std::sync::mpsc::SyncSender<Job>>,
+    spare: std::sync::mpsc::Receiver<Vec<u8>>,
+    thread: Option<std::thread::JoinHandle<io::Result<FileEncoder>>>,
+}
+
+impl Behind {
+    /// `encoder` written on a new thread.
+    fn new(mut encoder: FileEncoder) -> io::Result<Behind> {
+        let (jobs, queue) = std::sync::mpsc::sync_channel::<Job>(BEHIND_QUEUE);
+        let (give_back, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(BEHIND_QUEUE + 1);
+        let thread = std::thread::Builder::new()
+            .name("rookery-output".into())
+            .spawn(move || {
+                for job in queue {
+                    match job {
+                        Job::Data(mut block) => {
+                            encoder.writer().write_all(&block)?;
+                            block.clear();
+                            // A block not taken back is freed.
+                            let _ = give_back.try_send(block);
+                        }
+                        Job::Flush(done) => {
+                            let r = encoder.writer().flush();
+                            let failed = r
+                                .as_ref()
+                                .err()
+                                .map(|e| io::Error::new(e.kind(), e.to_string()));
+                            let _ = done.send(r);
+                            if let Some(e) = failed {
+                                return Err(e);
+                            }
+                        }
+                    }
+                }
+                Ok(encoder)
+            })?;
+        Ok(Behind {
+            buf: Vec::with_capacity(BEHIND_BLOCK),
+            jobs: Some(jobs),
+            spare,
+            thread: Some(thread),
+        })
+    }
+
+    /// The thread's error, once it has stopped on one (it stops taking
+    /// jobs then, so a send fails).
+    fn failed(&mut self) -> io::Error {
+        self.jobs = None;
+        match self.thread.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(Err(e))) => e,
+            Some(Err(_)) => io::Error::other("the output's thread panicked"),
+            Some(Ok(Ok(_))) | None => io::Error::other("the output is already finished"),
+        }
+    }
+
+    /// Queues `job` for the thread.
+    fn send(&mut self, job: Job) -> io::Result<()> {
+        let sent = match &self.jobs {
+            Some(jobs) => jobs.send(job).is_ok(),
+            None => false,
+        };
+        if sent {
+            Ok(())
+        } else {
+            Err(self.failed())
+        }
+    }
+
+    /// Queues the block filled so far.
+    fn send_block(&mut self) -> io::Result<()> {
+        let next = self
+            .spare
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(BEHIND_BLOCK));
+        let full = std::mem::replace(&mut self.buf, next);
+        self.send(Job::Data(full))
+    }
+
+    /// Writes what is left and ends the encoder on this thread (its last
+    /// frame, member or stream), handing back the file.
+    fn finish(mut self) -> io::Result<io::BufWriter<File>> {
+        if !self.buf.is_empty() {
+            self.send_block()?;
+        }
+        self.jobs = None;
+        match self.thread.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(Ok(encoder))) => encoder.finish(),
+            Some(Ok(Err(e))) => Err(e),
+            Some(Err(_)) => Err(io::Error::other("the output's thread panicked")),
+            None => Err(io::Error::other("the output is already finished")),
+        }
+    }
+}
+
+impl Write for Behind {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.write_all(data)?;
+        Ok(data.len())
+    }
+
+    fn write_all(&mut self, mut data: &[u8]) -> io::Result<()> {
+        while !data.is_empty() {
+            let take = (BEHIND_BLOCK - self.buf.len()).min(data.len());
+            self.buf.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if self.buf.len() >= BEHIND_BLOCK {
+                self.send_block()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits until every byte written so far is written by the thread
+    /// and flushed.
+    fn flush(&mut self) -> io::Result<()> {
+        if !self.buf.is_empty() {
+            self.send_block()?;
+        }
+        let (done, wait) = std::sync::mpsc::sync_channel(1);
+        self.send(Job::Flush(done))?;
+        match wait.recv() {
+            Ok(r) => r,
+            Err(_) => Err(self.failed()),
+        }
+    }
+}
+
+impl Drop for Behind {
+    /// Unfinished (an error on the way): the thread writes what it was
+    /// given and ends; it is not waited for (it may be blocked on a FIFO
+    /// nobody reads).
+    fn drop(&mut self) {
+        self.jobs = None;
+    }
+}
+
 /// Where output goes: stdout, or a file replaced only when [`Output::commit`]
 /// is called. Until then the bytes go to a partial file beside the target;
 /// an output dropped without a commit (an error) removes its partial file,
@@ -377,10 +547,10 @@ enum Inner {
     /// Something other than a regular file (`/dev/null`, a FIFO, a
     /// terminal): written to directly, since renaming a file over it would
     /// replace it.
-    Special(Option<Encoder<io::BufWriter<File>>>),
+    Special(Option<Behind>),
     File {
         /// `None` once finished by the commit.
-        writer: Option<Encoder<io::BufWriter<File>>>,
+        writer: Option<Behind>,
         partial: PathBuf,
         target: PathBuf,
         done: bool,
@@ -422,6 +592,7 @@ impl Output {
                 .and_then(|file| {
                     Encoder::new(io::BufWriter::with_capacity(WRITE_BUFFER, file), format)
                 })
+                .and_then(Behind::new)
                 .map_err(|source| OutputError::Open {
                     path: path.to_path_buf(),
                     source,
@@ -441,6 +612,7 @@ impl Output {
             .truncate(true)
             .open(&partial)
             .and_then(|file| Encoder::new(io::BufWriter::with_capacity(WRITE_BUFFER, file), format))
+            .and_then(Behind::new)
             .map_err(|source| {
                 // Name the file asked for; the partial file beside it is ours.
                 OutputError::Create {
@@ -504,7 +676,10 @@ impl Output {
         } = &mut self.inner
         {
             let file = OpenOptions::new().append(true).open(&*partial)?;
-            let writer = Encoder::new(io::BufWriter::with_capacity(WRITE_BUFFER, file), *format)?;
+            let writer = Behind::new(Encoder::new(
+                io::BufWriter::with_capacity(WRITE_BUFFER, file),
+                *format,
+            )?)?;
             self.inner = Inner::File {
                 writer: Some(writer),
                 partial: std::mem::take(partial),
@@ -566,7 +741,7 @@ impl Output {
             Inner::Special(Some(w))
             | Inner::File {
                 writer: Some(w), ..
-            } => Ok(w.writer()),
+            } => Ok(w),
             Inner::Special(None) | Inner::File { writer: None, .. } => {
                 Err(io::Error::other("the output is already finished"))
             }
@@ -768,5 +943,61 @@ mod tests {
             assert_eq!(crate::input::read_all(&dir.join(&name)).unwrap(), t);
         }
         fs::remove_dir_all(&dir).unwrap();
+    }
+    #[test]
+    fn written_behind_every_byte_in_order_and_a_flush_waits_for_the_disk() {
+        let dir = std::env::temp_dir().join(format!("rookery-io-behind-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("o.txt");
+        let partial = partial_path(&path);
+        // Many blocks' worth, in pieces that straddle the blocks.
+        let t = text(200_000);
+        assert!(t.len() > 8 * BEHIND_BLOCK);
+        let mut out = Output::create(&path, &[], false).unwrap();
+        let mut at = 0;
+        for (i, chunk) in t.chunks(BEHIND_BLOCK / 3 + 11).enumerate() {
+            out.write_all(chunk).unwrap();
+            at += chunk.len();
+            if i % 5 == 0 {
+                // After a flush the partial file holds every byte so far
+                // (what --resume reads after a kill).
+                out.flush().unwrap();
+                assert_eq!(fs::read(&partial).unwrap(), &t[..at]);
+            }
+        }
+        out.commit().unwrap();
+        assert!(fs::read(&path).unwrap() == t);
+        assert!(!partial.exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_error_of_the_writing_thread_reaches_the_command() {
+        if !Path::new("/dev/full").exists() {
+            return;
+        }
+        let mut out = Output::create(Path::new("/dev/full"), &[], false).unwrap();
+        // Written behind: the error comes with a later write, the flush or
+        // the commit, never lost.
+        let block = vec![b'x'; BEHIND_BLOCK];
+        let mut failed = None;
+        for _ in 0..(BEHIND_QUEUE + 4) {
+            if let Err(e) = out.write_all(&block) {
+                failed = Some(e);
+                break;
+            }
+        }
+        let e = match failed {
+            Some(e) => e,
+            None => match out.flush() {
+                Err(e) => e,
+                Ok(()) => panic!("a full disk was not reported"),
+            },
+        };
+        assert!(e.to_string().starts_with("writing /dev/full: "), "{e}");
+        let mut out = Output::create(Path::new("/dev/full"), &[], false).unwrap();
+        out.write_all(b"a little").unwrap();
+        let e = out.commit().unwrap_err();
+        assert!(e.to_string().contains("/dev/full"), "{e}");
     }
 }
