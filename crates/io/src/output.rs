@@ -17,7 +17,8 @@
 //! thread of its own ([`Behind`]): the command hands it blocks of
 //! [`BEHIND_BLOCK`] bytes and goes on while the kernel copies them (and,
 //! for a compressed output, while they are compressed), so that writing a
-//! large output costs the command little of its wall time. At most
+//! large output costs the command little of its wall time (the thread
+//! starts with the first full block: a small output costs none). At most
 //! [`BEHIND_QUEUE`] blocks wait; a flush waits until every byte before it
 //! is written; a write error is returned by a later write, the flush or
 //! the commit.
@@ -387,70 +388,101 @@ type FileEncoder = Encoder<io::BufWriter<File>>;
 /// An [`Encoder`] written on a thread of its own (see the module
 /// documentation): the command's writes fill a block, each full block is
 /// queued for the thread, and the thread's emptied blocks come back to be
-/// filled again.
+/// filled again. The thread starts with the first full block: an output
+/// smaller than a block is written by the command at its end, and costs
+/// no thread.
 struct Behind {
     buf: Vec<u8>,
-    /// `None` once finished.
-    jobs: Option<std::sync::mpsc::SyncSender<Job>>,
-    spare: std::sync::mpsc::Receiver<Vec<u8>>,
-    thread: Option<std::thread::JoinHandle<io::Result<FileEncoder>>>,
+    state: Writing,
+}
+
+/// Where a [`Behind`]'s encoder is.
+enum Writing {
+    /// Here: no block was full yet.
+    Here(Box<FileEncoder>),
+    /// With its thread.
+    Thread {
+        jobs: std::sync::mpsc::SyncSender<Job>,
+        spare: std::sync::mpsc::Receiver<Vec<u8>>,
+        thread: std::thread::JoinHandle<io::Result<FileEncoder>>,
+    },
+    /// Finished, or its thread stopped on an error that was returned.
+    Gone,
+}
+
+/// The thread of a [`Behind`]: writes the blocks it is given, in order,
+/// until the queue closes (then hands the encoder back) or a write fails.
+fn write_behind(
+    mut encoder: FileEncoder,
+    queue: std::sync::mpsc::Receiver<Job>,
+    give_back: std::sync::mpsc::SyncSender<Vec<u8>>,
+) -> io::Result<FileEncoder> {
+    for job in queue {
+        match job {
+            Job::Data(mut block) => {
+                encoder.writer().write_all(&block)?;
+                block.clear();
+                // A block not taken back is freed.
+                let _ = give_back.try_send(block);
+            }
+            Job::Flush(done) => {
+                let r = encoder.writer().flush();
+                let failed = r
+                    .as_ref()
+                    .err()
+                    .map(|e| io::Error::new(e.kind(), e.to_string()));
+                let _ = done.send(r);
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+            }
+        }
+    }
+    Ok(encoder)
 }
 
 impl Behind {
-    /// `encoder` written on a new thread.
-    fn new(mut encoder: FileEncoder) -> io::Result<Behind> {
-        let (jobs, queue) = std::sync::mpsc::sync_channel::<Job>(BEHIND_QUEUE);
-        let (give_back, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(BEHIND_QUEUE + 1);
-        let thread = std::thread::Builder::new()
-            .name("rookery-output".into())
-            .spawn(move || {
-                for job in queue {
-                    match job {
-                        Job::Data(mut block) => {
-                            encoder.writer().write_all(&block)?;
-                            block.clear();
-                            // A block not taken back is freed.
-                            let _ = give_back.try_send(block);
-                        }
-                        Job::Flush(done) => {
-                            let r = encoder.writer().flush();
-                            let failed = r
-                                .as_ref()
-                                .err()
-                                .map(|e| io::Error::new(e.kind(), e.to_string()));
-                            let _ = done.send(r);
-                            if let Some(e) = failed {
-                                return Err(e);
-                            }
-                        }
-                    }
-                }
-                Ok(encoder)
-            })?;
+    /// `encoder`, to be written behind.
+    fn new(encoder: FileEncoder) -> io::Result<Behind> {
         Ok(Behind {
-            buf: Vec::with_capacity(BEHIND_BLOCK),
-            jobs: Some(jobs),
-            spare,
-            thread: Some(thread),
+            buf: Vec::new(),
+            state: Writing::Here(Box::new(encoder)),
         })
     }
 
     /// The thread's error, once it has stopped on one (it stops taking
     /// jobs then, so a send fails).
     fn failed(&mut self) -> io::Error {
-        self.jobs = None;
-        match self.thread.take().map(std::thread::JoinHandle::join) {
-            Some(Ok(Err(e))) => e,
-            Some(Err(_)) => io::Error::other("the output's thread panicked"),
-            Some(Ok(Ok(_))) | None => io::Error::other("the output is already finished"),
+        match std::mem::replace(&mut self.state, Writing::Gone) {
+            Writing::Thread { thread, .. } => match thread.join() {
+                Ok(Err(e)) => e,
+                Ok(Ok(_)) => io::Error::other("the output's thread stopped"),
+                Err(_) => io::Error::other("the output's thread panicked"),
+            },
+            Writing::Here(_) | Writing::Gone => io::Error::other("the output is already finished"),
         }
     }
 
-    /// Queues `job` for the thread.
+    /// Queues `job` for the thread, starting it first if need be.
     fn send(&mut self, job: Job) -> io::Result<()> {
-        let sent = match &self.jobs {
-            Some(jobs) => jobs.send(job).is_ok(),
-            None => false,
+        if matches!(self.state, Writing::Here(_)) {
+            let Writing::Here(encoder) = std::mem::replace(&mut self.state, Writing::Gone) else {
+                unreachable!("matched above");
+            };
+            let (jobs, queue) = std::sync::mpsc::sync_channel::<Job>(BEHIND_QUEUE);
+            let (give_back, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(BEHIND_QUEUE + 1);
+            let thread = std::thread::Builder::new()
+                .name("rookery-output".into())
+                .spawn(move || write_behind(*encoder, queue, give_back))?;
+            self.state = Writing::Thread {
+                jobs,
+                spare,
+                thread,
+            };
+        }
+        let sent = match &self.state {
+            Writing::Thread { jobs, .. } => jobs.send(job).is_ok(),
+            Writing::Here(_) | Writing::Gone => false,
         };
         if sent {
             Ok(())
@@ -461,10 +493,11 @@ impl Behind {
 
     /// Queues the block filled so far.
     fn send_block(&mut self) -> io::Result<()> {
-        let next = self
-            .spare
-            .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(BEHIND_BLOCK));
+        let next = match &self.state {
+            Writing::Thread { spare, .. } => spare.try_recv().ok(),
+            Writing::Here(_) | Writing::Gone => None,
+        }
+        .unwrap_or_else(|| Vec::with_capacity(BEHIND_BLOCK));
         let full = std::mem::replace(&mut self.buf, next);
         self.send(Job::Data(full))
     }
@@ -472,15 +505,25 @@ impl Behind {
     /// Writes what is left and ends the encoder on this thread (its last
     /// frame, member or stream), handing back the file.
     fn finish(mut self) -> io::Result<io::BufWriter<File>> {
-        if !self.buf.is_empty() {
+        if matches!(self.state, Writing::Thread { .. }) && !self.buf.is_empty() {
             self.send_block()?;
         }
-        self.jobs = None;
-        match self.thread.take().map(std::thread::JoinHandle::join) {
-            Some(Ok(Ok(encoder))) => encoder.finish(),
-            Some(Ok(Err(e))) => Err(e),
-            Some(Err(_)) => Err(io::Error::other("the output's thread panicked")),
-            None => Err(io::Error::other("the output is already finished")),
+        match std::mem::replace(&mut self.state, Writing::Gone) {
+            Writing::Here(mut encoder) => {
+                encoder.writer().write_all(&self.buf)?;
+                encoder.finish()
+            }
+            Writing::Thread { jobs, thread, .. } => {
+                // The queue closes: the thread writes what it holds and
+                // hands the encoder back.
+                drop(jobs);
+                match thread.join() {
+                    Ok(Ok(encoder)) => encoder.finish(),
+                    Ok(Err(e)) => Err(e),
+                    Err(_) => Err(io::Error::other("the output's thread panicked")),
+                }
+            }
+            Writing::Gone => Err(io::Error::other("the output is already finished")),
         }
     }
 }
@@ -493,6 +536,9 @@ impl Write for Behind {
 
     fn write_all(&mut self, mut data: &[u8]) -> io::Result<()> {
         while !data.is_empty() {
+            if self.buf.capacity() == 0 {
+                self.buf.reserve_exact(BEHIND_BLOCK);
+            }
             let take = (BEHIND_BLOCK - self.buf.len()).min(data.len());
             self.buf.extend_from_slice(&data[..take]);
             data = &data[take..];
@@ -503,9 +549,14 @@ impl Write for Behind {
         Ok(())
     }
 
-    /// Waits until every byte written so far is written by the thread
-    /// and flushed.
+    /// Waits until every byte written so far is written (by the thread,
+    /// if it started) and flushed.
     fn flush(&mut self) -> io::Result<()> {
+        if let Writing::Here(encoder) = &mut self.state {
+            encoder.writer().write_all(&self.buf)?;
+            self.buf.clear();
+            return encoder.writer().flush();
+        }
         if !self.buf.is_empty() {
             self.send_block()?;
         }
@@ -515,15 +566,6 @@ impl Write for Behind {
             Ok(r) => r,
             Err(_) => Err(self.failed()),
         }
-    }
-}
-
-impl Drop for Behind {
-    /// Unfinished (an error on the way): the thread writes what it was
-    /// given and ends; it is not waited for (it may be blocked on a FIFO
-    /// nobody reads).
-    fn drop(&mut self) {
-        self.jobs = None;
     }
 }
 
