@@ -3,11 +3,15 @@
 //! built-in engine at fixed nodes, so the analysis is deterministic; the
 //! wall-clock times in it are normalised), with the report and the error
 //! lines one run prints, for N in {1, 2, 3, 7}; a merge refuses a missing
-//! shard and a shard of another file, naming it and writing nothing.
+//! shard and a shard of another file, naming it and writing nothing; the
+//! `--epd-out` parts merge to one run's EPD, and a shard killed mid-run
+//! continues with `--resume`.
 
-use crate::common::{rookery, s, text};
+use crate::common::{rookery, s, text, ROOKERY};
 use rookery_testkit::TempDir;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 const NS: [u32; 4] = [1, 2, 3, 7];
 
@@ -31,11 +35,16 @@ fn suite_input(t: &TempDir, name: &str, records: usize) -> PathBuf {
 
 /// The suite's arguments, results to `results`.
 fn suite_args(input: &Path, results: &Path) -> Vec<String> {
+    suite_args_at(input, results, "300")
+}
+
+/// The suite's arguments at `nodes` a position, results to `results`.
+fn suite_args_at(input: &Path, results: &Path, nodes: &str) -> Vec<String> {
     [
         "suite",
         s(input),
         "--nodes",
-        "300",
+        nodes,
         "--jobs",
         "1",
         "--no-html",
@@ -49,10 +58,16 @@ fn suite_args(input: &Path, results: &Path) -> Vec<String> {
 /// Results JSON with the wall-clock times (`time_ms`,
 /// `time_to_solution_ms`) set to 0: all else byte for byte.
 fn without_times(json: &str) -> String {
+    without(json, &["time_ms", "time_to_solution_ms"])
+}
+
+/// Results JSON with the values of `keys` set to 0: all else byte for
+/// byte.
+fn without(json: &str, keys: &[&str]) -> String {
     json.lines()
         .map(|l| {
             let key = l.trim_start();
-            if key.starts_with("\"time_ms\": ") || key.starts_with("\"time_to_solution_ms\": ") {
+            if keys.iter().any(|k| key.starts_with(&format!("\"{k}\": "))) {
                 let (head, _) = l.split_once(": ").unwrap();
                 let comma = if l.ends_with(',') { "," } else { "" };
                 format!("{head}: 0{comma}\n")
@@ -179,8 +194,7 @@ fn suite_shard_needs_one_file_and_results() {
     let t = TempDir::new("shard-suite-usage");
     let input = suite_input(&t, "wac.epd", 3);
     let results = t.join("r.json");
-    let epd_out = t.join("o.epd");
-    let cases: [(Vec<&str>, &str); 4] = [
+    let cases: [(Vec<&str>, &str); 3] = [
         (
             vec!["suite", "--shard", "1/2", "--results", s(&results)],
             "exactly one suite FILE",
@@ -198,19 +212,6 @@ fn suite_shard_needs_one_file_and_results() {
             "exactly one suite FILE",
         ),
         (vec!["suite", s(&input), "--shard", "1/2"], "--results"),
-        (
-            vec![
-                "suite",
-                s(&input),
-                "--shard",
-                "1/2",
-                "--results",
-                s(&results),
-                "--epd-out",
-                s(&epd_out),
-            ],
-            "--epd-out",
-        ),
     ];
     for (args, why) in cases {
         let r = rookery(&args, b"");
@@ -220,5 +221,97 @@ fn suite_shard_needs_one_file_and_results() {
     assert!(
         std::fs::read_dir(t.path()).unwrap().count() == 1,
         "nothing written"
+    );
+}
+
+/// EPD with the wall-clock opcodes (`acs` seconds, `Tsol` ms to solution)
+/// left out: all else byte for byte.
+fn epd_without_times(epd: &str) -> String {
+    epd.lines()
+        .map(|l| {
+            let ops: Vec<&str> = l
+                .split("; ")
+                .filter(|op| !op.starts_with("acs ") && !op.starts_with("Tsol "))
+                .collect();
+            ops.join("; ") + "\n"
+        })
+        .collect()
+}
+
+/// Complete lines in `path` (0 when it is not there).
+fn complete_lines(path: &Path) -> usize {
+    std::fs::read(path).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
+}
+
+#[test]
+fn suite_epd_out_parts_merge_and_a_killed_shard_resumes() {
+    let t = TempDir::new("shard-suite-epd");
+    let input = suite_input(&t, "wac30.epd", 30);
+    let nodes = "200000";
+    let whole = t.join("whole.json");
+    let whole_epd = t.join("whole.epd");
+    let with_epd = |results: &Path, epd: &Path| -> Vec<String> {
+        [
+            suite_args_at(&input, results, nodes),
+            vec!["--epd-out".into(), s(epd).into()],
+        ]
+        .concat()
+    };
+    rookery(&with_epd(&whole, &whole_epd), b"").assert_code(1);
+    let out = t.join("r.json");
+    let out_epd = t.join("r.epd");
+    let shard = |k: u32| {
+        [
+            with_epd(&out, &out_epd),
+            vec!["--shard".into(), format!("{k}/2")],
+        ]
+        .concat()
+    };
+    let first = rookery(&shard(1), b"");
+    assert!(first.code().unwrap() <= 1, "{}", first.describe());
+    let mut child = Command::new(ROOKERY)
+        .args(shard(2))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let partial = t.join(".r.epd.shard-2-of-2.rookery-partial");
+    // Liveness bound only: wait until some records are written.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while complete_lines(&partial) < 3 {
+        assert!(
+            Instant::now() < deadline,
+            "no progress in {}",
+            partial.display()
+        );
+        assert!(child.try_wait().unwrap().is_none(), "finished too early");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    // The killed shard is not merged: named, nothing written.
+    for o in [&out, &out_epd] {
+        let m = rookery(&["merge", s(o)], b"");
+        m.assert_code(2);
+        m.assert_stderr_contains(".shard-2-of-2 (");
+        assert!(!o.exists());
+    }
+    let r = rookery(&[shard(2), vec!["--resume".into()]].concat(), b"");
+    r.assert_code(1); // the line that is no record is in shard 2's part
+    r.assert_stderr_contains("records scored from earlier output");
+    rookery(&["merge", s(&out_epd)], b"").assert_code(1);
+    assert_eq!(
+        epd_without_times(&std::fs::read_to_string(&out_epd).unwrap()),
+        epd_without_times(&std::fs::read_to_string(&whole_epd).unwrap()),
+        "merged --epd-out"
+    );
+    rookery(&["merge", s(&out)], b"").assert_code(1);
+    // A record scored from the EPD has no depth there (as in a resumed
+    // run that is not sharded): depths left out too.
+    let keys = ["time_ms", "time_to_solution_ms", "depth"];
+    assert_eq!(
+        without(&std::fs::read_to_string(&out).unwrap(), &keys),
+        without(&std::fs::read_to_string(&whole).unwrap(), &keys),
+        "merged results of a resumed shard"
     );
 }

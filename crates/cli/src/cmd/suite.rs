@@ -18,6 +18,10 @@ use std::path::{Path, PathBuf};
 /// a suite's results with [`merge`].
 pub const VERB: &str = "suite";
 
+/// The verb of the manifest of a shard's `--epd-out` part: EPD lines in
+/// input order, merged as the EPD verbs' outputs are (one after the other).
+pub const EPD_VERB: &str = "suite --epd-out";
+
 /// Flags of `rookery suite`.
 #[derive(clap::Args, Debug)]
 #[command(
@@ -29,8 +33,9 @@ FILE and --results R.json is needed: the shard analyses the K-th of N contiguous
 lines (error messages give the lines of the whole file) and writes its results to R.json.shard-K-of-N \
 with a manifest R.json.shard-K-of-N.json, and no HTML or report. `rookery merge R.json` then checks that \
 all N parts are there, finished and of the same command and file, writes R.json as one run writes it and \
-prints the report one run prints; `rookery report R.json --html FILE` gives the HTML page. --epd-out (and \
-so --resume) is not taken with --shard.\n\n\
+prints the report one run prints; `rookery report R.json --html FILE` gives the HTML page. With --epd-out E \
+a shard also writes E.shard-K-of-N (merged by `rookery merge E`), from which --resume continues a killed \
+shard.\n\n\
 Examples:\n  rookery suite\n  rookery suite wac.epd --engine /usr/games/stockfish --movetime 200 --jobs 2\n  \
 rookery suite sts1.epd sts2.epd --depth 8 --results sts.json --html sts.html\n  \
 rookery suite big.epd --epd-out big.out.epd --resume\n  \
@@ -251,7 +256,9 @@ fn report_problems(shown: &str, problems: &[LineProblem]) -> usize {
 
 /// `--shard`: the part of one suite file, its results written as the part
 /// of `--results` with a manifest (whose summary keeps the problems, by
-/// the lines of the whole file, and whether the report is JSON).
+/// the lines of the whole file, and whether the report is JSON), and with
+/// `--epd-out E` its records as the part of E (`--resume` continues a
+/// killed shard from it).
 fn run_shard(args: &Args, s: Shard) -> anyhow::Result<Status> {
     let [file] = args.files.as_slice() else {
         return Err(usage(
@@ -264,20 +271,46 @@ fn run_shard(args: &Args, s: Shard) -> anyhow::Result<Status> {
              which `rookery merge R.json` joins",
         ));
     };
-    if args.epd_out.is_some() {
-        return Err(usage(
-            "--epd-out cannot be used with --shard (a shard writes only its part of --results)",
-        ));
-    }
     shard::check_paths(file, results)?;
-    output::check_outputs(&[("--results", results)], &[file.as_path()])?;
+    let mut outputs = vec![("--results", results)];
+    if let Some(e) = args.epd_out.as_deref() {
+        shard::check_paths(file, e)?;
+        outputs.push(("--epd-out", e));
+    }
+    output::check_outputs(&outputs, &[file.as_path()])?;
     let limits = args.engine.limits(100)?;
     let total = shard::count_lines(file)?;
     let mut job = Job::start(s, &args.shard, VERB, file, results, "lines", total)?;
+    // --epd-out: its own part and manifest, merged by `rookery merge E`.
+    let epd_job = match args.epd_out.as_deref() {
+        Some(e) => Some(Job::start(
+            s,
+            &args.shard,
+            EPD_VERB,
+            file,
+            e,
+            "lines",
+            total,
+        )?),
+        None => None,
+    };
     let range = job.range();
     let input = rookery_io::part::Lines::new(output::open_input(file)?, range.clone());
-    // Engines before the part is written: one that cannot start changes nothing.
+    // Engines before the parts are written: one that cannot start changes nothing.
     let engines = args.engine.start()?;
+    let mut previous = match &epd_job {
+        Some(j) if args.resume => output::resume_sources(j.part_path())?,
+        _ => Vec::new(),
+    };
+    let mut epd = match &epd_job {
+        Some(j) => Some(Output::create(j.part_path(), &[file.as_path()], false)?),
+        None => None,
+    };
+    let mut sink = std::io::sink();
+    let epd_writer: &mut dyn Write = match epd.as_mut() {
+        Some(w) => w,
+        None => &mut sink,
+    };
     let name = suite_name(file);
     let bar = progress::bar(
         &format!("{name} shard {s} ({})", limits.describe()),
@@ -286,10 +319,10 @@ fn run_shard(args: &Args, s: Shard) -> anyhow::Result<Status> {
     let (run, mut summary) = rookery_analysis::run_suite(
         &name,
         input,
-        &mut std::io::sink(),
+        epd_writer,
         engines,
         &limits,
-        &mut [],
+        &mut previous,
         |t| {
             bar.set_position(t.lines_done);
             job.progress(t.lines_done);
@@ -300,7 +333,21 @@ fn run_shard(args: &Args, s: Shard) -> anyhow::Result<Status> {
     for p in &mut summary.problems {
         p.line += range.start;
     }
-    let problems = report_problems(&output::display_name(file), &summary.problems);
+    let shown = output::display_name(file);
+    let problems = report_problems(&shown, &summary.problems);
+    if summary.kept > 0 {
+        eprintln!(
+            "{shown}: {} records scored from earlier output",
+            summary.kept
+        );
+    }
+    if let (Some(w), Some(j)) = (epd, epd_job) {
+        w.commit()?;
+        if args.resume {
+            output::resume_done(j.part_path());
+        }
+        j.finish(serde_json::json!({ "errors": problems }))?;
+    }
     output::write_whole(job.part_path(), &results_json(&[run])?)?;
     job.finish(serde_json::json!({
         "problems": summary.problems,
