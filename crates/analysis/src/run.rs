@@ -30,8 +30,9 @@ pub struct VerbOptions {
     pub keep_as: Option<Verb>,
 }
 
-/// One problem met while processing, located by input line.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One problem met while processing, located by input line (kept as
+/// JSON in a shard's manifest, for the merge to report).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LineProblem {
     /// 1-based input line.
     pub line: u64,

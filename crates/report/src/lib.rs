@@ -94,7 +94,7 @@ pub mod themes;
 pub use compare::Comparison;
 pub use curve::Curves;
 pub use gate::{Gate, GateError, WorseRule};
-pub use model::{Expected, PositionResult, Score, SuiteRun};
+pub use model::{Expected, JoinError, PositionResult, Score, SuiteRun};
 pub use paired::Paired;
 pub use stats::Summary;
 pub use themes::{ThemeBreakdown, ThemeSource};

@@ -20,6 +20,84 @@ pub struct SuiteRun {
     pub positions: Vec<PositionResult>,
 }
 
+/// Why runs of the parts of one suite cannot be joined into one run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JoinError {
+    /// No part was given.
+    #[error("no runs to join")]
+    Empty,
+    /// A part is a run of another suite, engine or limits than the first.
+    #[error("part {part} is a run of {found:?}, the first part of {expected:?} ({what})")]
+    Different {
+        /// The part, from 1.
+        part: usize,
+        /// What differs: `suite`, `engine` or `limits`.
+        what: &'static str,
+        /// The first part's value.
+        expected: String,
+        /// This part's value.
+        found: String,
+    },
+}
+
+impl SuiteRun {
+    /// The run of a whole suite from the runs of its parts in order (the
+    /// contiguous runs of its records `suite --shard K/N` analyses): their
+    /// positions one after the other, each numbered on from the positions
+    /// of the parts before it, so that the run is the one an unsharded run
+    /// of the same suite gives when the analysis is deterministic.
+    ///
+    /// ```
+    /// use rookery_report::{Expected, PositionResult, SuiteRun};
+    /// let part = |fens: &[&str]| SuiteRun {
+    ///     suite: "wac".into(),
+    ///     engine: "rookery".into(),
+    ///     limits: "nodes 1000".into(),
+    ///     started: None,
+    ///     positions: fens
+    ///         .iter()
+    ///         .enumerate()
+    ///         .map(|(i, f)| PositionResult::unanswered(i + 1, f.to_string(), Expected::default(), 1))
+    ///         .collect(),
+    /// };
+    /// let whole = SuiteRun::join([part(&["a", "b"]), part(&[]), part(&["c"])])?;
+    /// let numbered: Vec<_> = whole.positions.iter().map(|p| (p.index, p.fen.as_str())).collect();
+    /// assert_eq!(numbered, [(1, "a"), (2, "b"), (3, "c")]);
+    /// # Ok::<(), rookery_report::JoinError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`JoinError::Empty`] for no part; [`JoinError::Different`] for a
+    /// part of another suite, engine or limits than the first.
+    pub fn join(parts: impl IntoIterator<Item = SuiteRun>) -> Result<SuiteRun, JoinError> {
+        let mut parts = parts.into_iter();
+        let mut whole = parts.next().ok_or(JoinError::Empty)?;
+        for (i, part) in parts.enumerate() {
+            let fields = [
+                ("suite", &whole.suite, &part.suite),
+                ("engine", &whole.engine, &part.engine),
+                ("limits", &whole.limits, &part.limits),
+            ];
+            if let Some((what, expected, found)) = fields.into_iter().find(|(_, a, b)| a != b) {
+                return Err(JoinError::Different {
+                    part: i + 2,
+                    what,
+                    expected: expected.clone(),
+                    found: found.clone(),
+                });
+            }
+            let before = whole.positions.len();
+            whole
+                .positions
+                .extend(part.positions.into_iter().map(|mut p| {
+                    p.index += before;
+                    p
+                }));
+        }
+        Ok(whole)
+    }
+}
+
 /// What a position asks for.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Expected {
@@ -175,5 +253,53 @@ impl PositionResult {
             );
         }
         parts.join("; ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(engine: &str, fens: &[&str]) -> SuiteRun {
+        SuiteRun {
+            suite: "wac".into(),
+            engine: engine.into(),
+            limits: "nodes 300".into(),
+            started: None,
+            positions: fens
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    PositionResult::unanswered(i + 1, f.to_string(), Expected::default(), 1)
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_part_of_another_engine_is_not_joined() {
+        let err = SuiteRun::join([run("a", &["x"]), run("a", &["y"]), run("b", &["z"])]);
+        assert_eq!(
+            err,
+            Err(JoinError::Different {
+                part: 3,
+                what: "engine",
+                expected: "a".into(),
+                found: "b".into(),
+            })
+        );
+        assert_eq!(SuiteRun::join(Vec::new()), Err(JoinError::Empty));
+    }
+
+    #[test]
+    fn positions_are_numbered_on_across_parts() {
+        let whole = SuiteRun::join([run("a", &["x"]), run("a", &[]), run("a", &["y", "z"])])
+            .expect("one suite, engine and limits");
+        let numbered: Vec<(usize, &str)> = whole
+            .positions
+            .iter()
+            .map(|p| (p.index, p.fen.as_str()))
+            .collect();
+        assert_eq!(numbered, [(1, "x"), (2, "y"), (3, "z")]);
     }
 }

@@ -43,10 +43,29 @@ pub fn run(a: Args) -> anyhow::Result<Status> {
         return status(&a);
     }
     let parts = manifest::gather(&a.output).map_err(refused)?;
+    let status = match parts[0].manifest.verb.as_str() {
+        // Results JSON: the parts' runs joined, not concatenated.
+        crate::cmd::suite::VERB => crate::cmd::suite::merge(&a.output, &parts)?,
+        _ => {
+            concatenate(&a.output, &parts)?;
+            summary(&parts)
+        }
+    };
+    if a.clean {
+        for p in &parts {
+            let _ = std::fs::remove_file(&p.path);
+            let _ = std::fs::remove_file(manifest::Manifest::path(&p.path));
+        }
+    }
+    Ok(status)
+}
+
+/// Writes the parts one after the other to `out`.
+fn concatenate(out: &std::path::Path, parts: &[Part]) -> anyhow::Result<()> {
     let inputs: Vec<&std::path::Path> = parts.iter().map(|p| p.path.as_path()).collect();
-    let mut out = Output::create(&a.output, &inputs, false)?;
+    let mut out = Output::create(out, &inputs, false)?;
     let mut buf = vec![0u8; 1 << 16];
-    for p in &parts {
+    for p in parts {
         let mut f = std::fs::File::open(&p.path)?;
         loop {
             let n = std::io::Read::read(&mut f, &mut buf)?;
@@ -57,14 +76,7 @@ pub fn run(a: Args) -> anyhow::Result<Status> {
         }
     }
     out.commit()?;
-    let status = summary(&parts);
-    if a.clean {
-        for p in &parts {
-            let _ = std::fs::remove_file(&p.path);
-            let _ = std::fs::remove_file(manifest::Manifest::path(&p.path));
-        }
-    }
-    Ok(status)
+    Ok(())
 }
 
 /// A refusal is a usage error (exit status 2); an unreadable directory
