@@ -45,19 +45,13 @@ pub fn run(a: Args) -> anyhow::Result<Status> {
     let parts = manifest::gather(&a.output).map_err(refused)?;
     let inputs: Vec<&std::path::Path> = parts.iter().map(|p| p.path.as_path()).collect();
     let mut out = Output::create(&a.output, &inputs, false)?;
-    let mut buf = vec![0u8; 1 << 16];
-    for p in &parts {
-        let mut f = std::fs::File::open(&p.path)?;
-        loop {
-            let n = std::io::Read::read(&mut f, &mut buf)?;
-            if n == 0 {
-                break;
-            }
-            out.write_all(&buf[..n])?;
-        }
+    match parts[0].manifest.verb.as_str() {
+        // Games joined at their seams (a blank line between two).
+        "pgn filter" => crate::cmd::pgn_copy::join_parts(&parts, &mut out)?,
+        _ => concatenate(&parts, &mut out)?,
     }
     out.commit()?;
-    let status = summary(&parts);
+    let status = summary(&parts)?;
     if a.clean {
         for p in &parts {
             let _ = std::fs::remove_file(&p.path);
@@ -65,6 +59,15 @@ pub fn run(a: Args) -> anyhow::Result<Status> {
         }
     }
     Ok(status)
+}
+
+/// The parts one after another, byte for byte.
+fn concatenate(parts: &[Part], out: &mut dyn Write) -> anyhow::Result<()> {
+    for p in parts {
+        let mut f = std::fs::File::open(&p.path)?;
+        std::io::copy(&mut f, out)?;
+    }
+    Ok(())
 }
 
 /// A refusal is a usage error (exit status 2); an unreadable directory
@@ -79,11 +82,11 @@ fn refused(e: MergeError) -> anyhow::Error {
 
 /// Prints what the unsharded verb prints at its end, from the parts'
 /// summaries; its exit status.
-fn summary(parts: &[Part]) -> Status {
+fn summary(parts: &[Part]) -> anyhow::Result<Status> {
     let first = &parts[0].manifest;
     let summaries: Vec<serde_json::Value> =
         parts.iter().map(|p| p.manifest.summary.clone()).collect();
-    match first.verb.as_str() {
+    Ok(match first.verb.as_str() {
         "epd analyse" | "epd target" | "epd mate" => {
             if crate::cmd::verbs::merged_report(&first.input, &summaries) {
                 Status::InputErrors
@@ -92,9 +95,11 @@ fn summary(parts: &[Part]) -> Status {
             }
         }
         "pgn annotate" => crate::cmd::annotate::merged_report(&first.input, &summaries),
+        "pgn filter" => crate::cmd::pgn_copy::merged_summary(&summaries)?,
+        "pgn eco" => crate::cmd::pgn::merged_eco_summary(&summaries)?,
         // epd normalize, pgn to-epd, pgn normalize: errors in any part.
         _ => errors_status(&summaries),
-    }
+    })
 }
 
 /// Exit status of parts whose summaries count `errors`: 1 if any has one.

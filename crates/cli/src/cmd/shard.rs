@@ -8,6 +8,7 @@ use crate::output::{self, usage};
 use anyhow::Context;
 use rookery_io::manifest::{Fingerprint, Manifest};
 use rookery_io::shard::{Shard, ShardChoice};
+use rookery_pgn::split::Start;
 use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -133,6 +134,57 @@ pub fn count_games(
         builder.recycle(g);
     }
     Ok((games, None))
+}
+
+/// Where the games `range` (from 0) of the PGN text `text` lie, as
+/// rookery-pgn's reader finds them: where the first starts (its location
+/// and index: a [`Start`] for the readers of the part) and the offset
+/// where the game after the last starts (`None`: the part runs to the end
+/// of the text).
+///
+/// # Errors
+/// The input cannot be read.
+pub fn game_span(text: impl Read, range: Range<u64>) -> std::io::Result<(Start, Option<u64>)> {
+    use rookery_pgn::game::{Detail, GameBuilder};
+    let mut reader = rookery_pgn::reader::Reader::new(text);
+    let mut builder = GameBuilder::new().with_detail(Detail::Count);
+    let mut start = None;
+    let mut games = 0;
+    while let Some(g) = reader.read_game(&mut builder)? {
+        if games == range.start {
+            start = Some(Start {
+                at: g.at,
+                index: g.index,
+            });
+        }
+        if games == range.end {
+            let end = g.at.offset;
+            return Ok((start.unwrap_or_default(), Some(end)));
+        }
+        games += 1;
+        builder.recycle(g);
+    }
+    // A part past the last game is empty: it starts at the end.
+    let start = start.unwrap_or(Start {
+        at: reader.location(),
+        index: usize::try_from(games + 1).unwrap_or(usize::MAX),
+    });
+    Ok((start, None))
+}
+
+/// `text` from byte `start.at.offset` to byte `end` (`None`: to its end):
+/// a part [`game_span`] found.
+///
+/// # Errors
+/// The input cannot be read.
+pub fn part_of<R: Read>(
+    mut text: R,
+    start: Start,
+    end: Option<u64>,
+) -> std::io::Result<std::io::Take<R>> {
+    std::io::copy(&mut (&mut text).take(start.at.offset), &mut std::io::sink())?;
+    let len = end.map_or(u64::MAX, |e| e.saturating_sub(start.at.offset));
+    Ok(text.take(len))
 }
 
 /// One shard at work: where it writes, its manifest, its progress.
