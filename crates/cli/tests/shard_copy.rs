@@ -160,6 +160,13 @@ fn pgn_filter_on_tags_sharded_merges_to_one_run() {
         "all-but-bad.pgn",
         false,
     );
+    // Each shard's part read on two threads in small pieces.
+    sharded_equals_whole(
+        &t,
+        &[&all_but[..], &["--jobs", "2", "--chunk-bytes", "1500"]].concat(),
+        "all-but-jobs.pgn",
+        false,
+    );
     // Few games kept, none in the first parts.
     sharded_equals_whole(
         &t,
@@ -213,6 +220,12 @@ fn pgn_eco_sharded_merges_to_one_run() {
         &t,
         &[&eco[..], &["--keep", "--json"]].concat(),
         "kept.pgn",
+        false,
+    );
+    sharded_equals_whole(
+        &t,
+        &[&eco[..], &["--jobs", "2", "--chunk-bytes", "1500"]].concat(),
+        "named-jobs.pgn",
         false,
     );
 }
