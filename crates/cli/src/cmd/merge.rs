@@ -2,7 +2,9 @@
 //! each with its manifest) put together into OUT, byte for byte what one
 //! run of the same command writes, with the summary it prints; or, with
 //! `--status`, how far each shard is. The checks (all N there, done, of
-//! one job) are `rookery_io::manifest`'s.
+//! one job) are `rookery_io::manifest`'s. Parts are concatenated, except
+//! those of a verb that writes games one after another (`pgn filter`),
+//! joined at their seams (`rookery_pgn::collection::Seam`).
 
 use crate::output::{self, usage, Output, Status};
 use rookery_io::manifest::{self, MergeError, Part, State};

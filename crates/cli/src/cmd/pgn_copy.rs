@@ -4,7 +4,10 @@
 //! ([`copy_inputs`], over `rookery_pgn::collection`), problems reported as
 //! `file:line:col: error|warning: ...` on stderr, progress on a terminal,
 //! the summary ([`Totals`], [`summary`]: words on stderr, or `--json` on
-//! stdout).
+//! stdout). A shard of such a verb (`--shard K/N`) reads its part of one
+//! input ([`copy_part`]) and keeps its totals and the seam of its games in
+//! its manifest ([`shard_summary`]); `rookery merge` joins the parts
+//! ([`join_parts`]) and prints the one run's summary ([`merged_summary`]).
 //!
 //! A verb's `run` is: `check_json`, open its outputs, `copy_inputs` with a
 //! label (on the reading threads) and a consumer (on this thread, in input
