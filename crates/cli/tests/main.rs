@@ -35,6 +35,7 @@ mod referee_web_limits;
 mod report_chromium;
 mod report_cli;
 mod shard_cli;
+mod shard_copy;
 mod shard_suite;
 mod snapshots;
 mod uci_hostile;

@@ -378,9 +378,12 @@ fn sharded_and_merged_is_byte_identical_to_one_run_with_a_shard_killed_and_resum
             b"",
         );
         assert_eq!(out.code(), Some(0), "N = {n}: {}", out.describe());
+        let merged_epd = std::fs::read(&epd).unwrap();
         assert!(
-            std::fs::read(&epd).unwrap() == expected_epd,
-            "N = {n}: the merged EPD differs from one run's"
+            merged_epd == expected_epd,
+            "N = {n}: the merged EPD differs from one run's\n--- one run:\n{}\n--- merged:\n{}",
+            text(&expected_epd),
+            text(&merged_epd)
         );
         let merged = std::fs::read(&pgn).unwrap();
         assert!(

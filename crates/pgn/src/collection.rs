@@ -172,6 +172,23 @@ pub fn run_input<L: Send, E>(
     sink: &mut dyn FnMut(Judged<'_, L>) -> Result<(), E>,
 ) -> Result<Counts, StreamError<E>> {
     let damage = input.damage();
+    run_part(plan, input, &damage, label, progress, sink)
+}
+
+/// [`run_input`] over a stream read from an input whose damage `damage`
+/// tells (a shard's part of it, beginning at `plan.copy.start`): a last
+/// game without a marker is cut short if the input's text ended early.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_part<R: Read + Send, L: Send, E>(
+    plan: &Plan,
+    input: R,
+    damage: &rookery_io::input::Damage,
+    label: &Label<'_, L>,
+    progress: &mut dyn FnMut(u64),
+    sink: &mut dyn FnMut(Judged<'_, L>) -> Result<(), E>,
+) -> Result<Counts, StreamError<E>> {
     run_with(
         plan,
         label,
@@ -364,11 +381,45 @@ fn line_end(text: &[u8]) -> &'static [u8] {
     }
 }
 
+/// The line end of a [`Seam`]: CR LF or LF.
+fn eol(crlf: bool) -> &'static [u8] {
+    if crlf {
+        b"\r\n"
+    } else {
+        b"\n"
+    }
+}
+
+/// How a run of games written by a [`GameWriter`] begins and ends: what
+/// another writer needs to take the run's bytes as if it had written its
+/// games one by one ([`GameWriter::append_run`]). The bytes of a run
+/// depend on what was written before it (a blank line before its first
+/// game unless it is the first of all; an open game before it closed with
+/// a marker if its first game has no tags), so runs written apart (the
+/// parts of a sharded job) are joined by their seams, not merely
+/// concatenated.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Seam {
+    /// Games in the run.
+    pub games: u64,
+    /// Its first game starts with a tag (`[`).
+    pub first_tag: bool,
+    /// Its first game's line end is CR LF.
+    pub first_crlf: bool,
+    /// Its last game has no game-termination marker (and its line is not
+    /// ended): the marker it would be closed with.
+    pub open: Option<GameResult>,
+    /// Its last game's line end is CR LF.
+    pub open_crlf: bool,
+}
+
 /// Writes games one after another (see the module documentation).
 #[derive(Debug)]
 pub struct GameWriter<W> {
     out: W,
     games: u64,
+    /// The first game written: whether it starts with a tag, its line end.
+    first: Option<(bool, &'static [u8])>,
     /// The last game written has no game-termination marker: the one it
     /// would be closed with, and its line end.
     open: Option<(GameResult, &'static [u8])>,
@@ -380,8 +431,26 @@ impl<W: Write> GameWriter<W> {
         GameWriter {
             out,
             games: 0,
+            first: None,
             open: None,
         }
+    }
+
+    /// What comes before a game (one starting with a tag if `tag`, its
+    /// line end `eol`): the open game before it closed, a blank line.
+    fn before(&mut self, tag: bool, eol: &'static [u8]) -> io::Result<()> {
+        if let Some((result, open_eol)) = self.open.take() {
+            if !tag {
+                self.out.write_all(b" ")?;
+                self.out.write_all(result.as_str().as_bytes())?;
+            }
+            self.out.write_all(open_eol)?;
+        }
+        if self.games > 0 {
+            self.out.write_all(eol)?;
+        }
+        self.first.get_or_insert((tag, eol));
+        Ok(())
     }
 
     /// Writes one game's text (white space at its end left out) and its
@@ -394,17 +463,8 @@ impl<W: Write> GameWriter<W> {
     /// The output's write errors.
     pub fn write(&mut self, text: &[u8], open_result: Option<GameResult>) -> io::Result<()> {
         let text = text.trim_ascii_end();
-        if let Some((result, eol)) = self.open.take() {
-            if text.first() != Some(&b'[') {
-                self.out.write_all(b" ")?;
-                self.out.write_all(result.as_str().as_bytes())?;
-            }
-            self.out.write_all(eol)?;
-        }
         let eol = line_end(text);
-        if self.games > 0 {
-            self.out.write_all(eol)?;
-        }
+        self.before(text.first() == Some(&b'['), eol)?;
         self.out.write_all(text)?;
         self.open = open_result.map(|r| (r, eol));
         if self.open.is_none() {
@@ -433,6 +493,42 @@ impl<W: Write> GameWriter<W> {
             self.out.write_all(eol)?;
         }
         Ok(self.out)
+    }
+
+    /// Ends a run of games written apart ([`Seam`]): the output as it
+    /// stands (the last game's line left open if it has no marker) and
+    /// the run's seam.
+    pub fn finish_run(self) -> (W, Seam) {
+        let (first_tag, first_eol) = self.first.unwrap_or((false, &b"\n"[..]));
+        let (open, open_eol) = match self.open {
+            Some((result, eol)) => (Some(result), eol),
+            None => (None, &b"\n"[..]),
+        };
+        let seam = Seam {
+            games: self.games,
+            first_tag,
+            first_crlf: first_eol == b"\r\n",
+            open,
+            open_crlf: open_eol == b"\r\n",
+        };
+        (self.out, seam)
+    }
+
+    /// Writes a run of games another writer wrote ([`GameWriter::finish_run`]
+    /// gave `body`'s bytes and `seam`), exactly as if this writer had
+    /// written its games one by one.
+    ///
+    /// # Errors
+    /// Errors reading `body` or writing the output.
+    pub fn append_run(&mut self, seam: &Seam, body: &mut dyn io::Read) -> io::Result<()> {
+        if seam.games == 0 {
+            return Ok(());
+        }
+        self.before(seam.first_tag, eol(seam.first_crlf))?;
+        io::copy(body, &mut self.out)?;
+        self.open = seam.open.map(|r| (r, eol(seam.open_crlf)));
+        self.games += seam.games;
+        Ok(())
     }
 }
 
@@ -580,5 +676,43 @@ mod tests {
             .map(|g| g.unwrap().plies)
             .collect();
         assert_eq!(games, [2, 2]);
+    }
+
+    #[test]
+    fn runs_written_apart_join_into_what_one_writer_writes() {
+        // Games with and without tags, markers, CR LF.
+        let games: [(&[u8], Option<GameResult>); 5] = [
+            (b"[Event \"a\"]\n\n1. e4", Some(GameResult::WhiteWins)),
+            (b"1. d4 d5", Some(GameResult::Unknown)),
+            (b"[Event \"c\"]\r\n\r\n1. c4 *", None),
+            (b"1. Nf3", Some(GameResult::Unknown)),
+            (b"[Event \"e\"]\n\n1. b3 1-0", None),
+        ];
+        let mut one = GameWriter::new(Vec::new());
+        for (text, open) in games {
+            one.write(text, open).unwrap();
+        }
+        let one = one.finish().unwrap();
+        // Every way of cutting the games into three runs, some empty.
+        for a in 0..=games.len() {
+            for b in a..=games.len() {
+                let mut joined = GameWriter::new(Vec::new());
+                for run in [&games[..a], &games[a..b], &games[b..]] {
+                    let mut w = GameWriter::new(Vec::new());
+                    for (text, open) in run {
+                        w.write(text, *open).unwrap();
+                    }
+                    let (body, seam) = w.finish_run();
+                    assert_eq!(seam.games, run.len() as u64);
+                    joined.append_run(&seam, &mut &body[..]).unwrap();
+                }
+                let joined = joined.finish().unwrap();
+                assert_eq!(
+                    String::from_utf8_lossy(&joined),
+                    String::from_utf8_lossy(&one),
+                    "cut at {a} and {b}"
+                );
+            }
+        }
     }
 }

@@ -54,7 +54,7 @@ use std::ops::Range;
 
 use crate::game::{Detail, ReadGame};
 use crate::reader::parse_tag;
-use crate::split::{for_each_piece_at, for_each_piece_with, PieceGames, ReadAt};
+use crate::split::{for_each_piece_at, for_each_piece_from, PieceGames, ReadAt, Start};
 use crate::stream::{Diag, StreamError};
 use crate::types::{Location, RawTag};
 
@@ -80,6 +80,9 @@ pub struct CopyPlan {
     /// the judge with [`ReadGame::skipped`], unchecked. For a judge whose
     /// verdict the tags alone decide for such games.
     pub gate: Option<crate::game::TagGate>,
+    /// Where the input [`copy_games`] reads begins in a larger text (a
+    /// shard's part: see [`Start`]); [`copy_games_at`] reads a whole file.
+    pub start: Start,
 }
 
 impl std::fmt::Debug for CopyPlan {
@@ -91,12 +94,14 @@ impl std::fmt::Debug for CopyPlan {
             .field("detail", &self.detail)
             .field("quiet", &self.quiet)
             .field("gate", &self.gate.as_ref().map(|_| "a gate on tags"))
+            .field("start", &self.start)
             .finish()
     }
 }
 
 impl Default for CopyPlan {
-    /// One thread, 1 MiB pieces, [`Detail::Count`], warnings reported.
+    /// One thread, 1 MiB pieces, [`Detail::Count`], warnings reported, the
+    /// start of a text.
     fn default() -> CopyPlan {
         CopyPlan {
             jobs: 1,
@@ -105,6 +110,7 @@ impl Default for CopyPlan {
             detail: Detail::Count,
             quiet: false,
             gate: None,
+            start: Start::default(),
         }
     }
 }
@@ -381,8 +387,9 @@ pub fn copy_games<R: Read + Send, T: Send, E>(
         held: None,
         stopped: false,
     };
-    for_each_piece_with(
+    for_each_piece_from(
         input,
+        plan.start,
         plan.jobs,
         (plan.chunk_bytes, plan.input_len),
         plan.detail,

@@ -84,6 +84,32 @@ pub struct Piece {
     pub last: bool,
 }
 
+/// Where a stream begins in a larger text: the location of its first byte
+/// and the index of its first game (a shard's part of a collection, cut
+/// where a game starts). Locations and indices are then those of the
+/// whole text. The default is the start of a text: offset 0, line 1,
+/// column 1, game 1.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Start {
+    /// Where the stream's first byte stands in the text.
+    pub at: Location,
+    /// The index of its first game, from 1.
+    pub index: usize,
+}
+
+impl Default for Start {
+    fn default() -> Start {
+        Start {
+            at: Location {
+                offset: 0,
+                line: 1,
+                col: 1,
+            },
+            index: 1,
+        }
+    }
+}
+
 /// What reading a piece found.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
@@ -714,15 +740,12 @@ struct Counts {
 }
 
 impl Chain {
-    fn new() -> Chain {
+    /// A chain whose first piece starts at `at`.
+    fn new(at: Location) -> Chain {
         Chain {
             placed: Mutex::new(Placed {
                 next: 0,
-                at: Location {
-                    offset: 0,
-                    line: 1,
-                    col: 1,
-                },
+                at,
                 guessed: 0,
                 after_tag: false,
                 broken: None,
@@ -876,8 +899,12 @@ fn prepare(
     };
     let (start, starts, before) = unplaced.chain.place(seq, &counts)?;
     unplaced.placed();
-    let delta = lock(books).delta;
-    let first = usize::try_from((before as i64 + 1).saturating_add(delta)).unwrap_or(1);
+    let (delta, first_index) = {
+        let b = lock(books);
+        (b.delta, b.first_index)
+    };
+    let first = usize::try_from((before as i64 + first_index as i64).saturating_add(delta))
+        .unwrap_or(first_index);
     Ok(Placement {
         odd_line: odd.map(|line| start.line + line - 1),
         piece: Piece {
@@ -887,7 +914,7 @@ fn prepare(
             tag_follows,
             last,
         },
-        first: first.max(1),
+        first: first.max(first_index),
     })
 }
 
@@ -938,13 +965,36 @@ pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
     work: &(dyn Fn(&mut PieceGames) -> T + Sync),
     sink: &mut PieceSink<'_, T, E>,
 ) -> Result<(), E> {
+    for_each_piece_from(input, Start::default(), jobs, size, detail, work, sink)
+}
+
+/// [`for_each_piece_with`] over a stream that begins at `start` in a
+/// larger text (see [`Start`]): the games' locations and indices are those
+/// of the whole text.
+///
+/// # Errors
+/// As [`for_each_piece_with`].
+pub fn for_each_piece_from<T: Send, E: From<io::Error>>(
+    input: impl Read + Send,
+    start: Start,
+    jobs: usize,
+    size: (usize, Option<u64>),
+    detail: Detail,
+    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
+    sink: &mut PieceSink<'_, T, E>,
+) -> Result<(), E> {
     let jobs = jobs.max(1);
     let (target, length) = size;
     let mut cutter = Cutter::new(input, target);
     if let Some(length) = length {
         cutter = cutter.with_length(length, jobs);
     }
-    run_pieces(cutter, &|cut, _| Ok(cut), jobs, detail, work, sink, None)
+    let pieces = Pieces {
+        jobs,
+        detail,
+        start,
+    };
+    run_pieces(cutter, &|cut, _| Ok(cut), pieces, work, sink, None)
 }
 
 /// [`for_each_piece_with`] over an input every thread can read at any
@@ -980,15 +1030,26 @@ pub fn for_each_piece_at<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>
         spare: Vec::new(),
         done: false,
     };
+    let pieces = Pieces {
+        jobs,
+        detail,
+        start: Start::default(),
+    };
     run_pieces(
         spans,
         &|span, buf| read_span(input, span, buf),
-        jobs,
-        detail,
+        pieces,
         work,
         sink,
         latin1,
     )
+}
+
+/// How [`run_pieces`] reads: threads, detail, where the stream begins.
+struct Pieces {
+    jobs: usize,
+    detail: Detail,
+    start: Start,
 }
 
 /// A piece read on a reading thread. Its bytes are gone (to the thread's
@@ -1007,21 +1068,26 @@ struct ReadPiece<T, R> {
 fn run_pieces<S: Source + Send, T: Send, E: From<io::Error>>(
     source: S,
     fetch: &(dyn Fn(S::Raw, Vec<u8>) -> io::Result<Cut> + Sync),
-    jobs: usize,
-    detail: Detail,
+    pieces: Pieces,
     work: &(dyn Fn(&mut PieceGames) -> T + Sync),
     sink: &mut PieceSink<'_, T, E>,
     latin1: Option<&mut dyn FnMut(u64)>,
 ) -> Result<(), E> {
+    let Pieces {
+        jobs,
+        detail,
+        start,
+    } = pieces;
     let decode = latin1.is_some();
     let books = Mutex::new(Books {
-        next_index: 1,
+        first_index: start.index,
+        next_index: start.index,
         delta: 0,
         cut_to: 0,
         spare: Vec::new(),
     });
     let books = &books;
-    let chain = &Chain::new();
+    let chain = &Chain::new(start.at);
     // On the reading threads, one at a time: the next piece, numbered (an
     // I/O error ends the source: it is the last item).
     let cut = |(source, cuts): &mut (S, usize)| {
@@ -1091,6 +1157,8 @@ fn run_pieces<S: Source + Send, T: Send, E: From<io::Error>>(
 /// by); the bytes cut so far; buffers of pieces taken, for the source to
 /// reuse.
 struct Books {
+    /// The index of the stream's first game ([`Start::index`]).
+    first_index: usize,
     next_index: usize,
     delta: i64,
     cut_to: u64,
@@ -1231,5 +1299,53 @@ mod tests {
         let long = pgn.repeat(5000);
         let mut after_tag = false;
         assert_eq!(count_starts(&long, &mut after_tag), 1 + 2 * 5000);
+    }
+
+    #[test]
+    fn a_stream_that_begins_inside_a_text_gives_the_texts_locations_and_indices() {
+        let mut text = Vec::new();
+        for i in 0..12 {
+            text.extend_from_slice(
+                format!(
+                    "[Event \"{i}\"]\n\n{{c}} 1. e4 e5 2. {} *\n\n",
+                    if i == 5 { "Ke3" } else { "Nf3" }
+                )
+                .as_bytes(),
+            );
+        }
+        let games = |input: &[u8], start: Start, jobs: usize| {
+            let mut found = Vec::new();
+            for_each_piece_from(
+                input,
+                start,
+                jobs,
+                (40, None),
+                Detail::Count,
+                &|games: &mut PieceGames| {
+                    games
+                        .map(|g| (g.index, g.at, g.error.map(|e| e.at)))
+                        .collect::<Vec<_>>()
+                },
+                &mut |batch, _| -> io::Result<bool> {
+                    found.extend(batch);
+                    Ok(true)
+                },
+            )
+            .unwrap();
+            found
+        };
+        let whole = games(&text, Start::default(), 1);
+        assert_eq!(whole.len(), 12);
+        assert!(whole[5].2.is_some());
+        for (k, &(index, at, _)) in whole.iter().enumerate() {
+            let tail = &text[at.offset as usize..];
+            for jobs in [1, 3] {
+                assert_eq!(
+                    games(tail, Start { at, index }, jobs),
+                    whole[k..],
+                    "from game {index}"
+                );
+            }
+        }
     }
 }

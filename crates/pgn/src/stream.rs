@@ -42,7 +42,7 @@ use crate::convert::{epd_to_game, write_game_epd, write_game_fens, EpdOptions};
 use crate::eco;
 use crate::game::{Detail, GameBuilder, GameError, ReadGame, Warning};
 use crate::reader::Reader;
-use crate::split::{for_each_piece_at, for_each_piece_with, PieceGames, PieceSink};
+use crate::split::{for_each_piece_at, for_each_piece_from, PieceGames, PieceSink};
 use crate::types::{GameResult, Location};
 use crate::writer::game_to_string;
 use rookery_io::latin1::Latin1Read;
@@ -134,6 +134,9 @@ pub struct Plan {
     /// the `ECO`, `Opening` and `Variation` tags, `stats` counts the ECO
     /// codes found instead of the tags'.
     pub classify: bool,
+    /// Where the input [`run`] reads begins in a larger text (a shard's
+    /// part: see [`crate::split::Start`]); [`run_at`] reads a whole file.
+    pub start: crate::split::Start,
 }
 
 impl Plan {
@@ -147,6 +150,7 @@ impl Plan {
             chunk_bytes: 1 << 20,
             input_len: None,
             classify: false,
+            start: crate::split::Start::default(),
         }
     }
 }
@@ -508,13 +512,16 @@ pub fn run<R: Read + Send, E>(
     if let Task::Eco { keep } = plan.task {
         return eco::run::run(plan, keep, input, progress, sink);
     }
-    if plan.jobs <= 1 {
+    // (A stream that begins inside a text is read in pieces, which know
+    // where they stand, on one thread as on several.)
+    if plan.jobs <= 1 && plan.start == crate::split::Start::default() {
         return run_one(plan, input, file, progress, sink);
     }
     let detail = plan.task.detail();
     in_pieces(plan, file, progress, sink, |work, sink| {
-        for_each_piece_with(
+        for_each_piece_from(
             input,
+            plan.start,
             plan.jobs,
             (plan.chunk_bytes, plan.input_len),
             detail,

@@ -2,7 +2,9 @@
 //! each with its manifest) put together into OUT, byte for byte what one
 //! run of the same command writes, with the summary it prints; or, with
 //! `--status`, how far each shard is. The checks (all N there, done, of
-//! one job) are `rookery_io::manifest`'s.
+//! one job) are `rookery_io::manifest`'s. Parts are concatenated, except
+//! those of a verb that writes games one after another (`pgn filter`),
+//! joined at their seams (`rookery_pgn::collection::Seam`).
 
 use crate::output::{self, usage, Output, Status};
 use rookery_io::manifest::{self, MergeError, Part, State};
@@ -47,8 +49,8 @@ pub fn run(a: Args) -> anyhow::Result<Status> {
         // Results JSON: the parts' runs joined, not concatenated.
         crate::cmd::suite::VERB => crate::cmd::suite::merge(&a.output, &parts)?,
         _ => {
-            concatenate(&a.output, &parts)?;
-            summary(&parts)
+            write_parts(&a.output, &parts)?;
+            summary(&parts)?
         }
     };
     if a.clean {
@@ -60,22 +62,26 @@ pub fn run(a: Args) -> anyhow::Result<Status> {
     Ok(status)
 }
 
-/// Writes the parts one after the other to `out`.
-fn concatenate(out: &std::path::Path, parts: &[Part]) -> anyhow::Result<()> {
+/// Writes the parts to `out` as one run would have written them: one
+/// after the other, or, for `pgn filter`, joined at their seams.
+fn write_parts(out: &std::path::Path, parts: &[Part]) -> anyhow::Result<()> {
     let inputs: Vec<&std::path::Path> = parts.iter().map(|p| p.path.as_path()).collect();
     let mut out = Output::create(out, &inputs, false)?;
-    let mut buf = vec![0u8; 1 << 16];
-    for p in parts {
-        let mut f = std::fs::File::open(&p.path)?;
-        loop {
-            let n = std::io::Read::read(&mut f, &mut buf)?;
-            if n == 0 {
-                break;
-            }
-            out.write_all(&buf[..n])?;
-        }
+    match parts[0].manifest.verb.as_str() {
+        // Games joined at their seams (a blank line between two).
+        "pgn filter" => crate::cmd::pgn_copy::join_parts(parts, &mut out)?,
+        _ => concatenate(parts, &mut out)?,
     }
     out.commit()?;
+    Ok(())
+}
+
+/// The parts one after another, byte for byte.
+fn concatenate(parts: &[Part], out: &mut dyn Write) -> anyhow::Result<()> {
+    for p in parts {
+        let mut f = std::fs::File::open(&p.path)?;
+        std::io::copy(&mut f, out)?;
+    }
     Ok(())
 }
 
@@ -91,11 +97,11 @@ fn refused(e: MergeError) -> anyhow::Error {
 
 /// Prints what the unsharded verb prints at its end, from the parts'
 /// summaries; its exit status.
-fn summary(parts: &[Part]) -> Status {
+fn summary(parts: &[Part]) -> anyhow::Result<Status> {
     let first = &parts[0].manifest;
     let summaries: Vec<serde_json::Value> =
         parts.iter().map(|p| p.manifest.summary.clone()).collect();
-    match first.verb.as_str() {
+    Ok(match first.verb.as_str() {
         "epd analyse" | "epd target" | "epd mate" => {
             if crate::cmd::verbs::merged_report(&first.input, &summaries) {
                 Status::InputErrors
@@ -104,9 +110,11 @@ fn summary(parts: &[Part]) -> Status {
             }
         }
         "pgn annotate" => crate::cmd::annotate::merged_report(&first.input, &summaries),
+        "pgn filter" => crate::cmd::pgn_copy::merged_summary(&summaries)?,
+        "pgn eco" => crate::cmd::pgn::merged_eco_summary(&summaries)?,
         // epd normalize, pgn to-epd, pgn normalize: errors in any part.
         _ => errors_status(&summaries),
-    }
+    })
 }
 
 /// Exit status of parts whose summaries count `errors`: 1 if any has one.

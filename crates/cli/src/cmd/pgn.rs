@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 #[path = "pgn_eco.rs"]
 mod eco;
+pub(crate) use eco::merged_summary as merged_eco_summary;
 #[path = "pgn_tree.rs"]
 mod tree;
 
@@ -199,6 +200,7 @@ impl Common {
             chunk_bytes: self.chunk_bytes,
             input_len: None,
             classify: false,
+            start: rookery_pgn::split::Start::default(),
         }
     }
 }
@@ -237,11 +239,14 @@ pub(crate) fn progress(path: &Path) -> Option<indicatif::ProgressBar> {
     Some(pb)
 }
 
-/// Reads one input, opened, and hands each part, in order, to `sink`.
+/// Reads one input, opened, and hands each part, in order, to `sink`;
+/// with `part`, only a shard's part of it: from `plan.start` to the byte
+/// `part` says (see [`shard::game_span`]), as a stream.
 fn process_file(
     plan: &Plan,
     path: &Path,
     input: rookery_io::input::Input,
+    part: Option<Option<u64>>,
     sink: &mut dyn FnMut(Part) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let file = display_name(path);
@@ -263,7 +268,7 @@ fn process_file(
         }
     };
     let positional = match input.file() {
-        Some(f) if plan.jobs > 1 => f.try_clone().ok(),
+        Some(f) if plan.jobs > 1 && part.is_none() => f.try_clone().ok(),
         _ => None,
     };
     let done = if let Some(f) = positional {
@@ -278,10 +283,21 @@ fn process_file(
         // A stream (stdin, a pipe, or the text of a compressed file,
         // decompressed on a thread of its own): cut as it comes.
         let name = file.clone();
+        // (A part is read from the start of the text, the lines before it
+        // skipped: a line there was told by the shard whose part holds it.)
+        let first = part.map_or(0, |_| plan.start.at.line);
         let text = rookery_io::latin1::Latin1Read::new(input, move |line| {
-            output::warn_latin1(&name, line)
+            if line >= first {
+                output::warn_latin1(&name, line);
+            }
         });
-        stream::run(plan, text, &file, &mut progress, sink)
+        match part {
+            Some(end) => match shard::part_of(text, plan.start, end) {
+                Ok(text) => stream::run(plan, text, &file, &mut progress, sink),
+                Err(e) => Err(StreamError::Read(e)),
+            },
+            None => stream::run(plan, text, &file, &mut progress, sink),
+        }
     };
     done.map_err(|e| read_failure(e, &file))?;
     if let Some(pb) = pb {
@@ -321,6 +337,20 @@ fn run_plan(
     diag_out: &mut dyn Write,
     json_diags: bool,
 ) -> anyhow::Result<Stats> {
+    run_inputs(plan, inputs, None, out, diag_out, json_diags, &mut |_| {})
+}
+
+/// [`run_plan`], of a shard's part of each input with `part` (see
+/// [`process_file`]); `done` hears the games read so far.
+fn run_inputs(
+    plan: Plan,
+    inputs: &[PathBuf],
+    part: Option<Option<u64>>,
+    out: &mut dyn Write,
+    diag_out: &mut dyn Write,
+    json_diags: bool,
+    done: &mut dyn FnMut(u64),
+) -> anyhow::Result<Stats> {
     let mut total = Stats::default();
     for path in inputs {
         let file = display_name(path);
@@ -338,13 +368,14 @@ fn run_plan(
         };
         let damage = input.damage();
         let mut stopped = false;
-        process_file(&plan, path, input, &mut |part: Part| {
+        process_file(&plan, path, input, part, &mut |part: Part| {
             out.write_all(&part.text)?;
             for d in &part.diags {
                 print_diag(diag_out, &file, d, json_diags)?;
             }
             stopped |= part.stopped;
             total.merge(part.stats);
+            done(total.games);
             Ok(())
         })?;
         if let Some(e) = damage.take() {

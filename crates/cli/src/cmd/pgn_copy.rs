@@ -4,7 +4,10 @@
 //! ([`copy_inputs`], over `rookery_pgn::collection`), problems reported as
 //! `file:line:col: error|warning: ...` on stderr, progress on a terminal,
 //! the summary ([`Totals`], [`summary`]: words on stderr, or `--json` on
-//! stdout).
+//! stdout). A shard of such a verb (`--shard K/N`) reads its part of one
+//! input ([`copy_part`]) and keeps its totals and the seam of its games in
+//! its manifest ([`shard_summary`]); `rookery merge` joins the parts
+//! ([`join_parts`]) and prints the one run's summary ([`merged_summary`]).
 //!
 //! A verb's `run` is: `check_json`, open its outputs, `copy_inputs` with a
 //! label (on the reading threads) and a consumer (on this thread, in input
@@ -26,8 +29,11 @@
 
 use crate::cmd::pgn::{print_diag, progress};
 use crate::output::{self, Status};
-use rookery_pgn::collection::{self, Counts, Judged, Kept, Label, Plan};
+use rookery_io::manifest;
+use rookery_pgn::collection::{self, Counts, GameWriter, Judged, Kept, Label, Plan, Seam};
 use rookery_pgn::copy::CopyPlan;
+use rookery_pgn::split::Start;
+use rookery_pgn::GameResult;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -102,6 +108,22 @@ impl Totals {
         m
     }
 
+    /// The totals [`Totals::json`] gave.
+    fn from_json(v: &serde_json::Value) -> Totals {
+        let n = |k: &str| v[k].as_u64().unwrap_or(0);
+        Totals {
+            counts: Counts {
+                games: n("games"),
+                copied: n("written"),
+                rejected: n("rejected"),
+                left_out: n("left_out"),
+                error_games: n("errors"),
+                warnings: n("warnings"),
+            },
+            missing_files: n("missing_files"),
+        }
+    }
+
     /// The summary's common words: `N games read, N written, N rejected`.
     pub fn text(&self) -> String {
         let c = &self.counts;
@@ -149,7 +171,17 @@ pub fn summary(
     fields: serde_json::Map<String, serde_json::Value>,
     text: &str,
 ) -> anyhow::Result<()> {
-    if flags.json {
+    print_summary(flags.json, totals, fields, text)
+}
+
+/// [`summary`], as JSON if `json`.
+fn print_summary(
+    json: bool,
+    totals: &Totals,
+    fields: serde_json::Map<String, serde_json::Value>,
+    text: &str,
+) -> anyhow::Result<()> {
+    if json {
         let mut m = totals.json();
         m.extend(fields);
         let mut out = output::stdout();
@@ -202,34 +234,74 @@ pub fn copy_inputs<L: Send>(
                 continue;
             }
         }
-        let file = output::display_name(path);
-        let origin = Origin { name: &file, input };
-        let mut latin1_told = false;
-        let counts = copy_file(plan, path, label, &mut |g: Judged<'_, L>| {
-            let mut err = std::io::stderr().lock();
-            for d in &g.diags {
-                print_diag(&mut err, &file, d, false)?;
-            }
-            if let (Some(line), false) = (g.latin1_line, latin1_told) {
-                latin1_told = true;
-                drop(err);
-                output::warn_latin1(&file, line);
-            }
-            match g.kept {
-                Some(kept) => consume(origin, kept),
-                None => Ok(()),
-            }
-        })?;
+        let counts = copy_one(plan, path, input, None, label, &mut |_| {}, consume)?;
         totals.counts.merge(&counts);
     }
     Ok(totals)
 }
 
+/// [`copy_inputs`] over a shard's part of the input file `path`: the
+/// games from `span.0` (as [`crate::cmd::shard::game_span`] finds it) to
+/// byte `span.1` of its text, numbered and located as in the whole file;
+/// `done` hears the games of the part read so far.
+///
+/// # Errors
+/// As [`copy_inputs`]; the input cannot be opened.
+pub fn copy_part<L: Send>(
+    plan: &Plan,
+    path: &Path,
+    span: (Start, Option<u64>),
+    label: &Label<'_, L>,
+    done: &mut dyn FnMut(u64),
+    consume: &mut dyn FnMut(Origin<'_>, Kept<'_, L>) -> anyhow::Result<()>,
+) -> anyhow::Result<Totals> {
+    let counts = copy_one(plan, path, 0, Some(span), label, done, consume)?;
+    Ok(Totals {
+        counts,
+        missing_files: 0,
+    })
+}
+
+/// Reads input number `input`, `path` (the part `span` of it, if given),
+/// reporting each game's problems and handing its kept games to `consume`.
+fn copy_one<L: Send>(
+    plan: &Plan,
+    path: &Path,
+    input: usize,
+    span: Option<(Start, Option<u64>)>,
+    label: &Label<'_, L>,
+    done: &mut dyn FnMut(u64),
+    consume: &mut dyn FnMut(Origin<'_>, Kept<'_, L>) -> anyhow::Result<()>,
+) -> anyhow::Result<Counts> {
+    let file = output::display_name(path);
+    let origin = Origin { name: &file, input };
+    let first = span.map_or(1, |(start, _)| start.index);
+    let mut latin1_told = false;
+    copy_file(plan, path, span, label, &mut |g: Judged<'_, L>| {
+        done((g.index + 1).saturating_sub(first) as u64);
+        let mut err = std::io::stderr().lock();
+        for d in &g.diags {
+            print_diag(&mut err, &file, d, false)?;
+        }
+        if let (Some(line), false) = (g.latin1_line, latin1_told) {
+            latin1_told = true;
+            drop(err);
+            output::warn_latin1(&file, line);
+        }
+        match g.kept {
+            Some(kept) => consume(origin, kept),
+            None => Ok(()),
+        }
+    })
+}
+
 /// Reads one input: a file on `plan.jobs` threads, each reading its own
-/// pieces; stdin, or one thread, in order. The bytes are read as they are.
+/// pieces; stdin, or one thread, in order; a part of a file (`span`) as a
+/// stream. The bytes are read as they are.
 fn copy_file<L: Send>(
     plan: &Plan,
     path: &Path,
+    span: Option<(Start, Option<u64>)>,
     label: &Label<'_, L>,
     sink: &mut dyn FnMut(Judged<'_, L>) -> anyhow::Result<()>,
 ) -> anyhow::Result<Counts> {
@@ -243,7 +315,16 @@ fn copy_file<L: Send>(
             pb.set_position(bytes);
         }
     };
-    let done = if input_len.is_some() && plan.copy.jobs > 1 {
+    let done = if let Some((start, end)) = span {
+        let input =
+            output::open_input_raw(path).map_err(|e| anyhow::anyhow!("cannot open {file}: {e}"))?;
+        let damage = input.damage();
+        let part = crate::cmd::shard::part_of(input, start, end)
+            .map_err(|e| anyhow::anyhow!("cannot read {file}: {e}"))?;
+        plan.copy.start = start;
+        plan.copy.input_len = None;
+        collection::run_part(&plan, part, &damage, label, &mut progress, sink)
+    } else if input_len.is_some() && plan.copy.jobs > 1 {
         let input =
             std::fs::File::open(path).map_err(|e| anyhow::anyhow!("cannot open {file}: {e}"))?;
         collection::run_at(&plan, &input, label, &mut progress, sink)
@@ -258,6 +339,71 @@ fn copy_file<L: Send>(
         pb.finish_and_clear();
     }
     Ok(counts)
+}
+
+/// What a shard of a verb that writes games keeps in its manifest: its
+/// totals, the seam of its games (how its part joins the others: see
+/// [`Seam`]) and whether the summary is asked for as JSON.
+pub fn shard_summary(flags: &CopyFlags, totals: &Totals, seam: &Seam) -> serde_json::Value {
+    serde_json::json!({
+        "totals": totals.json(),
+        "seam": {
+            "games": seam.games,
+            "first_tag": seam.first_tag,
+            "first_crlf": seam.first_crlf,
+            "open": seam.open.map(|r| r.as_str()),
+            "open_crlf": seam.open_crlf,
+        },
+        "json": flags.json,
+    })
+}
+
+/// The seam [`shard_summary`] kept.
+fn seam_of(summary: &serde_json::Value) -> Seam {
+    let s = &summary["seam"];
+    let yes = |k: &str| s[k].as_bool().unwrap_or(false);
+    Seam {
+        games: s["games"].as_u64().unwrap_or(0),
+        first_tag: yes("first_tag"),
+        first_crlf: yes("first_crlf"),
+        open: s["open"]
+            .as_str()
+            .and_then(|r| GameResult::from_ascii(r.as_bytes())),
+        open_crlf: yes("open_crlf"),
+    }
+}
+
+/// `rookery merge` of a verb that writes games: the parts joined at their
+/// seams into `out`, exactly the games one run writes.
+///
+/// # Errors
+/// A part cannot be read; writing `out`.
+pub fn join_parts(parts: &[manifest::Part], out: &mut dyn Write) -> anyhow::Result<()> {
+    let mut games = GameWriter::new(out);
+    for p in parts {
+        let mut body = std::fs::File::open(&p.path)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.path.display()))?;
+        games.append_run(&seam_of(&p.manifest.summary), &mut body)?;
+    }
+    games.finish()?;
+    Ok(())
+}
+
+/// `rookery merge` of a verb that writes games: the summary one run
+/// prints, from the shards' ([`shard_summary`]); its exit status.
+///
+/// # Errors
+/// Writing stdout.
+pub fn merged_summary(summaries: &[serde_json::Value]) -> anyhow::Result<Status> {
+    let mut totals = Totals::default();
+    for s in summaries {
+        let t = Totals::from_json(&s["totals"]);
+        totals.counts.merge(&t.counts);
+        totals.missing_files += t.missing_files;
+    }
+    let json = summaries.iter().any(|s| s["json"].as_bool() == Some(true));
+    print_summary(json, &totals, serde_json::Map::new(), "")?;
+    Ok(totals.status())
 }
 
 /// Reads a size for a verb's `--memory` (`pgn sort`, `pgn dedupe`): a number

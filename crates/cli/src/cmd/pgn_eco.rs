@@ -2,9 +2,11 @@
 //! tags of its opening (`rookery_pgn::eco`), every other byte as it was; a
 //! summary on stderr.
 
-use super::{run_plan, status, Common, Files};
-use crate::output::{Output, Status};
-use rookery_pgn::stream::{Stats, Task};
+use super::{run_inputs, run_plan, status, Common, Files};
+use crate::cmd::shard::{self, Job, ShardArgs};
+use crate::output::{self, Output, Status};
+use rookery_io::shard::Shard;
+use rookery_pgn::stream::{Plan, Stats, Task};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -19,8 +21,11 @@ Attack\"]; a name without a colon gets no Variation tag (an old one is removed, 
 pgn-extract's SubVariation). The tags are set where they stand, or added after the game's last \
 tag; every other byte (tags, comments, movetext, line endings) is copied as it was. A game in no \
 named position, a game kept with --keep and a game with an error (reported) are copied \
-unchanged.\n\nExamples:\n  rookery pgn eco games.pgn -o named.pgn\n  rookery pgn eco --keep \
---jobs 2 lichess.pgn -o lichess-named.pgn\n  rookery pgn stats --eco games.pgn"
+unchanged. With --shard K/N (one input, -o OUT; not with --strict) a shard names the K-th of N \
+equal runs of the games into OUT.shard-K-of-N; `rookery merge OUT` then writes OUT and prints \
+the summary as one run does.\n\nExamples:\n  rookery pgn eco games.pgn -o named.pgn\n  rookery pgn eco --keep \
+--jobs 2 lichess.pgn -o lichess-named.pgn\n  rookery pgn eco big.pgn -o named.pgn --shard 2/4   # then: rookery merge \
+named.pgn\n  rookery pgn stats --eco games.pgn"
 )]
 pub struct EcoArgs {
     #[command(flatten)]
@@ -37,11 +42,16 @@ pub struct EcoArgs {
     json: bool,
     #[command(flatten)]
     common: Common,
+    #[command(flatten)]
+    shard: ShardArgs,
 }
 
 /// Runs `rookery pgn eco`.
 pub fn run(a: EcoArgs) -> anyhow::Result<Status> {
     let plan = a.common.plan(Task::Eco { keep: a.keep }, a.strict);
+    if let Some(s) = a.shard.resolve()? {
+        return run_shard(&a, plan, s);
+    }
     let ins: Vec<&Path> = a.files.inputs.iter().map(PathBuf::as_path).collect();
     let mut out = Output::create(&a.files.output, &ins, a.files.in_place)?;
     let stats = run_plan(
@@ -53,27 +63,128 @@ pub fn run(a: EcoArgs) -> anyhow::Result<Status> {
     )?;
     out.commit()?;
     let mut err = std::io::stderr().lock();
-    print_summary(&mut err, &stats, a.json)?;
+    print_summary(&mut err, &summary_json(&stats), a.json)?;
     Ok(status(&stats, false))
 }
 
-fn print_summary(out: &mut dyn Write, s: &Stats, json: bool) -> std::io::Result<()> {
+/// Shard `s` of `pgn eco`: the games of its part of the one input,
+/// numbered and located as in the whole, every byte from its first game
+/// to the next part's written to its part, with its manifest.
+fn run_shard(a: &EcoArgs, plan: Plan, s: Shard) -> anyhow::Result<Status> {
+    if a.strict {
+        return Err(output::usage(
+            "--strict with --shard: a shard cannot stop at an error in another's part",
+        ));
+    }
+    let [input] = a.files.inputs.as_slice() else {
+        return Err(output::usage(
+            "--shard takes one input file (its games are split among the shards)",
+        ));
+    };
+    shard::check_paths(input, &a.files.output)?;
+    let file = output::display_name(input);
+    let cannot = |e: std::io::Error| anyhow::Error::new(e).context(format!("cannot read {file}"));
+    // The text as `pgn eco` reads it (lines that are not UTF-8 read as
+    // Latin-1; told by the run itself).
+    let text = || -> anyhow::Result<_> {
+        let raw = output::open_input_raw(input)?;
+        Ok(rookery_io::latin1::Latin1Read::new(raw, |_| {}))
+    };
+    let (total, _) = shard::count_games(text()?, None).map_err(cannot)?;
+    let mut job = Job::start(
+        s,
+        &a.shard,
+        "pgn eco",
+        input,
+        &a.files.output,
+        "games",
+        total,
+    )?;
+    let (start, end) = shard::game_span(text()?, job.range()).map_err(cannot)?;
+    let plan = Plan { start, ..plan };
+    let mut out = Output::create(job.part_path(), &[input.as_path()], a.files.in_place)?;
+    let stats = run_inputs(
+        plan,
+        std::slice::from_ref(input),
+        Some(end),
+        &mut out,
+        &mut std::io::stderr(),
+        false,
+        &mut |done| job.progress(done),
+    )?;
+    out.commit()?;
+    let summary = summary_json(&stats);
+    job.finish(serde_json::json!({
+        "summary": summary,
+        "missing_files": stats.missing_files,
+        "json": a.json,
+    }))?;
+    print_summary(&mut std::io::stderr().lock(), &summary, a.json)?;
+    Ok(status(&stats, false))
+}
+
+/// The numbers of a run's summary (what `--json` prints).
+fn summary_json(s: &Stats) -> serde_json::Value {
     let t = &s.tagged;
+    serde_json::json!({
+        "games": s.games,
+        "named": t.named,
+        "kept": t.kept,
+        "unnamed": t.unnamed,
+        "errors": s.error_games,
+        "warnings": s.warnings,
+        "eco": s.eco,
+    })
+}
+
+/// Prints a run's summary ([`summary_json`]'s numbers): as one JSON object
+/// with `json`, else in words.
+fn print_summary(out: &mut dyn Write, v: &serde_json::Value, json: bool) -> std::io::Result<()> {
     if json {
-        let v = serde_json::json!({
-            "games": s.games,
-            "named": t.named,
-            "kept": t.kept,
-            "unnamed": t.unnamed,
-            "errors": s.error_games,
-            "warnings": s.warnings,
-            "eco": s.eco,
-        });
         return writeln!(out, "{v}");
     }
+    let n = |k: &str| v[k].as_u64().unwrap_or(0);
     writeln!(
         out,
         "{} games: {} named, {} kept (--keep), {} in no named position, {} with errors (copied as they are)",
-        s.games, t.named, t.kept, t.unnamed, s.error_games
+        n("games"),
+        n("named"),
+        n("kept"),
+        n("unnamed"),
+        n("errors")
     )
+}
+
+/// `rookery merge` of `pgn eco`: the summary one run prints, from the
+/// shards' ([`run_shard`]); its exit status.
+///
+/// # Errors
+/// Writing stderr.
+pub fn merged_summary(summaries: &[serde_json::Value]) -> anyhow::Result<Status> {
+    let mut all = serde_json::Map::new();
+    // (Sorted by code, as a run's are.)
+    let mut eco = std::collections::BTreeMap::<String, u64>::new();
+    let mut missing = 0;
+    for s in summaries {
+        let part = &s["summary"];
+        for k in ["games", "named", "kept", "unnamed", "errors", "warnings"] {
+            let sum = all.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0)
+                + part[k].as_u64().unwrap_or(0);
+            all.insert(k.to_owned(), sum.into());
+        }
+        for (code, n) in part["eco"].as_object().into_iter().flatten() {
+            *eco.entry(code.clone()).or_default() += n.as_u64().unwrap_or(0);
+        }
+        missing += s["missing_files"].as_u64().unwrap_or(0);
+    }
+    all.insert("eco".to_owned(), serde_json::json!(eco));
+    let all = serde_json::Value::Object(all);
+    let json = summaries.iter().any(|s| s["json"].as_bool() == Some(true));
+    print_summary(&mut std::io::stderr().lock(), &all, json)?;
+    let errors = all["errors"].as_u64().unwrap_or(0);
+    Ok(if errors > 0 || missing > 0 {
+        Status::InputErrors
+    } else {
+        Status::Ok
+    })
 }

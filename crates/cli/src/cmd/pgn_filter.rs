@@ -3,8 +3,10 @@
 //! written in export format); `--count` prints their number.
 
 use crate::cmd::pgn_copy::{self, CopyFlags};
+use crate::cmd::shard::{self, Job, ShardArgs};
 use crate::output::{self, Output, Status};
-use rookery_pgn::collection::{GameWriter, Kept};
+use rookery_io::shard::Shard;
+use rookery_pgn::collection::{GameWriter, Kept, Label, Plan};
 use rookery_pgn::filter::{Bounds, Criteria, DateSpan, Opening, Verdict};
 use rookery_pgn::game::Detail;
 use rookery_pgn::tags::{Eco, Termination};
@@ -22,9 +24,12 @@ A test on a tag the game lacks fails. Positions are those of the mainline, by Zo
 game that cannot be read is reported (file:line:col) and left out, or copied with \
 --keep-bad. A game whose tags fail a test on tags is left out without reading its moves (as \
 pgn-extract does; an error in them is not looked for: `pgn validate` checks every game), unless \
---invert or --keep-bad is given.\n\nExamples:\n  rookery pgn filter big.pgn --tag 'WhiteElo>=2500' --tag \
+--invert or --keep-bad is given. With --shard K/N (one input, -o OUT; not with --count) a \
+shard filters the K-th of N equal runs of the games into OUT.shard-K-of-N; `rookery merge OUT` \
+then writes OUT and prints the summary as one run does.\n\nExamples:\n  rookery pgn filter big.pgn --tag 'WhiteElo>=2500' --tag \
 'BlackElo>=2500' -o strong.pgn\n  rookery pgn filter games.pgn --tag 'Event~olympiad' --result \
-1-0 --count\n  rookery pgn filter games.pgn --moves '1. e4 c5 2. Nf3' --transpose -o sicilian.pgn"
+1-0 --count\n  rookery pgn filter games.pgn --moves '1. e4 c5 2. Nf3' --transpose -o sicilian.pgn\n  rookery pgn filter big.pgn.zst --checkmate -o mates.pgn --shard auto   \
+# in each task of an array\n  rookery merge mates.pgn"
 )]
 pub struct FilterArgs {
     /// Input files (`-` for stdin), read in this order.
@@ -102,6 +107,8 @@ pub struct FilterArgs {
     normalize: bool,
     #[command(flatten)]
     flags: CopyFlags,
+    #[command(flatten)]
+    shard: ShardArgs,
 }
 
 /// A usage error for a criterion the library refused.
@@ -185,6 +192,9 @@ pub fn run(a: FilterArgs) -> anyhow::Result<Status> {
         Verdict::Drop => None,
         Verdict::Bad => Some(None),
     };
+    if let Some(s) = a.shard.resolve()? {
+        return run_shard(&a, s, &plan, &label);
+    }
     if a.count {
         let totals = pgn_copy::copy_inputs(&plan, &a.inputs, &label, &mut |_, _| Ok(()))?;
         let mut out = output::stdout();
@@ -194,15 +204,65 @@ pub fn run(a: FilterArgs) -> anyhow::Result<Status> {
     }
     let ins: Vec<&Path> = a.inputs.iter().map(PathBuf::as_path).collect();
     let mut out = GameWriter::new(Output::create(&a.output, &ins, a.in_place)?);
-    let totals = pgn_copy::copy_inputs(&plan, &a.inputs, &label, &mut |_,
-                                                                       g: Kept<
-        '_,
-        Option<String>,
-    >| match &g.label {
-        Some(text) => Ok(out.write(text.as_bytes(), None)?),
-        None => Ok(out.write(g.text, g.open_result)?),
+    let totals = pgn_copy::copy_inputs(&plan, &a.inputs, &label, &mut |_, g| {
+        write_kept(&mut out, &g)
     })?;
     out.finish()?.commit()?;
     pgn_copy::summary(&a.flags, &totals, serde_json::Map::new(), "")?;
     Ok(totals.status())
+}
+
+/// What a filter's label makes of a game: `Some(text)` in export format
+/// (`--normalize`), else `None`: copied as it is.
+type Normalized = Option<String>;
+
+/// Shard `s` of `pgn filter`: the games of its part of the one input,
+/// numbered and located as in the whole, kept as one run keeps them,
+/// written to its part with its manifest (`rookery merge` joins them).
+fn run_shard(
+    a: &FilterArgs,
+    s: Shard,
+    plan: &Plan,
+    label: &Label<'_, Normalized>,
+) -> anyhow::Result<Status> {
+    if a.count {
+        return Err(output::usage(
+            "--count with --shard: filter to -o OUT with --json, then `rookery merge OUT` prints the games written",
+        ));
+    }
+    let [input] = a.inputs.as_slice() else {
+        return Err(output::usage(
+            "--shard takes one input file (its games are split among the shards)",
+        ));
+    };
+    shard::check_paths(input, &a.output)?;
+    // The games as the copy verbs read them: the bytes as they are.
+    let file = output::display_name(input);
+    let cannot = |e: std::io::Error| anyhow::Error::new(e).context(format!("cannot read {file}"));
+    let (total, _) = shard::count_games(output::open_raw(input)?, None).map_err(cannot)?;
+    let mut job = Job::start(s, &a.shard, "pgn filter", input, &a.output, "games", total)?;
+    let span = shard::game_span(output::open_raw(input)?, job.range()).map_err(cannot)?;
+    let out = Output::create(job.part_path(), &[input.as_path()], a.in_place)?;
+    let mut out = GameWriter::new(out);
+    let totals = pgn_copy::copy_part(
+        plan,
+        input,
+        span,
+        label,
+        &mut |done| job.progress(done),
+        &mut |_, g| write_kept(&mut out, &g),
+    )?;
+    let (out, seam) = out.finish_run();
+    out.commit()?;
+    job.finish(pgn_copy::shard_summary(&a.flags, &totals, &seam))?;
+    pgn_copy::summary(&a.flags, &totals, serde_json::Map::new(), "")?;
+    Ok(totals.status())
+}
+
+/// Writes a kept game: in export format with `--normalize`, else as it was.
+fn write_kept<W: Write>(out: &mut GameWriter<W>, g: &Kept<'_, Normalized>) -> anyhow::Result<()> {
+    match &g.label {
+        Some(text) => Ok(out.write(text.as_bytes(), None)?),
+        None => Ok(out.write(g.text, g.open_result)?),
+    }
 }

@@ -35,7 +35,7 @@ use std::io::Read;
 
 use super::retag;
 use crate::game::{Detail, ReadGame};
-use crate::split::{for_each_piece_at, for_each_piece_with, PieceGames, ReadAt};
+use crate::split::{for_each_piece_at, for_each_piece_from, PieceGames, ReadAt};
 use crate::stream::{count_eco, count_eco_tag, report, Part, Plan, StreamError};
 
 /// What `pgn eco` did to the games without errors (mergeable).
@@ -72,8 +72,9 @@ pub fn run<R: Read + Send, E>(
     sink: &mut dyn FnMut(Part) -> Result<(), E>,
 ) -> Result<(), StreamError<E>> {
     let work = |games: &mut PieceGames| piece(plan, keep, games);
-    for_each_piece_with(
+    for_each_piece_from(
         input,
+        plan.start,
         plan.jobs,
         (plan.chunk_bytes, plan.input_len),
         Detail::Count,
