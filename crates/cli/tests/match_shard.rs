@@ -290,13 +290,6 @@ fn run_shards(words: &str, n: u32, pgn: &Path) {
     }
 }
 
-fn journal_has_end(journal: &Path) -> bool {
-    std::fs::read_to_string(journal)
-        .unwrap_or_default()
-        .lines()
-        .any(|l| l.contains("\"type\":\"end\""))
-}
-
 /// The PGN (and the EPD of final positions) of one run, and the merge of
 /// the same match in 1, 2 and 3 shards: byte for byte the same. Shard 2 of
 /// 2 is killed (SIGKILL) once it has finished a game, before it begins the

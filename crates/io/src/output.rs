@@ -14,7 +14,7 @@
 //! ([`check_not_input`], [`check_outputs`]).
 //!
 //! A file (or a special file given by name, as a FIFO) is written on a
-//! thread of its own ([`Behind`]): the command hands it blocks of
+//! thread of its own: the command hands it blocks of
 //! [`BEHIND_BLOCK`] bytes and goes on while the kernel copies them (and,
 //! for a compressed output, while they are compressed), so that writing a
 //! large output costs the command little of its wall time (the thread
@@ -367,9 +367,9 @@ impl<W: Write> Encoder<W> {
     }
 }
 
-/// Bytes [`Behind`] hands its thread at a time.
+/// Bytes an [`Output`] hands its writing thread at a time.
 pub const BEHIND_BLOCK: usize = 1 << 18;
-/// Blocks that may wait for [`Behind`]'s thread (beyond the one it
+/// Blocks that may wait for an [`Output`]'s writing thread (beyond the one it
 /// writes): the memory an output holds is at most
 /// `(BEHIND_QUEUE + 2) * BEHIND_BLOCK`.
 pub const BEHIND_QUEUE: usize = 4;
