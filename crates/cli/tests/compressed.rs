@@ -224,7 +224,9 @@ fn outputs_named_zst_gz_bz2_are_compressed() {
 }
 
 /// Cut short: the games of the whole lines before the cut are read (the
-/// same stats as for that text, plain), and the cut is told naming the file.
+/// same stats as for that text, plain, but for the game the cut ended in:
+/// an error, its moves and result not counted), and the cut is told
+/// naming the file.
 #[test]
 fn a_truncated_zst_keeps_the_games_before_the_cut_and_says_so() {
     let dir = TempDir::new("compressed-cut");
@@ -249,7 +251,17 @@ fn a_truncated_zst_keeps_the_games_before_the_cut_and_says_so() {
         pgn.len()
     );
     let prefix = dir.write("prefix.pgn", &before);
-    let (want, _) = stats(&[s(&prefix)], b"");
+    // The games before the one the cut ended in.
+    let last = before
+        .windows(8)
+        .rposition(|w| w == b"[Event \"")
+        .expect("a game before the cut");
+    let whole_games = dir.write("whole-games.pgn", &before[..last]);
+    let (mut want, _) = stats(&[s(&prefix)], b"");
+    let (before_last, _) = stats(&[s(&whole_games)], b"");
+    want["moves"] = before_last["moves"].clone();
+    want["results"] = before_last["results"].clone();
+    want["errors"] = serde_json::json!(want["errors"].as_u64().unwrap() + 1);
     for jobs in ["1", "2"] {
         let out = rookery(&["pgn", "stats", "--json", "--jobs", jobs, s(&file)], b"");
         out.assert_code(1);
@@ -275,7 +287,7 @@ fn a_truncated_zst_keeps_the_games_before_the_cut_and_says_so() {
         "{}",
         run.describe()
     );
-    let want = rookery(&["pgn", "normalize", s(&prefix)], b"");
+    let want = rookery(&["pgn", "normalize", s(&whole_games)], b"");
     assert!(std::fs::read(&out).unwrap() == want.stdout);
     // An EPD verb, from stdin.
     let epd = rookery(&["pgn", "to-epd", s(&prefix)], b"").stdout;
@@ -390,6 +402,52 @@ fn a_game_cut_by_the_damage_is_rejected_not_copied() {
         run.describe()
     );
     assert!(std::fs::read(&out).unwrap() == want.stdout);
+    // The converting verbs too: the cut game is an error, not written as
+    // if whole; the output is that of the games before it.
+    for verb in [
+        &["normalize"][..],
+        &["to-epd"],
+        &["eco"],
+        &["normalize", "--jobs", "2", "--chunk-bytes", "4096"],
+    ] {
+        let from_plain = dir.join("plain.out");
+        let from_cut = dir.join("cut.out");
+        let args = |input: &Path, out: &Path| -> Vec<String> {
+            let mut a = vec!["pgn".to_string(), verb[0].to_string()];
+            a.extend(verb[1..].iter().map(|w| w.to_string()));
+            a.extend([s(input).to_string(), "-o".into(), s(out).to_string()]);
+            a
+        };
+        rookery(&args(&plain, &from_plain), b"").assert_code(0);
+        let run = rookery(&args(&cut, &from_cut), b"");
+        run.assert_code(1);
+        let said = text(&run.stderr);
+        assert!(
+            said.contains(&format!(
+                "error: game {}: cut short by the damage in the compressed data",
+                games + 1
+            )),
+            "{verb:?}: {}",
+            run.describe()
+        );
+        assert!(
+            std::fs::read(&from_cut).unwrap() == std::fs::read(&from_plain).unwrap(),
+            "{verb:?}: the output of the games before the cut"
+        );
+    }
+    let stats = |input: &Path| -> serde_json::Value {
+        let run = rookery(&["pgn", "stats", "--json", s(input)], b"");
+        serde_json::from_slice(&run.stdout).unwrap()
+    };
+    let (whole, cut_stats) = (stats(&plain), stats(&cut));
+    assert_eq!(
+        cut_stats["games"],
+        serde_json::json!(games + 1),
+        "{cut_stats}"
+    );
+    assert_eq!(cut_stats["errors"], serde_json::json!(1), "{cut_stats}");
+    assert_eq!(cut_stats["moves"], whole["moves"], "{cut_stats}");
+    assert_eq!(cut_stats["results"], whole["results"], "{cut_stats}");
 }
 
 /// A bad CRC is found at the end of the member: every game was read, and

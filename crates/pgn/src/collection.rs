@@ -243,10 +243,7 @@ impl<L> Held<L> {
                 self.at,
                 true,
                 self.index,
-                format!(
-                    "game {}: cut short by the damage in the compressed data (the rest of it is lost)",
-                    self.index
-                ),
+                crate::stream::cut_short_message(self.index),
             ));
             // A game with an error already is counted as such (rejected,
             // or kept under --keep-bad); one without becomes one.

@@ -300,6 +300,86 @@ pub struct Part {
     pub stats: Stats,
     /// Strict mode met an error: nothing after this part counts.
     pub stopped: bool,
+    /// The part's last game, when it has no game-termination marker (see
+    /// [`CutGuard`]).
+    pub open_last: Option<OpenGame>,
+}
+
+/// A game without a game-termination marker, the last of its [`Part`]:
+/// if it is also the last of an input whose compressed data was damaged,
+/// the damage cut it short ([`CutGuard`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenGame {
+    /// Its index in its input, from 1.
+    pub index: usize,
+    /// Where it starts.
+    pub at: Location,
+    /// Where its text starts in the part's text.
+    pub text_from: usize,
+    /// The plies and the result slot [`Task::Stats`] counted for it.
+    pub counted: Option<(u64, usize)>,
+}
+
+/// The error of a game cut short by the damage of its input's compressed
+/// data (the copying verbs' and the converting verbs' words).
+pub fn cut_short_message(index: usize) -> String {
+    format!("game {index}: cut short by the damage in the compressed data (the rest of it is lost)")
+}
+
+/// Holds back the parts of a run over one input until it is read, so
+/// that a last game cut short by damage in the input's compressed data
+/// ([`rookery_io::input::Input::damage`]) is an error, not written as if
+/// whole: its text is taken out of its part, its counts become an error
+/// game's, and the part says why. The parts come out in order, at most
+/// one part (and the empty ones after it) late.
+///
+/// ```
+/// use rookery_pgn::stream::{CutGuard, Part};
+/// let mut guard = CutGuard::default();
+/// let mut part = Part::default();
+/// part.stats.games = 1;
+/// assert!(guard.push(part).is_empty()); // held until the next game, or the end
+/// assert_eq!(guard.finish(false).len(), 1);
+/// ```
+#[derive(Debug, Default)]
+pub struct CutGuard {
+    held: Vec<Part>,
+}
+
+impl CutGuard {
+    /// Takes the next part of the run; returns the parts that can be
+    /// handed on now (those before the last part that read a game).
+    pub fn push(&mut self, part: Part) -> Vec<Part> {
+        if part.stats.games > 0 {
+            std::mem::replace(&mut self.held, vec![part])
+        } else {
+            self.held.push(part);
+            Vec::new()
+        }
+    }
+
+    /// The end of the input: the parts still held, the last game taken
+    /// out as an error if `cut` (the text ended early, by damage) and it
+    /// had no game-termination marker.
+    pub fn finish(mut self, cut: bool) -> Vec<Part> {
+        if let Some(part) = self.held.first_mut().filter(|_| cut) {
+            if let Some(open) = part.open_last.take() {
+                part.text.truncate(open.text_from);
+                part.diags.push(Diag::new(
+                    open.at,
+                    true,
+                    open.index,
+                    cut_short_message(open.index),
+                ));
+                part.stats.error_games += 1;
+                if let Some((plies, slot)) = open.counted {
+                    part.stats.moves -= plies;
+                    part.stats.results[slot] -= 1;
+                }
+            }
+        }
+        self.held
+    }
 }
 
 impl Part {
@@ -415,9 +495,12 @@ pub fn report(plan: &Plan, g: &ReadGame, part: &mut Part) -> bool {
 /// input in [`Stats::longest`]. Nothing happens once `part` has stopped.
 /// ([`Task::Eco`] needs the game's text: [`crate::eco::run`] handles it.)
 pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
+    part.open_last = None;
     if !report(plan, g, part) {
         return;
     }
+    let text_from = part.text.len();
+    let mut counted = None;
     match plan.task {
         Task::Validate => {}
         Task::Normalize { fix_results } => {
@@ -446,6 +529,7 @@ pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
             let s = &mut part.stats;
             s.moves += plies as u64;
             s.results[result_slot(g.game.result)] += 1;
+            counted = Some((plies as u64, result_slot(g.game.result)));
             if s.longest.as_ref().is_none_or(|l| plies > l.plies) {
                 let t = |n: &str| g.game.tags.get(n).unwrap_or("?").to_owned();
                 s.longest = Some(Longest {
@@ -466,6 +550,25 @@ pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
         // Written by `eco::run`, which has the game's text.
         Task::Eco { .. } => {}
     }
+    part.open_last = open_game(g, text_from, counted);
+}
+
+/// `g` as the last game of a part, if it has no game-termination marker:
+/// its text from `text_from` in the part's, `counted` by [`Task::Stats`].
+pub(crate) fn open_game(
+    g: &ReadGame,
+    text_from: usize,
+    counted: Option<(u64, usize)>,
+) -> Option<OpenGame> {
+    g.warnings
+        .iter()
+        .any(|w| w.kind == crate::game::WarningKind::MissingResult)
+        .then_some(OpenGame {
+            index: g.index,
+            at: g.at,
+            text_from,
+            counted,
+        })
 }
 
 /// Counts one game of ECO code `code` in `eco`, without allocating for a

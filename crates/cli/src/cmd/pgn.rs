@@ -14,7 +14,7 @@
 use crate::cmd::shard::{self, Job, ShardArgs};
 use crate::output::{self, Output, Status};
 use rookery_pgn::convert::EpdOptions;
-use rookery_pgn::stream::{self, Diag, Part, Plan, Stats, StreamError, Task};
+use rookery_pgn::stream::{self, CutGuard, Diag, Part, Plan, Stats, StreamError, Task};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -368,7 +368,7 @@ fn run_inputs(
         };
         let damage = input.damage();
         let mut stopped = false;
-        process_file(&plan, path, input, part, &mut |part: Part| {
+        let mut hand_on = |part: Part| -> anyhow::Result<()> {
             out.write_all(&part.text)?;
             for d in &part.diags {
                 print_diag(diag_out, &file, d, json_diags)?;
@@ -377,8 +377,18 @@ fn run_inputs(
             total.merge(part.stats);
             done(total.games);
             Ok(())
+        };
+        // A last game cut short by damage is an error, not written whole.
+        let mut guard = CutGuard::default();
+        process_file(&plan, path, input, part, &mut |part: Part| {
+            guard.push(part).into_iter().try_for_each(&mut hand_on)
         })?;
-        if let Some(e) = damage.take() {
+        let damaged = damage.take();
+        guard
+            .finish(damaged.is_some())
+            .into_iter()
+            .try_for_each(&mut hand_on)?;
+        if let Some(e) = damaged {
             // Compressed data damaged: the games before the damage were
             // read and handled; the damage is told after them, and the
             // next input is read.

@@ -158,13 +158,19 @@ fn piece(plan: &Plan, keep: bool, games: &mut PieceGames) -> Part {
 
 /// Writes one game, whose text is `text` (at stream offset `base`).
 fn game(plan: &Plan, keep: bool, g: &ReadGame, text: &[u8], base: u64, part: &mut Part) {
-    if !report(plan, g, part) {
-        if !part.stopped {
-            // An error, reported: the game as it is.
-            part.text.extend_from_slice(text);
-        }
-        return;
+    part.open_last = None;
+    let text_from = part.text.len();
+    if report(plan, g, part) {
+        tag_game(keep, g, text, base, part);
+        part.open_last = crate::stream::open_game(g, text_from, None);
+    } else if !part.stopped {
+        // An error, reported: the game as it is.
+        part.text.extend_from_slice(text);
     }
+}
+
+/// Writes one game without an error, its tags set as `keep` says.
+fn tag_game(keep: bool, g: &ReadGame, text: &[u8], base: u64, part: &mut Part) {
     let stats = &mut part.stats;
     if keep && super::has_tags(&g.game.tags) {
         stats.tagged.kept += 1;
