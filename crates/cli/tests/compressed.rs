@@ -261,6 +261,7 @@ fn a_truncated_zst_keeps_the_games_before_the_cut_and_says_so() {
     let (before_last, _) = stats(&[s(&whole_games)], b"");
     want["moves"] = before_last["moves"].clone();
     want["results"] = before_last["results"].clone();
+    want["eco"] = before_last["eco"].clone();
     want["errors"] = serde_json::json!(want["errors"].as_u64().unwrap() + 1);
     for jobs in ["1", "2"] {
         let out = rookery(&["pgn", "stats", "--json", "--jobs", jobs, s(&file)], b"");
@@ -446,8 +447,36 @@ fn a_game_cut_by_the_damage_is_rejected_not_copied() {
         "{cut_stats}"
     );
     assert_eq!(cut_stats["errors"], serde_json::json!(1), "{cut_stats}");
-    assert_eq!(cut_stats["moves"], whole["moves"], "{cut_stats}");
-    assert_eq!(cut_stats["results"], whole["results"], "{cut_stats}");
+    for field in ["moves", "results", "eco"] {
+        assert_eq!(cut_stats[field], whole[field], "{field}: {cut_stats}");
+    }
+    assert_eq!(
+        cut_stats["longest"]["plies"], whole["longest"]["plies"],
+        "{cut_stats}"
+    );
+    // pgn eco's counts: those of the whole games, and one error.
+    let eco = |input: &Path| -> serde_json::Value {
+        let run = rookery(
+            &[
+                "pgn",
+                "eco",
+                "--json",
+                s(input),
+                "-o",
+                s(&dir.join("e.pgn")),
+            ],
+            b"",
+        );
+        let said = text(&run.stderr);
+        let last = said.lines().last().unwrap_or_default().to_string();
+        serde_json::from_str(&last).unwrap_or_else(|e| panic!("{e}: {}", run.describe()))
+    };
+    let (whole, cut_eco) = (eco(&plain), eco(&cut));
+    assert_eq!(cut_eco["games"], serde_json::json!(games + 1), "{cut_eco}");
+    assert_eq!(cut_eco["errors"], serde_json::json!(1), "{cut_eco}");
+    for field in ["named", "kept", "unnamed", "eco"] {
+        assert_eq!(cut_eco[field], whole[field], "{field}: {cut_eco}");
+    }
 }
 
 /// A bad CRC is found at the end of the member: every game was read, and

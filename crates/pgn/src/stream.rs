@@ -316,8 +316,49 @@ pub struct OpenGame {
     pub at: Location,
     /// Where its text starts in the part's text.
     pub text_from: usize,
-    /// The plies and the result slot [`Task::Stats`] counted for it.
-    pub counted: Option<(u64, usize)>,
+    /// What the task counted for it beyond the game itself, to be undone
+    /// if it was cut.
+    pub counted: Counted,
+}
+
+/// What [`Task::Stats`] or [`Task::Eco`] counted for one game (see
+/// [`OpenGame`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counted {
+    /// Mainline plies added to [`Stats::moves`].
+    pub plies: u64,
+    /// The slot of [`Stats::results`] it added to.
+    pub result: Option<usize>,
+    /// The ECO code it added to [`Stats::eco`].
+    pub eco: Option<String>,
+    /// The longest game before it, if it became the longest.
+    pub longest_before: Option<Option<Longest>>,
+    /// What it added to [`Stats::tagged`].
+    pub tagged: crate::eco::run::Tagged,
+}
+
+impl Counted {
+    /// Takes what was counted out of `stats` again.
+    fn undo(self, stats: &mut Stats) {
+        stats.moves -= self.plies;
+        if let Some(slot) = self.result {
+            stats.results[slot] -= 1;
+        }
+        if let Some(code) = self.eco {
+            if let Some(n) = stats.eco.get_mut(&code) {
+                *n -= 1;
+                if *n == 0 {
+                    stats.eco.remove(&code);
+                }
+            }
+        }
+        if let Some(longest) = self.longest_before {
+            stats.longest = longest;
+        }
+        stats.tagged.named -= self.tagged.named;
+        stats.tagged.kept -= self.tagged.kept;
+        stats.tagged.unnamed -= self.tagged.unnamed;
+    }
 }
 
 /// The error of a game cut short by the damage of its input's compressed
@@ -372,10 +413,7 @@ impl CutGuard {
                     cut_short_message(open.index),
                 ));
                 part.stats.error_games += 1;
-                if let Some((plies, slot)) = open.counted {
-                    part.stats.moves -= plies;
-                    part.stats.results[slot] -= 1;
-                }
+                open.counted.undo(&mut part.stats);
             }
         }
         self.held
@@ -500,7 +538,10 @@ pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
         return;
     }
     let text_from = part.text.len();
-    let mut counted = None;
+    // What is counted of a game without a termination marker is kept, to
+    // be undone if the damage of its input cut it.
+    let open = is_open(g);
+    let mut counted = Counted::default();
     match plan.task {
         Task::Validate => {}
         Task::Normalize { fix_results } => {
@@ -529,46 +570,49 @@ pub fn handle(plan: &Plan, file: &str, g: &ReadGame, part: &mut Part) {
             let s = &mut part.stats;
             s.moves += plies as u64;
             s.results[result_slot(g.game.result)] += 1;
-            counted = Some((plies as u64, result_slot(g.game.result)));
             if s.longest.as_ref().is_none_or(|l| plies > l.plies) {
                 let t = |n: &str| g.game.tags.get(n).unwrap_or("?").to_owned();
-                s.longest = Some(Longest {
+                let before = s.longest.replace(Longest {
                     plies,
                     game: g.index,
                     file: file.to_owned(),
                     white: t("White"),
                     black: t("Black"),
                 });
+                if open {
+                    counted.longest_before = Some(before);
+                }
             }
-            if plan.classify {
+            let code = if plan.classify {
                 let code = eco::classify(g).map_or("?", |c| c.opening.eco());
                 count_eco(&mut s.eco, code);
+                open.then(|| code.to_owned())
             } else {
                 count_eco_tag(&mut s.eco, &g.game.tags);
+                open.then(|| eco_tag_code(&g.game.tags))
+            };
+            if open {
+                counted.plies = plies as u64;
+                counted.result = Some(result_slot(g.game.result));
+                counted.eco = code;
             }
         }
         // Written by `eco::run`, which has the game's text.
         Task::Eco { .. } => {}
     }
-    part.open_last = open_game(g, text_from, counted);
+    part.open_last = open.then_some(OpenGame {
+        index: g.index,
+        at: g.at,
+        text_from,
+        counted,
+    });
 }
 
-/// `g` as the last game of a part, if it has no game-termination marker:
-/// its text from `text_from` in the part's, `counted` by [`Task::Stats`].
-pub(crate) fn open_game(
-    g: &ReadGame,
-    text_from: usize,
-    counted: Option<(u64, usize)>,
-) -> Option<OpenGame> {
+/// Whether `g` has no game-termination marker.
+pub(crate) fn is_open(g: &ReadGame) -> bool {
     g.warnings
         .iter()
         .any(|w| w.kind == crate::game::WarningKind::MissingResult)
-        .then_some(OpenGame {
-            index: g.index,
-            at: g.at,
-            text_from,
-            counted,
-        })
 }
 
 /// Counts one game of ECO code `code` in `eco`, without allocating for a
@@ -584,16 +628,25 @@ pub(crate) fn count_eco(eco: &mut BTreeMap<String, u64>, code: &str) {
 
 /// Counts one game in `eco` by its ECO tag (`?` when missing or malformed).
 pub(crate) fn count_eco_tag(eco: &mut BTreeMap<String, u64>, tags: &crate::Tags) {
-    // The code as `Eco` displays it, without allocating.
-    let buf: [u8; 3];
-    let code = match tags.eco() {
+    let mut buf = [0; 3];
+    count_eco(eco, tag_code(tags, &mut buf));
+}
+
+/// The ECO code of `tags` as [`Stats::eco`] counts it (`?` when missing
+/// or malformed), written in `buf` (no allocation).
+fn tag_code<'a>(tags: &crate::Tags, buf: &'a mut [u8; 3]) -> &'a str {
+    match tags.eco() {
         Ok(Some(e)) if e.letter.is_ascii() && e.number < 100 => {
-            buf = [e.letter as u8, b'0' + e.number / 10, b'0' + e.number % 10];
-            std::str::from_utf8(&buf).unwrap_or("?")
+            *buf = [e.letter as u8, b'0' + e.number / 10, b'0' + e.number % 10];
+            std::str::from_utf8(buf).unwrap_or("?")
         }
         _ => "?",
-    };
-    count_eco(eco, code);
+    }
+}
+
+/// [`tag_code`], owned.
+pub(crate) fn eco_tag_code(tags: &crate::Tags) -> String {
+    tag_code(tags, &mut [0; 3]).to_owned()
 }
 
 /// Reads `input` (named `file` in stats) as `plan` says and hands the

@@ -161,16 +161,35 @@ fn game(plan: &Plan, keep: bool, g: &ReadGame, text: &[u8], base: u64, part: &mu
     part.open_last = None;
     let text_from = part.text.len();
     if report(plan, g, part) {
-        tag_game(keep, g, text, base, part);
-        part.open_last = crate::stream::open_game(g, text_from, None);
+        let tagged = part.stats.tagged;
+        let code = tag_game(keep, g, text, base, part);
+        part.open_last = crate::stream::is_open(g).then(|| {
+            let now = part.stats.tagged;
+            crate::stream::OpenGame {
+                index: g.index,
+                at: g.at,
+                text_from,
+                counted: crate::stream::Counted {
+                    eco: Some(code.unwrap_or_else(|| crate::stream::eco_tag_code(&g.game.tags))),
+                    tagged: Tagged {
+                        named: now.named - tagged.named,
+                        kept: now.kept - tagged.kept,
+                        unnamed: now.unnamed - tagged.unnamed,
+                    },
+                    ..Default::default()
+                },
+            }
+        });
     } else if !part.stopped {
         // An error, reported: the game as it is.
         part.text.extend_from_slice(text);
     }
 }
 
-/// Writes one game without an error, its tags set as `keep` says.
-fn tag_game(keep: bool, g: &ReadGame, text: &[u8], base: u64, part: &mut Part) {
+/// Writes one game without an error, its tags set as `keep` says;
+/// returns the ECO code counted when it is the opening's (else the tag's
+/// was counted).
+fn tag_game(keep: bool, g: &ReadGame, text: &[u8], base: u64, part: &mut Part) -> Option<String> {
     let stats = &mut part.stats;
     if keep && super::has_tags(&g.game.tags) {
         stats.tagged.kept += 1;
@@ -178,10 +197,11 @@ fn tag_game(keep: bool, g: &ReadGame, text: &[u8], base: u64, part: &mut Part) {
         retag::write(text, base, g, c.opening, &mut part.text);
         stats.tagged.named += 1;
         count_eco(&mut stats.eco, c.opening.eco());
-        return;
+        return crate::stream::is_open(g).then(|| c.opening.eco().to_owned());
     } else {
         stats.tagged.unnamed += 1;
     }
     count_eco_tag(&mut stats.eco, &g.game.tags);
     part.text.extend_from_slice(text);
+    None
 }
