@@ -54,7 +54,7 @@ use std::ops::Range;
 
 use crate::game::{Detail, ReadGame};
 use crate::reader::parse_tag;
-use crate::split::{for_each_piece_at, for_each_piece_from, PieceGames, ReadAt, Start};
+use crate::split::{for_each_piece_at_lent, for_each_piece_from_lent, PieceGames, ReadAt, Start};
 use crate::stream::{Diag, StreamError};
 use crate::types::{Location, RawTag};
 
@@ -139,12 +139,11 @@ pub struct Copied<'a, T> {
 }
 
 /// One game judged on a reading thread: [`Copied`] with its bytes as a
-/// range of its batch's.
+/// range of its piece's (or, held for the next piece, of its own).
 struct Entry<T> {
     index: usize,
     at: Location,
     value: T,
-    copy: bool,
     span: Option<Range<usize>>,
     error: Option<Diag>,
     warnings: Vec<Diag>,
@@ -152,25 +151,16 @@ struct Entry<T> {
     latin1_line: Option<u64>,
 }
 
-/// What a reading thread made of one piece: its games, the bytes of those
-/// to copy one after another, and the bytes before its first game (the
-/// end of the game before it, in the piece before).
+/// What a reading thread made of one piece: its games, each with the range
+/// of the piece's bytes it runs over if the sink wants them (the last one
+/// to the piece's end), and the range of the bytes before its first game
+/// (the end of the game before it, in the piece before; the whole piece if
+/// no game starts in it). The bytes stay in the piece, which the sink
+/// borrows ([`crate::split`]'s lent pieces): nothing is copied on the
+/// reading thread.
 struct Batch<T> {
-    lead: Vec<u8>,
+    lead: Range<usize>,
     games: Vec<Entry<T>>,
-    bytes: Vec<u8>,
-}
-
-impl<T> Batch<T> {
-    /// Adds `entry`, whose bytes are `bytes`, to the batch.
-    fn close(&mut self, mut entry: Entry<T>, bytes: &[u8]) {
-        if entry.copy {
-            let from = self.bytes.len();
-            self.bytes.extend_from_slice(bytes);
-            entry.span = Some(from..self.bytes.len());
-        }
-        self.games.push(entry);
-    }
 }
 
 /// Where stream offset `offset` is in a piece of `len` bytes starting at
@@ -197,9 +187,8 @@ fn judge_piece<T>(
 ) -> Batch<T> {
     games.set_gate(gate.clone());
     let mut batch = Batch {
-        lead: Vec::new(),
+        lead: 0..0,
         games: Vec::new(),
-        bytes: Vec::new(),
     };
     // The game read last, with where it starts: its bytes end where the
     // next one starts.
@@ -210,11 +199,14 @@ fn judge_piece<T>(
         let start = within(g.at.offset, base, input.len());
         let end = within(games.offset(), base, input.len()).max(start);
         if first {
-            batch.lead.extend_from_slice(&input[..start]);
+            batch.lead = 0..start;
             first = false;
         }
-        if let Some((entry, from)) = pending.take() {
-            batch.close(entry, &input[from..start]);
+        if let Some((mut entry, from)) = pending.take() {
+            if entry.span.is_some() {
+                entry.span = Some(from..start);
+            }
+            batch.games.push(entry);
         }
         let raw = &input[start..end];
         let (value, copy) = judge(&g, raw);
@@ -222,8 +214,8 @@ fn judge_piece<T>(
             index: g.index,
             at: g.at,
             value,
-            copy,
-            span: None,
+            // (Its end is set once the next game's start is known.)
+            span: copy.then_some(start..start),
             error: g.error.as_ref().map(|e| Diag::of_error(e, g.index)),
             warnings: if quiet {
                 Vec::new()
@@ -239,10 +231,15 @@ fn judge_piece<T>(
         pending = Some((entry, start));
         games.recycle(g);
     }
-    let (input, _) = games.input();
+    let len = games.input().0.len();
     match pending {
-        Some((entry, from)) => batch.close(entry, &input[from.min(input.len())..]),
-        None => batch.lead.extend_from_slice(input),
+        Some((mut entry, from)) => {
+            if entry.span.is_some() {
+                entry.span = Some(from.min(len)..len);
+            }
+            batch.games.push(entry);
+        }
+        None => batch.lead = 0..len,
     }
     batch
 }
@@ -299,15 +296,27 @@ pub fn tag_value<'a>(g: &'a ReadGame, raw: &[u8], name: &str) -> Option<Cow<'a, 
 
 /// Hands the games of each batch to `sink` in input order, with their
 /// bytes: the last game of a batch waits for the next batch, whose bytes
-/// before its first game end it.
+/// before its first game end it (its own bytes are copied to be held: one
+/// game a piece).
 struct InOrder<'s, 'f, T, E> {
     sink: &'s mut CopySink<'f, T, E>,
-    /// A batch whose last game (its only one left) waits.
-    held: Option<Batch<T>>,
+    /// The last game of the batches taken so far, its span in `own`.
+    held: Option<Entry<T>>,
+    /// The held game's bytes so far (if the sink wants them).
+    own: Vec<u8>,
     stopped: bool,
 }
 
 impl<T, E> InOrder<'_, '_, T, E> {
+    fn new<'s, 'f>(sink: &'s mut CopySink<'f, T, E>) -> InOrder<'s, 'f, T, E> {
+        InOrder {
+            sink,
+            held: None,
+            own: Vec::new(),
+            stopped: false,
+        }
+    }
+
     fn deliver(&mut self, e: Entry<T>, bytes: &[u8]) -> Result<(), E> {
         if self.stopped {
             return Ok(());
@@ -326,43 +335,51 @@ impl<T, E> InOrder<'_, '_, T, E> {
         Ok(())
     }
 
-    /// Takes the next batch; `false` once the sink asked to stop.
-    fn take(&mut self, mut batch: Batch<T>) -> Result<bool, E> {
-        if let Some(mut held) = self.held.take() {
+    /// Hands over the held game.
+    fn release(&mut self, e: Entry<T>) -> Result<(), E> {
+        let own = std::mem::take(&mut self.own);
+        let done = self.deliver(e, &own);
+        self.own = own;
+        self.own.clear();
+        done
+    }
+
+    /// Takes the next batch, read from `bytes`; `false` once the sink
+    /// asked to stop.
+    fn take(&mut self, mut batch: Batch<T>, bytes: &[u8]) -> Result<bool, E> {
+        if let Some(mut e) = self.held.take() {
             // The bytes before this batch's first game end the held game.
-            if let Some(span) = held.games.last_mut().and_then(|e| e.span.as_mut()) {
-                held.bytes.extend_from_slice(&batch.lead);
-                span.end = held.bytes.len();
+            if e.span.is_some() {
+                self.own.extend_from_slice(&bytes[batch.lead.clone()]);
+                e.span = Some(0..self.own.len());
             }
             if batch.games.is_empty() {
-                self.held = Some(held);
+                self.held = Some(e);
                 return Ok(!self.stopped);
             }
-            if let Some(e) = held.games.pop() {
-                self.deliver(e, &held.bytes)?;
-            }
+            self.release(e)?;
         }
-        let Some(last) = batch.games.pop() else {
-            // Nothing before it: what stands before the first game is no game's.
+        // Nothing before the first game is a game's: it is left out.
+        let Some(mut last) = batch.games.pop() else {
             return Ok(!self.stopped);
         };
-        let rest = std::mem::take(&mut batch.games);
-        for e in rest {
-            self.deliver(e, &batch.bytes)?;
+        for e in batch.games {
+            self.deliver(e, bytes)?;
         }
-        batch.games.push(last);
-        self.held = Some(batch);
+        if let Some(span) = last.span.take() {
+            self.own.extend_from_slice(&bytes[span]);
+            last.span = Some(0..self.own.len());
+        }
+        self.held = Some(last);
         Ok(!self.stopped)
     }
 
     /// Hands over the last game.
     fn finish(mut self) -> Result<(), E> {
-        if let Some(mut held) = self.held.take() {
-            if let Some(e) = held.games.pop() {
-                self.deliver(e, &held.bytes)?;
-            }
+        match self.held.take() {
+            Some(e) => self.release(e),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -382,21 +399,17 @@ pub fn copy_games<R: Read + Send, T: Send, E>(
 ) -> Result<(), StreamError<E>> {
     let quiet = plan.quiet;
     let work = |games: &mut PieceGames| judge_piece(games, judge, quiet, &plan.gate);
-    let mut order = InOrder {
-        sink,
-        held: None,
-        stopped: false,
-    };
-    for_each_piece_from(
+    let mut order = InOrder::new(sink);
+    for_each_piece_from_lent(
         input,
         plan.start,
         plan.jobs,
         (plan.chunk_bytes, plan.input_len),
         plan.detail,
         &work,
-        &mut |batch, done| {
+        &mut |batch, bytes, done| {
             progress(done);
-            order.take(batch).map_err(StreamError::Sink)
+            order.take(batch, bytes).map_err(StreamError::Sink)
         },
     )?;
     order.finish().map_err(StreamError::Sink)
@@ -417,22 +430,17 @@ pub fn copy_games_at<A: ReadAt + Sync + ?Sized, T: Send, E>(
 ) -> Result<(), StreamError<E>> {
     let quiet = plan.quiet;
     let work = |games: &mut PieceGames| judge_piece(games, judge, quiet, &plan.gate);
-    let mut order = InOrder {
-        sink,
-        held: None,
-        stopped: false,
-    };
-    for_each_piece_at(
+    let mut order = InOrder::new(sink);
+    for_each_piece_at_lent(
         input,
         plan.jobs,
         (plan.chunk_bytes, plan.input_len),
         plan.detail,
         &work,
-        &mut |batch, done| {
+        &mut |batch, bytes, done| {
             progress(done);
-            order.take(batch).map_err(StreamError::Sink)
+            order.take(batch, bytes).map_err(StreamError::Sink)
         },
-        None,
     )?;
     order.finish().map_err(StreamError::Sink)
 }

@@ -13,6 +13,9 @@
 //! can read at any offset (a file, [`ReadAt`]): there the turn at the cutter
 //! only finds where the next piece ends, reading a few KiB around the cut,
 //! and each thread reads its piece's bytes itself, at once with the others.
+//! A lone reading thread of such an input gets its pieces from a thread
+//! that reads them ahead of it (two at most): the reading of one piece and
+//! the parsing of the one before run at once.
 //!
 //! Each thread then checks its piece (decoding lines that are not UTF-8 from
 //! Latin-1, if asked), counts its newlines and the lines that look like a
@@ -55,7 +58,7 @@
 //! ```
 
 use std::io::{self, Read};
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{mpsc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use rookery_io::parallel::{self, Pulled, WorkerPanicked};
 use rookery_io::read_full_at;
@@ -606,6 +609,11 @@ trait Source {
     /// input can be read again there: then a piece read need not be kept
     /// for a second reading, should one be needed.
     fn refetch(raw: &Self::Raw) -> Option<Self::Raw>;
+    /// Whether one worker is better served by a thread that cuts and
+    /// fetches its pieces ahead of it ([`read_ahead`]): a source that
+    /// never waits long for its bytes (a file), so that the thread ends as
+    /// soon as it is no longer wanted.
+    const AHEAD: bool = false;
 }
 
 impl<R: Read> Source for Cutter<R> {
@@ -627,6 +635,7 @@ impl<R: Read> Source for Cutter<R> {
 
 impl<A: ReadAt + ?Sized> Source for Spans<'_, A> {
     type Raw = Span;
+    const AHEAD: bool = true;
     fn next_raw(&mut self) -> Option<io::Result<Span>> {
         if self.done {
             return None;
@@ -922,6 +931,11 @@ fn prepare(
 /// input bytes cut so far; it returns `false` to stop early.
 pub type PieceSink<'a, T, E> = dyn FnMut(T, u64) -> Result<bool, E> + 'a;
 
+/// [`PieceSink`] that also gets the bytes the result's games were read
+/// from (the piece, or the pieces read again as one), for a result that
+/// points into them instead of holding a copy ([`crate::copy`]).
+pub(crate) type LentSink<'a, T, E> = dyn FnMut(T, &[u8], u64) -> Result<bool, E> + 'a;
+
 /// Runs `work` over the games of `input` on `jobs` threads (at least one)
 /// and hands its results to `sink` in stream order, with the number of input
 /// bytes cut so far; `sink` returns `false` to stop early. The games `work`
@@ -983,6 +997,36 @@ pub fn for_each_piece_from<T: Send, E: From<io::Error>>(
     work: &(dyn Fn(&mut PieceGames) -> T + Sync),
     sink: &mut PieceSink<'_, T, E>,
 ) -> Result<(), E> {
+    let at = (start, false);
+    let sink = &mut |out, _: &[u8], done| sink(out, done);
+    from_stream(input, at, jobs, size, detail, work, sink)
+}
+
+/// [`for_each_piece_from`], `sink` getting the bytes each result was read
+/// from too ([`LentSink`]).
+pub(crate) fn for_each_piece_from_lent<T: Send, E: From<io::Error>>(
+    input: impl Read + Send,
+    start: Start,
+    jobs: usize,
+    size: (usize, Option<u64>),
+    detail: Detail,
+    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
+    sink: &mut LentSink<'_, T, E>,
+) -> Result<(), E> {
+    from_stream(input, (start, true), jobs, size, detail, work, sink)
+}
+
+/// The work of [`for_each_piece_from`]: `at` is where the stream begins
+/// and whether the sink borrows the bytes.
+fn from_stream<T: Send, E: From<io::Error>>(
+    input: impl Read + Send,
+    (start, lend): (Start, bool),
+    jobs: usize,
+    size: (usize, Option<u64>),
+    detail: Detail,
+    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
+    sink: &mut LentSink<'_, T, E>,
+) -> Result<(), E> {
     let jobs = jobs.max(1);
     let (target, length) = size;
     let mut cutter = Cutter::new(input, target);
@@ -993,6 +1037,7 @@ pub fn for_each_piece_from<T: Send, E: From<io::Error>>(
         jobs,
         detail,
         start,
+        lend,
     };
     run_pieces(cutter, &|cut, _| Ok(cut), pieces, work, sink, None)
 }
@@ -1019,6 +1064,34 @@ pub fn for_each_piece_at<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>
     sink: &mut PieceSink<'_, T, E>,
     latin1: Option<&mut dyn FnMut(u64)>,
 ) -> Result<(), E> {
+    let sink = &mut |out, _: &[u8], done| sink(out, done);
+    from_file(input, (jobs, false), size, detail, work, sink, latin1)
+}
+
+/// [`for_each_piece_at`] (the bytes read as they are), `sink` getting the
+/// bytes each result was read from too ([`LentSink`]).
+pub(crate) fn for_each_piece_at_lent<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>(
+    input: &A,
+    jobs: usize,
+    size: (usize, Option<u64>),
+    detail: Detail,
+    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
+    sink: &mut LentSink<'_, T, E>,
+) -> Result<(), E> {
+    from_file(input, (jobs, true), size, detail, work, sink, None)
+}
+
+/// The work of [`for_each_piece_at`]: `jobs` threads, and whether the sink
+/// borrows the bytes.
+fn from_file<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>(
+    input: &A,
+    (jobs, lend): (usize, bool),
+    size: (usize, Option<u64>),
+    detail: Detail,
+    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
+    sink: &mut LentSink<'_, T, E>,
+    latin1: Option<&mut dyn FnMut(u64)>,
+) -> Result<(), E> {
     let jobs = jobs.max(1);
     let (target, length) = size;
     let spans = Spans {
@@ -1034,6 +1107,7 @@ pub fn for_each_piece_at<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>
         jobs,
         detail,
         start: Start::default(),
+        lend,
     };
     run_pieces(
         spans,
@@ -1045,11 +1119,14 @@ pub fn for_each_piece_at<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>
     )
 }
 
-/// How [`run_pieces`] reads: threads, detail, where the stream begins.
+/// How [`run_pieces`] reads: threads, detail, where the stream begins,
+/// and whether the sink borrows the bytes ([`LentSink`]: a worker then
+/// keeps no piece's buffer for its next piece).
 struct Pieces {
     jobs: usize,
     detail: Detail,
     start: Start,
+    lend: bool,
 }
 
 /// A piece read on a reading thread. Its bytes are gone (to the thread's
@@ -1061,22 +1138,148 @@ struct ReadPiece<T, R> {
     again: Option<R>,
 }
 
-/// The work of [`for_each_piece_with`] and [`for_each_piece_at`]: the
-/// threads take turns at `source` for their next piece, `fetch` its bytes,
-/// [`prepare`] it and read it; the calling thread takes the results in
-/// order ([`take_in_order`]).
+/// Pieces a [`read_ahead`] thread holds ready for the one worker.
+const PIECES_AHEAD: usize = 2;
+
+/// A piece as [`Ahead`] hands it out: read already, with what fetches it
+/// again (if the source can); or only to be fetched again.
+enum Fetched<R> {
+    Read(Cut, Option<R>),
+    Again(R),
+}
+
+/// A piece a [`read_ahead`] thread read, with what fetches it again (if
+/// its source can); an error is the last one.
+type ReadAhead<R> = io::Result<(Cut, Option<R>)>;
+
+/// The source of a lone worker whose pieces a [`read_ahead`] thread cuts
+/// and fetches from a source `S`: the worker parses while the next piece
+/// is read.
+struct Ahead<S: Source> {
+    pieces: mpsc::Receiver<ReadAhead<S::Raw>>,
+    spent: mpsc::Sender<Vec<u8>>,
+    offset: u64,
+}
+
+impl<S: Source> Source for Ahead<S> {
+    type Raw = Fetched<S::Raw>;
+    fn next_raw(&mut self) -> Option<io::Result<Fetched<S::Raw>>> {
+        // The thread ended: the input is read (an error was sent before).
+        let got = self.pieces.recv().ok()?;
+        Some(got.map(|(cut, again)| {
+            self.offset = cut.offset + cut.bytes.len() as u64;
+            Fetched::Read(cut, again)
+        }))
+    }
+    fn recycle(&mut self, bytes: Vec<u8>) {
+        let _ = self.spent.send(bytes);
+    }
+    fn offset(&self) -> u64 {
+        self.offset
+    }
+    fn refetch(raw: &Fetched<S::Raw>) -> Option<Fetched<S::Raw>> {
+        match raw {
+            Fetched::Read(_, again) => again.as_ref().and_then(S::refetch),
+            Fetched::Again(r) => S::refetch(r),
+        }
+        .map(Fetched::Again)
+    }
+}
+
+/// The thread of [`Ahead`]: cuts `source` and fetches each piece, at most
+/// [`PIECES_AHEAD`] ahead of the worker, into the buffers it gets back
+/// (`spent`); until the input ends, a read fails (the error is the last
+/// item), or the worker's side is gone.
+fn read_ahead<S: Source>(
+    mut source: S,
+    fetch: &(dyn Fn(S::Raw, Vec<u8>) -> io::Result<Cut> + Sync),
+    pieces: &mpsc::SyncSender<ReadAhead<S::Raw>>,
+    spent: &mpsc::Receiver<Vec<u8>>,
+) {
+    loop {
+        for bytes in spent.try_iter() {
+            source.recycle(bytes);
+        }
+        let item = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let raw = match source.next_raw()? {
+                Ok(raw) => raw,
+                Err(e) => return Some(Err(e)),
+            };
+            let again = S::refetch(&raw);
+            Some(fetch(raw, Vec::new()).map(|cut| (cut, again)))
+        })) {
+            Ok(None) => return,
+            Ok(Some(item)) => item,
+            // Never a silent end: the worker hears of it as a read error.
+            Err(_) => Err(io::Error::other("the thread reading ahead panicked")),
+        };
+        let failed = item.is_err();
+        if pieces.send(item).is_err() || failed {
+            return;
+        }
+    }
+}
+
+/// The work of [`for_each_piece_with`] and [`for_each_piece_at`]; one
+/// worker of a source that is better read ahead ([`Source::AHEAD`]) gets
+/// its pieces from a [`read_ahead`] thread.
 fn run_pieces<S: Source + Send, T: Send, E: From<io::Error>>(
     source: S,
     fetch: &(dyn Fn(S::Raw, Vec<u8>) -> io::Result<Cut> + Sync),
     pieces: Pieces,
     work: &(dyn Fn(&mut PieceGames) -> T + Sync),
-    sink: &mut PieceSink<'_, T, E>,
+    sink: &mut LentSink<'_, T, E>,
+    latin1: Option<&mut dyn FnMut(u64)>,
+) -> Result<(), E> {
+    if pieces.jobs > 1 || !S::AHEAD {
+        return run_pieces_on(source, fetch, pieces, work, sink, latin1);
+    }
+    std::thread::scope(|scope| {
+        let (pieces_tx, pieces_rx) = mpsc::sync_channel(PIECES_AHEAD);
+        let (spent_tx, spent_rx) = mpsc::channel();
+        // It ends once the worker's side is gone (its next send fails):
+        // the scope's end waits for it.
+        std::thread::Builder::new()
+            .name("rookery-read".into())
+            .spawn_scoped(scope, move || {
+                read_ahead(source, fetch, &pieces_tx, &spent_rx)
+            })?;
+        let back = spent_tx.clone();
+        let fetch_ahead = move |raw: Fetched<S::Raw>, buf: Vec<u8>| match raw {
+            Fetched::Read(cut, _) => {
+                // The worker's last buffer goes back to the thread.
+                if buf.capacity() > 0 {
+                    let _ = back.send(buf);
+                }
+                Ok(cut)
+            }
+            Fetched::Again(raw) => fetch(raw, buf),
+        };
+        let ahead: Ahead<S> = Ahead {
+            pieces: pieces_rx,
+            spent: spent_tx,
+            offset: 0,
+        };
+        run_pieces_on(ahead, &fetch_ahead, pieces, work, sink, latin1)
+    })
+}
+
+/// The threads take turns at `source` for their next piece, `fetch` its
+/// bytes, [`prepare`] it and read it; the calling thread takes the results
+/// in order ([`take_in_order`]).
+fn run_pieces_on<S: Source + Send, T: Send, E: From<io::Error>>(
+    source: S,
+    fetch: &(dyn Fn(S::Raw, Vec<u8>) -> io::Result<Cut> + Sync),
+    pieces: Pieces,
+    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
+    sink: &mut LentSink<'_, T, E>,
     latin1: Option<&mut dyn FnMut(u64)>,
 ) -> Result<(), E> {
     let Pieces {
         jobs,
         detail,
         start,
+        lend,
     } = pieces;
     let decode = latin1.is_some();
     let books = Mutex::new(Books {
@@ -1121,9 +1324,9 @@ fn run_pieces<S: Source + Send, T: Send, E: From<io::Error>>(
         // index was guessed wrong (rare), and then fetched again: its
         // buffer serves the thread's next piece, while still in its caches,
         // instead of waiting to be taken (new memory for every piece in
-        // flight).
+        // flight). Unless the sink borrows the bytes.
         let again = match again {
-            Some(again) if placement.piece.ends_cleanly(&outcome) => {
+            Some(again) if !lend && placement.piece.ends_cleanly(&outcome) => {
                 *kept = std::mem::take(&mut placement.piece.bytes);
                 Some(again)
             }
@@ -1179,7 +1382,7 @@ fn take_in_order<S, R, T, E: From<io::Error>>(
     books: &Mutex<Books>,
     detail: Detail,
     work: &(dyn Fn(&mut PieceGames) -> T + Sync),
-    sink: &mut PieceSink<'_, T, E>,
+    sink: &mut LentSink<'_, T, E>,
     mut latin1: Option<&mut dyn FnMut(u64)>,
     refetch: &dyn Fn(&mut Piece, &mut Option<R>) -> io::Result<()>,
 ) -> Result<(), E> {
@@ -1232,12 +1435,13 @@ fn take_in_order<S, R, T, E: From<io::Error>>(
             let mut b = lock(books);
             b.delta += outcome.games as i64 - piece.starts as i64;
             b.next_index += outcome.games;
-            if piece.bytes.capacity() > 0 {
-                b.spare.push(piece.bytes);
-            }
             b.cut_to
         };
-        if !sink(out, offset)? {
+        let go_on = sink(out, &piece.bytes, offset)?;
+        if piece.bytes.capacity() > 0 {
+            lock(books).spare.push(piece.bytes);
+        }
+        if !go_on {
             return Ok(());
         }
     }
@@ -1246,7 +1450,7 @@ fn take_in_order<S, R, T, E: From<io::Error>>(
     if let Some((mut held, index)) = carry {
         let (out, _) = held.read_with(index, detail, work);
         let offset = lock(books).cut_to;
-        sink(out, offset)?;
+        sink(out, &held.bytes, offset)?;
     }
     Ok(())
 }

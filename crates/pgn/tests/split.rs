@@ -505,3 +505,81 @@ fn a_failing_piece_leaves_the_pieces_before_it_whole() {
     // The first piece (about 100,000 bytes of 27-byte games) was read whole.
     assert!((3_000..4_000).contains(&seen), "{seen} games");
 }
+
+/// One worker reading a file gets its pieces from a thread that reads them
+/// ahead: what that thread meets (an error, a panic of the input's reads)
+/// reaches the caller as an error after the games before it, never as an
+/// early end; and a sink that stops early ends the run without waiting for
+/// the rest of the input.
+#[test]
+fn the_thread_reading_ahead_reports_what_it_meets() {
+    /// Reads past `bad` fail (`panics`: panic) once the input is cut;
+    /// reads of a few KiB around a cut always succeed.
+    struct BadAfter {
+        bytes: Vec<u8>,
+        bad: u64,
+        panics: bool,
+    }
+    impl ReadAt for BadAfter {
+        fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+            if buf.len() > 20_000 && offset + buf.len() as u64 > self.bad {
+                assert!(!self.panics, "a bug in the input's reads");
+                return Err(std::io::Error::other("the disk is gone"));
+            }
+            self.bytes.read_at(buf, offset)
+        }
+    }
+    let pgn = "[Event \"a\"]\n\n1. e4 e5 1-0\n\n".repeat(20_000);
+    let whole = pgn.len() / 27;
+    for panics in [false, true] {
+        let input = BadAfter {
+            bytes: pgn.clone().into_bytes(),
+            bad: 300_000,
+            panics,
+        };
+        let mut seen = Vec::new();
+        let read = for_each_piece_at(
+            &input,
+            1,
+            (100_000, None),
+            Detail::Full,
+            &|games| games.map(|g| g.index).collect::<Vec<_>>(),
+            &mut |batch, _| -> std::io::Result<bool> {
+                seen.extend(batch);
+                Ok(true)
+            },
+            None,
+        );
+        let err = read.expect_err("the error comes back");
+        let words = if panics {
+            "panicked"
+        } else {
+            "the disk is gone"
+        };
+        assert!(err.to_string().contains(words), "{err}");
+        // Games 1, 2, ... in order, none past the bad bytes.
+        assert!(seen.iter().copied().eq(1..=seen.len()), "{seen:?}");
+        assert!(
+            (5_000..300_000 / 27).contains(&seen.len()),
+            "{}",
+            seen.len()
+        );
+    }
+    // A sink that stops after its second batch: a prefix, and the run ends.
+    let mut batches = Vec::new();
+    for_each_piece_at(
+        pgn.as_bytes(),
+        1,
+        (10_000, None),
+        Detail::Full,
+        &|games| games.count(),
+        &mut |n, _| -> std::io::Result<bool> {
+            batches.push(n);
+            Ok(batches.len() < 2)
+        },
+        None,
+    )
+    .unwrap();
+    assert_eq!(batches.len(), 2);
+    assert!(batches.iter().sum::<usize>() < whole);
+}

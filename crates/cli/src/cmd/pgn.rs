@@ -268,7 +268,7 @@ fn process_file(
         }
     };
     let positional = match input.file() {
-        Some(f) if plan.jobs > 1 && part.is_none() => f.try_clone().ok(),
+        Some(f) if part.is_none() => f.try_clone().ok(),
         _ => None,
     };
     let done = if let Some(f) = positional {

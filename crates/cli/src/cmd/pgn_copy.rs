@@ -295,9 +295,10 @@ fn copy_one<L: Send>(
     })
 }
 
-/// Reads one input: a file on `plan.jobs` threads, each reading its own
-/// pieces; stdin, or one thread, in order; a part of a file (`span`) as a
-/// stream. The bytes are read as they are.
+/// Reads one input: a regular file of plain text on `plan.jobs` threads,
+/// each reading its own pieces (one thread's pieces read ahead of it);
+/// stdin, a pipe or a compressed file in order; a part of a file (`span`)
+/// as a stream. The bytes are read as they are.
 fn copy_file<L: Send>(
     plan: &Plan,
     path: &Path,
@@ -324,7 +325,7 @@ fn copy_file<L: Send>(
         plan.copy.start = start;
         plan.copy.input_len = None;
         collection::run_part(&plan, part, &damage, label, &mut progress, sink)
-    } else if input_len.is_some() && plan.copy.jobs > 1 {
+    } else if input_len.is_some() {
         let input =
             std::fs::File::open(path).map_err(|e| anyhow::anyhow!("cannot open {file}: {e}"))?;
         collection::run_at(&plan, &input, label, &mut progress, sink)
