@@ -85,10 +85,16 @@ fn main() {
         rows.len()
     );
     for r in &rows {
+        // The name's two parts, for the `Opening` and `Variation` tags: the
+        // name before its colon (all of it if it has none), and after it.
+        let (opening, variation) = match r.name.split_once(':') {
+            Some((o, v)) => (o.trim(), Some(v.trim()).filter(|v| !v.is_empty())),
+            None => (r.name.as_str(), None),
+        };
         let _ = writeln!(
             out,
-            "    Opening {{ eco: {:?}, name: {:?}, line: {:?}, plies: {} }},",
-            r.eco, r.name, r.line, r.plies
+            "    Opening {{ eco: {:?}, name: {:?}, opening: {:?}, variation: {:?}, line: {:?}, plies: {} }},",
+            r.eco, r.name, opening, variation, r.line, r.plies
         );
     }
     out.push_str("];\n");
@@ -108,8 +114,34 @@ fn main() {
         let _ = writeln!(out, "    {s},");
     }
     out.push_str("];\n");
+    // A filter in front of the slots: bit `(key >> 16) & 0xffff` is set for
+    // every row's key. Most positions a game reaches are no row's, and one
+    // load from these 8 KiB (which stay in the cache) says so for most.
+    let mut present = vec![0u64; PRESENT_BITS / 64];
+    for r in &rows {
+        let bit = present_bit(r.key);
+        present[bit / 64] |= 1 << (bit % 64);
+    }
+    let _ = writeln!(
+        out,
+        "/// Bit `(key >> 16) & 0xffff` set for the key of every row: a key whose bit is clear is no row's.\nstatic PRESENT: [u64; {}] = [",
+        present.len()
+    );
+    for w in &present {
+        let _ = writeln!(out, "    {w:#018x},");
+    }
+    out.push_str("];\n");
     let dest = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("eco.rs");
     std::fs::write(&dest, out).unwrap_or_else(|e| panic!("cannot write {}: {e}", dest.display()));
+}
+
+/// Bits of the filter in front of the slots (`PRESENT`).
+const PRESENT_BITS: usize = 1 << 16;
+
+/// The bit of `key` in the filter: the bits 16 to 31 of the key, apart
+/// from the top bits that pick a slot (`eco::lookup` reads it so).
+fn present_bit(key: u64) -> usize {
+    ((key >> 16) & 0xffff) as usize
 }
 
 /// Reads and plays one row (`eco`, `name`, `pgn`, tab-separated).

@@ -72,6 +72,10 @@ pub struct Opening {
     eco: &'static str,
     /// The full name, as lichess writes it.
     name: &'static str,
+    /// The name before its colon (all of it if it has none), trimmed.
+    opening: &'static str,
+    /// The name after its colon, trimmed, if not empty.
+    variation: Option<&'static str>,
     /// The table's line to the position, in SAN with move numbers.
     line: &'static str,
     /// The line's plies.
@@ -106,18 +110,13 @@ impl Opening {
     /// The name before its colon (the whole name if it has none): the
     /// `Opening` tag, e.g. "Sicilian Defense".
     pub fn opening(&self) -> &'static str {
-        self.name
-            .split_once(':')
-            .map_or(self.name, |(o, _)| o.trim())
+        self.opening
     }
 
     /// The name after its colon: the `Variation` tag, e.g. "Najdorf
     /// Variation, English Attack"; `None` for a name without one.
     pub fn variation(&self) -> Option<&'static str> {
-        self.name
-            .split_once(':')
-            .map(|(_, v)| v.trim())
-            .filter(|v| !v.is_empty())
+        self.variation
     }
 
     /// The table's line to the position, e.g. "1. e4 c5 2. Nf3 d6 3. d4".
@@ -155,6 +154,11 @@ pub fn deepest_line() -> usize {
 /// The opening the table names by the position whose Zobrist key is `key`.
 #[inline]
 pub fn lookup(key: u64) -> Option<&'static Opening> {
+    // The filter first (see build.rs): most keys stop here.
+    let bit = ((key >> 16) & 0xffff) as usize;
+    if PRESENT[bit / 64] & (1 << (bit % 64)) == 0 {
+        return None;
+    }
     let mask = SLOT_KEYS.len() - 1;
     let mut i = (key >> (64 - SLOT_BITS)) as usize;
     loop {

@@ -30,128 +30,139 @@ use super::{Opening, SUB_VARIATION, TAGS};
 use crate::game::ReadGame;
 use crate::reader::parse_tag;
 
-/// One change to the text: `text[start..end]` becomes `with`.
-struct Edit {
-    start: usize,
-    end: usize,
-    with: Vec<u8>,
-}
-
 /// Appends to `out` the game `game`, whose text is `text` (from where the
 /// game starts, at stream offset `base`, to where it ends), with the tags of
-/// `opening` set as the module documentation says.
+/// `opening` set as the module documentation says. It runs once a game in
+/// `rookery pgn eco`: it edits as it copies, in one pass over the tag pairs
+/// (in text order, as the reader met them), and allocates nothing.
 pub fn write(text: &[u8], base: u64, game: &ReadGame, opening: &Opening, out: &mut Vec<u8>) {
     let at = |offset: u64| usize::try_from(offset.saturating_sub(base)).unwrap_or(usize::MAX);
-    // Every tag pair's span, in text order, with its name.
-    let mut spans: Vec<(usize, usize, &str)> = Vec::new();
-    for &(i, loc) in &game.tag_locations {
+    let values = opening.tag_values();
+    // Which of TAGS (and SUB_VARIATION, last) the game has shown so far.
+    let mut seen = [false; 4];
+    // Bytes of `text` copied (or edited) into `out` so far.
+    let mut copied = 0;
+    // Where the last tag pair ends.
+    let mut last_end = None;
+    let pairs = game.tag_locations.len();
+    for (k, &(i, loc)) in game.tag_locations.iter().enumerate() {
         let start = at(loc.offset);
-        let (Some(name), Some(rest)) = (game.game.tags.name_at(i), text.get(start..)) else {
+        let Some(name) = game.game.tags.name_at(i) else {
+            continue;
+        };
+        let wanted = TAGS.iter().chain([&SUB_VARIATION]).position(|t| *t == name);
+        if wanted.is_none() && k + 1 < pairs {
+            // Only the tags set and the last one (whose end places the
+            // tags added) are looked at again.
+            continue;
+        }
+        let Some(rest) = text.get(start..) else {
             continue;
         };
         let line = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
-        if let Some((_, _, used)) = parse_tag(line) {
-            spans.push((start, start + used, name));
+        let Some((_, _, used)) = parse_tag(line) else {
+            continue;
+        };
+        let end = start + used;
+        if start < copied {
+            // Before an edit already made (cannot happen: pairs are apart).
+            continue;
         }
+        last_end = Some(end);
+        let Some(w) = wanted else {
+            continue;
+        };
+        match values.get(w).copied().flatten() {
+            Some(v) if !seen[w] => {
+                out.extend_from_slice(&text[copied..start]);
+                tag_pair(name, v, out);
+                copied = end;
+            }
+            // A tag the opening has no value for, or one seen before.
+            _ => {
+                let (from, to) = removal(text, start, end);
+                out.extend_from_slice(&text[copied..from.max(copied)]);
+                copied = to.max(copied);
+            }
+        }
+        seen[w] = true;
     }
-    spans.sort_unstable_by_key(|s| s.0);
-    let eol: &[u8] = match spans.last() {
-        Some(&(_, end, _)) if line_end(text, end).1 == b"\r\n" => b"\r\n",
-        Some(_) => b"\n",
-        None if memchr::memmem::find(text, b"\r\n").is_some() => b"\r\n",
-        None => b"\n",
+    let added = || {
+        TAGS.iter()
+            .zip(values)
+            .zip(seen)
+            .filter_map(|((name, v), seen)| v.filter(|_| !seen).map(|v| (*name, v)))
     };
-
-    let mut edits = Vec::new();
-    let mut added = Vec::new();
-    let wanted = TAGS
-        .iter()
-        .zip(opening.tag_values())
-        .chain([(&SUB_VARIATION, None)]);
-    for (&name, value) in wanted {
-        let mut found = spans.iter().filter(|s| s.2 == name);
-        match (value, found.next()) {
-            (Some(v), Some(&(start, end, _))) => edits.push(Edit {
-                start,
-                end,
-                with: tag_pair(name, v),
-            }),
-            (Some(v), None) => added.push(tag_pair(name, v)),
-            (None, Some(&first)) => edits.push(removal(text, first)),
-            (None, None) => {}
-        }
-        edits.extend(found.map(|&s| removal(text, s)));
-    }
-    if !added.is_empty() {
-        let mut with = Vec::new();
-        let start = match spans.last() {
+    if added().next().is_some() {
+        let eol: &[u8] = match last_end {
+            Some(end) if line_end(text, end).1 == b"\r\n" => b"\r\n",
+            Some(_) => b"\n",
+            None if memchr::memmem::find(text, b"\r\n").is_some() => b"\r\n",
+            None => b"\n",
+        };
+        match last_end {
             None => {
                 // No tags: a tag section of their own, then a blank line.
-                for pair in &added {
-                    with.extend_from_slice(pair);
-                    with.extend_from_slice(eol);
+                for (name, v) in added() {
+                    tag_pair(name, v, out);
+                    out.extend_from_slice(eol);
                 }
-                with.extend_from_slice(eol);
-                0
+                out.extend_from_slice(eol);
             }
-            Some(&(_, end, _)) => {
+            Some(end) => {
                 let (stop, ending) = line_end(text, end);
                 if text[end..stop].iter().all(u8::is_ascii_whitespace) && !ending.is_empty() {
                     // After the last tag's line.
-                    for pair in &added {
-                        with.extend_from_slice(pair);
-                        with.extend_from_slice(eol);
+                    let after = (stop + ending.len()).max(copied);
+                    out.extend_from_slice(&text[copied..after]);
+                    copied = after;
+                    for (name, v) in added() {
+                        tag_pair(name, v, out);
+                        out.extend_from_slice(eol);
                     }
-                    stop + ending.len()
-                } else {
+                } else if end >= copied {
                     // The last tag's line goes on (or the text ends there):
                     // on lines of their own right after it.
-                    for pair in &added {
-                        with.extend_from_slice(eol);
-                        with.extend_from_slice(pair);
+                    out.extend_from_slice(&text[copied..end]);
+                    copied = end;
+                    for (name, v) in added() {
+                        out.extend_from_slice(eol);
+                        tag_pair(name, v, out);
                     }
                     if !ending.is_empty() || stop > end {
-                        with.extend_from_slice(eol);
+                        out.extend_from_slice(eol);
                     }
-                    end
                 }
             }
-        };
-        edits.push(Edit {
-            start,
-            end: start,
-            with,
-        });
-    }
-
-    edits.sort_by_key(|e| (e.start, e.end));
-    let mut copied = 0;
-    for e in edits {
-        if e.start < copied {
-            // Overlaps an edit already made (cannot happen: tag spans are apart).
-            continue;
         }
-        out.extend_from_slice(&text[copied..e.start]);
-        out.extend_from_slice(&e.with);
-        copied = e.end;
     }
     out.extend_from_slice(&text[copied..]);
 }
 
-/// `[Name "value"]`, the value escaped.
-fn tag_pair(name: &str, value: &str) -> Vec<u8> {
-    let mut pair = Vec::with_capacity(name.len() + value.len() + 5);
-    pair.push(b'[');
-    pair.extend_from_slice(name.as_bytes());
-    pair.extend_from_slice(b" \"");
-    for &b in value.as_bytes() {
-        if matches!(b, b'"' | b'\\') {
-            pair.push(b'\\');
-        }
-        pair.push(b);
+/// Appends `[Name "value"]` to `out`, the value escaped.
+fn tag_pair(name: &str, value: &str, out: &mut Vec<u8>) {
+    out.push(b'[');
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b" \"");
+    if memchr::memchr2(b'"', b'\\', value.as_bytes()).is_none() {
+        out.extend_from_slice(value.as_bytes());
+        out.extend_from_slice(b"\"]");
+        return;
     }
-    pair.extend_from_slice(b"\"]");
-    pair
+    for chunk in value
+        .as_bytes()
+        .split_inclusive(|b| matches!(b, b'"' | b'\\'))
+    {
+        match chunk.split_last() {
+            Some((&last, head)) if matches!(last, b'"' | b'\\') => {
+                out.extend_from_slice(head);
+                out.push(b'\\');
+                out.push(last);
+            }
+            _ => out.extend_from_slice(chunk),
+        }
+    }
+    out.extend_from_slice(b"\"]");
 }
 
 /// Where the line holding `text[at]` ends (the index of its line ending,
@@ -164,21 +175,16 @@ fn line_end(text: &[u8], at: usize) -> (usize, &'static [u8]) {
     }
 }
 
-/// The edit that removes a tag pair: its whole line when nothing else is on
-/// it, else the pair alone.
-fn removal(text: &[u8], (start, end, _): (usize, usize, &str)) -> Edit {
+/// What removes the tag pair at `text[start..end]`: its whole line when
+/// nothing else is on it, else the pair alone.
+fn removal(text: &[u8], start: usize, end: usize) -> (usize, usize) {
     let line_start = memchr::memrchr(b'\n', &text[..start]).map_or(0, |i| i + 1);
     let (stop, ending) = line_end(text, end);
     let blank = |s: &[u8]| s.iter().all(u8::is_ascii_whitespace);
-    let (start, end) = if blank(&text[line_start..start]) && blank(&text[end..stop]) {
+    if blank(&text[line_start..start]) && blank(&text[end..stop]) {
         (line_start, stop + ending.len())
     } else {
         (start, end)
-    };
-    Edit {
-        start,
-        end,
-        with: Vec::new(),
     }
 }
 
@@ -220,7 +226,9 @@ mod tests {
             "[White \"w\"]\n[ECO \"D06\"]\n[Opening \"Queen's Gambit\"]\n 1. d4 d5 2. c4 *"
         );
         // Values are escaped as PGN escapes them.
-        assert_eq!(tag_pair("A", "x\"y\\z"), b"[A \"x\\\"y\\\\z\"]");
+        let mut pair = Vec::new();
+        tag_pair("A", "x\"y\\z", &mut pair);
+        assert_eq!(pair, b"[A \"x\\\"y\\\\z\"]");
     }
 
     #[test]
