@@ -59,7 +59,14 @@ impl ShardArgs {
         note: &mut dyn std::io::Write,
     ) -> anyhow::Result<Option<Shard>> {
         match self.shard {
-            Some(ShardChoice::Given(s)) => return Ok(Some(s)),
+            Some(ShardChoice::Given(s)) => {
+                return match self.shards {
+                    Some(n) if n != s.count() => Err(usage(format!(
+                        "--shard {s} and --shards {n} disagree on the number of shards"
+                    ))),
+                    _ => Ok(Some(s)),
+                };
+            }
             Some(ShardChoice::Whole) => return Ok(None),
             Some(ShardChoice::Auto) => {
                 return Shard::from_env(var, self.shards)
@@ -75,6 +82,13 @@ impl ShardArgs {
             format!("the Slurm job array (SLURM_ARRAY_TASK_ID={id})")
         } else if let Some(i) = var("JOB_COMPLETION_INDEX").filter(|_| kubernetes_count) {
             format!("the Kubernetes Indexed Job (JOB_COMPLETION_INDEX={i})")
+        } else if let Some(n) = self.shards {
+            // A count, and nothing to say which shard this is.
+            return Err(usage(format!(
+                "--shards {n} counts the pods of a Kubernetes Indexed Job, but neither \
+                 JOB_COMPLETION_INDEX nor a Slurm job array says which shard this is: give \
+                 --shard K/{n} (or --shard none for the whole job)"
+            )));
         } else {
             // Not under a scheduler, or a pod that is not told how many
             // shards there are: the whole job.
@@ -467,5 +481,33 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("no scheduler"), "{e}");
+    }
+
+    #[test]
+    fn a_count_with_nothing_to_say_which_shard_is_an_error() {
+        let mut note = Vec::new();
+        let e = args(None, Some(3))
+            .resolve_in(env(&[]), &mut note)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--shards 3") && e.contains("--shard K/3") && e.contains("--shard none"),
+            "{e}"
+        );
+        let e = args(Some("1/2"), Some(3))
+            .resolve_in(env(&[]), &mut note)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("disagree"), "{e}");
+        // Agreeing, or the whole job asked for: as without the count.
+        assert_eq!(
+            resolve(&args(Some("2/3"), Some(3)), &[]),
+            (Some("2/3".to_string()), String::new())
+        );
+        assert_eq!(
+            resolve(&args(Some("none"), Some(3)), &[]),
+            (None, String::new())
+        );
+        assert!(note.is_empty());
     }
 }
