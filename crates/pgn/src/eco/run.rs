@@ -122,10 +122,10 @@ pub fn run_at<A: ReadAt + Sync + ?Sized, E>(
 /// bytes around them as they are.
 fn piece(plan: &Plan, keep: bool, games: &mut PieceGames) -> Part {
     let mut part = plan.task.new_part();
-    // The piece's text and the tags added (a few lines a game): grown
-    // once, not doubled and copied along the way.
+    // The piece's text and the tags added (a few lines a game): room made
+    // once, not grown and copied along the way.
     let len = games.input().0.len();
-    part.text.reserve(len + len / 16);
+    part.text = Vec::with_capacity(len + len / 16);
     // Stream offset up to which the piece's text is written.
     let mut written = games.input().1;
     while let Some(g) = games.next() {
