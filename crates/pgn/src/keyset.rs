@@ -591,6 +591,44 @@ mod tests {
         assert!(per_key < 17.0, "{per_key} bytes a key");
     }
 
+    /// Bytes a key at 1 M, 10 M and 50 M distinct keys, inserts a second
+    /// and the process's peak resident memory, printed for the record (no
+    /// assert on time): `cargo test -p rookery-pgn --lib
+    /// keyset::tests::figures -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "takes a minute and a few GB; prints figures"]
+    fn figures() {
+        for n in [1_000_000u64, 10_000_000, 50_000_000] {
+            let mut set = KeySet::new();
+            let start = std::time::Instant::now();
+            let mut s = n;
+            for _ in 0..n {
+                // splitmix64, two words a key.
+                let mut word = || {
+                    s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                    let mut z = s;
+                    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                    z ^ (z >> 31)
+                };
+                let k = u128::from(word()) << 64 | u128::from(word());
+                set.insert(k, 0).unwrap();
+            }
+            let secs = start.elapsed().as_secs_f64();
+            let peak = std::fs::read_to_string("/proc/self/status")
+                .ok()
+                .and_then(|st| st.lines().find(|l| l.starts_with("VmHWM")).map(str::to_owned))
+                .unwrap_or_default();
+            println!(
+                "{n} keys: {} keys kept, {:.3} bytes a key ({} bytes), {:.0} inserts/s; {peak}",
+                set.len(),
+                set.memory() as f64 / set.len() as f64,
+                set.memory(),
+                n as f64 / secs,
+            );
+        }
+    }
+
     #[test]
     fn search_finds_what_bisection_finds() {
         let mut ks = keys(50_000, 4);
