@@ -7,9 +7,10 @@
 //! where the keys with that value start in the array (a fixed 256 KiB of
 //! `u32`; 512 KiB of `u64` past 4 G keys). No bit is dropped: two keys are
 //! taken for one only when all their 128 bits are equal. A search reads its
-//! key's bucket from the directory, then looks in the bucket by
-//! interpolation (the keys are hashes, spread evenly, so the first guess
-//! lands close) and bisection.
+//! key's bucket from the directory, then looks first where the key would
+//! stand if the bucket's keys were spread exactly evenly (they are hashes:
+//! the guess lands close) and gallops from there; keys spread unevenly cost
+//! a few more steps, never more than twice a bisection's.
 //!
 //! New keys go to a small hash table first; when it holds a sixty-fourth of
 //! the array, they are sorted and merged into the array in place, from the
@@ -63,8 +64,6 @@ const MIN_FRESH_CAPPED: usize = 16;
 const FRESH_SHARE: usize = 64;
 /// Keys of a run on disk per entry of its index in memory (one read).
 const RUN_BLOCK: usize = 256;
-/// Interpolation steps before a search falls back to bisection.
-const MAX_GUESSES: usize = 12;
 /// A search bisects a stretch of at most this many records.
 const BISECT_BELOW: usize = 16;
 /// The bits of a key its record holds.
@@ -113,36 +112,49 @@ fn put_record(records: &mut [u8], i: usize, low: u128) {
 
 /// Where `low` is among records `lo..hi` of `records` (sorted, of one
 /// bucket), or where it would go: as [`slice::binary_search`], in indices of
-/// the whole array. Interpolates on the records' top 64 bits while the
-/// stretch is large, then bisects.
-fn search(records: &[u8], mut lo: usize, mut hi: usize, low: u128) -> Result<usize, usize> {
-    let top = |v: u128| (v >> (LOW_BITS - 64)) as u64;
-    let k = top(low);
-    for _ in 0..MAX_GUESSES {
-        if hi - lo <= BISECT_BELOW {
-            break;
+/// the whole array. The low bits of a bucket's keys are spread evenly over
+/// their range, so the first guess is where the value would stand in an
+/// even spread; from there the search gallops (steps of 1, 2, 4, ... records,
+/// all near the guess) until it passes the value, then bisects the last step.
+fn search(records: &[u8], lo: usize, hi: usize, low: u128) -> Result<usize, usize> {
+    let n = hi - lo;
+    if n <= BISECT_BELOW {
+        return bisect(records, lo, hi, low);
+    }
+    // The value's top 64 bits as a share of 2^64, times the records: below n.
+    let share = (low >> (LOW_BITS - 64)) as u64;
+    let guess = lo + ((u128::from(share) * n as u128) >> 64) as usize;
+    match record(records, guess).cmp(&low) {
+        std::cmp::Ordering::Equal => Ok(guess),
+        std::cmp::Ordering::Less => {
+            // The value is above `guess`: records guess + 1.. .
+            let (mut from, mut step) = (guess + 1, 1);
+            loop {
+                let to = from.saturating_add(step).min(hi);
+                if to == hi || record(records, to - 1) >= low {
+                    return bisect(records, from, to, low);
+                }
+                from = to;
+                step *= 2;
+            }
         }
-        let (first, last) = (record(records, lo), record(records, hi - 1));
-        if low < first {
-            return Err(lo);
-        }
-        if low > last {
-            return Err(hi);
-        }
-        let (a, b) = (top(first), top(last));
-        if a == b {
-            break;
-        }
-        // first <= low <= last, so a <= k <= b, a < b: the guess lies in
-        // [lo, hi - 1].
-        let span = (hi - 1 - lo) as u128;
-        let at = lo + (u128::from(k - a) * span / u128::from(b - a)) as usize;
-        match record(records, at).cmp(&low) {
-            std::cmp::Ordering::Equal => return Ok(at),
-            std::cmp::Ordering::Less => lo = at + 1,
-            std::cmp::Ordering::Greater => hi = at,
+        std::cmp::Ordering::Greater => {
+            // The value is below `guess`: records ..guess.
+            let (mut to, mut step) = (guess, 1);
+            loop {
+                let from = to.saturating_sub(step).max(lo);
+                if from == lo || record(records, from) <= low {
+                    return bisect(records, from, to, low);
+                }
+                to = from;
+                step *= 2;
+            }
         }
     }
+}
+
+/// [`search`] by bisection alone.
+fn bisect(records: &[u8], mut lo: usize, mut hi: usize, low: u128) -> Result<usize, usize> {
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         match record(records, mid).cmp(&low) {
@@ -840,7 +852,7 @@ mod tests {
 
     #[test]
     fn keys_sharing_their_top_bits() {
-        // One bucket of thousands (interpolation, then bisection), and a
+        // One bucket of thousands (a guess, galloping, bisection), and a
         // few keys beside it.
         let mut ks = in_one_bucket(0xabcd, 5_000, 6);
         ks.extend(in_one_bucket(0xabcc, 3, 7));
@@ -948,7 +960,7 @@ mod tests {
             .into_iter()
             .map(low_of)
             .collect();
-        // Runs alike in their top 64 bits (interpolation cannot tell them).
+        // Runs alike in their top 64 bits (the guess cannot tell them apart).
         lows.extend((0..100).map(|i| 7 << 80 | i));
         lows.sort_unstable();
         lows.dedup();
