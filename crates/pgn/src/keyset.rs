@@ -72,14 +72,13 @@ const LOW_BITS: u32 = 112;
 const LOW_MASK: u128 = (1 << LOW_BITS) - 1;
 /// Bytes of a record.
 const RECORD: usize = LOW_BITS as usize / 8;
-/// Buckets of the directory: one per value of the bits a record leaves out.
-const BUCKETS: usize = 1 << (128 - LOW_BITS);
-
-/// The bucket of `key`: its top bits, which its place in the array implies.
-#[inline]
-fn bucket_of(key: u128) -> usize {
-    (key >> LOW_BITS) as usize
-}
+/// The bits a record leaves out, which its place in the array implies.
+const IMPLIED_BITS: u32 = 128 - LOW_BITS;
+/// Keys of the sorted array per bucket of its directory, about, once the
+/// array is large (at most twice as many; below 2 M keys, more).
+const KEYS_PER_BUCKET: usize = 16;
+/// Most top bits a directory's bucket is chosen by (4 G buckets).
+const MAX_BITS: u32 = 32;
 
 /// The bits of `key` its record holds.
 #[inline]
@@ -112,17 +111,16 @@ fn put_record(records: &mut [u8], i: usize, low: u128) {
 
 /// Where `low` is among records `lo..hi` of `records` (sorted, of one
 /// bucket), or where it would go: as [`slice::binary_search`], in indices of
-/// the whole array. The low bits of a bucket's keys are spread evenly over
-/// their range, so the first guess is where the value would stand in an
-/// even spread; from there the search gallops (steps of 1, 2, 4, ... records,
+/// the whole array. The keys of a bucket are spread evenly over its range,
+/// so the first guess is where the value would stand in an even spread
+/// (`share` of 2^64 of the way, [`Directory::share_of`]); from there the search gallops (steps of 1, 2, 4, ... records,
 /// all near the guess) until it passes the value, then bisects the last step.
-fn search(records: &[u8], lo: usize, hi: usize, low: u128) -> Result<usize, usize> {
+fn search(records: &[u8], lo: usize, hi: usize, low: u128, share: u64) -> Result<usize, usize> {
     let n = hi - lo;
     if n <= BISECT_BELOW {
         return bisect(records, lo, hi, low);
     }
-    // The value's top 64 bits as a share of 2^64, times the records: below n.
-    let share = (low >> (LOW_BITS - 64)) as u64;
+    // A share of 2^64 of the records: below n.
     let guess = lo + ((u128::from(share) * n as u128) >> 64) as usize;
     match record(records, guess).cmp(&low) {
         std::cmp::Ordering::Equal => Ok(guess),
@@ -166,9 +164,18 @@ fn bisect(records: &[u8], mut lo: usize, mut hi: usize, low: u128) -> Result<usi
     Err(lo)
 }
 
-/// Where the records of each bucket start in the sorted array: bucket `b`
-/// is records `start(b)..start(b + 1)`, and `start(BUCKETS)` is their count.
-enum Directory {
+/// Where the records of each bucket start in the sorted array. A bucket
+/// holds the keys of one value of their top `bits` bits (at least the
+/// [`IMPLIED_BITS`] its records leave out, more as the array grows, so that
+/// a bucket holds about [`KEYS_PER_BUCKET`] keys): bucket `b` is records
+/// `start(b)..start(b + 1)`, and `start(1 << bits)` is their count.
+struct Directory {
+    bits: u32,
+    starts: Starts,
+}
+
+/// The starts of a [`Directory`]'s buckets, and one past the last.
+enum Starts {
     /// No records (nothing allocated).
     Empty,
     /// Up to `u32::MAX` records.
@@ -178,21 +185,47 @@ enum Directory {
 }
 
 impl Directory {
-    fn bytes(&self) -> usize {
-        match self {
-            Directory::Empty => 0,
-            Directory::Narrow(s) => s.capacity() * 4,
-            Directory::Wide(s) => s.capacity() * 8,
+    /// The directory of no records.
+    fn new() -> Directory {
+        Directory {
+            bits: IMPLIED_BITS,
+            starts: Starts::Empty,
         }
+    }
+
+    /// Buckets.
+    fn buckets(&self) -> usize {
+        1 << self.bits
+    }
+
+    fn bytes(&self) -> usize {
+        match &self.starts {
+            Starts::Empty => 0,
+            Starts::Narrow(s) => s.capacity() * 4,
+            Starts::Wide(s) => s.capacity() * 8,
+        }
+    }
+
+    /// The bucket of `key`: its top bits.
+    #[inline]
+    fn bucket_of(&self, key: u128) -> usize {
+        (key >> (128 - self.bits)) as usize
+    }
+
+    /// Where `key` stands among the keys of its bucket if they are spread
+    /// evenly, as a share of 2^64: the bits below the bucket's.
+    #[inline]
+    fn share_of(&self, key: u128) -> u64 {
+        ((key << self.bits) >> 64) as u64
     }
 
     #[inline]
     fn start(&self, b: usize) -> usize {
-        match self {
-            Directory::Empty => 0,
-            Directory::Narrow(s) => s[b] as usize,
+        match &self.starts {
+            Starts::Empty => 0,
+            Starts::Narrow(s) => s[b] as usize,
             // A record index: it fits a usize, as the array does.
-            Directory::Wide(s) => s[b] as usize,
+            Starts::Wide(s) => s[b] as usize,
         }
     }
 
@@ -202,41 +235,96 @@ impl Directory {
         (self.start(b), self.start(b + 1))
     }
 
+    /// The whole key of record `i` of `records`, which this directory
+    /// indexes; `b` is a bucket at or before the record's, moved to it
+    /// (walking the records in order walks the buckets once).
+    #[inline]
+    fn key_at(&self, records: &[u8], i: usize, b: &mut usize) -> u128 {
+        while self.start(*b + 1) <= i {
+            *b += 1;
+        }
+        ((*b >> (self.bits - IMPLIED_BITS)) as u128) << LOW_BITS | record(records, i)
+    }
+
     /// The directory once the keys of `new` (sorted) are merged into the
     /// records it indexes.
     fn add(&mut self, new: &Drained) {
-        let total = self.start(BUCKETS) + new.len();
-        if let Directory::Empty = self {
-            *self = Directory::Narrow(vec![0; BUCKETS + 1]);
+        let total = self.start(self.buckets()) + new.len();
+        if let Starts::Empty = self.starts {
+            self.starts = Starts::Narrow(vec![0; self.buckets() + 1]);
         }
-        if let Directory::Narrow(s) = self {
+        if let Starts::Narrow(s) = &self.starts {
             if u32::try_from(total).is_err() {
-                *self = Directory::Wide(s.iter().map(|&x| u64::from(x)).collect());
+                self.starts = Starts::Wide(s.iter().map(|&x| u64::from(x)).collect());
             }
         }
         // Each start moves up by the new keys of the buckets before it.
         let mut j = 0;
+        let shift = 128 - self.bits;
         let mut before = |b: usize| {
-            while j < new.len() && bucket_of(new.key(j)) < b {
+            while j < new.len() && ((new.key(j) >> shift) as usize) < b {
                 j += 1;
             }
             j
         };
-        match self {
-            Directory::Empty => {}
+        match &mut self.starts {
+            Starts::Empty => {}
             // At most `total`, which fits a u32 here.
-            Directory::Narrow(s) => {
+            Starts::Narrow(s) => {
                 for (b, x) in s.iter_mut().enumerate() {
                     *x += before(b) as u32;
                 }
             }
-            Directory::Wide(s) => {
+            Starts::Wide(s) => {
                 for (b, x) in s.iter_mut().enumerate() {
                     *x += before(b) as u64;
                 }
             }
         }
     }
+
+    /// The directory of the records it indexes, by their top `bits` bits
+    /// (more than its own), read from the records.
+    fn refined(&self, records: &[u8], bits: u32) -> Directory {
+        let n = self.start(self.buckets());
+        let mut b = 0;
+        let buckets = 1usize << bits;
+        // Bucket f starts at the first record of a bucket f or later.
+        let mut fill = |push: &mut dyn FnMut(usize)| {
+            let mut next = 0;
+            for i in 0..n {
+                let f = (self.key_at(records, i, &mut b) >> (128 - bits)) as usize;
+                while next <= f {
+                    push(i);
+                    next += 1;
+                }
+            }
+            while next <= buckets {
+                push(n);
+                next += 1;
+            }
+        };
+        let starts = if u32::try_from(n).is_ok() {
+            let mut s = Vec::with_capacity(buckets + 1);
+            // Each at most n, which fits a u32 here.
+            fill(&mut |i| s.push(i as u32));
+            Starts::Narrow(s)
+        } else {
+            let mut s = Vec::with_capacity(buckets + 1);
+            fill(&mut |i| s.push(i as u64));
+            Starts::Wide(s)
+        };
+        Directory { bits, starts }
+    }
+}
+
+/// The top bits a directory of `n` records picks its buckets by, for
+/// buckets of about `keys_per_bucket` keys.
+fn bits_for(n: usize, keys_per_bucket: usize) -> u32 {
+    (n / keys_per_bucket.max(1))
+        .checked_ilog2()
+        .unwrap_or(0)
+        .clamp(IMPLIED_BITS, MAX_BITS)
 }
 
 /// The keys of the table of new keys, sorted: alone, or with payloads.
@@ -470,6 +558,9 @@ pub struct KeySet {
     spills: usize,
     /// Fewest keys the table takes (tests merge sooner).
     min_fresh: usize,
+    /// Keys per bucket of the directory, about, once the array is large
+    /// (tests refine the directory sooner).
+    keys_per_bucket: usize,
 }
 
 impl Default for KeySet {
@@ -483,7 +574,7 @@ impl KeySet {
     pub fn new() -> KeySet {
         KeySet {
             records: Vec::new(),
-            directory: Directory::Empty,
+            directory: Directory::new(),
             payloads: None,
             fresh: Fresh::new(MIN_FRESH, false),
             run: None,
@@ -491,6 +582,7 @@ impl KeySet {
             block: Vec::new(),
             spills: 0,
             min_fresh: MIN_FRESH,
+            keys_per_bucket: KEYS_PER_BUCKET,
         }
     }
 
@@ -566,8 +658,9 @@ impl KeySet {
     /// Where `key` is in the sorted array, or where it would go.
     #[inline]
     fn find(&self, key: u128) -> Result<usize, usize> {
-        let (lo, hi) = self.directory.bucket(bucket_of(key));
-        search(&self.records, lo, hi, low_of(key))
+        let d = &self.directory;
+        let (lo, hi) = d.bucket(d.bucket_of(key));
+        search(&self.records, lo, hi, low_of(key), d.share_of(key))
     }
 
     /// Inserts `key` with `payload` (kept if the set keeps payloads):
@@ -618,9 +711,11 @@ impl KeySet {
         let mut i = old;
         for j in (0..new.len()).rev() {
             let key = new.key(j);
-            let (lo, hi) = self.directory.bucket(bucket_of(key));
+            let d = &self.directory;
+            let (lo, hi) = d.bucket(d.bucket_of(key));
             // The key is in no record (it was looked for): where it goes.
-            let (Ok(at) | Err(at)) = search(&self.records, lo.min(i), hi.min(i), low_of(key));
+            let (Ok(at) | Err(at)) =
+                search(&self.records, lo.min(i), hi.min(i), low_of(key), d.share_of(key));
             self.records
                 .copy_within(at * RECORD..i * RECORD, (at + j + 1) * RECORD);
             put_record(&mut self.records, at + j, low_of(key));
@@ -632,6 +727,10 @@ impl KeySet {
         }
         self.directory.add(&new);
         drop(new);
+        let bits = bits_for(total, self.keys_per_bucket);
+        if bits > self.directory.bits {
+            self.directory = self.directory.refined(&self.records, bits);
+        }
         if self.cap.is_some_and(|cap| self.memory() > cap) {
             self.spill()?;
         }
@@ -660,16 +759,10 @@ impl KeySet {
             Ok(())
         };
         let records = std::mem::take(&mut self.records);
-        let directory = std::mem::replace(&mut self.directory, Directory::Empty);
+        let directory = std::mem::replace(&mut self.directory, Directory::new());
         let sorted_payloads = self.payloads.as_mut().map(std::mem::take);
         let n = records.len() / RECORD;
-        // The whole key of record `i`, whose bucket is `b` or later.
-        let key_at = |i: usize, b: &mut usize| {
-            while directory.start(*b + 1) <= i {
-                *b += 1;
-            }
-            (*b as u128) << LOW_BITS | record(&records, i)
-        };
+        let key_at = |i: usize, b: &mut usize| directory.key_at(&records, i, b);
         let payload_at = |i: usize| sorted_payloads.as_ref().map_or(0, |p| p[i]);
         let (mut i, mut b) = (0, 0);
         if let Some(old) = self.run.take() {
@@ -806,6 +899,25 @@ mod tests {
         let ks = keys(20_000, 5);
         check(merging(7, false), &ks);
         check(merging(7, true), &ks);
+    }
+
+    #[test]
+    fn a_directory_refined_as_the_array_grows_answers_the_same() {
+        let ks = keys(400_000, 11);
+        for payloads in [false, true] {
+            let mut set = merging(7, payloads);
+            // Buckets of about 1 key: past 2^17 keys, by 17 bits, then 18.
+            set.keys_per_bucket = 1;
+            let mut set = check(set, &ks);
+            assert_eq!(set.directory.bits, 18);
+            // Every key again: seen, mostly in the array.
+            let len = set.len();
+            for &k in &ks {
+                assert!(set.insert(k, 0).unwrap().is_some(), "{k:#x}");
+            }
+            assert_eq!(set.len(), len);
+            assert!(set.sorted_len() > len / 2);
+        }
     }
 
     #[test]
@@ -969,6 +1081,8 @@ mod tests {
             put_record(&mut records, i, l);
         }
         let n = lows.len();
+        // The records as one bucket of a directory of 16 bits.
+        let search = |records: &[u8], lo, hi, l: u128| search(records, lo, hi, l, ((l << 16) >> 64) as u64);
         for (i, &l) in lows.iter().enumerate() {
             assert_eq!(record(&records, i), l);
             assert_eq!(search(&records, 0, n, l), Ok(i));
@@ -989,11 +1103,15 @@ mod tests {
     fn the_directory_widens_past_four_giga_keys() {
         // A directory of u32::MAX - 5 records, all in bucket 0 (no
         // records are read: only the starts move).
-        let mut starts = vec![u32::MAX - 5; BUCKETS + 1];
+        let buckets = 1 << IMPLIED_BITS;
+        let mut starts = vec![u32::MAX - 5; buckets + 1];
         starts[0] = 0;
-        let mut dir = Directory::Narrow(starts);
+        let mut dir = Directory {
+            bits: IMPLIED_BITS,
+            starts: Starts::Narrow(starts),
+        };
         dir.add(&Drained::Keys(vec![1, 2, 3, 1 << LOW_BITS, 2 << LOW_BITS]));
-        assert!(matches!(dir, Directory::Narrow(_)));
+        assert!(matches!(dir.starts, Starts::Narrow(_)));
         assert_eq!(dir.bucket(0), (0, u32::MAX as usize - 2));
         assert_eq!(
             dir.bucket(1),
@@ -1001,11 +1119,11 @@ mod tests {
         );
         assert_eq!(dir.start(3), u32::MAX as usize);
         dir.add(&Drained::Keys(vec![3 << LOW_BITS, 3 << LOW_BITS | 1]));
-        assert!(matches!(dir, Directory::Wide(_)));
+        assert!(matches!(dir.starts, Starts::Wide(_)));
         assert_eq!(dir.bucket(2), (u32::MAX as usize - 1, u32::MAX as usize));
         assert_eq!(dir.bucket(3), (u32::MAX as usize, u32::MAX as usize + 2));
-        assert_eq!(dir.start(BUCKETS), u32::MAX as usize + 2);
-        assert_eq!(dir.bytes(), (BUCKETS + 1) * 8);
+        assert_eq!(dir.start(buckets), u32::MAX as usize + 2);
+        assert_eq!(dir.bytes(), (buckets + 1) * 8);
     }
 
     /// Bytes a key at 1 M, 10 M and 50 M distinct keys, inserts a second
