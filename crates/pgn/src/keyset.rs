@@ -116,10 +116,11 @@ fn put_record(records: &mut [u8], i: usize, low: u128) {
 
 /// Where `low` is among records `lo..hi` of `records` (sorted, of one
 /// bucket), or where it would go: as [`slice::binary_search`], in indices of
-/// the whole array. The keys of a bucket are spread evenly over its range,
-/// so the first guess is where the value would stand in an even spread
-/// (`share` of 2^64 of the way, [`Directory::share_of`]); from there the search gallops (steps of 1, 2, 4, ... records,
-/// all near the guess) until it passes the value, then bisects the last step.
+/// the whole array. The keys of a bucket are hashes, spread evenly over its
+/// range, so the first guess is where the value would stand in an even
+/// spread (`share` of 2^64 of the way, [`Directory::share_of`]); from there
+/// the search gallops (steps of 1, 2, 4, ... records, all near the guess)
+/// until it passes the value, then bisects the last step.
 fn search(records: &[u8], lo: usize, hi: usize, low: u128, share: u64) -> Result<usize, usize> {
     let n = hi - lo;
     if n <= BISECT_BELOW {
