@@ -17,9 +17,10 @@
 //! the same values of those tags (Scid's "same players, same date": a tag
 //! a game lacks has a value of its own, different from every text).
 //!
-//! [`Seen`] remembers the keys of the games kept, 16 bytes a game (24 with
-//! where each was, for reports), and with a memory cap spills them to disk
-//! (see [`crate::keyset`]).
+//! [`Seen`] remembers the keys of the games kept, at most 16 bytes a game
+//! once there are a million (about 14.5; 8 more with where each was, for
+//! reports), and with a memory cap spills them to disk (see
+//! [`crate::keyset`]).
 //!
 //! ```
 //! use rookery_pgn::dedupe::{KeyPlan, Seen};
