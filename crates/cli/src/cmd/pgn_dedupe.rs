@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
     after_help = "Two games are duplicates when they reach the same final position by the same \
 sequence of positions (pgn-extract -D's criterion: a 128-bit hash of the final position and of \
 the positions on the way), whatever their tags, comments and variations; the first is kept. \
-Memory: 16 bytes per game kept (24 with --report); past --memory the keys go to a temporary file. \
+Memory: about 15 bytes per game kept (8 more with --report); past --memory the keys go to a temporary file. \
 Every game is copied as it was written; a game that cannot be read is reported (file:line:col) \
 and left out, or copied with --keep-bad (never taken for a duplicate).\n\nExamples:\n  rookery \
 pgn dedupe a.pgn b.pgn -o all.pgn --duplicates dups.pgn\n  rookery pgn dedupe big.pgn --fuzzy-ply \
