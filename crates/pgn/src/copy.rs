@@ -416,8 +416,9 @@ pub fn copy_games<R: Read + Send, T: Send, E>(
 }
 
 /// [`copy_games`] over an input every thread can read at any offset (a
-/// file): each thread reads its own pieces ([`crate::split::for_each_piece_at`]). The
-/// bytes are read as they are (no Latin-1 decoding: see [`tag_value`]).
+/// file): each thread reads its own pieces
+/// ([`crate::split::for_each_piece_at`]). The bytes are read as they are
+/// (no Latin-1 decoding: see [`tag_value`]).
 ///
 /// # Errors
 /// As [`copy_games`]; an input that got shorter while read is a read error.
