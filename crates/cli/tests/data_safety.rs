@@ -5,10 +5,9 @@
 //! what the engine did not say.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::common::{rookery, rookery_in, s, text, ROOKERY};
+use crate::common::{complete_lines, kill_once_written, rookery, rookery_in, s, text};
 use rookery_epd::Record;
 use rookery_testkit::cmd::{argv, assert_contains_all};
 use rookery_testkit::TempDir;
@@ -206,13 +205,6 @@ fn an_engine_that_cannot_start_leaves_the_previous_output() {
     );
 }
 
-/// Lines of `path` that end in a newline (0 when it does not exist).
-fn complete_lines(path: &Path) -> usize {
-    std::fs::read(path)
-        .map(|d| d.iter().filter(|&&b| b == b'\n').count())
-        .unwrap_or(0)
-}
-
 #[test]
 fn a_killed_run_leaves_the_previous_output_and_resume_uses_its_work() {
     let t = TempDir::new("killed");
@@ -238,22 +230,8 @@ quit) exit 0;;\n  esac\ndone\n",
             ("out", s(&out)),
         ],
     );
-    let mut child = Command::new(ROOKERY)
-        .args(&run)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
     let partial = t.join(".out.epd.rookery-partial");
-    // Liveness bound only: wait until some records are written.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while complete_lines(&partial) < 2 {
-        assert!(Instant::now() < deadline, "no progress in the partial file");
-        assert!(child.try_wait().unwrap().is_none(), "finished too early");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    kill_once_written(&run, &partial, 2, Duration::from_secs(60));
     assert_eq!(
         std::fs::read_to_string(&out).unwrap(),
         "the previous output\n",

@@ -5,11 +5,10 @@
 //! under another shard's name, or of another input, naming the file and
 //! writing nothing.
 
-use crate::common::{cmd, rookery, s, text, ROOKERY};
+use crate::common::{cmd, complete_lines, kill_once_written, rookery, s, text};
 use rookery_testkit::TempDir;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const NS: [u32; 4] = [1, 2, 3, 7];
 
@@ -180,11 +179,6 @@ fn pgn_annotate_sharded_merges_to_one_run() {
     );
 }
 
-/// Complete lines in `path` (0 when it is not there).
-fn complete_lines(path: &Path) -> usize {
-    std::fs::read(path).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
-}
-
 #[test]
 fn a_shard_killed_mid_run_resumes_to_the_same_merge() {
     let t = TempDir::new("shard-kill");
@@ -220,26 +214,8 @@ fn a_shard_killed_mid_run_resumes_to_the_same_merge() {
     );
     let out = t.join("out.epd");
     rookery(&args(&out, 1), b"").assert_code(0);
-    let mut child = Command::new(ROOKERY)
-        .args(args(&out, 2))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
     let partial = t.join(".out.epd.shard-2-of-2.rookery-partial");
-    // Liveness bound only: wait until some records are written.
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while complete_lines(&partial) < 3 {
-        assert!(
-            Instant::now() < deadline,
-            "no progress in {}",
-            partial.display()
-        );
-        assert!(child.try_wait().unwrap().is_none(), "finished too early");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    kill_once_written(&args(&out, 2), &partial, 3, Duration::from_secs(120));
     let kept = complete_lines(&partial);
     // The killed shard is not merged: named, nothing written.
     let m = rookery(&["merge", s(&out)], b"");

@@ -7,11 +7,10 @@
 //! `--epd-out` parts merge to one run's EPD, and a shard killed mid-run
 //! continues with `--resume`.
 
-use crate::common::{rookery, s, text, ROOKERY};
+use crate::common::{kill_once_written, rookery, s, text};
 use rookery_testkit::TempDir;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const NS: [u32; 4] = [1, 2, 3, 7];
 
@@ -238,11 +237,6 @@ fn epd_without_times(epd: &str) -> String {
         .collect()
 }
 
-/// Complete lines in `path` (0 when it is not there).
-fn complete_lines(path: &Path) -> usize {
-    std::fs::read(path).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
-}
-
 #[test]
 fn suite_epd_out_parts_merge_and_a_killed_shard_resumes() {
     let t = TempDir::new("shard-suite-epd");
@@ -269,26 +263,8 @@ fn suite_epd_out_parts_merge_and_a_killed_shard_resumes() {
     };
     let first = rookery(&shard(1), b"");
     assert!(first.code().unwrap() <= 1, "{}", first.describe());
-    let mut child = Command::new(ROOKERY)
-        .args(shard(2))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
     let partial = t.join(".r.epd.shard-2-of-2.rookery-partial");
-    // Liveness bound only: wait until some records are written.
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while complete_lines(&partial) < 3 {
-        assert!(
-            Instant::now() < deadline,
-            "no progress in {}",
-            partial.display()
-        );
-        assert!(child.try_wait().unwrap().is_none(), "finished too early");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    kill_once_written(&shard(2), &partial, 3, Duration::from_secs(120));
     // The killed shard is not merged: named, nothing written.
     for o in [&out, &out_epd] {
         let m = rookery(&["merge", s(o)], b"");

@@ -166,3 +166,38 @@ pub fn finish_referee(
 ) -> (String, String) {
     rookery_testkit::cmd::finish(&mut referee.0, out, limit, "referee")
 }
+
+/// Lines of `path` that end in a newline (0 when it does not exist).
+pub fn complete_lines(path: &Path) -> usize {
+    std::fs::read(path).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
+}
+
+/// Runs `rookery ARGS` and kills it (SIGKILL) once `partial`, the partial
+/// file of its output, holds `lines` complete lines: a run killed
+/// mid-write. `bound` only bounds the wait (a run that writes nothing, or
+/// ends before it is killed, fails the test).
+pub fn kill_once_written<S: AsRef<OsStr>>(
+    args: &[S],
+    partial: &Path,
+    lines: usize,
+    bound: Duration,
+) {
+    let mut child = Command::new(ROOKERY)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + bound;
+    while complete_lines(partial) < lines {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no progress in {}",
+            partial.display()
+        );
+        assert!(child.try_wait().unwrap().is_none(), "finished too early");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+}
