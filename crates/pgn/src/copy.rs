@@ -54,7 +54,7 @@ use std::ops::Range;
 
 use crate::game::{Detail, ReadGame};
 use crate::reader::parse_tag;
-use crate::split::{for_each_piece_at_lent, for_each_piece_from_lent, PieceGames, ReadAt, Start};
+use crate::split::{from_file, from_stream, PieceGames, ReadAt, Start};
 use crate::stream::{Diag, StreamError};
 use crate::types::{Location, RawTag};
 
@@ -400,9 +400,9 @@ pub fn copy_games<R: Read + Send, T: Send, E>(
     let quiet = plan.quiet;
     let work = |games: &mut PieceGames| judge_piece(games, judge, quiet, &plan.gate);
     let mut order = InOrder::new(sink);
-    for_each_piece_from_lent(
+    from_stream(
         input,
-        plan.start,
+        (plan.start, true),
         plan.jobs,
         (plan.chunk_bytes, plan.input_len),
         plan.detail,
@@ -432,9 +432,9 @@ pub fn copy_games_at<A: ReadAt + Sync + ?Sized, T: Send, E>(
     let quiet = plan.quiet;
     let work = |games: &mut PieceGames| judge_piece(games, judge, quiet, &plan.gate);
     let mut order = InOrder::new(sink);
-    for_each_piece_at_lent(
+    from_file(
         input,
-        plan.jobs,
+        (plan.jobs, true),
         (plan.chunk_bytes, plan.input_len),
         plan.detail,
         &work,
@@ -442,6 +442,7 @@ pub fn copy_games_at<A: ReadAt + Sync + ?Sized, T: Send, E>(
             progress(done);
             order.take(batch, bytes).map_err(StreamError::Sink)
         },
+        None,
     )?;
     order.finish().map_err(StreamError::Sink)
 }

@@ -1002,23 +1002,10 @@ pub fn for_each_piece_from<T: Send, E: From<io::Error>>(
     from_stream(input, at, jobs, size, detail, work, sink)
 }
 
-/// [`for_each_piece_from`], `sink` getting the bytes each result was read
-/// from too ([`LentSink`]).
-pub(crate) fn for_each_piece_from_lent<T: Send, E: From<io::Error>>(
-    input: impl Read + Send,
-    start: Start,
-    jobs: usize,
-    size: (usize, Option<u64>),
-    detail: Detail,
-    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
-    sink: &mut LentSink<'_, T, E>,
-) -> Result<(), E> {
-    from_stream(input, (start, true), jobs, size, detail, work, sink)
-}
-
 /// The work of [`for_each_piece_from`]: `at` is where the stream begins
-/// and whether the sink borrows the bytes.
-fn from_stream<T: Send, E: From<io::Error>>(
+/// and whether the sink borrows the bytes (with `lend`, [`crate::copy`]
+/// calls it directly: its results point into the piece).
+pub(crate) fn from_stream<T: Send, E: From<io::Error>>(
     input: impl Read + Send,
     (start, lend): (Start, bool),
     jobs: usize,
@@ -1068,22 +1055,10 @@ pub fn for_each_piece_at<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>
     from_file(input, (jobs, false), size, detail, work, sink, latin1)
 }
 
-/// [`for_each_piece_at`] (the bytes read as they are), `sink` getting the
-/// bytes each result was read from too ([`LentSink`]).
-pub(crate) fn for_each_piece_at_lent<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>(
-    input: &A,
-    jobs: usize,
-    size: (usize, Option<u64>),
-    detail: Detail,
-    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
-    sink: &mut LentSink<'_, T, E>,
-) -> Result<(), E> {
-    from_file(input, (jobs, true), size, detail, work, sink, None)
-}
-
 /// The work of [`for_each_piece_at`]: `jobs` threads, and whether the sink
-/// borrows the bytes.
-fn from_file<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>(
+/// borrows the bytes (with `lend`, [`crate::copy`] calls it directly, with
+/// no `latin1`: the bytes read as they are).
+pub(crate) fn from_file<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>(
     input: &A,
     (jobs, lend): (usize, bool),
     size: (usize, Option<u64>),
