@@ -436,6 +436,8 @@ fn pooled_sprt_on_slurm_stops_every_task_and_merges() {
         .env("BASE_WORDS", "nodes=1")
         .env("EACH", "option.Hash=16")
         .env("ROUNDS", rounds.to_string())
+        // Wide hypotheses: a one-sided match decides in a few pairs.
+        .env("SPRT", "elo0=0 elo1=100 alpha=0.05 beta=0.05")
         .env("SRAND", "7")
         .env(
             "OPENINGS",

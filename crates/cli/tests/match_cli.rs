@@ -1003,7 +1003,7 @@ fn a_one_sided_sprt_decides_and_reports_the_games_it_decided_on() {
         let t = TempDir::new("match-cli-sprt");
         let out = run_match(&argv(
             "--engine cmd=builtin name=shallow nodes=1 --engine cmd=builtin name=deep depth=5 \
-             --games 2 --rounds 12 --concurrency {c} --sprt elo0=0 elo1=5 --json \
+             --games 2 --rounds 12 --concurrency {c} --sprt elo0=0 elo1=100 --json \
              --pgnout {pgn}",
             &[
                 ("pgn", s(&t.join("s.pgn"))),

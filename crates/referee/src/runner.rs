@@ -1538,7 +1538,7 @@ mod tests {
     fn the_sprt_decides_once_and_reports_the_games_it_decided_on() {
         let dir = tmp("sprt");
         let mut su = setup(&dir, 50);
-        su.sprt = Some("elo0=0 elo1=10 alpha=0.05 beta=0.05".parse().unwrap());
+        su.sprt = Some("elo0=0 elo1=100 alpha=0.05 beta=0.05".parse().unwrap());
         let mut r = Runner::open(su, Start::New).unwrap();
         let mut in_flight = Vec::new();
         let mut decided_at = None;
@@ -1586,7 +1586,7 @@ mod tests {
         let su = |k: u32| {
             let shard = Shard::new(k, 2).unwrap();
             let mut s = setup(&dir, 50);
-            s.sprt = Some("elo0=0 elo1=10 alpha=0.05 beta=0.05".parse().unwrap());
+            s.sprt = Some("elo0=0 elo1=100 alpha=0.05 beta=0.05".parse().unwrap());
             s.journal = Some(dir.join(format!("m{k}.journal")));
             s.pgn = Some(dir.join(format!("m{k}.pgn")));
             s.shard = Some(shard);

@@ -15,8 +15,8 @@
 //! `-400 log10(1/s - 1)`, and the 95% interval maps `s ± 1.96 · sqrt(var/n)`
 //! through the same curve (when every sample is alike, so that `var = 0`,
 //! the Wilson score interval instead: see [`EloEstimate`]). The SPRT's LLR
-//! is fishtest's GSPRT approximation on regularised counts: see
-//! [`Sprt::llr`].
+//! is the exact generalised LLR that fishtest and fastchess decide with, or
+//! cutechess-cli's BayesElo LLR for `model=bayesian`: see [`Sprt::llr`].
 //!
 //! # Example
 //! ```
@@ -43,6 +43,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod gllr;
+
 use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
@@ -56,11 +58,6 @@ const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
 
 /// Beyond this `|x|`, `erf(x)` is ±1 to double precision (`erfc(6) ≈ 2e-17`).
 const ERF_SATURATION: f64 = 6.0;
-
-/// What the SPRT counts in place of an empty bucket (fishtest's
-/// `regularize` in `server/fishtest/stats/LLRcalc.py`): a small prior, so
-/// that results all alike still have a spread and give evidence.
-const EMPTY_BUCKET: f64 = 1e-3;
 
 /// The largest variance of one result in `[0, 1]` with mean `s` is
 /// `s (1 - s)` (all of it at 0 and 1); at `s = ½` it is this.
@@ -392,8 +389,7 @@ pub fn score_from_elo(elo: f64) -> f64 {
 /// Mean and variance of a sample of scored results.
 #[derive(Clone, Copy, Debug)]
 struct Sample {
-    /// Number of samples (games or pairs), above 0; not a whole number when
-    /// the counts were regularised.
+    /// Number of samples (games or pairs), above 0.
     n: f64,
     /// Single games or pairs.
     model: ResultModel,
@@ -422,20 +418,6 @@ impl Sample {
             mean,
             var,
         })
-    }
-
-    /// The sample of the counts with every empty bucket counted as
-    /// [`EMPTY_BUCKET`] (fishtest's `regularize`); `None` when every count
-    /// is zero (no evidence at all).
-    fn regularised(counts: &[f64], model: ResultModel) -> Option<Sample> {
-        if counts.iter().all(|&c| c == 0.0) {
-            return None;
-        }
-        let filled: Vec<f64> = counts
-            .iter()
-            .map(|&c| if c == 0.0 { EMPTY_BUCKET } else { c })
-            .collect();
-        Sample::new(&filled, model)
     }
 
     fn games_per_sample(&self) -> f64 {
@@ -483,7 +465,6 @@ impl Sample {
     fn basis(&self) -> Basis {
         Basis {
             model: self.model,
-            // Whole counts here (estimates are never regularised).
             samples: self.n.round() as u64,
         }
     }
@@ -614,19 +595,6 @@ impl Tally {
         }
     }
 
-    /// The SPRT's sample ([`Tally::sprt_basis`]), empty buckets regularised.
-    fn sprt_sample(&self) -> Option<Sample> {
-        match self.sprt_basis()?.model {
-            ResultModel::Pentanomial => Sample::regularised(
-                &self.ptnml.counts.map(|c| c as f64),
-                ResultModel::Pentanomial,
-            ),
-            ResultModel::Trinomial => {
-                Sample::regularised(&self.wdl.counts(), ResultModel::Trinomial)
-            }
-        }
-    }
-
     /// Everything worth printing about the match so far, with the SPRT status
     /// when a test is configured.
     pub fn summary(&self, sprt: Option<&Sprt>) -> Summary {
@@ -731,6 +699,11 @@ pub enum EloModel {
     Normalized,
     /// Logistic Elo (`model=logistic`): the bounds are the usual Elo differences.
     Logistic,
+    /// cutechess-cli's SPRT (`model=bayesian`): logistic Elo bounds turned
+    /// into BayesElo at the sample's draw Elo, over single games only, with
+    /// no LLR until there is a win, a loss and a draw (see [`Sprt::llr`]).
+    /// fastchess's `model=bayesian` is another computation.
+    Bayesian,
 }
 
 impl fmt::Display for EloModel {
@@ -738,6 +711,7 @@ impl fmt::Display for EloModel {
         f.write_str(match self {
             EloModel::Normalized => "normalized",
             EloModel::Logistic => "logistic",
+            EloModel::Bayesian => "bayesian",
         })
     }
 }
@@ -779,8 +753,8 @@ pub enum ParseSprtError {
     /// The value is not a finite number.
     #[error("SPRT parameter `{0}`: the value is not a finite number")]
     BadNumber(String),
-    /// The model is neither normalized nor logistic.
-    #[error("SPRT parameter `{0}`: the model must be normalized or logistic")]
+    /// The model is not normalized, logistic or bayesian.
+    #[error("SPRT parameter `{0}`: the model must be normalized, logistic or bayesian")]
     BadModel(String),
     /// A required key is missing.
     #[error("SPRT parameter `{0}=` is missing")]
@@ -843,6 +817,7 @@ impl FromStr for SprtConfig {
                     let m = match value {
                         "normalized" => EloModel::Normalized,
                         "logistic" => EloModel::Logistic,
+                        "bayesian" => EloModel::Bayesian,
                         _ => return Err(ParseSprtError::BadModel(word.into())),
                     };
                     model.replace(m).is_some()
@@ -931,7 +906,7 @@ pub struct SprtStatus {
     pub lower: f64,
     /// Upper bound `ln((1 - beta) / alpha)`.
     pub upper: f64,
-    /// The counts behind the LLR ([`Tally::sprt_basis`]); `None` before the
+    /// The counts behind the LLR ([`Sprt::basis`]); `None` before the
     /// first game.
     pub basis: Option<Basis>,
     /// The test's parameters.
@@ -965,49 +940,81 @@ impl Sprt {
         ((beta / (1.0 - alpha)).ln(), ((1.0 - beta) / alpha).ln())
     }
 
-    /// Log-likelihood ratio of H1 against H0, over the pairs once one is
-    /// complete (pentanomial), else over the games (trinomial); see
-    /// [`Tally::sprt_basis`]. It is 0 (no evidence) before the first game.
+    /// The counts the LLR is computed from: for `model=bayesian` the games
+    /// (cutechess-cli counts no pairs), else [`Tally::sprt_basis`]; `None`
+    /// before the first game.
+    pub fn basis(&self, tally: &Tally) -> Option<Basis> {
+        match self.config.model {
+            EloModel::Bayesian => (tally.wdl.games() > 0).then_some(Basis {
+                model: ResultModel::Trinomial,
+                samples: tally.wdl.games(),
+            }),
+            EloModel::Normalized | EloModel::Logistic => tally.sprt_basis(),
+        }
+    }
+
+    /// Log-likelihood ratio of H1 against H0 over the counts of
+    /// [`Sprt::basis`]: the pairs once one is complete (pentanomial), else
+    /// the games (trinomial). It is 0 (no evidence) before the first game.
     ///
-    /// The method is the one fishtest's raw-statistics page lists as
-    /// "Logistic (alt2)" (fishtest `server/fishtest/stats/LLRcalc.py`,
-    /// `results_to_pdf` and `LLR_alt2`; the approximation is from M. Van den
-    /// Bergh, "A quick approximation of the GSPRT", GSPRT_approximation.pdf):
-    /// 1. every empty bucket counts as `1e-3` (fishtest's `regularize`), so
-    ///    that results all alike, which have no spread, still give evidence;
-    ///    `N` is the sum of these counts;
-    /// 2. `s` and `var` are the mean and variance of the regularised counts
-    ///    with result values 0, ½, 1 (games) or 0, ¼, ½, ¾, 1 (pairs);
-    /// 3. the hypotheses' scores are the logistic `s_i = 1 / (1 +
-    ///    10^(-elo_i / 400))`, or for normalized Elo `s_i = ½ + nElo_i ·
-    ///    σ · ln 10 / 800` with `σ` the per-game standard deviation `sqrt(var)`
-    ///    (games) or `sqrt(2 var)` (pairs);
-    /// 4. `LLR = N (s1 - s0) (2s - s0 - s1) / (2 var)`.
+    /// For `model=normalized` and `model=logistic` it is the exact
+    /// generalised LLR that fishtest (`LLR_normalized`, `LLR_logistic` in
+    /// `server/fishtest/stats/LLRcalc.py`) and fastchess decide with: the
+    /// log of the ratio of the likelihoods of the most likely result
+    /// distributions under H1 and under H0, each fitted to the counts with
+    /// its hypothesis as a constraint (the mean score `1 / (1 + 10^(-elo /
+    /// 400))` for logistic Elo, the t-value `nElo / (800 / ln 10)` per game,
+    /// `sqrt(2)` times that per pair, for normalized Elo), with every empty
+    /// bucket counted as `1e-3`; the method is in the `gllr` module's docs.
+    /// One game moves it by a few hundredths: an SPRT needs many games to
+    /// decide, even when every game ends alike.
     ///
-    /// fishtest itself decides with the exact GLR (`LLR_logistic`,
-    /// `LLR_normalized`), which this approximates well on ordinary counts
-    /// (0.01 apart on 128 pairs) but not on one-sided ones: there the small
-    /// regularised variance makes this LLR large, so that a one-sided match
-    /// decides in a few pairs (6 pairs all 0-2 accept H0 of normalized
-    /// `[0, 5]`), where the exact GLR needs about 150.
+    /// For `model=bayesian` it is cutechess-cli's: 0 until there is a win, a
+    /// loss and a draw, then the likelihood ratio of the BayesElo models of
+    /// `elo1` and `elo0` at the sample's draw Elo, over single games.
     pub fn llr(&self, tally: &Tally) -> f64 {
-        let Some(sample) = tally.sprt_sample() else {
-            return 0.0;
-        };
         let SprtConfig {
             elo0, elo1, model, ..
         } = self.config;
-        let (s0, s1) = match model {
-            EloModel::Logistic => (score_from_elo(elo0), score_from_elo(elo1)),
-            EloModel::Normalized => {
-                let sigma = sample.sigma_per_game();
-                (
-                    0.5 + elo0 / NELO_PER_T * sigma,
-                    0.5 + elo1 / NELO_PER_T * sigma,
-                )
-            }
+        let Some(basis) = self.basis(tally) else {
+            return 0.0;
         };
-        sample.n * (s1 - s0) * (2.0 * sample.mean - s0 - s1) / (2.0 * sample.var)
+        let t = |elo: f64| elo / NELO_PER_T;
+        match (model, basis.model) {
+            (EloModel::Bayesian, _) => {
+                let Wdl {
+                    wins,
+                    draws,
+                    losses,
+                } = tally.wdl;
+                gllr::llr_cutechess(wins, losses, draws, elo0, elo1)
+            }
+            (_, ResultModel::Pentanomial) => {
+                let Some((n, p)) = gllr::frequencies(tally.ptnml.counts.map(|c| c as f64)) else {
+                    return 0.0;
+                };
+                match model {
+                    EloModel::Logistic => {
+                        gllr::llr_mean(n, &p, score_from_elo(elo0), score_from_elo(elo1))
+                    }
+                    _ => {
+                        let r2 = std::f64::consts::SQRT_2;
+                        gllr::llr_t_value(n, &p, r2 * t(elo0), r2 * t(elo1))
+                    }
+                }
+            }
+            (_, ResultModel::Trinomial) => {
+                let Some((n, p)) = gllr::frequencies(tally.wdl.counts()) else {
+                    return 0.0;
+                };
+                match model {
+                    EloModel::Logistic => {
+                        gllr::llr_mean(n, &p, score_from_elo(elo0), score_from_elo(elo1))
+                    }
+                    _ => gllr::llr_t_value(n, &p, t(elo0), t(elo1)),
+                }
+            }
+        }
     }
 
     /// The LLR, the bounds and the decision for these counts.
@@ -1026,7 +1033,7 @@ impl Sprt {
             llr,
             lower,
             upper,
-            basis: tally.sprt_basis(),
+            basis: self.basis(tally),
             config: self.config,
         }
     }
@@ -1072,17 +1079,14 @@ mod tests {
         }
     }
 
-    /// (H) [L, D, W] = [0, 0, 2] is regularised to [.001, .001, 2]: N = 2.002,
-    /// mean = (.001·½ + 2)/2.002 = 0.99925075; no counts, no sample.
+    /// (H) [L, D, W] = [0, 0, 2] is regularised to [.001, .001, 2]: N =
+    /// 2.002; no counts, no frequencies.
     #[test]
-    fn regularised_sample_fills_empty_buckets() {
-        assert!(Sample::regularised(&[0.0; 5], ResultModel::Pentanomial).is_none());
-        let s = Sample::regularised(&[0.0, 0.0, 2.0], ResultModel::Trinomial).unwrap();
-        assert!((s.n - 2.002).abs() < 1e-15, "{}", s.n);
-        assert!((s.mean - 2.0005 / 2.002).abs() < 1e-15, "{}", s.mean);
-        assert!(s.var > 0.0);
-        let plain = Sample::new(&[0.0, 0.0, 2.0], ResultModel::Trinomial).unwrap();
-        assert_eq!((plain.n, plain.mean, plain.var), (2.0, 1.0, 0.0));
+    fn empty_buckets_are_regularised() {
+        assert!(gllr::frequencies([0.0; 5]).is_none());
+        let (n, p) = gllr::frequencies([0.0, 0.0, 2.0]).unwrap();
+        assert!((n - 2.002).abs() < 1e-15, "{n}");
+        assert_eq!(p, [0.001 / 2.002, 0.001 / 2.002, 2.0 / 2.002]);
     }
 
     /// (H) Wilson at s = 1 over n samples: [n/(n + z²), 1], the upper end

@@ -37,8 +37,10 @@
 //! ```
 //!
 //! - (R) `tests/fishtest_llr.py`, a pure-Python implementation written from
-//!   fishtest's published LLR formulas (regularised counts, `LLR_alt2`); its
-//!   output is `tests/data/fishtest_llr.txt`, which the tests read.
+//!   fishtest's, fastchess's and cutechess-cli's published LLR formulas (the
+//!   exact generalised LLR on regularised counts, solved by bisection;
+//!   cutechess-cli's BayesElo LLR); its output is
+//!   `tests/data/fishtest_llr.txt`, which the tests read ([`reference`]).
 //!
 //! - (F) figures published by a fishtest instance for a real test
 //!   (montytest.muzhen.org, test 69d3c8dc7c5b3724e29d2712, pentanomial
@@ -270,13 +272,16 @@ fn pentanomial_matches_fishtest_figures() {
     close(e.nelo_error, 42.560_077_160_742_79, 1e-9, "nelo error (P)");
 
     let normalized = sprt(0.0, 4.0, EloModel::Normalized).llr(&pairs_only(p));
-    // The page rounds elo1 to 2.716 (2.71575 unrounded), which moves the LLR by about 5e-5.
+    // The page rounds elo1 to 2.716 (2.71575 unrounded).
     let logistic = sprt(0.0, 2.716, EloModel::Logistic).llr(&pairs_only(p));
+    let counts = [13, 37, 50, 25, 3];
     #[rustfmt::skip]
     let llrs = [
-        (normalized, -0.55961, 5e-6, "normalized llr (F)"),
-        (normalized, -0.559_609_630_346_844_3, 1e-12, "normalized llr (P)"),
-        (logistic, -0.55961, 1e-4, "logistic llr at 2.716 (F)"),
+        (normalized, reference(&counts, 0.0, 4.0, "normalized"), 1e-9, "normalized llr (R)"),
+        (logistic, reference(&counts, 0.0, 2.716, "logistic"), 1e-9, "logistic llr (R)"),
+        // The page prints fishtest's quadratic approximation of the LLR
+        // (LLR_alt2, -0.55961), 0.0105 from the exact one at 128 pairs.
+        (normalized, -0.55961, 0.02, "normalized llr (F), approximated"),
     ];
     for (got, want, tolerance, what) in llrs {
         close(got, want, tolerance, what);
@@ -351,75 +356,66 @@ fn sprt_bounds() {
     close(hi, 18f64.ln(), 1e-12, "upper");
 }
 
-/// (P) trinomial LLRs, elo0 = 0, elo1 = 5, alpha = beta = 0.05 (bounds ±2.944):
-/// logistic 600/800/400 = 4.955108 (H1), 400/800/600 = -5.641285 (H0), 30/40/20 = 0.247755;
-/// normalized 3.718792 (H1), -4.091582 (H0), 0.185940.
-/// 120/260/100 with elo0 = -3, elo1 = 1: normalized 0.356666, logistic 0.539116.
-/// (H) check of 30/40/20 logistic: s0 = ½, s1 = 1/(1 + 10^(-5/400)) = 0.5071955;
-/// 90·0.0071955·(2·0.5555556 - 1.0071955)/(2·0.1358025) = 0.24776.
+/// (R) trinomial LLRs and the decisions they make, elo0 = 0, elo1 = 5,
+/// alpha = beta = 0.05 (bounds ±2.944): 600/800/400 accepts H1 and 400/800/600
+/// H0 in every model; 30/40/20 continues. (R) [L, D, W] order in the table.
 #[test]
 fn sprt_trinomial_decisions() {
-    use EloModel::{Logistic, Normalized};
     use SprtState::{AcceptH0, AcceptH1, Continue};
     // One row a case, as a table.
     #[rustfmt::skip]
     let cases = [
-        (wdl(600, 800, 400), Logistic, 4.955_107_918_636_501, AcceptH1),
-        (wdl(400, 800, 600), Logistic, -5.641_285_143_784_604, AcceptH0),
-        (wdl(30, 40, 20), Logistic, 0.247_755_395_931_825_05, Continue),
-        (wdl(600, 800, 400), Normalized, 3.718_792_486_141_094, AcceptH1),
-        (wdl(400, 800, 600), Normalized, -4.091_582_197_034_108, AcceptH0),
-        (wdl(30, 40, 20), Normalized, 0.185_939_624_307_054_7, Continue),
+        (wdl(600, 800, 400), AcceptH1),
+        (wdl(400, 800, 600), AcceptH0),
+        (wdl(30, 40, 20), Continue),
     ];
-    for (w, model, llr, state) in cases {
-        let status = sprt(0.0, 5.0, model).status(&games_only(w));
-        close(status.llr, llr, 1e-9, &format!("{w:?} {model}"));
-        assert_eq!(status.state, state, "{w:?} {model}");
+    for (w, state) in cases {
+        for model in ["normalized", "logistic", "bayesian"] {
+            let status = sprt(0.0, 5.0, elo_model(model)).status(&games_only(w));
+            let want = reference(&[w.losses, w.draws, w.wins], 0.0, 5.0, model);
+            close(status.llr, want, 1e-9, &format!("{w:?} {model}"));
+            assert_eq!(status.state, state, "{w:?} {model}");
+        }
     }
     let t = games_only(wdl(120, 260, 100));
-    close(
-        sprt(-3.0, 1.0, EloModel::Normalized).llr(&t),
-        0.356_666_044_742_101_23,
-        1e-9,
-        "normalized [-3, 1]",
-    );
-    close(
-        sprt(-3.0, 1.0, EloModel::Logistic).llr(&t),
-        0.539_116_014_105_527_1,
-        1e-9,
-        "logistic [-3, 1]",
-    );
+    for model in ["normalized", "logistic", "bayesian"] {
+        close(
+            sprt(-3.0, 1.0, elo_model(model)).llr(&t),
+            reference(&[100, 260, 120], -3.0, 1.0, model),
+            1e-9,
+            &format!("{model} [-3, 1]"),
+        );
+    }
 }
 
-/// (P) pentanomial LLRs (pairs as samples, pair variance):
-/// normalized [0,5]: [40,300,700,400,60] = 3.036552 (H1), [60,400,700,300,40] = -3.657868 (H0),
-/// [10,50,100,60,20] = 0.579139 (continue); logistic [0,5] on the last = 0.810445;
-/// logistic [-1.75, 0.25] on the first = 2.327219 (continue); normalized [2, 7] on the first =
-/// 2.788025 (continue) and [-2, 3] on [10,50,100,60,20] = 0.618903.
+/// (R) pentanomial LLRs (pairs as samples) and their decisions:
+/// normalized [0,5]: [40,300,700,400,60] H1, [60,400,700,300,40] H0,
+/// [10,50,100,60,20] continues (so does logistic [0,5] on it); logistic
+/// [-1.75, 0.25] on the first continues.
 #[test]
 fn sprt_pentanomial_decisions() {
-    use EloModel::{Logistic, Normalized};
     use SprtState::{AcceptH0, AcceptH1, Continue};
     // One row a case, as a table.
     #[rustfmt::skip]
     let cases = [
-        ([40, 300, 700, 400, 60], 0.0, 5.0, Normalized, 3.036_551_560_325_379, AcceptH1),
-        ([60, 400, 700, 300, 40], 0.0, 5.0, Normalized, -3.657_867_745_147_073, AcceptH0),
-        ([10, 50, 100, 60, 20], 0.0, 5.0, Normalized, 0.579_139_232_247_244_1, Continue),
-        ([10, 50, 100, 60, 20], 0.0, 5.0, Logistic, 0.810_444_665_158_336_5, Continue),
-        ([40, 300, 700, 400, 60], -1.75, 0.25, Logistic, 2.327_218_524_679_488_5, Continue),
+        ([40, 300, 700, 400, 60], 0.0, 5.0, "normalized", AcceptH1),
+        ([60, 400, 700, 300, 40], 0.0, 5.0, "normalized", AcceptH0),
+        ([10, 50, 100, 60, 20], 0.0, 5.0, "normalized", Continue),
+        ([10, 50, 100, 60, 20], 0.0, 5.0, "logistic", Continue),
+        ([40, 300, 700, 400, 60], -1.75, 0.25, "logistic", Continue),
     ];
-    for (counts, elo0, elo1, model, llr, state) in cases {
-        let status = sprt(elo0, elo1, model).status(&pairs_only(ptnml(counts)));
-        close(status.llr, llr, 1e-9, &format!("{counts:?} {model}"));
+    for (counts, elo0, elo1, model, state) in cases {
+        let status = sprt(elo0, elo1, elo_model(model)).status(&pairs_only(ptnml(counts)));
+        let want = reference(&counts, elo0, elo1, model);
+        close(status.llr, want, 1e-9, &format!("{counts:?} {model}"));
         assert_eq!(status.state, state, "{counts:?} {model}");
     }
 }
 
 /// The pairs decide when there are any: a tally fed pair by pair for
 /// [10,50,100,60,20] (the 100 one-point pairs half W+L, half D+D) has the
-/// games 150/210/120, whose trinomial LLR (P) is 0.527950; the tally's LLR
-/// must be the pentanomial 0.579139.
+/// games 150/210/120, whose trinomial LLR is (R) 0.525999; the tally's LLR
+/// must be the pentanomial (R) 0.576758.
 #[test]
 fn tally_prefers_pairs() {
     use Outcome::{Draw as D, Loss as L, Win as W};
@@ -438,10 +434,11 @@ fn tally_prefers_pairs() {
     assert_eq!(t.ptnml.counts, [10, 50, 100, 60, 20]);
     assert_eq!(t.wdl, wdl(150, 210, 120));
     let s = sprt(0.0, 5.0, EloModel::Normalized);
-    close(s.llr(&t), 0.579_139_232_247_244_1, 1e-9, "tally llr");
+    let pairs_llr = reference(&[10, 50, 100, 60, 20], 0.0, 5.0, "normalized");
+    close(s.llr(&t), pairs_llr, 1e-9, "tally llr");
     close(
         s.llr(&games_only(t.wdl)),
-        0.527_950_221_127_572_6,
+        reference(&[120, 210, 150], 0.0, 5.0, "normalized"),
         1e-9,
         "games-only llr",
     );
@@ -461,7 +458,7 @@ fn tally_prefers_pairs() {
         }
     );
     let st = s.status(&t);
-    close(st.llr, 0.579_139_232_247_244_1, 1e-9, "llr of the pairs");
+    close(st.llr, pairs_llr, 1e-9, "llr of the pairs");
     assert_eq!(
         st.basis,
         Some(Basis {
@@ -482,7 +479,7 @@ fn tally_prefers_pairs() {
 /// nElo (1/6)/sqrt(2/9)·347.43559 = 0.3535534·347.43559 = 122.83703,
 /// its error 1.959964·347.43559/sqrt(3) = 393.15315.
 /// The SPRT uses the one complete pair, [0,0,1,0,0] normalized [0, 5]:
-/// (R) -0.000207934, printed -0.00 with its basis named.
+/// (R) -0.000215, printed -0.00 with its basis named.
 /// Once the fourth game completes the second pair, every game is paired: pentanomial.
 #[test]
 fn tally_uses_all_games_while_a_game_is_unpaired() {
@@ -516,7 +513,8 @@ fn tally_uses_all_games_while_a_game_is_unpaired() {
     close(e.nelo_error, 393.153_152_087_777_5, 1e-9, "nelo error");
 
     let s = sprt(0.0, 5.0, EloModel::Normalized);
-    close(s.llr(&t), -0.000_207_933_816_520_201, 1e-12, "llr (R)");
+    let want = reference(&[0, 0, 1, 0, 0], 0.0, 5.0, "normalized");
+    close(s.llr(&t), want, 1e-12, "llr (R)");
     assert_eq!(
         t.summary(Some(&s)).to_string(),
         "Games: 3, W/D/L: 2/0/1, Score: 66.7 %, Elo: 120.4 [-325.3, inf] (trinomial, 3 games), \
@@ -566,7 +564,7 @@ fn estimate_basis_serializes() {
 /// No evidence, no decision: LLR 0 before any game.
 #[test]
 fn sprt_before_any_game_continues() {
-    for model in [EloModel::Normalized, EloModel::Logistic] {
+    for model in [EloModel::Normalized, EloModel::Logistic, EloModel::Bayesian] {
         let st = sprt(0.0, 5.0, model).status(&Tally::default());
         assert_eq!(
             (st.llr, st.state, st.basis),
@@ -576,57 +574,36 @@ fn sprt_before_any_game_continues() {
 }
 
 /// Results all alike have no spread; the LLR regularises the counts as fishtest
-/// does (every empty bucket counts 1e-3) and so gives evidence (it was 0 for ever).
-///
-/// (H) ptnml [1,0,0,0,0], logistic [0, 5]: counts [1, .001, .001, .001, .001], N = 1.004;
-/// s = .001·(¼ + ½ + ¾ + 1)/1.004 = 0.0025/1.004 = 0.00249004;
-/// Σ over v = ¼, ½, ¾, 1 of (v - s)² = 1.875 - 2·0.00249004·2.5 + 4·0.0000062 = 1.8625746, so
-/// var = (1·s² + .001·1.8625746)/1.004 = (0.0000062 + 0.0018626)/1.004 = 0.00186133;
-/// s0 = ½, s1 = 1/(1 + 10^(-5/400)) = 0.50719508;
-/// LLR = 1.004·0.00719508·(2·0.00249004 - 1.00719508)/(2·0.00186133)
-///     = 0.00722386·(-1.00221500)/0.00372266 = -1.94481 (R -1.9448095): continue (> -2.944).
-///
-/// (H) one lost game, logistic [0, 5]: [L, D, W] = [1, .001, .001], N = 1.002;
-/// s = (.001·½ + .001·1)/1.002 = 0.00149701;
-/// var = (s² + .001·((½ - s)² + (1 - s)²))/1.002 = (0.0000022 + .001·(0.2485037 + 0.9970082))/1.002
-///     = 0.0012478/1.002 = 0.00124526;
-/// LLR = 1.002·0.00719508·(0.00299401 - 1.00719508)/(2·0.00124526)
-///     = 0.00720947·(-1.00420107)/0.00249052 = -2.90693 (R -2.9069176): continue.
-///
-/// (H) the match of issue 34, 12 pairs all 0-2, normalized [0, 5]: N = 12.004,
-/// s = 0.0025/12.004 = 0.00020826; Σ (v - s)² = 1.875 - 2·0.00020826·2.5 + 4·4.3e-8 = 1.8739589;
-/// var = (12·s² + .001·1.8739589)/12.004 = (0.00000052 + 0.00187396)/12.004 = 0.000156155;
-/// σ per game = sqrt(2·0.000156155) = 0.0176723; s0 = ½,
-/// s1 = ½ + 5/347.43559·0.0176723 = ½ + 0.00025432;
-/// LLR = 12.004·0.00025432·(0.00041653 - 1.00025432)/(2·0.000156155)
-///     = 0.00305286·(-0.99983779)/0.00031231 = -9.7737 (R -9.7736979): H0 (it printed 0.00).
+/// and fastchess do (every empty bucket counts 1e-3), so they give evidence,
+/// but a sample gives little: one game or one pair moves the LLR by a few
+/// hundredths, never near a bound (the approximation used before put one
+/// lost pair at -1.94 and one lost game at -2.91 of the -2.94 bound, and
+/// an SPRT of two equal engines decided after one game). (R) every value.
 #[test]
-fn sprt_llr_of_results_all_alike_by_hand() {
-    use EloModel::{Logistic, Normalized};
-    let cases = [
-        (
-            pairs_only(ptnml([1, 0, 0, 0, 0])),
-            Logistic,
-            -1.944_81,
-            SprtState::Continue,
-        ),
-        (
-            games_only(wdl(0, 0, 1)),
-            Logistic,
-            -2.906_93,
-            SprtState::Continue,
-        ),
-        (
-            pairs_only(ptnml([12, 0, 0, 0, 0])),
-            Normalized,
-            -9.7737,
-            SprtState::AcceptH0,
-        ),
-    ];
-    for (tally, model, llr, state) in cases {
-        let st = sprt(0.0, 5.0, model).status(&tally);
-        close(st.llr, llr, 1e-4, &format!("{tally:?} {model}"));
-        assert_eq!(st.state, state, "{tally:?} {model}");
+fn one_result_is_little_evidence() {
+    for model in ["normalized", "logistic"] {
+        for (elo0, elo1) in [(0.0, 5.0), (-5.0, 0.0), (0.0, 10.0)] {
+            let s = sprt(elo0, elo1, elo_model(model));
+            for counts in [
+                vec![1, 0, 0, 0, 0],
+                vec![0, 0, 0, 0, 1],
+                vec![1, 0, 0],
+                vec![0, 0, 1],
+            ] {
+                let llr = s.llr(&tally_of(&counts));
+                let what = format!("{counts:?} [{elo0}, {elo1}] {model}");
+                let want = try_reference(&counts, elo0, elo1, model);
+                if let Some(want) = want {
+                    close(llr, want, 1e-9, &what);
+                }
+                assert!(llr != 0.0 && llr.abs() < 0.05, "{what}: {llr}");
+                assert_eq!(
+                    s.status(&tally_of(&counts)).state,
+                    SprtState::Continue,
+                    "{what}"
+                );
+            }
+        }
     }
 }
 
@@ -651,17 +628,38 @@ fn fishtest_reference() -> Vec<Reference> {
                 counts: w[0].split(',').map(|c| c.parse().unwrap()).collect(),
                 elo0: w[1].parse().unwrap(),
                 elo1: w[2].parse().unwrap(),
-                model: match w[3] {
-                    "normalized" => EloModel::Normalized,
-                    "logistic" => EloModel::Logistic,
-                    other => panic!("model {other}"),
-                },
+                model: elo_model(w[3]),
                 llr: w[4].parse().unwrap(),
             }
         })
         .collect();
     assert!(rows.len() > 200, "{} rows", rows.len());
     rows
+}
+
+/// The model a table row names.
+fn elo_model(word: &str) -> EloModel {
+    match word {
+        "normalized" => EloModel::Normalized,
+        "logistic" => EloModel::Logistic,
+        "bayesian" => EloModel::Bayesian,
+        other => panic!("model {other}"),
+    }
+}
+
+/// (R) The table's LLR for these counts, hypotheses and model, if it has the row.
+fn try_reference(counts: &[u64], elo0: f64, elo1: f64, model: &str) -> Option<f64> {
+    let model = elo_model(model);
+    fishtest_reference()
+        .into_iter()
+        .find(|r| r.counts == counts && r.elo0 == elo0 && r.elo1 == elo1 && r.model == model)
+        .map(|r| r.llr)
+}
+
+/// (R) The table's LLR for these counts, hypotheses and model.
+fn reference(counts: &[u64], elo0: f64, elo1: f64, model: &str) -> f64 {
+    try_reference(counts, elo0, elo1, model)
+        .unwrap_or_else(|| panic!("no row {counts:?} [{elo0}, {elo1}] {model} in the table"))
 }
 
 /// A tally of the counts: five are a pentanomial `[0..2]`, three are fishtest's `[L, D, W]`.
@@ -708,39 +706,84 @@ fn fishtest_reference_is_the_scripts_output() {
     );
 }
 
-/// One-sided matches decide within a few pairs (alpha = beta = 0.05): fed pair by
-/// pair (or game by game) as a match feeds them, the first decision comes at
-/// (R `fishtest_llr.py --decide`): normalized 6 pairs (or 6 games), logistic 2 pairs
-/// (or 2 games), H0 when the first player loses everything and H1 when it wins
-/// everything, for [0, 5] and for [-5, 0]. Before, the LLR stayed 0.
+/// One-sided matches decide (before issue 34 the LLR stayed 0 for ever), the
+/// right way, and after as many pairs (or games) as the exact LLR of the
+/// reference script says (R `fishtest_llr.py --decide`, alpha = beta = 0.05):
+/// normalized [0, 5] 144 pairs lost or 147 won, 204 games lost or 207 won;
+/// logistic 204 and 207 either way; [-5, 0] the mirror. cutechess-cli's
+/// model never decides a match without draws (its LLR waits for a win, a
+/// loss and a draw), as cutechess-cli does not.
 #[test]
 fn one_sided_matches_decide() {
     use Outcome::{Loss, Win};
-    for (elo0, elo1) in [(0.0, 5.0), (-5.0, 0.0)] {
-        for (model, at) in [(EloModel::Normalized, 6), (EloModel::Logistic, 2)] {
-            let s = sprt(elo0, elo1, model);
-            for (outcome, state) in [(Loss, SprtState::AcceptH0), (Win, SprtState::AcceptH1)] {
-                let what = format!("[{elo0}, {elo1}] {model} {outcome:?}");
-                let (mut paired, mut single) = (Tally::default(), Tally::default());
-                let first_decision = |t: &mut Tally, add: &dyn Fn(&mut Tally)| {
-                    (1..=50).find(|_| {
-                        add(t);
-                        s.status(t).state != SprtState::Continue
-                    })
-                };
-                let pairs = first_decision(&mut paired, &|t| t.add_pair(outcome, outcome));
-                let games = first_decision(&mut single, &|t| t.add_game(outcome));
-                assert_eq!((pairs, games), (Some(at), Some(at)), "{what}");
-                assert_eq!(s.status(&paired).state, state, "{what}");
-                assert_eq!(s.status(&single).state, state, "{what}");
-                let basis = s.status(&paired).basis.unwrap();
-                assert_eq!(
-                    (basis.model, basis.samples),
-                    (ResultModel::Pentanomial, at as u64)
-                );
-            }
-        }
+    #[rustfmt::skip]
+    let expected = [
+        // (elo0, elo1, model, outcome, pairs, games)
+        (0.0, 5.0, EloModel::Normalized, Loss, 144, 204),
+        (0.0, 5.0, EloModel::Normalized, Win, 147, 207),
+        (0.0, 5.0, EloModel::Logistic, Loss, 204, 204),
+        (0.0, 5.0, EloModel::Logistic, Win, 207, 207),
+        (-5.0, 0.0, EloModel::Normalized, Loss, 147, 207),
+        (-5.0, 0.0, EloModel::Normalized, Win, 144, 204),
+        (-5.0, 0.0, EloModel::Logistic, Loss, 207, 207),
+        (-5.0, 0.0, EloModel::Logistic, Win, 204, 204),
+    ];
+    for (elo0, elo1, model, outcome, at_pairs, at_games) in expected {
+        let s = sprt(elo0, elo1, model);
+        let state = if outcome == Win {
+            SprtState::AcceptH1
+        } else {
+            SprtState::AcceptH0
+        };
+        let what = format!("[{elo0}, {elo1}] {model} {outcome:?}");
+        let (mut paired, mut single) = (Tally::default(), Tally::default());
+        let first_decision = |t: &mut Tally, add: &dyn Fn(&mut Tally)| {
+            (1..=1000).find(|_| {
+                add(t);
+                s.status(t).state != SprtState::Continue
+            })
+        };
+        let pairs = first_decision(&mut paired, &|t| t.add_pair(outcome, outcome));
+        let games = first_decision(&mut single, &|t| t.add_game(outcome));
+        assert_eq!((pairs, games), (Some(at_pairs), Some(at_games)), "{what}");
+        assert_eq!(s.status(&paired).state, state, "{what}");
+        assert_eq!(s.status(&single).state, state, "{what}");
+        let basis = s.status(&paired).basis.unwrap();
+        assert_eq!(
+            (basis.model, basis.samples),
+            (ResultModel::Pentanomial, at_pairs as u64)
+        );
     }
+    let cutechess = sprt(0.0, 5.0, EloModel::Bayesian);
+    let mut t = Tally::default();
+    for _ in 0..1000 {
+        t.add_pair(Win, Win);
+    }
+    assert_eq!(cutechess.status(&t).llr, 0.0);
+    assert_eq!(cutechess.status(&t).state, SprtState::Continue);
+}
+
+/// cutechess-cli's rule: no LLR until there is a win, a loss and a draw; then
+/// its value, over the games even when they come in pairs.
+#[test]
+fn the_bayesian_model_waits_for_a_win_a_loss_and_a_draw() {
+    use Outcome::{Draw, Loss, Win};
+    let s = sprt(0.0, 5.0, EloModel::Bayesian);
+    let mut t = Tally::default();
+    for _ in 0..50 {
+        t.add_pair(Win, Draw);
+    }
+    assert_eq!(s.llr(&t), 0.0, "no loss yet");
+    t.add_pair(Loss, Loss);
+    let want = reference(&[2, 50, 50], 0.0, 5.0, "bayesian");
+    close(s.llr(&t), want, 1e-9, "W/D/L 50/50/2");
+    assert_eq!(
+        s.status(&t).basis,
+        Some(Basis {
+            model: ResultModel::Trinomial,
+            samples: 102
+        })
+    );
 }
 
 #[test]
@@ -789,9 +832,9 @@ fn sprt_config_errors_name_the_word() {
             "elo0=nan",
         ),
         (
-            "elo0=0 elo1=5 model=bayesian",
-            E::BadModel("model=bayesian".into()),
-            "model=bayesian",
+            "elo0=0 elo1=5 model=bayeselo",
+            E::BadModel("model=bayeselo".into()),
+            "model=bayeselo",
         ),
         (
             "elo0=0 elo1=5 gamma=1",
@@ -884,14 +927,15 @@ fn sprt_config_errors_name_the_word() {
     }
 }
 
-/// The one-line summary; its figures are the hand case above (30/40/20, logistic [0, 5]).
+/// The one-line summary; its figures are the hand case above (30/40/20,
+/// logistic [0, 5]; the LLR (R) 0.2425).
 #[test]
 fn summary_line() {
     let s = sprt(0.0, 5.0, EloModel::Logistic);
     assert_eq!(
         games_only(wdl(30, 40, 20)).summary(Some(&s)).to_string(),
         "Games: 90, W/D/L: 30/40/20, Score: 55.6 %, Elo: 38.8 +/- 54.0 (trinomial, 90 games), \
-         LOS: 92.1 %, DrawRatio: 44.4 %, nElo: 52.4 +/- 71.8, LLR: 0.25 (-2.94, 2.94) [0.00, 5.00]"
+         LOS: 92.1 %, DrawRatio: 44.4 %, nElo: 52.4 +/- 71.8, LLR: 0.24 (-2.94, 2.94) [0.00, 5.00]"
     );
     // Pairs (P): [10,50,100,60,20] Elo 21.743 +/- 21.450, LOS 97.69 %, nElo 31.63 +/- 31.08, LLR 0.579.
     let mut t = pairs_only(ptnml([10, 50, 100, 60, 20]));
@@ -977,8 +1021,8 @@ proptest! {
     }
 
     #[test]
-    fn sprt_state_follows_llr(c in prop::array::uniform5(0u64..300), logistic in any::<bool>()) {
-        let model = if logistic { EloModel::Logistic } else { EloModel::Normalized };
+    fn sprt_state_follows_llr(c in prop::array::uniform5(0u64..300), m in 0usize..3) {
+        let model = [EloModel::Logistic, EloModel::Normalized, EloModel::Bayesian][m];
         let s = sprt(0.0, 5.0, model);
         let st = s.status(&pairs_only(ptnml(c)));
         prop_assert!(st.llr.is_finite());

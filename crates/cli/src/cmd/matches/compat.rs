@@ -320,7 +320,8 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
                     Some(("model", "bayesian")) => {
                         return Err(refuse(
                             w.clone(),
-                            "the BayesElo model is not supported (model=normalized or logistic)",
+                            "fastchess's BayesElo SPRT is not supported (model=normalized or \
+                             logistic; a cutechess-cli line's -sprt is cutechess-cli's BayesElo SPRT)",
                         ))
                     }
                     Some(("model", _)) => line.mark(Fastchess, w.clone()),
@@ -731,7 +732,9 @@ fn finish(mut line: Line) -> Result<Vec<String>, CompatError> {
         }
         if let Some(mut s) = line.sprt.take() {
             if dialect == Cutechess {
-                s.push("model=logistic".into());
+                // cutechess-cli's own SPRT: BayesElo over single games, no
+                // LLR before a win, a loss and a draw.
+                s.push("model=bayesian".into());
             }
             out.push("--sprt".into());
             out.extend(s);
@@ -957,7 +960,7 @@ mod tests {
         refused(&c("-event"), "-event");
         has(
             &c("-sprt elo0=0 elo1=5 alpha=0.05 beta=0.05"),
-            "--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 model=logistic",
+            "--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 model=bayesian",
         );
         has(
             &f("-sprt elo0=0 elo1=5 alpha=0.05 beta=0.05"),

@@ -176,7 +176,7 @@ pub struct Args {
     /// A draw once both sides have made N moves.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     maxmoves: Option<u32>,
-    /// Stop when the SPRT decides: elo0=0 elo1=5 alpha=0.05 beta=0.05 [model=normalized|logistic].
+    /// Stop when the SPRT decides: elo0=0 elo1=5 alpha=0.05 beta=0.05 [model=normalized|logistic|bayesian] (bayesian: cutechess-cli's SPRT).
     #[arg(long, num_args = 1.., value_name = "WORD")]
     sprt: Vec<String>,
     /// After a crash or stall, restart the engine and go on (otherwise the match stops).
