@@ -350,11 +350,8 @@ fn fastchess_rating_interval_script_checks_hold() {
             10,
             "{stdout}"
         );
-        assert_eq!(
-            stdout.lines().last(),
-            Some("Tournament finished"),
-            "{stdout}"
-        );
+        let tail: Vec<&str> = stdout.lines().rev().take(2).collect();
+        assert_eq!(tail, ["Finished match", "Tournament finished"], "{stdout}");
         // The log has both engines' conversations.
         let log = std::fs::read_to_string(t.join("log.txt")).unwrap();
         assert!(log.contains("random_move_1#1.1 < uci"), "{log}");
@@ -405,14 +402,57 @@ fn a_fastchess_sprt_line_runs_and_parses() {
     assert_eq!((llr[4].as_str(), llr[5].as_str()), ("0.00", "10.00"));
     let games = results(&t.join("sprt.pgn")).len() as u64;
     let counts = found[4].last().expect("a Games line");
-    assert_eq!(num(&counts[0]), games, "{stdout}");
     let pairs: u64 = found[3].last().expect("Ptnml").iter().map(|c| num(c)).sum();
+    // The pentanomial block counts the games of complete pairs.
+    assert_eq!(num(&counts[0]), 2 * pairs, "{stdout}");
     assert!(2 * pairs <= games && games <= 2 * pairs + 1, "{stdout}");
-    let end = stdout.lines().last().unwrap_or_default();
+    let mut tail = stdout.lines().rev();
+    assert_eq!(tail.next(), Some("Finished match"), "{stdout}");
+    let end = tail.next().unwrap_or_default();
     assert!(
         end == "Tournament finished" || end.starts_with("SPRT ([0.00, 10.00]) completed - H"),
         "{stdout}"
     );
+}
+
+/// fishtest's worker reads fastchess's pentanomial blocks and checks
+/// `games == 2 * sum(ptnml)` on every one (fishtest `worker/games.py`); it
+/// always plays with concurrency above 1, so some blocks come while a pair
+/// is half played. Every block counts only the games of complete pairs
+/// (before: `Games: 3` beside one pair), the W/L/D add up to those games,
+/// and the run ends with fastchess's `Finished match`.
+#[test]
+fn every_pentanomial_block_counts_the_games_of_complete_pairs() {
+    let t = workdir("fastchess-penta");
+    let line = "fastchess -engine cmd=builtin name=new -engine cmd=builtin name=base \
+        -each nodes=200 -openings file=book.epd format=epd order=random \
+        -rounds 6 -games 2 -repeat -concurrency 3 -ratinginterval 1 -report penta=true \
+        -maxmoves 30 -srand 5";
+    let out = shell(&t, line);
+    assert_eq!(out.status.code(), Some(0), "{line}\n{}", describe(&out));
+    let stdout = text(&out.stdout);
+    let Some(found) = findall(
+        &stdout,
+        &[
+            r"^Games: (\d+), Wins: (\d+), Losses: (\d+), Draws: (\d+)",
+            r"^Ptnml\(0-2\): \[(\d+), (\d+), (\d+), (\d+), (\d+)\]$",
+        ],
+    ) else {
+        return;
+    };
+    let (games, ptnml) = (&found[0], &found[1]);
+    assert_eq!(games.len(), ptnml.len(), "{stdout}");
+    assert!(
+        games.len() >= 6,
+        "a block a pair and one at the end: {stdout}"
+    );
+    for (g, p) in games.iter().zip(ptnml) {
+        let n = num(&g[0]);
+        let pairs: u64 = p.iter().map(|c| num(c)).sum();
+        assert_eq!(n, 2 * pairs, "fishtest's check: {g:?} {p:?}\n{stdout}");
+        assert_eq!(num(&g[1]) + num(&g[2]) + num(&g[3]), n, "{g:?}\n{stdout}");
+    }
+    assert_eq!(stdout.lines().last(), Some("Finished match"), "{stdout}");
 }
 
 // ---------------------------------------------------------------------

@@ -31,6 +31,9 @@ pub struct Standings {
     sides: Vec<[Wdl; 2]>,
     /// `versus[i * n + j]`: i's games against j, from i's view.
     versus: Vec<Tally>,
+    /// `paired[i * n + j]`: i's games against j in complete pairs, from i's
+    /// view (what fastchess's pentanomial report counts).
+    paired: Vec<Wdl>,
     games: u64,
     time_forfeits: u64,
     failures: u64,
@@ -73,6 +76,7 @@ impl Standings {
             players: vec![Wdl::default(); n],
             sides: vec![[Wdl::default(); 2]; n],
             versus: vec![Tally::default(); n * n],
+            paired: vec![Wdl::default(); n * n],
             names,
             games: 0,
             time_forfeits: 0,
@@ -140,6 +144,8 @@ impl Standings {
             for (me, other) in [(w, b), (b, w)] {
                 if let (Some(x), Some(y)) = (view(me, first_white, first), view(me, w, outcome)) {
                     self.versus[me * n + other].ptnml.add_pair(x, y);
+                    self.paired[me * n + other].add(x);
+                    self.paired[me * n + other].add(y);
                 }
             }
         } else {
@@ -168,6 +174,16 @@ impl Standings {
             return Tally::default();
         }
         self.versus[i * n + j]
+    }
+
+    /// Player `i`'s games against player `j` that are in complete pairs,
+    /// from `i`'s view: the games behind `versus(i, j).ptnml`.
+    pub fn versus_paired(&self, i: usize, j: usize) -> Wdl {
+        let n = self.names.len();
+        if i >= n || j >= n {
+            return Wdl::default();
+        }
+        self.paired[i * n + j]
     }
 
     /// Player `i`'s points.

@@ -260,6 +260,10 @@ impl<'a> Printer<'a> {
                 _ => "Tournament finished".into(),
             })),
         }
+        if self.format == Format::Fastchess {
+            // fastchess's last line (fishtest's worker waits for it).
+            out.push(Say::Out("Finished match".into()));
+        }
         out
     }
 
@@ -409,7 +413,13 @@ impl<'a> Printer<'a> {
                 percent(tally.wdl.draw_ratio())
             )));
         }
-        let w: Wdl = tally.wdl;
+        // A pentanomial report counts the games of complete pairs only, as
+        // fastchess's does (fishtest checks `games == 2 * sum(ptnml)`).
+        let w: Wdl = if pairs {
+            s.versus_paired(0, 1)
+        } else {
+            tally.wdl
+        };
         out.push(Say::Out(format!(
             "Games: {}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1} ({} %)",
             w.games(),
