@@ -274,3 +274,60 @@ fn an_engine_that_cannot_start_and_a_bad_proto() {
         run.describe()
     );
 }
+
+/// An engine that cannot take its configuration is refused before the first
+/// game, naming the engine and the word (before: Fairy-Max, which has no
+/// `nps`, lost every game "at new game" with 0 moves, and with `--recover`
+/// forfeited them all and stood at -inf): cutechess-cli's words, as an
+/// engine author's script writes them.
+#[test]
+fn an_engine_that_cannot_take_its_limits_is_refused_before_any_game() {
+    let Some(fairymax) = peer::require("fairymax", &["fairymax"], None) else {
+        return;
+    };
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let t = TempDir::new("xboard-nps");
+    let pgn = path_str(&t.join("games.pgn"));
+    let cmd = format!("cmd={}", fairymax.display());
+    for recover in [false, true] {
+        let mut args = vec![
+            "match",
+            "cutechess-cli",
+            "-engine",
+            &cmd,
+            "name=fm",
+            "proto=xboard",
+            "tc=inf",
+            "nodes=1000",
+            "-engine",
+            "cmd=builtin",
+            "name=rookery",
+            "tc=inf",
+            "nodes=1000",
+            "-games",
+            "2",
+            "-pgnout",
+            &pgn,
+        ];
+        if recover {
+            args.push("-recover");
+        }
+        let run = common::rookery(&args, b"");
+        run.assert_code(2);
+        let err = run.stderr_text();
+        assert!(
+            err.contains("fm") && err.contains("nodes=1000") && err.contains("nps"),
+            "recover {recover}: {}",
+            run.describe()
+        );
+        assert!(
+            !run.stdout_text().contains("Finished game"),
+            "recover {recover}: {}",
+            run.describe()
+        );
+        assert!(
+            std::fs::read_to_string(&pgn).unwrap_or_default().is_empty(),
+            "recover {recover}: no game is written"
+        );
+    }
+}

@@ -103,11 +103,16 @@ pub struct XboardPlayer {
 }
 
 impl XboardPlayer {
-    /// Starts the engine of `config` and agrees on features with it.
+    /// Starts the engine of `config` and agrees on features with it, and
+    /// checks that it takes the configuration's limits: a game is begun
+    /// with them, and an engine that refuses them (`nodes=` told with `nps`
+    /// to an engine that does not understand it) is refused here, before
+    /// any game, rather than losing every game it is given.
     ///
     /// # Errors
     /// [`PlayerError::Start`]: the program cannot be run, it is the
-    /// built-in engine (which speaks UCI), or the handshake fails.
+    /// built-in engine (which speaks UCI), the handshake fails, or the
+    /// engine cannot take the limits.
     pub fn start(
         config: EngineConfig,
         timeouts: Timeouts,
@@ -123,6 +128,8 @@ impl XboardPlayer {
             games: 0,
         };
         p.restart()?;
+        p.begin(false)?;
+        p.check_limits()?;
         Ok(p)
     }
 
@@ -141,6 +148,28 @@ impl XboardPlayer {
         self.host
             .as_mut()
             .ok_or_else(|| PlayerError::Crashed(format!("{} is not running", self.name)))
+    }
+
+    /// Waits for the engine to have read the commands of [`Self::begin`],
+    /// and refuses it when it did not take the limits (an error for `nps`).
+    fn check_limits(&mut self) -> Result<(), PlayerError> {
+        let needs_nps = self.config.tc.nodes.is_some();
+        let host = self.host()?;
+        let before = host.sync().map_err(PlayerError::from_host)?;
+        if needs_nps {
+            let refused = before.iter().any(|m| match m {
+                Message::Error { command, .. } => command.split_whitespace().next() == Some("nps"),
+                Message::IllegalMove { mv: Some(mv), .. } => mv.starts_with("nps"),
+                _ => false,
+            });
+            if refused {
+                return Err(self.start_error(format!(
+                    "nodes={} is told with nps, which it does not understand",
+                    self.config.tc.nodes.unwrap_or(0)
+                )));
+            }
+        }
+        Ok(())
     }
 
     fn start_error(&self, reason: String) -> PlayerError {
@@ -436,23 +465,7 @@ impl Player for XboardPlayer {
         }
         self.games += 1;
         self.begin(chess960)?;
-        let needs_nps = self.config.tc.nodes.is_some();
-        let host = self.host()?;
-        let before = host.sync().map_err(PlayerError::from_host)?;
-        if needs_nps {
-            let refused = before.iter().any(|m| match m {
-                Message::Error { command, .. } => command.split_whitespace().next() == Some("nps"),
-                Message::IllegalMove { mv: Some(mv), .. } => mv.starts_with("nps"),
-                _ => false,
-            });
-            if refused {
-                return Err(self.start_error(format!(
-                    "nodes={} is told with nps, which it does not understand",
-                    self.config.tc.nodes.unwrap_or(0)
-                )));
-            }
-        }
-        Ok(())
+        self.check_limits()
     }
 
     fn request_move(&mut self, req: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
