@@ -228,8 +228,10 @@ pub enum BookError {
         /// What is wrong.
         reason: String,
     },
-    /// It holds no opening.
-    #[error("{}: no opening in the file", .path.display())]
+    /// It holds no opening: nothing readable, or only games that set no
+    /// position (no moves from the standard start), as a file of another
+    /// format read as PGN does.
+    #[error("no openings found in {}", .path.display())]
     Empty {
         /// The file.
         path: PathBuf,
@@ -326,6 +328,12 @@ fn read_pgn(path: &Path, bytes: &[u8], plies: Option<usize>) -> Result<Vec<Openi
             });
         }
         let game = read.game;
+        // Text that is no game (another format, prose) reads as a game of
+        // no moves from the start position: no opening, not one that
+        // plays from the start position.
+        if game.start == Position::startpos() && game.mainline_moves().next().is_none() {
+            continue;
+        }
         let mut pos = game.start.clone();
         let mut moves = Vec::new();
         for m in game.mainline_moves().take(plies.unwrap_or(usize::MAX)) {
@@ -671,6 +679,47 @@ mod tests {
             let e = bad.parse::<BookConfig>().unwrap_err();
             assert!(matches!(e, ParseBookError::Word { .. }), "{bad}: {e}");
         }
+    }
+
+    /// A file with no opening in it, read as PGN (prose, an EPD file given
+    /// `format=pgn`), is an error naming it, as fastchess says it; before,
+    /// every game was played from the start position. A PGN book's entries
+    /// that set no position are skipped, the others kept.
+    #[test]
+    fn a_book_with_no_readable_opening_is_an_error() {
+        let dir = std::env::temp_dir().join(format!("rookery-book-none-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let junk = dir.join("junk.pgn");
+        std::fs::write(&junk, "hello world\nthis is not a game\n").unwrap();
+        let epd = book(&dir, 3);
+        for file in [&junk, &epd] {
+            let cfg: BookConfig = format!("file={} format=pgn", file.display())
+                .parse()
+                .unwrap();
+            let err = read_book(&cfg).unwrap_err();
+            assert!(matches!(err, BookError::Empty { .. }), "{err:?}");
+            assert_eq!(
+                err.to_string(),
+                format!("no openings found in {}", file.display())
+            );
+            assert!(matches!(
+                Openings::from_book(&cfg, 1),
+                Err(BookError::Empty { .. })
+            ));
+        }
+        let mixed = dir.join("mixed.pgn");
+        std::fs::write(
+            &mixed,
+            "[Event \"none\"]\n\n*\n\n[Event \"e4\"]\n\n1. e4 *\n",
+        )
+        .unwrap();
+        let cfg: BookConfig = format!("file={} format=pgn", mixed.display())
+            .parse()
+            .unwrap();
+        let openings = read_book(&cfg).unwrap();
+        assert_eq!(openings.len(), 1);
+        assert_eq!(openings[0].moves.len(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
