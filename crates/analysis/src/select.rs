@@ -135,12 +135,33 @@ impl EngineCommand {
         }
     }
 
+    /// The program as it is run: a relative path with a directory part
+    /// (`./engine`, `bin/engine`) is inside the working directory when one
+    /// is given, as fastchess runs `dir=Engines/ cmd=./dev` (made absolute
+    /// from the current directory); a bare name is looked up on PATH.
+    /// `None` for the built-in engine.
+    pub fn program(&self) -> Option<PathBuf> {
+        match self {
+            EngineCommand::Builtin => None,
+            EngineCommand::External { path, dir, .. } => Some(match dir {
+                // Absolute: the child starts in `dir`, where a relative
+                // path would be read again from there.
+                Some(dir) if path.is_relative() && path.components().count() > 1 => {
+                    let inside = dir.join(path);
+                    std::path::absolute(&inside).unwrap_or(inside)
+                }
+                _ => path.clone(),
+            }),
+        }
+    }
+
     /// The host's description of the engine, with `options` to set after
     /// the handshake (the built-in engine's path is the word `builtin`).
     pub fn spec(&self, options: &[(String, Option<String>)]) -> EngineSpec {
         let mut spec = match self {
             EngineCommand::Builtin => EngineSpec::new(BUILTIN),
-            EngineCommand::External { path, args, dir } => {
+            EngineCommand::External { args, dir, .. } => {
+                let path = self.program().unwrap_or_default();
                 let mut s = EngineSpec::new(path);
                 s.args.clone_from(args);
                 s.working_dir.clone_from(dir);
@@ -270,6 +291,37 @@ pub enum StartError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `dir=Engines/ cmd=./dev`: the program inside the directory, as an
+    /// absolute path (the child starts there); a bare name stays a name
+    /// for PATH; no directory, no change.
+    #[test]
+    fn a_relative_program_is_inside_its_directory() {
+        let cmd = |path: &str, dir: Option<&str>| EngineCommand::External {
+            path: PathBuf::from(path),
+            args: Vec::new(),
+            dir: dir.map(PathBuf::from),
+        };
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(
+            cmd("./dev", Some("Engines/")).program(),
+            Some(cwd.join("Engines/dev"))
+        );
+        assert_eq!(
+            cmd("./dev", Some("Engines/")).spec(&[]).path,
+            cwd.join("Engines/dev")
+        );
+        assert_eq!(
+            cmd("stockfish", Some("Engines")).program(),
+            Some(PathBuf::from("stockfish"))
+        );
+        assert_eq!(cmd("./dev", None).program(), Some(PathBuf::from("./dev")));
+        assert_eq!(
+            cmd("/opt/e", Some("x")).program(),
+            Some(PathBuf::from("/opt/e"))
+        );
+        assert_eq!(EngineCommand::Builtin.program(), None);
+    }
 
     #[test]
     fn engine_words_select_the_program() {

@@ -80,11 +80,7 @@ impl Fingerprint {
         let size = file.metadata()?.len();
         let mut crc = |from: u64| -> io::Result<u32> {
             file.seek(SeekFrom::Start(from))?;
-            let mut buf = Vec::new();
-            (&mut file).take(FINGERPRINT_BYTES).read_to_end(&mut buf)?;
-            let mut c = flate2::Crc::new();
-            c.update(&buf);
-            Ok(c.sum())
+            crc32_of((&mut file).take(FINGERPRINT_BYTES))
         };
         let head_crc32 = crc(0)?;
         let tail_crc32 = crc(size.saturating_sub(FINGERPRINT_BYTES))?;
@@ -93,6 +89,24 @@ impl Fingerprint {
             head_crc32,
             tail_crc32,
         })
+    }
+}
+
+/// The CRC-32 (IEEE, as zlib, gzip and fastchess's `-crc32` compute it) of
+/// everything `reader` gives.
+///
+/// # Errors
+/// I/O errors reading it.
+pub fn crc32_of(mut reader: impl Read) -> io::Result<u32> {
+    let mut c = flate2::Crc::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(c.sum()),
+            Ok(n) => c.update(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
 }
 
@@ -541,6 +555,17 @@ pub fn gather(out: &Path) -> Result<Vec<Part>, MergeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The check value of CRC-32/ISO-HDLC: "123456789" is 0xCBF43926; in
+    /// pieces smaller than the buffer as in one.
+    #[test]
+    fn crc32_of_the_check_string() {
+        assert_eq!(crc32_of(&b"123456789"[..]).unwrap(), 0xCBF4_3926);
+        assert_eq!(crc32_of(&b""[..]).unwrap(), 0);
+        let long = vec![b'x'; 200_000];
+        let chained = (&long[..100_001]).chain(&long[100_001..]);
+        assert_eq!(crc32_of(chained).unwrap(), crc32_of(&long[..]).unwrap());
+    }
 
     fn dir(name: &str) -> PathBuf {
         let d =

@@ -100,11 +100,13 @@ fn fmt_seconds(d: Duration) -> String {
 impl ClockSpec {
     fn parse(text: &str) -> Result<ClockSpec, &'static str> {
         let (moves, rest) = match text.split_once('/') {
+            // Every move in one period: fastchess writes `inf/8+0.08`,
+            // cutechess-cli `0/1+2`.
+            Some(("inf" | "infinite" | "0", r)) => (None, r),
             Some((m, r)) => {
-                let m: u32 = m.parse().map_err(|_| "moves before '/' must be a number")?;
-                if m == 0 {
-                    return Err("a period of 0 moves");
-                }
+                let m: u32 = m
+                    .parse()
+                    .map_err(|_| "moves before '/' must be a number (or inf, or 0: all moves)")?;
                 (Some(m), r)
             }
             None => (None, text),
@@ -412,14 +414,18 @@ mod tests {
             assert_eq!(tc(s).to_string(), s, "{s}");
         }
         assert_eq!(tc("0:30+0.25").to_string(), "30+0.25");
+        // All the moves in one period: fastchess's inf/, cutechess-cli's 0/.
+        assert_eq!(tc("inf/8+0.08").to_string(), "8+0.08");
+        assert_eq!(tc("0/1+2").to_string(), "1+2");
+        assert_eq!(tc("tc=0/60").clock.unwrap().moves, None);
         assert_eq!(tc("tc=1:00").clock.unwrap().base, Duration::from_secs(60));
     }
 
     #[test]
     fn bad_forms_are_refused() {
         for s in [
-            "", "abc", "0/60", "-5", "10+-1", "st=0", "nodes=0", "depth=0", "x=1", "0+0", "1e300",
-            "NaN", "inf+1",
+            "", "abc", "x/60", "-1/60", "-5", "10+-1", "st=0", "nodes=0", "depth=0", "x=1", "0+0",
+            "1e300", "NaN", "inf+1",
         ] {
             assert!(s.parse::<TimeControl>().is_err(), "{s:?} accepted");
         }

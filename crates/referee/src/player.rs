@@ -282,6 +282,10 @@ pub struct EngineConfig {
     /// plays Black, for adjudication and the PGN.
     #[serde(default)]
     pub white_pov: bool,
+    /// The engine's standard error is appended to this file
+    /// (cutechess-cli's `stderr=FILE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<PathBuf>,
 }
 
 /// An `EngineConfig` word that cannot be read.
@@ -308,6 +312,7 @@ impl EngineConfig {
             strict_options: false,
             ponder: false,
             white_pov: false,
+            stderr: None,
         }
     }
 
@@ -417,9 +422,10 @@ impl EngineConfig {
             }
             "initstr" => return Err(bad("lines sent before the protocol are not supported")),
             "stderr" => {
-                return Err(bad(
-                    "the engine's standard error is not redirected to a file (its last lines are reported on a crash)",
-                ))
+                if value.is_empty() {
+                    return Err(bad("stderr= needs a file"));
+                }
+                self.stderr = Some(PathBuf::from(value));
             }
             "book" | "bookdepth" => {
                 return Err(bad(
@@ -428,6 +434,27 @@ impl EngineConfig {
             }
             "tscale" => return Err(bad("timeout scaling is not supported")),
             _ => return Err(bad("unknown key")),
+        }
+        Ok(())
+    }
+
+    /// Applies engine words in any order, as both tools take them: the
+    /// `cmd=` words first (so that `dir=Engines/ cmd=./dev`, OpenBench's
+    /// order, has a program to give its directory), then the others in
+    /// their order, a later word winning over an earlier one.
+    ///
+    /// # Errors
+    /// The first [`EngineWordError`].
+    pub fn apply_all<'a>(
+        &mut self,
+        words: impl IntoIterator<Item = &'a str> + Clone,
+    ) -> Result<(), EngineWordError> {
+        let is_cmd = |w: &&str| w.starts_with("cmd=");
+        for w in words.clone().into_iter().filter(is_cmd) {
+            self.apply(w)?;
+        }
+        for w in words.into_iter().filter(|w| !is_cmd(w)) {
+            self.apply(w)?;
         }
         Ok(())
     }
@@ -969,6 +996,7 @@ impl UciPlayer {
             .collect();
         let mut spec = self.config.command.spec(&options);
         spec.skip_unknown_options = !self.config.strict_options;
+        spec.stderr_file.clone_from(&self.config.stderr);
         let transport: Box<dyn Transport> = match &self.config.command {
             EngineCommand::Builtin => builtin_transport(),
             EngineCommand::External { .. } => Box::new(ProcessTransport::spawn(&spec)?),
@@ -1199,10 +1227,22 @@ mod tests {
 
     fn applied(words: &[&str]) -> Result<EngineConfig, EngineWordError> {
         let mut e = EngineConfig::builtin();
-        for w in words {
-            e.apply(w)?;
-        }
+        e.apply_all(words.iter().copied())?;
         Ok(e)
+    }
+
+    /// OpenBench's order: the directory before the program.
+    #[test]
+    fn dir_may_come_before_cmd() {
+        let e = applied(&["dir=Engines/", "cmd=./dev", "proto=uci", "name=dev"]).unwrap();
+        match &e.command {
+            EngineCommand::External { path, dir, .. } => {
+                assert_eq!(path, &PathBuf::from("./dev"));
+                assert_eq!(dir.as_deref(), Some(std::path::Path::new("Engines/")));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(applied(&["dir=Engines/"]).is_err());
     }
 
     #[test]
@@ -1234,10 +1274,15 @@ mod tests {
             applied(&["tc=40/60+0.6"]).unwrap().tc
         );
         assert_eq!(applied(&["plies=7"]).unwrap().tc.depth, Some(7));
+        // cutechess-cli's stderr=FILE.
+        assert_eq!(
+            applied(&["cmd=/bin/e", "stderr=e.txt"]).unwrap().stderr,
+            Some(PathBuf::from("e.txt"))
+        );
         for (word, says) in [
             ("proto=cecp", "uci or xboard"),
             ("initstr=hello", "before the protocol"),
-            ("stderr=e.txt", "standard error"),
+            ("stderr=", "needs a file"),
             ("book=b.bin", "opening books"),
             ("bookdepth=4", "opening books"),
             ("tscale=2", "timeout scaling"),

@@ -400,6 +400,11 @@ pub struct PgnStyle {
     /// written (by default it is, unfinished, until a resume replaces it).
     #[serde(default)]
     pub finished_only: bool,
+    /// A fresh file for a new event (fastchess's `append=false`): the
+    /// games already in it are moved to the first free `PGN.N`, never
+    /// lost, and the event's games begin the file.
+    #[serde(default)]
+    pub fresh: bool,
 }
 
 /// `H:MM:SS`.
@@ -492,7 +497,7 @@ mod tests {
         );
         let minimal = PgnStyle {
             minimal: true,
-            finished_only: false,
+            ..PgnStyle::default()
         };
         let min = r.pgn_text_with(minimal).unwrap();
         let tags: Vec<&str> = min

@@ -523,6 +523,9 @@ impl Runner {
                         previous_processes = old;
                     }
                 }
+                if let (true, Some(pgn)) = (style.fresh, &setup.pgn) {
+                    move_tail(pgn, 0)?;
+                }
                 let len = |p: &Option<PathBuf>| -> Option<(PathBuf, u64)> {
                     p.as_ref().map(|p| (p.clone(), file_len(p)))
                 };

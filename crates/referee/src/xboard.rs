@@ -193,6 +193,7 @@ impl XboardPlayer {
             .collect();
         let mut spec = self.config.command.spec(&options);
         spec.skip_unknown_options = !self.config.strict_options;
+        spec.stderr_file.clone_from(&self.config.stderr);
         let host = ProcessTransport::spawn(&spec).and_then(|t| {
             let transport = logged(Box::new(t), self.log.as_ref());
             CecpHost::with_transport(spec, self.timeouts, transport)

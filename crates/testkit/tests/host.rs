@@ -309,3 +309,29 @@ fn a_silent_depth_search_is_stopped_and_answers() {
     let seen = stopped_search("host-silence", "20000", &go_depth(30));
     assert!(seen.lines().any(|l| l == "go depth 30"), "{seen}");
 }
+
+/// cutechess-cli's `stderr=FILE`: the engine's standard error is appended
+/// to the file, across restarts (an old line stays), and the crash report
+/// still has its last lines.
+#[test]
+fn standard_error_is_appended_to_its_file() {
+    let dir = rookery_testkit::TempDir::new("host-stderr");
+    let file = dir.join("engine.err");
+    std::fs::write(&file, "an earlier line\n").unwrap();
+    let mut spec = mock(&["--crash-on-go", "1"]);
+    spec.stderr_file = Some(file.clone());
+    for _ in 0..2 {
+        let mut e = EngineHost::start(spec.clone(), quick()).unwrap();
+        let err = e
+            .search(&PositionStart::StartPos, &[], &go_ms(10), |_| {})
+            .unwrap_err();
+        assert!(err.to_string().contains("crashing on go 1"), "{err}");
+    }
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        text,
+        "an earlier line\nmock: crashing on go 1 as asked\nmock: crashing on go 1 as asked\n"
+    );
+    spec.stderr_file = Some(dir.join("no-such-dir").join("e.err"));
+    assert!(EngineHost::start(spec, quick()).is_err());
+}

@@ -53,6 +53,10 @@ pub struct EngineSpec {
     /// [`EngineHost::skipped_options`]) instead of failing the start, as
     /// cutechess-cli does.
     pub skip_unknown_options: bool,
+    /// A file the engine's standard error is appended to, line by line
+    /// (cutechess-cli's `stderr=FILE`); the last lines are kept for a
+    /// crash report either way.
+    pub stderr_file: Option<PathBuf>,
 }
 
 impl EngineSpec {
@@ -64,6 +68,7 @@ impl EngineSpec {
             working_dir: None,
             options: Vec::new(),
             skip_unknown_options: false,
+            stderr_file: None,
         }
     }
 }
@@ -216,6 +221,22 @@ impl ProcessTransport {
             path: spec.path.display().to_string(),
             source,
         };
+        let mut stderr_file = match &spec.stderr_file {
+            Some(path) => Some(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(|e| HostError::Spawn {
+                        path: spec.path.display().to_string(),
+                        source: std::io::Error::new(
+                            e.kind(),
+                            format!("its standard error file {}: {e}", path.display()),
+                        ),
+                    })?,
+            ),
+            None => None,
+        };
         let mut child = cmd.spawn().map_err(spawn_err)?;
         let missing = || spawn_err(std::io::Error::other("missing pipe"));
         let stdout = child.stdout.take().ok_or_else(missing)?;
@@ -253,6 +274,15 @@ impl ProcessTransport {
             let reader = BufReader::new(stderr);
             for line in reader.split(b'\n') {
                 let Ok(line) = line else { break };
+                if let Some(f) = stderr_file.as_mut() {
+                    // A full disk loses the file's lines, not the engine.
+                    if f.write_all(&line)
+                        .and_then(|()| f.write_all(b"\n"))
+                        .is_err()
+                    {
+                        stderr_file = None;
+                    }
+                }
                 let line = String::from_utf8_lossy(&line).trim_end().to_string();
                 if let Ok(mut t) = tail2.lock() {
                     if t.len() == STDERR_TAIL {

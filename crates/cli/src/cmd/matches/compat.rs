@@ -54,8 +54,9 @@ impl Dialect {
         let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
         let base = base.strip_suffix(".exe").unwrap_or(base);
         match base {
-            "cutechess-cli" | "cutechess" => Some(Dialect::Cutechess),
-            "fastchess" => Some(Dialect::Fastchess),
+            // OpenBench's builds are named `cutechess-ob` and `fastchess-ob`.
+            "cutechess-cli" | "cutechess" | "cutechess-ob" => Some(Dialect::Cutechess),
+            "fastchess" | "fastchess-ob" => Some(Dialect::Fastchess),
             _ => None,
         }
     }
@@ -166,6 +167,10 @@ struct Line {
     program: Option<Dialect>,
     /// Words only one tool has: the dialect and the word.
     marks: Vec<(Dialect, String)>,
+    /// Words that say a dialect only when no program name does: the
+    /// dialect and the word (a bare `-pgnout FILE`, which cutechess-cli
+    /// writes and scripts also give fastchess).
+    hints: Vec<(Dialect, String)>,
     engines: Vec<Vec<String>>,
     each: Vec<String>,
     rounds: Option<u64>,
@@ -383,7 +388,11 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
         "pgnout" => {
             let words = opt.some()?;
             let fast = words.iter().any(|w| kv(w).is_some());
-            line.mark(if fast { Fastchess } else { Cutechess }, opt.text());
+            match (fast, words.len()) {
+                (true, _) => line.mark(Fastchess, opt.text()),
+                (false, 1) => line.hints.push((Cutechess, opt.text())),
+                (false, _) => line.mark(Cutechess, opt.text()),
+            }
             line.flags.push("--pgnout".into());
             line.flags.extend(words.iter().cloned());
         }
@@ -492,7 +501,17 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
                         line.resume = true;
                         line.flag(&["--resume", f]);
                     }
-                    Some(("discard", v)) if !boolean(w, v)? => {}
+                    // Discards the results of a loaded configuration:
+                    // without file= there is none (weather-factory's line).
+                    Some(("discard", v)) => {
+                        if boolean(w, v)? && opt.values.iter().any(|w| w.starts_with("file=")) {
+                            return Err(refuse(
+                                w.clone(),
+                                "file= resumes the match its journal records; to start it over, \
+                                 give the match's words without -config file=",
+                            ));
+                        }
+                    }
                     Some(("stats", v)) if boolean(w, v)? => {}
                     _ => {
                         return Err(refuse(
@@ -534,10 +553,29 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
             opt.none()?;
             line.mark(Fastchess, opt.text());
         }
+        "testEnv" => {
+            // fishtest's and OpenBench's: fastchess's messages on one line
+            // each, which rookery's are.
+            opt.none()?;
+            line.mark(Fastchess, opt.text());
+        }
+        "crc32" => {
+            line.mark(Fastchess, opt.text());
+            for w in opt.some()? {
+                match kv(w) {
+                    Some(("pgn", v)) => {
+                        if boolean(w, v)? {
+                            line.flag(&["--crc32"]);
+                        }
+                    }
+                    _ => return Err(refuse(w.clone(), "expected pgn=true or pgn=false")),
+                }
+            }
+        }
         "help" | "h" => line.flag(&["--help"]),
         "version" | "v" | "V" => line.flag(&["--version"]),
-        "quick" | "use-affinity" | "check-mate-pvs" | "show-latency" | "testEnv" | "strict"
-        | "crc32" | "startup-ms" | "ucinewgame-ms" | "ping-ms" | "compliance" => {
+        "quick" | "use-affinity" | "check-mate-pvs" | "show-latency" | "strict" | "startup-ms"
+        | "ucinewgame-ms" | "ping-ms" | "compliance" => {
             return Err(refuse(
                 opt.text(),
                 format!("fastchess's -{} is not supported", opt.name),
@@ -625,6 +663,11 @@ fn finish(mut line: Line) -> Result<Vec<String>, CompatError> {
         .find(|f| *f == "--help" || *f == "--version")
     {
         return Ok(vec![f.clone()]);
+    }
+    if line.program.is_none() {
+        // Without a program name, a hint says the dialect as a mark does.
+        let hints = std::mem::take(&mut line.hints);
+        line.marks.extend(hints);
     }
     let first = |d| line.marks.iter().find(|(m, _)| *m == d).map(|(_, w)| w);
     let dialect = match line.program {
@@ -792,6 +835,15 @@ mod tests {
             Some(Dialect::Fastchess)
         );
         assert_eq!(Dialect::of_program("stockfish"), None);
+        // OpenBench's builds.
+        assert_eq!(
+            Dialect::of_program("./fastchess-ob"),
+            Some(Dialect::Fastchess)
+        );
+        assert_eq!(
+            Dialect::of_program("cutechess-ob.exe"),
+            Some(Dialect::Cutechess)
+        );
     }
 
     #[test]
@@ -903,6 +955,11 @@ mod tests {
         refused(
             &format!("fastchess {TWO} -pgnout g.pgn min"),
             "-pgnout g.pgn min",
+        );
+        // weather-factory gives fastchess a bare file, as to cutechess-cli.
+        has(
+            &format!("fastchess {TWO} -pgnout tuner/games.pgn"),
+            "--pgnout tuner/games.pgn",
         );
         refused("fastchess -engine cmd=a ponder -engine cmd=b", "ponder");
         // Defaults of each: the rating interval.
@@ -1025,7 +1082,17 @@ mod tests {
             "--output fastchess --resume m.journal"
         );
         refused(&f("-config file=m.journal"), "-config file=");
-        refused(&f("-config discard=true"), "discard=true");
+        // weather-factory's words: no configuration loaded, none discarded.
+        has(
+            &f("-config discard=true outname=t/c.json"),
+            "--journal t/c.json",
+        );
+        refused(&f("-config file=m.json discard=true"), "discard=true");
+        // fishtest's and OpenBench's.
+        assert!(!ok(&f("-testEnv")).contains("test"));
+        has(&f("-crc32 pgn=true"), "--crc32");
+        assert!(!ok(&f("-crc32 pgn=false")).contains("crc"));
+        refused(&f("-crc32 epd=true"), "epd=true");
         has(&f("-log file=l.txt level=warn engine=true"), "--log l.txt");
         refused(&f("-log file=l.txt compress=true"), "compress=true");
         refused(&f("-log level=info"), "-log level=info");
@@ -1038,9 +1105,7 @@ mod tests {
         for w in [
             "-quick cmd=a",
             "-use-affinity",
-            "-testEnv",
             "-strict",
-            "-crc32 pgn=true",
             "-startup-ms 100",
             "-show-latency",
             "-check-mate-pvs",

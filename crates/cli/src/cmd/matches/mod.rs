@@ -94,9 +94,13 @@ same, -pgnout F [min] [fi] (fastchess: file=F min=true) -> --pgnout,
 -epdout F -> --epdout F, -draw/-resign/-sprt -> the same, -tournament
 round-robin|gauntlet|knockout -> --tournament, -output format=X -> --output X, -report
 penta=B -> --report penta=B, -config outname=F -> --journal F (file=F:
---resume F), -debug -> --log - (standard error), -log file=F -> --log F.
-Refused with the reason: tablebases (-tb), engine books, and any word
-rookery does not know.";
+--resume F; discard=true taken), -debug -> --log - (standard error), -log
+file=F -> --log F, -crc32 pgn=true -> --crc32, -testEnv taken; engine words
+in any order (dir=D cmd=./e runs D/e), stderr=FILE, tc=inf/8+0.08 and
+tc=0/1+2 (every move in one period). The programs cutechess-ob and
+fastchess-ob (OpenBench's) are the same tools. Refused with the reason:
+tablebases (-tb), engine books, -check-mate-pvs, and any word rookery does
+not know.";
 
 /// Flags of `rookery match`.
 #[derive(clap::Args, Debug)]
@@ -222,6 +226,10 @@ pub struct Args {
     /// the end).
     #[arg(long, default_value_t = 1, value_name = "N")]
     scoreinterval: u64,
+    /// When the match ends, print the PGN file's CRC-32, as fastchess's
+    /// `-crc32 pgn=true` does: `File F has CRC32: 0x...`.
+    #[arg(long)]
+    crc32: bool,
     #[command(flatten)]
     lines: Lines,
     /// Seconds a move without a clock (nodes=, depth=) may take before the engine counts as stalled.
@@ -326,11 +334,8 @@ fn pgn_style(words: &[String]) -> anyhow::Result<PgnStyle> {
             Some(("notation", _)) => {
                 return Err(bad("moves are written in SAN only (notation=san)"))
             }
-            Some(("append", v)) => {
-                if !flag(v)? {
-                    return Err(bad("rookery appends to the PGN and never empties it"));
-                }
-            }
+            // append=false: a fresh file, the games in it moved to PGN.N.
+            Some(("append", v)) => style.fresh = !flag(v)?,
             Some((
                 "nodes" | "seldepth" | "nps" | "hashfull" | "tbhits" | "pv" | "timeleft"
                 | "latency",
@@ -356,12 +361,11 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
     for words in &args.engine_groups {
         let words = expand_conf(words, conf)?;
         let mut e = EngineConfig::builtin();
-        for w in each.iter().chain(&words) {
-            e.apply(w).map_err(|e| output::usage(e.to_string()))?;
-        }
+        e.apply_all(each.iter().chain(&words).map(String::as_str))
+            .map_err(|e| output::usage(e.to_string()))?;
         e.strict_options = args.strict_options;
-        if let rookery_referee::player::EngineCommand::External { path, .. } = &e.command {
-            if !program_exists(path) {
+        if let Some(path) = e.command.program() {
+            if !program_exists(&path) {
                 return Err(output::usage(format!(
                     "engine {}: no program {} (give its path, or a name found on PATH)",
                     e.label(),
@@ -723,6 +727,15 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     };
     if let Some(b) = &bar {
         b.finish_and_clear();
+    }
+    if let (true, Some(pgn)) = (args.crc32, &plan.pgn_out) {
+        let crc = std::fs::File::open(pgn)
+            .and_then(rookery_io::manifest::crc32_of)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", pgn.display()))?;
+        say(vec![Say::Out(format!(
+            "File {} has CRC32: {crc:#x}",
+            pgn.display()
+        ))]);
     }
     say(printer.end(&summary));
     if json {
