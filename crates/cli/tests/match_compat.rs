@@ -15,7 +15,7 @@
 //! The regular expressions are Python's (`re`), as the scripts' are;
 //! python3 is looked up like the other peers.
 
-use crate::common::{mock_engine, s, stockfish, text, ROOKERY};
+use crate::common::{mock_engine, s, stockfish, text, ROOKERY, ROOKERY_ENGINE};
 use rookery_testkit::cmd::{Cmd, KillOnDrop};
 use rookery_testkit::{peer, pgn_text, TempDir};
 use std::io::Read;
@@ -453,6 +453,125 @@ fn every_pentanomial_block_counts_the_games_of_complete_pairs() {
         assert_eq!(num(&g[1]) + num(&g[2]) + num(&g[3]), n, "{g:?}\n{stdout}");
     }
     assert_eq!(stdout.lines().last(), Some("Finished match"), "{stdout}");
+}
+
+/// Runs `parser` (Python source reading the tool's standard output on
+/// its standard input, printing JSON) with python3; `None` (a skip) when
+/// python3 is missing.
+fn parse_with(parser: &str, stdout: &[u8]) -> Option<serde_json::Value> {
+    let python = peer::require("python3", &["python3"], None)?;
+    let run = Cmd::new(python)
+        .args(["-c", parser])
+        .stdin(stdout.to_vec())
+        .run();
+    run.assert_code(0);
+    Some(serde_json::from_str(&run.stdout_text()).expect("the parser prints JSON"))
+}
+
+/// weather-factory's SPSA tuner (jnlt3/weather-factory, cutechess.py,
+/// `CutechessMan.get_cutechess_cmd` with `use_fastchess` true, its default):
+/// the line it builds, run through a program named `fastchess` with
+/// weather-factory's `tuner/` layout (the engine a script starting the
+/// built-in engine, the clock and game count made small), read with its
+/// own parsing rules written out in Python: each line stripped and decoded
+/// as ASCII, reading stopped at the first empty line, `Score of` split at
+/// `:` and `[` into W - L - D, `Elo difference` read up to `+`. Before,
+/// `-config discard=true` was refused and the tuner read
+/// `MatchResult(0, 0, 0, 0.0)` from every match.
+#[test]
+fn weather_factory_line_runs_and_its_parser_reads_the_games() {
+    let t = workdir("weather-factory");
+    std::fs::create_dir(t.join("tuner")).unwrap();
+    t.script(
+        "tuner/engine",
+        &format!("exec '{}' \"$@\"\n", ROOKERY_ENGINE),
+    );
+    std::fs::copy(BOOK, t.join("tuner/book.epd")).unwrap();
+    // cutechess.py: command, then the words it appends (params empty).
+    let line = "fastchess -config discard=true outname=tuner/fastchess_config.json -output format=cutechess \
+        -engine cmd=./tuner/engine name=engine-1 proto=uci option.Hash=8  \
+        -engine cmd=./tuner/engine name=engine-2 proto=uci option.Hash=8  \
+        -resign movecount=3 score=400 -draw movenumber=40 movecount=8 score=10 -recover \
+        -concurrency 1 -each tc=5+0.05 \
+        -openings file=tuner/book.epd format=epd order=random plies=16 \
+        -repeat 2 -games 2 -rounds 8 -pgnout tuner/games.pgn"
+        .replace("tc=5+0.05", "tc=1+0.01")
+        .replace("-rounds 8", "-rounds 2");
+    let out = shell(&t, &line);
+    assert_eq!(out.status.code(), Some(0), "{line}\n{}", describe(&out));
+    let parser = r#"
+import json, sys
+score, elo_diff = [0, 0, 0], 0.0
+for raw in sys.stdin.buffer:
+    line = raw.strip().decode('ascii')
+    if not line:
+        break
+    if line.startswith("Score of"):
+        start_index = line.find(":") + 1
+        end_index = line.find("[")
+        split = line[start_index:end_index].split(" - ")
+        score = [int(i) for i in split]
+    if line.startswith("Elo difference"):
+        start_index = line.find(":") + 1
+        end_index = line.find("+")
+        elo_diff = float(line[start_index:end_index])
+print(json.dumps({"wld": score, "elo": elo_diff}))
+"#;
+    let Some(read) = parse_with(parser, &out.stdout) else {
+        return;
+    };
+    let games = results(&t.join("tuner/games.pgn"));
+    assert_eq!(games.len(), 4, "{}", describe(&out));
+    let (w, l, d) = wld(&games, "engine-1");
+    assert_eq!(
+        read["wld"],
+        serde_json::json!([w, l, d]),
+        "{}",
+        describe(&out)
+    );
+    assert!(
+        t.join("tuner/fastchess_config.json").exists(),
+        "the journal"
+    );
+}
+
+/// fastchess's `-pgnout file=F append=false` (fishtest's): a fresh file,
+/// the games already in it kept in `F.1`; `-crc32 pgn=true` prints the CRC
+/// of the file as written; `dir=` before a relative `cmd=` (OpenBench's
+/// order) runs the program inside the directory.
+#[test]
+fn a_fresh_pgn_its_crc_and_an_engine_inside_its_directory() {
+    let t = workdir("fresh-crc");
+    std::fs::create_dir(t.join("Engines")).unwrap();
+    t.script(
+        "Engines/dev",
+        &format!("exec '{}' \"$@\"\n", ROOKERY_ENGINE),
+    );
+    std::fs::write(t.join("g.pgn"), "[Event \"old\"]\n\n*\n\n").unwrap();
+    let line = "fastchess -engine dir=Engines/ cmd=./dev name=dev -engine cmd=builtin name=base \
+        -each nodes=300 -rounds 1 -games 2 -repeat -maxmoves 20 \
+        -pgnout file=g.pgn append=false -crc32 pgn=true -testEnv";
+    let out = shell(&t, line);
+    assert_eq!(out.status.code(), Some(0), "{line}\n{}", describe(&out));
+    let pgn = std::fs::read(t.join("g.pgn")).unwrap();
+    let games = results(&t.join("g.pgn"));
+    assert_eq!(games.len(), 2, "{}", String::from_utf8_lossy(&pgn));
+    assert!(games.iter().any(|(w, _, _)| w == "dev"), "{games:?}");
+    assert_eq!(
+        std::fs::read_to_string(t.join("g.pgn.1")).unwrap(),
+        "[Event \"old\"]\n\n*\n\n"
+    );
+    let stdout = text(&out.stdout);
+    // fishtest reads the last word of the line.
+    let crc = stdout
+        .lines()
+        .filter(|l| l.starts_with("File ") && l.contains("g.pgn has CRC32: "))
+        .find_map(|l| l.split_whitespace().last()?.strip_prefix("0x"))
+        .unwrap_or_else(|| panic!("no CRC line: {stdout}"));
+    let crc = u32::from_str_radix(crc, 16).unwrap();
+    let mut c = flate2::Crc::new();
+    c.update(&pgn);
+    assert_eq!(crc, c.sum(), "{stdout}");
 }
 
 // ---------------------------------------------------------------------
