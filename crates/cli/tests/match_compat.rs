@@ -460,10 +460,7 @@ fn every_pentanomial_block_counts_the_games_of_complete_pairs() {
 /// python3 is missing.
 fn parse_with(parser: &str, stdout: &[u8]) -> Option<serde_json::Value> {
     let python = peer::require("python3", &["python3"], None)?;
-    let run = Cmd::new(python)
-        .args(["-c", parser])
-        .stdin(stdout.to_vec())
-        .run();
+    let run = Cmd::new(python).args(["-c", parser]).stdin(stdout).run();
     run.assert_code(0);
     Some(serde_json::from_str(&run.stdout_text()).expect("the parser prints JSON"))
 }
@@ -533,6 +530,266 @@ print(json.dumps({"wld": score, "elo": elo_diff}))
         t.join("tuner/fastchess_config.json").exists(),
         "the journal"
     );
+}
+
+/// fishtest's worker reading fastchess's output (official-stockfish/fishtest,
+/// worker/games.py, `parse_fastchess_output`), its rules written out: a
+/// line with `has CRC32:` gives the PGN's CRC (its last word); the error
+/// patterns (`Warning; ... doesn't have option`, `Warning; Illegal PV
+/// move`, ...) end the task; each `Games: ... Points:` line with its
+/// `Ptnml(0-2):` line is a block, where `games == 2 * sum(ptnml)`, `W + L +
+/// D == 2 * sum(ptnml)` and `games <= games_to_play` must hold; `Finished
+/// match` with fewer games than asked is an unclean finish.
+const FISHTEST_PARSER: &str = r#"
+import json, re, sys
+games_to_play = int(sys.argv[1])
+pattern_WLD = re.compile(r"Games: ([0-9]+), Wins: ([0-9]+), Losses: ([0-9]+), Draws: ([0-9]+), Points: ([0-9.]+) \(")
+pattern_ptnml = re.compile(r"Ptnml\(0-2\): \[([0-9]+), ([0-9]+), ([0-9]+), ([0-9]+), ([0-9]+)\]")
+errors = [re.compile(p) for p in (
+    r"Warning;.*doesn't have option", r"Warning; Invalid value for option",
+    r"Warning; Failed to set.*option", r"Warning; No info line available to extract score from engine",
+    r"Warning; Illegal move", r"Warning; Could not extract score from engine",
+    r"Warning; Illegal PV move", r"Warning; Move does not match uci move format",
+    r"Warning; PV continues after checkmate", r"Warning; PV continues after stalemate",
+    r"Warning; PV continues after threefold", r"Warning; PV continues after fifty-move rule",
+    r"Warning; Incomplete mating PV", r"Warning; Too long mating PV",
+    r"Warning; Mating PV does not end with checkmate",
+    r"Warning; Bestmove does not match beginning of last PV", r"Warning; Sign mismatch in mate scores")]
+out = {"crc": None, "blocks": 0, "errors": [], "finished": None, "wld": None, "ptnml": None}
+wld = ptnml = None
+finished_games = 0
+for line in sys.stdin:
+    line = line.strip()
+    if "has CRC32:" in line:
+        out["crc"] = line.split()[-1]
+    if "Finished match" in line:
+        out["finished"] = finished_games == games_to_play
+    if any(p.search(line) for p in errors):
+        out["errors"].append(line)
+    m = pattern_WLD.search(line)
+    if m:
+        wld = [int(m.group(i)) for i in range(1, 5)]
+    m = pattern_ptnml.search(line)
+    if m:
+        ptnml = [int(m.group(i)) for i in range(1, 6)]
+    if ptnml is not None and wld is not None:
+        assert 2 * sum(ptnml) == wld[1] + wld[2] + wld[3], (wld, ptnml)
+        assert wld[0] == 2 * sum(ptnml), (wld, ptnml)
+        assert wld[0] <= games_to_play
+        finished_games = wld[0]
+        out["blocks"] += 1
+        out["wld"], out["ptnml"] = wld, ptnml
+        wld = ptnml = None
+print(json.dumps(out))
+"#;
+
+/// The command line fishtest's worker builds (official-stockfish/fishtest,
+/// worker/games.py, `run_games`: the list `cmd`, the `_spsa_` markers
+/// taken out as `launch_fastchess` does), as data: `{...}` are its values.
+const FISHTEST_LINE: &[&str] = &[
+    "-testEnv",
+    "-recover",
+    "-repeat",
+    "-games",
+    "2",
+    "-rounds",
+    "{rounds}",
+    "-ratinginterval",
+    "1",
+    "-scoreinterval",
+    "1",
+    "-autosaveinterval",
+    "0",
+    "-report",
+    "penta=true",
+    "-pgnout",
+    "file={pgn}",
+    "append=false",
+    "-crc32",
+    "pgn=true",
+    "-site",
+    "https://tests.stockfishchess.org/tests/view/0123",
+    "-event",
+    "Batch 7: master vs master",
+    "-srand",
+    "{seed}",
+    "-resign",
+    "movecount=3",
+    "score=600",
+    "-draw",
+    "movenumber=34",
+    "movecount=8",
+    "score=20",
+    "-variant",
+    "standard",
+    "-concurrency",
+    "{concurrency}",
+    "-openings",
+    "file={book}",
+    "format=epd",
+    "order=random",
+    "plies=16",
+    "start=1",
+    "-check-mate-pvs",
+    "-engine",
+    "name=New-0123456789",
+    "tc={tc}",
+    "cmd={new}",
+    "dir=.",
+    "option.Hash=16",
+    "-engine",
+    "name=Base-0123456789",
+    "tc={tc}",
+    "cmd={base}",
+    "dir=.",
+    "option.Hash=16",
+    "-each",
+    "proto=uci",
+    "option.Threads=1",
+];
+
+/// Runs fishtest's line with these values through a program named
+/// `fastchess` and reads its output with fishtest's rules.
+fn run_fishtest_line(
+    t: &TempDir,
+    values: &[(&str, String)],
+    games: u64,
+) -> (Output, Option<serde_json::Value>) {
+    let args: Vec<String> = FISHTEST_LINE
+        .iter()
+        .map(|w| {
+            values
+                .iter()
+                .fold(w.to_string(), |w, (k, v)| w.replace(&format!("{{{k}}}"), v))
+        })
+        .collect();
+    let out = bounded(Cmd::new(t.join("bin/fastchess")).args(&args).dir(t.path()));
+    let Some(python) = peer::require("python3", &["python3"], None) else {
+        return (out, None);
+    };
+    let run = Cmd::new(python)
+        .args(["-c", FISHTEST_PARSER, &games.to_string()])
+        .stdin(out.stdout.clone())
+        .run();
+    assert_eq!(
+        run.code(),
+        Some(0),
+        "fishtest's parser: {}\n{}",
+        run.describe(),
+        describe(&out)
+    );
+    let read = serde_json::from_str(&run.stdout_text()).expect("the parser prints JSON");
+    (out, Some(read))
+}
+
+/// fishtest's line, run unchanged with two Stockfish at a short clock and
+/// three games at once: every block passes fishtest's checks, the last
+/// has every game, `Finished match` is clean, the CRC is the PGN's, no
+/// warning fishtest treats as an engine error but a mating PV that is
+/// indeed not the mate's length (Debian's Stockfish gives some; every
+/// other PV of it passes every check), and the W/L/D and pentanomial
+/// counts are the PGN's. Before, `-testEnv` was refused, then `-crc32`,
+/// `append=false` and `-check-mate-pvs`.
+#[test]
+fn fishtest_line_runs_and_its_parser_reads_the_games() {
+    let Some(sf) = stockfish() else {
+        return;
+    };
+    let t = workdir("fishtest");
+    let games = 6;
+    let values = [
+        ("rounds", (games / 2).to_string()),
+        ("pgn", "task.pgn".to_string()),
+        ("seed", "4242".to_string()),
+        ("concurrency", "3".to_string()),
+        ("book", "book.epd".to_string()),
+        ("tc", "1+0.01".to_string()),
+        ("new", sf.clone()),
+        ("base", sf),
+    ];
+    let (out, read) = run_fishtest_line(&t, &values, games);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let Some(read) = read else {
+        return;
+    };
+    // Debian's Stockfish (older than fishtest's) sometimes reports a mate
+    // with a PV shorter than the mate: fastchess warns of it too. Every
+    // warning must be one, and right: the PV's length is not the mate's.
+    for e in read["errors"].as_array().unwrap() {
+        let e = e.as_str().unwrap();
+        let incomplete = e.starts_with("Warning; Incomplete mating PV - from ");
+        let too_long = e.starts_with("Warning; Too long mating PV - from ");
+        assert!(incomplete || too_long, "{e}\n{}", describe(&out));
+        let info = e.split(" :: ").nth(1).unwrap().trim_start_matches("Info; ");
+        let words: Vec<&str> = info.split_whitespace().collect();
+        let at = |key: &str| words.iter().position(|w| *w == key).unwrap();
+        assert_eq!(words[at("score") + 1], "mate", "{e}");
+        let n: i64 = words[at("score") + 2].parse().unwrap();
+        let plies = if n > 0 { 2 * n - 1 } else { -2 * n } as usize;
+        let pv = words.len() - at("pv") - 1;
+        assert!(
+            (incomplete && pv < plies) || (too_long && pv > plies),
+            "mate {n}, {pv} plies: {e}"
+        );
+    }
+    assert_eq!(read["finished"], true, "{read}\n{}", describe(&out));
+    assert!(read["blocks"].as_u64().unwrap() >= 3, "{read}");
+    let pgn_bytes = std::fs::read(t.join("task.pgn")).unwrap();
+    let mut crc = flate2::Crc::new();
+    crc.update(&pgn_bytes);
+    assert_eq!(read["crc"], format!("{:#x}", crc.sum()), "{read}");
+    let pgn = results(&t.join("task.pgn"));
+    assert_eq!(pgn.len() as u64, games);
+    let (w, l, d) = wld(&pgn, "New-0123456789");
+    assert_eq!(
+        read["wld"],
+        serde_json::json!([games, w, l, d]),
+        "{read}\n{}",
+        describe(&out)
+    );
+}
+
+/// An engine whose PVs are not legal (the mock's `--bad-pv`) in fishtest's
+/// line: fastchess's warning line for each of its moves, which fishtest's
+/// parser takes for an engine error and ends the task on, as it does with
+/// fastchess.
+#[test]
+fn a_bad_pv_is_the_warning_fishtest_stops_on() {
+    let t = workdir("fishtest-bad-pv");
+    let bad = t.script(
+        "bad-engine",
+        &format!("exec '{}' --bad-pv \"$@\"\n", mock_engine()),
+    );
+    let games = 2;
+    let values = [
+        ("rounds", "1".to_string()),
+        ("pgn", "task.pgn".to_string()),
+        ("seed", "1".to_string()),
+        ("concurrency", "2".to_string()),
+        ("book", "book.epd".to_string()),
+        ("tc", "2+0.02".to_string()),
+        ("new", s(&bad).to_string()),
+        ("base", ROOKERY_ENGINE.to_string()),
+    ];
+    let (out, read) = run_fishtest_line(&t, &values, games);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let Some(read) = read else {
+        return;
+    };
+    let errors: Vec<String> = read["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap().to_string())
+        .collect();
+    assert!(!errors.is_empty(), "{}", describe(&out));
+    for e in &errors {
+        assert!(
+            e.starts_with("Warning; Illegal PV move - move ")
+                && e.contains(" from New-0123456789 :: Info; info "),
+            "{e}"
+        );
+    }
 }
 
 /// fastchess's `-pgnout file=F append=false` (fishtest's): a fresh file,

@@ -64,6 +64,10 @@ pub struct Rules {
     /// game goes on (`false`, the default).
     #[serde(default)]
     pub invalid_claim_loses: bool,
+    /// The mate checks of the engines' PVs (fastchess's `-check-mate-pvs`;
+    /// see [`crate::pvcheck`]); the other PV checks are always made.
+    #[serde(default)]
+    pub check_mate_pvs: bool,
 }
 
 /// The referee's decision.
@@ -323,6 +327,7 @@ mod tests {
             score: score.map(Score::Cp),
             depth: None,
             nodes: None,
+            pv_warnings: Vec::new(),
         }
     }
 

@@ -440,6 +440,13 @@ pub fn play_game(
                 score: reply.score,
                 depth: reply.depth,
                 nodes: reply.nodes,
+                // Checked here, with the clock stopped.
+                pv_warnings: crate::pvcheck::check_search(
+                    &game,
+                    &reply.infos,
+                    reply.mv,
+                    setup.rules.check_mate_pvs,
+                ),
             };
             // The move is legal: `to_move` found it among the legal moves.
             if let Err(e) = game.play(m) {
@@ -628,6 +635,7 @@ mod tests {
                 seldepth: None,
                 nodes: Some(100),
                 pv: Vec::new(),
+                infos: Vec::new(),
             })
         }
         fn restart(&mut self) -> Result<(), PlayerError> {

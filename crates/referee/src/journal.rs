@@ -565,6 +565,7 @@ mod tests {
             score: None,
             depth: None,
             nodes: None,
+            pv_warnings: Vec::new(),
         }
     }
 

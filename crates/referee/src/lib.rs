@@ -58,6 +58,7 @@ pub mod knockout;
 pub mod merge;
 pub mod player;
 pub mod pool;
+pub mod pvcheck;
 pub mod record;
 pub mod runner;
 pub mod schedule;

@@ -107,6 +107,9 @@ pub struct MoveReply {
     pub nodes: Option<u64>,
     /// The principal variation as sent.
     pub pv: Vec<UciMove>,
+    /// Every info line of the search that had a PV, in order (the referee
+    /// checks them: [`crate::pvcheck`]).
+    pub infos: Vec<Info>,
     /// A draw offer, claim, acceptance or resignation with (or instead of)
     /// the move.
     pub offer: Option<Offer>,
@@ -122,6 +125,7 @@ impl MoveReply {
             seldepth: None,
             nodes: None,
             pv: Vec::new(),
+            infos: Vec::new(),
             offer: None,
         }
     }
@@ -815,6 +819,10 @@ struct Expected {
 /// an xboard engine `?`).
 pub(crate) const STOP_GRACE: Duration = Duration::from_millis(1000);
 
+/// The most info lines with a PV kept from one search for the checks: an
+/// engine that floods its output does not grow the referee's memory.
+const MAX_PV_LINES: usize = 1024;
+
 impl UciPlayer {
     /// Starts the engine of `config` as a UCI engine (whatever its `proto=`;
     /// [`EngineConfig::start`] starts it in its own protocol).
@@ -1100,6 +1108,8 @@ impl Player for UciPlayer {
         let host = self.host()?;
         let deadline = t0 + req.deadline;
         let mut last: Option<Info> = None;
+        // The lines with a PV, checked after the move (off its clock).
+        let mut infos: Vec<Info> = Vec::new();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -1125,13 +1135,18 @@ impl Player for UciPlayer {
                 });
             }
             match host.next_event(left).map_err(PlayerError::from_host)? {
-                Some(SearchEvent::Info(info))
-                    if info.multipv.unwrap_or(1) <= 1
-                        && (info.score.is_some() || info.pv.is_some()) =>
-                {
-                    last = Some(*info);
+                Some(SearchEvent::Info(info)) => {
+                    if info.pv.as_ref().is_some_and(|pv| !pv.is_empty())
+                        && infos.len() < MAX_PV_LINES
+                    {
+                        infos.push((*info).clone());
+                    }
+                    if info.multipv.unwrap_or(1) <= 1 && (info.score.is_some() || info.pv.is_some())
+                    {
+                        last = Some(*info);
+                    }
                 }
-                Some(SearchEvent::Info(_)) | None => {}
+                None => {}
                 Some(SearchEvent::BestMove(result)) => {
                     let info = last.unwrap_or_default();
                     let reply = MoveReply {
@@ -1143,6 +1158,7 @@ impl Player for UciPlayer {
                         seldepth: info.seldepth,
                         nodes: info.nodes,
                         pv: info.pv.unwrap_or_default(),
+                        infos,
                         offer: None,
                     };
                     if let (true, Some(ponder)) = (self.can_ponder, result.ponder) {

@@ -81,6 +81,10 @@ pub struct MoveRecord {
     /// Nodes searched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<u64>,
+    /// What was wrong with the PVs the engine reported for the move (not
+    /// journaled: told when the move is played).
+    #[serde(skip)]
+    pub pv_warnings: Vec<crate::pvcheck::PvReport>,
 }
 
 impl MoveRecord {
@@ -96,6 +100,7 @@ impl MoveRecord {
             score: None,
             depth: None,
             nodes: None,
+            pv_warnings: Vec::new(),
         }
     }
 
@@ -433,6 +438,7 @@ mod tests {
             score: Some(Score::Mate(-3)),
             depth: Some(9),
             nodes: None,
+            pv_warnings: Vec::new(),
         };
         assert!(m.comment().starts_with("-M3/9 1.5"), "{}", m.comment());
         m.score = Some(Score::Cp(-120));
@@ -450,6 +456,7 @@ mod tests {
             score: Some(Score::Cp(56)),
             depth: Some(18),
             nodes: None,
+            pv_warnings: Vec::new(),
         };
         assert_eq!(r.comment(), "+0.56/18 1.23s");
         let r = MoveRecord {
@@ -471,6 +478,7 @@ mod tests {
             score: Some(Score::Cp(56)),
             depth: Some(18),
             nodes: None,
+            pv_warnings: Vec::new(),
         };
         let r = GameRecord {
             number: 0,

@@ -30,6 +30,7 @@ use crate::journal::{Entry, JournalState};
 use crate::knockout::KnockoutReport;
 use crate::player::{EngineConfig, EngineLog, Player, PlayerError};
 use crate::pool::Pool;
+use crate::pvcheck::PvReport;
 use crate::record::{GameRecord, PgnStyle};
 use crate::runner::{
     Durability, EventKind, Finished, JournalHandle, RunPlan, Runner, RunnerError, RunnerSetup,
@@ -38,6 +39,7 @@ use crate::runner::{
 use crate::schedule::{Pairing, Schedule, ScheduleError, Scheduled, Seeding, Sides};
 use crate::standings::Standings;
 use crate::stats::{SprtConfig, SprtState};
+use rookery_core::Color;
 use rookery_io::shard::Shard;
 use rookery_uci::host::Timeouts;
 use serde::{Deserialize, Serialize};
@@ -319,6 +321,16 @@ pub enum MatchEvent<'a> {
     Decided(&'a SprtReport),
     /// Something the user should know (a skipped option, a restart, a stop).
     Note(String),
+    /// An engine reported a PV that is wrong for the game (see
+    /// [`crate::pvcheck`]).
+    PvWarning {
+        /// The game's number (0-based).
+        game: usize,
+        /// The engine's name.
+        engine: &'a str,
+        /// What is wrong, with the info line and the game so far.
+        report: &'a PvReport,
+    },
 }
 
 /// Why a match stopped before its schedule's end.
@@ -375,6 +387,11 @@ enum Msg {
     /// for another game, so an SPRT decided by this game stops it first.
     Finished(Box<FinishedGame>, Scheduled, mpsc::SyncSender<()>),
     Note(String),
+    PvWarning {
+        game: usize,
+        engine: String,
+        report: Box<PvReport>,
+    },
     Fatal(String),
 }
 
@@ -660,6 +677,15 @@ pub fn run_match(
                     resumed,
                 }),
                 Msg::Note(n) => on_event(MatchEvent::Note(n)),
+                Msg::PvWarning {
+                    game,
+                    engine,
+                    report,
+                } => on_event(MatchEvent::PvWarning {
+                    game,
+                    engine: &engine,
+                    report: &report,
+                }),
                 Msg::Fatal(n) => {
                     shared.stop.store(true, Ordering::SeqCst);
                     lock(&shared).stop();
@@ -919,26 +945,34 @@ fn worker(
         if shared.stop.load(Ordering::SeqCst) {
             stop.stop(Stop::Shutdown);
         }
+        let names = [w.name().to_string(), b.name().to_string()];
         let _ = tx.send(Msg::Started {
             number: g.number,
-            white: w.name().to_string(),
-            black: b.name().to_string(),
+            white: names[0].clone(),
+            black: names[1].clone(),
             resumed: !a.resume.is_empty(),
         });
         let resume = (!a.resume.is_empty()).then_some(a.resume.as_slice());
-        let result = play_game(
-            &setup,
-            w.as_mut(),
-            b.as_mut(),
-            resume,
-            &mut |mv| match &shared.journal {
+        let result = play_game(&setup, w.as_mut(), b.as_mut(), resume, &mut |mv| {
+            for report in &mv.pv_warnings {
+                let engine = match report.mover {
+                    Color::White => names[0].clone(),
+                    Color::Black => names[1].clone(),
+                };
+                let _ = tx.send(Msg::PvWarning {
+                    game: g.number,
+                    engine,
+                    report: Box::new(report.clone()),
+                });
+            }
+            match &shared.journal {
                 Some(j) => j.record(&[Entry::Move {
                     game: g.number,
                     mv: mv.clone(),
                 }]),
                 None => Ok(()),
-            },
-        );
+            }
+        });
         if let Ok(mut r) = shared.running.lock() {
             r.remove(&g.number);
         }

@@ -16,6 +16,7 @@
 //! | `--slow-position MS` | waits MS milliseconds after reading `position` (an engine slow to take the game in) |
 //! | `--record FILE` | appends every line received to FILE |
 //! | `--ponder` | names the reply it expects (`bestmove M ponder R`); `go ponder` waits for `ponderhit` or `stop` |
+//! | `--bad-pv` | reports its move twice as its PV (`pv e2e4 e2e4`): a PV that is not legal |
 //!
 //! Otherwise it plays the first legal move (in UCI order, after sorting) and
 //! reports it with an `info` line.
@@ -65,6 +66,8 @@ pub struct MockBehaviour {
     /// the first legal reply in sorted order), and search `go ponder`
     /// until `ponderhit` or `stop`, as a pondering engine does.
     pub ponder: bool,
+    /// Report a PV that is not legal: its move twice (`pv e2e4 e2e4`).
+    pub bad_pv: bool,
 }
 
 impl MockBehaviour {
@@ -100,6 +103,7 @@ impl MockBehaviour {
             match a.as_str() {
                 "--no-uciok" => b.no_uciok = true,
                 "--ponder" => b.ponder = true,
+                "--bad-pv" => b.bad_pv = true,
                 "--garbage" => b.garbage = true,
                 "--crash-on-go" => b.crash_on_go = it.next().and_then(|n| n.parse().ok()),
                 "--hang-on-go" => b.hang_on_go = it.next().and_then(|n| n.parse().ok()),

@@ -55,7 +55,12 @@ fn main() {
         let Some((m, mv)) = moves.get(pick) else {
             return "bestmove 0000".to_string();
         };
-        let mut line = format!("info depth 1 score cp 12 nodes 1 time 0 pv {m}\nbestmove {m}");
+        let pv = if b.bad_pv {
+            format!("{m} {m}")
+        } else {
+            m.clone()
+        };
+        let mut line = format!("info depth 1 score cp 12 nodes 1 time 0 pv {pv}\nbestmove {m}");
         if b.ponder {
             let mut next = pos.clone();
             next.play_unchecked(*mv);

@@ -574,8 +574,13 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
         }
         "help" | "h" => line.flag(&["--help"]),
         "version" | "v" | "V" => line.flag(&["--version"]),
-        "quick" | "use-affinity" | "check-mate-pvs" | "show-latency" | "strict" | "startup-ms"
-        | "ucinewgame-ms" | "ping-ms" | "compliance" => {
+        "check-mate-pvs" => {
+            opt.none()?;
+            line.mark(Fastchess, opt.text());
+            line.flag(&["--check-mate-pvs"]);
+        }
+        "quick" | "use-affinity" | "show-latency" | "strict" | "startup-ms" | "ucinewgame-ms"
+        | "ping-ms" | "compliance" => {
             return Err(refuse(
                 opt.text(),
                 format!("fastchess's -{} is not supported", opt.name),
@@ -1093,6 +1098,7 @@ mod tests {
         has(&f("-crc32 pgn=true"), "--crc32");
         assert!(!ok(&f("-crc32 pgn=false")).contains("crc"));
         refused(&f("-crc32 epd=true"), "epd=true");
+        has(&f("-check-mate-pvs"), "--check-mate-pvs");
         has(&f("-log file=l.txt level=warn engine=true"), "--log l.txt");
         refused(&f("-log file=l.txt compress=true"), "compress=true");
         refused(&f("-log level=info"), "-log level=info");
@@ -1108,7 +1114,6 @@ mod tests {
             "-strict",
             "-startup-ms 100",
             "-show-latency",
-            "-check-mate-pvs",
         ] {
             refused(&f(w), w);
         }

@@ -230,6 +230,13 @@ pub struct Args {
     /// `-crc32 pgn=true` does: `File F has CRC32: 0x...`.
     #[arg(long)]
     crc32: bool,
+    /// Check the engines' mating PVs too: an exact mate score must come
+    /// with a PV of its length ending in checkmate (fastchess's
+    /// -check-mate-pvs). Every PV is checked for legal moves, for moves
+    /// after the game is over, and for beginning with the move played;
+    /// each problem is a warning naming the engine.
+    #[arg(long)]
+    check_mate_pvs: bool,
     #[command(flatten)]
     lines: Lines,
     /// Seconds a move without a clock (nodes=, depth=) may take before the engine counts as stalled.
@@ -427,6 +434,7 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
         draw: rule_words::<DrawRule>(&args.draw)?,
         resign: rule_words::<ResignRule>(&args.resign)?,
         max_moves: args.maxmoves,
+        check_mate_pvs: args.check_mate_pvs,
         ..Rules::default()
     };
     plan.rules = rules;
@@ -711,6 +719,11 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         }
         MatchEvent::Decided(report) => say(printer.decided(report)),
         MatchEvent::Note(n) => say(printer.note(&n)),
+        MatchEvent::PvWarning {
+            game,
+            engine,
+            report,
+        } => say(printer.pv_warning(game, engine, report)),
     });
     let summary: MatchSummary = match result {
         Ok(s) => s,

@@ -24,6 +24,7 @@
 
 use rookery_referee::knockout::KnockoutReport;
 use rookery_referee::player::EngineConfig;
+use rookery_referee::pvcheck::PvReport;
 use rookery_referee::record::GameRecord;
 use rookery_referee::runner::SprtReport;
 use rookery_referee::schedule::Pairing;
@@ -176,6 +177,20 @@ impl<'a> Printer<'a> {
             Format::Rookery => decision_text(report).map(Say::Out).into_iter().collect(),
             // The peers say it with the results at the end.
             Format::Cutechess | Format::Fastchess => Vec::new(),
+        }
+    }
+
+    /// An engine's PV was wrong for its game: fastchess's warning line in
+    /// fastchess's lines (fishtest and OpenBench read them), else a note.
+    pub fn pv_warning(&self, game: usize, engine: &str, report: &PvReport) -> Vec<Say> {
+        match self.format {
+            Format::Fastchess => vec![Say::Out(report.fastchess_line(engine))],
+            Format::Rookery | Format::Cutechess => vec![Say::Err(format!(
+                "warning: game {}: {engine}: {} ({})",
+                game + 1,
+                report.warning,
+                report.info
+            ))],
         }
     }
 

@@ -693,6 +693,7 @@ mod tests {
                     score: None,
                     depth: Some(1),
                     nodes: None,
+                    pv_warnings: Vec::new(),
                 }
             })
             .collect();

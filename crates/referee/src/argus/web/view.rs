@@ -779,6 +779,7 @@ mod tests {
             score: Some(Score::Cp(cp)),
             depth: Some(7),
             nodes: None,
+            pv_warnings: Vec::new(),
         }
     }
 
