@@ -792,6 +792,109 @@ fn a_bad_pv_is_the_warning_fishtest_stops_on() {
     }
 }
 
+/// OpenBench's client (AndyGrant/OpenBench, Client/worker.py,
+/// `build_runner_command` from the `MatchRunner` settings), the line it
+/// builds as data, run through a program named `fastchess-ob` with
+/// OpenBench's layout (`Engines/`, `Books/`, `PGNs/`), then read as
+/// `run_and_parse_runner` reads it: each line stripped and decoded as
+/// ASCII, reading stopped at the first empty line, every `Finished game`
+/// line's game number (word 3) and result (word 7) paired into trinomial
+/// and pentanomial counts; and its PGN sliced as `PGNHelper.slice_pgn_file`
+/// slices it (tag lines up to a blank line, move lines up to a blank
+/// line). Before, `dir=` before `cmd=` and `-pgnout ... seldepth=true
+/// nodes=true match_line=...` were refused.
+#[test]
+fn openbench_line_runs_and_its_parser_reads_the_games() {
+    let t = workdir("openbench");
+    std::os::unix::fs::symlink(ROOKERY, t.join("fastchess-ob")).unwrap();
+    for d in ["Engines", "Books", "PGNs"] {
+        std::fs::create_dir(t.join(d)).unwrap();
+    }
+    std::fs::copy(BOOK, t.join("Books/UHO_Lichess_4852_v1.epd")).unwrap();
+    t.script(
+        "Engines/Ethereal-dev",
+        &format!("exec '{ROOKERY_ENGINE}' \"$@\"\n"),
+    );
+    t.script(
+        "Engines/Ethereal-base",
+        &format!(
+            "exec '{}' --random 5 --say 'pgncomment eval=12' \"$@\"\n",
+            mock_engine()
+        ),
+    );
+    // basic_settings, concurrency_settings, adjudication_settings (no
+    // Syzygy), engine_settings twice, book_settings, pgnout_settings.
+    let line = "./fastchess-ob -recover -variant standard -testEnv -concurrency 2 -rounds 2 -games 2 \
+        -resign movecount=3 score=400 -draw movenumber=40 movecount=8 score=10  \
+        -engine dir=Engines/ cmd=./Ethereal-dev proto=uci tc=1.0+0.01 option.Threads=1 option.Hash=8 name=Ethereal-dev \
+        -engine dir=Engines/ cmd=./Ethereal-base proto=uci tc=1.0+0.01 option.Threads=1 option.Hash=8 name=Ethereal-base \
+        -openings file=Books/UHO_Lichess_4852_v1.epd format=epd order=random start=1 -srand 1234 \
+        -pgnout file=PGNs/1.2.1700000000.0.pgn seldepth=true nodes=true match_line='^info string pgncomment .*' \
+        -maxmoves 40";
+    let out = shell(&t, line);
+    assert_eq!(out.status.code(), Some(0), "{line}\n{}", describe(&out));
+    let parser = r#"
+import json, sys
+games, tri, penta = {}, [0, 0, 0], [0, 0, 0, 0, 0]
+lookup = {'0-1': 0, '1/2-1/2': 1, '1-0': 2}
+for raw in sys.stdin.buffer:
+    line = raw.strip().decode('ascii')
+    if not line:
+        break
+    if 'Finished game' in line:
+        tokens = line.split()
+        game, result = int(tokens[2]), tokens[6]
+        games[game] = result
+        first, second = (game, game + 1) if game % 2 else (game - 1, game)
+        if first in games and second in games:
+            r1, r2 = games.pop(first), games.pop(second)
+            penta[lookup[r1] + 2 - lookup[r2]] += 1
+            tri[lookup[r1]] += 1
+            tri[2 - lookup[r2]] += 1
+pgn = []
+with open(sys.argv[1]) as f:
+    while True:
+        headers = list(iter(lambda: f.readline().rstrip(), ''))
+        moves = list(iter(lambda: f.readline().rstrip(), ''))
+        if not headers or not moves:
+            break
+        pgn.append({'headers': headers, 'moves': ' '.join(moves)})
+print(json.dumps({'trinomial': tri, 'pentanomial': penta, 'pgn': pgn}))
+"#;
+    let Some(python) = peer::require("python3", &["python3"], None) else {
+        return;
+    };
+    let pgn_path = t.join("PGNs/1.2.1700000000.0.pgn");
+    let run = Cmd::new(python)
+        .args(["-c", parser, s(&pgn_path)])
+        .stdin(out.stdout.clone())
+        .run();
+    run.assert_code(0);
+    let read: serde_json::Value = serde_json::from_str(&run.stdout_text()).unwrap();
+    let games = results(&pgn_path);
+    assert_eq!(games.len(), 4, "{}", describe(&out));
+    // The trinomial counts are the first engine's (dev's) [L, D, W].
+    let (w, l, d) = wld(&games, "Ethereal-dev");
+    assert_eq!(read["trinomial"], serde_json::json!([l, d, w]), "{read}");
+    let pairs: u64 = read["pentanomial"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .sum();
+    assert_eq!(pairs, 2, "{read}");
+    let sliced = read["pgn"].as_array().unwrap();
+    assert_eq!(sliced.len(), 4, "OpenBench slices every game: {read}");
+    // The base engine's moves carry n=, sd= and its pgncomment line; dev's
+    // (the built-in engine, no info strings) n= and sd= only.
+    let text = std::fs::read_to_string(&pgn_path).unwrap();
+    assert!(
+        text.contains(", n=1, sd=3, line=\"info string pgncomment eval=12\"}"),
+        "{text}"
+    );
+    assert!(text.contains(", sd="), "{text}");
+}
+
 /// fastchess's `-pgnout file=F append=false` (fishtest's): a fresh file,
 /// the games already in it kept in `F.1`; `-crc32 pgn=true` prints the CRC
 /// of the file as written; `dir=` before a relative `cmd=` (OpenBench's

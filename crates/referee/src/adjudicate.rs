@@ -327,6 +327,8 @@ mod tests {
             score: score.map(Score::Cp),
             depth: None,
             nodes: None,
+            seldepth: None,
+            info_strings: Vec::new(),
             pv_warnings: Vec::new(),
         }
     }

@@ -440,6 +440,8 @@ pub fn play_game(
                 score: reply.score,
                 depth: reply.depth,
                 nodes: reply.nodes,
+                seldepth: reply.seldepth,
+                info_strings: reply.info_strings,
                 // Checked here, with the clock stopped.
                 pv_warnings: crate::pvcheck::check_search(
                     &game,
@@ -636,6 +638,7 @@ mod tests {
                 nodes: Some(100),
                 pv: Vec::new(),
                 infos: Vec::new(),
+                info_strings: Vec::new(),
             })
         }
         fn restart(&mut self) -> Result<(), PlayerError> {

@@ -565,6 +565,8 @@ mod tests {
             score: None,
             depth: None,
             nodes: None,
+            seldepth: None,
+            info_strings: Vec::new(),
             pv_warnings: Vec::new(),
         }
     }

@@ -365,7 +365,7 @@ impl Merged {
     pub fn pgn_text(&self) -> Result<String, RecordError> {
         let mut out = String::new();
         for r in &self.records {
-            out.push_str(&r.pgn_text_with(self.plan.pgn_style)?);
+            out.push_str(&r.pgn_text_with(&self.plan.pgn_style)?);
         }
         Ok(out)
     }

@@ -110,6 +110,9 @@ pub struct MoveReply {
     /// Every info line of the search that had a PV, in order (the referee
     /// checks them: [`crate::pvcheck`]).
     pub infos: Vec<Info>,
+    /// The last `info string` lines of the search, as received (at most
+    /// [`crate::record::MoveRecord::INFO_STRINGS`]).
+    pub info_strings: Vec<String>,
     /// A draw offer, claim, acceptance or resignation with (or instead of)
     /// the move.
     pub offer: Option<Offer>,
@@ -126,6 +129,7 @@ impl MoveReply {
             nodes: None,
             pv: Vec::new(),
             infos: Vec::new(),
+            info_strings: Vec::new(),
             offer: None,
         }
     }
@@ -1110,6 +1114,7 @@ impl Player for UciPlayer {
         let mut last: Option<Info> = None;
         // The lines with a PV, checked after the move (off its clock).
         let mut infos: Vec<Info> = Vec::new();
+        let mut info_strings: Vec<String> = Vec::new();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -1136,6 +1141,12 @@ impl Player for UciPlayer {
             }
             match host.next_event(left).map_err(PlayerError::from_host)? {
                 Some(SearchEvent::Info(info)) => {
+                    if info.string.is_some() {
+                        if info_strings.len() == crate::record::MoveRecord::INFO_STRINGS {
+                            info_strings.remove(0);
+                        }
+                        info_strings.push(info.to_string());
+                    }
                     if info.pv.as_ref().is_some_and(|pv| !pv.is_empty())
                         && infos.len() < MAX_PV_LINES
                     {
@@ -1159,6 +1170,7 @@ impl Player for UciPlayer {
                         nodes: info.nodes,
                         pv: info.pv.unwrap_or_default(),
                         infos,
+                        info_strings,
                         offer: None,
                     };
                     if let (true, Some(ponder)) = (self.can_ponder, result.ponder) {

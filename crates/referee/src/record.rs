@@ -81,6 +81,13 @@ pub struct MoveRecord {
     /// Nodes searched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<u64>,
+    /// Selective depth reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seldepth: Option<u32>,
+    /// The engine's last `info string` lines of the search, as received
+    /// (at most [`MoveRecord::INFO_STRINGS`]), for the PGN's `match_line=`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub info_strings: Vec<String>,
     /// What was wrong with the PVs the engine reported for the move (not
     /// journaled: told when the move is played).
     #[serde(skip)]
@@ -100,8 +107,37 @@ impl MoveRecord {
             score: None,
             depth: None,
             nodes: None,
+            seldepth: None,
+            info_strings: Vec::new(),
             pv_warnings: Vec::new(),
         }
+    }
+
+    /// The most `info string` lines a move keeps.
+    pub const INFO_STRINGS: usize = 8;
+
+    /// [`MoveRecord::comment`] with what `style` adds, each after `, `:
+    /// `n=NODES`, `sd=SELDEPTH` and, for each of `lines` (the compiled
+    /// [`PgnStyle::match_line`]), `line="..."` with the last `info string`
+    /// line it matches (fastchess's order and words).
+    pub fn comment_with(&self, style: &PgnStyle, lines: &[regex::Regex]) -> String {
+        let mut out = self.comment();
+        if self.book {
+            return out;
+        }
+        if style.nodes {
+            out.push_str(&format!(", n={}", self.nodes.unwrap_or(0)));
+        }
+        if style.seldepth {
+            out.push_str(&format!(", sd={}", self.seldepth.unwrap_or(0)));
+        }
+        for re in lines {
+            if let Some(l) = self.info_strings.iter().rev().find(|l| re.is_match(l)) {
+                // A comment ends at `}`: the line keeps everything else.
+                out.push_str(&format!(", line=\"{}\"", l.replace('}', ")")));
+            }
+        }
+        out
     }
 
     /// The PGN comment engine authors share: `+0.56/18 1.23s` (score from
@@ -277,7 +313,7 @@ impl GameRecord {
     /// # Errors
     /// As [`GameRecord::replay`].
     pub fn to_pgn(&self) -> Result<PgnGame, RecordError> {
-        self.to_pgn_with(PgnStyle::default())
+        self.to_pgn_with(&PgnStyle::default())
     }
 
     /// The game as [`GameRecord::to_pgn`] writes it, or minimal when
@@ -286,7 +322,7 @@ impl GameRecord {
     ///
     /// # Errors
     /// As [`GameRecord::replay`].
-    pub fn to_pgn_with(&self, style: PgnStyle) -> Result<PgnGame, RecordError> {
+    pub fn to_pgn_with(&self, style: &PgnStyle) -> Result<PgnGame, RecordError> {
         let (start, moves) = self.replay()?;
         let mut tags = Tags::default();
         tags.insert("Event", self.event.clone());
@@ -331,10 +367,16 @@ impl GameRecord {
             );
         }
         let mut line = Line::default();
+        // Checked when the style was made (`rookery match` refuses a bad one).
+        let lines: Vec<regex::Regex> = style
+            .match_line
+            .iter()
+            .filter_map(|r| regex::Regex::new(r).ok())
+            .collect();
         for (m, r) in moves.iter().zip(&self.moves) {
             let mut node = Node::new(*m);
             if full {
-                node.comments_after.push(r.comment());
+                node.comments_after.push(r.comment_with(style, &lines));
             }
             line.nodes.push(node);
         }
@@ -362,14 +404,14 @@ impl GameRecord {
     /// # Errors
     /// As [`GameRecord::replay`].
     pub fn pgn_text(&self) -> Result<String, RecordError> {
-        self.pgn_text_with(PgnStyle::default())
+        self.pgn_text_with(&PgnStyle::default())
     }
 
     /// The game in PGN export format in `style` ([`GameRecord::to_pgn_with`]).
     ///
     /// # Errors
     /// As [`GameRecord::replay`].
-    pub fn pgn_text_with(&self, style: PgnStyle) -> Result<String, RecordError> {
+    pub fn pgn_text_with(&self, style: &PgnStyle) -> Result<String, RecordError> {
         Ok(rookery_pgn::writer::game_to_string(
             &self.to_pgn_with(style)?,
         ))
@@ -394,8 +436,9 @@ impl GameRecord {
 }
 
 /// How an event writes its games to the PGN output (cutechess-cli's
-/// `-pgnout FILE min fi`, fastchess's `min=true`).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// `-pgnout FILE min fi`, fastchess's `min=true`, `seldepth=true`,
+/// `nodes=true`, `match_line=REGEX`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PgnStyle {
     /// The Seven Tag Roster and the moves, no comments
     /// ([`GameRecord::to_pgn_with`]).
@@ -410,6 +453,20 @@ pub struct PgnStyle {
     /// lost, and the event's games begin the file.
     #[serde(default)]
     pub fresh: bool,
+    /// Each move's comment has the nodes searched, `n=N` (fastchess's
+    /// `nodes=true`).
+    #[serde(default)]
+    pub nodes: bool,
+    /// Each move's comment has the selective depth, `sd=N` (fastchess's
+    /// `seldepth=true`).
+    #[serde(default)]
+    pub seldepth: bool,
+    /// Regular expressions (the `regex` crate's syntax): for each, the last
+    /// of a move's `info string` lines it matches goes into the move's
+    /// comment as `line="..."` (fastchess's `match_line=`; OpenBench's
+    /// `^info string pgncomment .*`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub match_line: Vec<String>,
 }
 
 /// `H:MM:SS`.
@@ -438,6 +495,8 @@ mod tests {
             score: Some(Score::Mate(-3)),
             depth: Some(9),
             nodes: None,
+            seldepth: None,
+            info_strings: Vec::new(),
             pv_warnings: Vec::new(),
         };
         assert!(m.comment().starts_with("-M3/9 1.5"), "{}", m.comment());
@@ -456,6 +515,8 @@ mod tests {
             score: Some(Score::Cp(56)),
             depth: Some(18),
             nodes: None,
+            seldepth: None,
+            info_strings: Vec::new(),
             pv_warnings: Vec::new(),
         };
         assert_eq!(r.comment(), "+0.56/18 1.23s");
@@ -478,6 +539,8 @@ mod tests {
             score: Some(Score::Cp(56)),
             depth: Some(18),
             nodes: None,
+            seldepth: None,
+            info_strings: Vec::new(),
             pv_warnings: Vec::new(),
         };
         let r = GameRecord {
@@ -507,7 +570,7 @@ mod tests {
             minimal: true,
             ..PgnStyle::default()
         };
-        let min = r.pgn_text_with(minimal).unwrap();
+        let min = r.pgn_text_with(&minimal).unwrap();
         let tags: Vec<&str> = min
             .lines()
             .filter(|l| l.starts_with('['))

@@ -567,7 +567,7 @@ impl Runner {
             .map_or_else(Vec::new, |s| s.finished().into_iter().cloned().collect());
         let resuming = state.is_some();
         let pgn = reopen_output(plan.pgn.as_ref(), resuming, &finished, |r| {
-            r.pgn_text_with(style)
+            r.pgn_text_with(&style)
         })?;
         let epd = reopen_output(plan.epd.as_ref(), resuming, &finished, |r| {
             Ok(format!("{}\n", r.epd_line()?))
@@ -994,7 +994,7 @@ impl Runner {
                     self.front.push_back((n, fin.record.moves.clone()));
                 }
                 if let Some((f, p)) = self.pgn.as_mut().filter(|_| !self.style.finished_only) {
-                    f.write_all(fin.record.pgn_text_with(self.style)?.as_bytes())
+                    f.write_all(fin.record.pgn_text_with(&self.style)?.as_bytes())
                         .and_then(|()| f.flush())
                         .map_err(output_err(p))?;
                 }
@@ -1011,7 +1011,7 @@ impl Runner {
             *s = GameState::Done;
         }
         if let Some((f, p)) = self.pgn.as_mut() {
-            f.write_all(r.pgn_text_with(self.style)?.as_bytes())
+            f.write_all(r.pgn_text_with(&self.style)?.as_bytes())
                 .and_then(|()| f.flush())
                 .map_err(output_err(p))?;
         }

@@ -607,7 +607,7 @@ pub fn run_match(
             pool,
         },
         start,
-        plan.pgn_style,
+        plan.pgn_style.clone(),
     )?;
     let mut stopped: Option<MatchStop> = None;
     if let Some(report) = runner.sprt().filter(|r| r.decided()) {

@@ -584,7 +584,8 @@ fn a_stale_move_is_not_taken_for_the_next_game() {
         .iter()
         .filter(|l| l.starts_with("ping "))
         .count();
-    assert_eq!(pings, 2, "one sync per game");
+    // One when it starts (its limits are checked then), one per game.
+    assert_eq!(pings, 3, "one sync per game and one at the start");
 }
 
 /// An engine that cannot play two games in one process (`reuse=0`) is
@@ -631,12 +632,20 @@ fn time_controls_and_node_limits() {
         ..Engine::default()
     }
     .script(&t, "no-nps");
-    let mut black = xboard(&no_nps, &["nodes=5000", "tc=inf"]);
-    let err = black.new_game(false).unwrap_err();
+    // Refused when it starts, before any game (issue 43: it lost every
+    // game it was given "at new game").
+    let start = |words: &[&str]| {
+        XboardPlayer::start(config(&no_nps, words), timeouts(), None)
+            .err()
+            .expect("refused when it starts")
+    };
+    let err = start(&["nodes=5000", "tc=inf"]);
     assert!(matches!(err, PlayerError::Start { .. }), "{err}");
-    assert!(err.to_string().contains("nps"), "{err}");
-    let mut black = xboard(&no_nps, &["nodes=5000", "tc=1+0.1"]);
-    let err = black.new_game(false).unwrap_err();
+    assert!(
+        err.to_string().contains("nodes=5000") && err.to_string().contains("nps"),
+        "{err}"
+    );
+    let err = start(&["nodes=5000", "tc=1+0.1"]);
     assert!(err.to_string().contains("cannot tell"), "{err}");
 }
 

@@ -17,6 +17,7 @@
 //! | `--record FILE` | appends every line received to FILE |
 //! | `--ponder` | names the reply it expects (`bestmove M ponder R`); `go ponder` waits for `ponderhit` or `stop` |
 //! | `--bad-pv` | reports its move twice as its PV (`pv e2e4 e2e4`): a PV that is not legal |
+//! | `--say TEXT` | prints `info string TEXT` before every answer |
 //!
 //! Otherwise it plays the first legal move (in UCI order, after sorting) and
 //! reports it with an `info` line.
@@ -68,6 +69,8 @@ pub struct MockBehaviour {
     pub ponder: bool,
     /// Report a PV that is not legal: its move twice (`pv e2e4 e2e4`).
     pub bad_pv: bool,
+    /// Say `info string TEXT` before each answer.
+    pub say: Option<String>,
 }
 
 impl MockBehaviour {
@@ -104,6 +107,7 @@ impl MockBehaviour {
                 "--no-uciok" => b.no_uciok = true,
                 "--ponder" => b.ponder = true,
                 "--bad-pv" => b.bad_pv = true,
+                "--say" => b.say = it.next(),
                 "--garbage" => b.garbage = true,
                 "--crash-on-go" => b.crash_on_go = it.next().and_then(|n| n.parse().ok()),
                 "--hang-on-go" => b.hang_on_go = it.next().and_then(|n| n.parse().ok()),

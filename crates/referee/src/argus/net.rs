@@ -414,6 +414,8 @@ mod tests {
             score: None,
             depth: None,
             nodes: None,
+            seldepth: None,
+            info_strings: Vec::new(),
             pv_warnings: Vec::new(),
         }
     }

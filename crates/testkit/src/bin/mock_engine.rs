@@ -60,7 +60,14 @@ fn main() {
         } else {
             m.clone()
         };
-        let mut line = format!("info depth 1 score cp 12 nodes 1 time 0 pv {pv}\nbestmove {m}");
+        let said = b
+            .say
+            .as_ref()
+            .map(|t| format!("info string {t}\n"))
+            .unwrap_or_default();
+        let mut line = format!(
+            "{said}info depth 1 seldepth 3 score cp 12 nodes 1 time 0 pv {pv}\nbestmove {m}"
+        );
         if b.ponder {
             let mut next = pos.clone();
             next.play_unchecked(*mv);

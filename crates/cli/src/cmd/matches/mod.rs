@@ -189,8 +189,11 @@ pub struct Args {
     /// Append the games to this PGN file: `F` or `file=F`, then `min` (or
     /// `min=true`: the Seven Tag Roster and the moves, no comments), `fi`
     /// (games cut off by an interrupt are not written), fastchess's
-    /// `notation=san`, `append=true` and `nodes=`, `seldepth=`, `nps=`,
-    /// `hashfull=`, `tbhits=`, `pv=`, `timeleft=`, `latency=` `=false`.
+    /// `notation=san`, `append=true|false` (false: a fresh file, the games
+    /// in it moved to F.N), `nodes=true` and `seldepth=true` (`n=`, `sd=` in
+    /// each move's comment), `match_line=REGEX` (the last `info string` line
+    /// of the move matching it, as `line="..."`), and `nps=`, `hashfull=`,
+    /// `tbhits=`, `pv=`, `timeleft=`, `latency=` `=false`.
     #[arg(long, num_args = 1.., value_name = "FILE [WORD...]")]
     pgnout: Vec<String>,
     /// Append the final position of every game to this EPD file.
@@ -343,18 +346,22 @@ fn pgn_style(words: &[String]) -> anyhow::Result<PgnStyle> {
             }
             // append=false: a fresh file, the games in it moved to PGN.N.
             Some(("append", v)) => style.fresh = !flag(v)?,
-            Some((
-                "nodes" | "seldepth" | "nps" | "hashfull" | "tbhits" | "pv" | "timeleft"
-                | "latency",
-                v,
-            )) => {
+            // fastchess's n= and sd= in each move's comment.
+            Some(("nodes", v)) => style.nodes = flag(v)?,
+            Some(("seldepth", v)) => style.seldepth = flag(v)?,
+            Some(("nps" | "hashfull" | "tbhits" | "pv" | "timeleft" | "latency", v)) => {
                 if flag(v)? {
                     return Err(bad(
-                        "not written: a move's comment has its score, depth and time only",
+                        "not written: a move's comment has its score, depth, time, nodes and \
+                         selective depth only",
                     ));
                 }
             }
-            Some(("match_line", _)) => return Err(bad("engine output lines are not written")),
+            Some(("match_line", re)) => {
+                regex::Regex::new(re)
+                    .map_err(|e| bad(&format!("not a regular expression: {e}")))?;
+                style.match_line.push(re.to_string());
+            }
             Some(_) => return Err(bad("not a key of -pgnout")),
         }
     }

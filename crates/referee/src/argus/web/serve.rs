@@ -693,6 +693,8 @@ mod tests {
                     score: None,
                     depth: Some(1),
                     nodes: None,
+                    seldepth: None,
+                    info_strings: Vec::new(),
                     pv_warnings: Vec::new(),
                 }
             })

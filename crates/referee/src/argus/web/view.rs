@@ -779,6 +779,8 @@ mod tests {
             score: Some(Score::Cp(cp)),
             depth: Some(7),
             nodes: None,
+            seldepth: None,
+            info_strings: Vec::new(),
             pv_warnings: Vec::new(),
         }
     }
