@@ -749,10 +749,11 @@ fn fishtest_line_runs_and_its_parser_reads_the_games() {
     );
 }
 
-/// An engine whose PVs are not legal (the mock's `--bad-pv`) in fishtest's
-/// line: fastchess's warning line for each of its moves, which fishtest's
-/// parser takes for an engine error and ends the task on, as it does with
-/// fastchess.
+/// An engine whose PVs are not legal (the mock's `--bad-pv`) against one
+/// whose are (the mock), neither with a `Threads` option, in fishtest's
+/// line: fastchess's warning line for
+/// the option and for each of its moves, which fishtest's parser takes for
+/// engine errors and ends the task on, as it does with fastchess.
 #[test]
 fn a_bad_pv_is_the_warning_fishtest_stops_on() {
     let t = workdir("fishtest-bad-pv");
@@ -769,7 +770,7 @@ fn a_bad_pv_is_the_warning_fishtest_stops_on() {
         ("book", "book.epd".to_string()),
         ("tc", "2+0.02".to_string()),
         ("new", s(&bad).to_string()),
-        ("base", ROOKERY_ENGINE.to_string()),
+        ("base", mock_engine()),
     ];
     let (out, read) = run_fishtest_line(&t, &values, games);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
@@ -782,10 +783,27 @@ fn a_bad_pv_is_the_warning_fishtest_stops_on() {
         .iter()
         .map(|e| e.as_str().unwrap().to_string())
         .collect();
-    assert!(!errors.is_empty(), "{}", describe(&out));
-    for e in &errors {
+    // The mock has no Threads option: fastchess's words, which fishtest
+    // stops a task on too.
+    assert_eq!(
+        errors[..2],
+        [
+            "Warning; New-0123456789 doesn't have option Threads",
+            "Warning; Base-0123456789 doesn't have option Threads"
+        ],
+        "{}",
+        describe(&out)
+    );
+    assert!(errors.len() > 2, "{}", describe(&out));
+    // Its PVs: its move twice, illegal (or, once the mocks repeat the
+    // position, a move after the threefold repetition); none of the other.
+    assert!(errors[2..]
+        .iter()
+        .any(|e| e.starts_with("Warning; Illegal PV move - move ")));
+    for e in &errors[2..] {
         assert!(
-            e.starts_with("Warning; Illegal PV move - move ")
+            (e.starts_with("Warning; Illegal PV move - move ")
+                || e.starts_with("Warning; PV continues after threefold repetition - move "))
                 && e.contains(" from New-0123456789 :: Info; info "),
             "{e}"
         );
@@ -951,12 +969,16 @@ fn words_that_cannot_be_honoured_are_refused_by_name() {
             &["bogus"][..],
         ),
         (
-            format!("fastchess {two} -pgnout file=o.pgn nodes=true"),
-            &["nodes=true", "not written"],
+            format!("fastchess {two} -pgnout file=o.pgn nps=true"),
+            &["nps=true", "not written"],
         ),
         (
             format!("fastchess {two} -pgnout file=o.pgn notation=uci"),
             &["notation=uci", "SAN"],
+        ),
+        (
+            format!("fastchess {two} -pgnout file=o.pgn match_line=(unclosed"),
+            &["match_line=(unclosed", "not a regular expression"],
         ),
         (
             format!("{two} -tb /syzygy -rounds 1 -games 2 -repeat"),

@@ -321,6 +321,15 @@ pub enum MatchEvent<'a> {
     Decided(&'a SprtReport),
     /// Something the user should know (a skipped option, a restart, a stop).
     Note(String),
+    /// An engine does not declare an option its configuration sets: the
+    /// option is skipped (with `strict_options` the match is refused
+    /// instead).
+    MissingOption {
+        /// The engine's name.
+        engine: &'a str,
+        /// The option.
+        option: &'a str,
+    },
     /// An engine reported a PV that is wrong for the game (see
     /// [`crate::pvcheck`]).
     PvWarning {
@@ -429,14 +438,14 @@ fn timeouts(plan: &MatchPlan) -> Timeouts {
 struct Checked {
     /// The players, for the first worker.
     players: Vec<Option<Box<dyn Player>>>,
-    /// Options the engines did not declare.
-    warnings: Vec<String>,
+    /// Options the engines did not declare: (engine, option).
+    missing: Vec<(String, String)>,
 }
 
 /// Starts every engine once and checks its handshake, before any game.
 fn start_all(plan: &MatchPlan, log: Option<&EngineLog>) -> Result<Checked, MatchError> {
     let mut players = Vec::new();
-    let mut warnings = Vec::new();
+    let mut missing = Vec::new();
     for (e, cfg) in plan.engines.iter().enumerate() {
         let log = log.map(|l| EngineLog {
             label: format!("{}#{}.1", cfg.label(), e + 1),
@@ -445,10 +454,7 @@ fn start_all(plan: &MatchPlan, log: Option<&EngineLog>) -> Result<Checked, Match
         match cfg.start(timeouts(plan), log) {
             Ok(p) => {
                 for o in p.skipped_options() {
-                    warnings.push(format!(
-                        "engine {} has no option {o:?}: it is not set",
-                        p.name()
-                    ));
+                    missing.push((p.name().to_string(), o.clone()));
                 }
                 players.push(Some(Box::new(p) as Box<dyn Player>));
             }
@@ -463,7 +469,7 @@ fn start_all(plan: &MatchPlan, log: Option<&EngineLog>) -> Result<Checked, Match
             }
         }
     }
-    Ok(Checked { players, warnings })
+    Ok(Checked { players, missing })
 }
 
 /// Runs a match: a new one (`Start::New`, or `Start::Fresh` to start over
@@ -548,11 +554,15 @@ pub fn run_match(
     };
     let Checked {
         players: first_players,
-        warnings,
+        missing,
     } = start_all(plan, log.as_ref())?;
-    for w in &warnings {
-        on_event(MatchEvent::Note(format!("Warning: {w}")));
+    for (engine, option) in &missing {
+        on_event(MatchEvent::MissingOption { engine, option });
     }
+    let warnings = missing
+        .iter()
+        .map(|(engine, o)| format!("engine {engine} has no option {o:?}: it is not set"))
+        .collect();
     let pool = match (&plan.pool, plan.shard) {
         (Some(dir), Some(shard)) => Some(Pool::open(
             dir,

@@ -726,6 +726,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         }
         MatchEvent::Decided(report) => say(printer.decided(report)),
         MatchEvent::Note(n) => say(printer.note(&n)),
+        MatchEvent::MissingOption { engine, option } => say(printer.missing_option(engine, option)),
         MatchEvent::PvWarning {
             game,
             engine,

@@ -180,6 +180,20 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// An engine does not have an option its configuration sets: fastchess's
+    /// warning line in fastchess's lines (fishtest stops a task on it),
+    /// else a note.
+    pub fn missing_option(&self, engine: &str, option: &str) -> Vec<Say> {
+        match self.format {
+            Format::Fastchess => vec![Say::Out(format!(
+                "Warning; {engine} doesn't have option {option}"
+            ))],
+            Format::Rookery | Format::Cutechess => self.note(&format!(
+                "Warning: engine {engine} has no option {option:?}: it is not set"
+            )),
+        }
+    }
+
     /// An engine's PV was wrong for its game: fastchess's warning line in
     /// fastchess's lines (fishtest and OpenBench read them), else a note.
     pub fn pv_warning(&self, game: usize, engine: &str, report: &PvReport) -> Vec<Say> {
