@@ -428,7 +428,37 @@ impl EngineConfig {
                     "conf= names an engine of an engines.json, which only rookery match reads",
                 ))
             }
-            "initstr" => return Err(bad("lines sent before the protocol are not supported")),
+            // cutechess-cli's lines sent at start-up (chess-tuning-tools'
+            // `initStrings`): the protocol's own opening lines, which the
+            // host sends anyway, and options; `\n` separates lines.
+            "initstr" => {
+                for line in value.split("\\n").flat_map(str::lines) {
+                    let line = line.trim();
+                    let words: Vec<&str> = line.split_whitespace().collect();
+                    match words.as_slice() {
+                        [] | ["uci" | "isready" | "ucinewgame"] => {}
+                        ["setoption", "name", rest @ ..] => {
+                            let at = rest.iter().position(|w| *w == "value");
+                            match at {
+                                Some(v) if v > 0 && v + 1 < rest.len() => {
+                                    self.set_option(&rest[..v].join(" "), &rest[v + 1..].join(" "))
+                                }
+                                _ => {
+                                    return Err(bad(&format!(
+                                        "{line:?}: expected setoption name NAME value VALUE"
+                                    )))
+                                }
+                            }
+                        }
+                        _ => {
+                            return Err(bad(&format!(
+                                "{line:?}: only the protocol's opening lines (uci, isready, \
+                                 ucinewgame) and setoption name NAME value VALUE are sent"
+                            )))
+                        }
+                    }
+                }
+            }
             "stderr" => {
                 if value.is_empty() {
                     return Err(bad("stderr= needs a file"));
@@ -1302,6 +1332,20 @@ mod tests {
             applied(&["tc=40/60+0.6"]).unwrap().tc
         );
         assert_eq!(applied(&["plies=7"]).unwrap().tc.depth, Some(7));
+        // chess-tuning-tools' initStrings, as cutechess-cli sends them.
+        let e = applied(&[
+            "initstr=uci",
+            "initstr=setoption name Hash value 16",
+            "initstr=setoption name Skill Level value 3\\nisready",
+        ])
+        .unwrap();
+        assert_eq!(
+            e.options,
+            [
+                ("Hash".to_string(), "16".to_string()),
+                ("Skill Level".to_string(), "3".to_string())
+            ]
+        );
         // cutechess-cli's stderr=FILE.
         assert_eq!(
             applied(&["cmd=/bin/e", "stderr=e.txt"]).unwrap().stderr,
@@ -1309,7 +1353,11 @@ mod tests {
         );
         for (word, says) in [
             ("proto=cecp", "uci or xboard"),
-            ("initstr=hello", "before the protocol"),
+            ("initstr=hello", "only the protocol's opening lines"),
+            (
+                "initstr=setoption name Hash",
+                "setoption name NAME value VALUE",
+            ),
             ("stderr=", "needs a file"),
             ("book=b.bin", "opening books"),
             ("bookdepth=4", "opening books"),

@@ -10,8 +10,10 @@
 //! `workingDirectory`, `protocol`, `options` (each `{"name", "value"}`;
 //! buttons, which hold no value, are left out), `ponder`, `whitepov`,
 //! `restart`, `validateClaims`, and `variants` (what the engine can play:
-//! nothing to set); `initStrings`, `stderrFile`, `debug` and a
-//! `timeoutScaleFactor` other than 1 become the words rookery refuses.
+//! nothing to set); `initStrings` (as `initstr=` words: the protocol's
+//! opening lines and `setoption` lines are taken, others refused) and
+//! `stderrFile` (`stderr=`); `debug` and a `timeoutScaleFactor` other than
+//! 1 become the words rookery refuses.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
