@@ -159,13 +159,12 @@ pub fn file_len(path: &Path) -> Option<u64> {
 
 /// Why the input at `path` cannot be read, in words naming it, if it
 /// cannot: it does not open, is a directory, is text in UTF-16 or UTF-32,
-/// or is compressed in a format rookery does not read.
-/// Stdin is not looked at (its first bytes would be taken).
+/// or is compressed in a format rookery does not read. Stdin, a pipe
+/// (`<(zcat f.pgn.gz)`) and a device are not looked at: their first bytes
+/// would be taken from the verb that reads them next
+/// ([`rookery_io::input::refusal`]).
 pub fn unreadable(path: &Path) -> Option<String> {
-    if is_std(path) {
-        return None;
-    }
-    Input::open(path).err().map(|e| e.to_string())
+    rookery_io::input::refusal(path).map(|e| e.to_string())
 }
 
 /// Opens `path` for reading, unbuffered, `-` meaning stdin (see

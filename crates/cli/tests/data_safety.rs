@@ -656,3 +656,106 @@ quit) exit 0;;\n  esac\ndone\n",
     o.assert_code(0);
     assert!(records(&text(&o.stdout))[0].pm().is_some());
 }
+
+// ------------------------------------------------- issue 43, items 7 and 8
+
+/// Two games, the second with an illegal move.
+const WITH_A_BAD_GAME: &str =
+    "[Event \"good\"]\n[Date \"2001.01.01\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n\
+[Event \"bad\"]\n[Date \"2000.01.01\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n";
+
+/// Every verb that writes `-o`, given only an input it cannot read (missing,
+/// a directory, compressed in a format rookery does not read), leaves the
+/// previous output as it was and says so: before, it was emptied (a book of
+/// 0 entries). An input that cannot be read beside one that can is
+/// reported, and the output made of the other.
+#[test]
+fn an_input_that_cannot_be_read_leaves_the_previous_output() {
+    let t = TempDir::new("unread-input");
+    let good = t.write("good.pgn", WITH_A_BAD_GAME);
+    let missing = t.join("missing.pgn");
+    let dir = t.join("a-directory");
+    std::fs::create_dir(&dir).unwrap();
+    // xz's magic bytes and a little more: a format rookery does not read.
+    let xz = t.write(
+        "games.pgn.xz",
+        b"\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46\x02\x00\x21\x01",
+    );
+    let verbs: [&[&str]; 8] = [
+        &["pgn", "filter", "--elo", "2500"],
+        &["pgn", "cat"],
+        &["pgn", "dedupe"],
+        &["pgn", "eco"],
+        &["pgn", "sort", "--by", "date"],
+        &["pgn", "normalize"],
+        &["pgn", "to-epd"],
+        &["book", "build"],
+    ];
+    let out = t.join("out");
+    let precious = b"the previous output, precious\n";
+    for verb in verbs {
+        for input in [&missing, &dir, &xz] {
+            std::fs::write(&out, precious).unwrap();
+            let mut args = verb.to_vec();
+            args.extend([s(input), "-o", s(&out)]);
+            let run = rookery(&args, b"");
+            run.assert_code(1);
+            run.assert_stderr_contains(&format!(
+                "{} is left as it was: none of the inputs could be read",
+                s(&out)
+            ));
+            assert!(
+                std::fs::read(&out).unwrap() == precious,
+                "{args:?}: {}",
+                run.describe()
+            );
+            assert_eq!(
+                t.names().iter().filter(|n| n.contains("partial")).count(),
+                0,
+                "{args:?}: a partial file left behind"
+            );
+        }
+        // One input read: the output is made of it.
+        std::fs::write(&out, precious).unwrap();
+        let mut args = verb.to_vec();
+        args.extend([s(&missing), s(&good), "-o", s(&out)]);
+        let run = rookery(&args, b"");
+        run.assert_code(1);
+        assert!(
+            std::fs::read(&out).unwrap() != precious,
+            "{args:?}: {}",
+            run.describe()
+        );
+    }
+}
+
+/// An input that is a pipe (`<(zcat f.pgn.gz)`, `/dev/stdin`) is read
+/// whole: checking that it can be read must not take its first bytes.
+#[test]
+fn a_pipe_given_by_name_is_read_from_its_first_byte() {
+    if !Path::new("/dev/stdin").exists() {
+        return;
+    }
+    let t = TempDir::new("pipe-input");
+    let book = t.join("book.bin");
+    let run = rookery(&["pgn", "cat", "/dev/stdin"], WITH_A_BAD_GAME.as_bytes());
+    run.assert_code(1);
+    assert!(
+        text(&run.stdout).starts_with("[Event \"good\"]\n"),
+        "{}",
+        run.describe()
+    );
+    let run = rookery(
+        &[
+            "book",
+            "build",
+            "--min-games",
+            "1",
+            "/dev/stdin",
+            "-o",
+            s(&book),
+        ],
+        WITH_A_BAD_GAME.as_bytes(),
+    );
+    run.assert_stderr_contains("2 games (1 used, 1 with errors");
+}

@@ -3,7 +3,11 @@
 //! the target only when the command finished, so that an interrupted or
 //! failed run leaves the previous file as it was; a killed run leaves the
 //! partial file behind, and `--resume` takes the records finished in it
-//! ([`resume_sources`]). A file rewritten in place (`--in-place`) is
+//! ([`resume_sources`]). A run none of whose inputs could be read (each
+//! missing, a directory, compressed in a format rookery does not read...)
+//! made nothing of them: its commit removes the partial file and leaves
+//! the previous file as it was ([`OutputError::NothingRead`]), where it
+//! would otherwise have replaced it with an empty one. A file rewritten in place (`--in-place`) is
 //! also synced to disk before the rename, so that not even a power cut
 //! can lose both its old and its new text; other outputs are not (they
 //! are made again from their inputs, and a sync makes a command wait for
@@ -127,6 +131,13 @@ pub enum OutputError {
     /// its kind, a broken pipe).
     #[error(transparent)]
     Write(#[from] io::Error),
+    /// None of the inputs of the run could be read: the partial file is
+    /// removed and the file at `path` left as it was (see [`Output::create`]).
+    #[error("{} is left as it was: none of the inputs could be read", .path.display())]
+    NothingRead {
+        /// The output.
+        path: PathBuf,
+    },
     /// The earlier outputs a `--resume` reads cannot be read or moved aside.
     #[error("cannot resume from {}: {source}", .path.display())]
     Resume {
@@ -582,6 +593,9 @@ pub struct Output {
     name: String,
     /// Synced to disk before the rename (a file rewritten in place).
     durable: bool,
+    /// Every input of the run was refused when the output was made
+    /// ([`crate::input::refusal`]): the commit leaves the target alone.
+    nothing_read: bool,
 }
 
 enum Inner {
@@ -610,6 +624,11 @@ enum Inner {
 impl Output {
     /// Output to `path` (`-`: stdout), which must not be one of `inputs`
     /// unless `in_place`. Nothing is changed at `path` before the commit.
+    /// When there are `inputs` and not one of them can be read (each is
+    /// missing, a directory, text in UTF-16, compressed in a format rookery
+    /// does not read: [`crate::input::refusal`]), the run can make nothing
+    /// of them, and the commit of a file leaves it as it was
+    /// ([`OutputError::NothingRead`]).
     ///
     /// # Errors
     /// [`OutputError::IsInput`] when the output is an input; I/O errors
@@ -624,6 +643,7 @@ impl Output {
                 )),
                 name: "<stdout>".into(),
                 durable: false,
+                nothing_read: false,
             });
         }
         let format = Format::from_extension(path);
@@ -643,6 +663,7 @@ impl Output {
                 inner: Inner::Special(Some(open)),
                 name: path.display().to_string(),
                 durable: false,
+                nothing_read: false,
             });
         }
         // Replace what a symbolic link points to, not the link.
@@ -676,6 +697,8 @@ impl Output {
             },
             name: path.display().to_string(),
             durable: in_place,
+            nothing_read: !inputs.is_empty()
+                && inputs.iter().all(|p| crate::input::refusal(p).is_some()),
         })
     }
 
@@ -736,9 +759,17 @@ impl Output {
     /// moves the partial file over the target.
     ///
     /// # Errors
-    /// I/O errors (the target is then unchanged).
+    /// I/O errors (the target is then unchanged);
+    /// [`OutputError::NothingRead`] for a file when none of the inputs
+    /// could be read (the partial file is removed, the target unchanged).
     pub fn commit(mut self) -> Result<(), OutputError> {
         let name = self.name.clone();
+        if self.nothing_read && matches!(self.inner, Inner::File { .. } | Inner::Suspended { .. }) {
+            // Dropped: the partial file goes.
+            return Err(OutputError::NothingRead {
+                path: PathBuf::from(name),
+            });
+        }
         let named = |e| OutputError::Write(writing(&name, e));
         // A suspended file is opened again, to be ended.
         self.resume_suspended().map_err(named)?;
