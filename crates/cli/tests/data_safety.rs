@@ -759,3 +759,57 @@ fn a_pipe_given_by_name_is_read_from_its_first_byte() {
     );
     run.assert_stderr_contains("2 games (1 used, 1 with errors");
 }
+
+// ---------------------------------------------------------- issue 43, item 12
+
+/// `-q` silences every warning, the Latin-1 one included (it was printed
+/// before "0 warnings").
+#[test]
+fn quiet_silences_the_latin1_warning() {
+    let t = TempDir::new("latin1-quiet");
+    let input = t.write("odds.pgn", latin1_pgn());
+    let out = t.join("out.pgn");
+    for args in [
+        vec!["pgn", "validate", s(&input)],
+        vec!["pgn", "stats", s(&input)],
+        vec!["pgn", "cat", s(&input), "-o", s(&out)],
+    ] {
+        rookery(&args, b"").assert_stderr_contains("Latin-1");
+        let mut args = args;
+        args.push("-q");
+        let quiet = rookery(&args, b"");
+        assert!(
+            !text(&quiet.stderr).contains("Latin-1"),
+            "{args:?}: {}",
+            quiet.describe()
+        );
+    }
+}
+
+/// A write error on stdout names it: `writing standard output: No space
+/// left on device`, not the bare error.
+#[test]
+fn a_failed_write_to_stdout_names_standard_output() {
+    let Ok(full) = std::fs::File::create("/dev/full") else {
+        return;
+    };
+    let t = TempDir::new("stdout-full");
+    let pgn = t.write("g.pgn", "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 *\n");
+    for args in [
+        vec!["pgn", "stats", s(&pgn)],
+        vec!["pgn", "cat", s(&pgn)],
+        vec!["pgn", "to-epd", s(&pgn)],
+    ] {
+        let o = std::process::Command::new(crate::common::ROOKERY)
+            .args(&args)
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let err = text(&o.stderr);
+        assert!(
+            err.contains("rookery: error: writing standard output: No space left on device"),
+            "{args:?}: {err}"
+        );
+    }
+}

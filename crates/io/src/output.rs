@@ -589,7 +589,7 @@ impl Write for Behind {
 /// the module documentation).
 pub struct Output {
     inner: Inner,
-    /// How the output is named in a write error (`<stdout>`, the path).
+    /// How the output is named in a write error ([`STDOUT_NAME`], the path).
     name: String,
     /// Synced to disk before the rename (a file rewritten in place).
     durable: bool,
@@ -641,7 +641,7 @@ impl Output {
                     WRITE_BUFFER,
                     io::stdout().lock(),
                 )),
-                name: "<stdout>".into(),
+                name: STDOUT_NAME.into(),
                 durable: false,
                 nothing_read: false,
             });
@@ -865,6 +865,40 @@ impl Drop for Output {
 /// closed stdout still reads as a broken pipe).
 fn writing(name: &str, e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("writing {name}: {e}"))
+}
+
+/// How a write error names stdout (`rookery pgn stats f.pgn >/dev/full`:
+/// `writing standard output: No space left on device`).
+pub const STDOUT_NAME: &str = "standard output";
+
+/// A writer whose errors name it, as an [`Output`]'s do (`writing NAME:
+/// ...`, the kind kept: a closed stdout still reads as a broken pipe): for
+/// what a command prints on stdout without an [`Output`].
+#[derive(Debug)]
+pub struct Named<W: Write> {
+    inner: W,
+    name: &'static str,
+}
+
+impl<W: Write> Named<W> {
+    /// `inner`, named `name` in its errors.
+    pub fn new(inner: W, name: &'static str) -> Named<W> {
+        Named { inner, name }
+    }
+}
+
+impl<W: Write> Write for Named<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf).map_err(|e| writing(self.name, e))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.inner.write_all(buf).map_err(|e| writing(self.name, e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().map_err(|e| writing(self.name, e))
+    }
 }
 
 /// Writes `data` to `path` (`-`: stdout) through an [`Output`].
