@@ -672,7 +672,10 @@ const WITH_A_BAD_GAME: &str =
 #[test]
 fn an_input_that_cannot_be_read_leaves_the_previous_output() {
     let t = TempDir::new("unread-input");
-    let good = t.write("good.pgn", WITH_A_BAD_GAME);
+    let clean = t.write(
+        "clean.pgn",
+        "[Event \"a\"]\n[WhiteElo \"2600\"]\n[BlackElo \"2600\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n",
+    );
     let missing = t.join("missing.pgn");
     let dir = t.join("a-directory");
     std::fs::create_dir(&dir).unwrap();
@@ -718,7 +721,7 @@ fn an_input_that_cannot_be_read_leaves_the_previous_output() {
         // One input read: the output is made of it.
         std::fs::write(&out, precious).unwrap();
         let mut args = verb.to_vec();
-        args.extend([s(&missing), s(&good), "-o", s(&out)]);
+        args.extend([s(&missing), s(&clean), "-o", s(&out)]);
         let run = rookery(&args, b"");
         run.assert_code(1);
         assert!(
@@ -810,6 +813,85 @@ fn a_failed_write_to_stdout_names_standard_output() {
         assert!(
             err.contains("rookery: error: writing standard output: No space left on device"),
             "{args:?}: {err}"
+        );
+    }
+}
+
+// ---------------------------------------------------------- issue 43, item 8
+
+/// A file rewritten in place is the only copy of its games: the verbs that
+/// copy games keep one with an error as it is (reported, exit status 1), as
+/// `--keep-bad` does; those that cannot copy it leave the file as it was.
+/// Before, `pgn dedupe g.pgn -o g.pgn --in-place` (and sort, cat, filter,
+/// normalize --lenient) reported the bad game and left it out of the file.
+#[test]
+fn in_place_never_loses_a_game_with_an_error() {
+    let t = TempDir::new("in-place-bad");
+    let g = t.join("g.pgn");
+    let copying: [&[&str]; 5] = [
+        &["pgn", "dedupe"],
+        &["pgn", "sort", "--by", "date"],
+        &["pgn", "cat"],
+        &["pgn", "filter", "--invert", "--elo", "3000"],
+        &["pgn", "eco"],
+    ];
+    for verb in copying {
+        std::fs::write(&g, WITH_A_BAD_GAME).unwrap();
+        let mut args = verb.to_vec();
+        args.extend([s(&g), "-o", s(&g), "--in-place"]);
+        let run = rookery(&args, b"");
+        run.assert_code(1).assert_stderr_contains("Ke3");
+        let after = std::fs::read_to_string(&g).unwrap();
+        assert!(
+            after.contains("[Event \"good\"]") && after.contains("1. e4 e5 2. Ke3 *"),
+            "{args:?}: {after}\n{}",
+            run.describe()
+        );
+    }
+    for verb in [
+        &["pgn", "normalize"][..],
+        &["pgn", "normalize", "--lenient"],
+        &["pgn", "to-epd"],
+    ] {
+        std::fs::write(&g, WITH_A_BAD_GAME).unwrap();
+        let mut args = verb.to_vec();
+        args.extend([s(&g), "-o", s(&g), "--in-place"]);
+        let run = rookery(&args, b"");
+        run.assert_code(1)
+            .assert_stderr_contains(&format!("{} is left as it was", s(&g)));
+        assert_eq!(
+            std::fs::read_to_string(&g).unwrap(),
+            WITH_A_BAD_GAME,
+            "{args:?}"
+        );
+    }
+    // Without errors, in place rewrites the file.
+    std::fs::write(&g, "[Event \"a\"]\n[Result \"*\"]\n\n1.e4 e5 *\n").unwrap();
+    rookery(&["pgn", "normalize", s(&g), "-o", s(&g), "--in-place"], b"").assert_code(0);
+    assert!(std::fs::read_to_string(&g).unwrap().contains("1. e4 e5 *"));
+}
+
+/// A run that stops at an error (`pgn normalize` is strict unless
+/// `--lenient`) is a failed run: the previous output stays (it was
+/// replaced by the games before the error).
+#[test]
+fn a_run_stopped_by_an_error_leaves_the_previous_output() {
+    let t = TempDir::new("strict-stop");
+    let input = t.write("in.pgn", WITH_A_BAD_GAME);
+    let out = t.write("out.pgn", "the previous output\n");
+    for verb in [&["pgn", "normalize"][..], &["pgn", "to-epd", "--strict"]] {
+        let mut args = verb.to_vec();
+        args.extend([s(&input), "-o", s(&out)]);
+        rookery(&args, b"")
+            .assert_code(1)
+            .assert_stderr_contains(&format!(
+                "{} is left as it was: the run stopped at the first game with an error",
+                s(&out)
+            ));
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "the previous output\n",
+            "{args:?}"
         );
     }
 }

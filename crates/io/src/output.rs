@@ -6,8 +6,9 @@
 //! ([`resume_sources`]). A run none of whose inputs could be read (each
 //! missing, a directory, compressed in a format rookery does not read...)
 //! made nothing of them: its commit removes the partial file and leaves
-//! the previous file as it was ([`OutputError::NothingRead`]), where it
-//! would otherwise have replaced it with an empty one. A file rewritten in place (`--in-place`) is
+//! the previous file as it was ([`OutputError::LeftAsItWas`]), where it
+//! would otherwise have replaced it with an empty one. A run that fails
+//! in a way its verb knows of ends with [`Output::abandon`]: the same. A file rewritten in place (`--in-place`) is
 //! also synced to disk before the rename, so that not even a power cut
 //! can lose both its old and its new text; other outputs are not (they
 //! are made again from their inputs, and a sync makes a command wait for
@@ -131,12 +132,16 @@ pub enum OutputError {
     /// its kind, a broken pipe).
     #[error(transparent)]
     Write(#[from] io::Error),
-    /// None of the inputs of the run could be read: the partial file is
-    /// removed and the file at `path` left as it was (see [`Output::create`]).
-    #[error("{} is left as it was: none of the inputs could be read", .path.display())]
-    NothingRead {
+    /// The run failed (`why`: none of its inputs could be read, it stopped
+    /// at an error, it would lose games rewriting a file in place): the
+    /// partial file is removed and the file at `path` left as it was
+    /// ([`Output::abandon`]).
+    #[error("{} is left as it was: {why}", .path.display())]
+    LeftAsItWas {
         /// The output.
         path: PathBuf,
+        /// Why the run's output is not wanted.
+        why: String,
     },
     /// The earlier outputs a `--resume` reads cannot be read or moved aside.
     #[error("cannot resume from {}: {source}", .path.display())]
@@ -628,7 +633,7 @@ impl Output {
     /// missing, a directory, text in UTF-16, compressed in a format rookery
     /// does not read: [`crate::input::refusal`]), the run can make nothing
     /// of them, and the commit of a file leaves it as it was
-    /// ([`OutputError::NothingRead`]).
+    /// ([`OutputError::LeftAsItWas`]).
     ///
     /// # Errors
     /// [`OutputError::IsInput`] when the output is an input; I/O errors
@@ -760,16 +765,13 @@ impl Output {
     ///
     /// # Errors
     /// I/O errors (the target is then unchanged);
-    /// [`OutputError::NothingRead`] for a file when none of the inputs
+    /// [`OutputError::LeftAsItWas`] for a file when none of the inputs
     /// could be read (the partial file is removed, the target unchanged).
     pub fn commit(mut self) -> Result<(), OutputError> {
-        let name = self.name.clone();
-        if self.nothing_read && matches!(self.inner, Inner::File { .. } | Inner::Suspended { .. }) {
-            // Dropped: the partial file goes.
-            return Err(OutputError::NothingRead {
-                path: PathBuf::from(name),
-            });
+        if self.nothing_read {
+            return self.abandon("none of the inputs could be read");
         }
+        let name = self.name.clone();
         let named = |e| OutputError::Write(writing(&name, e));
         // A suspended file is opened again, to be ended.
         self.resume_suspended().map_err(named)?;
@@ -805,6 +807,26 @@ impl Output {
             }
         }
         Ok(())
+    }
+
+    /// Ends a run that failed (`why`) without its output: a file's partial
+    /// file is removed and the file left as it was. What went to stdout or
+    /// a special file (a FIFO) is already out: it is flushed, as by
+    /// [`Output::commit`].
+    ///
+    /// # Errors
+    /// [`OutputError::LeftAsItWas`] for a file, saying `why`; as
+    /// [`Output::commit`] for stdout or a special file.
+    pub fn abandon(mut self, why: impl Into<String>) -> Result<(), OutputError> {
+        if matches!(self.inner, Inner::File { .. } | Inner::Suspended { .. }) {
+            // Dropped: the partial file goes.
+            return Err(OutputError::LeftAsItWas {
+                path: PathBuf::from(&self.name),
+                why: why.into(),
+            });
+        }
+        self.nothing_read = false;
+        self.commit()
     }
 
     fn writer(&mut self) -> io::Result<&mut dyn Write> {

@@ -103,7 +103,7 @@ fn run_shard(a: &EcoArgs, plan: Plan, s: Shard) -> anyhow::Result<Status> {
     let (start, end) = shard::game_span(text()?, job.range()).map_err(cannot)?;
     let plan = Plan { start, ..plan };
     let mut out = Output::create(job.part_path(), &[input.as_path()], a.files.in_place)?;
-    let stats = run_inputs(
+    let (stats, _) = run_inputs(
         plan,
         std::slice::from_ref(input),
         Some(end),
