@@ -202,11 +202,14 @@ pub fn open(path: &Path) -> anyhow::Result<Box<dyn BufRead + Send>> {
 /// # Errors
 /// As [`open_input_raw`].
 pub fn open_text(path: &Path) -> anyhow::Result<Box<dyn Read + Send>> {
-    let input = open_input_raw(path)?;
+    Ok(text_of(open_input_raw(path)?))
+}
+
+/// The text of `input`, as [`open_text`] reads it (for a caller that keeps
+/// the input's [`Input::damage`]).
+pub fn text_of(input: Input) -> Box<dyn Read + Send> {
     let name = input.name().to_owned();
-    Ok(Box::new(Latin1Read::new(input, move |line| {
-        warn_latin1(&name, line)
-    })))
+    Box::new(Latin1Read::new(input, move |line| warn_latin1(&name, line)))
 }
 
 /// [`open_text`], buffered for reading lines.
