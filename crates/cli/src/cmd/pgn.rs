@@ -286,11 +286,26 @@ fn process_file(
         // (A part is read from the start of the text, the lines before it
         // skipped: a line there was told by the shard whose part holds it.)
         let first = part.map_or(0, |_| plan.start.at.line);
-        let text = rookery_io::latin1::Latin1Read::new(input, move |line| {
-            if line >= first {
-                output::warn_latin1(&name, line);
+        // pgn eco copies the bytes as they are: given them undecoded, it
+        // tells the first line that is not UTF-8 with the part holding it.
+        let eco = matches!(plan.task, Task::Eco { .. });
+        let text: Box<dyn std::io::Read + Send> = if eco {
+            Box::new(input)
+        } else {
+            Box::new(rookery_io::latin1::Latin1Read::new(input, move |line| {
+                if line >= first {
+                    output::warn_latin1(&name, line);
+                }
+            }))
+        };
+        let mut told = !eco;
+        let sink = &mut |p: Part| {
+            if let (Some(line), false) = (p.latin1_line, told) {
+                told = true;
+                output::warn_latin1(&file, line);
             }
-        });
+            sink(p)
+        };
         match part {
             Some(end) => match shard::part_of(text, plan.start, end) {
                 Ok(text) => stream::run(plan, text, &file, &mut progress, sink),
