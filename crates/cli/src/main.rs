@@ -84,6 +84,14 @@ fn arguments() -> Result<Vec<OsString>, String> {
         .collect())
 }
 
+/// Whether the verb run (the innermost subcommand of `m`) was given `-q`.
+fn quiet_asked(m: &clap::ArgMatches) -> bool {
+    match m.subcommand() {
+        Some((_, sub)) => quiet_asked(sub),
+        None => matches!(m.try_get_one::<bool>("quiet"), Ok(Some(true))),
+    }
+}
+
 fn main() -> ExitCode {
     let argv = match arguments() {
         Ok(a) => a,
@@ -103,6 +111,9 @@ fn main() -> ExitCode {
                     .map(|o| o.map(|g| g.cloned().collect()).collect())
                     .unwrap_or_default();
             }
+            // The verb's -q silences the warnings printed outside its own
+            // reports too (the Latin-1 warning).
+            output::set_quiet(quiet_asked(&matches));
             cli
         }
         Err(e) => {

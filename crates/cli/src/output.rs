@@ -15,11 +15,12 @@ use std::fmt;
 use std::io::{self, BufRead, Read};
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 pub use rookery_io::input::{display_name, is_std, names_its_input};
 pub use rookery_io::output::{
-    check_not_input, check_outputs, resume_done, resume_sources, write_whole, Output,
+    check_not_input, check_outputs, resume_done, resume_sources, write_whole, Named, Output,
 };
 
 /// What a subcommand reports when it finishes normally.
@@ -104,9 +105,13 @@ pub fn error_text(e: &anyhow::Error) -> String {
     text
 }
 
-/// A buffered, locked stdout.
-pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
-    io::BufWriter::with_capacity(1 << 16, io::stdout().lock())
+/// A buffered, locked stdout, whose write errors name it (`writing
+/// standard output: No space left on device`).
+pub fn stdout() -> Named<io::BufWriter<io::StdoutLock<'static>>> {
+    Named::new(
+        io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
+        rookery_io::output::STDOUT_NAME,
+    )
 }
 
 /// The damage handles of the compressed inputs opened so far, asked at the
@@ -159,13 +164,12 @@ pub fn file_len(path: &Path) -> Option<u64> {
 
 /// Why the input at `path` cannot be read, in words naming it, if it
 /// cannot: it does not open, is a directory, is text in UTF-16 or UTF-32,
-/// or is compressed in a format rookery does not read.
-/// Stdin is not looked at (its first bytes would be taken).
+/// or is compressed in a format rookery does not read. Stdin, a pipe
+/// (`<(zcat f.pgn.gz)`) and a device are not looked at: their first bytes
+/// would be taken from the verb that reads them next
+/// ([`rookery_io::input::refusal`]).
 pub fn unreadable(path: &Path) -> Option<String> {
-    if is_std(path) {
-        return None;
-    }
-    Input::open(path).err().map(|e| e.to_string())
+    rookery_io::input::refusal(path).map(|e| e.to_string())
 }
 
 /// Opens `path` for reading, unbuffered, `-` meaning stdin (see
@@ -198,11 +202,14 @@ pub fn open(path: &Path) -> anyhow::Result<Box<dyn BufRead + Send>> {
 /// # Errors
 /// As [`open_input_raw`].
 pub fn open_text(path: &Path) -> anyhow::Result<Box<dyn Read + Send>> {
-    let input = open_input_raw(path)?;
+    Ok(text_of(open_input_raw(path)?))
+}
+
+/// The text of `input`, as [`open_text`] reads it (for a caller that keeps
+/// the input's [`Input::damage`]).
+pub fn text_of(input: Input) -> Box<dyn Read + Send> {
     let name = input.name().to_owned();
-    Ok(Box::new(Latin1Read::new(input, move |line| {
-        warn_latin1(&name, line)
-    })))
+    Box::new(Latin1Read::new(input, move |line| warn_latin1(&name, line)))
 }
 
 /// [`open_text`], buffered for reading lines.
@@ -216,8 +223,22 @@ pub fn open_input(path: &Path) -> anyhow::Result<Box<dyn BufRead + Send>> {
     )))
 }
 
-/// Warns that input `name` is not UTF-8 from `line` on, and how it is read.
+/// Whether warnings are silenced (`-q`): set by [`set_quiet`].
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Silences (or not) the warnings printed outside a verb's own reports:
+/// the Latin-1 warning of [`warn_latin1`]. A verb's `-q` sets it when its
+/// flags are read.
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+/// Warns that input `name` is not UTF-8 from `line` on, and how it is
+/// read; nothing under `-q` ([`set_quiet`]).
 pub fn warn_latin1(name: &str, line: u64) {
+    if QUIET.load(Ordering::Relaxed) {
+        return;
+    }
     eprintln!(
         "{name}:{line}: warning: not UTF-8; read as ISO 8859-1 (Latin-1) from here on where a line is not UTF-8"
     );

@@ -464,6 +464,40 @@ fn a_game_cut_by_the_damage_is_rejected_not_copied() {
     for field in ["named", "kept", "unnamed", "eco"] {
         assert_eq!(cut_eco[field], whole[field], "{field}: {cut_eco}");
     }
+    // book build: the cut game's moves are not counted (they were: "0
+    // with errors", its moves in the book).
+    let book = |input: &Path, name: &str| -> (rookery_testkit::cmd::Run, Vec<u8>) {
+        let out = dir.join(name);
+        let run = rookery(
+            &[
+                "book",
+                "build",
+                "--min-games",
+                "1",
+                "--json",
+                s(input),
+                "-o",
+                s(&out),
+            ],
+            b"",
+        );
+        (run, std::fs::read(&out).unwrap_or_default())
+    };
+    let (whole_run, whole_book) = book(&plain, "whole.bin");
+    whole_run.assert_code(0);
+    let (cut_run, cut_book) = book(&cut, "cut.bin");
+    assert_cut_short(&cut_run, games + 1, "book build");
+    let (w, c): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_slice(&whole_run.stdout).unwrap(),
+        serde_json::from_slice(&cut_run.stdout).unwrap(),
+    );
+    assert_eq!(
+        (&c["games"], &c["used"], &c["errors"], &c["left_out"]),
+        (&(games + 1).into(), &games.into(), &1.into(), &1.into()),
+        "{c}"
+    );
+    assert_eq!(c["positions_counted"], w["positions_counted"], "{c}");
+    assert!(cut_book == whole_book, "the book of the whole games");
 }
 
 /// A bad CRC is found at the end of the member: every game was read, and

@@ -656,3 +656,242 @@ quit) exit 0;;\n  esac\ndone\n",
     o.assert_code(0);
     assert!(records(&text(&o.stdout))[0].pm().is_some());
 }
+
+// ------------------------------------------------- issue 43, items 7 and 8
+
+/// Two games, the second with an illegal move.
+const WITH_A_BAD_GAME: &str =
+    "[Event \"good\"]\n[Date \"2001.01.01\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n\
+[Event \"bad\"]\n[Date \"2000.01.01\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n";
+
+/// Every verb that writes `-o`, given only an input it cannot read (missing,
+/// a directory, compressed in a format rookery does not read), leaves the
+/// previous output as it was and says so: before, it was emptied (a book of
+/// 0 entries). An input that cannot be read beside one that can is
+/// reported, and the output made of the other.
+#[test]
+fn an_input_that_cannot_be_read_leaves_the_previous_output() {
+    let t = TempDir::new("unread-input");
+    let clean = t.write(
+        "clean.pgn",
+        "[Event \"a\"]\n[WhiteElo \"2600\"]\n[BlackElo \"2600\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n",
+    );
+    let missing = t.join("missing.pgn");
+    let dir = t.join("a-directory");
+    std::fs::create_dir(&dir).unwrap();
+    // xz's magic bytes and a little more: a format rookery does not read.
+    let xz = t.write(
+        "games.pgn.xz",
+        b"\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46\x02\x00\x21\x01",
+    );
+    let verbs: [&[&str]; 8] = [
+        &["pgn", "filter", "--elo", "2500"],
+        &["pgn", "cat"],
+        &["pgn", "dedupe"],
+        &["pgn", "eco"],
+        &["pgn", "sort", "--by", "date"],
+        &["pgn", "normalize"],
+        &["pgn", "to-epd"],
+        &["book", "build"],
+    ];
+    let out = t.join("out");
+    let precious = b"the previous output, precious\n";
+    for verb in verbs {
+        for input in [&missing, &dir, &xz] {
+            std::fs::write(&out, precious).unwrap();
+            let mut args = verb.to_vec();
+            args.extend([s(input), "-o", s(&out)]);
+            let run = rookery(&args, b"");
+            run.assert_code(1);
+            run.assert_stderr_contains(&format!(
+                "{} is left as it was: none of the inputs could be read",
+                s(&out)
+            ));
+            assert!(
+                std::fs::read(&out).unwrap() == precious,
+                "{args:?}: {}",
+                run.describe()
+            );
+            assert_eq!(
+                t.names().iter().filter(|n| n.contains("partial")).count(),
+                0,
+                "{args:?}: a partial file left behind"
+            );
+        }
+        // One input read: the output is made of it.
+        std::fs::write(&out, precious).unwrap();
+        let mut args = verb.to_vec();
+        args.extend([s(&missing), s(&clean), "-o", s(&out)]);
+        let run = rookery(&args, b"");
+        run.assert_code(1);
+        assert!(
+            std::fs::read(&out).unwrap() != precious,
+            "{args:?}: {}",
+            run.describe()
+        );
+    }
+}
+
+/// An input that is a pipe (`<(zcat f.pgn.gz)`, `/dev/stdin`) is read
+/// whole: checking that it can be read must not take its first bytes.
+#[test]
+fn a_pipe_given_by_name_is_read_from_its_first_byte() {
+    if !Path::new("/dev/stdin").exists() {
+        return;
+    }
+    let t = TempDir::new("pipe-input");
+    let book = t.join("book.bin");
+    let run = rookery(&["pgn", "cat", "/dev/stdin"], WITH_A_BAD_GAME.as_bytes());
+    run.assert_code(1);
+    assert!(
+        text(&run.stdout).starts_with("[Event \"good\"]\n"),
+        "{}",
+        run.describe()
+    );
+    let run = rookery(
+        &[
+            "book",
+            "build",
+            "--min-games",
+            "1",
+            "/dev/stdin",
+            "-o",
+            s(&book),
+        ],
+        WITH_A_BAD_GAME.as_bytes(),
+    );
+    run.assert_stderr_contains("2 games (1 used, 1 with errors");
+}
+
+// ---------------------------------------------------------- issue 43, item 12
+
+/// `-q` silences every warning, the Latin-1 one included (it was printed
+/// before "0 warnings").
+#[test]
+fn quiet_silences_the_latin1_warning() {
+    let t = TempDir::new("latin1-quiet");
+    let input = t.write("odds.pgn", latin1_pgn());
+    let out = t.join("out.pgn");
+    for args in [
+        vec!["pgn", "validate", s(&input)],
+        vec!["pgn", "stats", s(&input)],
+        vec!["pgn", "cat", s(&input), "-o", s(&out)],
+    ] {
+        rookery(&args, b"").assert_stderr_contains("Latin-1");
+        let mut args = args;
+        args.push("-q");
+        let quiet = rookery(&args, b"");
+        assert!(
+            !text(&quiet.stderr).contains("Latin-1"),
+            "{args:?}: {}",
+            quiet.describe()
+        );
+    }
+}
+
+/// A write error on stdout names it: `writing standard output: No space
+/// left on device`, not the bare error.
+#[test]
+fn a_failed_write_to_stdout_names_standard_output() {
+    let Ok(full) = std::fs::File::create("/dev/full") else {
+        return;
+    };
+    let t = TempDir::new("stdout-full");
+    let pgn = t.write("g.pgn", "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 *\n");
+    for args in [
+        vec!["pgn", "stats", s(&pgn)],
+        vec!["pgn", "cat", s(&pgn)],
+        vec!["pgn", "to-epd", s(&pgn)],
+    ] {
+        let o = std::process::Command::new(crate::common::ROOKERY)
+            .args(&args)
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let err = text(&o.stderr);
+        assert!(
+            err.contains("rookery: error: writing standard output: No space left on device"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+// ---------------------------------------------------------- issue 43, item 8
+
+/// A file rewritten in place is the only copy of its games: the verbs that
+/// copy games keep one with an error as it is (reported, exit status 1), as
+/// `--keep-bad` does; those that cannot copy it leave the file as it was.
+/// Before, `pgn dedupe g.pgn -o g.pgn --in-place` (and sort, cat, filter,
+/// normalize --lenient) reported the bad game and left it out of the file.
+#[test]
+fn in_place_never_loses_a_game_with_an_error() {
+    let t = TempDir::new("in-place-bad");
+    let g = t.join("g.pgn");
+    let copying: [&[&str]; 5] = [
+        &["pgn", "dedupe"],
+        &["pgn", "sort", "--by", "date"],
+        &["pgn", "cat"],
+        &["pgn", "filter", "--invert", "--elo", "3000"],
+        &["pgn", "eco"],
+    ];
+    for verb in copying {
+        std::fs::write(&g, WITH_A_BAD_GAME).unwrap();
+        let mut args = verb.to_vec();
+        args.extend([s(&g), "-o", s(&g), "--in-place"]);
+        let run = rookery(&args, b"");
+        run.assert_code(1).assert_stderr_contains("Ke3");
+        let after = std::fs::read_to_string(&g).unwrap();
+        assert!(
+            after.contains("[Event \"good\"]") && after.contains("1. e4 e5 2. Ke3 *"),
+            "{args:?}: {after}\n{}",
+            run.describe()
+        );
+    }
+    for verb in [
+        &["pgn", "normalize"][..],
+        &["pgn", "normalize", "--lenient"],
+        &["pgn", "to-epd"],
+    ] {
+        std::fs::write(&g, WITH_A_BAD_GAME).unwrap();
+        let mut args = verb.to_vec();
+        args.extend([s(&g), "-o", s(&g), "--in-place"]);
+        let run = rookery(&args, b"");
+        run.assert_code(1)
+            .assert_stderr_contains(&format!("{} is left as it was", s(&g)));
+        assert_eq!(
+            std::fs::read_to_string(&g).unwrap(),
+            WITH_A_BAD_GAME,
+            "{args:?}"
+        );
+    }
+    // Without errors, in place rewrites the file.
+    std::fs::write(&g, "[Event \"a\"]\n[Result \"*\"]\n\n1.e4 e5 *\n").unwrap();
+    rookery(&["pgn", "normalize", s(&g), "-o", s(&g), "--in-place"], b"").assert_code(0);
+    assert!(std::fs::read_to_string(&g).unwrap().contains("1. e4 e5 *"));
+}
+
+/// A run that stops at an error (`pgn normalize` is strict unless
+/// `--lenient`) is a failed run: the previous output stays (it was
+/// replaced by the games before the error).
+#[test]
+fn a_run_stopped_by_an_error_leaves_the_previous_output() {
+    let t = TempDir::new("strict-stop");
+    let input = t.write("in.pgn", WITH_A_BAD_GAME);
+    let out = t.write("out.pgn", "the previous output\n");
+    for verb in [&["pgn", "normalize"][..], &["pgn", "to-epd", "--strict"]] {
+        let mut args = verb.to_vec();
+        args.extend([s(&input), "-o", s(&out)]);
+        rookery(&args, b"")
+            .assert_code(1)
+            .assert_stderr_contains(&format!(
+                "{} is left as it was: the run stopped at the first game with an error",
+                s(&out)
+            ));
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "the previous output\n",
+            "{args:?}"
+        );
+    }
+}

@@ -400,3 +400,65 @@ fn comparable(tree: &serde_json::Value) -> serde_json::Value {
     }
     serde_json::Value::Object(t)
 }
+
+/// `bytes` without its lines that are tag pairs named one of `names`
+/// ([`without_tags`] of text that need not be UTF-8).
+fn without_tag_lines(bytes: &[u8], names: &[&str]) -> Vec<u8> {
+    bytes
+        .split_inclusive(|&b| b == b'\n')
+        .filter(|l| {
+            !names
+                .iter()
+                .any(|n| l.starts_with(format!("[{n} \"").as_bytes()))
+        })
+        .flatten()
+        .copied()
+        .collect()
+}
+
+/// A Latin-1 input: the lines `pgn eco` does not change come out byte for
+/// byte as they went in, Latin-1 still (it wrote every line as UTF-8:
+/// `N\xfc` became `N\xc3\xbc`), the same on threads and from stdin; the
+/// first line that is not UTF-8 is told once.
+#[test]
+fn eco_copies_latin1_lines_as_they_were() {
+    let t = TempDir::new("eco-latin1");
+    let mut input =
+        b"[Event \"M\xfcnchen\"]\n[White \"N\xfcrnberg\"]\n[Black \"y\"]\n[Result \"1-0\"]\n\n\
+1. e4 e5 2. Nf3 Nc6 3. Bb5 {Sp\xe4nisch} 1-0\n\n"
+            .to_vec();
+    input.extend(std::fs::read(pgn_data("pe-odds-latin1.pgn")).unwrap());
+    let file = t.write("latin1.pgn", &input);
+    let runs = [
+        rookery(&["pgn", "eco", s(&file)], b""),
+        rookery(
+            &[
+                "pgn",
+                "eco",
+                "--jobs",
+                "3",
+                "--chunk-bytes",
+                "512",
+                s(&file),
+            ],
+            b"",
+        ),
+        rookery(&["pgn", "eco", "-"], &input),
+    ];
+    for run in &runs {
+        let out = &run.stdout;
+        assert!(
+            out.windows(8).any(|w| w == b"[ECO \"C6"),
+            "the first game is named: {}",
+            run.describe()
+        );
+        assert!(
+            without_tag_lines(out, &OPENING_TAGS) == without_tag_lines(&input, &OPENING_TAGS),
+            "every line but the opening tags as it was: {}",
+            run.describe()
+        );
+        let said = text(&run.stderr);
+        assert_eq!(said.matches("warning: not UTF-8").count(), 1, "{said}");
+        assert!(said.contains(":1: warning: not UTF-8"), "{said}");
+    }
+}

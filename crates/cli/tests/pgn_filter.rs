@@ -178,6 +178,84 @@ fn filter_keeps_what_pgn_extract_t_keeps_byte_for_byte() {
     }
 }
 
+/// Dates known in part and ratings that are not a number alone (a
+/// consultation game's `2690:2222`) are read as pgn-extract reads them:
+/// rookery dropped the `1990.??.??` games pgn-extract keeps for
+/// `Date >= "1990.06.15"`, and every `2690:2222`. (No full date here shares
+/// a year with a criterion's day: pgn-extract 19 compares the years alone.)
+#[test]
+fn filter_reads_partial_dates_and_consultation_ratings_as_pgn_extract() {
+    let Some(pe) = peer::pgn_extract() else {
+        return;
+    };
+    let dates = [
+        "1990.??.??",
+        "1989.??.??",
+        "1991.??.??",
+        "????.??.??",
+        "1991.03.02",
+        "1985.07.01",
+        "1990.??.??",
+        "1990.06.??",
+    ];
+    let ratings = [
+        "2690:2222",
+        "2500:2700",
+        "x2690",
+        "2600",
+        "-",
+        "2601 ",
+        "2450",
+    ];
+    let mut games = Vec::new();
+    for (i, date) in dates.iter().enumerate() {
+        for (j, elo) in ratings.iter().enumerate() {
+            let black = ratings[(i + j) % ratings.len()];
+            let text = format!(
+                "[Event \"x\"]\n[Date \"{date}\"]\n[WhiteElo \"{elo}\"]\n[BlackElo \"{black}\"]\n\
+                 [Result \"*\"]\n\n1. e4 e5 *\n"
+            );
+            games.push(with_id(games.len() + 1, text.as_bytes()));
+        }
+    }
+    let dir = TempDir::new("pgn-filter-partial");
+    let input = dir.write("in.pgn", games.join(&b"\n"[..]));
+    let criteria: [(&str, &str); 7] = [
+        ("Date>=1990.06.15", "Date >= \"1990.06.15\""),
+        ("Date<=1990.06.15", "Date <= \"1990.06.15\""),
+        ("Date>1990.06.15", "Date > \"1990.06.15\""),
+        ("Date<1990", "Date < \"1990\""),
+        ("WhiteElo>=2600", "WhiteElo >= \"2600\""),
+        ("BlackElo<2600", "BlackElo < \"2600\""),
+        ("WhiteElo=2690", "WhiteElo = \"2690\""),
+    ];
+    for (tag, file) in criteria {
+        std::fs::write(dir.join("tags.txt"), format!("{file}\n")).unwrap();
+        pgn_extract(
+            &pe,
+            dir.path(),
+            &["-t", "tags.txt", "-o", "pe.pgn", "in.pgn"],
+        );
+        let want = ids(&std::fs::read(dir.join("pe.pgn")).unwrap());
+        assert!(
+            !want.is_empty() && want.len() < games.len(),
+            "{tag}: a criterion that tells games apart ({} kept)",
+            want.len()
+        );
+        let run = crate::common::rookery_in(
+            dir.path(),
+            &["pgn", "filter", "--tag", tag, s(&input), "-o", "kept.pgn"],
+            b"",
+        );
+        run.assert_code(0);
+        assert_eq!(
+            ids(&std::fs::read(dir.join("kept.pgn")).unwrap()),
+            want,
+            "{tag}"
+        );
+    }
+}
+
 #[test]
 fn filter_content_criteria_and_normalize() {
     let games = base();

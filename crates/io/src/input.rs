@@ -293,6 +293,22 @@ pub fn display_name(path: &Path) -> String {
     }
 }
 
+/// Why the input at `path` cannot be read at all, if it cannot: it does
+/// not open, is a directory, is text in UTF-16 or UTF-32, or is compressed
+/// in a format rookery does not read (as [`Input::open`] would refuse it).
+/// Stdin (`-`), a pipe and a device are not looked at: their first bytes
+/// would be taken from the reader that comes after (and opening a pipe
+/// waits for its writer); `None` for them.
+pub fn refusal(path: &Path) -> Option<InputError> {
+    if is_std(path) {
+        return None;
+    }
+    match fs::metadata(path) {
+        Ok(m) if !m.is_file() && !m.is_dir() => None,
+        _ => Input::open(path).err(),
+    }
+}
+
 /// The length of the regular file at `path`: `None` for stdin (`-`), a
 /// pipe or device, or a path that cannot be read.
 pub fn file_len(path: &Path) -> Option<u64> {

@@ -3,7 +3,12 @@
 //! the target only when the command finished, so that an interrupted or
 //! failed run leaves the previous file as it was; a killed run leaves the
 //! partial file behind, and `--resume` takes the records finished in it
-//! ([`resume_sources`]). A file rewritten in place (`--in-place`) is
+//! ([`resume_sources`]). A run none of whose inputs could be read (each
+//! missing, a directory, compressed in a format rookery does not read...)
+//! made nothing of them: its commit removes the partial file and leaves
+//! the previous file as it was ([`OutputError::LeftAsItWas`]), where it
+//! would otherwise have replaced it with an empty one. A run that fails
+//! in a way its verb knows of ends with [`Output::abandon`]: the same. A file rewritten in place (`--in-place`) is
 //! also synced to disk before the rename, so that not even a power cut
 //! can lose both its old and its new text; other outputs are not (they
 //! are made again from their inputs, and a sync makes a command wait for
@@ -127,6 +132,17 @@ pub enum OutputError {
     /// its kind, a broken pipe).
     #[error(transparent)]
     Write(#[from] io::Error),
+    /// The run failed (`why`: none of its inputs could be read, it stopped
+    /// at an error, it would lose games rewriting a file in place): the
+    /// partial file is removed and the file at `path` left as it was
+    /// ([`Output::abandon`]).
+    #[error("{} is left as it was: {why}", .path.display())]
+    LeftAsItWas {
+        /// The output.
+        path: PathBuf,
+        /// Why the run's output is not wanted.
+        why: String,
+    },
     /// The earlier outputs a `--resume` reads cannot be read or moved aside.
     #[error("cannot resume from {}: {source}", .path.display())]
     Resume {
@@ -578,10 +594,13 @@ impl Write for Behind {
 /// the module documentation).
 pub struct Output {
     inner: Inner,
-    /// How the output is named in a write error (`<stdout>`, the path).
+    /// How the output is named in a write error ([`STDOUT_NAME`], the path).
     name: String,
     /// Synced to disk before the rename (a file rewritten in place).
     durable: bool,
+    /// Every input of the run was refused when the output was made
+    /// ([`crate::input::refusal`]): the commit leaves the target alone.
+    nothing_read: bool,
 }
 
 enum Inner {
@@ -610,6 +629,11 @@ enum Inner {
 impl Output {
     /// Output to `path` (`-`: stdout), which must not be one of `inputs`
     /// unless `in_place`. Nothing is changed at `path` before the commit.
+    /// When there are `inputs` and not one of them can be read (each is
+    /// missing, a directory, text in UTF-16, compressed in a format rookery
+    /// does not read: [`crate::input::refusal`]), the run can make nothing
+    /// of them, and the commit of a file leaves it as it was
+    /// ([`OutputError::LeftAsItWas`]).
     ///
     /// # Errors
     /// [`OutputError::IsInput`] when the output is an input; I/O errors
@@ -622,8 +646,9 @@ impl Output {
                     WRITE_BUFFER,
                     io::stdout().lock(),
                 )),
-                name: "<stdout>".into(),
+                name: STDOUT_NAME.into(),
                 durable: false,
+                nothing_read: false,
             });
         }
         let format = Format::from_extension(path);
@@ -643,6 +668,7 @@ impl Output {
                 inner: Inner::Special(Some(open)),
                 name: path.display().to_string(),
                 durable: false,
+                nothing_read: false,
             });
         }
         // Replace what a symbolic link points to, not the link.
@@ -676,6 +702,8 @@ impl Output {
             },
             name: path.display().to_string(),
             durable: in_place,
+            nothing_read: !inputs.is_empty()
+                && inputs.iter().all(|p| crate::input::refusal(p).is_some()),
         })
     }
 
@@ -736,8 +764,13 @@ impl Output {
     /// moves the partial file over the target.
     ///
     /// # Errors
-    /// I/O errors (the target is then unchanged).
+    /// I/O errors (the target is then unchanged);
+    /// [`OutputError::LeftAsItWas`] for a file when none of the inputs
+    /// could be read (the partial file is removed, the target unchanged).
     pub fn commit(mut self) -> Result<(), OutputError> {
+        if self.nothing_read {
+            return self.abandon("none of the inputs could be read");
+        }
         let name = self.name.clone();
         let named = |e| OutputError::Write(writing(&name, e));
         // A suspended file is opened again, to be ended.
@@ -774,6 +807,26 @@ impl Output {
             }
         }
         Ok(())
+    }
+
+    /// Ends a run that failed (`why`) without its output: a file's partial
+    /// file is removed and the file left as it was. What went to stdout or
+    /// a special file (a FIFO) is already out: it is flushed, as by
+    /// [`Output::commit`].
+    ///
+    /// # Errors
+    /// [`OutputError::LeftAsItWas`] for a file, saying `why`; as
+    /// [`Output::commit`] for stdout or a special file.
+    pub fn abandon(mut self, why: impl Into<String>) -> Result<(), OutputError> {
+        if matches!(self.inner, Inner::File { .. } | Inner::Suspended { .. }) {
+            // Dropped: the partial file goes.
+            return Err(OutputError::LeftAsItWas {
+                path: PathBuf::from(&self.name),
+                why: why.into(),
+            });
+        }
+        self.nothing_read = false;
+        self.commit()
     }
 
     fn writer(&mut self) -> io::Result<&mut dyn Write> {
@@ -834,6 +887,40 @@ impl Drop for Output {
 /// closed stdout still reads as a broken pipe).
 fn writing(name: &str, e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("writing {name}: {e}"))
+}
+
+/// How a write error names stdout (`rookery pgn stats f.pgn >/dev/full`:
+/// `writing standard output: No space left on device`).
+pub const STDOUT_NAME: &str = "standard output";
+
+/// A writer whose errors name it, as an [`Output`]'s do (`writing NAME:
+/// ...`, the kind kept: a closed stdout still reads as a broken pipe): for
+/// what a command prints on stdout without an [`Output`].
+#[derive(Debug)]
+pub struct Named<W: Write> {
+    inner: W,
+    name: &'static str,
+}
+
+impl<W: Write> Named<W> {
+    /// `inner`, named `name` in its errors.
+    pub fn new(inner: W, name: &'static str) -> Named<W> {
+        Named { inner, name }
+    }
+}
+
+impl<W: Write> Write for Named<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf).map_err(|e| writing(self.name, e))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.inner.write_all(buf).map_err(|e| writing(self.name, e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().map_err(|e| writing(self.name, e))
+    }
 }
 
 /// Writes `data` to `path` (`-`: stdout) through an [`Output`].

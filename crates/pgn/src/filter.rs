@@ -189,19 +189,31 @@ impl DateSpan {
         })
     }
 
-    /// Whether every day of `self` passes `op` against every day of
-    /// `want`: a test on a date known only in part holds only where it
-    /// holds for every day the date may be.
-    fn passes(self, op: Op, want: DateSpan) -> bool {
-        match op {
-            Op::Eq => self.first >= want.first && self.last <= want.last,
-            Op::Ne => self.last < want.first || self.first > want.last,
-            Op::Lt => self.last < want.first,
-            Op::Le => self.last <= want.last,
-            Op::Gt => self.first > want.last,
-            Op::Ge => self.first >= want.first,
-            Op::Matches | Op::NotMatches => false,
+    /// How many of the date's parts are known: 1 the year, 2 the month
+    /// too, 3 the day.
+    fn parts(self) -> u32 {
+        if self.first == self.last {
+            3
+        } else if self.first / 100 == self.last / 100 {
+            2
+        } else {
+            1
         }
+    }
+
+    /// The date's first `parts` parts as one number (`yyyy`, `yyyymm`,
+    /// `yyyymmdd`).
+    fn truncated(self, parts: u32) -> u32 {
+        self.first / 100u32.pow(3 - parts)
+    }
+
+    /// Whether `self` passes `op` against `want`, compared on the parts
+    /// both know, as pgn-extract compares dates: `1990.??.??` is equal to
+    /// `1990.06.15` (the same year), so it passes `>=` and `<=`, not `>`
+    /// or `<`; `1990.06.20` against `1990.06` compares the months.
+    fn passes(self, op: Op, want: DateSpan) -> bool {
+        let parts = self.parts().min(want.parts());
+        op.accepts(self.truncated(parts).cmp(&want.truncated(parts)))
     }
 }
 
@@ -233,6 +245,25 @@ enum Want {
     Text(String),
     /// A regular expression (for `~` and `!~`).
     Pattern(Regex),
+}
+
+/// The number a tag's value starts with, as pgn-extract reads one (its
+/// `sscanf("%u")`): `2690:2222` (a consultation game's two ratings) reads
+/// as 2690, `300+2` as 300; a value that does not start with one has none.
+fn leading_number(s: &str) -> Option<f64> {
+    let t = s.trim_start();
+    let sign = usize::from(t.starts_with(['+', '-']));
+    let mut end = sign;
+    let mut point = false;
+    for (i, b) in t.bytes().enumerate().skip(sign) {
+        match b {
+            b'0'..=b'9' => end = i + 1,
+            b'.' if !point => point = true,
+            _ => break,
+        }
+    }
+    // (A point after the last digit is left out: `12.` reads as 12.)
+    number(&t[..end])
 }
 
 /// A number as written in a tag: digits, a sign, a decimal point.
@@ -272,7 +303,7 @@ impl TagTest {
         };
         match &self.want {
             Want::Pattern(re) => re.is_match(value) == (self.op == Op::Matches),
-            Want::Number(want) => number(value)
+            Want::Number(want) => leading_number(value)
                 .and_then(|v| v.partial_cmp(want))
                 .is_some_and(|o| self.op.accepts(o)),
             Want::Date(want) => value
@@ -737,8 +768,9 @@ impl Criteria {
         if let Some(elo) = &self.elo {
             let rated = |name: &str| {
                 tag(name)
-                    .and_then(|v| v.trim().parse::<u32>().ok())
-                    .is_some_and(|e| elo.contains(&e))
+                    .and_then(|v| leading_number(&v))
+                    .filter(|e| (0.0..=f64::from(u32::MAX)).contains(e) && e.fract() == 0.0)
+                    .is_some_and(|e| elo.contains(&(e as u32)))
             };
             if !(rated("WhiteElo") && rated("BlackElo")) {
                 return false;
@@ -937,6 +969,22 @@ mod tests {
         assert!(test("Date<1970").passes(Some("1957")));
         assert!(test("Date=1957.05").passes(Some("1957.05")));
         assert!(test("EventDate<=2012.06.20").passes(Some("2012.06.20")));
+        // As pgn-extract: a date known in part compares on the parts it
+        // has (the same year is equal); a rating is the number it starts
+        // with (a consultation game's `2690:2222`).
+        assert!(test("Date>=1990.06.15").passes(Some("1990.??.??")));
+        assert!(test("Date<=1990.06.15").passes(Some("1990.??.??")));
+        assert!(!test("Date>1990.06.15").passes(Some("1990.??.??")));
+        assert!(!test("Date<1990.06.15").passes(Some("1990.??.??")));
+        assert!(test("Date>=1990.06.15").passes(Some("1990.06.??")));
+        assert!(!test("Date>=1990.06.15").passes(Some("1990.05.??")));
+        assert!(!test("Date>=1990.06.15").passes(Some("1990.06.14")));
+        assert!(test("WhiteElo>=2600").passes(Some("2690:2222")));
+        assert!(test("WhiteElo=2690").passes(Some(" 2690 (consultation)")));
+        assert!(!test("WhiteElo>=2600").passes(Some("x2690")));
+        assert!(!test("WhiteElo<2600").passes(Some("x2690")));
+        // A wanted value is a number only when it is one whole.
+        assert!(!test("Result=1-0").passes(Some("1/2-1/2")));
         assert!(test("Event~olympiad").passes(Some("40th Chess Olympiad")));
         assert!(!test("Event!~olympiad").passes(Some("40th Chess Olympiad")));
         assert!(test("Event~^Cez").passes(Some("Cez Trophy")));

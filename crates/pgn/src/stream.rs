@@ -303,6 +303,11 @@ pub struct Part {
     /// The part's last game, when it has no game-termination marker (see
     /// [`CutGuard`]).
     pub open_last: Option<OpenGame>,
+    /// The first line of the part's games that is not UTF-8, for a task
+    /// that reads its input as it is ([`Task::Eco`]: see
+    /// [`crate::eco::run`]); the others read such a line as Latin-1 and
+    /// tell it as they read it.
+    pub latin1_line: Option<u64>,
 }
 
 /// A game without a game-termination marker, the last of its [`Part`]:

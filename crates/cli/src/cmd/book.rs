@@ -178,7 +178,10 @@ fn build(
                 continue;
             }
         }
-        let input = output::open_text(path)?;
+        let input = output::open_input_raw(path)?;
+        // A last game the damage of compressed data cut is left out.
+        let damage = input.damage();
+        let input = output::text_of(input);
         let len = output::file_len(path);
         let pb = (std::io::stderr().is_terminal() && !json).then(|| {
             let pb = crate::cmd::progress::bar(&file, len);
@@ -191,11 +194,9 @@ fn build(
             total.report.games,
             jobs,
             len,
-            &mut |e| {
-                eprintln!(
-                    "{file}:{}:{}: error: {}: {}",
-                    e.at.line, e.at.col, e.game, e.kind
-                )
+            &|| damage.is_damaged(),
+            &mut |d| {
+                let _ = crate::cmd::pgn::print_diag(&mut std::io::stderr(), &file, d, false);
             },
             &mut |bytes| {
                 if let Some(pb) = &pb {

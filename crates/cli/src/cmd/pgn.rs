@@ -286,11 +286,26 @@ fn process_file(
         // (A part is read from the start of the text, the lines before it
         // skipped: a line there was told by the shard whose part holds it.)
         let first = part.map_or(0, |_| plan.start.at.line);
-        let text = rookery_io::latin1::Latin1Read::new(input, move |line| {
-            if line >= first {
-                output::warn_latin1(&name, line);
+        // pgn eco copies the bytes as they are: given them undecoded, it
+        // tells the first line that is not UTF-8 with the part holding it.
+        let eco = matches!(plan.task, Task::Eco { .. });
+        let text: Box<dyn std::io::Read + Send> = if eco {
+            Box::new(input)
+        } else {
+            Box::new(rookery_io::latin1::Latin1Read::new(input, move |line| {
+                if line >= first {
+                    output::warn_latin1(&name, line);
+                }
+            }))
+        };
+        let mut told = !eco;
+        let sink = &mut |p: Part| {
+            if let (Some(line), false) = (p.latin1_line, told) {
+                told = true;
+                output::warn_latin1(&file, line);
             }
-        });
+            sink(p)
+        };
         match part {
             Some(end) => match shard::part_of(text, plan.start, end) {
                 Ok(text) => stream::run(plan, text, &file, &mut progress, sink),
@@ -337,11 +352,13 @@ fn run_plan(
     diag_out: &mut dyn Write,
     json_diags: bool,
 ) -> anyhow::Result<Stats> {
-    run_inputs(plan, inputs, None, out, diag_out, json_diags, &mut |_| {})
+    let (stats, _) = run_inputs(plan, inputs, None, out, diag_out, json_diags, &mut |_| {})?;
+    Ok(stats)
 }
 
 /// [`run_plan`], of a shard's part of each input with `part` (see
-/// [`process_file`]); `done` hears the games read so far.
+/// [`process_file`]); `done` hears the games read so far. Also says
+/// whether the run stopped at an error (strict).
 fn run_inputs(
     plan: Plan,
     inputs: &[PathBuf],
@@ -350,8 +367,9 @@ fn run_inputs(
     diag_out: &mut dyn Write,
     json_diags: bool,
     done: &mut dyn FnMut(u64),
-) -> anyhow::Result<Stats> {
+) -> anyhow::Result<(Stats, bool)> {
     let mut total = Stats::default();
+    let mut stopped = false;
     for path in inputs {
         let file = display_name(path);
         // An input that cannot be read (missing, UTF-16, compressed in a
@@ -367,7 +385,6 @@ fn run_inputs(
             }
         };
         let damage = input.damage();
-        let mut stopped = false;
         let mut hand_on = |part: Part| -> anyhow::Result<()> {
             out.write_all(&part.text)?;
             for d in &part.diags {
@@ -403,15 +420,35 @@ fn run_inputs(
     }
     out.flush()?;
     diag_out.flush()?;
-    Ok(total)
+    Ok((total, stopped))
 }
 
-/// Runs `plan` over the inputs, writing to `out_path` (diagnostics to stderr).
+/// Runs `plan` over the inputs, writing to `out_path` (diagnostics to
+/// stderr). A run that stopped at an error (strict), or that would leave
+/// out a game with an error from a file it rewrites in place, leaves the
+/// file as it was.
 fn write_plan(plan: Plan, files: &Files) -> anyhow::Result<Status> {
     let ins: Vec<&Path> = files.inputs.iter().map(PathBuf::as_path).collect();
     let mut out = Output::create(&files.output, &ins, files.in_place)?;
-    let stats = run_plan(plan, &files.inputs, &mut out, &mut std::io::stderr(), false)?;
-    out.commit()?;
+    let (stats, stopped) = run_inputs(
+        plan,
+        &files.inputs,
+        None,
+        &mut out,
+        &mut std::io::stderr(),
+        false,
+        &mut |_| {},
+    )?;
+    if stopped {
+        out.abandon("the run stopped at the first game with an error")?;
+    } else if stats.error_games > 0 && files.in_place {
+        out.abandon(format!(
+            "rewritten in place it would lose its games with errors ({})",
+            stats.error_games
+        ))?;
+    } else {
+        out.commit()?;
+    }
     Ok(status(&stats, false))
 }
 

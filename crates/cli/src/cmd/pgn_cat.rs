@@ -23,7 +23,8 @@ pub struct CatArgs {
     /// Output file (`-` for stdout), replaced when the run finishes.
     #[arg(short, long, default_value = "-")]
     output: PathBuf,
-    /// Allow the output to be one of the inputs.
+    /// Allow the output to be one of the inputs (a game with an error is
+    /// then kept, as with --keep-bad: the file is the only copy).
     #[arg(long)]
     in_place: bool,
     #[command(flatten)]
@@ -36,7 +37,7 @@ pub fn run(a: CatArgs) -> anyhow::Result<Status> {
     let ins: Vec<&Path> = a.inputs.iter().map(PathBuf::as_path).collect();
     let mut out = GameWriter::new(Output::create(&a.output, &ins, a.in_place)?);
     let totals = pgn_copy::copy_inputs(
-        &a.flags.plan(),
+        &a.flags.plan(a.in_place),
         &a.inputs,
         &|_, _| Some(()),
         &mut |_, g: Kept<'_, ()>| Ok(out.write(g.text, g.open_result)?),

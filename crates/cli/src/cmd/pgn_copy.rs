@@ -17,7 +17,7 @@
 //! pgn_copy::check_json(&a.flags, &a.output)?;
 //! let mut out = GameWriter::new(Output::create(&a.output, &inputs, a.in_place)?);
 //! let totals = pgn_copy::copy_inputs(
-//!     &a.flags.plan(),
+//!     &a.flags.plan(a.in_place),
 //!     &a.inputs,
 //!     &|g, raw| keep(g, raw).then_some(()),   // None: left out
 //!     &mut |_origin, kept| Ok(out.write(kept.text, kept.open_result)?),
@@ -61,10 +61,12 @@ pub struct CopyFlags {
 impl CopyFlags {
     /// The library's plan for these flags, reading each game at
     /// [`rookery_pgn::game::Detail::Count`] (set `plan.copy.detail` for a
-    /// label that needs the moves).
-    pub fn plan(&self) -> Plan {
+    /// label that needs the moves). A file rewritten in place (`in_place`)
+    /// keeps its games with errors, as `--keep-bad` does: each is reported
+    /// and copied as it is, never lost from the only copy.
+    pub fn plan(&self, in_place: bool) -> Plan {
         Plan {
-            keep_bad: self.keep_bad,
+            keep_bad: self.keep_bad || in_place,
             copy: CopyPlan {
                 jobs: self.jobs as usize,
                 chunk_bytes: self.chunk_bytes,

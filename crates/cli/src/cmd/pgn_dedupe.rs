@@ -29,7 +29,8 @@ pub struct DedupeArgs {
     /// Output file (`-` for stdout), replaced when the run finishes.
     #[arg(short, long, default_value = "-")]
     output: PathBuf,
-    /// Allow the output to be one of the inputs.
+    /// Allow the output to be one of the inputs (a game with an error is
+    /// then kept, as with --keep-bad: the file is the only copy).
     #[arg(long)]
     in_place: bool,
     /// Write the duplicates (as they were written) to FILE.
@@ -77,7 +78,7 @@ pub fn run(a: DedupeArgs) -> anyhow::Result<Status> {
         fuzzy_ply: a.fuzzy_ply,
         same_tags: a.same_tags.clone(),
     };
-    let mut plan = a.flags.plan();
+    let mut plan = a.flags.plan(a.in_place);
     plan.copy.detail = keys.detail();
     let ins: Vec<&Path> = a.inputs.iter().map(PathBuf::as_path).collect();
     let mut out = GameWriter::new(Output::create(&a.output, &ins, a.in_place)?);

@@ -84,12 +84,9 @@ fn run_shard(a: &EcoArgs, plan: Plan, s: Shard) -> anyhow::Result<Status> {
     shard::check_paths(input, &a.files.output)?;
     let file = output::display_name(input);
     let cannot = |e: std::io::Error| anyhow::Error::new(e).context(format!("cannot read {file}"));
-    // The text as `pgn eco` reads it (lines that are not UTF-8 read as
-    // Latin-1; told by the run itself).
-    let text = || -> anyhow::Result<_> {
-        let raw = output::open_input_raw(input)?;
-        Ok(rookery_io::latin1::Latin1Read::new(raw, |_| {}))
-    };
+    // The text as `pgn eco` reads it: its bytes as they are (a line that
+    // is not UTF-8 is told by the run itself).
+    let text = || output::open_input_raw(input);
     let (total, _) = shard::count_games(text()?, None).map_err(cannot)?;
     let mut job = Job::start(
         s,
@@ -103,7 +100,7 @@ fn run_shard(a: &EcoArgs, plan: Plan, s: Shard) -> anyhow::Result<Status> {
     let (start, end) = shard::game_span(text()?, job.range()).map_err(cannot)?;
     let plan = Plan { start, ..plan };
     let mut out = Output::create(job.part_path(), &[input.as_path()], a.files.in_place)?;
-    let stats = run_inputs(
+    let (stats, _) = run_inputs(
         plan,
         std::slice::from_ref(input),
         Some(end),

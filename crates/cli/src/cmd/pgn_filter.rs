@@ -38,7 +38,8 @@ pub struct FilterArgs {
     /// Output file (`-` for stdout), replaced when the run finishes.
     #[arg(short, long, default_value = "-")]
     output: PathBuf,
-    /// Allow the output to be one of the inputs.
+    /// Allow the output to be one of the inputs (a game with an error is
+    /// then kept, as with --keep-bad: the file is the only copy).
     #[arg(long)]
     in_place: bool,
     /// A tag test NAME OP VALUE, OP one of = != < <= > >= ~ !~ (numbers
@@ -172,10 +173,10 @@ pub fn run(a: FilterArgs) -> anyhow::Result<Status> {
     if !a.count {
         pgn_copy::check_json(&a.flags, &a.output)?;
     }
-    let mut plan = a.flags.plan();
+    let mut plan = a.flags.plan(a.in_place);
     // Games their tags drop are not read further; with --keep-bad a game
     // with an error is kept whatever its tags, so each is read whole.
-    if !a.flags.keep_bad {
+    if !plan.keep_bad {
         plan.copy.gate = criteria.tag_gate();
     }
     plan.copy.detail = if a.normalize {

@@ -29,7 +29,8 @@ pub struct SortArgs {
     /// Output file (`-` for stdout), replaced when the run finishes.
     #[arg(short, long, default_value = "-")]
     output: PathBuf,
-    /// Allow the output to be one of the inputs.
+    /// Allow the output to be one of the inputs (a game with an error is
+    /// then kept, as with --keep-bad: the file is the only copy).
     #[arg(long)]
     in_place: bool,
     /// Games held in memory, about (K, M, G: KiB, MiB, GiB); past it,
@@ -68,7 +69,7 @@ pub fn run(a: SortArgs) -> anyhow::Result<Status> {
     let mut sorter = Sorter::new(a.memory, &temp);
     let key = &a.by;
     let totals = pgn_copy::copy_inputs(
-        &a.flags.plan(),
+        &a.flags.plan(a.in_place),
         &a.inputs,
         &|g, raw| Some(key.encode(|name| tag_value(g, raw, name))),
         &mut |_, g: Kept<'_, Vec<u8>>| Ok(sorter.push(&g.label, g.text, g.open_result)?),

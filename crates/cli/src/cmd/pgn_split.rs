@@ -163,7 +163,7 @@ pub fn run(a: SplitArgs) -> anyhow::Result<Status> {
                 Ok(())
             };
             let totals =
-                pgn_copy::copy_inputs(&a.flags.plan(), &a.inputs, &|_, _| Some(()), &mut put)?;
+                pgn_copy::copy_inputs(&a.flags.plan(false), &a.inputs, &|_, _| Some(()), &mut put)?;
             if let Some((name, _)) = current {
                 let games = files.commit(&name)?;
                 written.push((name, games));
@@ -176,7 +176,7 @@ pub fn run(a: SplitArgs) -> anyhow::Result<Status> {
                     let name = namer.for_value(g.label.as_deref()).to_owned();
                     Ok(files.writer(&name)?.write(g.text, g.open_result)?)
                 };
-            let totals = pgn_copy::copy_inputs(&a.flags.plan(), &a.inputs, &label, &mut put)?;
+            let totals = pgn_copy::copy_inputs(&a.flags.plan(false), &a.inputs, &label, &mut put)?;
             for name in std::mem::take(&mut files.order) {
                 let games = files.commit(&name)?;
                 written.push((name, games));

@@ -34,6 +34,7 @@ use rookery_core::{Color, Move, Position};
 use super::{scale_position, Book, Entry};
 use crate::game::{Detail, GameError, ReadGame};
 use crate::split::for_each_piece_with;
+use crate::stream::Diag;
 use crate::types::GameResult;
 
 /// What a move's weight measures.
@@ -321,57 +322,127 @@ pub const PIECE_BYTES: usize = 1 << 20;
 
 /// Counts the games of a PGN stream into a tally with `opts`, on `jobs`
 /// threads (the counts are the same on any number); `games_before` games
-/// of other inputs come before this one ([`Tally::following`]). Every game with an
-/// error is handed to `on_error`, in input order; `progress` hears the
-/// bytes read so far. `input_len`, when known, lets the last pieces be cut
-/// smaller so the threads finish together.
+/// of other inputs come before this one ([`Tally::following`]). Every game
+/// with an error is handed to `on_error` as the [`Diag`] every verb
+/// reports, in input order; `progress` hears the bytes read so far.
+/// `input_len`, when known, lets the last pieces be cut smaller so the
+/// threads finish together.
+///
+/// `cut`, asked once the input is read, tells whether its text ended early
+/// (the damage of compressed data: [`rookery_io::input::Damage`]): a last
+/// game without a game-termination marker was then cut short, and is left
+/// out as an error (reported as [`crate::stream::cut_short_message`]), its
+/// moves not counted, as every verb leaves out such a game.
 ///
 /// # Errors
 /// An error reading `input`.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the input, where it stands among the others, and what is told back"
+)]
 pub fn tally_games(
     input: impl Read + Send,
     opts: BuildOptions,
     games_before: u64,
     jobs: usize,
     input_len: Option<u64>,
-    on_error: &mut dyn FnMut(&GameError),
+    cut: &dyn Fn() -> bool,
+    on_error: &mut dyn FnMut(&Diag),
     progress: &mut dyn FnMut(u64),
 ) -> io::Result<Tally> {
     let mut total = Tally::following(opts, games_before);
+    // A piece's counts, its last game's apart when it has no
+    // game-termination marker (held until a later game shows it was not
+    // cut short), and its errors.
     let work = |games: &mut crate::split::PieceGames| {
         let mut t = Tally::following(opts, games_before);
+        let mut open_last: Option<Open> = None;
         let mut errors = Vec::new();
         while let Some(g) = games.next() {
-            if let Some(e) = t.add_read_game(&g) {
-                errors.push(e.clone());
+            if let Some(open) = open_last.take() {
+                t.merge(open.tally);
+            }
+            let open = crate::stream::is_open(&g);
+            let mut alone = Tally::following(opts, games_before);
+            let into = if open { &mut alone } else { &mut t };
+            if let Some(e) = into.add_read_game(&g) {
+                errors.push(Diag::of_error(e, g.index));
+            }
+            if open {
+                open_last = Some(Open {
+                    tally: alone,
+                    index: g.index,
+                    at: g.at,
+                });
             }
             games.recycle(g);
         }
-        (t, errors)
+        (t, open_last, errors)
     };
+    let mut held: Option<Open> = None;
     for_each_piece_with(
         input,
         jobs,
         (PIECE_BYTES, input_len),
         Detail::Mainline,
         &work,
-        &mut |(t, errors): (Tally, Vec<GameError>), bytes| -> io::Result<bool> {
+        &mut |(t, open_last, errors): (Tally, Option<Open>, Vec<Diag>),
+              bytes|
+         -> io::Result<bool> {
             for e in &errors {
                 on_error(e);
             }
+            // A game read after the held one: that one was whole.
+            if t.report.games > 0 || open_last.is_some() {
+                if let Some(h) = held.take() {
+                    total.merge(h.tally);
+                }
+            }
             total.merge(t);
+            if open_last.is_some() {
+                held = open_last;
+            }
             progress(bytes);
             Ok(true)
         },
     )?;
+    if let Some(h) = held {
+        if cut() {
+            // Left out, an error: none of its moves counted.
+            total.report.games += 1;
+            total.report.errors += 1;
+            total.report.left_out += 1;
+            on_error(&Diag::new(
+                h.at,
+                true,
+                h.index,
+                crate::stream::cut_short_message(h.index),
+            ));
+        } else {
+            total.merge(h.tally);
+        }
+    }
     Ok(total)
+}
+
+/// The counts of a game without a game-termination marker, the last of
+/// its piece, held by [`tally_games`] in case damage cut it short.
+struct Open {
+    tally: Tally,
+    index: usize,
+    at: crate::types::Location,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn tally(pgn: &str, opts: BuildOptions) -> (Tally, Vec<GameError>) {
+    fn tally(pgn: &str, opts: BuildOptions) -> (Tally, Vec<Diag>) {
+        tally_cut(pgn, opts, false)
+    }
+
+    /// [`tally`] of a text that damage cut short if `cut`.
+    fn tally_cut(pgn: &str, opts: BuildOptions, cut: bool) -> (Tally, Vec<Diag>) {
         let mut errors = Vec::new();
         let t = tally_games(
             pgn.as_bytes(),
@@ -379,6 +450,7 @@ mod tests {
             0,
             1,
             None,
+            &|| cut,
             &mut |e| errors.push(e.clone()),
             &mut |_| {},
         )
@@ -564,6 +636,7 @@ mod tests {
             0,
             1,
             None,
+            &|| false,
             &mut |_| {},
             &mut |_| {},
         )
@@ -590,5 +663,43 @@ mod tests {
         .unwrap();
         assert_eq!(one.report, two.report);
         assert_eq!(one.into_book(), two.into_book());
+    }
+
+    /// A last game without a game-termination marker in a text that damage
+    /// cut short is left out as an error; whole, it counts.
+    #[test]
+    fn a_game_cut_short_by_damage_is_left_out() {
+        let opts = BuildOptions {
+            min_games: 1,
+            ..BuildOptions::default()
+        };
+        let pgn = "[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n[Event \"open\"]\n\n1. d4 d5 2. c4";
+        let (t, errors) = tally_cut(pgn, opts, true);
+        assert_eq!(
+            (
+                t.report.games,
+                t.report.used,
+                t.report.errors,
+                t.report.left_out,
+                t.report.plies
+            ),
+            (2, 1, 1, 1, 2)
+        );
+        assert_eq!(errors.len(), 1);
+        assert_eq!((errors[0].game, errors[0].line), (2, 5));
+        assert!(errors[0].message.contains("cut short"), "{errors:?}");
+        // e4 alone (e5 lost its only game); not d4 or d5, of the cut game.
+        let book = t.into_book();
+        assert_eq!(book.len(), 1);
+        assert_eq!(book.entries()[0].mv.to_string(), "e2e4");
+        // Not cut: the same game counts (its result unknown).
+        let (t, errors) = tally_cut(pgn, opts, false);
+        assert!(errors.is_empty());
+        assert_eq!((t.report.games, t.report.used, t.report.plies), (2, 2, 5));
+        // An open game that is not the last is whole, cut or not.
+        let before = "[Event \"open\"]\n\n1. d4 d5 2. c4\n\n[Event \"next\"]\n\n1. e4 *\n";
+        let (t, errors) = tally_cut(before, opts, true);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!((t.report.games, t.report.used, t.report.plies), (2, 2, 4));
     }
 }

@@ -7,9 +7,12 @@
 //! (none among its first [`super::MAX_PLIES`] plies) and, reported, a game
 //! with an error (an illegal move: nothing is dropped). What lies between
 //! games (blank lines, a byte-order mark) is copied too, so that a file
-//! whose games all keep their tags comes out byte for byte as it went in. A
-//! line that is not UTF-8 is read as Latin-1 by [`run_at`] (and by callers
-//! of [`run`] that decode): the output is then UTF-8.
+//! whose games all keep their tags comes out byte for byte as it went in.
+//! The input is read as it is, not decoded: a line that is not UTF-8
+//! (Latin-1, as the PGN standard's character set) is copied as it was,
+//! and only the tag lines written are UTF-8 (an opening's name, such as
+//! "Grünfeld Defense"); every reader of rookery reads such a file line by
+//! line. The first line that is not UTF-8 is told ([`Part::latin1_line`]).
 //!
 //! ```
 //! use rookery_pgn::stream::{run, Plan, Task};
@@ -59,8 +62,9 @@ impl Tagged {
 }
 
 /// [`crate::stream::run`] for [`crate::stream::Task::Eco`]: reads `input`
-/// on `plan.jobs` threads and hands the text and the problems to `sink` in
-/// input order.
+/// (as it is: give it undecoded) on `plan.jobs` threads and hands the text
+/// and the problems to `sink` in input order, the first line that is not
+/// UTF-8 in [`Part::latin1_line`].
 ///
 /// # Errors
 /// As [`crate::stream::run`].
@@ -89,7 +93,8 @@ pub fn run<R: Read + Send, E>(
 }
 
 /// [`run`] over an input every thread reads at any offset (a file), as
-/// [`crate::stream::run_at`]: `latin1` hears the first line read as Latin-1.
+/// [`crate::stream::run_at`]: `latin1` hears the first line that is not
+/// UTF-8 (copied as it is).
 ///
 /// # Errors
 /// As [`crate::stream::run_at`].
@@ -102,6 +107,7 @@ pub fn run_at<A: ReadAt + Sync + ?Sized, E>(
     sink: &mut dyn FnMut(Part) -> Result<(), E>,
 ) -> Result<(), StreamError<E>> {
     let work = |games: &mut PieceGames| piece(plan, keep, games);
+    let mut latin1 = Some(latin1);
     for_each_piece_at(
         input,
         plan.jobs,
@@ -110,11 +116,17 @@ pub fn run_at<A: ReadAt + Sync + ?Sized, E>(
         &work,
         &mut |part: Part, bytes| {
             progress(bytes);
+            if let Some(line) = part.latin1_line {
+                if let Some(tell) = latin1.take() {
+                    tell(line);
+                }
+            }
             let go_on = !part.stopped;
             sink(part).map_err(StreamError::Sink)?;
             Ok(go_on)
         },
-        Some(latin1),
+        // The bytes as they are: not decoded.
+        None,
     )
 }
 
@@ -163,6 +175,12 @@ fn piece(plan: &Plan, keep: bool, games: &mut PieceGames) -> Part {
 /// Writes one game, whose text is `text` (at stream offset `base`).
 fn game(plan: &Plan, keep: bool, g: &ReadGame, text: &[u8], base: u64, part: &mut Part) {
     part.open_last = None;
+    if part.latin1_line.is_none() {
+        if let Err(e) = std::str::from_utf8(text) {
+            let before = &text[..e.valid_up_to()];
+            part.latin1_line = Some(g.at.line + memchr::memchr_iter(b'\n', before).count() as u64);
+        }
+    }
     let text_from = part.text.len();
     if report(plan, g, part) {
         let tagged = part.stats.tagged;
