@@ -1229,22 +1229,131 @@ fn pgnout_min_writes_minimal_games() {
     }
 }
 
-/// `-debug` writes every line to and from the engines on standard error,
-/// stamped and named, and leaves standard output to the match.
+/// `-debug` is cutechess-cli's: the engines' traffic on standard output as
+/// `N >NAME(i): line` (into the engine) and `N <NAME(i): line` (from it).
 #[test]
-fn debug_shows_the_engines_conversation_on_stderr() {
+fn debug_shows_the_engines_conversation_as_cutechess_does() {
     let t = workdir("debug");
     let out = rookery_in(
         &t,
         "match cutechess-cli -engine cmd=builtin name=A -engine cmd=builtin name=B -each nodes=5 -maxmoves 2 -debug",
     );
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
-    let err = text(&out.stderr);
+    let stdout = text(&out.stdout);
+    let debug: Vec<&str> = stdout
+        .lines()
+        .filter(|l| {
+            let (ms, rest) = l.split_once(' ').unwrap_or_default();
+            !ms.is_empty() && ms.bytes().all(|b| b.is_ascii_digit()) && rest.starts_with(['<', '>'])
+        })
+        .collect();
+    assert!(debug.iter().any(|l| l.ends_with(" >A(0): uci")), "{stdout}");
     assert!(
-        err.contains(" A#1.1 < uci") && err.contains(" B#2.1 > uciok"),
-        "{err}"
+        debug.iter().any(|l| l.ends_with(" <B(1): uciok")),
+        "{stdout}"
     );
-    assert!(!text(&out.stdout).contains("uciok"), "{}", describe(&out));
+    assert!(stdout.contains("Finished match"), "{stdout}");
+    assert!(!text(&out.stderr).contains("uciok"), "{}", describe(&out));
+}
+
+/// chess-tuning-tools (kiudee/chess-tuning-tools, tune/local.py
+/// `run_match`, and tune/io.py `prepare_engines_json`/`write_engines_json`
+/// for its engines.json with `initStrings`): the line and the file it
+/// writes, run through `cutechess-cli`, standard error merged into
+/// standard output as it reads them, and read with its rules written out:
+/// `is_debug_log` (`[0-9]+ [<>]`) finds the traffic, `check_log_for_errors`
+/// finds no engine error and no unknown option, and
+/// `parse_experiment_result` (the `Score of` line after each game, paired
+/// in `Finished game` order) gives the pentanomial counts the PGN holds.
+/// Before, `initStrings` were refused.
+#[test]
+fn chess_tuning_tools_line_runs_and_its_parser_reads_the_games() {
+    let t = workdir("tuning-tools");
+    let engines = serde_json::json!([
+        {"command": ROOKERY_ENGINE, "initStrings": ["uci", "setoption name Hash value 8"],
+         "name": "engine1", "protocol": "uci"},
+        {"command": ROOKERY_ENGINE, "initStrings": ["uci", "setoption name Hash value 16"],
+         "name": "engine2", "protocol": "uci"},
+    ]);
+    std::fs::write(
+        t.join("engines.json"),
+        serde_json::to_string_pretty(&engines).unwrap(),
+    )
+    .unwrap();
+    let line = "cutechess-cli -concurrency 2 \
+        -engine conf=engine1 restart=auto tc=inf nodes=400 \
+        -engine conf=engine2 restart=auto tc=inf nodes=400 \
+        -openings file=book.epd format=epd order=random \
+        -draw movenumber=1 movecount=10 score=8 \
+        -resign movecount=3 score=700 twosided=false \
+        -rounds 3 -games 2 -repeat -recover -debug -pgnout out.pgn 2>&1";
+    let out = shell(&t, line);
+    assert_eq!(out.status.code(), Some(0), "{line}\n{}", describe(&out));
+    let parser = r#"
+import json, re, sys
+out = sys.stdin.read()
+lines = out.splitlines()
+debug = [l for l in lines if re.match(r"[0-9]+ [<>]", l) is not None]
+errors = []
+for line in lines:
+    m = re.search(r"[0-9]+ [<>].+: error (.+)", line)
+    if m:
+        errors.append(line)
+    m = re.search(r"Unknown (?:option|command): (.+)", line)
+    if m:
+        errors.append(line)
+wdl = [[int(y) for y in re.findall(r"[0-9]+", x)]
+       for x in re.findall(r"Score of.*:\s*([0-9]+\s-\s[0-9]+\s-\s[0-9]+)", out)]
+diffs = [[a - b for a, b in zip(cur, prev)] for cur, prev in zip(wdl, [[0, 0, 0]] + wdl)]
+finished = [int(x) - 1 for x in re.findall(r"Finished game ([0-9]+)", out)]
+diffs = [d for _, d in sorted(zip(finished, diffs))]
+counts = {"WW": 0, "WD": 0, "WL/DD": 0, "LD": 0, "LL": 0}
+for i in range(0, len(diffs) - 1, 2):
+    m = [a + b for a, b in zip(diffs[i], diffs[i + 1])]
+    if m[0] == 2: counts["WW"] += 1
+    elif m[0] == 1: counts["WL/DD" if m[1] == 1 else "WD"] += 1
+    elif m[1] == 1: counts["LD"] += 1
+    elif m[2] == 2: counts["WL/DD"] += 1
+    else: counts["LL"] += 1
+print(json.dumps({"debug": len(debug), "errors": errors, "counts": counts}))
+"#;
+    let Some(read) = parse_with(parser, &out.stdout) else {
+        return;
+    };
+    assert!(read["debug"].as_u64().unwrap() > 10, "{read}");
+    assert_eq!(read["errors"], serde_json::json!([]), "{read}");
+    // The pairs from the PGN, engine1's view, in game order.
+    let games = results(&t.join("out.pgn"));
+    assert_eq!(games.len(), 6, "{}", describe(&out));
+    let mut counts = std::collections::BTreeMap::from([
+        ("WW", 0),
+        ("WD", 0),
+        ("WL/DD", 0),
+        ("LD", 0),
+        ("LL", 0),
+    ]);
+    for pair in games.chunks(2) {
+        let (w, l, d) = wld(pair, "engine1");
+        let key = match (w, l, d) {
+            (2, _, _) => "WW",
+            (1, 0, 1) => "WD",
+            (1, 1, 0) | (0, 0, 2) => "WL/DD",
+            (0, 1, 1) => "LD",
+            _ => "LL",
+        };
+        *counts.get_mut(key).unwrap() += 1;
+    }
+    for (k, v) in counts {
+        assert_eq!(read["counts"][k], v, "{k}: {read}\n{}", describe(&out));
+    }
+    // The initStrings' options were set: the traffic shows them sent.
+    let stdout = text(&out.stdout);
+    for want in [
+        ">engine1(0): setoption name Hash value 8",
+        ">engine2(1): setoption name Hash value 16",
+    ] {
+        assert!(stdout.contains(want), "{want:?} not sent:\n{stdout}");
+    }
 }
 
 /// fastchess's `-config outname=` names the journal; `-config file=` is

@@ -601,6 +601,26 @@ pub struct EngineLog {
     pub label: String,
     /// When the log began: lines carry milliseconds since then.
     pub epoch: Instant,
+    /// How the lines are written.
+    pub style: LogStyle,
+    /// Engine processes started with this log (cutechess-cli's labels
+    /// number them).
+    pub started: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// How an [`EngineLog`] writes its lines.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogStyle {
+    /// rookery's: `     1234 LABEL < line` for a line sent to the engine,
+    /// `>` for one received.
+    #[default]
+    Rookery,
+    /// cutechess-cli's `-debug` lines: `1234 >LABEL: line` for a line sent
+    /// to the engine, `<` for one received (the label `NAME(i)`, `i`
+    /// counting the engine processes started), which tools such as
+    /// chess-tuning-tools read.
+    Cutechess,
 }
 
 impl EngineLog {
@@ -614,7 +634,14 @@ impl EngineLog {
         };
         // A failing log must not stop a game; the match reports log errors
         // when it flushes at the end.
-        let _ = writeln!(w, "{ms:>9} {}{dir}{line}", self.label);
+        let _ = match self.style {
+            LogStyle::Rookery => writeln!(w, "{ms:>9} {}{dir}{line}", self.label),
+            // cutechess-cli's arrows point the other way: `>` into the engine.
+            LogStyle::Cutechess => {
+                let arrow = if dir.trim() == "<" { ">" } else { "<" };
+                writeln!(w, "{ms} {arrow}{}: {line}", self.label)
+            }
+        };
     }
 }
 

@@ -28,7 +28,7 @@ use crate::book::{BookConfig, BookError, Openings};
 use crate::game::{play_game, Fault, FinishedGame, GameError, GameSetup, Stop, StopSignal};
 use crate::journal::{Entry, JournalState};
 use crate::knockout::KnockoutReport;
-use crate::player::{EngineConfig, EngineLog, Player, PlayerError};
+use crate::player::{EngineConfig, EngineLog, LogStyle, Player, PlayerError};
 use crate::pool::Pool;
 use crate::pvcheck::PvReport;
 use crate::record::{GameRecord, PgnStyle};
@@ -86,8 +86,12 @@ pub struct MatchPlan {
     pub pgn_out: Option<PathBuf>,
     /// Final positions as EPD.
     pub epd_out: Option<PathBuf>,
-    /// Every line to and from every engine (`-`: standard error).
+    /// Every line to and from every engine (`-`: standard error, or
+    /// standard output in cutechess-cli's style, as its `-debug` prints).
     pub log: Option<PathBuf>,
+    /// How the log's lines are written.
+    #[serde(default)]
+    pub log_style: LogStyle,
     /// The journal.
     pub journal: Option<PathBuf>,
     /// Sync every journal entry to disk (survives power loss).
@@ -173,6 +177,7 @@ impl MatchPlan {
             pgn_out: None,
             epd_out: None,
             log: None,
+            log_style: LogStyle::Rookery,
             journal: None,
             sync: true,
             stall_timeout: Duration::from_secs(60),
@@ -448,7 +453,7 @@ fn start_all(plan: &MatchPlan, log: Option<&EngineLog>) -> Result<Checked, Match
     let mut missing = Vec::new();
     for (e, cfg) in plan.engines.iter().enumerate() {
         let log = log.map(|l| EngineLog {
-            label: format!("{}#{}.1", cfg.label(), e + 1),
+            label: log_label(l, cfg, e, 0),
             ..l.clone()
         });
         match cfg.start(timeouts(plan), log) {
@@ -530,9 +535,14 @@ pub fn run_match(
     };
     let log = match &plan.log {
         Some(p) if p.as_os_str() == "-" => Some(EngineLog {
-            sink: Arc::new(Mutex::new(io::stderr())),
+            sink: match plan.log_style {
+                LogStyle::Rookery => Arc::new(Mutex::new(io::stderr())),
+                LogStyle::Cutechess => Arc::new(Mutex::new(io::stdout())),
+            },
             label: String::new(),
             epoch: Instant::now(),
+            style: plan.log_style,
+            started: Arc::default(),
         }),
         Some(p) => {
             let f = OpenOptions::new()
@@ -548,6 +558,8 @@ pub fn run_match(
                 sink,
                 label: String::new(),
                 epoch: Instant::now(),
+                style: plan.log_style,
+                started: Arc::default(),
             })
         }
         None => None,
@@ -797,10 +809,25 @@ fn lock<'a>(shared: &'a Shared<'_>) -> std::sync::MutexGuard<'a, Runner> {
     shared.runner.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// The label of engine `e`'s lines in the log, for a process started for
+/// `worker`: `NAME#E.W` in rookery's style; `NAME(i)` in cutechess-cli's,
+/// `i` counting the processes started (0 first), as cutechess-cli numbers
+/// them.
+fn log_label(log: &EngineLog, cfg: &EngineConfig, e: usize, worker: usize) -> String {
+    match log.style {
+        LogStyle::Rookery => format!("{}#{}.{}", cfg.label(), e + 1, worker + 1),
+        LogStyle::Cutechess => format!(
+            "{}({})",
+            cfg.label(),
+            log.started.fetch_add(1, Ordering::SeqCst)
+        ),
+    }
+}
+
 fn start_player(shared: &Shared<'_>, e: usize, worker: usize) -> Result<Box<dyn Player>, String> {
     let cfg = &shared.plan.engines[e];
     let log = shared.log.as_ref().map(|l| EngineLog {
-        label: format!("{}#{}.{}", cfg.label(), e + 1, worker + 1),
+        label: log_label(l, cfg, e, worker),
         ..l.clone()
     });
     match cfg.start(timeouts(shared.plan), log) {

@@ -364,7 +364,9 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
         "debug" => {
             line.mark(Cutechess, opt.text());
             match opt.values {
-                [] => line.flag(&["--log", "-"]),
+                // cutechess-cli's traffic lines on standard output, as
+                // chess-tuning-tools reads them.
+                [] => line.flag(&["--log", "-", "--log-format", "cutechess"]),
                 _ => {
                     return Err(refuse(
                         opt.text(),

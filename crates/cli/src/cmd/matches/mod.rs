@@ -18,7 +18,7 @@ use rookery_io::shard::ShardChoice;
 use rookery_referee::adjudicate::{DrawRule, ResignRule, Rules};
 use rookery_referee::book::BookConfig;
 use rookery_referee::journal::JournalState;
-use rookery_referee::player::EngineConfig;
+use rookery_referee::player::{EngineConfig, LogStyle};
 use rookery_referee::record::PgnStyle;
 use rookery_referee::runner::{RunnerError, Start};
 use rookery_referee::schedule::{Pairing, Sides};
@@ -94,7 +94,8 @@ same, -pgnout F [min] [fi] (fastchess: file=F min=true) -> --pgnout,
 -epdout F -> --epdout F, -draw/-resign/-sprt -> the same, -tournament
 round-robin|gauntlet|knockout -> --tournament, -output format=X -> --output X, -report
 penta=B -> --report penta=B, -config outname=F -> --journal F (file=F:
---resume F; discard=true taken), -debug -> --log - (standard error), -log
+--resume F; discard=true taken), -debug -> --log - --log-format cutechess
+(cutechess-cli's traffic lines on standard output), -log
 file=F -> --log F, -crc32 pgn=true -> --crc32, -testEnv taken; engine words
 in any order (dir=D cmd=./e runs D/e), stderr=FILE, tc=inf/8+0.08 and
 tc=0/1+2 (every move in one period). The programs cutechess-ob and
@@ -208,9 +209,14 @@ pub struct Args {
     #[arg(long)]
     no_sync: bool,
     /// Log every line sent to and received from every engine to FILE (`-`:
-    /// standard error).
+    /// standard error; standard output with --log-format cutechess).
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
+    /// The log's lines: rookery's (`  1234 NAME#1.1 < uci`) or cutechess-cli's
+    /// -debug lines (`1234 >NAME(0): uci`, `>` into the engine), which tools
+    /// such as chess-tuning-tools read from standard output.
+    #[arg(long, value_enum, default_value_t = LogFormat::Rookery, value_name = "rookery|cutechess")]
+    log_format: LogFormat,
     /// cutechess's engine configurations, for `conf=NAME` (default:
     /// ./engines.json, else ~/.config/cutechess/engines.json).
     #[arg(long, value_name = "FILE")]
@@ -254,7 +260,7 @@ pub struct Args {
     #[arg(long, value_name = "JOURNAL", conflicts_with_all = [
         "engine", "each", "tournament", "seeds", "rounds", "games", "repeat", "concurrency", "openings",
         "srand", "variant", "draw", "resign", "maxmoves", "sprt", "recover", "pgnout", "epdout",
-        "journal", "no_sync", "log", "event", "site", "ratinginterval", "stall_timeout",
+        "journal", "no_sync", "log", "log_format", "event", "site", "ratinginterval", "stall_timeout",
         "fresh", "strict_options", "wait", "noswap", "reverse", "engines_json", "shard",
         "shards", "pool",
     ])]
@@ -322,6 +328,15 @@ fn expand_conf(words: &[String], file: Option<&Path>) -> anyhow::Result<Vec<Stri
         out.extend(engines_json::words_of(&path, &json, name).map_err(output::usage)?);
     }
     Ok(out)
+}
+
+/// `--log-format`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum LogFormat {
+    /// rookery's lines.
+    Rookery,
+    /// cutechess-cli's -debug lines.
+    Cutechess,
 }
 
 /// How the games are written to the PGN, from the `--pgnout` words after
@@ -547,6 +562,10 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
         None => args.epdout.clone(),
     };
     plan.log.clone_from(&args.log);
+    plan.log_style = match args.log_format {
+        LogFormat::Rookery => LogStyle::Rookery,
+        LogFormat::Cutechess => LogStyle::Cutechess,
+    };
     plan.sync = !args.no_sync;
     plan.stall_timeout = Duration::from_secs(args.stall_timeout);
     // Every file the match writes is its own, and none is the book (`--log
