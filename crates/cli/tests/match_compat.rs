@@ -532,6 +532,36 @@ print(json.dumps({"wld": score, "elo": elo_diff}))
     );
 }
 
+/// An SPRT that stops prints its last block once (it was printed twice:
+/// the block of the deciding pair, then the same again at the end), then
+/// fastchess's verdict and `Finished match`.
+#[test]
+fn a_decided_sprt_prints_its_last_block_once() {
+    let t = workdir("sprt-once");
+    let line =
+        "fastchess -engine cmd=builtin name=weak nodes=1 -engine cmd=builtin name=strong depth=4 \
+        -openings file=book.epd format=epd order=random -rounds 40 -repeat -concurrency 1 \
+        -ratinginterval 1 -sprt elo0=0 elo1=150 alpha=0.05 beta=0.05";
+    let out = shell(&t, line);
+    assert_eq!(out.status.code(), Some(0), "{line}\n{}", describe(&out));
+    let stdout = text(&out.stdout);
+    let games: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("Games: "))
+        .collect();
+    assert!(games.len() >= 2, "{stdout}");
+    for w in games.windows(2) {
+        assert_ne!(w[0], w[1], "a block printed twice:\n{stdout}");
+    }
+    let mut tail = stdout.lines().rev();
+    assert_eq!(tail.next(), Some("Finished match"), "{stdout}");
+    assert!(
+        tail.next()
+            .is_some_and(|l| l.starts_with("SPRT ([0.00, 150.00]) completed - H0")),
+        "{stdout}"
+    );
+}
+
 /// fishtest's worker reading fastchess's output (official-stockfish/fishtest,
 /// worker/games.py, `parse_fastchess_output`), its rules written out: a
 /// line with `has CRC32:` gives the PGN's CRC (its last word); the error

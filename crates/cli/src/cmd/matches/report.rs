@@ -248,7 +248,9 @@ impl<'a> Printer<'a> {
                 }
             }
             Format::Fastchess => {
-                if !said || decision.is_some() {
+                // Once: the block of the last game stands when it was
+                // printed (it was printed twice when the SPRT stopped).
+                if !said {
                     out.extend(self.fastchess_results(s, decision));
                 }
             }
