@@ -562,6 +562,31 @@ fn a_decided_sprt_prints_its_last_block_once() {
     );
 }
 
+/// A Chess960 game's Variant tag is the imitated tool's: cutechess-cli
+/// writes `fischerandom`, fastchess `Chess960`.
+#[test]
+fn the_chess960_variant_tag_is_the_tools() {
+    let t = workdir("variant");
+    for (tool, pgn, want) in [
+        ("cutechess-cli", "-pgnout c.pgn", "fischerandom"),
+        ("fastchess", "-pgnout file=f.pgn", "Chess960"),
+    ] {
+        let line = format!(
+            "{tool} -engine cmd=builtin name=A -engine cmd=builtin name=B -each nodes=50 \
+             -variant fischerandom -games 2 -rounds 1 -maxmoves 3 -srand 3 {pgn}"
+        );
+        let out = shell(&t, &line);
+        assert_eq!(out.status.code(), Some(0), "{line}\n{}", describe(&out));
+        let file = pgn.rsplit([' ', '=']).next().unwrap();
+        let text = std::fs::read_to_string(t.join(file)).unwrap();
+        let games = pgn_text::games(&text);
+        assert!(!games.is_empty(), "{text}");
+        for g in &games {
+            assert_eq!(pgn_text::tag(g, "Variant"), Some(want), "{tool}: {g}");
+        }
+    }
+}
+
 /// fishtest's worker reading fastchess's output (official-stockfish/fishtest,
 /// worker/games.py, `parse_fastchess_output`), its rules written out: a
 /// line with `has CRC32:` gives the PGN's CRC (its last word); the error

@@ -347,7 +347,12 @@ impl GameRecord {
             tags.insert("FEN", Fen::from_position(&start).to_string());
             tags.insert("SetUp", "1".to_string());
             if start.is_chess960_castling() {
-                tags.insert("Variant", "Chess960".to_string());
+                let name = if style.fischerandom {
+                    "fischerandom"
+                } else {
+                    "Chess960"
+                };
+                tags.insert("Variant", name.to_string());
             }
         }
         if full {
@@ -467,6 +472,10 @@ pub struct PgnStyle {
     /// `^info string pgncomment .*`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub match_line: Vec<String>,
+    /// A Chess960 game's `Variant` tag is cutechess-cli's `fischerandom`
+    /// (else `Chess960`, as fastchess and the PGN readers write it).
+    #[serde(default)]
+    pub fischerandom: bool,
 }
 
 /// `H:MM:SS`.

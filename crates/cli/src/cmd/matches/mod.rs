@@ -543,6 +543,8 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
             Some(PathBuf::from(file))
         }
     };
+    // cutechess-cli names Chess960 `fischerandom` in its Variant tag.
+    plan.pgn_style.fischerandom = args.lines.output == Format::Cutechess;
     // A shard writes its own part of each output.
     let pgn = match plan.shard {
         Some(shard) => pgn.map(|p| shard.part_path(&p)),
