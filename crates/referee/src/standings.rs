@@ -206,13 +206,26 @@ impl Standings {
         self.failures
     }
 
-    /// The players best first: more points, then fewer games, then the
-    /// event's order.
+    /// The players best first: the higher score ratio (points per game, as
+    /// cutechess-cli ranks; players who have not played come last), then
+    /// more points, then fewer games, then the event's order. With every
+    /// player at the same number of games it is the order of points; in a
+    /// knockout or a gauntlet, where they are not, a player knocked out
+    /// early is not ranked by its few points.
     pub fn ranking(&self) -> Vec<usize> {
+        let ratio = |i: usize| {
+            let games = self.player(i).games();
+            if games == 0 {
+                -1.0
+            } else {
+                self.points(i) / games as f64
+            }
+        };
         let mut order: Vec<usize> = (0..self.names.len()).collect();
         order.sort_by(|&a, &b| {
-            self.points(b)
-                .total_cmp(&self.points(a))
+            ratio(b)
+                .total_cmp(&ratio(a))
+                .then(self.points(b).total_cmp(&self.points(a)))
                 .then(self.player(a).games().cmp(&self.player(b).games()))
                 .then(a.cmp(&b))
         });
@@ -392,5 +405,38 @@ mod tests {
         assert_eq!(points_text(3), "1½");
         assert_eq!(points_text(1), "½");
         assert_eq!(points_text(4), "2");
+    }
+
+    /// A player with fewer games but a better score ranks first (a
+    /// knockout's table: a player who has played less is ranked by how it
+    /// scored, not by its fewer points); players who have not played come
+    /// last.
+    #[test]
+    fn ranking_is_by_score_ratio() {
+        let sched = Schedule::new(3, Pairing::RoundRobin, 2, 1).unwrap();
+        let g: Vec<Scheduled> = sched.iter().collect();
+        let mut s = Standings::new(vec!["A".into(), "B".into(), "C".into(), "D".into()]);
+        let (mut ab, mut bc) = (Vec::new(), Vec::new());
+        for x in &g {
+            match x.players() {
+                [0, 1] | [1, 0] => ab.push(x.clone()),
+                [1, 2] | [2, 1] => bc.push(x.clone()),
+                _ => {}
+            }
+        }
+        let win_for = |x: &Scheduled, p: usize| {
+            if x.players()[0] == p {
+                GameOutcome::WhiteWins
+            } else {
+                GameOutcome::BlackWins
+            }
+        };
+        // A-B: B wins, then a draw; C-B: C wins.
+        s.add(&ab[0], &record(win_for(&ab[0], 1), Termination::Normal));
+        s.add(&ab[1], &record(GameOutcome::Draw, Termination::Normal));
+        s.add(&bc[0], &record(win_for(&bc[0], 2), Termination::Normal));
+        // Points: B 1½ (of 3), C 1 (of 1), A ½ (of 2); ratios 0.5, 1, 0.25.
+        assert_eq!((s.points(1), s.points(2), s.points(0)), (1.5, 1.0, 0.5));
+        assert_eq!(s.ranking(), [2, 1, 0, 3]);
     }
 }
