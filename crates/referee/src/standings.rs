@@ -419,8 +419,8 @@ mod tests {
         let (mut ab, mut bc) = (Vec::new(), Vec::new());
         for x in &g {
             match x.players() {
-                [0, 1] | [1, 0] => ab.push(x.clone()),
-                [1, 2] | [2, 1] => bc.push(x.clone()),
+                [0, 1] | [1, 0] => ab.push(*x),
+                [1, 2] | [2, 1] => bc.push(*x),
                 _ => {}
             }
         }
