@@ -1411,6 +1411,30 @@ print(json.dumps({"debug": len(debug), "errors": errors, "counts": counts}))
     }
 }
 
+/// A resumed match prints its statistics as often as the one begun did
+/// (`-ratinginterval 2`), not at rookery's default.
+#[test]
+fn a_resumed_match_keeps_its_rating_interval() {
+    let t = workdir("resume-interval");
+    let journal = t.join("r.pgn.journal");
+    let args = format!(
+        "match cutechess-cli -engine cmd=builtin name=A -engine cmd=builtin name=B -each nodes=30 \
+         -games 2 -rounds 4 -maxmoves 8 -ratinginterval 2 -wait 300 -pgnout {}",
+        s(&t.join("r.pgn"))
+    );
+    let words: Vec<&str> = args.split_whitespace().collect();
+    // Killed in its second game (a game is about twenty journal lines).
+    crate::common::kill_once_written(&words, &journal, 30, RUN_LIMIT);
+    let out = rookery_in(
+        &t,
+        &format!("match --resume {} --output cutechess", s(&journal)),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let stdout = text(&out.stdout);
+    let blocks = stdout.matches("Elo difference:").count();
+    assert!(blocks >= 3, "every 2 games of 8 from game 2 on: {stdout}");
+}
+
 /// fastchess's `-config outname=` names the journal; `-config file=` is
 /// `--resume` (a finished match: nothing left to play).
 #[test]

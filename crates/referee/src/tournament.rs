@@ -92,6 +92,10 @@ pub struct MatchPlan {
     /// How the log's lines are written.
     #[serde(default)]
     pub log_style: LogStyle,
+    /// How often the statistics are printed (`--ratinginterval`), kept so
+    /// that a resumed match prints them as the one begun did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating_interval: Option<u64>,
     /// The journal.
     pub journal: Option<PathBuf>,
     /// Sync every journal entry to disk (survives power loss).
@@ -178,6 +182,7 @@ impl MatchPlan {
             epd_out: None,
             log: None,
             log_style: LogStyle::Rookery,
+            rating_interval: None,
             journal: None,
             sync: true,
             stall_timeout: Duration::from_secs(60),

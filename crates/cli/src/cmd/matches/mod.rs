@@ -564,6 +564,7 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
         None => args.epdout.clone(),
     };
     plan.log.clone_from(&args.log);
+    plan.rating_interval = Some(args.ratinginterval);
     plan.log_style = match args.log_format {
         LogFormat::Rookery => LogStyle::Rookery,
         LogFormat::Cutechess => LogStyle::Cutechess,
@@ -684,10 +685,12 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             b
         });
     let two = plan.engines.len() == 2;
+    // A resumed match prints its statistics as often as the one begun did.
+    let rating_interval = plan.rating_interval.unwrap_or(args.ratinginterval);
     let mut printer = Printer::new(
         args.lines.output,
         &plan,
-        args.ratinginterval,
+        rating_interval,
         args.scoreinterval,
         penta,
     );
