@@ -747,7 +747,34 @@ fn finish(mut line: Line) -> Result<Vec<String>, CompatError> {
                 out.push(format!("name={stem}"));
             }
         }
-        let (rounds, games) = schedule(&line, dialect)?;
+        let knockout = line
+            .flags
+            .windows(2)
+            .any(|w| w[0] == "--tournament" && w[1] == "knockout");
+        let (rounds, games) = match (dialect, knockout) {
+            // cutechess-cli plays an encounter of a knockout as `-rounds` ×
+            // `-games` games; rookery's knockout plays an encounter as one
+            // block of --games games (colours alternating) on one opening,
+            // which is the same games when they all start from one position.
+            (Cutechess, true) => {
+                let total = line
+                    .rounds
+                    .unwrap_or(1)
+                    .saturating_mul(line.games.unwrap_or(1));
+                let openings = line.flags.iter().any(|f| f == "--openings");
+                if openings && total > 1 && line.repeat.unwrap_or(1) < total {
+                    return Err(refuse(
+                        "-openings",
+                        format!(
+                            "cutechess-cli gives each of an encounter's {total} games its own opening; \
+                             rookery's knockout plays an encounter on one opening: add -repeat {total}"
+                        ),
+                    ));
+                }
+                (1, total)
+            }
+            _ => schedule(&line, dialect)?,
+        };
         out.extend([
             "--rounds".into(),
             rounds.to_string(),
@@ -1078,6 +1105,17 @@ mod tests {
         has(&f("-tournament roundrobin"), "--tournament roundrobin");
         has(&c("-tournament gauntlet"), "--tournament gauntlet");
         has(&c("-tournament knockout"), "--tournament knockout");
+        // An encounter of two games without -repeat (engines' gauntlet
+        // scripts): one block of two games.
+        has(&c("-tournament knockout -games 2"), "--rounds 1 --games 2");
+        refused(
+            &c("-tournament knockout -games 2 -openings file=b.epd"),
+            "-openings",
+        );
+        has(
+            &c("-tournament knockout -games 2 -repeat 2 -openings file=b.epd"),
+            "--rounds 1 --games 2",
+        );
         refused(&c("-tournament pyramid"), "-tournament pyramid");
         has(&f("-output format=fastchess"), "--output fastchess");
         refused(&f("-output format=json"), "format=json");
