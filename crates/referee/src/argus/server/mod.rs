@@ -56,8 +56,8 @@ mod play;
 use conn::open_serial;
 use conn::{connection, listen, log_health_notices, Gate, Out, Session, CLOSE_GRACE};
 use play::{
-    end_child, end_process_group, interrupt, links_free, process_start_ticks, release, spawn_game,
-    start_local, take_links, GameStart, Running,
+    end_child, end_leftover, interrupt, links_free, release, spawn_game, start_local, take_links,
+    GameStart, Running,
 };
 
 use super::config::EventConfig;
@@ -471,7 +471,7 @@ impl Event {
         // kill of the referee leaves them): they would sign on against the
         // ones started now.
         for p in runner.previous_processes().to_vec() {
-            if tokio::task::block_in_place(|| end_process_group(p.pid, p.since)) {
+            if tokio::task::block_in_place(|| end_leftover(&p)) {
                 let _ = notices.send(Notice::Status(format!(
                     "ended {}'s program left by an earlier run (process {})",
                     p.player, p.pid
@@ -574,8 +574,8 @@ impl Event {
         let mut children: HashMap<String, Child> = HashMap::new();
         for p in &shared.cfg.players {
             if p.command.is_some() {
-                if let Some(c) = start_local(&shared, &p.name) {
-                    runner.record_process(&p.name, c.id(), process_start_ticks(c.id()))?;
+                if let Some((c, started)) = start_local(&shared, &p.name) {
+                    runner.record_process(&started)?;
                     children.insert(p.name.clone(), c);
                 }
             }
@@ -737,8 +737,8 @@ impl Event {
                                     if let Some(mut c) = children.remove(&name) {
                                         tokio::task::block_in_place(|| end_child(&mut c));
                                     }
-                                    if let Some(c) = start_local(&shared, &name) {
-                                        runner.record_process(&name, c.id(), process_start_ticks(c.id()))?;
+                                    if let Some((c, started)) = start_local(&shared, &name) {
+                                        runner.record_process(&started)?;
                                         children.insert(name, c);
                                     }
                                 }
