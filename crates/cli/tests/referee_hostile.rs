@@ -846,3 +846,148 @@ fn two_token_flags_are_refused() {
     r.assert_code(2)
         .assert_stderr_contains("cannot be used with");
 }
+
+/// How `child` ended, waiting at most `limit`.
+fn ended(child: &mut std::process::Child, limit: Duration, what: &str) -> std::process::ExitStatus {
+    let t = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(t.elapsed() < limit, "{what} did not end within {limit:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A small tmpfs mounted for a test (root only), unmounted when dropped.
+struct TinyDisk(PathBuf);
+
+impl TinyDisk {
+    /// A tmpfs of `size` at `dir`, or None (a skip; a failure under CI)
+    /// where it cannot be mounted.
+    fn mount(dir: &Path, size: &str) -> Option<TinyDisk> {
+        std::fs::create_dir_all(dir).unwrap();
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            Some(TinyDisk(dir.to_path_buf()))
+        } else {
+            peer::missing("a tmpfs mount (root)")
+        }
+    }
+
+    /// Fills the disk, then frees `free` bytes of it.
+    fn fill_but(&self, free: u64) {
+        let filler = self.0.join("filler");
+        let mut f = std::fs::File::create(&filler).unwrap();
+        let page = [b'x'; 4096];
+        while f.write_all(&page).and_then(|()| f.sync_data()).is_ok() {}
+        let len = f.metadata().unwrap().len();
+        f.set_len(len.saturating_sub(free)).unwrap();
+    }
+}
+
+impl Drop for TinyDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+/// A full disk: the PGN on a tmpfs with one page free, the journal and the
+/// logs elsewhere. When a game cannot be written the referee tells every
+/// client why (`refcom fault`, §8.1.4) and `disconnect`s them before it
+/// stops, and the PGN holds whole games only: the game a failed write cut
+/// is cut away (the journal keeps it for `--resume`). Before, the referee
+/// exited without a word to the clients (they saw the link drop and kept
+/// retrying) and left the PGN cut in the middle of a game.
+#[test]
+fn a_full_disk_is_told_to_the_clients_and_leaves_whole_games_in_the_pgn() {
+    let dir = TempDir::new("full-disk");
+    let Some(disk) = TinyDisk::mount(&dir.join("tiny"), "64k") else {
+        return;
+    };
+    disk.fill_but(4096);
+    let pgn = disk.0.join("games.pgn");
+    let cfg = dir.join("event.toml");
+    let mut text = format!(
+        "[event]\nname = \"Full disk\"\nsite = \"loopback\"\npgn = \"{}\"\nlog_dir = \"logs\"\n\
+         rounds = 200\ntime_control = \"st=0.02\"\nquiet_period_ms = 100\nmax_moves = 3\n",
+        pgn.display()
+    );
+    for (name, token) in [("A", "a-secret"), ("B", "b-secret")] {
+        text.push_str(&format!(
+            "[[player]]\nname = \"{name}\"\ntoken = \"{token}\"\n"
+        ));
+    }
+    std::fs::write(&cfg, text).unwrap();
+    let ev = serve_in(dir, &cfg);
+    let clients: Vec<(Proc, PathBuf)> = [("A", "a-secret"), ("B", "b-secret")]
+        .into_iter()
+        .map(|(name, token)| {
+            let said = ev.dir.join(format!("{name}.stderr"));
+            let child = Command::new(ROOKERY)
+                .args([
+                    "referee",
+                    "connect",
+                    &ev.addr,
+                    "--engine",
+                    "builtin",
+                    "--name",
+                    name,
+                    "--token",
+                    token,
+                    "--verbose",
+                ])
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(&said).unwrap())
+                .spawn()
+                .unwrap();
+            (Proc(child), said)
+        })
+        .collect();
+    let mut server = ev.server;
+    let status = ended(&mut server.0, Duration::from_secs(120), "the referee");
+    let mut err = String::new();
+    server
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(!status.success(), "the event cannot go on");
+    assert!(err.contains("No space left"), "{err}");
+    for (mut client, said) in clients {
+        // Told and disconnected, the client ends of its own accord.
+        let status = ended(&mut client.0, Duration::from_secs(60), "a client");
+        let said = std::fs::read_to_string(&said).unwrap();
+        let fault = said
+            .lines()
+            .position(|l| {
+                l.starts_with("< ") && l.contains("refcom fault") && l.contains("No space left")
+            })
+            .unwrap_or_else(|| panic!("no fault told: {said}"));
+        assert!(
+            said.lines()
+                .skip(fault)
+                .any(|l| l.starts_with("< ") && l.contains("refcom disconnect")),
+            "{said}"
+        );
+        assert!(status.success(), "{status:?}: {said}");
+    }
+    let written = std::fs::read_to_string(&pgn).unwrap();
+    let games = pgn_text::games(&written);
+    assert!(games.len() >= 2, "{written}");
+    for g in &games {
+        let result = tag(g, "Result");
+        assert!(
+            g.trim_end().ends_with(result) && g.ends_with("\n\n"),
+            "a game cut short: {g:?}"
+        );
+    }
+    drop(disk);
+}

@@ -595,7 +595,21 @@ impl Event {
         // A log that keeps failing stops the event as a failing journal
         // does: the logs are the record of what was said.
         let mut log_failure: Option<super::log::LogFailure> = None;
-        loop {
+        // A record that cannot be written (journal, PGN: a full disk) ends
+        // the event at once; the clients are told why before `disconnect`.
+        let mut fatal: Option<ServeError> = None;
+        macro_rules! or_stop {
+            ($l:lifetime, $e:expr) => {
+                match $e {
+                    Ok(v) => v,
+                    Err(e) => {
+                        fatal = Some(ServeError::from(e));
+                        break $l;
+                    }
+                }
+            };
+        }
+        'event: loop {
             if !shutdown {
                 if let Some(f) = shared.log.failed() {
                     if f.since.elapsed() >= LOG_FAILURE_LIMIT {
@@ -634,7 +648,9 @@ impl Event {
                                 [&cfg.players[g.white].name, &cfg.players[g.black].name],
                             )
                     };
-                    let Some(a) = runner.next(ready)? else { break };
+                    let Some(a) = or_stop!('event, runner.next(ready)) else {
+                        break;
+                    };
                     let g = a.game;
                     let names = [&cfg.players[g.white].name, &cfg.players[g.black].name];
                     let Some(links) = take_links(&shared, names) else {
@@ -681,21 +697,31 @@ impl Event {
                     let f = match finished {
                         Ok(f) => f,
                         Err(GameError::Observer(e)) => {
-                            return Err(ServeError::Io {
+                            fatal = Some(ServeError::Io {
                                 what: format!("journal {}", cfg.journal.display()),
                                 source: e,
-                            })
+                            });
+                            break 'event;
                         }
                         Err(e) => {
                             // The journaled moves do not replay: the game
                             // starts again.
                             shared.spectators.left_play(g.number);
                             shared.notice(Notice::Fault(format!("game {}", g.number + 1), e.to_string()));
-                            runner.replay(&g)?;
+                            or_stop!('event, runner.replay(&g));
                             continue;
                         }
                     };
-                    match runner.finish(&g, &f)? {
+                    // A game is written whole or not at all: what a failed
+                    // write left of it is cut off again.
+                    let pgn_before = std::fs::metadata(&cfg.pgn).map(|m| m.len()).ok();
+                    let finished = runner.finish(&g, &f);
+                    if finished.is_err() {
+                        if let Some(len) = pgn_before {
+                            cut_back(&cfg.pgn, len);
+                        }
+                    }
+                    match or_stop!('event, finished) {
                         Finished::Recorded | Finished::Decided(_) => {
                             shared.spectators.finished(&f.record, runner.standings());
                             shared.notice(Notice::GameOver(
@@ -746,7 +772,7 @@ impl Event {
                                         tokio::task::block_in_place(|| end_child(&mut c));
                                     }
                                     if let Some((c, started)) = start_local(&shared, &name) {
-                                        runner.record_process(&started)?;
+                                        or_stop!('event, runner.record_process(&started));
                                         children.insert(name, c);
                                     }
                                 }
@@ -775,7 +801,25 @@ impl Event {
             .lock()
             .map(|s| s.iter().map(|(n, s)| (n.clone(), s.tx.clone())).collect())
             .unwrap_or_default();
+        let why_fatal = fatal.as_ref().map(|e| {
+            let why = format!("the referee stops: {e}");
+            shared.notice(Notice::Fault("event".into(), why.clone()));
+            // The games in progress stop where they are (the journal has
+            // their moves: `--resume` continues them).
+            for r in running.values() {
+                r.stop.stop(Stop::Shutdown);
+            }
+            why
+        });
         for (name, tx) in sessions {
+            // §8.1.4: a fault the referee cannot recover from, then
+            // `disconnect`.
+            if let Some(why) = &why_fatal {
+                let mut f = RefereeRecord::new(Command::Fault, Position::startpos());
+                f.receiver = Some((String::new(), name.clone()));
+                f.note = Some(why.clone());
+                let _ = tx.send(Out::Record(Box::new(f)));
+            }
             let mut r = RefereeRecord::new(Command::Disconnect, Position::startpos());
             r.receiver = Some((String::new(), name));
             let _ = tx.send(Out::Record(Box::new(r)));
@@ -800,6 +844,9 @@ impl Event {
             t.abort();
         }
         shared.log.flush();
+        if let Some(e) = fatal {
+            return Err(e);
+        }
         let mut summary = runner.close()?;
         if let Some(f) = log_failure {
             return Err(ServeError::Io {
@@ -885,6 +932,16 @@ fn status(
         runner.unplayed()
     ));
     out
+}
+
+/// Cuts `file` back to `len` bytes if a failed write left more (a game
+/// written in part). Shrinking a file needs no room on the disk.
+fn cut_back(file: &std::path::Path, len: u64) {
+    if let Ok(f) = std::fs::OpenOptions::new().write(true).open(file) {
+        if f.metadata().is_ok_and(|m| m.len() > len) {
+            let _ = f.set_len(len);
+        }
+    }
 }
 
 /// How long the logs may fail to be written before the event stops.
