@@ -112,11 +112,16 @@ struct Raw {
 
 impl Raw {
     fn new(addr: &str) -> Raw {
-        let s = TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-        s.set_write_timeout(Some(Duration::from_secs(10))).unwrap();
-        let r = BufReader::new(s.try_clone().unwrap());
-        Raw { s, r }
+        Raw::open(addr).unwrap()
+    }
+
+    /// A connection, or why not (the server is gone).
+    fn open(addr: &str) -> std::io::Result<Raw> {
+        let s = TcpStream::connect(addr)?;
+        s.set_read_timeout(Some(Duration::from_secs(60)))?;
+        s.set_write_timeout(Some(Duration::from_secs(10)))?;
+        let r = BufReader::new(s.try_clone()?);
+        Ok(Raw { s, r })
     }
 
     fn send(&mut self, line: &str) -> std::io::Result<()> {
@@ -384,9 +389,10 @@ fn a_frozen_player_is_replaced_by_its_restarted_client() {
 }
 
 /// Token guesses from one address: each failed answer waits longer (0.25 s,
-/// doubling), the answer is the same for an unknown name and a wrong token,
-/// and while a delay runs no sign-on from that address is read, not even a
-/// right one. Players from another address sign on meanwhile and play.
+/// doubling; names that are no player's share one count), the answer is
+/// the same for an unknown name and a wrong token, and a sign-on for a
+/// player's name is not held up by the delays of other names. Players from
+/// another address sign on meanwhile and play.
 #[test]
 fn token_guesses_are_slowed_per_address_and_never_keep_a_player_out() {
     if !python() {
@@ -413,7 +419,7 @@ fn token_guesses_are_slowed_per_address_and_never_keep_a_player_out() {
             "texts=set()\n",
             "for k in range(5):\n",
             "    s=conn(); f=s.makefile('rb'); t=time.monotonic()\n",
-            "    sign_on(s,'A' if k%2==0 else f'Nobody{k}',f'wrong{k}')\n",
+            "    sign_on(s,f'Nobody{k}',f'wrong{k}')\n",
             "    line=f.readline().decode(); took=time.monotonic()-t\n",
             "    assert 'refcom fault' in line, line\n",
             "    texts.add(c0(line))\n",
@@ -428,9 +434,9 @@ fn token_guesses_are_slowed_per_address_and_never_keep_a_player_out() {
             "    time.sleep(0.05)\n",
             "else:\n",
             "    raise AssertionError('the sixth guess was not logged')\n",
-            "y=conn(); f=y.makefile('rb'); sign_on(y,'B','b-secret')\n",
+            "y=conn(); f=y.makefile('rb'); sign_on(y,'A','wrong-a')\n",
             "line=f.readline().decode()\n",
-            "assert 'too many failed sign-ons' in line, line\n",
+            "assert c0(line) in texts, line\n",
             "xl=x.makefile('rb').readline().decode()\n",
             "assert c0(xl) in texts, xl\n",
             "z=conn(); sign_on(z,'A','wrong7')\n",
@@ -467,6 +473,72 @@ fn token_guesses_are_slowed_per_address_and_never_keep_a_player_out() {
     let _ = py.wait();
     assert!(rest.contains("event over: 1 games"), "{rest}");
     eprintln!("{said}");
+}
+
+/// A guesser of A's token on the players' own address (one host, one NAT),
+/// guessing again as soon as it is answered: B, another name, never waits
+/// for it, and A with its right token signs on after the guess ahead of it
+/// (its turn comes before the guesser's next one), so the event is played.
+/// Before sign-ons were counted per name, the guesser's delays refused
+/// every sign-on from the address, both players' included.
+#[test]
+fn a_token_guesser_on_the_players_address_keeps_neither_player_out() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let ev = serve_event(
+        "guess-shared",
+        "time_control = \"st=0.02\"\nquiet_period_ms = 100\nmax_moves = 3",
+        &[("A", "a-secret"), ("B", "b-secret")],
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let guesses = Arc::new(AtomicUsize::new(0));
+    let guesser = {
+        let (stop, guesses, addr) = (stop.clone(), guesses.clone(), ev.addr.clone());
+        std::thread::spawn(move || {
+            let mut answers = Vec::new();
+            while !stop.load(Ordering::SeqCst) {
+                let n = guesses.fetch_add(1, Ordering::SeqCst);
+                // The server is gone once the event is over.
+                let Ok(mut r) = Raw::open(&addr) else { break };
+                if r.send(&format!(
+                    "{START} refreq sign_on; tcsi \"raw\" \"A\"; Token \"wrong{n}\";"
+                ))
+                .is_err()
+                {
+                    break;
+                }
+                let answer = r.recv().unwrap_or_default();
+                if answer.contains("too many failed") {
+                    // Refused unread: poll again soon, not in a spin.
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                answers.push(answer);
+            }
+            answers
+        })
+    };
+    // The guesser is into its delays before the players come.
+    let t = Instant::now();
+    while guesses.load(Ordering::SeqCst) < 4 {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the guesser is stuck"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _a = connect(&ev.addr, "A", "a-secret");
+    let _b = connect(&ev.addr, "B", "b-secret");
+    let (rest, _) = finish(ev.server, ev.out, Duration::from_secs(90));
+    stop.store(true, Ordering::SeqCst);
+    let answers = guesser.join().unwrap();
+    assert!(rest.contains("event over: 1 games"), "{rest}");
+    assert!(
+        answers
+            .iter()
+            .filter(|a| !a.is_empty())
+            .all(|a| a.contains("refcom fault") && !a.contains("a-secret")),
+        "{answers:#?}"
+    );
 }
 
 /// 3,000 connections that never sign on, each sending a 3.9 KB line: the
@@ -773,4 +845,149 @@ fn two_token_flags_are_refused() {
     );
     r.assert_code(2)
         .assert_stderr_contains("cannot be used with");
+}
+
+/// How `child` ended, waiting at most `limit`.
+fn ended(child: &mut std::process::Child, limit: Duration, what: &str) -> std::process::ExitStatus {
+    let t = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(t.elapsed() < limit, "{what} did not end within {limit:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A small tmpfs mounted for a test (root only), unmounted when dropped.
+struct TinyDisk(PathBuf);
+
+impl TinyDisk {
+    /// A tmpfs of `size` at `dir`, or None (a skip; a failure under CI)
+    /// where it cannot be mounted.
+    fn mount(dir: &Path, size: &str) -> Option<TinyDisk> {
+        std::fs::create_dir_all(dir).unwrap();
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            Some(TinyDisk(dir.to_path_buf()))
+        } else {
+            peer::missing("a tmpfs mount (root)")
+        }
+    }
+
+    /// Fills the disk, then frees `free` bytes of it.
+    fn fill_but(&self, free: u64) {
+        let filler = self.0.join("filler");
+        let mut f = std::fs::File::create(&filler).unwrap();
+        let page = [b'x'; 4096];
+        while f.write_all(&page).and_then(|()| f.sync_data()).is_ok() {}
+        let len = f.metadata().unwrap().len();
+        f.set_len(len.saturating_sub(free)).unwrap();
+    }
+}
+
+impl Drop for TinyDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+/// A full disk: the PGN on a tmpfs with one page free, the journal and the
+/// logs elsewhere. When a game cannot be written the referee tells every
+/// client why (`refcom fault`, §8.1.4) and `disconnect`s them before it
+/// stops, and the PGN holds whole games only: the game a failed write cut
+/// is cut away (the journal keeps it for `--resume`). Before, the referee
+/// exited without a word to the clients (they saw the link drop and kept
+/// retrying) and left the PGN cut in the middle of a game.
+#[test]
+fn a_full_disk_is_told_to_the_clients_and_leaves_whole_games_in_the_pgn() {
+    let dir = TempDir::new("full-disk");
+    let Some(disk) = TinyDisk::mount(&dir.join("tiny"), "64k") else {
+        return;
+    };
+    disk.fill_but(4096);
+    let pgn = disk.0.join("games.pgn");
+    let cfg = dir.join("event.toml");
+    let mut text = format!(
+        "[event]\nname = \"Full disk\"\nsite = \"loopback\"\npgn = \"{}\"\nlog_dir = \"logs\"\n\
+         rounds = 200\ntime_control = \"st=0.02\"\nquiet_period_ms = 100\nmax_moves = 3\n",
+        pgn.display()
+    );
+    for (name, token) in [("A", "a-secret"), ("B", "b-secret")] {
+        text.push_str(&format!(
+            "[[player]]\nname = \"{name}\"\ntoken = \"{token}\"\n"
+        ));
+    }
+    std::fs::write(&cfg, text).unwrap();
+    let ev = serve_in(dir, &cfg);
+    let clients: Vec<(Proc, PathBuf)> = [("A", "a-secret"), ("B", "b-secret")]
+        .into_iter()
+        .map(|(name, token)| {
+            let said = ev.dir.join(format!("{name}.stderr"));
+            let child = Command::new(ROOKERY)
+                .args([
+                    "referee",
+                    "connect",
+                    &ev.addr,
+                    "--engine",
+                    "builtin",
+                    "--name",
+                    name,
+                    "--token",
+                    token,
+                    "--verbose",
+                ])
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(&said).unwrap())
+                .spawn()
+                .unwrap();
+            (Proc(child), said)
+        })
+        .collect();
+    let mut server = ev.server;
+    let status = ended(&mut server.0, Duration::from_secs(120), "the referee");
+    let mut err = String::new();
+    server
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(!status.success(), "the event cannot go on");
+    assert!(err.contains("No space left"), "{err}");
+    for (mut client, said) in clients {
+        // Told and disconnected, the client ends of its own accord.
+        let status = ended(&mut client.0, Duration::from_secs(60), "a client");
+        let said = std::fs::read_to_string(&said).unwrap();
+        let fault = said
+            .lines()
+            .position(|l| {
+                l.starts_with("< ") && l.contains("refcom fault") && l.contains("No space left")
+            })
+            .unwrap_or_else(|| panic!("no fault told: {said}"));
+        assert!(
+            said.lines()
+                .skip(fault)
+                .any(|l| l.starts_with("< ") && l.contains("refcom disconnect")),
+            "{said}"
+        );
+        assert!(status.success(), "{status:?}: {said}");
+    }
+    let written = std::fs::read_to_string(&pgn).unwrap();
+    let games = pgn_text::games(&written);
+    assert!(games.len() >= 2, "{written}");
+    for g in &games {
+        let result = tag(g, "Result");
+        assert!(
+            g.trim_end().ends_with(result) && g.ends_with("\n\n"),
+            "a game cut short: {g:?}"
+        );
+    }
+    drop(disk);
 }

@@ -358,6 +358,63 @@ fn programs_left_by_a_killed_referee_are_ended_and_the_port_is_kept() {
     );
 }
 
+/// A `process` entry added to the journal by hand, naming an unrelated
+/// process (its pid and start time copied from `/proc`, in a process group
+/// of its own like the players' programs), ends nothing on `--resume`: the
+/// referee ends only a process holding the run id it put in the
+/// environment of the programs it started, and the entry cannot put it
+/// there. The genuine programs of the killed run are still ended. Before,
+/// the pid and start time were trusted and the unrelated group was killed.
+#[test]
+fn a_forged_process_entry_ends_no_unrelated_process() {
+    use std::os::unix::process::CommandExt;
+    let (_dir, cfg, journal_path, _addr) = killed_event(
+        "argus-forged",
+        "rounds = 1\ntime_control = \"st=0.05\"\nmax_moves = 30\n",
+        0,
+        4,
+    );
+    let genuine: Vec<u64> = journal(&journal_path)
+        .iter()
+        .filter(|e| e["type"] == "process")
+        .map(|e| e["pid"].as_u64().unwrap())
+        .collect();
+    assert_eq!(genuine.len(), 2, "both programs are journaled");
+    let mut stranger = std::process::Command::new("sleep");
+    stranger.arg("600").process_group(0);
+    let stranger = Proc(stranger.spawn().unwrap());
+    let pid = stranger.0.id();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let since: u64 = stat
+        .rsplit(')')
+        .next()
+        .and_then(|rest| rest.split_whitespace().nth(19))
+        .and_then(|t| t.parse().ok())
+        .unwrap();
+    let mut text = std::fs::read_to_string(&journal_path).unwrap();
+    assert!(text.ends_with('\n'), "the killed run left whole lines");
+    // Without a run id, and with one the stranger does not hold.
+    text.push_str(&format!(
+        "{{\"type\":\"process\",\"player\":\"Alpha\",\"pid\":{pid},\"since\":{since}}}\n\
+         {{\"type\":\"process\",\"player\":\"Beta\",\"pid\":{pid},\"since\":{since},\"run\":\"{}\"}}\n",
+        "0".repeat(32)
+    ));
+    std::fs::write(&journal_path, text).unwrap();
+
+    let (second, _, mut out) = serve(&cfg, &["--resume"]);
+    line_after(&mut out, "resumed from the journal");
+    assert!(alive(u64::from(pid)), "the stranger is not ended");
+    assert!(
+        genuine.iter().all(|&p| !alive(p)),
+        "the killed run's programs are"
+    );
+    let (rest, _) = finish_referee(second, out, Duration::from_secs(60));
+    assert!(rest.contains("event over: 1 games"), "{rest}");
+    assert!(!rest.contains(&format!("(process {pid})")), "{rest}");
+    assert!(alive(u64::from(pid)), "nor at the event's end");
+    drop(stranger);
+}
+
 /// An event file's `openings` and `date` reach the games: each game starts
 /// from its book position (FEN tag, the book's moves first) and the PGN's
 /// `Date` is the event's, as the players are told.

@@ -111,6 +111,13 @@ pub enum Entry {
         /// 22 of `/proc/PID/stat`), so that a process id used again by
         /// another program is not mistaken for it.
         since: u64,
+        /// The run id the referee put in its environment
+        /// ([`RUN_ENV`]): a later run ends it only if `/proc/PID/environ`
+        /// still holds it, which an edited journal cannot make an
+        /// unrelated process do. Empty in journals older than it (such a
+        /// program is never ended).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        run: String,
     },
     /// The address the referee listens on (Argus), so that a resumed
     /// referee started on port 0 can take the same one again.
@@ -408,7 +415,15 @@ pub struct StartedProcess {
     pub pid: u32,
     /// When it started, in clock ticks since boot.
     pub since: u64,
+    /// The run id in its environment ([`RUN_ENV`]); empty if the journal
+    /// has none.
+    pub run: String,
 }
+
+/// The environment variable a program the referee starts for a player
+/// gets its run id in: a random id the journal's `process` entry keeps, so
+/// that a later run ends only a process that holds it.
+pub const RUN_ENV: &str = "ROOKERY_RUN";
 
 impl JournalState {
     /// Reads a journal.
@@ -472,8 +487,18 @@ impl JournalState {
                         g.started = started;
                     }
                 }
-                Entry::Process { player, pid, since } => {
-                    state.processes.push(StartedProcess { player, pid, since });
+                Entry::Process {
+                    player,
+                    pid,
+                    since,
+                    run,
+                } => {
+                    state.processes.push(StartedProcess {
+                        player,
+                        pid,
+                        since,
+                        run,
+                    });
                 }
                 Entry::Over { reason } => state.over = Some(reason),
                 Entry::Listening { address } => state.listening = Some(address),

@@ -1105,11 +1105,12 @@ impl Runner {
     ///
     /// # Errors
     /// The journal cannot be written.
-    pub fn record_process(&self, player: &str, pid: u32, since: u64) -> Result<(), RunnerError> {
+    pub fn record_process(&self, p: &StartedProcess) -> Result<(), RunnerError> {
         self.write(&[Entry::Process {
-            player: player.to_string(),
-            pid,
-            since,
+            player: p.player.clone(),
+            pid: p.pid,
+            since: p.since,
+            run: p.run.clone(),
         }])
     }
 

@@ -509,6 +509,7 @@ fn connect(a: ConnectArgs) -> anyhow::Result<Status> {
         ClientEvent::Record(..) => {}
         ClientEvent::SignedOn(at) => eprintln!("signed on at {}", printable(&at)),
         ClientEvent::Fault(why) => eprintln!("referee fault: {}", printable(&why)),
+        ClientEvent::MoveDropped(why) => eprintln!("{}", printable(&why)),
         ClientEvent::GameOver(r, why) => {
             eprintln!("game over: {} {}", printable(&r), printable(&why))
         }

@@ -8,7 +8,9 @@
 //! (`cc` is the time each side has *used*; the time left comes from it and
 //! the `TimeControl` tag of `inform`, see [`Clock::replay`]), answers with
 //! `refreq reply` and the move as `sm` in SAN (with the engine's score,
-//! depth and nodes as `ce`, `acd`, `acn`), resigns and offers or
+//! depth and nodes as `ce`, `acd`, `acn`; a move the game no longer wants
+//! when the engine has it, because the game ended or another began
+//! meanwhile, is dropped, never sent into the next game), resigns and offers or
 //! accepts draws by the engine's score ([`Judgement`]), signs off when it
 //! stops of its own accord, and reconnects with back-off when the link
 //! drops. The engine is driven through [`EnginePlayer`] (UCI, or xboard by
@@ -34,6 +36,7 @@ use crate::player::{
 };
 use rookery_core::{Color, Move, Position};
 use rookery_uci::host::Timeouts;
+use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
@@ -103,12 +106,19 @@ pub const BACKOFF_LAST: Duration = Duration::from_secs(5);
 trait Conn: Read + Write + Send {
     /// This end's address, for `tcsi`.
     fn me(&self) -> String;
+
+    /// Makes reads return at once (`WouldBlock`) when nothing has arrived.
+    fn set_nonblocking(&self, on: bool) -> io::Result<()>;
 }
 
 impl Conn for TcpStream {
     fn me(&self) -> String {
         self.local_addr()
             .map_or_else(|_| "unknown".to_string(), |a| a.to_string())
+    }
+
+    fn set_nonblocking(&self, on: bool) -> io::Result<()> {
+        TcpStream::set_nonblocking(self, on)
     }
 }
 
@@ -137,6 +147,33 @@ impl Write for Serial {
 impl Conn for Serial {
     fn me(&self) -> String {
         self.label.clone()
+    }
+
+    #[cfg(unix)]
+    fn set_nonblocking(&self, on: bool) -> io::Result<()> {
+        use std::os::unix::io::AsRawFd;
+        let fd = self.read.as_raw_fd();
+        // SAFETY: fcntl(2) on a descriptor this value owns; no memory is
+        // passed.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        if flags < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let flags = if on {
+            flags | libc::O_NONBLOCK
+        } else {
+            flags & !libc::O_NONBLOCK
+        };
+        // SAFETY: as above.
+        if unsafe { libc::fcntl(fd, libc::F_SETFL, flags) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    #[cfg(not(unix))]
+    fn set_nonblocking(&self, _on: bool) -> io::Result<()> {
+        Err(io::Error::from(io::ErrorKind::Unsupported))
     }
 }
 
@@ -181,7 +218,8 @@ pub struct ClientConfig {
 /// What the client tells its caller.
 #[derive(Clone, Debug)]
 pub enum ClientEvent {
-    /// Connected and signed on.
+    /// Signed on: the referee accepted the sign-on (its first record that
+    /// is not a fault), at this target.
     SignedOn(String),
     /// A record sent (`true`) or received (a `Token`'s secret shown as
     /// [`REDACTED_TOKEN`]).
@@ -190,6 +228,9 @@ pub enum ClientEvent {
     Fault(String),
     /// A game ended: result and reason.
     GameOver(String, String),
+    /// The engine's move was not sent: the game it was asked for ended (or
+    /// the referee asked again) while it thought ([`LATE_MOVE`]).
+    MoveDropped(String),
     /// The link dropped; retrying after the delay.
     Retrying(String, Duration),
 }
@@ -444,9 +485,13 @@ impl Client {
         if let Err(e) = Client::send(s, &on, on_event) {
             return Ok(End::Dropped(e.to_string()));
         }
-        on_event(ClientEvent::SignedOn(target.to_string()));
         let mut lines = Lines::new();
+        // Lines read while the engine thought, not handled yet.
+        let mut backlog: VecDeque<(Vec<u8>, bool)> = VecDeque::new();
         let mut played_any = false;
+        // Signed on once the referee answers with anything but a fault
+        // (`reset`, §8 step 6), not when the request is sent.
+        let mut accepted = false;
         loop {
             if stop.load(Ordering::SeqCst) || self.cfg.max_games.is_some_and(|n| self.games >= n) {
                 let off = ClientRecord::new(
@@ -458,7 +503,11 @@ impl Client {
                 let _ = Client::send(s, &off, on_event);
                 return Ok(End::Done);
             }
-            let (line, long) = match lines.next(s) {
+            let next = match backlog.pop_front() {
+                Some(l) => Ok(Some(l)),
+                None => lines.next(s),
+            };
+            let (line, long) = match next {
                 Ok(Some(l)) => l,
                 Ok(None) => return Ok(End::Dropped("the referee closed the connection".into())),
                 Err(e) => return Ok(End::Dropped(e.to_string())),
@@ -480,6 +529,10 @@ impl Client {
                     continue;
                 }
             };
+            if !accepted && rec.command != Command::Fault {
+                accepted = true;
+                on_event(ClientEvent::SignedOn(target.to_string()));
+            }
             if let Some(tc) = rec.tag("TimeControl").and_then(|t| t.parse().ok()) {
                 self.tc = Some(tc);
             }
@@ -502,6 +555,14 @@ impl Client {
                     self.take(&rec);
                     let reply = self.think(&rec)?;
                     played_any = true;
+                    // What came while the engine thought: a game that
+                    // ended (or a newer request) does not want this move,
+                    // and the next game must not get it.
+                    arrived(s, &mut lines, &mut backlog);
+                    if backlog.iter().any(|(l, long)| !*long && supersedes(l)) {
+                        on_event(ClientEvent::MoveDropped(LATE_MOVE.into()));
+                        continue;
+                    }
                     if let Err(e) = Client::send(s, &reply, on_event) {
                         return Ok(End::Dropped(e.to_string()));
                     }
@@ -661,6 +722,34 @@ impl Client {
     }
 }
 
+/// What the client reports when it drops a move the referee no longer
+/// wants.
+pub const LATE_MOVE: &str = "the game moved on while the engine thought: its move is not sent";
+
+/// Reads what has arrived without waiting for more: the lines go to
+/// `backlog`. Nothing is read where the stream cannot be polled.
+fn arrived(s: &mut dyn Conn, lines: &mut Lines, backlog: &mut VecDeque<(Vec<u8>, bool)>) {
+    if s.set_nonblocking(true).is_err() {
+        return;
+    }
+    // Up to the end of what arrived (`WouldBlock`), the end of the stream
+    // (read again, blocking, by the caller) or an error (likewise).
+    while let Ok(Some(l)) = lines.next(s) {
+        backlog.push_back(l);
+    }
+    let _ = s.set_nonblocking(false);
+}
+
+/// Whether a record read after a `respond` makes the reply to it stale: the
+/// game ended or another began, or the referee asks again.
+fn supersedes(line: &[u8]) -> bool {
+    RefereeRecord::parse(line).is_ok_and(|r| match r.command {
+        Command::Conclude | Command::Reset | Command::Disconnect | Command::Respond => true,
+        Command::Inform => r.tag("Result").is_some_and(|t| t != "*"),
+        Command::Execute | Command::Fault => false,
+    })
+}
+
 /// A stop flag for [`Client::run`].
 pub fn stop_flag() -> Arc<AtomicBool> {
     Arc::new(AtomicBool::new(false))
@@ -797,11 +886,13 @@ mod tests {
         });
         let mut client = reconnecting_client(vec![Target::Tcp(address)]);
         let mut shown = Vec::new();
-        let r = client.run(&AtomicBool::new(false), &mut |e| {
-            if let ClientEvent::Record(true, line) = e {
-                shown.push(line);
-            }
+        let mut signed_on = 0;
+        let r = client.run(&AtomicBool::new(false), &mut |e| match e {
+            ClientEvent::Record(true, line) => shown.push(line),
+            ClientEvent::SignedOn(_) => signed_on += 1,
+            _ => {}
         });
+        assert_eq!(signed_on, 0, "refused both times: never signed on");
         assert!(
             matches!(&r, Err(ClientError::Refused(why)) if why == REFUSED_CREDENTIALS),
             "{r:?}"
@@ -815,6 +906,79 @@ mod tests {
                 "{line}"
             );
         }
+    }
+
+    /// A game that ends while the engine thinks (its time ran out, its
+    /// opponent left) does not get the move, and neither does the next
+    /// game: the reply sent is the next game's. "Signed on" is told once
+    /// the referee has answered the sign-on, not before.
+    #[test]
+    fn a_move_for_a_game_that_ended_is_not_sent_into_the_next() {
+        use std::io::{BufRead, BufReader};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let start = Position::startpos();
+        let mut second = start.clone();
+        second.play_unchecked("e4".parse::<San>().unwrap().to_move(&start).unwrap());
+        let game2 = second.clone();
+        let referee = std::thread::spawn(move || {
+            let (s, _) = listener.accept().unwrap();
+            let mut r = BufReader::new(s.try_clone().unwrap());
+            let mut line = String::new();
+            r.read_line(&mut line).unwrap();
+            let mut inform = RefereeRecord::new(Command::Inform, start.clone());
+            inform.tags = vec![("TimeControl".into(), "st=0.01".into())];
+            let mut inform2 = inform.clone();
+            inform2.position = second.clone();
+            // Game 1 asks for a move and ends before it can come (one
+            // write: it is all there when the engine has thought), game 2
+            // begins and asks for its own.
+            let mut text = String::new();
+            for rec in [
+                RefereeRecord::new(Command::Reset, start.clone()),
+                inform,
+                RefereeRecord::new(Command::Respond, start.clone()),
+                RefereeRecord::new(Command::Conclude, start.clone()),
+                RefereeRecord::new(Command::Reset, second.clone()),
+                inform2,
+                RefereeRecord::new(Command::Respond, second.clone()),
+            ] {
+                text.push_str(&format!("{}\n", rec.to_line()));
+            }
+            (&s).write_all(text.as_bytes()).unwrap();
+            line.clear();
+            r.read_line(&mut line).unwrap();
+            let d = RefereeRecord::new(Command::Disconnect, second.clone());
+            (&s).write_all(format!("{}\n", d.to_line()).as_bytes())
+                .unwrap();
+            ClientRecord::parse(line.trim_end().as_bytes()).unwrap()
+        });
+        let mut client = reconnecting_client(vec![Target::Tcp(address)]);
+        let mut events = Vec::new();
+        client
+            .run(&AtomicBool::new(false), &mut |e| events.push(e))
+            .unwrap();
+        let reply = referee.join().unwrap();
+        assert_eq!(reply.request, Request::Reply);
+        assert_eq!(reply.position, game2, "the first reply is game 2's");
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, ClientEvent::MoveDropped(f) if f == LATE_MOVE)),
+            "{events:?}"
+        );
+        let signed = events
+            .iter()
+            .position(|e| matches!(e, ClientEvent::SignedOn(_)))
+            .expect("signed on");
+        let reset = events
+            .iter()
+            .position(|e| matches!(e, ClientEvent::Record(false, l) if l.contains("refcom reset")))
+            .expect("a reset");
+        assert!(
+            signed > reset,
+            "signed on after the referee's reset: {events:?}"
+        );
     }
 
     #[test]

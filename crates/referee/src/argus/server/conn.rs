@@ -25,7 +25,7 @@
 mod gate;
 
 pub(super) use gate::Gate;
-use gate::{same_secret, Caps, Kill, Ticket, EVICTED};
+use gate::{same_secret, Bucket, Caps, Kill, Ticket, BACKOFF_LAST, EVICTED};
 
 use super::{Notice, Shared, HEARTBEAT};
 use crate::argus::log::{Direction, LogHealth};
@@ -501,6 +501,10 @@ where
     session(shared, rd, wr, address, ticket).await;
 }
 
+/// The longest a sign-on waits for its turn behind failed ones of the
+/// same address and name (see [`gate::Gate::turn`]); refused after it.
+const TURN_WAIT: Duration = Duration::from_secs(30);
+
 /// The player's link is replaced by a new sign-on after this silence.
 fn stale(s: &Session) -> bool {
     s.heard
@@ -635,16 +639,34 @@ where
         };
         match (&me, rec.request) {
             (None, Request::SignOn) => {
-                if let Err(wait) = shared.gate.may_try(key) {
+                let follow = follow_request(&rec);
+                let claimed = rec
+                    .sender
+                    .as_ref()
+                    .map(|(_, n)| n.clone())
+                    .unwrap_or_default();
+                let player = cfg.players.iter().find(|p| p.name == claimed);
+                let bucket = match (&follow, player) {
+                    (Some(_), _) => Bucket::Observer,
+                    (None, Some(p)) => Bucket::Player(p.name.clone()),
+                    (None, None) => Bucket::Unknown,
+                };
+                // Checked in turn with the other sign-ons of this address
+                // and name, after the delay of their last failure.
+                let turn = tokio::select! {
+                    why = kill.killed() => break why,
+                    t = tokio::time::timeout(TURN_WAIT, shared.gate.turn(key, bucket.clone())) => t,
+                };
+                let Ok(turn) = turn else {
                     let why = format!(
-                        "sign_on: too many failed sign-ons from this address: try again in {} s",
-                        wait.as_secs() + 1
+                        "sign_on: too many failed sign-ons for this name from this address: try again in {} s",
+                        BACKOFF_LAST.as_secs()
                     );
                     peer.log_unsigned(&text);
                     peer.fault(&why, Position::startpos());
                     break why;
-                }
-                if let Some(follow) = follow_request(&rec) {
+                };
+                if let Some(follow) = follow {
                     let given = rec.token.as_deref().unwrap_or("").as_bytes();
                     let allowed = cfg
                         .observer_token
@@ -652,7 +674,7 @@ where
                         .is_some_and(|t| same_secret(given, t.as_bytes()));
                     if !allowed {
                         peer.log_unsigned(&text);
-                        let delay = shared.gate.failed(key);
+                        let delay = shared.gate.failed(key, bucket);
                         tokio::select! {
                             () = tokio::time::sleep(delay) => {}
                             why = kill.killed() => break why,
@@ -662,6 +684,7 @@ where
                         peer.fault(&why, Position::startpos());
                         break why;
                     }
+                    drop(turn);
                     shared.log.line(None, &address, Direction::Received, &text);
                     let Some(from) = follow else {
                         let why = "sign_on: Journal takes a byte offset".to_string();
@@ -687,19 +710,13 @@ where
                         }
                     }
                 }
-                let claimed = rec
-                    .sender
-                    .as_ref()
-                    .map(|(_, n)| n.clone())
-                    .unwrap_or_default();
-                let player = cfg.players.iter().find(|p| p.name == claimed);
                 let given = rec.token.as_deref().unwrap_or("").as_bytes();
                 // Both compared whether or not the name is a player's.
                 let right = same_secret(given, player.map_or(NOT_A_PLAYER, |p| p.token.as_bytes()))
                     & player.is_some();
                 if !right {
                     peer.log_unsigned(&text);
-                    let delay = shared.gate.failed(key);
+                    let delay = shared.gate.failed(key, bucket);
                     tokio::select! {
                         () = tokio::time::sleep(delay) => {}
                         why = kill.killed() => break why,
@@ -707,6 +724,7 @@ where
                     peer.fault(REFUSED_CREDENTIALS, Position::startpos());
                     break REFUSED_CREDENTIALS.to_string();
                 }
+                drop(turn);
                 // The player's own: logged whole, in its file too.
                 shared
                     .log

@@ -56,8 +56,8 @@ mod play;
 use conn::open_serial;
 use conn::{connection, listen, log_health_notices, Gate, Out, Session, CLOSE_GRACE};
 use play::{
-    end_child, end_process_group, interrupt, links_free, process_start_ticks, release, spawn_game,
-    start_local, take_links, GameStart, Running,
+    end_child, end_leftover, interrupt, links_free, release, spawn_game, start_local, take_links,
+    GameStart, Running,
 };
 
 use super::config::EventConfig;
@@ -296,6 +296,10 @@ struct Shared {
     journal: Option<JournalHandle>,
     /// Who may connect and sign on ([`conn`]).
     gate: Arc<Gate>,
+    /// Referee latencies of the moves since the last game ended: banked
+    /// in the runner's histogram (of a fixed size) as each game ends, so
+    /// that finished games leave nothing here.
+    latencies: Latencies,
 }
 
 impl Shared {
@@ -471,7 +475,7 @@ impl Event {
         // kill of the referee leaves them): they would sign on against the
         // ones started now.
         for p in runner.previous_processes().to_vec() {
-            if tokio::task::block_in_place(|| end_process_group(p.pid, p.since)) {
+            if tokio::task::block_in_place(|| end_leftover(&p)) {
                 let _ = notices.send(Notice::Status(format!(
                     "ended {}'s program left by an earlier run (process {})",
                     p.player, p.pid
@@ -506,6 +510,7 @@ impl Event {
                 closing: AtomicBool::new(false),
                 wake: tokio::sync::Notify::new(),
                 gate: Arc::new(Gate::new()),
+                latencies: Arc::new(Mutex::new(Vec::new())),
             }),
             runner,
             listener,
@@ -574,8 +579,8 @@ impl Event {
         let mut children: HashMap<String, Child> = HashMap::new();
         for p in &shared.cfg.players {
             if p.command.is_some() {
-                if let Some(c) = start_local(&shared, &p.name) {
-                    runner.record_process(&p.name, c.id(), process_start_ticks(c.id()))?;
+                if let Some((c, started)) = start_local(&shared, &p.name) {
+                    runner.record_process(&started)?;
                     children.insert(p.name.clone(), c);
                 }
             }
@@ -584,13 +589,27 @@ impl Event {
         let mut running: HashMap<usize, Running> = HashMap::new();
         let (done_tx, mut done_rx) =
             unbounded_channel::<(Scheduled, Result<FinishedGame, GameError>)>();
-        let latencies: Latencies = Arc::new(Mutex::new(Vec::new()));
+        let latencies = shared.latencies.clone();
         let mut paused = false;
         let mut shutdown = false;
         // A log that keeps failing stops the event as a failing journal
         // does: the logs are the record of what was said.
         let mut log_failure: Option<super::log::LogFailure> = None;
-        loop {
+        // A record that cannot be written (journal, PGN: a full disk) ends
+        // the event at once; the clients are told why before `disconnect`.
+        let mut fatal: Option<ServeError> = None;
+        macro_rules! or_stop {
+            ($l:lifetime, $e:expr) => {
+                match $e {
+                    Ok(v) => v,
+                    Err(e) => {
+                        fatal = Some(ServeError::from(e));
+                        break $l;
+                    }
+                }
+            };
+        }
+        'event: loop {
             if !shutdown {
                 if let Some(f) = shared.log.failed() {
                     if f.since.elapsed() >= LOG_FAILURE_LIMIT {
@@ -629,7 +648,9 @@ impl Event {
                                 [&cfg.players[g.white].name, &cfg.players[g.black].name],
                             )
                     };
-                    let Some(a) = runner.next(ready)? else { break };
+                    let Some(a) = or_stop!('event, runner.next(ready)) else {
+                        break;
+                    };
                     let g = a.game;
                     let names = [&cfg.players[g.white].name, &cfg.players[g.black].name];
                     let Some(links) = take_links(&shared, names) else {
@@ -669,25 +690,38 @@ impl Event {
             tokio::select! {
                 Some((g, finished)) = done_rx.recv() => {
                     running.remove(&g.number);
+                    if let Ok(mut l) = latencies.lock() {
+                        runner.add_latencies(&std::mem::take(&mut *l));
+                    }
                     release(&shared, [&cfg.players[g.white].name, &cfg.players[g.black].name]);
                     let f = match finished {
                         Ok(f) => f,
                         Err(GameError::Observer(e)) => {
-                            return Err(ServeError::Io {
+                            fatal = Some(ServeError::Io {
                                 what: format!("journal {}", cfg.journal.display()),
                                 source: e,
-                            })
+                            });
+                            break 'event;
                         }
                         Err(e) => {
                             // The journaled moves do not replay: the game
                             // starts again.
                             shared.spectators.left_play(g.number);
                             shared.notice(Notice::Fault(format!("game {}", g.number + 1), e.to_string()));
-                            runner.replay(&g)?;
+                            or_stop!('event, runner.replay(&g));
                             continue;
                         }
                     };
-                    match runner.finish(&g, &f)? {
+                    // A game is written whole or not at all: what a failed
+                    // write left of it is cut off again.
+                    let pgn_before = std::fs::metadata(&cfg.pgn).map(|m| m.len()).ok();
+                    let finished = runner.finish(&g, &f);
+                    if finished.is_err() {
+                        if let Some(len) = pgn_before {
+                            cut_back(&cfg.pgn, len);
+                        }
+                    }
+                    match or_stop!('event, finished) {
                         Finished::Recorded | Finished::Decided(_) => {
                             shared.spectators.finished(&f.record, runner.standings());
                             shared.notice(Notice::GameOver(
@@ -737,8 +771,8 @@ impl Event {
                                     if let Some(mut c) = children.remove(&name) {
                                         tokio::task::block_in_place(|| end_child(&mut c));
                                     }
-                                    if let Some(c) = start_local(&shared, &name) {
-                                        runner.record_process(&name, c.id(), process_start_ticks(c.id()))?;
+                                    if let Some((c, started)) = start_local(&shared, &name) {
+                                        or_stop!('event, runner.record_process(&started));
                                         children.insert(name, c);
                                     }
                                 }
@@ -767,7 +801,25 @@ impl Event {
             .lock()
             .map(|s| s.iter().map(|(n, s)| (n.clone(), s.tx.clone())).collect())
             .unwrap_or_default();
+        let why_fatal = fatal.as_ref().map(|e| {
+            let why = format!("the referee stops: {e}");
+            shared.notice(Notice::Fault("event".into(), why.clone()));
+            // The games in progress stop where they are (the journal has
+            // their moves: `--resume` continues them).
+            for r in running.values() {
+                r.stop.stop(Stop::Shutdown);
+            }
+            why
+        });
         for (name, tx) in sessions {
+            // §8.1.4: a fault the referee cannot recover from, then
+            // `disconnect`.
+            if let Some(why) = &why_fatal {
+                let mut f = RefereeRecord::new(Command::Fault, Position::startpos());
+                f.receiver = Some((String::new(), name.clone()));
+                f.note = Some(why.clone());
+                let _ = tx.send(Out::Record(Box::new(f)));
+            }
             let mut r = RefereeRecord::new(Command::Disconnect, Position::startpos());
             r.receiver = Some((String::new(), name));
             let _ = tx.send(Out::Record(Box::new(r)));
@@ -792,6 +844,9 @@ impl Event {
             t.abort();
         }
         shared.log.flush();
+        if let Some(e) = fatal {
+            return Err(e);
+        }
         let mut summary = runner.close()?;
         if let Some(f) = log_failure {
             return Err(ServeError::Io {
@@ -799,8 +854,8 @@ impl Event {
                 source: f.error,
             });
         }
-        if let Ok(l) = latencies.lock() {
-            summary.latency.add(&l);
+        if let Ok(mut l) = latencies.lock() {
+            summary.latency.add(&std::mem::take(&mut *l));
         }
         Ok(Summary {
             standings: summary.standings,
@@ -879,6 +934,16 @@ fn status(
     out
 }
 
+/// Cuts `file` back to `len` bytes if a failed write left more (a game
+/// written in part). Shrinking a file needs no room on the disk.
+fn cut_back(file: &std::path::Path, len: u64) {
+    if let Ok(f) = std::fs::OpenOptions::new().write(true).open(file) {
+        if f.metadata().is_ok_and(|m| m.len() > len) {
+            let _ = f.set_len(len);
+        }
+    }
+}
+
 /// How long the logs may fail to be written before the event stops.
 const LOG_FAILURE_LIMIT: Duration = Duration::from_secs(30);
 
@@ -888,6 +953,96 @@ const STATUS_PENDING: usize = 10;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Many short games in one process, two clients of our own on loopback:
+    /// the latencies of their moves are banked in the runner's histogram
+    /// as each game ends, so what the referee holds of them never exceeds
+    /// the games in progress, however many games end; the summary still
+    /// counts every move. Before, every move's latency was kept until the
+    /// event's end (16 bytes a move, 2.2 KB a 140-ply game).
+    #[test]
+    fn finished_games_leave_no_latencies_behind() {
+        use crate::argus::client::{Client, ClientConfig, Judgement, Target};
+        use crate::player::EngineConfig;
+        const GAMES: usize = 24;
+        const MAX_MOVES: usize = 3;
+        let dir =
+            std::env::temp_dir().join(format!("rookery-argus-latency-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = format!(
+            "[event]\nname = \"Latency\"\nsite = \"loopback\"\npgn = \"games.pgn\"\n\
+             log_dir = \"logs\"\nrounds = {GAMES}\ntime_control = \"st=0.01\"\n\
+             max_moves = {MAX_MOVES}\nquiet_period_ms = 0\n\
+             [[player]]\nname = \"A\"\ntoken = \"a-secret\"\n\
+             [[player]]\nname = \"B\"\ntoken = \"b-secret\"\n"
+        );
+        let cfg = EventConfig::from_toml(&text, &dir).unwrap();
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (notices, _seen) = tokio::sync::mpsc::unbounded_channel();
+        let event = rt
+            .block_on(Event::bind(cfg, Some("127.0.0.1:0".into()), notices))
+            .unwrap();
+        let shared = event.shared.clone();
+        let address = event.local_addr().to_string();
+        let done = Arc::new(AtomicBool::new(false));
+        // The most latencies held at once, sampled while the games run.
+        let watcher = {
+            let (shared, done) = (shared.clone(), done.clone());
+            std::thread::spawn(move || {
+                let mut most = 0;
+                while !done.load(Ordering::SeqCst) {
+                    most = most.max(shared.latencies.lock().map_or(0, |l| l.len()));
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                most
+            })
+        };
+        let clients: Vec<_> = [("A", "a-secret"), ("B", "b-secret")]
+            .into_iter()
+            .map(|(name, token)| {
+                let address = address.clone();
+                std::thread::spawn(move || {
+                    let mut c = Client::new(ClientConfig {
+                        targets: vec![Target::Tcp(address)],
+                        engine: EngineConfig::builtin(),
+                        name: name.into(),
+                        token: token.into(),
+                        judgement: Judgement::default(),
+                        max_games: None,
+                        reconnect: false,
+                        max_attempts: 1,
+                    })
+                    .unwrap();
+                    c.run(&AtomicBool::new(false), &mut |_| {})
+                })
+            })
+            .collect();
+        let (_controls, control_rx) = tokio::sync::mpsc::unbounded_channel();
+        let summary = rt.block_on(event.run(control_rx)).unwrap();
+        done.store(true, Ordering::SeqCst);
+        let most = watcher.join().unwrap();
+        for c in clients {
+            c.join().unwrap().unwrap();
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(summary.over);
+        // Every game asks at least one move of each player.
+        assert!(
+            summary.latency.count() >= 2 * GAMES as u64,
+            "{}",
+            summary.latency.count()
+        );
+        // One game at a time (two players): at most its moves are held.
+        assert!(
+            most <= 2 * MAX_MOVES + 2,
+            "{most} latencies held at once over {GAMES} games of at most {MAX_MOVES} moves"
+        );
+    }
 
     #[test]
     fn supervisor_commands_read() {

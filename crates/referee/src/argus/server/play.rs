@@ -7,7 +7,7 @@ use crate::argus::net::{Inbound, Latencies, Link, NetPlayer};
 use crate::book::Opening;
 use crate::clock::Clock;
 use crate::game::{play_game, FinishedGame, GameError, GameSetup, StopSignal};
-use crate::journal::Entry;
+use crate::journal::{Entry, StartedProcess, RUN_ENV};
 use crate::player::Offer;
 use crate::record::MoveRecord;
 use crate::runner::Assignment;
@@ -279,8 +279,53 @@ fn book_moves(opening: &Opening) -> Vec<MoveRecord> {
     out
 }
 
-/// Starts a player's local program (§3.2 duty 1).
-pub(super) fn start_local(shared: &Shared, name: &str) -> Option<Child> {
+/// A random run id for a program the referee starts (32 hex digits).
+fn run_id() -> String {
+    let mut bytes = [0u8; 16];
+    let read = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
+    if read.is_err() {
+        // Randomly keyed hashes of the time and this process.
+        use std::hash::{BuildHasher, Hasher};
+        for half in bytes.chunks_mut(8) {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u128(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos()),
+            );
+            h.write_u32(std::process::id());
+            half.copy_from_slice(&h.finish().to_le_bytes());
+        }
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether process `pid` was started with `run` as its run id
+/// ([`RUN_ENV`] in `/proc/PID/environ`): the proof that the referee started
+/// it. False where that cannot be read.
+pub(super) fn holds_run(pid: u32, run: &str) -> bool {
+    if run.is_empty() {
+        return false;
+    }
+    let want = format!("{RUN_ENV}={run}");
+    std::fs::read(format!("/proc/{pid}/environ"))
+        .is_ok_and(|env| env.split(|&b| b == 0).any(|v| v == want.as_bytes()))
+}
+
+/// Ends a program an earlier run of the event started, as its journal
+/// recorded it, if it is still running and can be proved to be that
+/// program: the same start time and the run id in its environment. An
+/// entry that names another process (a hand-edited journal, a process id
+/// used again) ends nothing. Returns whether there was one to end.
+pub(super) fn end_leftover(p: &StartedProcess) -> bool {
+    holds_run(p.pid, &p.run) && end_process_group(p.pid, p.since)
+}
+
+/// Starts a player's local program (§3.2 duty 1), with a run id of its own
+/// in its environment ([`RUN_ENV`]); the program and what the journal
+/// is to keep of it.
+pub(super) fn start_local(shared: &Shared, name: &str) -> Option<(Child, StartedProcess)> {
     let p = shared.cfg.players.iter().find(|p| p.name == name)?;
     let argv: Vec<String> = p
         .command
@@ -300,11 +345,13 @@ pub(super) fn start_local(shared: &Shared, name: &str) -> Option<Child> {
     )
     .map(Stdio::from)
     .unwrap_or_else(|_| Stdio::null());
+    let run = run_id();
     let mut command = std::process::Command::new(&argv[0]);
     command
         .args(&argv[1..])
         // The token where only the player's own user reads it.
         .env(crate::argus::config::TOKEN_ENV, &p.token)
+        .env(RUN_ENV, &run)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(stderr);
@@ -313,7 +360,15 @@ pub(super) fn start_local(shared: &Shared, name: &str) -> Option<Child> {
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
     match command.spawn() {
-        Ok(c) => Some(c),
+        Ok(c) => {
+            let started = StartedProcess {
+                player: name.to_string(),
+                pid: c.id(),
+                since: process_start_ticks(c.id()),
+                run,
+            };
+            Some((c, started))
+        }
         Err(e) => {
             shared.notice(Notice::Fault(
                 name.to_string(),

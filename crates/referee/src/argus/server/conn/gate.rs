@@ -10,12 +10,20 @@
 //! connects. A new connection is refused only when every connection is
 //! signed on.
 //!
-//! Failed sign-ons are slowed per address ([`Gate::failed`]): the answer
-//! comes after a delay that doubles with each failure ([`BACKOFF_FIRST`] to
-//! [`BACKOFF_LAST`]), and while it runs every other sign-on from the
-//! address is refused unread ([`Gate::may_try`]), so that guesses cannot be
-//! made faster in parallel. Failures are forgotten after
-//! [`FAILURES_FORGOTTEN`] without one.
+//! Failed sign-ons are slowed per address *and name* ([`Gate::failed`]):
+//! the answer comes after a delay that doubles with each failure
+//! ([`BACKOFF_FIRST`] to [`BACKOFF_LAST`]). The sign-ons of one address
+//! and name are checked one at a time, each after the delay of the last
+//! failure ([`Gate::turn`]), so that guesses cannot be made faster in
+//! parallel; they wait their turn (first come, first served) rather than
+//! being refused, so a player whose token is being guessed from its own
+//! address signs on after at most the guess ahead of it. Another name
+//! from the same address (players behind one NAT, one host or one IPv6
+//! /64) never waits for them. Names that are no player's share one count
+//! per address ([`Bucket::Unknown`]), so that made-up names neither
+//! escape the delay nor fill the memory; the observer's sign-ons have one
+//! of their own. Failures are forgotten after [`FAILURES_FORGOTTEN`]
+//! without one.
 //!
 //! What connections that never sign on write to the logs and the console
 //! is rationed ([`Gate::may_log_unsigned`]): a burst, then a few a second;
@@ -39,9 +47,25 @@ pub(in crate::argus::server) const BACKOFF_LAST: Duration = Duration::from_secs(
 /// An address's failed sign-ons are forgotten after this long without one.
 pub(in crate::argus::server) const FAILURES_FORGOTTEN: Duration = Duration::from_secs(600);
 
-/// The most addresses whose failures are remembered (the oldest are
-/// forgotten first beyond it).
+/// The most addresses and names whose failures are remembered (the oldest
+/// are forgotten first beyond it).
 const MAX_GUARDED: usize = 4096;
+
+/// What a sign-on claims to be, for the count of failures: one count per
+/// address for each registered player, one for the observer, one for every
+/// other name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(in crate::argus::server) enum Bucket {
+    /// A registered player's name.
+    Player(String),
+    /// The observer (following the journal).
+    Observer,
+    /// Any name that is no player's.
+    Unknown,
+}
+
+/// The key failed sign-ons are counted under.
+type GuardKey = (IpAddr, Bucket);
 
 /// Log lines (and notices) of connections that never signed on: at most
 /// this many at once...
@@ -109,12 +133,15 @@ struct Pending {
     kill: Arc<Kill>,
 }
 
-/// An address's failed sign-ons.
+/// The failed sign-ons of an address and name.
 struct Guard {
     failures: u32,
     last: Instant,
-    /// No sign-on from the address is read before this.
+    /// No sign-on of the address and name is checked before this.
     busy_until: Instant,
+    /// Held while one sign-on of the address and name is checked (and its
+    /// failure answered): the others wait their turn.
+    turn: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// The rationing of log lines of connections that never signed on.
@@ -131,7 +158,7 @@ struct State {
     pending: BTreeMap<u64, Pending>,
     by_address: HashMap<IpAddr, BTreeSet<u64>>,
     signed: usize,
-    guards: HashMap<IpAddr, Guard>,
+    guards: HashMap<GuardKey, Guard>,
 }
 
 impl State {
@@ -293,21 +320,70 @@ impl Gate {
         }
     }
 
-    /// Whether a sign-on from `key` may be read now; if not, how long the
-    /// delay of an earlier failure still runs.
-    pub(in crate::argus::server) fn may_try(&self, key: Option<IpAddr>) -> Result<(), Duration> {
-        let Some(key) = key else { return Ok(()) };
-        let now = Instant::now();
-        let st = self.state.lock().map_err(|_| BACKOFF_LAST)?;
-        match st.guards.get(&key) {
-            Some(g) if g.busy_until > now => Err(g.busy_until - now),
-            _ => Ok(()),
+    /// The guard of `key`, made if there is none (the oldest forgotten
+    /// beyond [`MAX_GUARDED`], and those without a failure for
+    /// [`FAILURES_FORGOTTEN`]).
+    fn guard(st: &mut State, key: GuardKey, now: Instant) -> &mut Guard {
+        if !st.guards.contains_key(&key) {
+            st.guards.retain(|_, g| {
+                now.duration_since(g.last) < FAILURES_FORGOTTEN || Arc::strong_count(&g.turn) > 1
+            });
+            if st.guards.len() >= MAX_GUARDED {
+                if let Some(oldest) = st
+                    .guards
+                    .iter()
+                    .min_by_key(|(_, g)| g.last)
+                    .map(|(k, _)| k.clone())
+                {
+                    st.guards.remove(&oldest);
+                }
+            }
         }
+        st.guards.entry(key).or_insert_with(|| Guard {
+            failures: 0,
+            last: now,
+            busy_until: now,
+            turn: Arc::new(tokio::sync::Mutex::new(())),
+        })
     }
 
-    /// Counts a failed sign-on from `key`; the delay before answering it
-    /// (until then no other sign-on from the address is read).
-    pub(in crate::argus::server) fn failed(&self, key: Option<IpAddr>) -> Duration {
+    /// Waits for the turn of a sign-on from `key` claiming `bucket` to be
+    /// checked: after the sign-ons of the same address and name that came
+    /// first, and after the delay of their last failure. The turn lasts
+    /// until the returned guard is dropped (after a failure's delay). No
+    /// wait without an address (a serial line).
+    pub(in crate::argus::server) async fn turn(
+        &self,
+        key: Option<IpAddr>,
+        bucket: Bucket,
+    ) -> Option<tokio::sync::OwnedMutexGuard<()>> {
+        let key = (key?, bucket);
+        let turn = {
+            let mut st = self.state.lock().ok()?;
+            Gate::guard(&mut st, key.clone(), Instant::now())
+                .turn
+                .clone()
+        };
+        let held = turn.lock_owned().await;
+        // A failure whose connection was closed during its delay gave the
+        // turn back early: its delay still runs.
+        loop {
+            let until = self
+                .state
+                .lock()
+                .ok()
+                .and_then(|st| st.guards.get(&key).map(|g| g.busy_until));
+            match until.and_then(|u| u.checked_duration_since(Instant::now())) {
+                Some(wait) if !wait.is_zero() => tokio::time::sleep(wait).await,
+                _ => break,
+            }
+        }
+        Some(held)
+    }
+
+    /// Counts a failed sign-on from `key` claiming `bucket`; the delay
+    /// before answering it (the turn is held until then).
+    pub(in crate::argus::server) fn failed(&self, key: Option<IpAddr>, bucket: Bucket) -> Duration {
         let Some(key) = key else {
             return BACKOFF_FIRST;
         };
@@ -315,23 +391,7 @@ impl Gate {
         let Ok(mut st) = self.state.lock() else {
             return BACKOFF_LAST;
         };
-        st.guards
-            .retain(|_, g| now.duration_since(g.last) < FAILURES_FORGOTTEN);
-        if st.guards.len() >= MAX_GUARDED && !st.guards.contains_key(&key) {
-            if let Some(oldest) = st
-                .guards
-                .iter()
-                .min_by_key(|(_, g)| g.last)
-                .map(|(k, _)| *k)
-            {
-                st.guards.remove(&oldest);
-            }
-        }
-        let g = st.guards.entry(key).or_insert(Guard {
-            failures: 0,
-            last: now,
-            busy_until: now,
-        });
+        let g = Gate::guard(&mut st, (key, bucket), now);
         g.failures = g.failures.saturating_add(1);
         g.last = now;
         let delay = BACKOFF_FIRST
@@ -532,17 +592,65 @@ mod tests {
         assert_eq!(gate.counts(), (0, 0));
     }
 
+    fn player(name: &str) -> Bucket {
+        Bucket::Player(name.into())
+    }
+
+    /// The delay doubles per address and name: another player's name from
+    /// the same address starts afresh, made-up names share one count.
     #[test]
-    fn failed_sign_ons_double_the_delay_and_hold_the_address() {
+    fn failed_sign_ons_double_the_delay_per_address_and_name() {
         let gate = Gate::new();
         let a = Some(ip("10.0.0.1"));
-        assert!(gate.may_try(a).is_ok());
-        let delays: Vec<Duration> = (0..8).map(|_| gate.failed(a)).collect();
+        let delays: Vec<Duration> = (0..8).map(|_| gate.failed(a, player("A"))).collect();
         assert_eq!(delays[0], BACKOFF_FIRST);
         assert_eq!(delays[1], BACKOFF_FIRST * 2);
         assert_eq!(delays[7], BACKOFF_LAST);
-        assert!(gate.may_try(a).is_err(), "the address waits");
-        assert!(gate.may_try(Some(ip("10.0.0.2"))).is_ok(), "others do not");
+        assert_eq!(gate.failed(a, player("B")), BACKOFF_FIRST, "B is not A");
+        assert_eq!(gate.failed(a, Bucket::Unknown), BACKOFF_FIRST);
+        assert_eq!(gate.failed(a, Bucket::Unknown), BACKOFF_FIRST * 2);
+        assert_eq!(
+            gate.failed(Some(ip("10.0.0.2")), player("A")),
+            BACKOFF_FIRST,
+            "another address"
+        );
+        assert_eq!(gate.state.lock().unwrap().guards.len(), 4);
+    }
+
+    /// While a guess of A's token waits out its delay, another player of
+    /// the same address gets its turn at once, and A's next sign-on gets
+    /// its own when the guess's turn ends, not later.
+    #[test]
+    fn a_guess_holds_only_its_own_name() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let gate = Arc::new(Gate::new());
+            let a = Some(ip("10.0.0.1"));
+            let guess = gate.turn(a, player("A")).await;
+            let delay = gate.failed(a, player("A"));
+            assert_eq!(delay, BACKOFF_FIRST);
+            // B's turn: at once, while the guess holds A's.
+            let b = tokio::time::timeout(Duration::from_secs(60), gate.turn(a, player("B")))
+                .await
+                .expect("B waits for nobody");
+            assert!(b.is_some());
+            // A's own sign-on waits for the guess's turn.
+            let g = gate.clone();
+            let mut right = tokio::spawn(async move { g.turn(a, player("A")).await.is_some() });
+            tokio::select! {
+                _ = &mut right => panic!("A was checked during the guess's delay"),
+                () = tokio::time::sleep(BACKOFF_FIRST / 5) => {}
+            }
+            drop(guess);
+            let got = tokio::time::timeout(Duration::from_secs(60), right)
+                .await
+                .expect("A's turn came")
+                .unwrap();
+            assert!(got);
+        });
     }
 
     #[test]
