@@ -705,6 +705,11 @@ fn uci_fallback(pos: &Position, token: &[u8]) -> Option<Move> {
     if !(4..=5).contains(&t.len()) {
         return None;
     }
+    // Coordinates in lower case only, as python-chess reads them: `B8c7`
+    // is a bishop's move written wrong, not the move from b8.
+    if !(t[0].is_ascii_lowercase() && t[2].is_ascii_lowercase()) {
+        return None;
+    }
     UciMove::from_ascii(t).ok()?.to_move(pos).ok()
 }
 
