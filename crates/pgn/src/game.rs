@@ -1066,7 +1066,12 @@ impl Visitor for GameBuilder {
         }
         let keep = self.detail != Detail::Count;
         let mainline = self.stack.len() <= 1;
-        let frame = self.top();
+        // The top frame, borrowed apart from the warnings.
+        if self.stack.is_empty() {
+            self.push_mainline();
+        }
+        let last = self.stack.len() - 1;
+        let frame = &mut self.stack[last];
         let mv = match san.san {
             San::Null => Ok((Move::NULL, None)),
             ref s => s.to_move_lenient(&frame.pos),
@@ -1077,13 +1082,14 @@ impl Visitor for GameBuilder {
                 .map(|m| (m, None))
                 .ok_or(source)
         });
-        let mut lenient = [None, None];
         match mv {
             Ok((mv, leniency)) => {
-                let spelling = nonstandard.then_some(Leniency::Spelling);
-                if leniency.is_some() || spelling.is_some() {
-                    lenient = [spelling, leniency]
-                        .map(|l| l.map(|l| lenient_move(&frame.pos, mv, token, l)));
+                if nonstandard || leniency.is_some() {
+                    let spelling = nonstandard.then_some(Leniency::Spelling);
+                    for l in [spelling, leniency].into_iter().flatten() {
+                        let kind = lenient_move(&frame.pos, mv, token, l);
+                        self.warnings.push(Warning { at, kind });
+                    }
                 }
                 if keep {
                     let mut node = Node::new(mv);
@@ -1110,9 +1116,6 @@ impl Visitor for GameBuilder {
                     },
                 );
             }
-        }
-        for kind in lenient.into_iter().flatten() {
-            self.warn(at, kind);
         }
     }
 
