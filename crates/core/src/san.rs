@@ -143,8 +143,9 @@ impl std::error::Error for SanError {}
 /// would not, so that a reader can say so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Leniency {
-    /// A capture written without its `x` (`Nd5` taking on d5, `ed5`).
-    /// python-chess reads it too.
+    /// A capture written without its `x` (`Nd5` taking on d5, `ed5`;
+    /// not coordinates such as `e4d5`, which never write one). python-chess
+    /// reads it too.
     MissingCapture,
     /// An `x` written for a move that takes nothing (`Nxf3` to an empty
     /// square, `xe4` for the pawn push). python-chess reads it too.
@@ -219,6 +220,14 @@ impl San {
         match self.to_move(pos) {
             Ok(m) => {
                 let leniency = match *self {
+                    // Coordinates (`e4d5`, UCI written as SAN) never write
+                    // an `x`: only a needless one is said there.
+                    San::Normal {
+                        capture: false,
+                        file: Some(_),
+                        rank: Some(_),
+                        ..
+                    } => None,
                     San::Normal { capture, .. } if capture != pos.is_capture(m) => {
                         Some(if capture {
                             Leniency::SpuriousCapture
@@ -1228,6 +1237,8 @@ mod tests {
         assert_eq!(read(ep, "e6"), (None, None));
         assert_eq!(read(ep, "dxe6").1, Some(("d5e6".into(), None)));
         assert_eq!(read(ep, "de6").1, Some(("d5e6".into(), missing)));
+        // Coordinates never write an `x`: no leniency.
+        assert_eq!(read(fen, "e4d5").1, Some(("e4d5".into(), None)));
         // An `x` on a push: python-chess reads it; the lenient call says so.
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
         let spurious = Some(Leniency::SpuriousCapture);
