@@ -84,6 +84,53 @@ fn validate_reports_tag_semantics() {
     out.assert_code(1);
 }
 
+/// Issue 43, item 5: a pawn capture written without its file is an error
+/// where it stands (it was read as the capture: no error, and to-epd wrote
+/// the position after exd5); a move read only leniently is a warning naming
+/// game, line and column, counted, and `--strict` fails on it.
+#[test]
+fn validate_refuses_a_pawn_capture_without_its_file_and_warns_on_leniency() {
+    let out = rookery(&["pgn", "validate", "-"], b"1. e4 d5 2. d5 *\n");
+    out.assert_code(1);
+    let said = text(&out.stdout);
+    assert_contains_all(
+        &said,
+        &[
+            "<stdin>:1:13: error: game 1 (? - ?, ?, round ?): move 2. d5: illegal move d5: \
+             a pawn capture is written with the pawn's file (exd5)",
+            "1 games, 1 with errors, 0 warnings",
+        ],
+    );
+    let out = rookery(&["pgn", "to-epd", "-q", "-"], b"1. e4 d5 2. d5 *\n");
+    let epd = text(&out.stdout);
+    assert!(
+        !epd.contains("3P4/8/8/PPPP1PPP"),
+        "the position after exd5: {epd}"
+    );
+
+    let pgn = b"1. e4 d5 2. ed5 Qxd5 3. Nxc3 Qe6+ *\n";
+    let out = rookery(&["pgn", "validate", "-"], pgn);
+    out.assert_code(0);
+    let said = text(&out.stdout);
+    assert_contains_all(
+        &said,
+        &[
+            "<stdin>:1:13: warning: game 1: move 2. ed5 read as exd5: a capture written without its x",
+            "<stdin>:1:25: warning: game 1: move 3. Nxc3 read as Nc3: an x written for a move that \
+             captures nothing",
+            "1 games, 0 with errors, 2 warnings",
+        ],
+    );
+    rookery(&["pgn", "validate", "--strict", "-"], pgn).assert_code(1);
+    // The standard spelling: no warning.
+    let out = rookery(
+        &["pgn", "validate", "--strict", "-"],
+        b"1. e4 d5 2. exd5 Qxd5 *\n",
+    );
+    out.assert_code(0);
+    assert_eq!(text(&out.stdout), "1 games, 0 with errors, 0 warnings\n");
+}
+
 #[test]
 fn normalize_is_idempotent_and_parallel_equals_sequential() {
     let tmp = TempDir::new("pgn-cli-norm");

@@ -115,6 +115,30 @@ impl Game {
         Ok(())
     }
 
+    /// Plays the null move (`--` in PGN, `0000` in UCI): the side to move
+    /// passes, the en-passant square is cleared and the half-move clock
+    /// counts on. Not a legal move; for the games that record one
+    /// (analysis, PGN's `--`), as python-chess plays `Move.null()`.
+    pub fn play_null(&mut self) {
+        self.pos.play_unchecked(Move::NULL);
+        self.moves.push(Move::NULL);
+        self.keys.push(self.pos.hash());
+    }
+
+    /// Plays `m`, the null move included ([`Game::play`] or
+    /// [`Game::play_null`]).
+    ///
+    /// # Errors
+    /// [`IllegalMoveError`] if `m` is neither legal nor the null move.
+    pub fn play_or_null(&mut self, m: Move) -> Result<(), IllegalMoveError> {
+        if m.is_null() {
+            self.play_null();
+            Ok(())
+        } else {
+            self.play(m)
+        }
+    }
+
     /// How many times the current position has occurred (1 = first time).
     pub fn repetitions(&self) -> usize {
         let current = self.pos.hash();

@@ -48,7 +48,7 @@ pub use perft::{
     PerftCase, PerftSuiteError,
 };
 pub use position::{IllegalMoveError, Position, FIFTY_MOVE_HALFMOVES, SEVENTY_FIVE_MOVE_HALFMOVES};
-pub use san::{San, SanError, SanPlus, Suffix};
+pub use san::{Leniency, San, SanError, SanPlus, Suffix};
 pub use score::{ParseScoreError, Score};
 pub use types::{CastlingSide, Color, File, ParseSquareError, Piece, Rank, Role, Square};
 pub use uci::{CastlingMode, UciMove};

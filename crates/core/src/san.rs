@@ -10,6 +10,26 @@
 //! assert_eq!("Ng1-f3".parse::<San>()?.to_move(&pos)?, m);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! Resolving is strict by default: [`San::to_move`] reads a move as
+//! python-chess's `parse_san` does, so a pawn capture needs its file
+//! (`exd5`, never `d5`) and `Kg1` is a king move, not castling. Leniency is
+//! asked for: [`San::to_move_lenient`] also reads castling written as a king
+//! move, and says which [`Leniency`] it took (and whether the capture mark
+//! `x` tells the truth), so that a reader can warn.
+//!
+//! ```
+//! use rookery_core::{Leniency, Position, San};
+//! let pos = Position::from_fen("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")?;
+//! // `d5` is no move here: the pawn on e4 takes only as `exd5`.
+//! assert!("d5".parse::<San>()?.to_move(&pos).is_err());
+//! assert!("d5".parse::<San>()?.to_move_lenient(&pos).is_err());
+//! // `ed5` is read (as python-chess reads it), and the lenient call says the `x` is missing.
+//! let (m, leniency) = "ed5".parse::<San>()?.to_move_lenient(&pos)?;
+//! assert_eq!(m, "exd5".parse::<San>()?.to_move(&pos)?);
+//! assert_eq!(leniency, Some(Leniency::MissingCapture));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::attacks::{
     aligned, attacks, between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks,
@@ -117,11 +137,45 @@ impl fmt::Display for SanError {
 
 impl std::error::Error for SanError {}
 
+/// How a SAN string departs from the standard although it still names one
+/// legal move: what [`San::to_move_lenient`] and [`SanPlus::from_ascii`]
+/// read where the standard (and, but for the capture mark, python-chess)
+/// would not, so that a reader can say so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Leniency {
+    /// A capture written without its `x` (`Nd5` taking on d5, `ed5`;
+    /// not coordinates such as `e4d5`, which never write one). python-chess
+    /// reads it too.
+    MissingCapture,
+    /// An `x` written for a move that takes nothing (`Nxf3` to an empty
+    /// square, `xe4` for the pawn push). python-chess reads it too.
+    SpuriousCapture,
+    /// Castling written as the king's move to its castled square (`Kg1`,
+    /// `Ke1c1`), which python-chess does not read.
+    CastlingAsKingMove,
+    /// A spelling that neither the standard nor python-chess reads: `Pe4`,
+    /// `o-o`, `e4:d5`, `e8(Q)`, `e8/Q`, `dxe6 e.p.`, several check marks.
+    /// See [`SanPlus::from_ascii_strict`].
+    Spelling,
+}
+
+impl fmt::Display for Leniency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Leniency::MissingCapture => "a capture written without its x",
+            Leniency::SpuriousCapture => "an x written for a move that captures nothing",
+            Leniency::CastlingAsKingMove => "castling written as a king move",
+            Leniency::Spelling => "a spelling that is not standard SAN",
+        })
+    }
+}
+
 impl San {
     /// Reads SAN as files contain it: `+`/`#` and `!?`-style suffixes are
     /// ignored, `0-0` is castling, `e8Q` and `e8=Q` are promotions, `Pe4`
     /// names the pawn, and long algebraic (`e2e4`, `e2-e4`, `Ng1-f3`, `Nb1xc3`)
-    /// is accepted.
+    /// is accepted. [`SanPlus::from_ascii_strict`] reads only the standard
+    /// spellings and those python-chess reads.
     ///
     /// # Errors
     /// [`ParseSanError`] if the text is not a move.
@@ -129,7 +183,11 @@ impl San {
         SanPlus::from_ascii(s).map(|sp| sp.san)
     }
 
-    /// Finds the legal move this SAN stands for.
+    /// Finds the legal move this SAN stands for, strictly: as python-chess's
+    /// `parse_san` reads it. A pawn move without a file is a move along its
+    /// file (`d5` is never `exd5`); a king move is never castling (`Kg1`);
+    /// the capture mark `x` is not checked (python-chess does not check it;
+    /// [`San::to_move_lenient`] reports it).
     ///
     /// A plain piece or pawn move is found from the attack tables, pins and
     /// checks, without generating the legal moves; anything else (castling,
@@ -144,6 +202,85 @@ impl San {
             Some(m) => Ok(m),
             None => self.resolve_by_generation(pos),
         }
+    }
+
+    /// [`San::to_move`], and more leniently where the move is still
+    /// unmistakable: castling written as the king's move to its castled
+    /// square (`Kg1`, `Ke1c1`). Says which [`Leniency`] it took, if any,
+    /// including a capture mark that does not tell the truth
+    /// ([`Leniency::MissingCapture`], [`Leniency::SpuriousCapture`]), which
+    /// the strict call reads silently as python-chess does. A string that
+    /// fits no legal move or several is an error, as with the strict call.
+    ///
+    /// # Errors
+    /// [`SanError`] if no legal move or more than one matches (the strict
+    /// call's error).
+    #[inline]
+    pub fn to_move_lenient(&self, pos: &Position) -> Result<(Move, Option<Leniency>), SanError> {
+        match self.to_move(pos) {
+            Ok(m) => {
+                let leniency = match *self {
+                    // Coordinates (`e4d5`, UCI written as SAN) never write
+                    // an `x`: only a needless one is said there.
+                    San::Normal {
+                        capture: false,
+                        file: Some(_),
+                        rank: Some(_),
+                        ..
+                    } => None,
+                    San::Normal { capture, .. } if capture != pos.is_capture(m) => {
+                        Some(if capture {
+                            Leniency::SpuriousCapture
+                        } else {
+                            Leniency::MissingCapture
+                        })
+                    }
+                    _ => None,
+                };
+                Ok((m, leniency))
+            }
+            Err(e) => match self.castling_as_king_move(pos) {
+                Some(m) => Ok((m, Some(Leniency::CastlingAsKingMove))),
+                None => Err(e),
+            },
+        }
+    }
+
+    /// The castling move a king move to the king's castled square stands
+    /// for (`Kg1`, `Ke1g1` for `O-O`), where the king moves two squares or
+    /// more; `None` for any other SAN.
+    #[cold]
+    fn castling_as_king_move(&self, pos: &Position) -> Option<Move> {
+        let San::Normal {
+            role: Role::King,
+            file,
+            rank,
+            to,
+            promotion: None,
+            ..
+        } = *self
+        else {
+            return None;
+        };
+        let king = pos.king(pos.turn());
+        if file.is_some_and(|f| f != king.file()) || rank.is_some_and(|r| r != king.rank()) {
+            return None;
+        }
+        pos.legal_moves().iter().copied().find(|m| {
+            if !m.is_castle() {
+                return false;
+            }
+            let side = if m.to().file() > m.from().file() {
+                CastlingSide::KingSide
+            } else {
+                CastlingSide::QueenSide
+            };
+            let dist = side
+                .king_to_file()
+                .index()
+                .abs_diff(m.from().file().index());
+            side.king_to(pos.turn()) == to && dist >= 2
+        })
     }
 
     /// [`San::to_move`] by generating the legal moves to the target.
@@ -181,6 +318,7 @@ impl San {
                 let mut found: Option<Move> = None;
                 let mut candidates = Vec::new();
                 let mut wrong_promotion = false;
+                let mut capture_without_file = false;
                 for &m in pos.moves_to(to).iter() {
                     if m.is_castle() {
                         continue;
@@ -193,6 +331,12 @@ impl San {
                     {
                         continue;
                     }
+                    // A pawn written without its file moves along the
+                    // file it names: a capture needs the file (`exd5`).
+                    if role == Role::Pawn && file.is_none() && m.from().file() != to.file() {
+                        capture_without_file = true;
+                        continue;
+                    }
                     if m.promotion() != promotion {
                         wrong_promotion = true;
                         continue;
@@ -202,40 +346,22 @@ impl San {
                 }
                 match candidates.len() {
                     1 => Ok(found.unwrap_or(Move::NULL)),
-                    0 => {
-                        // A king moving two squares towards its rook: castling written as a king move.
-                        if role == Role::King
-                            && file.is_none_or(|f| f == pos.king(pos.turn()).file())
-                        {
-                            for &m in pos.legal_moves().iter().filter(|m| m.is_castle()) {
-                                let side = if m.to().file() > m.from().file() {
-                                    CastlingSide::KingSide
-                                } else {
-                                    CastlingSide::QueenSide
-                                };
-                                let dist = (side.king_to_file().index() as i32
-                                    - m.from().file().index() as i32)
-                                    .abs();
-                                if side.king_to(pos.turn()) == to && dist >= 2 {
-                                    return Ok(m);
-                                }
-                            }
-                        }
-                        Err(SanError::Illegal {
-                            san: self.to_string(),
-                            reason: if wrong_promotion {
-                                if promotion.is_none() {
-                                    "missing promotion piece"
-                                } else {
-                                    "promotion piece does not fit the move"
-                                }
-                            } else if (pos.pieces(pos.turn(), role)).is_empty() {
-                                "no such piece"
+                    0 => Err(SanError::Illegal {
+                        san: self.to_string(),
+                        reason: if capture_without_file {
+                            "a pawn capture is written with the pawn's file (exd5)"
+                        } else if wrong_promotion {
+                            if promotion.is_none() {
+                                "missing promotion piece"
                             } else {
-                                "no piece of that kind can move there"
-                            },
-                        })
-                    }
+                                "promotion piece does not fit the move"
+                            }
+                        } else if (pos.pieces(pos.turn(), role)).is_empty() {
+                            "no such piece"
+                        } else {
+                            "no piece of that kind can move there"
+                        },
+                    }),
                     _ => Err(SanError::Ambiguous {
                         san: self.to_string(),
                         candidates: candidates
@@ -339,6 +465,28 @@ impl SanPlus {
         parse_fast(s)
     }
 
+    /// [`SanPlus::from_ascii`] for the spellings of standard SAN and those
+    /// python-chess's `parse_san` also reads, and no others: an optional
+    /// piece letter `NBRQK`, an optional file and rank, an optional `-` or
+    /// `x`, the target square, an optional promotion piece (with or without
+    /// `=`, either case), one optional `+` or `#`; `O-O`, `O-O-O`, `0-0`,
+    /// `0-0-0` with one optional `+` or `#`; the null moves `--`, `Z0`,
+    /// `0000`, `@@@@`. What [`SanPlus::from_ascii`] reads beyond these
+    /// (`Pe4`, `o-o`, `e4:d5`, `e8(Q)`, `Nf3!`, `e4++`) is an error here; a
+    /// lenient reader reads it with [`Leniency::Spelling`].
+    ///
+    /// # Errors
+    /// [`ParseSanError`] if the text is not a move in these spellings.
+    pub fn from_ascii_strict(s: &[u8]) -> Result<SanPlus, ParseSanError> {
+        if strict_spelling(s) {
+            SanPlus::from_ascii(s)
+        } else {
+            Err(ParseSanError {
+                text: String::from_utf8_lossy(s).into_owned(),
+            })
+        }
+    }
+
     /// [`SanPlus::from_ascii`] for every spelling it reads.
     fn from_ascii_general(s: &[u8]) -> Result<SanPlus, ParseSanError> {
         let bad = || ParseSanError {
@@ -387,6 +535,47 @@ impl SanPlus {
         };
         SanPlus { san, suffix }
     }
+}
+
+/// Whether `s` is spelled as [`SanPlus::from_ascii_strict`] reads: the
+/// grammar python-chess's `parse_san` accepts (its castling and null-move
+/// spellings, and `[NBKRQ]?[a-h]?[1-8]?[-x]?[a-h][1-8](=?[nbrqkNBRQK])?[+#]?`).
+fn strict_spelling(s: &[u8]) -> bool {
+    if matches!(s, b"--" | b"Z0" | b"0000" | b"@@@@") {
+        return true;
+    }
+    let body = match s {
+        [rest @ .., b'+' | b'#'] => rest,
+        _ => s,
+    };
+    if matches!(body, b"O-O" | b"O-O-O" | b"0-0" | b"0-0-0") {
+        return true;
+    }
+    // The promotion piece follows the target's rank digit, so a trailing
+    // letter is one.
+    let body = match body {
+        [rest @ .., p] if b"nbrqkNBRQK".contains(p) => rest.strip_suffix(b"=").unwrap_or(rest),
+        _ => body,
+    };
+    let [prefix @ .., b'a'..=b'h', b'1'..=b'8'] = body else {
+        return false;
+    };
+    // The optional parts have disjoint alphabets, so reading them greedily
+    // in order is the regular expression's reading.
+    let mut rest = prefix;
+    for class in [
+        |c: u8| matches!(c, b'N' | b'B' | b'K' | b'R' | b'Q'),
+        |c: u8| matches!(c, b'a'..=b'h'),
+        |c: u8| matches!(c, b'1'..=b'8'),
+        |c: u8| matches!(c, b'-' | b'x'),
+    ] {
+        if let [c, r @ ..] = rest {
+            if class(*c) {
+                rest = r;
+            }
+        }
+    }
+    rest.is_empty()
 }
 
 /// Which of `origins` (pieces of the side to move, not its king, that reach
@@ -551,6 +740,9 @@ fn fast_resolve(pos: &Position, san: &San) -> Option<Move> {
             }
             let pawns = pos.pieces(us, Role::Pawn);
             if pos.by_color(them).contains(to) {
+                // A pawn capture without its file (`d5` for `exd5`) is no
+                // move, which generating the moves explains.
+                file?;
                 pawn_attacks(them, to) & pawns
             } else {
                 if pos.ep_square() == Some(to) {
@@ -1007,6 +1199,99 @@ mod tests {
             );
         }
         assert!(fast > 50, "the fast path reads the standard spellings");
+    }
+
+    /// The move `text` names in `fen`, strictly and leniently, in UCI.
+    fn read(fen: &str, text: &str) -> (Option<String>, Option<(String, Option<Leniency>)>) {
+        let pos = Position::from_fen(fen).unwrap();
+        let uci = |m| crate::UciMove::from_move(&pos, m, crate::CastlingMode::Standard).to_string();
+        let san = San::from_ascii(text.as_bytes()).unwrap();
+        (
+            san.to_move(&pos).ok().map(uci),
+            san.to_move_lenient(&pos).ok().map(|(m, l)| (uci(m), l)),
+        )
+    }
+
+    #[test]
+    fn a_pawn_capture_needs_its_file() {
+        let fen = "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+        // `d5` and `xd5` name no move: the pawn on e4 takes only as `exd5`.
+        for text in ["d5", "xd5", "d5+"] {
+            assert_eq!(read(fen, text), (None, None), "{text}");
+        }
+        let err = San::from_ascii(b"d5")
+            .unwrap()
+            .to_move(&Position::from_fen(fen).unwrap())
+            .unwrap_err();
+        assert!(err.to_string().contains("file"), "{err}");
+        let exd5 = Some("e4d5".to_owned());
+        assert_eq!(
+            read(fen, "exd5"),
+            (exd5.clone(), Some(("e4d5".into(), None)))
+        );
+        // Without its `x`, as python-chess reads it, with the leniency said.
+        let missing = Some(Leniency::MissingCapture);
+        assert_eq!(read(fen, "ed5"), (exd5, Some(("e4d5".into(), missing))));
+        // En passant is a capture too.
+        let ep = "4k3/8/8/2KPp3/8/8/8/8 w - e6 0 2";
+        assert_eq!(read(ep, "e6"), (None, None));
+        assert_eq!(read(ep, "dxe6").1, Some(("d5e6".into(), None)));
+        assert_eq!(read(ep, "de6").1, Some(("d5e6".into(), missing)));
+        // Coordinates never write an `x`: no leniency.
+        assert_eq!(read(fen, "e4d5").1, Some(("e4d5".into(), None)));
+        // An `x` on a push: python-chess reads it; the lenient call says so.
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let spurious = Some(Leniency::SpuriousCapture);
+        assert_eq!(read(start, "xe4").1, Some(("e2e4".into(), spurious)));
+        assert_eq!(read(start, "Nxf3").1, Some(("g1f3".into(), spurious)));
+    }
+
+    #[test]
+    fn castling_as_a_king_move_only_leniently() {
+        let fen = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
+        let lenient = Some(Leniency::CastlingAsKingMove);
+        for (text, uci) in [("Kg1", "e1g1"), ("Kc1", "e1c1"), ("Ke1g1", "e1g1")] {
+            assert_eq!(
+                read(fen, text),
+                (None, Some((uci.into(), lenient))),
+                "{text}"
+            );
+        }
+        // A king's ordinary move is no leniency; a king not on its file is no castling.
+        assert_eq!(read(fen, "Kf1").1, Some(("e1f1".into(), None)));
+        assert_eq!(read(fen, "Kdg1"), (None, None));
+        assert_eq!(
+            read(fen, "O-O"),
+            (Some("e1g1".into()), Some(("e1g1".into(), None)))
+        );
+    }
+
+    #[test]
+    fn strict_spellings_are_python_chess_s() {
+        for ok in [
+            "e4", "exd5", "ed5", "Nf3", "Ng1f3", "Ng1-f3", "Ng1xf3", "N1f3", "e2e4", "e2-e4",
+            "b8=Q", "b8Q", "b8q", "b8=n+", "O-O", "0-0", "O-O-O#", "0-0-0+", "--", "Z0", "0000",
+            "@@@@", "Kxe2", "xe4", "Qh4xe1#",
+        ] {
+            assert!(SanPlus::from_ascii_strict(ok.as_bytes()).is_ok(), "{ok}");
+            assert_eq!(
+                SanPlus::from_ascii_strict(ok.as_bytes()),
+                SanPlus::from_ascii(ok.as_bytes())
+            );
+        }
+        for lenient in [
+            "Pe4", "Pxd5", "o-o", "o-o-o", "e4:d5", "b8(Q)", "b8/Q", "Nf3!", "e4++", "Nf3+#",
+            "dxe6e.p.", "O-O-O++",
+        ] {
+            assert!(SanPlus::from_ascii(lenient.as_bytes()).is_ok(), "{lenient}");
+            assert!(
+                SanPlus::from_ascii_strict(lenient.as_bytes()).is_err(),
+                "{lenient}"
+            );
+        }
+        for bad in ["nf3", "N", "e9", "b8=", "O-O-", "x", ""] {
+            assert!(SanPlus::from_ascii_strict(bad.as_bytes()).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -3,7 +3,9 @@
 use std::fmt;
 use std::io::Read;
 
-use rookery_core::{Color, Fen, Mode, Move, Position, San, SanError, SanPlus, Setup, UciMove};
+use rookery_core::{
+    Color, Fen, Leniency, Mode, Move, Position, San, SanError, SanPlus, Setup, UciMove,
+};
 
 use crate::ending::{Ending, ResultSource};
 use crate::reader::{Problem, Reader, Skip, Visitor};
@@ -499,6 +501,23 @@ pub enum WarningKind {
     /// A NAG or variation with no move before it, skipped.
     #[error("{0} with no move before it, skipped")]
     NoMoveBefore(&'static str),
+    /// A move read only leniently: written in a spelling neither standard
+    /// SAN nor python-chess reads (`Pe4`, `o-o`), with a capture mark that
+    /// does not tell the truth (`ed5`, `Nxf3` to an empty square), or
+    /// castling written as a king move (`Kg1`). See [`Leniency`].
+    #[error("move {number}{} {text} read as {read_as}: {leniency}", if *.color == Color::White { "." } else { "..." })]
+    LenientMove {
+        /// The move number.
+        number: u32,
+        /// The side that was to move.
+        color: Color,
+        /// The move as written.
+        text: String,
+        /// The move read, in standard SAN.
+        read_as: String,
+        /// How the text departs from standard SAN.
+        leniency: Leniency,
+    },
     /// The Result tag or the game-termination marker says other than the
     /// last position: a checkmate scored as a draw, a loss or `*`; a
     /// stalemate scored as a win or `*` (see [`crate::ending`]). At the tag
@@ -666,12 +685,29 @@ pub fn start_position(tags: &Tags) -> Result<Position, GameErrorKind> {
 }
 
 /// A move written in UCI coordinates, if `token` is one and it is legal.
+/// The warning for `mv`, written `token` in `pos`, read with `leniency`.
+#[cold]
+fn lenient_move(pos: &Position, mv: Move, token: &[u8], leniency: Leniency) -> WarningKind {
+    WarningKind::LenientMove {
+        number: pos.fullmoves(),
+        color: pos.turn(),
+        text: String::from_utf8_lossy(token).into_owned(),
+        read_as: SanPlus::from_move(pos, mv).to_string(),
+        leniency,
+    }
+}
+
 fn uci_fallback(pos: &Position, token: &[u8]) -> Option<Move> {
     let t = token
         .iter()
         .rposition(|b| !matches!(b, b'+' | b'#' | b'!' | b'?'))
         .map_or(token, |i| &token[..=i]);
     if !(4..=5).contains(&t.len()) {
+        return None;
+    }
+    // Coordinates in lower case only, as python-chess reads them: `B8c7`
+    // is a bishop's move written wrong, not the move from b8.
+    if !(t[0].is_ascii_lowercase() && t[2].is_ascii_lowercase()) {
         return None;
     }
     UciMove::from_ascii(t).ok()?.to_move(pos).ok()
@@ -733,6 +769,9 @@ pub struct GameBuilder {
     gated: bool,
     /// Where the last move was (for warnings about what follows it).
     last_loc: Location,
+    /// The move being read is in a non-standard spelling
+    /// ([`Visitor::san_nonstandard`]).
+    nonstandard: bool,
     tag_locations: Vec<(usize, Location)>,
     /// Keys of the mainline positions (see [`ReadGame::keys`]).
     keys: Vec<u64>,
@@ -813,6 +852,7 @@ impl GameBuilder {
             gate: None,
             gated: false,
             last_loc: Location::default(),
+            nonstandard: false,
             tag_locations: Vec::new(),
             keys: Vec::new(),
             variations: 0,
@@ -1013,22 +1053,44 @@ impl Visitor for GameBuilder {
         Skip(self.dead || self.gated)
     }
 
+    fn san_nonstandard(&mut self, san: SanPlus, token: &[u8], at: Location) {
+        self.nonstandard = true;
+        self.san(san, token, at);
+    }
+
     fn san(&mut self, san: SanPlus, token: &[u8], at: Location) {
         self.last_loc = at;
+        let nonstandard = std::mem::take(&mut self.nonstandard);
         if self.dead {
             return;
         }
         let keep = self.detail != Detail::Count;
         let mainline = self.stack.len() <= 1;
-        let frame = self.top();
+        // The top frame, borrowed apart from the warnings.
+        if self.stack.is_empty() {
+            self.push_mainline();
+        }
+        let last = self.stack.len() - 1;
+        let frame = &mut self.stack[last];
         let mv = match san.san {
-            San::Null => Ok(Move::NULL),
-            ref s => s.to_move(&frame.pos),
+            San::Null => Ok((Move::NULL, None)),
+            ref s => s.to_move_lenient(&frame.pos),
         };
         // Coordinate notation written where SAN belongs (g1f3, e7e8q).
-        let mv = mv.or_else(|source| uci_fallback(&frame.pos, token).ok_or(source));
+        let mv = mv.or_else(|source| {
+            uci_fallback(&frame.pos, token)
+                .map(|m| (m, None))
+                .ok_or(source)
+        });
         match mv {
-            Ok(mv) => {
+            Ok((mv, leniency)) => {
+                if nonstandard || leniency.is_some() {
+                    let spelling = nonstandard.then_some(Leniency::Spelling);
+                    for l in [spelling, leniency].into_iter().flatten() {
+                        let kind = lenient_move(&frame.pos, mv, token, l);
+                        self.warnings.push(Warning { at, kind });
+                    }
+                }
                 if keep {
                     let mut node = Node::new(mv);
                     node.comments_before = std::mem::take(&mut frame.pending);
@@ -1368,6 +1430,43 @@ mod located_warnings {
                 [
                     "4:1 variation with no move before it, skipped",
                     "8:3 NAG with no move before it, skipped",
+                ],
+                "{detail:?}"
+            );
+        }
+    }
+
+    /// Issue 43, item 5: a pawn capture without its file is an error, not
+    /// the capture; what is read only leniently is read with a warning
+    /// naming the move, where it stands; the standard spellings and those
+    /// python-chess reads (`0-0`, `e8Q`) are read without one.
+    #[test]
+    fn a_move_read_leniently_is_named_where_it_stands() {
+        let games = |pgn: &str, detail| {
+            Games::new(pgn.as_bytes())
+                .with_detail(detail)
+                .map(|g| g.expect("read from memory"))
+                .collect::<Vec<_>>()
+        };
+        for detail in [Detail::Full, Detail::Mainline, Detail::Count] {
+            let read = games("1. e4 d5 2. d5 *\n\n1. e4 d5 2. xd5 *\n", detail);
+            for g in &read {
+                let e = g.error.as_ref().expect("d5 is no move");
+                assert_eq!((e.at.line, e.at.col), (g.at.line, 13), "{detail:?}");
+                assert!(e.to_string().contains("file"), "{e}");
+                assert_eq!(g.plies, 2, "{detail:?}");
+            }
+            let pgn = "1. e4 d5 2. ed5 Qxd5 3. Nxc3 Qxa2 *\n\n\
+                [FEN \"r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1\"]\n\n1. Kg1 o-o 2. Pa3 Kh8 *\n\n\
+                [FEN \"8/1P6/8/8/8/8/k6K/8 w - - 0 1\"]\n\n1. b8Q Kb2 2. Qb7 *\n";
+            assert_eq!(
+                warnings_at(pgn, detail),
+                [
+                    "1:13 move 2. ed5 read as exd5: a capture written without its x",
+                    "1:25 move 3. Nxc3 read as Nc3: an x written for a move that captures nothing",
+                    "5:4 move 1. Kg1 read as O-O: castling written as a king move",
+                    "5:8 move 1... o-o read as O-O: a spelling that is not standard SAN",
+                    "5:15 move 2. Pa3 read as a3: a spelling that is not standard SAN",
                 ],
                 "{detail:?}"
             );

@@ -56,4 +56,4 @@ pub use game::{
 };
 pub use reader::{EndState, Problem, Reader, Skip, Visitor};
 pub use types::{GameResult, Location, Nag, RawComment, RawTag};
-pub use writer::{game_to_string, write_game};
+pub use writer::{game_to_string, game_to_string_whole_comments, write_game};

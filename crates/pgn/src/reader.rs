@@ -88,6 +88,14 @@ pub trait Visitor {
     fn san(&mut self, san: SanPlus, token: &[u8], at: Location) {
         let _ = (san, token, at);
     }
+    /// A move in a spelling that neither standard SAN nor python-chess
+    /// reads (`Pe4`, `o-o`, `e4:d5`, `e8(Q)`: see
+    /// [`SanPlus::from_ascii_strict`]), read leniently
+    /// ([`rookery_core::Leniency::Spelling`]); by default handed to
+    /// [`Visitor::san`].
+    fn san_nonstandard(&mut self, san: SanPlus, token: &[u8], at: Location) {
+        self.san(san, token, at);
+    }
     /// A NAG, `$n` or a `!`/`?` suffix.
     fn nag(&mut self, nag: Nag) {
         let _ = nag;
@@ -970,6 +978,9 @@ fn symbol<V: Visitor>(v: &mut V, tok: &[u8], at: Location) {
         let (glyph, rest) = rest.split_at(glyph_len);
         if !san_text.is_empty() {
             match SanPlus::from_ascii(san_text) {
+                Ok(san) if SanPlus::from_ascii_strict(san_text).is_err() => {
+                    v.san_nonstandard(san, &t[..san_len + glyph_len], at);
+                }
                 Ok(san) => v.san(san, &t[..san_len + glyph_len], at),
                 Err(_) => {
                     v.problem(Problem::UnknownToken(tok), at);

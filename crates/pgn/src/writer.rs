@@ -25,6 +25,8 @@ struct Wrap {
     len: usize,
     /// `(` waiting to be glued to the next token.
     open: usize,
+    /// Each comment is one token, never broken across lines.
+    whole_comments: bool,
 }
 
 impl Wrap {
@@ -85,6 +87,10 @@ impl Wrap {
             .split(|c: char| c.is_ascii_whitespace())
             .filter(|w| !w.is_empty())
             .collect();
+        if self.whole_comments {
+            self.token(&format!("{{{}}}", words.join(" ")));
+            return;
+        }
         match words.as_slice() {
             [] => self.token("{}"),
             [w] => self.token(&format!("{{{w}}}")),
@@ -199,6 +205,20 @@ fn write_line(w: &mut Wrap, line: &Line, start: &Position) {
 
 /// The game in export format, ending with a blank line.
 pub fn game_to_string(game: &Game) -> String {
+    write_string(game, false)
+}
+
+/// [`game_to_string`], but with each comment kept on one line (a comment
+/// longer than [`LINE_LENGTH`] stands alone on its line, which may then be
+/// longer): for readers that keep the line breaks inside a comment, as
+/// python-chess does (`[%clk 0:05:01]` broken after `%clk` reads as
+/// `[%clk\n0:05:01]` there).
+pub fn game_to_string_whole_comments(game: &Game) -> String {
+    write_string(game, true)
+}
+
+/// The game in export format, comments broken across lines or not.
+fn write_string(game: &Game, whole_comments: bool) -> String {
     let mut out = String::with_capacity(1024);
     for (name, value) in game.exported_tags().iter() {
         out.push('[');
@@ -212,6 +232,7 @@ pub fn game_to_string(game: &Game) -> String {
         out,
         len: 0,
         open: 0,
+        whole_comments,
     };
     write_line(&mut w, &game.mainline, &game.start);
     w.token(game.result.as_str());

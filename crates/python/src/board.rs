@@ -138,29 +138,40 @@ impl Board {
         self.game.position()
     }
 
-    /// The move `m` (a `Move` or a UCI string) of the current position.
+    /// The move `m` (a `Move` or a UCI string) of the current position,
+    /// the null move (`0000`) included, as python-chess pushes it.
     fn resolve(&self, m: &Bound<'_, PyAny>) -> PyResult<rookery_core::Move> {
         let uci = match m.extract::<Move>() {
             Ok(m) => m.uci,
             Err(_) => Move::from_uci(&m.extract::<String>()?)?.uci,
         };
+        if uci == UciMove::Null {
+            return Ok(rookery_core::Move::NULL);
+        }
         uci.to_move(self.pos())
             .map_err(|e| illegal(m.py(), &e.to_string()))
     }
 
     fn play(&mut self, py: Python<'_>, m: rookery_core::Move) -> PyResult<Move> {
         let out = Move::of(self.pos(), m, self.mode);
-        self.game.play(m).map_err(|e| illegal(py, &e.to_string()))?;
+        self.game
+            .play_or_null(m)
+            .map_err(|e| illegal(py, &e.to_string()))?;
         Ok(out)
     }
 
+    /// The move `san` names, read strictly as python-chess's `parse_san`
+    /// reads it (no leniency: [`SanPlus::from_ascii_strict`],
+    /// [`San::to_move`]); `--`, `Z0`, `0000` and `@@@@` are the null move.
     fn parse_san_move(&self, py: Python<'_>, san: &str) -> PyResult<rookery_core::Move> {
-        let parsed = SanPlus::from_ascii(san.trim().as_bytes())
+        let parsed = SanPlus::from_ascii_strict(san.trim().as_bytes())
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        parsed
-            .san
-            .to_move(self.pos())
-            .map_err(|e| illegal(py, &e.to_string()))
+        match parsed.san {
+            San::Null => Ok(rookery_core::Move::NULL),
+            ref s => s
+                .to_move(self.pos())
+                .map_err(|e| illegal(py, &e.to_string())),
+        }
     }
 }
 
@@ -286,7 +297,7 @@ impl Board {
         };
         let mut game = Game::new(self.game.start().clone());
         for &m in before {
-            game.play(m)
+            game.play_or_null(m)
                 .map_err(|e| crate::runtime_error(e.to_string()))?;
         }
         let out = Move::of(game.position(), last, self.mode);
@@ -395,9 +406,16 @@ impl Board {
         })
     }
 
-    /// Whether a draw may be claimed by the fifty-move rule.
+    /// Whether a draw may be claimed by the fifty-move rule: fifty moves
+    /// without capture or pawn move have been played, or a legal move
+    /// makes it so (the claim made with the next move), and the side to
+    /// move then has a move, as python-chess's `can_claim_fifty_moves`.
     fn can_claim_fifty_moves(&self) -> bool {
-        self.pos().is_fifty_moves()
+        let pos = self.pos();
+        let fifty = |p: &Position| p.is_fifty_moves() && p.has_legal_move();
+        fifty(pos)
+            || (pos.halfmoves() + 1 >= rookery_core::FIFTY_MOVE_HALFMOVES
+                && pos.legal_moves().iter().any(|&m| fifty(&pos.after(m))))
     }
 
     /// Leaf nodes of the legal move tree `depth` plies deep (GIL released).
@@ -485,7 +503,12 @@ pub fn san_text(pos: &Position, m: rookery_core::Move) -> String {
     SanPlus::from_move(pos, m).to_string()
 }
 
-/// Reads `san` in `pos`; `None` if it is not a legal move there.
+/// Reads `san` in `pos` strictly, as python-chess's `parse_san`; `None`
+/// if it is not a legal move there.
 pub fn san_move(pos: &Position, san: &str) -> Option<rookery_core::Move> {
-    San::from_ascii(san.as_bytes()).ok()?.to_move(pos).ok()
+    SanPlus::from_ascii_strict(san.as_bytes())
+        .ok()?
+        .san
+        .to_move(pos)
+        .ok()
 }

@@ -16,7 +16,8 @@ use rookery_io::latin1::Latin1Read;
 use rookery_pgn::commands::{self, CommentEval};
 use rookery_pgn::split::{for_each_piece_at, for_each_piece_with};
 use rookery_pgn::{
-    game_to_string, Detail, Games, Line, RawTag, ReadGame, Reader, Skip, Tags, Visitor,
+    game_to_string, game_to_string_whole_comments, Detail, Games, Line, RawTag, ReadGame, Reader,
+    Skip, Tags, Visitor,
 };
 
 use crate::board::{san_text, Board, Move};
@@ -165,11 +166,15 @@ pub fn white_score(e: CommentEval, turn: Color) -> i64 {
 #[pymethods]
 impl Game {
     /// The tag pairs, as python-chess gives them: the Seven Tag Roster
-    /// first (`"?"`, `"????.??.??"` or `"*"` where the file has none), then
-    /// the others in file order.
+    /// first (`"?"` or `"????.??.??"` where the file has none; `Result`
+    /// the game-termination marker's where the tag is missing or `"*"`),
+    /// then the others in file order.
     #[getter]
     fn headers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        crate::ordered_dict(py, self.read.game.tags.export_order().into_iter())
+        // As python-chess: the Result header is the game-termination
+        // marker's when the tag is missing or `*`.
+        let tags = self.read.game.exported_tags();
+        crate::ordered_dict(py, tags.iter())
     }
 
     /// The mainline moves in UCI notation (king-takes-rook castling in a
@@ -293,7 +298,7 @@ impl Game {
         }
         let mut game = CoreGame::new(self.read.game.start.clone());
         for node in &self.read.game.mainline.nodes[..at as usize] {
-            game.play(node.mv)
+            game.play_or_null(node.mv)
                 .map_err(|e| crate::runtime_error(e.to_string()))?;
         }
         Ok(Board::of(game, self.mode))
@@ -323,7 +328,8 @@ impl Game {
     /// The game as a `chess.pgn.Game` of python-chess (which must be
     /// installed), read from this game's export text.
     fn to_python_chess<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let text = game_to_string(&self.read.game);
+        // Comments whole: python-chess keeps a line break inside one.
+        let text = game_to_string_whole_comments(&self.read.game);
         let io = py.import("io")?.getattr("StringIO")?.call1((text,))?;
         py.import("chess.pgn")?.getattr("read_game")?.call1((io,))
     }

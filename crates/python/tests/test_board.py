@@ -132,3 +132,44 @@ def test_a_panic_becomes_an_exception():
         rookery._rookery._panic_for_test("boom 37")
     assert isinstance(rookery.InternalError("x"), Exception)
     assert rookery.Board().perft(2) == 400
+
+
+def test_fifty_move_claims_as_python_chess():
+    """Issue 43: a claim may be made with the next move (python-chess looks
+    one move ahead, as rookery's threefold claim does)."""
+    chess = need_python_chess()
+    fens = ["6R1/7k/8/8/1r3B2/5K2/8/8 w - - 99 119"]
+    for fen in sorted({c[0] for c in CASES}):
+        placement, turn, castling, ep = fen.split()[:4]
+        for halfmoves in (98, 99, 100, 101):
+            fens.append(f"{placement} {turn} {castling} {ep} {halfmoves} 80")
+    by_next_move = 0
+    for fen in fens:
+        theirs = chess.Board(fen)
+        if not theirs.is_valid():
+            continue
+        ours = rookery.Board(fen)
+        assert ours.can_claim_fifty_moves() == theirs.can_claim_fifty_moves(), fen
+        by_next_move += theirs.can_claim_fifty_moves() and not theirs.is_fifty_moves()
+    assert rookery.Board(fens[0]).can_claim_fifty_moves()
+    assert by_next_move > 10
+
+
+def test_null_moves_as_python_chess():
+    """Issue 43: the null move is pushed, parsed and popped as python-chess
+    does (`--`, `Z0` in SAN, `0000` in UCI)."""
+    chess = need_python_chess()
+    ours, theirs = rookery.Board(), chess.Board()
+    for san in ["e4", "--", "d4", "Z0", "c4"]:
+        assert ours.push_san(san).uci() == theirs.push_san(san).uci()
+        assert ours.fen() == theirs.fen()
+    assert ours.parse_san("--") == rookery.Move.from_uci("0000")
+    ours.push("0000")
+    theirs.push(chess.Move.null())
+    assert ours.fen() == theirs.fen()
+    ours.push_uci("0000")
+    theirs.push_uci("0000")
+    assert ours.fen() == theirs.fen()
+    assert ours.pop().uci() == theirs.pop().uci() == "0000"
+    assert ours.fen() == theirs.fen()
+    assert [m.uci() for m in ours.move_stack] == [m.uci() for m in theirs.move_stack]

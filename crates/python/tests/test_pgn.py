@@ -248,3 +248,65 @@ def test_missing_file_is_file_not_found(tmp_path):
         rookery.pgn.read_games(tmp_path / "none.pgn")
     with pytest.raises(TypeError):
         rookery.pgn.read_games(42)
+
+
+def test_result_header_from_the_marker_as_python_chess():
+    """Issue 43: without a Result tag (or with `*`), python-chess's
+    headers["Result"] is the game-termination marker."""
+    chess = need_python_chess()
+    for text in [
+        "1. d4 1-0",
+        "1. d4 *",
+        "1. d4",
+        '[Result "0-1"]\n\n1. d4 1-0',
+        '[Result "*"]\n\n1. d4 0-1',
+        '[Result "1/2-1/2"]\n\n1. d4 *',
+    ]:
+        (ours,) = rookery.pgn.read_games(io.StringIO(text))
+        theirs = chess.pgn.read_game(io.StringIO(text))
+        assert ours.headers["Result"] == theirs.headers["Result"], text
+        assert dict(ours.headers) == dict(theirs.headers), text
+
+
+def test_a_game_with_null_moves_as_python_chess():
+    """Issue 43: a game with null moves (`--`, `Z0`) reads, and its boards
+    are python-chess's."""
+    chess = need_python_chess()
+    text = "1. e4 -- 2. d4 Z0 3. c4 -- 4. Nf3 *\n"
+    (ours,) = rookery.pgn.read_games(io.StringIO(text))
+    theirs = chess.pgn.read_game(io.StringIO(text))
+    assert ours.moves == [m.uci() for m in theirs.mainline_moves()]
+    fens = [theirs.board().fen()] + [n.board().fen() for n in theirs.mainline()]
+    assert [ours.board_at(ply).fen() for ply in range(len(ours) + 1)] == fens
+    assert ours.board_at(-1).fen() == theirs.end().board().fen()
+    assert ours.to_python_chess().end().board().fen() == theirs.end().board().fen()
+
+
+def test_to_python_chess_keeps_comments_on_one_line():
+    """Issue 43: the export text handed to python-chess broke comments
+    across lines (`[%clk\\n0:05:01]` in python-chess); read from the
+    original, python-chess sees no line break."""
+    chess = need_python_chess()
+    rng = __import__("random").Random(43)
+    board = chess.Board()
+    parts = []
+    for ply in range(80):
+        legal = list(board.legal_moves)
+        if not legal:
+            break
+        m = rng.choice(legal)
+        if board.turn == chess.WHITE:
+            parts.append(f"{board.fullmove_number}.")
+        parts.append(board.san(m))
+        seconds = 300 - ply
+        comment = f"[%eval 0.{ply:02}] [%clk 0:{seconds // 60:02}:{seconds % 60:02}]"
+        if ply % 7 == 0:
+            comment += " a longer remark that runs past the end of any eighty-column line" * 2
+        parts.append("{" + comment + "}")
+        board.push(m)
+    text = " ".join(parts) + " *\n"
+    (ours,) = rookery.pgn.read_games(io.StringIO(text))
+    theirs = chess.pgn.read_game(io.StringIO(text))
+    expected = [n.comment for n in theirs.mainline()]
+    assert all("\n" not in c for c in expected)
+    assert [n.comment for n in ours.to_python_chess().mainline()] == expected
