@@ -1126,9 +1126,12 @@ fn usage_errors_exit_2() {
         &help,
         &[
             "cutechess-cli",
-            "-engine cmd=X -> --engine cmd=X",
             "--resume",
-            "-pgnout F",
+            // The table of the peers' words, each with whose meaning.
+            "-pgnout F [min] [fi]",
+            "-resultformat FORMAT|help\n        [cutechess-cli]",
+            "-check-mate-pvs\n        [fastchess]",
+            "tc=hg...: hourglass",
         ],
     );
 }

@@ -1061,6 +1061,14 @@ fn words_that_cannot_be_honoured_are_refused_by_name() {
             &["cutechess-cli plays 100", "fastchess 200"],
         ),
         (format!("cutechess-cli {two} -variant atomic"), &["atomic"]),
+        (
+            format!("cutechess-cli {two} -resultformat Rank,Nmae"),
+            &["Nmae", "-resultformat help"],
+        ),
+        (
+            "cutechess-cli -engine cmd=builtin -engine cmd=builtin -each tc=hg60".to_string(),
+            &["tc=hg60", "hourglass"],
+        ),
     ] {
         let out = rookery_in(&t, &format!("match {line}"));
         assert_eq!(out.status.code(), Some(2), "{line}\n{}", describe(&out));
@@ -1212,6 +1220,169 @@ fn a_cutechess_knockout_line_runs() {
     let stdout = text(&out.stdout);
     assert!(stdout.contains("Started game 1 of 2 (B vs M2)"), "{stdout}");
     assert!(stdout.contains("Knockout winner: B"), "{stdout}");
+}
+
+/// A gauntlet line of lynx-chess's scripts (lynx-chess/lynx-utils,
+/// `cutechess/progress.ps1`: `-tournament gauntlet -seeds 1
+/// -outcomeinterval 10 -ratinginterval 10 -resultformat wide2`), with the
+/// built-in engine against two mocks, few rounds and a move limit: the
+/// last wide2 table's Games, W, L, D and Points of every engine, and its
+/// White and Black scores, are the PGN's; the outcome list of each engine
+/// counts its games, its wins under `Win:` and its losses under `Loss:`.
+/// `-resultformat help` lists the formats and plays nothing.
+#[test]
+fn a_gauntlet_with_cutechess_result_format_and_outcomes() {
+    let t = workdir("gauntlet-wide2");
+    let mock = mock_engine();
+    let out = shell(
+        &t,
+        &format!(
+            "cutechess-cli -engine cmd=builtin name=Lynx nodes=300 \\
+             -engine cmd={mock} name=MockA -engine cmd={mock} name=MockB \\
+             -each tc=inf/40+0.4 -games 2 -rounds 2 -repeat 1 -maxmoves 30 -srand 1692649580 \\
+             -openings file=book.epd format=epd order=random \\
+             -tournament gauntlet -seeds 1 -concurrency 2 \\
+             -outcomeinterval 3 -ratinginterval 3 -resultformat wide2 -recover \\
+             -pgnout gauntlet.pgn"
+        ),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let stdout = text(&out.stdout);
+    let games = results(&t.join("gauntlet.pgn"));
+    assert_eq!(games.len(), 8, "{}", describe(&out));
+    // An engine's wins, losses and draws in the games it played.
+    let wld = |name: &str| {
+        let mine: Vec<_> = games
+            .iter()
+            .filter(|(w, b, _)| w == name || b == name)
+            .cloned()
+            .collect();
+        wld(&mine, name)
+    };
+    // The last table: its heading, then a line per engine.
+    let heading = "Rank Name                          Elo     +/-   Games    Wins  Losses   Draws   Points   Score    Draw   White   Black ";
+    let at = stdout
+        .rfind(heading)
+        .unwrap_or_else(|| panic!("no wide2 table in {stdout}"));
+    let rows: Vec<Vec<&str>> = stdout[at..]
+        .lines()
+        .skip(1)
+        .take(3)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let side_score = |name: &str, white: bool| {
+        let mine: Vec<_> = games
+            .iter()
+            .filter(|(w, b, _)| if white { w == name } else { b == name })
+            .collect();
+        let half: u64 = mine
+            .iter()
+            .map(|(_, _, r)| match (r.as_str(), white) {
+                ("1/2-1/2", _) => 1,
+                ("1-0", true) | ("0-1", false) => 2,
+                _ => 0,
+            })
+            .sum();
+        format!("{:.1}%", 50.0 * half as f64 / mine.len().max(1) as f64)
+    };
+    let mut names: Vec<&str> = rows.iter().map(|r| r[1]).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["Lynx", "MockA", "MockB"], "{stdout}");
+    for row in &rows {
+        let name = row[1];
+        let (w, l, d) = wld(name);
+        assert_eq!(
+            (num(row[4]), num(row[5]), num(row[6]), num(row[7])),
+            (w + l + d, w, l, d),
+            "{name}: {row:?}"
+        );
+        assert_eq!(
+            row[8],
+            format!("{:.1}", w as f64 + d as f64 / 2.0),
+            "{name}"
+        );
+        assert_eq!(
+            row[11],
+            side_score(name, true),
+            "{name} with White: {row:?}"
+        );
+        assert_eq!(
+            row[12],
+            side_score(name, false),
+            "{name} with Black: {row:?}"
+        );
+    }
+    // The outcome list at the end (8 games: not a multiple of 3).
+    let list = &stdout[stdout.rfind("Player: Lynx").expect("an outcome list")..];
+    for name in ["Lynx", "MockA", "MockB"] {
+        let (w, l, d) = wld(name);
+        let block: Vec<&str> = list
+            .split(&format!("Player: {name}\n"))
+            .nth(1)
+            .unwrap()
+            .lines()
+            .take_while(|l| l.starts_with("   \""))
+            .collect();
+        let count = |prefix: &str| -> u64 {
+            block
+                .iter()
+                .filter(|l| l.trim_start().starts_with(&format!("\"{prefix}")))
+                .map(|l| num(l.rsplit(": ").next().unwrap()))
+                .sum()
+        };
+        assert_eq!(count("Win: "), w, "{name}: {block:?}");
+        assert_eq!(count("Loss: "), l, "{name}: {block:?}");
+        assert_eq!(count(""), w + l + d, "{name}: {block:?}");
+    }
+    // Printed at game 3 and 6 too, after the ranking.
+    assert_eq!(stdout.matches("Player: MockB").count(), 3, "{stdout}");
+    let help = rookery_in(
+        &t,
+        "match --output cutechess --engine cmd=builtin --engine cmd=builtin --each nodes=1 --result-format help",
+    );
+    assert_eq!(help.status.code(), Some(0), "{}", describe(&help));
+    let help = text(&help.stdout);
+    assert!(
+        help.contains("wide2") && help.contains("WLDStats") && help.contains("DRepet"),
+        "{help}"
+    );
+    assert!(!t.join("rookery-match.pgn").exists());
+}
+
+/// An engine's illegal move in a fastchess line: fastchess's warning
+/// (`Warning; Illegal move X played by NAME`, which fishtest stops a task
+/// on) before the game's line, naming the engine the PGN shows losing.
+#[test]
+fn an_illegal_move_is_fastchess_warning() {
+    let t = workdir("fastchess-illegal");
+    let bad = t.script(
+        "bad-engine",
+        &format!("exec '{}' --illegal-on-go 2 \"$@\"\n", mock_engine()),
+    );
+    let out = shell(
+        &t,
+        &format!(
+            "fastchess -engine cmd={} name=Bad -engine cmd=builtin name=Good nodes=200 \\
+             -each tc=10+0.1 -rounds 1 -games 2 -repeat -pgnout file=ill.pgn",
+            s(&bad)
+        ),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let stdout = text(&out.stdout);
+    let warnings: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("Warning; Illegal move "))
+        .collect();
+    let pgn = std::fs::read_to_string(t.join("ill.pgn")).unwrap_or_default();
+    let illegal = pgn_text::games(&pgn)
+        .iter()
+        .filter(|g| pgn_text::tag(g, "Termination") == Some("illegal move"))
+        .count();
+    assert!(illegal >= 1, "{}", describe(&out));
+    assert_eq!(warnings.len(), illegal, "{stdout}");
+    for w in warnings {
+        assert!(w.ends_with(" played by Bad"), "{w}");
+    }
 }
 
 /// A negative `-srand` is a seed: the same one twice draws the same

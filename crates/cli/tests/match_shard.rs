@@ -74,7 +74,7 @@ fn tally_of(schedule: &Schedule, games: &[(usize, GameOutcome)]) -> Tally {
     let mut st = Standings::new(vec!["a".into(), "b".into()]);
     for &(n, outcome) in games {
         let g = schedule.get(n).unwrap();
-        st.add_result(&g, outcome, Termination::Normal);
+        st.add_result(&g, outcome, Termination::Normal, "");
     }
     st.versus(0, 1)
 }
@@ -249,7 +249,7 @@ fn a_pooled_sprt_across_three_shards_stops_every_shard_within_a_pair_of_its_deci
         let g = schedule.get(*n).unwrap();
         let expected_white = if g.white == 0 { "weak" } else { "strong" };
         assert_eq!(white, expected_white, "game {n}");
-        one_run.add_result(&g, *outcome, Termination::Normal);
+        one_run.add_result(&g, *outcome, Termination::Normal, "");
     }
     let llr = sprt.llr(&one_run.versus(0, 1));
     let reported = v["sprt"]["last"]["llr"].as_f64().unwrap();

@@ -166,6 +166,11 @@ impl TimeControl {
         };
         match key {
             "tc" => {
+                if value.starts_with("hg") {
+                    // cutechess-cli's hourglass (the time one side uses is
+                    // given to the other); fastchess refuses it too.
+                    return Err(bad("hourglass time controls are not supported"));
+                }
                 if value == "inf" || value == "infinite" {
                     self.clock = None;
                 } else {
@@ -193,6 +198,7 @@ impl TimeControl {
                 }
                 self.depth = Some(d);
             }
+            "hg" => return Err(bad("hourglass time controls are not supported")),
             _ => return Err(bad("expected tc=, st=, nodes= or depth=")),
         }
         Ok(())
@@ -428,6 +434,10 @@ mod tests {
             "1e300", "NaN", "inf+1",
         ] {
             assert!(s.parse::<TimeControl>().is_err(), "{s:?} accepted");
+        }
+        for s in ["hg60", "tc=hg0:30", "hg=60"] {
+            let e = s.parse::<TimeControl>().unwrap_err();
+            assert!(e.reason.contains("hourglass"), "{s:?}: {e}");
         }
     }
 

@@ -15,7 +15,7 @@
 use crate::adjudicate::{self, Rules};
 use crate::clock::{Clock, TimeControl};
 use crate::player::{MoveRequest, Offer, Player, PlayerError, ThinkLimits};
-use crate::record::{san_of, GameOutcome, GameRecord, MoveRecord, Termination};
+use crate::record::{san_of, GameOutcome, GameRecord, MoveRecord, Termination, ILLEGAL_MOVE_WORDS};
 use rookery_core::{CastlingMode, Color, Game, Move, Position, Termination as Rule, UciMove};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -427,7 +427,7 @@ pub fn play_game(
                     break 'game Ending {
                         outcome: GameOutcome::win_for(side.other()),
                         termination: Termination::IllegalMove,
-                        reason: format!("{} makes an illegal move: {}", side_name(side), reply.mv),
+                        reason: format!("{} {ILLEGAL_MOVE_WORDS}{}", side_name(side), reply.mv),
                     };
                 }
             };
@@ -558,7 +558,7 @@ fn forfeit(side: Color, e: &PlayerError, during: &str, clock: Option<(bool, bool
         PlayerError::IllegalMove(m) => Ending {
             outcome: win,
             termination: Termination::IllegalMove,
-            reason: format!("{name} makes an illegal move: {m}"),
+            reason: format!("{name} {ILLEGAL_MOVE_WORDS}{m}"),
         },
         PlayerError::Protocol(_) => Ending {
             outcome: win,

@@ -397,7 +397,7 @@ impl EngineConfig {
                 }
                 EngineCommand::Builtin => return Err(bad("arg= and dir= need cmd=PATH first")),
             },
-            "tc" | "st" => self
+            "tc" | "st" | "hg" => self
                 .tc
                 .set(key, &without_seconds_suffix(value))
                 .map_err(|e| bad(e.reason))?,

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 pub const IDENTITY_FILE: &str = "match.json";
 
 /// One game of a published block: its number in the schedule and result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PoolGame {
     /// Its number in the schedule (from 0).
     pub number: usize,
@@ -43,6 +43,10 @@ pub struct PoolGame {
     pub outcome: GameOutcome,
     /// Why it ended.
     pub termination: Termination,
+    /// The ending in words (`White mates`); empty in a pool written before
+    /// rookery kept them.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
 }
 
 /// A finished block as a shard publishes it.
@@ -383,7 +387,8 @@ impl Pool {
     fn add(&mut self, pair: PoolPair) {
         for g in &pair.games {
             if let Some(s) = self.schedule.get(g.number) {
-                self.standings.add_result(&s, g.outcome, g.termination);
+                self.standings
+                    .add_result(&s, g.outcome, g.termination, &g.reason);
             }
         }
         self.pairs.insert(pair.block, pair);
@@ -452,6 +457,7 @@ mod tests {
                 number: 2 * block + i,
                 outcome,
                 termination: Termination::Normal,
+                reason: String::new(),
             })
             .collect()
     }

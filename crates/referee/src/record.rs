@@ -255,7 +255,26 @@ pub struct RecordError {
     pub reason: String,
 }
 
+/// The words of [`GameRecord::reason`] before the move, when a player lost
+/// by an illegal move (`White makes an illegal move: e2e5`).
+pub const ILLEGAL_MOVE_WORDS: &str = "makes an illegal move: ";
+
 impl GameRecord {
+    /// The player who lost by an illegal move, and the move as it was
+    /// sent; `None` for any other ending.
+    pub fn illegal_move(&self) -> Option<(&str, &str)> {
+        if self.termination != Termination::IllegalMove {
+            return None;
+        }
+        let (_, mv) = self.reason.split_once(ILLEGAL_MOVE_WORDS)?;
+        let loser = match self.outcome {
+            GameOutcome::WhiteWins => &self.black,
+            GameOutcome::BlackWins => &self.white,
+            _ => return None,
+        };
+        Some((loser, mv))
+    }
+
     /// The starting position.
     ///
     /// # Errors

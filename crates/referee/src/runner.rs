@@ -632,7 +632,7 @@ impl Runner {
                     runner.standings.set_name(g.black, &r.black);
                     runner.standings.add(&g, r);
                     runner.state[r.number] = GameState::Done;
-                    runner.publish_if_whole(&g, r.outcome, r.termination)?;
+                    runner.publish_if_whole(&g, r)?;
                 }
             }
             let mut open = 0;
@@ -685,8 +685,7 @@ impl Runner {
     fn publish_if_whole(
         &mut self,
         game: &Scheduled,
-        outcome: crate::record::GameOutcome,
-        termination: crate::record::Termination,
+        record: &GameRecord,
     ) -> Result<(), RunnerError> {
         if self.pool.is_none() {
             return Ok(());
@@ -695,8 +694,9 @@ impl Runner {
         if !games.iter().any(|g| g.number == game.number) {
             games.push(PoolGame {
                 number: game.number,
-                outcome,
-                termination,
+                outcome: record.outcome,
+                termination: record.termination,
+                reason: record.reason.clone(),
             });
         }
         if games.len() < self.schedule.games_per_encounter() {
@@ -1029,7 +1029,7 @@ impl Runner {
             }
         }
         if self.pool.is_some() {
-            self.publish_if_whole(game, r.outcome, r.termination)?;
+            self.publish_if_whole(game, r)?;
             if let Some(pool) = self.pool.as_mut() {
                 pool.refresh()?;
             }

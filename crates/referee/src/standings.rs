@@ -20,7 +20,123 @@ use crate::schedule::Scheduled;
 use crate::stats::{Outcome, Tally, Wdl};
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+
+/// How a game ended for one of its players, in the categories of
+/// cutechess-cli's result table (its `-resultformat` columns `RegulW`,
+/// `Time`, `DRepet`, ...).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Ending {
+    /// A win by the rules, resignation or adjudication.
+    RegularWin,
+    /// A win by the opponent's failure (time, crash, illegal move, ...).
+    OtherWin,
+    /// A loss by the rules, resignation or adjudication.
+    RegularLoss,
+    /// A loss on time.
+    TimeForfeit,
+    /// A loss by an illegal move.
+    IllegalMove,
+    /// A loss by a crash or a closed connection.
+    Disconnection,
+    /// A loss by not answering.
+    StalledConnection,
+    /// A loss by a wrong result claim.
+    InvalidClaim,
+    /// A loss by another protocol violation.
+    OtherLoss,
+    /// A draw by stalemate.
+    Stalemate,
+    /// A draw by insufficient material.
+    InsufficientMaterial,
+    /// A draw by repetition.
+    Repetition,
+    /// A draw by the fifty- (or seventy-five-) move rule.
+    MovesRule,
+    /// A draw adjudicated by the referee.
+    Adjudicated,
+    /// A draw by agreement.
+    Agreement,
+    /// Any other draw.
+    OtherDraw,
+}
+
+impl Ending {
+    /// The category of a game that ended `termination` with `reason` (the
+    /// ending in words, as [`GameRecord::reason`]), for the player whose
+    /// result it was `outcome`. Draws are told apart by their words, as
+    /// cutechess-cli tells them apart.
+    pub fn classify(outcome: Outcome, termination: Termination, reason: &str) -> Ending {
+        let reason = reason.to_ascii_lowercase();
+        let regular = matches!(termination, Termination::Normal | Termination::Adjudication);
+        match outcome {
+            Outcome::Win if regular => Ending::RegularWin,
+            Outcome::Win => Ending::OtherWin,
+            Outcome::Loss => match termination {
+                Termination::Normal | Termination::Adjudication => Ending::RegularLoss,
+                Termination::TimeForfeit => Ending::TimeForfeit,
+                Termination::IllegalMove => Ending::IllegalMove,
+                Termination::Abandoned => Ending::Disconnection,
+                Termination::StalledConnection => Ending::StalledConnection,
+                Termination::RulesInfraction if reason.contains("claim") => Ending::InvalidClaim,
+                Termination::RulesInfraction | Termination::Unterminated => Ending::OtherLoss,
+            },
+            Outcome::Draw if termination == Termination::Adjudication => Ending::Adjudicated,
+            Outcome::Draw => {
+                if reason.contains("stalemate") {
+                    Ending::Stalemate
+                } else if reason.contains("material") {
+                    Ending::InsufficientMaterial
+                } else if reason.contains("repetition") {
+                    Ending::Repetition
+                } else if reason.contains("moves rule") || reason.contains("move rule") {
+                    Ending::MovesRule
+                } else if reason.contains("agreement") {
+                    Ending::Agreement
+                } else {
+                    Ending::OtherDraw
+                }
+            }
+        }
+    }
+}
+
+/// How one player's games ended: counts by category and by the ending in
+/// words from the player's view (`Win: White mates`, `Loss: Black loses on
+/// time`, `Draw by 3-fold repetition`), as cutechess-cli's outcome list
+/// gives them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Endings {
+    /// Games by category.
+    pub kinds: BTreeMap<Ending, u64>,
+    /// Games by the ending in words, sorted.
+    pub words: BTreeMap<String, u64>,
+}
+
+impl Endings {
+    /// Games of category `kind`.
+    pub fn count(&self, kind: Ending) -> u64 {
+        self.kinds.get(&kind).copied().unwrap_or(0)
+    }
+
+    fn add(&mut self, outcome: Outcome, termination: Termination, reason: &str) {
+        *self
+            .kinds
+            .entry(Ending::classify(outcome, termination, reason))
+            .or_insert(0) += 1;
+        let reason = if reason.is_empty() {
+            termination.as_str()
+        } else {
+            reason
+        };
+        let words = match outcome {
+            Outcome::Win => format!("Win: {reason}"),
+            Outcome::Loss => format!("Loss: {reason}"),
+            Outcome::Draw => reason.to_string(),
+        };
+        *self.words.entry(words).or_insert(0) += 1;
+    }
+}
 
 /// Results so far.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,6 +150,8 @@ pub struct Standings {
     /// `paired[i * n + j]`: i's games against j in complete pairs, from i's
     /// view (what fastchess's pentanomial report counts).
     paired: Vec<Wdl>,
+    /// Each player's games by how they ended.
+    endings: Vec<Endings>,
     games: u64,
     time_forfeits: u64,
     failures: u64,
@@ -77,6 +195,7 @@ impl Standings {
             sides: vec![[Wdl::default(); 2]; n],
             versus: vec![Tally::default(); n * n],
             paired: vec![Wdl::default(); n * n],
+            endings: vec![Endings::default(); n],
             names,
             games: 0,
             time_forfeits: 0,
@@ -102,16 +221,18 @@ impl Standings {
     /// Counts a finished game, scheduled as `game`; an unfinished one
     /// (`*`) is not counted and `false` is returned.
     pub fn add(&mut self, game: &Scheduled, record: &GameRecord) -> bool {
-        self.add_result(game, record.outcome, record.termination)
+        self.add_result(game, record.outcome, record.termination, &record.reason)
     }
 
-    /// Counts a finished game known by its result alone (a sharded match's
-    /// pool holds no more), as [`Standings::add`] counts a record.
+    /// Counts a finished game known by its result, how it ended and the
+    /// ending in words (empty when not known: a sharded match's pool of an
+    /// older rookery holds no words), as [`Standings::add`] counts a record.
     pub fn add_result(
         &mut self,
         game: &Scheduled,
         outcome: GameOutcome,
         termination: Termination,
+        reason: &str,
     ) -> bool {
         let n = self.names.len();
         let [w, b] = game.players();
@@ -135,6 +256,8 @@ impl Standings {
         self.players[b].add(black_view);
         self.sides[w][0].add(white_view);
         self.sides[b][1].add(black_view);
+        self.endings[w].add(white_view, termination, reason);
+        self.endings[b].add(black_view, termination, reason);
         self.versus[w * n + b].add_game(white_view);
         self.versus[b * n + w].add_game(black_view);
         // Games 2k and 2k+1 of a block are a pair, played on one opening
@@ -165,6 +288,15 @@ impl Standings {
         self.sides
             .get(i)
             .map_or_else(Wdl::default, |s| s[usize::from(!white)])
+    }
+
+    /// How player `i`'s games ended.
+    pub fn endings(&self, i: usize) -> &Endings {
+        static NONE: Endings = Endings {
+            kinds: BTreeMap::new(),
+            words: BTreeMap::new(),
+        };
+        self.endings.get(i).unwrap_or(&NONE)
     }
 
     /// Player `i`'s games against `j`, from `i`'s view (with the pairs).

@@ -203,6 +203,24 @@ pub struct ProcessTransport {
     stderr_done: Arc<AtomicBool>,
 }
 
+/// Starts `cmd`, trying again for a moment while its file is busy
+/// (`ETXTBSY`): a program just written (an engine just built, a script) is
+/// busy while any process forked meanwhile still holds it open for writing,
+/// which lasts only until that process execs.
+fn spawn_retrying(cmd: &mut ProcessCommand) -> std::io::Result<std::process::Child> {
+    const ETXTBSY: i32 = 26;
+    let mut tries = 0;
+    loop {
+        match cmd.spawn() {
+            Err(e) if e.raw_os_error() == Some(ETXTBSY) && tries < 50 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            r => return r,
+        }
+    }
+}
+
 impl ProcessTransport {
     /// Starts the program of `spec`.
     ///
@@ -237,7 +255,7 @@ impl ProcessTransport {
             ),
             None => None,
         };
-        let mut child = cmd.spawn().map_err(spawn_err)?;
+        let mut child = spawn_retrying(&mut cmd).map_err(spawn_err)?;
         let missing = || spawn_err(std::io::Error::other("missing pipe"));
         let stdout = child.stdout.take().ok_or_else(missing)?;
         let stderr = child.stderr.take().ok_or_else(missing)?;

@@ -345,11 +345,15 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
             line.mark(Fastchess, opt.text());
             line.flag(&["--scoreinterval", &n.to_string()]);
         }
-        "outcomeinterval" | "resultformat" => {
-            return Err(refuse(
-                opt.text(),
-                "cutechess-cli's outcome lists and result formats are not supported",
-            ))
+        "outcomeinterval" => {
+            let n = opt.number()?;
+            line.mark(Cutechess, opt.text());
+            line.flag(&["--outcome-interval", &n.to_string()]);
+        }
+        "resultformat" => {
+            let v = opt.one()?;
+            line.mark(Cutechess, opt.text());
+            line.flag(&["--result-format", v]);
         }
         "bookmode" | "engines" => {
             return Err(refuse(
@@ -595,6 +599,11 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
             ))
         }
     }
+    debug_assert!(
+        super::words::is_option(opt.name),
+        "-{} is taken but not in words.rs's table",
+        opt.name
+    );
     Ok(())
 }
 
@@ -1064,8 +1073,8 @@ mod tests {
         refused(&f("-sprt elo0=0 elo1=5 model=bayesian"), "model=bayesian");
         has(&c("-ratinginterval 10"), "--ratinginterval 10");
         has(&f("-scoreinterval 5"), "--scoreinterval 5");
-        refused(&c("-outcomeinterval 5"), "-outcomeinterval 5");
-        refused(&c("-resultformat default"), "-resultformat default");
+        has(&c("-outcomeinterval 5"), "--outcome-interval 5");
+        has(&c("-resultformat wide2"), "--result-format wide2");
         refused(&c("-bookmode ram"), "-bookmode ram");
         refused(&c("-engines"), "-engines");
         has(&c("-debug"), "--log -");

@@ -10,9 +10,11 @@ pub mod compat;
 mod engines_json;
 mod merge;
 mod report;
+mod result_format;
+mod words;
 
 use crate::cmd::progress;
-use crate::output::{self, Status};
+use crate::output::{self, Status, UsageError};
 use report::{Format, Printer, Say};
 use rookery_io::shard::ShardChoice;
 use rookery_referee::adjudicate::{DrawRule, ResignRule, Rules};
@@ -82,31 +84,22 @@ statistics of the whole match:
 
 cutechess-cli and fastchess command lines run as written: `rookery match
 cutechess-cli -engine cmd=./new ... -games 2 -rounds 500 -repeat -pgnout g.pgn`
-(or `fastchess ...`; the program word may be left out when the line says which
-tool it is for, and a link to rookery named cutechess-cli or fastchess works
-too). They print what that tool prints (-output format= to choose). Their
-words map to the flags above: -engine cmd=X -> --engine cmd=X, -each -> --each
-(after each engine's own words), -rounds/-games/-repeat -> --rounds/--games as
-the tool counts games, -concurrency/-recover/-srand/-maxmoves/-wait/-event/
--site/-ratinginterval/-noswap/-reverse/-variant/-seeds -> the same with two dashes,
--openings file=F format=epd order=random plies=N start=N policy=round -> the
-same, -pgnout F [min] [fi] (fastchess: file=F min=true) -> --pgnout,
--epdout F -> --epdout F, -draw/-resign/-sprt -> the same, -tournament
-round-robin|gauntlet|knockout -> --tournament, -output format=X -> --output X, -report
-penta=B -> --report penta=B, -config outname=F -> --journal F (file=F:
---resume F; discard=true taken), -debug -> --log - --log-format cutechess
-(cutechess-cli's traffic lines on standard output), -log
-file=F -> --log F, -crc32 pgn=true -> --crc32, -testEnv taken; engine words
-in any order (dir=D cmd=./e runs D/e), stderr=FILE, tc=inf/8+0.08 and
-tc=0/1+2 (every move in one period). The programs cutechess-ob and
-fastchess-ob (OpenBench's) are the same tools. Refused with the reason:
-tablebases (-tb), engine books, -check-mate-pvs, and any word rookery does
-not know.";
+(or `fastchess ...`, `cutechess-ob ...`, `fastchess-ob ...`; the program word
+may be left out when the line's words say which tool it is for, and a link to
+rookery named after the tool works too). They print what that tool prints
+(-output format= to choose).
+
+";
+
+/// The help's end: [`AFTER_HELP`], then every word of the peers' lines.
+fn after_help() -> String {
+    format!("{AFTER_HELP}{}", words::help_text())
+}
 
 /// Flags of `rookery match`.
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = AFTER_HELP,
+    after_help = after_help(),
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
     disable_help_subcommand = true
@@ -235,6 +228,16 @@ pub struct Args {
     /// the end).
     #[arg(long, default_value_t = 1, value_name = "N")]
     scoreinterval: u64,
+    /// With --output cutechess, the columns of the result table of three or
+    /// more engines, as cutechess-cli's -resultformat takes them: a named
+    /// format (default, wide, wide2, wide3, per-color, term, draws, ...) or
+    /// fields (`Rank,Name,Elo,Error,Games,W,L,D,...`); `help` lists them.
+    #[arg(long, value_name = "FORMAT")]
+    result_format: Option<String>,
+    /// With --output cutechess, cutechess-cli's outcome list (each engine's
+    /// games by how they ended) every N games and at the end.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    outcome_interval: u64,
     /// When the match ends, print the PGN file's CRC-32, as fastchess's
     /// `-crc32 pgn=true` does: `File F has CRC32: 0x...`.
     #[arg(long)]
@@ -687,13 +690,33 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     let two = plan.engines.len() == 2;
     // A resumed match prints its statistics as often as the one begun did.
     let rating_interval = plan.rating_interval.unwrap_or(args.ratinginterval);
+    if (args.result_format.is_some() || args.outcome_interval > 0)
+        && args.lines.output != Format::Cutechess
+    {
+        return Err(UsageError(
+            "--result-format and --outcome-interval are cutechess-cli's: they need --output cutechess"
+                .into(),
+        )
+        .into());
+    }
+    let result_format = match args.result_format.as_deref() {
+        Some("help") => {
+            print!("{}", result_format::ResultFormat::help());
+            return Ok(Status::Ok);
+        }
+        Some(f) => f
+            .parse()
+            .map_err(|e: String| UsageError(format!("--result-format {f}: {e}")))?,
+        None => result_format::ResultFormat::default(),
+    };
     let mut printer = Printer::new(
         args.lines.output,
         &plan,
         rating_interval,
         args.scoreinterval,
         penta,
-    );
+    )
+    .cutechess_tables(result_format, args.outcome_interval);
     // Commentary goes to stdout, or to stderr when stdout carries JSON.
     let say = |lines: Vec<Say>| {
         for line in lines {

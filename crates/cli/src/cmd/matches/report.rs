@@ -22,6 +22,7 @@
 //! of a win and a loss to two draws after `Ptnml(0-2)`; rookery counts both
 //! as one-point pairs, so that part is left out.
 
+use super::result_format::{outcome_lines, ResultFormat};
 use rookery_referee::knockout::KnockoutReport;
 use rookery_referee::player::EngineConfig;
 use rookery_referee::pvcheck::PvReport;
@@ -71,6 +72,13 @@ pub struct Printer<'a> {
     printed_at: Option<u64>,
     /// Pairs counted when fastchess's block was last printed.
     pairs_printed: u64,
+    /// cutechess-cli's result table of three or more engines.
+    result_format: ResultFormat,
+    /// cutechess-cli's outcome list every this many games and at the end;
+    /// 0: never.
+    outcome_interval: u64,
+    /// The players' time controls (the table's `TC`).
+    tcs: Vec<String>,
 }
 
 impl<'a> Printer<'a> {
@@ -96,7 +104,27 @@ impl<'a> Printer<'a> {
                 .and_then(|c| Sprt::new(c).ok()),
             printed_at: None,
             pairs_printed: 0,
+            result_format: ResultFormat::default(),
+            outcome_interval: 0,
+            tcs: plan.engines.iter().map(|e| e.tc.to_string()).collect(),
         }
+    }
+
+    /// With cutechess-cli's lines: the result table's columns
+    /// (`-resultformat`) and the outcome list every `outcome_interval`
+    /// games and at the end (`-outcomeinterval`; 0: never).
+    pub fn cutechess_tables(mut self, format: ResultFormat, outcome_interval: u64) -> Printer<'a> {
+        self.result_format = format;
+        self.outcome_interval = outcome_interval;
+        self
+    }
+
+    /// cutechess-cli's outcome list, after an empty line as it prints it.
+    fn outcomes(s: &Standings) -> Vec<Say> {
+        std::iter::once(String::new())
+            .chain(outcome_lines(s))
+            .map(Say::Out)
+            .collect()
     }
 
     fn two(&self) -> bool {
@@ -126,16 +154,24 @@ impl<'a> Printer<'a> {
 
     /// A game ended; `standings` count it.
     pub fn finished(&mut self, record: &GameRecord, standings: &Standings) -> Vec<Say> {
-        let mut out = vec![Say::Out(format!(
+        let mut out = Vec::new();
+        if let (Format::Fastchess, Some((loser, mv))) = (self.format, record.illegal_move()) {
+            // fastchess's warning (fishtest stops a task on it).
+            out.push(Say::Out(format!(
+                "Warning; Illegal move {mv} played by {loser}"
+            )));
+        }
+        out.push(Say::Out(format!(
             "Finished game {} ({} vs {}): {} {{{}}}",
             record.number + 1,
             record.white,
             record.black,
             record.outcome.as_str(),
             record.reason
-        ))];
+        )));
         let games = standings.games();
         let every = |n: u64| every_n(games, n);
+        let mut after = Vec::new();
         let statistics = match self.format {
             Format::Rookery => {
                 if self.two() {
@@ -146,6 +182,10 @@ impl<'a> Printer<'a> {
             Format::Cutechess => {
                 if self.two() && every(self.score_interval) {
                     out.push(Say::Out(score_line(standings)));
+                }
+                if self.outcome_interval > 0 && every(self.outcome_interval) {
+                    // After the ranking, as cutechess-cli prints them.
+                    after = Self::outcomes(standings);
                 }
                 every(self.rating_interval).then(|| self.cutechess_results(standings, None))
             }
@@ -168,6 +208,7 @@ impl<'a> Printer<'a> {
             out.extend(lines);
             self.printed_at = Some(games);
         }
+        out.extend(after);
         out
     }
 
@@ -246,6 +287,11 @@ impl<'a> Printer<'a> {
                 if !said || decision.is_some() {
                     out.extend(self.cutechess_results(s, decision));
                 }
+                if self.outcome_interval > 0
+                    && (s.games() == 0 || !every_n(s.games(), self.outcome_interval))
+                {
+                    out.extend(Self::outcomes(s));
+                }
             }
             Format::Fastchess => {
                 // Once: the block of the last game stands when it was
@@ -321,7 +367,12 @@ impl<'a> Printer<'a> {
     /// colour, the Elo line and the SPRT line; for more, the ranking.
     fn cutechess_results(&self, s: &Standings, decision: Option<SprtStatus>) -> Vec<Say> {
         if !self.two() {
-            return vec![Say::Out(cutechess_ranking(s).trim_end().to_string())];
+            return vec![Say::Out(
+                self.result_format
+                    .table(s, &self.tcs)
+                    .trim_end()
+                    .to_string(),
+            )];
         }
         let mut out = Vec::new();
         let name = &s.names()[0];
@@ -566,30 +617,6 @@ pub fn score_line(s: &Standings) -> String {
         w.score().unwrap_or(0.0),
         w.games()
     )
-}
-
-/// cutechess-cli's default ranking (`Rank,Name,Elo,Error,Games,Score,DScore`):
-/// each player's Elo against the field from its game counts.
-fn cutechess_ranking(s: &Standings) -> String {
-    let mut out = format!(
-        "{:>4} {:<25} {:>7} {:>7} {:>7} {:>7} {:>7} \n",
-        "Rank", "Name", "Elo", "+/-", "Games", "Score", "Draw"
-    );
-    for (rank, &i) in s.ranking().iter().enumerate() {
-        let w = s.player(i);
-        let e = w.estimate();
-        out.push_str(&format!(
-            "{:>4} {:<25} {:>7.0} {:>7.0} {:>7} {:>6.1}% {:>6.1}% \n",
-            rank + 1,
-            s.names()[i],
-            e.map_or(f64::NAN, |e| e.elo),
-            e.map_or(f64::NAN, |e| e.elo_error()),
-            w.games(),
-            100.0 * w.score().unwrap_or(0.0),
-            100.0 * w.draw_ratio().unwrap_or(0.0)
-        ));
-    }
-    out
 }
 
 /// fastchess's table of three or more engines.
