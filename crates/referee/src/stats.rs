@@ -831,8 +831,8 @@ impl FromStr for SprtConfig {
         let config = SprtConfig {
             elo0: elo0.ok_or(ParseSprtError::Missing("elo0"))?,
             elo1: elo1.ok_or(ParseSprtError::Missing("elo1"))?,
-            alpha: alpha.unwrap_or(0.05),
-            beta: beta.unwrap_or(0.05),
+            alpha: alpha.unwrap_or(DEFAULT_RATE),
+            beta: beta.unwrap_or(DEFAULT_RATE),
             model: model.unwrap_or_default(),
         };
         config.validate()?;
@@ -857,7 +857,23 @@ impl fmt::Display for SprtConfig {
     }
 }
 
+/// The false-positive and false-negative rates an SPRT has unless told.
+pub const DEFAULT_RATE: f64 = 0.05;
+
 impl SprtConfig {
+    /// A test of `elo0` against `elo1` in `model` at the rates the
+    /// words default to (and fishtest, OpenBench and most scripts use):
+    /// `alpha = beta = 0.05`.
+    pub fn with_default_rates(elo0: f64, elo1: f64, model: EloModel) -> SprtConfig {
+        SprtConfig {
+            elo0,
+            elo1,
+            alpha: DEFAULT_RATE,
+            beta: DEFAULT_RATE,
+            model,
+        }
+    }
+
     /// Checks that the parameters make a test.
     ///
     /// # Errors

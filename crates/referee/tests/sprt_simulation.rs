@@ -100,14 +100,7 @@ fn accept_h1_rate(sprt: &Sprt, strength: Strength, pairs: bool, seed: u64) -> f6
 }
 
 fn sprt(elo0: f64, elo1: f64, model: EloModel) -> Sprt {
-    Sprt::new(SprtConfig {
-        elo0,
-        elo1,
-        alpha: 0.05,
-        beta: 0.05,
-        model,
-    })
-    .unwrap()
+    Sprt::new(SprtConfig::with_default_rates(elo0, elo1, model)).unwrap()
 }
 
 /// Checks both rates for one model and way of counting.

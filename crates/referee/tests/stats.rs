@@ -70,14 +70,7 @@ fn close(got: f64, want: f64, tol: f64, what: &str) {
 }
 
 fn sprt(elo0: f64, elo1: f64, model: EloModel) -> Sprt {
-    Sprt::new(SprtConfig {
-        elo0,
-        elo1,
-        alpha: 0.05,
-        beta: 0.05,
-        model,
-    })
-    .unwrap()
+    Sprt::new(SprtConfig::with_default_rates(elo0, elo1, model)).unwrap()
 }
 
 fn games_only(w: Wdl) -> Tally {
