@@ -1385,6 +1385,52 @@ fn an_illegal_move_is_fastchess_warning() {
     }
 }
 
+/// An option set to a value the engine's declaration does not take (the
+/// mock's Hash is a spin of 1 to 1024): in a fastchess line fastchess's
+/// warning, which fishtest stops a task on, and the match played without
+/// it, as fastchess plays it; with rookery's --strict-options, refused.
+#[test]
+fn an_option_value_out_of_range_is_fastchess_warning() {
+    let t = workdir("fastchess-bad-value");
+    let mock = mock_engine();
+    let out = shell(
+        &t,
+        &format!(
+            "fastchess -engine cmd={mock} name=A option.Hash=99999 -engine cmd={mock} name=B \\
+             -each tc=10+0.1 option.Style=Wild -rounds 1 -games 2 -repeat -pgnout file=v.pgn"
+        ),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let stdout = text(&out.stdout);
+    let warnings: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("Warning; Invalid value for option"))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "Warning; Invalid value for option Hash; 99999",
+            "Warning; Invalid value for option Style; Wild",
+            "Warning; Invalid value for option Style; Wild",
+        ],
+        "{stdout}"
+    );
+    assert_eq!(results(&t.join("v.pgn")).len(), 2);
+    let strict = rookery_in(
+        &t,
+        &format!(
+            "match --strict-options --engine cmd={mock} option.Hash=99999 --engine cmd={mock} \
+             --each nodes=10 --pgnout strict.pgn"
+        ),
+    );
+    assert_ne!(strict.status.code(), Some(0), "{}", describe(&strict));
+    assert!(
+        text(&strict.stderr).contains("99999"),
+        "{}",
+        describe(&strict)
+    );
+}
+
 /// A negative `-srand` is a seed: the same one twice draws the same
 /// openings, and it is the 64-bit two's complement (`-5` is 2^64 - 5).
 #[test]

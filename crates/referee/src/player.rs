@@ -542,6 +542,16 @@ impl EnginePlayer {
         }
     }
 
+    /// Options of its configuration set to a value the engine does not
+    /// take, skipped when it started (xboard engines: none; their options
+    /// are not checked): (option, value).
+    pub fn refused_values(&self) -> &[(String, String)] {
+        match self {
+            EnginePlayer::Uci(p) => p.refused_values(),
+            EnginePlayer::Xboard(_) => &[],
+        }
+    }
+
     fn inner(&mut self) -> &mut dyn Player {
         match self {
             EnginePlayer::Uci(p) => p.as_mut(),
@@ -861,6 +871,9 @@ pub struct UciPlayer {
     name: String,
     chess960: Option<bool>,
     skipped: Vec<String>,
+    /// Options whose values the engine does not take, skipped: (option,
+    /// value).
+    refused: Vec<(String, String)>,
     /// The engine ponders: [`EngineConfig::ponder`] and it declares `Ponder`.
     can_ponder: bool,
     /// The game the ponder search in progress expects at the next request.
@@ -903,6 +916,7 @@ impl UciPlayer {
             host: None,
             chess960: None,
             skipped: Vec::new(),
+            refused: Vec::new(),
             can_ponder: false,
             pondering: None,
             prepared: None,
@@ -1077,6 +1091,13 @@ impl UciPlayer {
     /// when it started (unless [`EngineConfig::strict_options`]).
     pub fn skipped_options(&self) -> &[String] {
         &self.skipped
+    }
+
+    /// Options of its configuration set to a value the engine does not
+    /// take, skipped when it started (unless
+    /// [`EngineConfig::strict_options`]): (option, value).
+    pub fn refused_values(&self) -> &[(String, String)] {
+        &self.refused
     }
 
     fn go_params(limits: &ThinkLimits) -> GoParams {
@@ -1267,6 +1288,7 @@ impl Player for UciPlayer {
             self.name = host.name().to_string();
         }
         self.skipped = host.skipped_options().to_vec();
+        self.refused = host.refused_values().to_vec();
         self.host = Some(host);
         self.can_ponder = false;
         if self.config.ponder {

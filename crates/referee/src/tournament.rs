@@ -340,6 +340,17 @@ pub enum MatchEvent<'a> {
         /// The option.
         option: &'a str,
     },
+    /// An engine's option is set to a value its declaration does not take:
+    /// the option is skipped (with `strict_options` the match is refused
+    /// instead).
+    RefusedValue {
+        /// The engine's name.
+        engine: &'a str,
+        /// The option.
+        option: &'a str,
+        /// The value.
+        value: &'a str,
+    },
     /// An engine reported a PV that is wrong for the game (see
     /// [`crate::pvcheck`]).
     PvWarning {
@@ -450,12 +461,15 @@ struct Checked {
     players: Vec<Option<Box<dyn Player>>>,
     /// Options the engines did not declare: (engine, option).
     missing: Vec<(String, String)>,
+    /// Values the engines' options do not take: (engine, option, value).
+    refused: Vec<(String, String, String)>,
 }
 
 /// Starts every engine once and checks its handshake, before any game.
 fn start_all(plan: &MatchPlan, log: Option<&EngineLog>) -> Result<Checked, MatchError> {
     let mut players = Vec::new();
     let mut missing = Vec::new();
+    let mut refused = Vec::new();
     for (e, cfg) in plan.engines.iter().enumerate() {
         let log = log.map(|l| EngineLog {
             label: log_label(l, cfg, e, 0),
@@ -465,6 +479,9 @@ fn start_all(plan: &MatchPlan, log: Option<&EngineLog>) -> Result<Checked, Match
             Ok(p) => {
                 for o in p.skipped_options() {
                     missing.push((p.name().to_string(), o.clone()));
+                }
+                for (o, v) in p.refused_values() {
+                    refused.push((p.name().to_string(), o.clone(), v.clone()));
                 }
                 players.push(Some(Box::new(p) as Box<dyn Player>));
             }
@@ -479,7 +496,11 @@ fn start_all(plan: &MatchPlan, log: Option<&EngineLog>) -> Result<Checked, Match
             }
         }
     }
-    Ok(Checked { players, missing })
+    Ok(Checked {
+        players,
+        missing,
+        refused,
+    })
 }
 
 /// Runs a match: a new one (`Start::New`, or `Start::Fresh` to start over
@@ -572,13 +593,24 @@ pub fn run_match(
     let Checked {
         players: first_players,
         missing,
+        refused,
     } = start_all(plan, log.as_ref())?;
     for (engine, option) in &missing {
         on_event(MatchEvent::MissingOption { engine, option });
     }
+    for (engine, option, value) in &refused {
+        on_event(MatchEvent::RefusedValue {
+            engine,
+            option,
+            value,
+        });
+    }
     let warnings = missing
         .iter()
         .map(|(engine, o)| format!("engine {engine} has no option {o:?}: it is not set"))
+        .chain(refused.iter().map(|(engine, o, v)| {
+            format!("engine {engine}'s option {o:?} does not take {v:?}: it is not set")
+        }))
         .collect();
     let pool = match (&plan.pool, plan.shard) {
         (Some(dir), Some(shard)) => Some(Pool::open(

@@ -50,8 +50,9 @@ pub struct EngineSpec {
     /// Options set after the handshake, in order.
     pub options: Vec<(String, Option<String>)>,
     /// Options the engine does not declare are skipped (and listed by
-    /// [`EngineHost::skipped_options`]) instead of failing the start, as
-    /// cutechess-cli does.
+    /// [`EngineHost::skipped_options`]), and values an option does not take
+    /// too ([`EngineHost::refused_values`]), instead of failing the start,
+    /// as cutechess-cli and fastchess do.
     pub skip_unknown_options: bool,
     /// A file the engine's standard error is appended to, line by line
     /// (cutechess-cli's `stderr=FILE`); the last lines are kept for a
@@ -439,6 +440,9 @@ pub struct EngineHost {
     search: Option<Running>,
     /// Options of the spec the engine does not declare, skipped.
     skipped: Vec<String>,
+    /// Options of the spec whose values the engine's declaration does not
+    /// take, skipped: (option, value).
+    refused: Vec<(String, String)>,
 }
 
 impl EngineHost {
@@ -472,6 +476,7 @@ impl EngineHost {
             garbage: VecDeque::new(),
             search: None,
             skipped: Vec::new(),
+            refused: Vec::new(),
         };
         host.handshake()?;
         Ok(host)
@@ -500,6 +505,11 @@ impl EngineHost {
                 Err(HostError::UnknownOption(n)) if self.spec.skip_unknown_options => {
                     self.skipped.push(n);
                 }
+                Err(HostError::BadOptionValue { name, value, .. })
+                    if self.spec.skip_unknown_options =>
+                {
+                    self.refused.push((name, value));
+                }
                 r => r?,
             }
         }
@@ -510,6 +520,14 @@ impl EngineHost {
     /// handshake ([`EngineSpec::skip_unknown_options`]).
     pub fn skipped_options(&self) -> &[String] {
         &self.skipped
+    }
+
+    /// Options of the spec set to a value the engine's declaration does not
+    /// take (a spin out of its range, a combo value it does not list),
+    /// skipped at the handshake ([`EngineSpec::skip_unknown_options`]):
+    /// (option, value).
+    pub fn refused_values(&self) -> &[(String, String)] {
+        &self.refused
     }
 
     /// The engine's `id name` (or its file name if it gave none).

@@ -774,6 +774,11 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         MatchEvent::Decided(report) => say(printer.decided(report)),
         MatchEvent::Note(n) => say(printer.note(&n)),
         MatchEvent::MissingOption { engine, option } => say(printer.missing_option(engine, option)),
+        MatchEvent::RefusedValue {
+            engine,
+            option,
+            value,
+        } => say(printer.refused_value(engine, option, value)),
         MatchEvent::PvWarning {
             game,
             engine,

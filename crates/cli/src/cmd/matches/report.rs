@@ -235,6 +235,20 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// An engine's option was set to a value it does not take: fastchess's
+    /// warning line in fastchess's lines (fishtest stops a task on it),
+    /// else a note.
+    pub fn refused_value(&self, engine: &str, option: &str, value: &str) -> Vec<Say> {
+        match self.format {
+            Format::Fastchess => vec![Say::Out(format!(
+                "Warning; Invalid value for option {option}; {value}"
+            ))],
+            Format::Rookery | Format::Cutechess => self.note(&format!(
+                "Warning: engine {engine}'s option {option:?} does not take {value:?}: it is not set"
+            )),
+        }
+    }
+
     /// An engine's PV was wrong for its game: fastchess's warning line in
     /// fastchess's lines (fishtest and OpenBench read them), else a note.
     pub fn pv_warning(&self, game: usize, engine: &str, report: &PvReport) -> Vec<Say> {

@@ -122,7 +122,7 @@ pub const ENGINE_WORDS: &[Word] = &[
         "option",
         "option.NAME=VALUE",
         Tool::Both,
-        "a UCI option (an option it lacks: a warning)",
+        "a UCI option (one it lacks, or a value it does not take: a warning, and it is not set)",
     ),
     w(
         "initstr",
