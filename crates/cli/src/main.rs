@@ -9,12 +9,16 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 mod cmd;
+#[cfg(test)]
+mod doc_commands;
 mod output;
 
-/// A chess toolkit: move generation and perft, FEN/SAN/EPD/PGN tools, a UCI
-/// engine and a host for external engines.
+/// A chess toolkit: FEN, SAN, EPD and PGN tools for large collections, a UCI
+/// engine and a host for any engine, test suites and their reports, games
+/// between engines, the Argus network referee. `rookery guide` has a
+/// chapter a job.
 #[derive(Parser, Debug)]
-#[command(name = "rookery", version, about, long_about = None, propagate_version = true)]
+#[command(name = "rookery", version, long_about = None, propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -28,7 +32,7 @@ enum Command {
     Show(cmd::show::Args),
     /// EPD tools: normalize (pfdn), purge (pfop), validate, convert; analyse (pfga), mate (pfms), target (pfts).
     Epd(cmd::epd::Args),
-    /// PGN tools: validate, normalize, to-epd, stats, from-epd, annotate, eco, tree.
+    /// PGN tools: validate, normalize, to-epd, stats, from-epd, annotate, eco, tree, split, sort, cat, filter, dedupe.
     Pgn(cmd::pgn::Args),
     /// Run the built-in engine as a UCI engine on stdin/stdout.
     Uci(cmd::uci::Args),
@@ -46,13 +50,14 @@ enum Command {
     Book(cmd::book::Args),
     /// Put the parts of a sharded run (--shard K/N) together into the output one run writes.
     Merge(cmd::merge::Args),
+    /// The guide: one chapter a job (matches, collections, books, the referee, clusters, Python, ...).
+    Guide(cmd::guide::Args),
 }
 
 /// The command line, with a cutechess-cli or fastchess command line after
 /// `match` (or a program called by either name) translated into `match`'s
 /// own flags (see `cmd::matches::compat`).
-fn arguments() -> Result<Vec<OsString>, String> {
-    let mut argv: Vec<OsString> = std::env::args_os().collect();
+fn arguments(mut argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
     let called = argv
         .first()
         .and_then(|a| a.to_str())
@@ -93,7 +98,7 @@ fn quiet_asked(m: &clap::ArgMatches) -> bool {
 }
 
 fn main() -> ExitCode {
-    let argv = match arguments() {
+    let argv = match arguments(std::env::args_os().collect()) {
         Ok(a) => a,
         Err(e) => return output::finish(Err(output::usage(e))),
     };
@@ -138,6 +143,7 @@ fn main() -> ExitCode {
         Command::Match(args) => cmd::matches::run(*args),
         Command::Referee(args) => cmd::referee::run(args),
         Command::Book(args) => cmd::book::run(args),
+        Command::Guide(args) => cmd::guide::run(args),
         Command::Merge(args) => cmd::merge::run(args),
     };
     output::finish(result)

@@ -601,17 +601,15 @@ fn a_match_task_killed_and_requeued_finishes_its_shard_from_its_journal() {
     );
 }
 
-/// The README's "Running on a cluster" names the examples that these
-/// tests run, and every file of `examples/` it names is there.
+/// The guide's chapter "Running on a cluster" names the examples that
+/// these tests run, and every file of `examples/` it names is there.
 #[test]
-fn the_readme_names_the_examples_that_run() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
-    let section = readme
-        .split("\n## Running on a cluster\n")
-        .nth(1)
-        .and_then(|rest| rest.split("\n## ").next())
-        .expect("README: ## Running on a cluster");
+fn the_guide_names_the_examples_that_run() {
+    let section = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/clusters.md"
+    ))
+    .unwrap();
     let named: Vec<&str> = section
         .split(|c: char| c.is_whitespace() || matches!(c, '`' | '(' | ')' | ',' | ';'))
         .filter_map(|w| w.strip_prefix("examples/"))

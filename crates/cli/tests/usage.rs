@@ -329,3 +329,39 @@ fn utf16_text_is_refused_naming_the_file() {
         .assert_stderr_contains("the text is UTF-16LE");
     assert!(!t.join("out.pgn").exists());
 }
+
+/// `rookery guide` lists the chapters the README links, and prints each
+/// as the file in `docs/` holds it; a chapter not there is a usage error
+/// naming the chapters.
+#[test]
+fn the_guide_prints_the_chapters_the_readme_links() {
+    let t = TempDir::new("guide");
+    let list = rookery_in(t.path(), &["guide"], b"");
+    assert_eq!(list.status.code(), Some(0), "{}", text(&list.stderr));
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let linked: Vec<&str> = readme
+        .split("](docs/")
+        .skip(1)
+        .filter_map(|rest| rest.split_once(".md)").map(|(name, _)| name))
+        .collect();
+    assert!(linked.len() >= 9, "{linked:?}");
+    for name in &linked {
+        assert!(
+            text(&list.stdout).contains(&format!("  {name} ")),
+            "{name} not listed: {}",
+            text(&list.stdout)
+        );
+        let chapter = rookery_in(t.path(), &["guide", name], b"");
+        assert_eq!(chapter.status.code(), Some(0), "{name}");
+        let file = std::fs::read_to_string(format!(
+            "{}/../../docs/{name}.md",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        assert_eq!(text(&chapter.stdout), file, "{name}");
+    }
+    let missing = rookery_in(t.path(), &["guide", "openings"], b"");
+    assert_eq!(missing.status.code(), Some(2));
+    assert_contains_all(&text(&missing.stderr), &["openings", "engines", "python"]);
+}

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod book;
 pub mod engines;
 pub mod epd;
+pub mod guide;
 pub mod matches;
 pub mod merge;
 pub mod perft;

@@ -523,9 +523,9 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_event_file_reads() {
-        let readme = include_str!("../../../../README.md");
-        let section = &readme[readme.find("## Running an event").unwrap()..];
+    fn the_guides_event_file_reads() {
+        let readme = include_str!("../../../../docs/referee.md");
+        let section = &readme[readme.find("# Running an event").unwrap()..];
         let start = section.find("```toml\n").unwrap() + 8;
         let text = &section[start..start + section[start..].find("```").unwrap()];
         let c = EventConfig::from_toml(text, Path::new("/ev")).unwrap();

@@ -1,7 +1,7 @@
 //! Every word of cutechess-cli's and fastchess's command lines that `rookery
 //! match` takes, which tool's meaning it follows and what it becomes: one
-//! table, printed by `rookery match --help` and written in the README (a
-//! test keeps the README's copy equal to it), and checked by the
+//! table, printed by `rookery match --help` and written in the guide's
+//! `docs/engines.md` (a test keeps that copy equal to it), and checked by the
 //! translator: a word it takes that is not here fails the debug builds'
 //! tests.
 
@@ -234,7 +234,7 @@ pub fn help_text() -> String {
     out
 }
 
-/// The table as the README writes it (Markdown).
+/// The table as the guide writes it (Markdown).
 #[cfg(test)]
 fn markdown() -> String {
     let mut out = String::new();
@@ -267,17 +267,22 @@ fn listed(w: &Word) -> bool {
 mod tests {
     use super::*;
 
-    /// The README's copy of the table is this table.
+    /// The guide's copy of the table is this table.
     #[test]
     fn the_readme_lists_every_word() {
-        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"));
+        let readme = include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/engines.md"
+        ));
         let begin = "<!-- match words: begin -->\n";
         let end = "<!-- match words: end -->";
-        let at = readme.find(begin).expect("the README marks the table") + begin.len();
-        let len = readme[at..].find(end).expect("the README ends the table");
+        let at = readme.find(begin).expect("docs/engines.md marks the table") + begin.len();
+        let len = readme[at..]
+            .find(end)
+            .expect("docs/engines.md ends the table");
         assert!(
             readme[at..at + len] == markdown(),
-            "the README's table of words is not the one in words.rs; it should read:\n{}",
+            "docs/engines.md's table of words is not the one in words.rs; it should read:\n{}",
             markdown()
         );
     }
