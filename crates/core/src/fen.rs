@@ -1191,3 +1191,63 @@ pub(crate) fn read_plain_epd_fields(s: &[u8]) -> Option<(Position, usize)> {
     debug_assert_eq!(pos.hash, pos.compute_hash());
     Some((pos, i))
 }
+
+/// FEN in and out, here beside the reader and the writer, so that
+/// [`crate::position`] needs nothing of this module (a setup is read into a
+/// position here; a position knows nothing of text).
+impl Position {
+    /// Reads a FEN in strict mode.
+    ///
+    /// # Errors
+    /// [`FenError`] for malformed text or an illegal position.
+    pub fn from_fen(fen: &str) -> Result<Position, FenError> {
+        let setup = Setup::from_fen(fen, Mode::Strict)?;
+        Ok(setup.into_position(Mode::Strict)?.0)
+    }
+
+    /// Reads a FEN in lenient mode, returning what was fixed as warnings.
+    ///
+    /// # Errors
+    /// [`FenError`] for malformed text or a position no play can follow from.
+    pub fn from_fen_lenient(fen: &str) -> Result<(Position, Vec<FenWarning>), FenError> {
+        let setup = Setup::from_fen(fen, Mode::Lenient)?;
+        Ok(setup.into_position(Mode::Lenient)?)
+    }
+
+    /// The four position fields at the start of an EPD record (`s`) when
+    /// they are plainly fine: read straight into a position, without the
+    /// [`Setup`] in between, for readers of many records. `None` unless the
+    /// full reader ([`Setup::from_epd_prefix`], then [`Setup::into_position`])
+    /// would accept the text without an error or a warning in either
+    /// [`Mode`] (single spaces, no en-passant square, `KQkq`-style
+    /// castling, ...); it builds the same position. Returns the position
+    /// (clocks 0 and 1) and the number of bytes used. Plain fields are
+    /// canonical: [`Fen::from_position`]`(..).epd()` writes exactly the
+    /// bytes used, so a writer may copy them instead.
+    ///
+    /// ```
+    /// use rookery_core::Position;
+    /// let line = b"4k3/8/8/8/8/8/8/4K2R w K - bm Rh8+;";
+    /// let (pos, used) = Position::from_plain_epd_fields(line).unwrap();
+    /// assert_eq!(&line[..used], b"4k3/8/8/8/8/8/8/4K2R w K -");
+    /// assert_eq!(pos.fen(), "4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+    /// // An en-passant square: the full reader's job.
+    /// assert!(Position::from_plain_epd_fields(b"4k3/8/8/8/4Pp2/8/8/4K3 b - e3").is_none());
+    /// ```
+    pub fn from_plain_epd_fields(s: &[u8]) -> Option<(Position, usize)> {
+        crate::fen::read_plain_epd_fields(s)
+    }
+
+    /// The position as FEN (X-FEN castling).
+    pub fn fen(&self) -> String {
+        let mut out = String::with_capacity(90);
+        Fen::from_position(self).append_to(&mut out);
+        out
+    }
+}
+
+impl core::fmt::Debug for Position {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Position({})", crate::fen::Fen::from_position(self))
+    }
+}
