@@ -101,6 +101,17 @@ pub enum BookPolicy {
     Round,
 }
 
+impl BookPolicy {
+    /// How many openings on from the first `game` takes: its block's
+    /// number, or its round's.
+    pub fn step(self, game: &Scheduled) -> usize {
+        match self {
+            BookPolicy::Encounter => game.block,
+            BookPolicy::Round => game.round - 1,
+        }
+    }
+}
+
 /// `--openings` words that cannot be read: the word and what was expected.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ParseBookError {
@@ -514,10 +525,7 @@ impl Openings {
                 first,
                 policy,
             } => {
-                let step = match policy {
-                    BookPolicy::Encounter => game.block,
-                    BookPolicy::Round => game.round - 1,
-                };
+                let step = policy.step(game);
                 // A book is never empty (`read_book` refuses that).
                 let i = order[(first + step) % order.len()];
                 openings[i].clone()
@@ -529,10 +537,7 @@ impl Openings {
                 first,
                 policy,
             } => {
-                let step = match policy {
-                    BookPolicy::Encounter => game.block,
-                    BookPolicy::Round => game.round - 1,
-                };
+                let step = policy.step(game);
                 let mut rng = nth_generator(*seed, POLYGLOT_SALT, first + step);
                 walk(book, *plies, &mut || rng.next_u64())
             }
