@@ -781,12 +781,7 @@ impl<'a> Thread<'a> {
                 if score > alpha {
                     best_move = m;
                     alpha = score;
-                    // Update the PV.
-                    let n = self.pv_len[ply + 1].min(MAX_PLY - 1);
-                    let (head, tail) = self.pv.split_at_mut(ply + 1);
-                    head[ply][0] = m;
-                    head[ply][1..=n].copy_from_slice(&tail[0][..n]);
-                    self.pv_len[ply] = n + 1;
+                    self.update_pv(ply, m);
                     if score >= beta {
                         if quiet {
                             self.update_quiet_stats(
@@ -945,6 +940,10 @@ impl<'a> Thread<'a> {
                 best = score;
                 if score > alpha {
                     alpha = score;
+                    // The line goes on through the captures and evasions
+                    // searched here: a mate found in them is reported with
+                    // the moves that give it.
+                    self.update_pv(ply, m);
                     if score >= beta {
                         break;
                     }
@@ -952,6 +951,15 @@ impl<'a> Thread<'a> {
             }
         }
         best
+    }
+
+    /// `m`, then the line of the node after it, as the line at `ply`.
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        let n = self.pv_len[ply + 1].min(MAX_PLY - 1);
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply][0] = m;
+        head[ply][1..=n].copy_from_slice(&tail[0][..n]);
+        self.pv_len[ply] = n + 1;
     }
 
     /// The thread's move-ordering statistics, to carry into the next search.
