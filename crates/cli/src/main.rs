@@ -50,6 +50,8 @@ enum Command {
     Book(cmd::book::Args),
     /// Put the parts of a sharded run (--shard K/N) together into the output one run writes.
     Merge(cmd::merge::Args),
+    /// The indexed game database: import games once, then explore them in milliseconds.
+    Db(cmd::db::Args),
     /// The guide: one chapter a job (matches, collections, books, the referee, clusters, Python, ...).
     Guide(cmd::guide::Args),
 }
@@ -144,6 +146,7 @@ fn main() -> ExitCode {
         Command::Referee(args) => cmd::referee::run(args),
         Command::Book(args) => cmd::book::run(args),
         Command::Guide(args) => cmd::guide::run(args),
+        Command::Db(args) => cmd::db::run(args),
         Command::Merge(args) => cmd::merge::run(args),
     };
     output::finish(result)

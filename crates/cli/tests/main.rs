@@ -12,6 +12,7 @@ mod cli_core;
 mod cluster_slurm;
 mod compressed;
 mod data_safety;
+mod db_cli;
 mod engine_bench;
 mod engine_extremes;
 mod epd_cli;

@@ -1193,7 +1193,7 @@ pub(crate) fn read_plain_epd_fields(s: &[u8]) -> Option<(Position, usize)> {
 }
 
 /// FEN in and out, here beside the reader and the writer, so that
-/// [`crate::position`] needs nothing of this module (a setup is read into a
+/// the position module needs nothing of this one (a setup is read into a
 /// position here; a position knows nothing of text).
 impl Position {
     /// Reads a FEN in strict mode.

@@ -153,6 +153,38 @@ impl Tally {
         }
     }
 
+    /// The tally as nine numbers (White's wins, draws, Black's wins,
+    /// unfinished, then the Elo sums behind the averages and the
+    /// performance), for a store to keep; [`Tally::from_raw`] reads them back.
+    pub fn to_raw(&self) -> [u64; 9] {
+        [
+            self.white,
+            self.draws,
+            self.black,
+            self.unfinished,
+            self.mover_rated,
+            self.mover_elo_sum,
+            self.opponent_rated,
+            self.opponent_elo_sum,
+            self.score_halves,
+        ]
+    }
+
+    /// The tally [`Tally::to_raw`] wrote.
+    pub fn from_raw(r: [u64; 9]) -> Tally {
+        Tally {
+            white: r[0],
+            draws: r[1],
+            black: r[2],
+            unfinished: r[3],
+            mover_rated: r[4],
+            mover_elo_sum: r[5],
+            opponent_rated: r[6],
+            opponent_elo_sum: r[7],
+            score_halves: r[8],
+        }
+    }
+
     /// Adds the games of `o`.
     pub fn merge(&mut self, o: &Tally) {
         self.white += o.white;
@@ -234,8 +266,37 @@ impl Explorer {
         Explorer::new(self.root.clone(), self.depth)
     }
 
-    /// Whether `pos` could be `depth - 1` plies or fewer from the root.
+    /// An explorer of every position of every game, whatever the root (an
+    /// index's: see [`Explorer::drain`]).
+    pub fn everywhere() -> Explorer {
+        Explorer::new(Position::startpos(), usize::MAX)
+    }
+
+    /// The positions counted so far.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Whether no position is counted.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// Takes what is counted, by position key ([`Position::hash`]), leaving
+    /// the explorer empty (an index merges it into what it keeps).
+    pub fn drain(&mut self) -> Vec<(u64, PositionTally)> {
+        self.table
+            .drain()
+            .map(|(k, e)| (k, (e.passing, e.moves)))
+            .collect()
+    }
+
+    /// Whether `pos` could be `depth - 1` plies or fewer from the root
+    /// (always, for [`Explorer::everywhere`]).
     fn within_reach(&self, pos: &Position) -> bool {
+        if self.depth == usize::MAX {
+            return true;
+        }
         let root = &self.root;
         let gained = pos.castling_rooks() - root.castling_rooks();
         if gained.nonempty() {
@@ -302,51 +363,76 @@ impl Explorer {
     /// The tree: the root's moves and, `depth` plies deep, theirs; each
     /// list most played first (then by UCI text).
     pub fn tree(&self) -> Tree {
-        let tally = self
-            .table
-            .get(&self.root.hash())
-            .map(|e| e.passing)
-            .unwrap_or_default();
+        Tree::build(&self.root, self.depth, &mut |pos| {
+            self.table
+                .get(&pos.hash())
+                .map(|e| (e.passing, e.moves.clone()))
+        })
+    }
+}
+
+/// What an explorer knows of one position: the games through it and the
+/// moves played from it, each with its games.
+pub type PositionTally = (Tally, Vec<(Move, Tally)>);
+
+impl Tree {
+    /// The tree from `root`, `depth` plies deep, with what `lookup` knows
+    /// of each position (an index keeps it by [`Position::hash`]): the one
+    /// way a tree is built, from an [`Explorer`]'s table or from a
+    /// database's index. Each list of moves is most played first (then by
+    /// UCI text).
+    pub fn build(
+        root: &Position,
+        depth: usize,
+        lookup: &mut dyn FnMut(&Position) -> Option<PositionTally>,
+    ) -> Tree {
+        let tally = lookup(root).map(|e| e.0).unwrap_or_default();
         Tree {
-            fen: fen_of(&self.root),
+            fen: fen_of(root),
             tally,
-            moves: self.branches(&self.root, self.depth),
+            moves: branches(root, depth, lookup),
         }
     }
+}
 
-    fn branches(&self, pos: &Position, depth: usize) -> Vec<Branch> {
-        let Some(entry) = self.table.get(&pos.hash()).filter(|_| depth > 0) else {
-            return Vec::new();
-        };
-        let castling = if pos.is_chess960_castling() {
-            CastlingMode::Chess960
-        } else {
-            CastlingMode::Standard
-        };
-        let mut out: Vec<Branch> = entry
-            .moves
-            .iter()
-            .map(|&(mv, tally)| {
-                let after = pos.after(mv);
-                Branch {
-                    mv,
-                    san: SanPlus::from_move(pos, mv).to_string(),
-                    uci: mv.to_uci(pos, castling),
-                    number: pos.fullmoves(),
-                    turn: pos.turn(),
-                    tally,
-                    moves: self.branches(&after, depth - 1),
-                }
-            })
-            .collect();
-        out.sort_by(|a, b| {
-            b.tally
-                .games()
-                .cmp(&a.tally.games())
-                .then_with(|| a.uci.cmp(&b.uci))
-        });
-        out
+fn branches(
+    pos: &Position,
+    depth: usize,
+    lookup: &mut dyn FnMut(&Position) -> Option<PositionTally>,
+) -> Vec<Branch> {
+    if depth == 0 {
+        return Vec::new();
     }
+    let Some((_, moves)) = lookup(pos) else {
+        return Vec::new();
+    };
+    let castling = if pos.is_chess960_castling() {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::Standard
+    };
+    let mut out: Vec<Branch> = moves
+        .iter()
+        .map(|&(mv, tally)| {
+            let after = pos.after(mv);
+            Branch {
+                mv,
+                san: SanPlus::from_move(pos, mv).to_string(),
+                uci: mv.to_uci(pos, castling),
+                number: pos.fullmoves(),
+                turn: pos.turn(),
+                tally,
+                moves: branches(&after, depth - 1, lookup),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.tally
+            .games()
+            .cmp(&a.tally.games())
+            .then_with(|| a.uci.cmp(&b.uci))
+    });
+    out
 }
 
 /// Counts the games of `input` into a copy of `explorer` (empty, see
@@ -435,7 +521,9 @@ fn piece(plan: &Plan, explorer: &Explorer, games: &mut PieceGames) -> (Part, Exp
 }
 
 /// The Elo in tag `name`, if it is a positive number.
-fn elo(tags: &Tags, name: &str) -> Option<u32> {
+/// A player's Elo from its tag (`WhiteElo`, `BlackElo`): a positive
+/// number, else unknown.
+pub fn elo(tags: &Tags, name: &str) -> Option<u32> {
     tags.get(name)?.trim().parse().ok().filter(|&e| e > 0)
 }
 

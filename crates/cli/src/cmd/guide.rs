@@ -38,6 +38,10 @@ pub const CHAPTERS: &[Chapter] = &[
         "books",
         "opening names (ECO), the opening explorer, Polyglot books"
     ),
+    chapter!(
+        "db",
+        "the indexed game database: import once, explore in milliseconds"
+    ),
     chapter!("suites", "test suites and their reports (Gastric)"),
     chapter!(
         "engines",

@@ -3,6 +3,7 @@
 pub mod annotate;
 pub mod bench;
 pub mod book;
+pub mod db;
 pub mod engines;
 pub mod epd;
 pub mod guide;

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 mod eco;
 pub(crate) use eco::merged_summary as merged_eco_summary;
 #[path = "pgn_tree.rs"]
-mod tree;
+pub(crate) mod tree;
 
 /// Flags of `rookery pgn`.
 #[derive(clap::Args, Debug)]

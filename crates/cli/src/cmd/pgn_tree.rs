@@ -132,7 +132,7 @@ fn or_dash<T: ToString>(v: Option<T>) -> String {
     v.map_or("-".into(), |v| v.to_string())
 }
 
-fn print_tree(out: &mut dyn Write, tree: &Tree) -> std::io::Result<()> {
+pub(crate) fn print_tree(out: &mut dyn Write, tree: &Tree) -> std::io::Result<()> {
     let t = &tree.tally;
     writeln!(out, "position  {}", tree.fen)?;
     write!(
@@ -214,7 +214,7 @@ fn branches_json(moves: &[Branch]) -> serde_json::Value {
         .collect()
 }
 
-fn tree_json(tree: &Tree) -> serde_json::Value {
+pub(crate) fn tree_json(tree: &Tree) -> serde_json::Value {
     let mut m = serde_json::Map::new();
     m.insert("fen".into(), tree.fen.clone().into());
     let t = &tree.tally;

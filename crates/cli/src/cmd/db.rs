@@ -1,0 +1,201 @@
+//! `rookery db`: the indexed game database (`rookery_db`): import games
+//! once, then ask the explorer in milliseconds instead of reading the
+//! collection again.
+
+use crate::cmd::pgn::tree::{print_tree, tree_json};
+use crate::output::{self, Status, UsageError};
+use rookery_core::{Position, UciMove};
+use rookery_db::{Database, ImportOptions};
+use rookery_pgn::explorer::Tree;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Flags of `rookery db`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Add the games of PGN files (compressed too; `-` for stdin) to the
+    /// database, creating it if needed. One transaction: a killed or failed
+    /// import leaves the database as it was before.
+    #[command(
+        after_help = "Examples:\n  rookery db import games.rdb twic1500.pgn twic1501.pgn\n  \
+        rookery db import games.rdb lichess_db_standard_rated_2024-01.pgn.zst --dedupe"
+    )]
+    Import {
+        /// The database file.
+        db: PathBuf,
+        /// PGN inputs.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Leave out a game whose moves repeat one already stored (`pgn
+        /// dedupe`'s criterion: the same final position by the same positions).
+        #[arg(long)]
+        dedupe: bool,
+        /// Say nothing of the games left out for an error.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// What the database holds: games, names, positions indexed, imports.
+    Info {
+        /// The database file.
+        db: PathBuf,
+        /// One JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The opening explorer from the index: the moves played from a
+    /// position, with the games, W/D/L, average Elo and performance, as
+    /// `rookery pgn tree` counts them over the same games.
+    #[command(after_help = "Examples:\n  rookery db explore games.rdb\n  \
+        rookery db explore games.rdb --play e2e4,c7c5 --depth 2\n  \
+        rookery db explore games.rdb --fen 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1' --json")]
+    Explore {
+        /// The database file.
+        db: PathBuf,
+        /// The position (default: the standard start).
+        #[arg(long, value_name = "FEN")]
+        fen: Option<String>,
+        /// Moves in UCI from the position, comma-separated (`e2e4,c7c5`).
+        #[arg(long, value_name = "MOVES")]
+        play: Option<String>,
+        /// Plies of moves shown.
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+        depth: u32,
+        /// One JSON object, moves nested (as `pgn tree --json`).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// An existing database (an explore or info never creates one).
+fn existing(db: &std::path::Path) -> anyhow::Result<Database> {
+    if !db.exists() {
+        return Err(UsageError(format!("{}: no such database", db.display())).into());
+    }
+    Ok(Database::open(db)?)
+}
+
+/// Runs `rookery db`.
+pub fn run(args: Args) -> anyhow::Result<Status> {
+    match args.command {
+        Command::Import {
+            db,
+            inputs,
+            dedupe,
+            quiet,
+        } => {
+            let mut opened = Vec::new();
+            for path in &inputs {
+                let name = output::display_name(path);
+                let input = output::open_text(path)?;
+                opened.push((name, input));
+            }
+            let database = Database::open(&db)?;
+            let bar = crate::cmd::progress::bar("games", None);
+            let report = database.import(opened, ImportOptions { dedupe }, &mut |n| {
+                bar.set_position(n)
+            })?;
+            bar.finish_and_clear();
+            if !quiet {
+                for b in &report.bad {
+                    eprintln!(
+                        "{}:{}:{}: game {}: {}",
+                        b.file, b.at.line, b.at.col, b.index, b.message
+                    );
+                }
+            }
+            println!(
+                "{}: {} games stored, {} duplicates left out, {} games with errors left out",
+                db.display(),
+                report.games,
+                report.duplicates,
+                report.bad.len()
+            );
+            Ok(if report.bad.is_empty() {
+                Status::Ok
+            } else {
+                Status::InputErrors
+            })
+        }
+        Command::Info { db, json } => {
+            let info = existing(&db)?.info()?;
+            let mut out = output::stdout();
+            if json {
+                let v = serde_json::json!({
+                    "games": info.games,
+                    "names": info.names,
+                    "positions": info.positions,
+                    "imports": info.imports,
+                });
+                writeln!(out, "{v}")?;
+            } else {
+                writeln!(out, "games      {}", info.games)?;
+                writeln!(out, "names      {}", info.names)?;
+                writeln!(out, "positions  {}", info.positions)?;
+                for i in &info.imports {
+                    writeln!(out, "import     {i}")?;
+                }
+            }
+            out.flush()?;
+            Ok(Status::Ok)
+        }
+        Command::Explore {
+            db,
+            fen,
+            play,
+            depth,
+            json,
+        } => {
+            let database = existing(&db)?;
+            let mut pos = match &fen {
+                None => Position::startpos(),
+                Some(f) => Position::from_fen(f.trim())
+                    .map_err(|e| output::usage(format!("--fen {f:?}: {e}")))?,
+            };
+            for word in play
+                .iter()
+                .flat_map(|p| p.split(','))
+                .filter(|w| !w.is_empty())
+            {
+                let m = word
+                    .trim()
+                    .parse::<UciMove>()
+                    .ok()
+                    .and_then(|u| u.to_move(&pos).ok())
+                    .ok_or_else(|| {
+                        output::usage(format!(
+                            "--play: {word} is not a legal move in {}",
+                            pos.fen()
+                        ))
+                    })?;
+                pos.play_unchecked(m);
+            }
+            let mut failed = None;
+            let tree = Tree::build(&pos, depth as usize, &mut |p| {
+                if failed.is_some() {
+                    return None;
+                }
+                database.explore(p).unwrap_or_else(|e| {
+                    failed = Some(e);
+                    None
+                })
+            });
+            if let Some(e) = failed {
+                return Err(e.into());
+            }
+            let mut out = output::stdout();
+            if json {
+                writeln!(out, "{}", tree_json(&tree))?;
+            } else {
+                print_tree(&mut out, &tree)?;
+            }
+            out.flush()?;
+            Ok(Status::Ok)
+        }
+    }
+}

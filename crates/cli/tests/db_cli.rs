@@ -1,0 +1,246 @@
+//! `rookery db` (issue 47, first part): games imported once, the explorer
+//! answered from the index.
+//!
+//! - the explorer from the index is `rookery pgn tree` over the same games,
+//!   to the byte of its JSON, at several positions and depths;
+//! - imports add to the database, `--dedupe` leaves out the games already
+//!   there, a game with an error is named (file:line:col) and left out;
+//! - an import killed with SIGKILL in the middle leaves the database as it
+//!   was before it began, and the next import works.
+
+use crate::common::{rookery_in, s, text, ROOKERY};
+use rookery_testkit::TempDir;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// `n` games of pseudo-random legal moves (a fixed generator: the same
+/// games every run), most of them through a few openings and their move
+/// orders, so that positions repeat and transpose; random results (a few
+/// unfinished) and ratings (some missing).
+fn games(n: usize) -> String {
+    use rookery_core::{Position, SanPlus};
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move |k: usize| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 33) as usize) % k.max(1)
+    };
+    let mut out = String::new();
+    for _ in 0..n {
+        let mut pos = Position::startpos();
+        let mut sans = Vec::new();
+        let plies = 4 + next(40);
+        for ply in 0..plies {
+            let legal: Vec<_> = pos.legal_moves().iter().copied().collect();
+            if legal.is_empty() {
+                break;
+            }
+            // The first plies from a few moves only: shared openings.
+            let choices = if ply < 4 {
+                legal.len().min(3)
+            } else {
+                legal.len()
+            };
+            let m = legal[next(choices)];
+            sans.push(SanPlus::from_move(&pos, m).to_string());
+            pos.play_unchecked(m);
+        }
+        let result = ["1-0", "0-1", "1/2-1/2", "1-0", "0-1", "1/2-1/2", "*"][next(7)];
+        let result = if pos.is_checkmate() {
+            if pos.turn() == rookery_core::Color::White {
+                "0-1"
+            } else {
+                "1-0"
+            }
+        } else if pos.legal_moves().is_empty() {
+            "1/2-1/2"
+        } else {
+            result
+        };
+        out.push_str(&format!("[Result \"{result}\"]\n"));
+        if next(5) > 0 {
+            out.push_str(&format!("[WhiteElo \"{}\"]\n", 1200 + next(1600)));
+        }
+        if next(5) > 0 {
+            out.push_str(&format!("[BlackElo \"{}\"]\n", 1200 + next(1600)));
+        }
+        out.push('\n');
+        for (i, san) in sans.iter().enumerate() {
+            if i % 2 == 0 {
+                out.push_str(&format!("{}. ", i / 2 + 1));
+            }
+            out.push_str(san);
+            out.push(' ');
+        }
+        out.push_str(result);
+        out.push_str("\n\n");
+    }
+    out
+}
+
+/// The explorer's JSON from the database and from `pgn tree` at `fen`.
+fn both(t: &TempDir, db: &str, pgn: &str, fen: &str, depth: &str) -> (String, String) {
+    let from_db = rookery_in(
+        t.path(),
+        &[
+            "db", "explore", db, "--fen", fen, "--depth", depth, "--json",
+        ],
+        b"",
+    );
+    assert_eq!(from_db.status.code(), Some(0), "{}", text(&from_db.stderr));
+    let from_pgn = rookery_in(
+        t.path(),
+        &[
+            "pgn", "tree", pgn, "--fen", fen, "--depth", depth, "--json", "-q",
+        ],
+        b"",
+    );
+    (text(&from_db.stdout), text(&from_pgn.stdout))
+}
+
+#[test]
+fn the_explorer_from_the_index_is_pgn_trees() {
+    let t = TempDir::new("db-explore");
+    let db = t.join("games.rdb");
+    let pgn = t.write("games.pgn", games(3000));
+    let import = rookery_in(t.path(), &["db", "import", s(&db), s(&pgn)], b"");
+    assert_eq!(import.status.code(), Some(0), "{}", text(&import.stderr));
+    assert!(
+        text(&import.stdout).contains("3000 games stored"),
+        "{}",
+        text(&import.stdout)
+    );
+    // The start, and the positions of the first moves most played, a few
+    // plies deep: the tree's every position is looked up in the index.
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let (from_db, from_pgn) = both(&t, s(&db), s(&pgn), start, "4");
+    assert_eq!(from_db, from_pgn, "at the start");
+    let tree: serde_json::Value = serde_json::from_str(&from_db).unwrap();
+    assert_eq!(tree["games"], 3000, "{tree}");
+    // Deeper down, by moves played: the database's `--play` beside `pgn
+    // tree --fen` at the position those moves reach.
+    let mut checked = 0;
+    for b in tree["moves"].as_array().unwrap().iter().take(3) {
+        for c in b["moves"].as_array().unwrap().iter().take(2) {
+            let line = [b["uci"].as_str().unwrap(), c["uci"].as_str().unwrap()];
+            let mut pos = rookery_core::Position::startpos();
+            for u in line {
+                let m = u
+                    .parse::<rookery_core::UciMove>()
+                    .unwrap()
+                    .to_move(&pos)
+                    .unwrap();
+                pos.play_unchecked(m);
+            }
+            let played = rookery_in(
+                t.path(),
+                &[
+                    "db",
+                    "explore",
+                    s(&db),
+                    "--play",
+                    &line.join(","),
+                    "--depth",
+                    "3",
+                    "--json",
+                ],
+                b"",
+            );
+            let (_, from_pgn) = both(&t, s(&db), s(&pgn), &pos.fen(), "3");
+            assert_eq!(text(&played.stdout), from_pgn, "after {line:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4, "{checked} positions checked");
+    // --play reaches the same position as its FEN.
+}
+
+#[test]
+fn imports_add_dedupe_and_name_bad_games() {
+    let t = TempDir::new("db-import");
+    let db = t.join("g.rdb");
+    let pgn = t.write(
+        "few.pgn",
+        "[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
+         [White \"C\"]\n[Black \"D\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n\n\
+         [White \"E\"]\n[Black \"F\"]\n[Result \"1/2-1/2\"]\n\n1. d4 d5 1/2-1/2\n",
+    );
+    let first = rookery_in(t.path(), &["db", "import", s(&db), s(&pgn)], b"");
+    // The illegal 2. Ke3 is an error at its line and column; the rest is stored.
+    assert_eq!(first.status.code(), Some(1), "{}", text(&first.stderr));
+    assert!(
+        text(&first.stderr).contains("few.pgn:11:"),
+        "{}",
+        text(&first.stderr)
+    );
+    assert!(
+        text(&first.stdout).contains("2 games stored"),
+        "{}",
+        text(&first.stdout)
+    );
+    let again = rookery_in(
+        t.path(),
+        &["db", "import", s(&db), s(&pgn), "--dedupe", "-q"],
+        b"",
+    );
+    assert!(
+        text(&again.stdout).contains("0 games stored, 2 duplicates left out"),
+        "{}",
+        text(&again.stdout)
+    );
+    let twice = rookery_in(t.path(), &["db", "import", s(&db), s(&pgn), "-q"], b"");
+    assert!(
+        text(&twice.stdout).contains("2 games stored"),
+        "{}",
+        text(&twice.stdout)
+    );
+    let info = rookery_in(t.path(), &["db", "info", s(&db), "--json"], b"");
+    let v: serde_json::Value = serde_json::from_str(&text(&info.stdout)).unwrap();
+    assert_eq!(v["games"], 4);
+    assert_eq!(v["imports"].as_array().unwrap().len(), 3);
+    // A database that is not there is not made by asking it.
+    let none = rookery_in(t.path(), &["db", "explore", "missing.rdb"], b"");
+    assert_eq!(none.status.code(), Some(2));
+    assert!(!t.join("missing.rdb").exists());
+}
+
+#[test]
+fn a_killed_import_leaves_the_database_as_it_was() {
+    let t = TempDir::new("db-kill");
+    let db = t.join("g.rdb");
+    let small = t.write("one.pgn", "[Result \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n");
+    let first = rookery_in(t.path(), &["db", "import", s(&db), s(&small)], b"");
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let before = rookery_in(t.path(), &["db", "explore", s(&db), "--json"], b"");
+    // An import from a pipe that stays open: every game is read, and the
+    // import waits for more, in the middle of its transaction.
+    let mut child = Command::new(ROOKERY)
+        .args(["db", "import", s(&db), "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let games = games(3000);
+    let mut stdin = child.stdin.take().unwrap();
+    // A pipe holds 64 KiB: when this returns, the import has read the rest.
+    stdin.write_all(games.as_bytes()).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the import ended early"
+    );
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    drop(stdin);
+    let info = rookery_in(t.path(), &["db", "info", s(&db), "--json"], b"");
+    assert_eq!(info.status.code(), Some(0), "{}", text(&info.stderr));
+    let v: serde_json::Value = serde_json::from_str(&text(&info.stdout)).unwrap();
+    assert_eq!(v["games"], 1, "{v}");
+    let after = rookery_in(t.path(), &["db", "explore", s(&db), "--json"], b"");
+    assert_eq!(text(&after.stdout), text(&before.stdout));
+    // And the database takes the next import.
+    let next = rookery_in(t.path(), &["db", "import", s(&db), s(&small), "-q"], b"");
+    assert_eq!(next.status.code(), Some(0), "{}", text(&next.stderr));
+}

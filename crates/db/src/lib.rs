@@ -1,0 +1,31 @@
+//! rookery's indexed game database: games stored at about a byte a ply
+//! ([`codec`]), header records with a name table ([`header`]), and the
+//! opening explorer's index (position → the moves played from it, with
+//! W/D/L, average ratings and performance, as `rookery pgn tree` counts
+//! them), in one embedded store ([`Database`]). `rookery db` is its
+//! command line.
+//!
+//! ```
+//! use rookery_core::Position;
+//! use rookery_db::{Database, ImportOptions};
+//!
+//! let dir = std::env::temp_dir().join(format!("rookery-db-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let db = Database::open(&dir.join("games.rdb"))?;
+//! let pgn = "[White \"A\"] [Black \"B\"] [Result \"1-0\"] 1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\
+//!            [White \"B\"] [Black \"A\"] [Result \"1/2-1/2\"] 1. e4 c5 1/2-1/2\n";
+//! let report = db.import(vec![("games.pgn".into(), Box::new(pgn.as_bytes()))], ImportOptions::default(), &mut |_| {})?;
+//! assert_eq!(report.games, 2);
+//! let (through, moves) = db.explore(&Position::startpos())?.expect("indexed");
+//! assert_eq!(through.games(), 2);
+//! assert_eq!(moves.len(), 1); // 1. e4 twice
+//! assert_eq!(db.game(1)?.expect("stored").moves.len(), 7);
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod codec;
+pub mod header;
+mod store;
+
+pub use store::{BadGame, Database, DbError, ImportOptions, ImportReport, Info, StoredGame};

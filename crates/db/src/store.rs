@@ -1,0 +1,587 @@
+//! The database file: one redb store with the games, the name table, the
+//! keys that find duplicates and the explorer's index.
+//!
+//! | table | key | value |
+//! |---|---|---|
+//! | `meta` | a word | a number (`version`, `games`) |
+//! | `names`, `name_of` | a name / its number | its number / the name |
+//! | `games` | the game's number, from 1 | its [`Header`] record, then its moves at a byte a ply ([`crate::codec`]) |
+//! | `keys` | `pgn dedupe`'s 128-bit key | the first game with it |
+//! | `explore` | a position's Zobrist key | the games through it and each move played from it, with their [`Tally`] |
+//! | `imports` | an import's number | what it read: `time files games duplicates errors` |
+//!
+//! An import is one write transaction: it is in the database whole once it
+//! returns, or not at all (a killed import, a full disk: the database is as
+//! it was before the import began).
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use redb::{ReadableDatabase, ReadableTable, TableDefinition};
+use rookery_core::{Move, Position};
+use rookery_pgn::dedupe::KeyPlan;
+use rookery_pgn::explorer::{elo, Explorer, PositionTally, Tally};
+use rookery_pgn::{Detail, Games, Location, ReadGame};
+
+use crate::codec;
+use crate::header::{Date, Header, NameId, HEADER_BYTES, NO_NAME};
+
+const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+const NAMES: TableDefinition<&str, u32> = TableDefinition::new("names");
+const NAME_OF: TableDefinition<u32, &str> = TableDefinition::new("name_of");
+const GAMES: TableDefinition<u64, &[u8]> = TableDefinition::new("games");
+const KEYS: TableDefinition<u128, u64> = TableDefinition::new("keys");
+const EXPLORE: TableDefinition<u64, &[u8]> = TableDefinition::new("explore");
+const IMPORTS: TableDefinition<u64, &str> = TableDefinition::new("imports");
+
+/// The layout of the tables this version writes.
+const VERSION: u64 = 1;
+
+/// Positions counted in memory before they are merged into the index.
+const FLUSH_POSITIONS: usize = 1 << 18;
+
+/// What can go wrong with a database.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// The store failed (the file cannot be opened, is damaged, the disk is full, ...).
+    #[error("{path}: {source}")]
+    Store {
+        /// The database file.
+        path: PathBuf,
+        /// What the store said.
+        source: redb::Error,
+    },
+    /// An input could not be read.
+    #[error("{file}: {source}")]
+    Read {
+        /// The input's name.
+        file: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The file is a database of another layout.
+    #[error("{path}: a database of layout {found}, this rookery reads layout {VERSION}")]
+    Version {
+        /// The database file.
+        path: PathBuf,
+        /// Its layout.
+        found: u64,
+    },
+    /// A stored game or index entry does not read back.
+    #[error("{path}: damaged: {what}")]
+    Damaged {
+        /// The database file.
+        path: PathBuf,
+        /// What does not read.
+        what: String,
+    },
+}
+
+/// How an import treats what it reads.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// Leave out a game whose moves repeat one already in the database or
+    /// earlier in the import (`pgn dedupe`'s criterion: the same final
+    /// position by the same sequence of positions).
+    pub dedupe: bool,
+}
+
+/// A game that could not be imported: its input, its number there, where
+/// it starts and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadGame {
+    /// The input's name.
+    pub file: String,
+    /// The game's number in its input, from 1.
+    pub index: usize,
+    /// Where the problem is.
+    pub at: Location,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// What an import did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImportReport {
+    /// Games stored.
+    pub games: u64,
+    /// Games left out as duplicates.
+    pub duplicates: u64,
+    /// Games left out for an error, each named.
+    pub bad: Vec<BadGame>,
+}
+
+/// What a database holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Info {
+    /// Games.
+    pub games: u64,
+    /// Names in the name table.
+    pub names: u64,
+    /// Positions in the explorer's index.
+    pub positions: u64,
+    /// Each import: when (Unix seconds), the inputs, games stored,
+    /// duplicates and bad games left out.
+    pub imports: Vec<String>,
+}
+
+/// A stored game, its names read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredGame {
+    /// Its number, from 1.
+    pub id: u64,
+    /// Its header record.
+    pub header: Header,
+    /// The start position.
+    pub start: Position,
+    /// The mainline.
+    pub moves: Vec<Move>,
+}
+
+/// An indexed game database in one file.
+pub struct Database {
+    store: redb::Database,
+    path: PathBuf,
+}
+
+/// The name table within an import's transaction, with the names seen
+/// so far at hand.
+struct Names<'a, 't> {
+    names: &'a mut redb::Table<'t, &'static str, u32>,
+    name_of: &'a mut redb::Table<'t, u32, &'static str>,
+    cache: HashMap<String, NameId>,
+    next: NameId,
+}
+
+impl Names<'_, '_> {
+    /// The number of `text` (trimmed), given one if it has none;
+    /// [`NO_NAME`] for an empty name or `?`.
+    fn intern(&mut self, text: &str) -> Result<NameId, redb::Error> {
+        let text = text.trim();
+        if text.is_empty() || text == "?" {
+            return Ok(NO_NAME);
+        }
+        if let Some(&id) = self.cache.get(text) {
+            return Ok(id);
+        }
+        let known = self.names.get(text)?.map(|v| v.value());
+        let id = match known {
+            Some(id) => id,
+            None => {
+                let id = self.next;
+                self.next += 1;
+                self.names.insert(text, id)?;
+                self.name_of.insert(id, text)?;
+                id
+            }
+        };
+        self.cache.insert(text.to_string(), id);
+        Ok(id)
+    }
+}
+
+impl Database {
+    /// Opens the database at `path`, creating it if there is none.
+    ///
+    /// # Errors
+    /// [`DbError::Store`] if it cannot be opened; [`DbError::Version`] for
+    /// another layout.
+    pub fn open(path: &Path) -> Result<Database, DbError> {
+        let fail = |e: redb::Error| DbError::Store {
+            path: path.to_path_buf(),
+            source: e,
+        };
+        let store = redb::Database::create(path).map_err(|e| fail(e.into()))?;
+        let db = Database {
+            store,
+            path: path.to_path_buf(),
+        };
+        let txn = db.store.begin_write().map_err(|e| db.fail(e))?;
+        {
+            let mut meta = txn.open_table(META).map_err(|e| db.fail(e))?;
+            let found = meta
+                .get("version")
+                .map_err(|e| db.fail(e))?
+                .map(|v| v.value());
+            match found {
+                None => {
+                    meta.insert("version", VERSION).map_err(|e| db.fail(e))?;
+                }
+                Some(v) if v == VERSION => {}
+                Some(found) => {
+                    return Err(DbError::Version {
+                        path: path.to_path_buf(),
+                        found,
+                    })
+                }
+            }
+            for t in [GAMES, EXPLORE] {
+                txn.open_table(t).map_err(|e| db.fail(e))?;
+            }
+            txn.open_table(NAMES).map_err(|e| db.fail(e))?;
+            txn.open_table(NAME_OF).map_err(|e| db.fail(e))?;
+            txn.open_table(KEYS).map_err(|e| db.fail(e))?;
+            txn.open_table(IMPORTS).map_err(|e| db.fail(e))?;
+        }
+        txn.commit().map_err(|e| db.fail(e))?;
+        Ok(db)
+    }
+
+    fn fail(&self, e: impl Into<redb::Error>) -> DbError {
+        DbError::Store {
+            path: self.path.clone(),
+            source: e.into(),
+        }
+    }
+
+    fn damaged(&self, what: String) -> DbError {
+        DbError::Damaged {
+            path: self.path.clone(),
+            what,
+        }
+    }
+
+    /// Imports the games of `inputs` (each a name and its text, PGN,
+    /// decompressed), in one transaction (see the module documentation).
+    /// `progress` hears the games read so far now and then.
+    ///
+    /// # Errors
+    /// [`DbError::Read`] if an input cannot be read; [`DbError::Store`].
+    /// Either way nothing of the import is in the database.
+    pub fn import(
+        &self,
+        inputs: Vec<(String, Box<dyn Read + Send + '_>)>,
+        options: ImportOptions,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<ImportReport, DbError> {
+        let mut report = ImportReport::default();
+        let txn = self.store.begin_write().map_err(|e| self.fail(e))?;
+        let files: Vec<String> = inputs.iter().map(|(n, _)| n.clone()).collect();
+        {
+            let mut meta = txn.open_table(META).map_err(|e| self.fail(e))?;
+            let mut names = txn.open_table(NAMES).map_err(|e| self.fail(e))?;
+            let mut name_of = txn.open_table(NAME_OF).map_err(|e| self.fail(e))?;
+            let mut games = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
+            let mut keys = txn.open_table(KEYS).map_err(|e| self.fail(e))?;
+            let mut explore = txn.open_table(EXPLORE).map_err(|e| self.fail(e))?;
+            let mut next_id = meta
+                .get("games")
+                .map_err(|e| self.fail(e))?
+                .map_or(0, |v| v.value())
+                + 1;
+            let next_name = name_of
+                .last()
+                .map_err(|e| self.fail(e))?
+                .map_or(0, |(k, _)| k.value())
+                + 1;
+            let mut names = Names {
+                names: &mut names,
+                name_of: &mut name_of,
+                cache: HashMap::new(),
+                next: next_name,
+            };
+            let mut pending = Explorer::everywhere();
+            let plan = KeyPlan::default();
+            let mut read = 0u64;
+            for (file, input) in inputs {
+                for g in Games::new(input).with_detail(Detail::Mainline) {
+                    let g: ReadGame = g.map_err(|source| DbError::Read {
+                        file: file.clone(),
+                        source,
+                    })?;
+                    read += 1;
+                    if read % 1024 == 0 {
+                        progress(read);
+                    }
+                    if let Some(e) = &g.error {
+                        report.bad.push(BadGame {
+                            file: file.clone(),
+                            index: g.index,
+                            at: e.at,
+                            message: e.kind.to_string(),
+                        });
+                        continue;
+                    }
+                    let key = plan.key(&g, &[]);
+                    if keys.get(key).map_err(|e| self.fail(e))?.is_some() {
+                        if options.dedupe {
+                            report.duplicates += 1;
+                            continue;
+                        }
+                    } else {
+                        keys.insert(key, next_id).map_err(|e| self.fail(e))?;
+                    }
+                    let game = &g.game;
+                    let moves: Vec<Move> = game.mainline_moves().collect();
+                    let Some(bytes) = codec::encode_line(&game.start, &moves) else {
+                        return Err(self.damaged(format!(
+                            "{file}: game {}: its moves do not replay",
+                            g.index
+                        )));
+                    };
+                    let tag = |n: &str| game.tags.get(n).unwrap_or("");
+                    let start = if game.start == Position::startpos() {
+                        NO_NAME
+                    } else {
+                        let fen = rookery_core::Fen::from_position(&game.start).to_string();
+                        names.intern(&fen).map_err(|e| self.fail(e))?
+                    };
+                    let mut name = |n: &str| names.intern(tag(n)).map_err(|e| self.fail(e));
+                    let white_elo = elo(&game.tags, "WhiteElo");
+                    let black_elo = elo(&game.tags, "BlackElo");
+                    let header = Header {
+                        white: name("White")?,
+                        black: name("Black")?,
+                        event: name("Event")?,
+                        site: name("Site")?,
+                        round: name("Round")?,
+                        start,
+                        date: Date::from_pgn(tag("Date")),
+                        white_elo: white_elo.map_or(0, |e| e.min(u32::from(u16::MAX)) as u16),
+                        black_elo: black_elo.map_or(0, |e| e.min(u32::from(u16::MAX)) as u16),
+                        eco: Header::eco_number(tag("ECO")),
+                        plies: moves.len().min(usize::from(u16::MAX)) as u16,
+                        result: Header::result_byte(game.result),
+                    };
+                    let mut record = Vec::with_capacity(HEADER_BYTES + bytes.len());
+                    record.extend_from_slice(&header.encode());
+                    record.extend_from_slice(&bytes);
+                    games
+                        .insert(next_id, record.as_slice())
+                        .map_err(|e| self.fail(e))?;
+                    next_id += 1;
+                    report.games += 1;
+                    pending.add(game);
+                    if pending.len() >= FLUSH_POSITIONS {
+                        self.flush(&mut explore, &mut pending)?;
+                    }
+                }
+            }
+            self.flush(&mut explore, &mut pending)?;
+            meta.insert("games", next_id - 1)
+                .map_err(|e| self.fail(e))?;
+            let mut imports = txn.open_table(IMPORTS).map_err(|e| self.fail(e))?;
+            let n = imports
+                .last()
+                .map_err(|e| self.fail(e))?
+                .map_or(0, |(k, _)| k.value())
+                + 1;
+            let when = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            let line = format!(
+                "{when} {} games={} duplicates={} bad={}",
+                files.join(","),
+                report.games,
+                report.duplicates,
+                report.bad.len()
+            );
+            imports.insert(n, line.as_str()).map_err(|e| self.fail(e))?;
+            progress(read);
+        }
+        txn.commit().map_err(|e| self.fail(e))?;
+        Ok(report)
+    }
+
+    /// Merges the positions counted in memory into the index.
+    fn flush(
+        &self,
+        explore: &mut redb::Table<u64, &[u8]>,
+        pending: &mut Explorer,
+    ) -> Result<(), DbError> {
+        let mut counted = pending.drain();
+        counted.sort_unstable_by_key(|(k, _)| *k);
+        for (key, (passing, moves)) in counted {
+            let (mut all, mut all_moves) = match explore.get(key).map_err(|e| self.fail(e))? {
+                Some(v) => decode_entry(v.value())
+                    .ok_or_else(|| self.damaged(format!("index entry {key:016x}")))?,
+                None => (Tally::default(), Vec::new()),
+            };
+            all.merge(&passing);
+            for (mv, t) in moves {
+                match all_moves.iter_mut().find(|(m, _)| *m == mv) {
+                    Some((_, mine)) => mine.merge(&t),
+                    None => all_moves.push((mv, t)),
+                }
+            }
+            let bytes = encode_entry(&all, &all_moves);
+            explore
+                .insert(key, bytes.as_slice())
+                .map_err(|e| self.fail(e))?;
+        }
+        Ok(())
+    }
+
+    /// What the index knows of `pos`: the games through it and each move
+    /// played from it; `None` if no game reached it.
+    ///
+    /// # Errors
+    /// [`DbError::Store`], [`DbError::Damaged`].
+    pub fn explore(&self, pos: &Position) -> Result<Option<PositionTally>, DbError> {
+        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
+        let t = txn.open_table(EXPLORE).map_err(|e| self.fail(e))?;
+        let Some(v) = t.get(pos.hash()).map_err(|e| self.fail(e))? else {
+            return Ok(None);
+        };
+        let damaged = || self.damaged(format!("index entry {:016x}", pos.hash()));
+        let entry = decode_entry(v.value()).ok_or_else(damaged)?;
+        // A move not legal here: another position with the same key (a
+        // 64-bit collision), or damage; never shown as this position's.
+        let legal = pos.legal_moves();
+        if entry.1.iter().any(|(m, _)| !legal.contains(*m)) {
+            return Err(damaged());
+        }
+        Ok(Some(entry))
+    }
+
+    /// What the database holds.
+    ///
+    /// # Errors
+    /// [`DbError::Store`].
+    pub fn info(&self) -> Result<Info, DbError> {
+        use redb::ReadableTableMetadata;
+        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
+        let meta = txn.open_table(META).map_err(|e| self.fail(e))?;
+        let games = meta
+            .get("games")
+            .map_err(|e| self.fail(e))?
+            .map_or(0, |v| v.value());
+        let names = txn
+            .open_table(NAME_OF)
+            .map_err(|e| self.fail(e))?
+            .len()
+            .map_err(|e| self.fail(e))?;
+        let positions = txn
+            .open_table(EXPLORE)
+            .map_err(|e| self.fail(e))?
+            .len()
+            .map_err(|e| self.fail(e))?;
+        let mut imports = Vec::new();
+        for row in txn
+            .open_table(IMPORTS)
+            .map_err(|e| self.fail(e))?
+            .iter()
+            .map_err(|e| self.fail(e))?
+        {
+            let (_, v) = row.map_err(|e| self.fail(e))?;
+            imports.push(v.value().to_string());
+        }
+        Ok(Info {
+            games,
+            names,
+            positions,
+            imports,
+        })
+    }
+
+    /// The name of number `id` (`?` for [`NO_NAME`]).
+    ///
+    /// # Errors
+    /// [`DbError::Store`].
+    pub fn name(&self, id: NameId) -> Result<String, DbError> {
+        if id == NO_NAME {
+            return Ok("?".into());
+        }
+        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
+        let t = txn.open_table(NAME_OF).map_err(|e| self.fail(e))?;
+        Ok(t.get(id)
+            .map_err(|e| self.fail(e))?
+            .map_or_else(|| "?".into(), |v| v.value().to_string()))
+    }
+
+    /// Game number `id` (from 1); `None` if there is none.
+    ///
+    /// # Errors
+    /// [`DbError::Store`], [`DbError::Damaged`].
+    pub fn game(&self, id: u64) -> Result<Option<StoredGame>, DbError> {
+        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
+        let t = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
+        let Some(v) = t.get(id).map_err(|e| self.fail(e))? else {
+            return Ok(None);
+        };
+        let bytes = v.value();
+        let header =
+            Header::decode(bytes).ok_or_else(|| self.damaged(format!("game {id}: header")))?;
+        let start = if header.start == NO_NAME {
+            Position::startpos()
+        } else {
+            let fen = self.name(header.start)?;
+            Position::from_fen(&fen)
+                .map_err(|e| self.damaged(format!("game {id}: start {fen:?}: {e}")))?
+        };
+        let moves = codec::decode_line(&start, &bytes[HEADER_BYTES..])
+            .map_err(|e| self.damaged(format!("game {id}: {e}")))?;
+        Ok(Some(StoredGame {
+            id,
+            header,
+            start,
+            moves,
+        }))
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_varint(bytes: &mut &[u8]) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let (&b, rest) = bytes.split_first()?;
+        *bytes = rest;
+        v |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+fn put_tally(out: &mut Vec<u8>, t: &Tally) {
+    for v in t.to_raw() {
+        put_varint(out, v);
+    }
+}
+
+fn get_tally(bytes: &mut &[u8]) -> Option<Tally> {
+    let mut raw = [0u64; 9];
+    for r in &mut raw {
+        *r = get_varint(bytes)?;
+    }
+    Some(Tally::from_raw(raw))
+}
+
+/// An index entry: the tally through the position, the number of moves,
+/// then each move (its 16 bits, [`Move::to_u16`]) and its tally, all
+/// numbers as varints.
+fn encode_entry(passing: &Tally, moves: &[(Move, Tally)]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 + moves.len() * 14);
+    put_tally(&mut out, passing);
+    put_varint(&mut out, moves.len() as u64);
+    for (m, t) in moves {
+        out.extend_from_slice(&m.to_u16().to_le_bytes());
+        put_tally(&mut out, t);
+    }
+    out
+}
+
+fn decode_entry(mut bytes: &[u8]) -> Option<PositionTally> {
+    let passing = get_tally(&mut bytes)?;
+    let n = get_varint(&mut bytes)?;
+    let mut moves = Vec::with_capacity(n.min(256) as usize);
+    for _ in 0..n {
+        let (m, rest) = bytes.split_first_chunk::<2>()?;
+        bytes = rest;
+        moves.push((
+            Move::from_u16(u16::from_le_bytes(*m)),
+            get_tally(&mut bytes)?,
+        ));
+    }
+    Some((passing, moves))
+}
