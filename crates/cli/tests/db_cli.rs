@@ -244,3 +244,74 @@ fn a_killed_import_leaves_the_database_as_it_was() {
     let next = rookery_in(t.path(), &["db", "import", s(&db), s(&small), "-q"], b"");
     assert_eq!(next.status.code(), Some(0), "{}", text(&next.stderr));
 }
+
+/// `db search` keeps the games `pgn filter` keeps, criterion by criterion,
+/// on the same games (numbers printed, `--count`, `--pgn`); none kept is
+/// exit status 1, as grep's.
+#[test]
+fn search_keeps_what_pgn_filter_keeps() {
+    let t = TempDir::new("db-search");
+    let db = t.join("g.rdb");
+    let pgn = t.write("games.pgn", games(1500));
+    let import = rookery_in(t.path(), &["db", "import", s(&db), s(&pgn), "-q"], b"");
+    assert_eq!(import.status.code(), Some(0), "{}", text(&import.stderr));
+    let mut kept_some = 0;
+    for test in [
+        &["--result", "1-0"][..],
+        &["--elo", "2000..2500"],
+        &["--plies", "10..20"],
+        &["--moves", "1. e4", "--transpose"],
+        &["--material", "KQk"],
+        &["--checkmate"],
+        &["--elo", "1500.."],
+        &["--result", "*", "--invert"],
+        &[
+            "--position",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        ],
+    ] {
+        let count = |verb: &[&str]| {
+            let run = rookery_in(t.path(), &[verb, test, &["--count"]].concat(), b"");
+            text(&run.stdout).trim().parse::<u64>().unwrap_or_else(|_| {
+                panic!(
+                    "{verb:?} {test:?}: {} {}",
+                    text(&run.stdout),
+                    text(&run.stderr)
+                )
+            })
+        };
+        let from_db = count(&["db", "search", s(&db)]);
+        let from_filter = count(&["pgn", "filter", s(&pgn), "-q"]);
+        assert_eq!(from_db, from_filter, "{test:?}");
+        if from_db > 0 {
+            kept_some += 1;
+            let listed = rookery_in(
+                t.path(),
+                &[&["db", "search", s(&db)][..], test].concat(),
+                b"",
+            );
+            assert_eq!(listed.status.code(), Some(0));
+            assert_eq!(
+                text(&listed.stdout).lines().count() as u64,
+                from_db,
+                "{test:?}"
+            );
+            let games = rookery_in(
+                t.path(),
+                &[&["db", "search", s(&db)][..], test, &["--pgn"]].concat(),
+                b"",
+            );
+            let again = rookery_in(t.path(), &["pgn", "stats", "-", "--json"], &games.stdout);
+            let v: serde_json::Value = serde_json::from_str(&text(&again.stdout)).unwrap();
+            assert_eq!(v["games"], from_db, "{test:?}");
+        }
+    }
+    assert!(kept_some >= 6, "only {kept_some} tests kept a game");
+    let none = rookery_in(
+        t.path(),
+        &["db", "search", s(&db), "--player", "nobody"],
+        b"",
+    );
+    assert_eq!(none.status.code(), Some(1));
+    assert!(text(&none.stdout).is_empty());
+}

@@ -491,6 +491,123 @@ impl Database {
             .map_or_else(|| "?".into(), |v| v.value().to_string()))
     }
 
+    /// Calls `f` with every game in order of number until it returns
+    /// `false`.
+    ///
+    /// # Errors
+    /// [`DbError::Store`], [`DbError::Damaged`], or `f`'s error.
+    pub fn for_each(
+        &self,
+        f: &mut dyn FnMut(StoredGame) -> Result<bool, DbError>,
+    ) -> Result<(), DbError> {
+        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
+        let t = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
+        let mut starts: HashMap<NameId, Position> = HashMap::new();
+        for row in t.iter().map_err(|e| self.fail(e))? {
+            let (k, v) = row.map_err(|e| self.fail(e))?;
+            let id = k.value();
+            let g = self.read_game(id, v.value(), &mut starts)?;
+            if !f(g)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The game of record `bytes`, start positions other than the standard
+    /// one kept in `starts` by their name.
+    fn read_game(
+        &self,
+        id: u64,
+        bytes: &[u8],
+        starts: &mut HashMap<NameId, Position>,
+    ) -> Result<StoredGame, DbError> {
+        let header =
+            Header::decode(bytes).ok_or_else(|| self.damaged(format!("game {id}: header")))?;
+        let start = if header.start == NO_NAME {
+            Position::startpos()
+        } else if let Some(p) = starts.get(&header.start) {
+            p.clone()
+        } else {
+            let fen = self.name(header.start)?;
+            let p = Position::from_fen(&fen)
+                .map_err(|e| self.damaged(format!("game {id}: start {fen:?}: {e}")))?;
+            starts.insert(header.start, p.clone());
+            p
+        };
+        let moves = codec::decode_line(&start, &bytes[HEADER_BYTES..])
+            .map_err(|e| self.damaged(format!("game {id}: {e}")))?;
+        Ok(StoredGame {
+            id,
+            header,
+            start,
+            moves,
+        })
+    }
+
+    /// `g` as a PGN game: the Seven Tag Roster, the ratings, the ECO code
+    /// and the start position (`SetUp`, `FEN`) from its header, its
+    /// mainline and result; `names` keeps the names read so far.
+    ///
+    /// # Errors
+    /// [`DbError::Store`].
+    pub fn pgn_game(
+        &self,
+        g: &StoredGame,
+        names: &mut HashMap<NameId, String>,
+    ) -> Result<rookery_pgn::Game, DbError> {
+        let mut name = |id: NameId| -> Result<String, DbError> {
+            if let Some(n) = names.get(&id) {
+                return Ok(n.clone());
+            }
+            let n = self.name(id)?;
+            names.insert(id, n.clone());
+            Ok(n)
+        };
+        let h = &g.header;
+        let mut game = rookery_pgn::Game::new();
+        let date = |v: u32, width: usize| {
+            if v == 0 {
+                "?".repeat(width)
+            } else {
+                format!("{v:0width$}")
+            }
+        };
+        let d = h.date;
+        game.tags.insert("Event", name(h.event)?);
+        game.tags.insert("Site", name(h.site)?);
+        game.tags.insert(
+            "Date",
+            format!(
+                "{}.{}.{}",
+                date(u32::from(d.year), 4),
+                date(u32::from(d.month), 2),
+                date(u32::from(d.day), 2)
+            ),
+        );
+        game.tags.insert("Round", name(h.round)?);
+        game.tags.insert("White", name(h.white)?);
+        game.tags.insert("Black", name(h.black)?);
+        game.result = h.result();
+        game.tags.insert("Result", game.result.to_string());
+        if h.white_elo > 0 {
+            game.tags.insert("WhiteElo", h.white_elo.to_string());
+        }
+        if h.black_elo > 0 {
+            game.tags.insert("BlackElo", h.black_elo.to_string());
+        }
+        if let Some(eco) = h.eco_text() {
+            game.tags.insert("ECO", eco);
+        }
+        if h.start != NO_NAME {
+            game.tags.insert("SetUp", "1".into());
+            game.tags.insert("FEN", name(h.start)?);
+        }
+        game.start = g.start.clone();
+        game.mainline.nodes = g.moves.iter().map(|&m| rookery_pgn::Node::new(m)).collect();
+        Ok(game)
+    }
+
     /// Game number `id` (from 1); `None` if there is none.
     ///
     /// # Errors
@@ -501,24 +618,8 @@ impl Database {
         let Some(v) = t.get(id).map_err(|e| self.fail(e))? else {
             return Ok(None);
         };
-        let bytes = v.value();
-        let header =
-            Header::decode(bytes).ok_or_else(|| self.damaged(format!("game {id}: header")))?;
-        let start = if header.start == NO_NAME {
-            Position::startpos()
-        } else {
-            let fen = self.name(header.start)?;
-            Position::from_fen(&fen)
-                .map_err(|e| self.damaged(format!("game {id}: start {fen:?}: {e}")))?
-        };
-        let moves = codec::decode_line(&start, &bytes[HEADER_BYTES..])
-            .map_err(|e| self.damaged(format!("game {id}: {e}")))?;
-        Ok(Some(StoredGame {
-            id,
-            header,
-            start,
-            moves,
-        }))
+        let mut starts = HashMap::new();
+        self.read_game(id, v.value(), &mut starts).map(Some)
     }
 }
 

@@ -3,10 +3,14 @@
 //! collection again.
 
 use crate::cmd::pgn::tree::{print_tree, tree_json};
+use crate::cmd::pgn_filter::CriteriaArgs;
 use crate::output::{self, Status, UsageError};
 use rookery_core::{Position, UciMove};
 use rookery_db::{Database, ImportOptions};
 use rookery_pgn::explorer::Tree;
+use rookery_pgn::filter::Verdict;
+use rookery_pgn::Games;
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -39,6 +43,27 @@ enum Command {
         /// Say nothing of the games left out for an error.
         #[arg(short, long)]
         quiet: bool,
+    },
+    /// The games that pass `pgn filter`'s tests, on what the database
+    /// keeps of each (its moves; the Seven Tag Roster, the ratings, the
+    /// ECO code, the start position): their numbers, or the games in PGN,
+    /// or how many. Exit status 0 when a game passes, 1 when none does.
+    #[command(
+        after_help = "Examples:\n  rookery db search games.rdb --player carlsen --result 1-0\n  \
+        rookery db search games.rdb --moves '1. e4 c5 2. Nf3' --transpose --count\n  \
+        rookery db search games.rdb --material KRPkr --elo 2400.. --pgn > endings.pgn"
+    )]
+    Search {
+        /// The database file.
+        db: PathBuf,
+        #[command(flatten)]
+        tests: Box<CriteriaArgs>,
+        /// Print only how many games pass.
+        #[arg(long, conflicts_with = "pgn")]
+        count: bool,
+        /// Print the games that pass in PGN (export format).
+        #[arg(long)]
+        pgn: bool,
     },
     /// What the database holds: games, names, positions indexed, imports.
     Info {
@@ -117,6 +142,67 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 report.bad.len()
             );
             Ok(if report.bad.is_empty() {
+                Status::Ok
+            } else {
+                Status::InputErrors
+            })
+        }
+        Command::Search {
+            db,
+            tests,
+            count,
+            pgn,
+        } => {
+            let database = existing(&db)?;
+            let criteria = tests.criteria()?;
+            let detail = criteria.detail();
+            let mut names = HashMap::new();
+            let mut out = output::stdout();
+            let mut found = 0u64;
+            let mut failed: Option<anyhow::Error> = None;
+            database.for_each(&mut |g| {
+                let game = database.pgn_game(&g, &mut names)?;
+                let text = rookery_pgn::writer::game_to_string(&game);
+                // Judged as `pgn filter` judges the game it reads.
+                let Some(Ok(read)) = Games::new(text.as_bytes()).with_detail(detail).next() else {
+                    return Ok(true);
+                };
+                if criteria.judge(&read, text.as_bytes()) != Verdict::Keep {
+                    return Ok(true);
+                }
+                found += 1;
+                let written = if count {
+                    Ok(())
+                } else if pgn {
+                    out.write_all(text.as_bytes())
+                } else {
+                    let tag = |n: &str| game.tags.get(n).unwrap_or("?").to_string();
+                    writeln!(
+                        out,
+                        "{}\t{} - {}\t{}\t{}\t{}\t{} plies",
+                        g.id,
+                        tag("White"),
+                        tag("Black"),
+                        tag("Result"),
+                        tag("Date"),
+                        tag("Event"),
+                        g.moves.len()
+                    )
+                };
+                if let Err(e) = written {
+                    failed = Some(e.into());
+                    return Ok(false);
+                }
+                Ok(true)
+            })?;
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            if count {
+                writeln!(out, "{found}")?;
+            }
+            out.flush()?;
+            Ok(if found > 0 {
                 Status::Ok
             } else {
                 Status::InputErrors

@@ -42,6 +42,23 @@ pub struct FilterArgs {
     /// then kept, as with --keep-bad: the file is the only copy).
     #[arg(long)]
     in_place: bool,
+    #[command(flatten)]
+    tests: CriteriaArgs,
+    /// Print only the number of games kept (nothing is written).
+    #[arg(long, conflicts_with_all = ["normalize", "json"])]
+    count: bool,
+    /// Write the kept games in export format instead of as they were.
+    #[arg(long)]
+    normalize: bool,
+    #[command(flatten)]
+    flags: CopyFlags,
+    #[command(flatten)]
+    shard: ShardArgs,
+}
+
+/// The tests of `pgn filter`, also `db search`'s: one flag group.
+#[derive(clap::Args, Debug)]
+pub(crate) struct CriteriaArgs {
     /// A tag test NAME OP VALUE, OP one of = != < <= > >= ~ !~ (numbers
     /// compare as numbers, dates as dates, ~ is a case-insensitive regular
     /// expression): 'WhiteElo>=2500', 'Event~olympiad'. Each must pass.
@@ -100,16 +117,6 @@ pub struct FilterArgs {
     /// Keep the games that fail instead.
     #[arg(long)]
     invert: bool,
-    /// Print only the number of games kept (nothing is written).
-    #[arg(long, conflicts_with_all = ["normalize", "json"])]
-    count: bool,
-    /// Write the kept games in export format instead of as they were.
-    #[arg(long)]
-    normalize: bool,
-    #[command(flatten)]
-    flags: CopyFlags,
-    #[command(flatten)]
-    shard: ShardArgs,
 }
 
 /// A usage error for a criterion the library refused.
@@ -117,9 +124,9 @@ fn bad(e: impl std::fmt::Display) -> anyhow::Error {
     output::usage(e.to_string())
 }
 
-impl FilterArgs {
+impl CriteriaArgs {
     /// The criteria of the flags.
-    fn criteria(&self) -> anyhow::Result<Criteria> {
+    pub(crate) fn criteria(&self) -> anyhow::Result<Criteria> {
         let mut c = Criteria::default();
         c.invert = self.invert;
         c.checkmate = self.checkmate;
@@ -169,7 +176,7 @@ impl FilterArgs {
 
 /// Runs `rookery pgn filter`.
 pub fn run(a: FilterArgs) -> anyhow::Result<Status> {
-    let criteria = a.criteria()?;
+    let criteria = a.tests.criteria()?;
     if !a.count {
         pgn_copy::check_json(&a.flags, &a.output)?;
     }
