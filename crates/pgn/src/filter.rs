@@ -47,7 +47,7 @@ use rookery_core::{Color, Mode, Move, Position, Role, Setup};
 
 use crate::copy::tag_value;
 use crate::ending::Ending;
-use crate::game::{Detail, Games, ReadGame, TagGate, Tags};
+use crate::game::{Detail, Game, Games, ReadGame, TagGate, Tags};
 use crate::tags::{Eco, PgnDate, Termination};
 use crate::types::GameResult;
 
@@ -747,6 +747,17 @@ impl Criteria {
         } else {
             Verdict::Drop
         }
+    }
+
+    /// Whether `game` may pass, judged on its tags alone: `false` only when
+    /// it cannot (a tag test fails, and the tests are not inverted). A
+    /// store of games asks this before it builds a game to [`judge`]
+    /// ([`Criteria::judge`]), so that most games it turns away cost a
+    /// look at their tags.
+    ///
+    /// [`judge`]: Criteria::judge
+    pub fn may_pass(&self, game: &Game) -> bool {
+        self.invert || self.passes_tags(|name| game.tags.get(name).map(Cow::Borrowed), &game.tags)
     }
 
     /// Whether the tests on tags alone pass, `tag` giving a tag's value.

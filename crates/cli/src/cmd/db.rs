@@ -162,6 +162,9 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             let mut failed: Option<anyhow::Error> = None;
             database.for_each(&mut |g| {
                 let game = database.pgn_game(&g, &mut names)?;
+                if !criteria.may_pass(&game) {
+                    return Ok(true);
+                }
                 let text = rookery_pgn::writer::game_to_string(&game);
                 // Judged as `pgn filter` judges the game it reads.
                 let Some(Ok(read)) = Games::new(text.as_bytes()).with_detail(detail).next() else {
