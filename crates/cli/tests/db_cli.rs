@@ -315,3 +315,65 @@ fn search_keeps_what_pgn_filter_keeps() {
     assert_eq!(none.status.code(), Some(1));
     assert!(text(&none.stdout).is_empty());
 }
+
+/// `db explore --lichess` answers in the shape of lichess's opening
+/// explorer (what a client written for it reads: `white`, `draws`,
+/// `black`, `moves[].uci/san/averageRating/white/draws/black`, `topGames`,
+/// `opening.eco/name`), with the numbers `pgn tree` counts and the opening
+/// `pgn eco` names after the line played.
+#[test]
+fn the_lichess_shape_has_pgn_trees_numbers() {
+    let t = TempDir::new("db-lichess");
+    let db = t.join("g.rdb");
+    let pgn = t.write("games.pgn", games(800));
+    rookery_in(t.path(), &["db", "import", s(&db), s(&pgn), "-q"], b"");
+    let tree: serde_json::Value = serde_json::from_str(&text(
+        &rookery_in(t.path(), &["pgn", "tree", s(&pgn), "--json", "-q"], b"").stdout,
+    ))
+    .unwrap();
+    let first = tree["moves"][0]["uci"].as_str().unwrap();
+    let lichess = rookery_in(
+        t.path(),
+        &["db", "explore", s(&db), "--play", first, "--lichess"],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_str(&text(&lichess.stdout)).unwrap();
+    let after: serde_json::Value = serde_json::from_str(&text(
+        &rookery_in(
+            t.path(),
+            &["db", "explore", s(&db), "--play", first, "--json"],
+            b"",
+        )
+        .stdout,
+    ))
+    .unwrap();
+    for k in ["white", "draws", "black"] {
+        assert_eq!(v[k], after[k], "{k}");
+    }
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), after["moves"].as_array().unwrap().len());
+    for (m, b) in moves.iter().zip(after["moves"].as_array().unwrap()) {
+        for k in ["uci", "san", "white", "draws", "black"] {
+            assert_eq!(m[k], b[k], "{k}");
+        }
+        assert_eq!(m["averageRating"], b["average_elo"]);
+        assert!(m["game"].is_null());
+    }
+    assert!(v["topGames"].as_array().is_some());
+    // The opening: what `pgn eco` names a game of that one move.
+    let san = tree["moves"][0]["san"].as_str().unwrap();
+    let named = rookery_in(
+        t.path(),
+        &["pgn", "eco", "-"],
+        format!("[Event \"x\"]\n\n1. {san} *\n").as_bytes(),
+    );
+    let eco_tag = text(&named.stdout).lines().find_map(|l| {
+        l.strip_prefix("[Opening \"")
+            .map(|r| r.trim_end_matches("\"]").to_string())
+    });
+    assert_eq!(
+        v["opening"]["name"].as_str().map(str::to_string),
+        eco_tag,
+        "{v}"
+    );
+}

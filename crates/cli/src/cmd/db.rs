@@ -92,9 +92,46 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
         depth: u32,
         /// One JSON object, moves nested (as `pgn tree --json`).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "lichess")]
         json: bool,
+        /// One JSON object in the shape of lichess's opening explorer
+        /// (`white`, `draws`, `black`, `moves` with `uci`, `san`,
+        /// `averageRating`, `white`, `draws`, `black`, `game`; `topGames`,
+        /// `recentGames`; `opening` with `eco` and `name`, the deepest
+        /// named position of the line played), so that a client written
+        /// for lichess's explorer reads it. The moves of the position only
+        /// (no `--depth`); the game lists are empty (not indexed yet).
+        #[arg(long, conflicts_with = "depth")]
+        lichess: bool,
     },
+}
+
+/// The explorer's answer in lichess's shape (see `--lichess`).
+fn lichess_json(tree: &Tree, opening: Option<&rookery_pgn::eco::Opening>) -> serde_json::Value {
+    let moves: Vec<serde_json::Value> = tree
+        .moves
+        .iter()
+        .map(|b| {
+            serde_json::json!({
+                "uci": b.uci,
+                "san": b.san,
+                "averageRating": b.tally.average_elo(),
+                "white": b.tally.white,
+                "draws": b.tally.draws,
+                "black": b.tally.black,
+                "game": null,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "white": tree.tally.white,
+        "draws": tree.tally.draws,
+        "black": tree.tally.black,
+        "moves": moves,
+        "topGames": [],
+        "recentGames": [],
+        "opening": opening.map(|o| serde_json::json!({"eco": o.eco(), "name": o.name()})),
+    })
 }
 
 /// An existing database (an explore or info never creates one).
@@ -239,6 +276,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             play,
             depth,
             json,
+            lichess,
         } => {
             let database = existing(&db)?;
             let mut pos = match &fen {
@@ -246,6 +284,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 Some(f) => Position::from_fen(f.trim())
                     .map_err(|e| output::usage(format!("--fen {f:?}: {e}")))?,
             };
+            let mut opening = rookery_pgn::eco::of_position(&pos);
             for word in play
                 .iter()
                 .flat_map(|p| p.split(','))
@@ -263,6 +302,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                         ))
                     })?;
                 pos.play_unchecked(m);
+                opening = rookery_pgn::eco::of_position(&pos).or(opening);
             }
             let mut failed = None;
             let tree = Tree::build(&pos, depth as usize, &mut |p| {
@@ -278,7 +318,9 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 return Err(e.into());
             }
             let mut out = output::stdout();
-            if json {
+            if lichess {
+                writeln!(out, "{}", lichess_json(&tree, opening))?;
+            } else if json {
                 writeln!(out, "{}", tree_json(&tree))?;
             } else {
                 print_tree(&mut out, &tree)?;
