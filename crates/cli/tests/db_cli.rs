@@ -13,11 +13,21 @@ use rookery_testkit::TempDir;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+/// One generated game: its text, its speed's lichess name, its rating
+/// group (lichess's: the average of two ratings) and its month, worked
+/// out here from what was written.
+struct Generated {
+    text: String,
+    speed: &'static str,
+    group: Option<u32>,
+    month: Option<(u32, u32)>,
+}
+
 /// `n` games of pseudo-random legal moves (a fixed generator: the same
 /// games every run), most of them through a few openings and their move
 /// orders, so that positions repeat and transpose; random results (a few
-/// unfinished) and ratings (some missing).
-fn games(n: usize) -> String {
+/// unfinished), ratings (some missing), time controls and dates.
+fn generated(n: usize) -> Vec<Generated> {
     use rookery_core::{Position, SanPlus};
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move |k: usize| {
@@ -26,7 +36,16 @@ fn games(n: usize) -> String {
             .wrapping_add(1_442_695_040_888_963_407);
         ((state >> 33) as usize) % k.max(1)
     };
-    let mut out = String::new();
+    // Time controls with their speed by lichess's estimate (base + 40 x increment).
+    const TCS: [(&str, &str); 6] = [
+        ("60+0", "bullet"),
+        ("180+2", "blitz"),
+        ("300+0", "blitz"),
+        ("600+5", "rapid"),
+        ("1800+30", "classical"),
+        ("-", "correspondence"),
+    ];
+    let mut out = Vec::new();
     for _ in 0..n {
         let mut pos = Position::startpos();
         let mut sans = Vec::new();
@@ -58,25 +77,59 @@ fn games(n: usize) -> String {
         } else {
             result
         };
-        out.push_str(&format!("[Result \"{result}\"]\n"));
-        if next(5) > 0 {
-            out.push_str(&format!("[WhiteElo \"{}\"]\n", 1200 + next(1600)));
+        let mut text = format!("[Result \"{result}\"]\n");
+        let white = (next(5) > 0).then(|| 800 + next(2000) as u32);
+        let black = (next(5) > 0).then(|| 800 + next(2000) as u32);
+        for (tag, elo) in [("WhiteElo", white), ("BlackElo", black)] {
+            if let Some(e) = elo {
+                text.push_str(&format!("[{tag} \"{e}\"]\n"));
+            }
         }
-        if next(5) > 0 {
-            out.push_str(&format!("[BlackElo \"{}\"]\n", 1200 + next(1600)));
+        let (speed, tc) = if next(8) == 0 {
+            ("unknown", None)
+        } else {
+            let (tc, speed) = TCS[next(TCS.len())];
+            (speed, Some(tc))
+        };
+        if let Some(tc) = tc {
+            text.push_str(&format!("[TimeControl \"{tc}\"]\n"));
         }
-        out.push('\n');
+        let month = (next(6) > 0).then(|| (2023 + next(2) as u32, 1 + next(12) as u32));
+        match month {
+            Some((y, m)) => text.push_str(&format!("[Date \"{y}.{m:02}.{:02}\"]\n", 1 + next(28))),
+            None => text.push_str("[Date \"????.??.??\"]\n"),
+        }
+        let group = white.zip(black).map(|(w, b)| {
+            let avg = (w + b) / 2;
+            *[0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500]
+                .iter()
+                .rev()
+                .find(|&&g| avg >= g)
+                .unwrap()
+        });
+        text.push('\n');
         for (i, san) in sans.iter().enumerate() {
             if i % 2 == 0 {
-                out.push_str(&format!("{}. ", i / 2 + 1));
+                text.push_str(&format!("{}. ", i / 2 + 1));
             }
-            out.push_str(san);
-            out.push(' ');
+            text.push_str(san);
+            text.push(' ');
         }
-        out.push_str(result);
-        out.push_str("\n\n");
+        text.push_str(result);
+        text.push_str("\n\n");
+        out.push(Generated {
+            text,
+            speed,
+            group,
+            month,
+        });
     }
     out
+}
+
+/// The text of `n` generated games.
+fn games(n: usize) -> String {
+    generated(n).into_iter().map(|g| g.text).collect()
 }
 
 /// The explorer's JSON from the database and from `pgn tree` at `fen`.
@@ -376,4 +429,101 @@ fn the_lichess_shape_has_pgn_trees_numbers() {
         eco_tag,
         "{v}"
     );
+}
+
+/// The explorer limited to some speeds, rating groups and months counts
+/// the games of those buckets only: `db explore --speeds --ratings --since
+/// --until` is `pgn tree` over the games in them (chosen here from what was
+/// generated, not by rookery).
+#[test]
+fn buckets_limit_the_explorer_to_their_games() {
+    let t = TempDir::new("db-buckets");
+    let db = t.join("g.rdb");
+    let all = generated(3000);
+    let pgn = t.write(
+        "games.pgn",
+        all.iter().map(|g| g.text.as_str()).collect::<String>(),
+    );
+    rookery_in(t.path(), &["db", "import", s(&db), s(&pgn), "-q"], b"");
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    for (flags, keep) in [
+        (
+            vec!["--speeds", "blitz,rapid"],
+            Box::new(|g: &Generated| ["blitz", "rapid"].contains(&g.speed))
+                as Box<dyn Fn(&Generated) -> bool>,
+        ),
+        (
+            vec!["--speeds", "unknown,correspondence"],
+            Box::new(|g: &Generated| ["unknown", "correspondence"].contains(&g.speed)),
+        ),
+        (
+            vec!["--ratings", "1400,1600"],
+            Box::new(|g: &Generated| matches!(g.group, Some(1400 | 1600))),
+        ),
+        (
+            vec!["--since", "2023-07", "--until", "2024-03"],
+            Box::new(|g: &Generated| {
+                g.month
+                    .is_some_and(|(y, m)| (y, m) >= (2023, 7) && (y, m) <= (2024, 3))
+            }),
+        ),
+        (
+            vec![
+                "--speeds",
+                "blitz",
+                "--ratings",
+                "1200,1400,1600,1800",
+                "--since",
+                "2024-01",
+            ],
+            Box::new(|g: &Generated| {
+                g.speed == "blitz"
+                    && matches!(g.group, Some(1200 | 1400 | 1600 | 1800))
+                    && g.month.is_some_and(|(y, _)| y >= 2024)
+            }),
+        ),
+    ] {
+        let subset: String = all
+            .iter()
+            .filter(|g| keep(g))
+            .map(|g| g.text.as_str())
+            .collect();
+        let n = all.iter().filter(|g| keep(g)).count();
+        assert!(n > 20, "{flags:?}: only {n} games");
+        let part = t.write("part.pgn", subset);
+        let from_db = rookery_in(
+            t.path(),
+            &[
+                &["db", "explore", s(&db), "--depth", "2", "--json"][..],
+                &flags,
+            ]
+            .concat(),
+            b"",
+        );
+        assert_eq!(from_db.status.code(), Some(0), "{}", text(&from_db.stderr));
+        let from_pgn = rookery_in(
+            t.path(),
+            &[
+                "pgn",
+                "tree",
+                s(&part),
+                "--fen",
+                start,
+                "--depth",
+                "2",
+                "--json",
+                "-q",
+            ],
+            b"",
+        );
+        assert_eq!(text(&from_db.stdout), text(&from_pgn.stdout), "{flags:?}");
+        let v: serde_json::Value = serde_json::from_str(&text(&from_db.stdout)).unwrap();
+        assert_eq!(v["games"], n, "{flags:?}");
+    }
+    let bad = rookery_in(
+        t.path(),
+        &["db", "explore", s(&db), "--speeds", "fast"],
+        b"",
+    );
+    assert_eq!(bad.status.code(), Some(2));
 }

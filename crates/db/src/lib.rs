@@ -16,7 +16,7 @@
 //!            [White \"B\"] [Black \"A\"] [Result \"1/2-1/2\"] 1. e4 c5 1/2-1/2\n";
 //! let report = db.import(vec![("games.pgn".into(), Box::new(pgn.as_bytes()))], ImportOptions::default(), &mut |_| {})?;
 //! assert_eq!(report.games, 2);
-//! let (through, moves) = db.explore(&Position::startpos())?.expect("indexed");
+//! let (through, moves) = db.explore(&Position::startpos(), &Default::default())?.expect("indexed");
 //! assert_eq!(through.games(), 2);
 //! assert_eq!(moves.len(), 1); // 1. e4 twice
 //! assert_eq!(db.game(1)?.expect("stored").moves.len(), 7);
@@ -24,6 +24,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod bucket;
 pub mod codec;
 pub mod header;
 mod store;

@@ -7,7 +7,7 @@
 //! | `names`, `name_of` | a name / its number | its number / the name |
 //! | `games` | the game's number, from 1 | its [`Header`] record, then its moves at a byte a ply ([`crate::codec`]) |
 //! | `keys` | `pgn dedupe`'s 128-bit key | the first game with it |
-//! | `explore` | a position's Zobrist key | the games through it and each move played from it, with their [`Tally`] |
+//! | `explore` | a position's Zobrist key (high 64 bits) and a [`Bucket`] (low) | the games of that bucket through it and each move played from it, with their [`Tally`] |
 //! | `imports` | an import's number | what it read: `time files games duplicates errors` |
 //!
 //! An import is one write transaction: it is in the database whole once it
@@ -25,6 +25,7 @@ use rookery_pgn::dedupe::KeyPlan;
 use rookery_pgn::explorer::{elo, Explorer, PositionTally, Tally};
 use rookery_pgn::{Detail, Games, Location, ReadGame};
 
+use crate::bucket::{Bucket, BucketFilter};
 use crate::codec;
 use crate::header::{Date, Header, NameId, HEADER_BYTES, NO_NAME};
 
@@ -33,11 +34,11 @@ const NAMES: TableDefinition<&str, u32> = TableDefinition::new("names");
 const NAME_OF: TableDefinition<u32, &str> = TableDefinition::new("name_of");
 const GAMES: TableDefinition<u64, &[u8]> = TableDefinition::new("games");
 const KEYS: TableDefinition<u128, u64> = TableDefinition::new("keys");
-const EXPLORE: TableDefinition<u64, &[u8]> = TableDefinition::new("explore");
+const EXPLORE: TableDefinition<u128, &[u8]> = TableDefinition::new("explore");
 const IMPORTS: TableDefinition<u64, &str> = TableDefinition::new("imports");
 
 /// The layout of the tables this version writes.
-const VERSION: u64 = 1;
+const VERSION: u64 = 2;
 
 /// Positions counted in memory before they are merged into the index.
 const FLUSH_POSITIONS: usize = 1 << 18;
@@ -120,7 +121,7 @@ pub struct Info {
     pub games: u64,
     /// Names in the name table.
     pub names: u64,
-    /// Positions in the explorer's index.
+    /// Entries of the explorer's index (a position's games of one bucket each).
     pub positions: u64,
     /// Each import: when (Unix seconds), the inputs, games stored,
     /// duplicates and bad games left out.
@@ -217,9 +218,8 @@ impl Database {
                     })
                 }
             }
-            for t in [GAMES, EXPLORE] {
-                txn.open_table(t).map_err(|e| db.fail(e))?;
-            }
+            txn.open_table(GAMES).map_err(|e| db.fail(e))?;
+            txn.open_table(EXPLORE).map_err(|e| db.fail(e))?;
             txn.open_table(NAMES).map_err(|e| db.fail(e))?;
             txn.open_table(NAME_OF).map_err(|e| db.fail(e))?;
             txn.open_table(KEYS).map_err(|e| db.fail(e))?;
@@ -282,7 +282,7 @@ impl Database {
                 cache: HashMap::new(),
                 next: next_name,
             };
-            let mut pending = Explorer::everywhere();
+            let mut pending: HashMap<u64, Explorer> = HashMap::new();
             let plan = KeyPlan::default();
             let mut read = 0u64;
             for (file, input) in inputs {
@@ -353,8 +353,13 @@ impl Database {
                         .map_err(|e| self.fail(e))?;
                     next_id += 1;
                     report.games += 1;
-                    pending.add(game);
-                    if pending.len() >= FLUSH_POSITIONS {
+                    pending
+                        .entry(Bucket::of(&game.tags).bits())
+                        .or_insert_with(Explorer::everywhere)
+                        .add(game);
+                    if report.games % 256 == 0
+                        && pending.values().map(Explorer::len).sum::<usize>() >= FLUSH_POSITIONS
+                    {
                         self.flush(&mut explore, &mut pending)?;
                     }
                 }
@@ -388,15 +393,24 @@ impl Database {
     /// Merges the positions counted in memory into the index.
     fn flush(
         &self,
-        explore: &mut redb::Table<u64, &[u8]>,
-        pending: &mut Explorer,
+        explore: &mut redb::Table<u128, &[u8]>,
+        pending: &mut HashMap<u64, Explorer>,
     ) -> Result<(), DbError> {
-        let mut counted = pending.drain();
+        let mut counted: Vec<(u128, PositionTally)> = Vec::new();
+        for (bucket, explorer) in pending.iter_mut() {
+            counted.extend(
+                explorer
+                    .drain()
+                    .into_iter()
+                    .map(|(pos, t)| (u128::from(pos) << 64 | u128::from(*bucket), t)),
+            );
+        }
+        pending.clear();
         counted.sort_unstable_by_key(|(k, _)| *k);
         for (key, (passing, moves)) in counted {
             let (mut all, mut all_moves) = match explore.get(key).map_err(|e| self.fail(e))? {
                 Some(v) => decode_entry(v.value())
-                    .ok_or_else(|| self.damaged(format!("index entry {key:016x}")))?,
+                    .ok_or_else(|| self.damaged(format!("index entry {key:032x}")))?,
                 None => (Tally::default(), Vec::new()),
             };
             all.merge(&passing);
@@ -414,26 +428,49 @@ impl Database {
         Ok(())
     }
 
-    /// What the index knows of `pos`: the games through it and each move
-    /// played from it; `None` if no game reached it.
+    /// What the index knows of `pos`, counting the games of the buckets
+    /// `filter` admits: the games through it and each move played from it;
+    /// `None` if no such game reached it.
     ///
     /// # Errors
     /// [`DbError::Store`], [`DbError::Damaged`].
-    pub fn explore(&self, pos: &Position) -> Result<Option<PositionTally>, DbError> {
+    pub fn explore(
+        &self,
+        pos: &Position,
+        filter: &BucketFilter,
+    ) -> Result<Option<PositionTally>, DbError> {
         let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
         let t = txn.open_table(EXPLORE).map_err(|e| self.fail(e))?;
-        let Some(v) = t.get(pos.hash()).map_err(|e| self.fail(e))? else {
-            return Ok(None);
-        };
+        let key = u128::from(pos.hash()) << 64;
         let damaged = || self.damaged(format!("index entry {:016x}", pos.hash()));
-        let entry = decode_entry(v.value()).ok_or_else(damaged)?;
+        let mut found: Option<PositionTally> = None;
+        for row in t
+            .range(key..=key | u128::from(u64::MAX))
+            .map_err(|e| self.fail(e))?
+        {
+            let (k, v) = row.map_err(|e| self.fail(e))?;
+            if !filter.admits(Bucket::from_bits(k.value() as u64)) {
+                continue;
+            }
+            let (passing, moves) = decode_entry(v.value()).ok_or_else(damaged)?;
+            let (all, all_moves) = found.get_or_insert_with(Default::default);
+            all.merge(&passing);
+            for (mv, t) in moves {
+                match all_moves.iter_mut().find(|(m, _)| *m == mv) {
+                    Some((_, mine)) => mine.merge(&t),
+                    None => all_moves.push((mv, t)),
+                }
+            }
+        }
         // A move not legal here: another position with the same key (a
         // 64-bit collision), or damage; never shown as this position's.
-        let legal = pos.legal_moves();
-        if entry.1.iter().any(|(m, _)| !legal.contains(*m)) {
-            return Err(damaged());
+        if let Some((_, moves)) = &found {
+            let legal = pos.legal_moves();
+            if moves.iter().any(|(m, _)| !legal.contains(*m)) {
+                return Err(damaged());
+            }
         }
-        Ok(Some(entry))
+        Ok(found)
     }
 
     /// What the database holds.

@@ -6,6 +6,7 @@ use crate::cmd::pgn::tree::{print_tree, tree_json};
 use crate::cmd::pgn_filter::CriteriaArgs;
 use crate::output::{self, Status, UsageError};
 use rookery_core::{Position, UciMove};
+use rookery_db::bucket::{parse_month, BucketFilter, Speed, RATING_GROUPS};
 use rookery_db::{Database, ImportOptions};
 use rookery_pgn::explorer::Tree;
 use rookery_pgn::filter::Verdict;
@@ -91,6 +92,23 @@ enum Command {
         /// Plies of moves shown.
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
         depth: u32,
+        /// Only games of these speeds (lichess's, from the TimeControl tag:
+        /// ultraBullet, bullet, blitz, rapid, classical, correspondence;
+        /// unknown: no time control), comma-separated.
+        #[arg(long, value_name = "SPEEDS")]
+        speeds: Option<String>,
+        /// Only games of these rating groups (lichess's: the players'
+        /// average rating, in groups from 0, 1000, 1200, 1400, 1600, 1800,
+        /// 2000, 2200, 2500), comma-separated: 2000,2200.
+        #[arg(long, value_name = "GROUPS")]
+        ratings: Option<String>,
+        /// Only games of this month or later (YYYY-MM; games without a month
+        /// are then not counted).
+        #[arg(long, value_name = "YYYY-MM")]
+        since: Option<String>,
+        /// Only games of this month or earlier (YYYY-MM).
+        #[arg(long, value_name = "YYYY-MM")]
+        until: Option<String>,
         /// One JSON object, moves nested (as `pgn tree --json`).
         #[arg(long, conflicts_with = "lichess")]
         json: bool,
@@ -104,6 +122,66 @@ enum Command {
         #[arg(long, conflicts_with = "depth")]
         lichess: bool,
     },
+}
+
+/// The buckets the explorer's flags ask for.
+fn bucket_filter(
+    speeds: Option<&str>,
+    ratings: Option<&str>,
+    since: Option<&str>,
+    until: Option<&str>,
+) -> anyhow::Result<BucketFilter> {
+    let list = |text: &str| -> Vec<String> {
+        text.split(',')
+            .map(str::trim)
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let speeds = speeds
+        .map(|t| {
+            list(t)
+                .iter()
+                .map(|w| {
+                    Speed::from_name(w).ok_or_else(|| {
+                        output::usage(format!(
+                            "--speeds: {w:?} is not a speed (ultraBullet, bullet, blitz, rapid, \
+                             classical, correspondence, unknown)"
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()?;
+    let ratings = ratings
+        .map(|t| {
+            list(t)
+                .iter()
+                .map(|w| {
+                    w.parse::<u16>()
+                        .ok()
+                        .filter(|g| RATING_GROUPS.contains(g))
+                        .ok_or_else(|| {
+                            output::usage(format!(
+                                "--ratings: {w:?} is not a rating group ({RATING_GROUPS:?})"
+                            ))
+                        })
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()?;
+    let month = |flag: &str, v: Option<&str>| {
+        v.map(|t| {
+            parse_month(t).ok_or_else(|| output::usage(format!("{flag}: {t:?} is not YYYY-MM")))
+        })
+        .transpose()
+    };
+    Ok(BucketFilter {
+        speeds,
+        ratings,
+        since: month("--since", since)?,
+        until: month("--until", until)?,
+    })
 }
 
 /// The explorer's answer in lichess's shape (see `--lichess`).
@@ -275,9 +353,19 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             fen,
             play,
             depth,
+            speeds,
+            ratings,
+            since,
+            until,
             json,
             lichess,
         } => {
+            let filter = bucket_filter(
+                speeds.as_deref(),
+                ratings.as_deref(),
+                since.as_deref(),
+                until.as_deref(),
+            )?;
             let database = existing(&db)?;
             let mut pos = match &fen {
                 None => Position::startpos(),
@@ -309,7 +397,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 if failed.is_some() {
                     return None;
                 }
-                database.explore(p).unwrap_or_else(|e| {
+                database.explore(p, &filter).unwrap_or_else(|e| {
                     failed = Some(e);
                     None
                 })
