@@ -63,6 +63,7 @@ STATUS_RACE_MATERIAL = 1 << 14
 STATUS_TOO_MANY_CHECKERS = 1 << 15
 STATUS_IMPOSSIBLE_CHECK = 1 << 16
 
+_SQUARES_SAN = re.compile(r"^([a-h][1-8])[\-x]?([a-h][1-8])(=?[nbrqNBRQ])?[\+#]?\Z")
 _SAN_RE = re.compile(r"^([NBKRQ])?([a-h])?([1-8])?[\-x]?([a-h][1-8])(=?[nbrqkNBRQK])?[\+#]?\Z")
 
 
@@ -910,6 +911,16 @@ class Board(BaseBoard):
         san = san.strip() if isinstance(san, str) else san
         if san in ("--", "Z0", "0000", "@@@@"):
             return Move.null()
+        squares = _SQUARES_SAN.match(san)
+        if squares:
+            # Both squares given and no piece letter: any piece, as
+            # python-chess reads it (UCI-like movetext, e1g1 castling).
+            promotion = PIECE_SYMBOLS.index(squares.group(3)[-1].lower()) if squares.group(3) else None
+            move = self.find_move(SQUARE_NAMES.index(squares.group(1)), SQUARE_NAMES.index(squares.group(2)),
+                                  promotion)
+            if move.promotion != promotion:
+                raise IllegalMoveError(f"illegal san: {san!r} in {self.fen()}")
+            return move
         rules = self._rules()
         if rules is None:
             return self._parse_san_fallback(san)

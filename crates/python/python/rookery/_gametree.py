@@ -459,7 +459,7 @@ def _run(stack: List[Tuple[str, Any]], board: Board, visitor: "BaseVisitor") -> 
         _visit_move(main, board, visitor)
         stack.append(("pop", None))
         stack.append(("children", (main, None)))
-        for side in reversed(parent.variations[1:]):
+        for side in parent.variations[1:]:
             board.pop()
             if visitor.begin_variation() is SKIP:
                 board.push(main.move)
@@ -675,7 +675,7 @@ def _number(text: str) -> float:
 def parse_time_control(time_control: str) -> TimeControl:
     """Reads a TimeControl tag (``40/7200:3600``, ``300+2``, ``-``, ``?``);
     ValueError for other text. The type comes from the estimated time for
-    40 moves (the first stage's base plus 40 increments)."""
+    60 moves (the first stage's base plus 60 increments)."""
     tc = TimeControl()
     if not time_control:
         return tc
@@ -707,7 +707,7 @@ def parse_time_control(time_control: str) -> TimeControl:
     if len(tc.parts) > 1 and tc.parts[-1].moves != 0:
         raise ValueError(f"the last stage of {time_control!r} is not for the rest of the game")
     first = tc.parts[0]
-    estimate = first.time + 40 * first.increment
+    estimate = first.time + 60 * first.increment
     if estimate < 3 * 60:
         tc.type = TimeControlType.BULLET
     elif estimate < 15 * 60:
@@ -937,12 +937,12 @@ class StringExporter(BaseVisitor):
             self.write_line()
 
     def begin_variation(self) -> Optional[SkipType]:
+        if not self.variations:
+            return SKIP
         self.variation_depth += 1
-        if self.variations:
-            self.write_token("( ")
-            self.force_movenumber = True
-            return None
-        return SKIP
+        self.write_token("( ")
+        self.force_movenumber = True
+        return None
 
     def end_variation(self) -> None:
         self.variation_depth -= 1

@@ -160,10 +160,11 @@ class _Movetext:
     def run(self, lines: _Lines, line: str) -> None:
         while line:
             if self.comment is not None:
-                line = self.in_comment(line)
-                if line is None:
-                    line = lines.read()
-                    continue
+                rest = self.in_comment(line)
+                if rest is not None:
+                    rest = self.tokens(rest)
+                line = rest if rest is not None else lines.read()
+                continue
             stripped = line.strip()
             if not stripped:
                 if self.started and self.comment is None:
