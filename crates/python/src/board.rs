@@ -160,7 +160,9 @@ impl Move {
         };
         let promotion = match b.get(4) {
             None => None,
-            Some(&l) => Some(piece_type_of(l).filter(|&p| p != 1).ok_or_else(bad)?),
+            // Any piece letter, as python-chess reads UCI; a board finds a
+            // pawn or king promotion illegal.
+            Some(&l) => Some(piece_type_of(l).ok_or_else(bad)?),
         };
         if from == to {
             return Err(invalid(

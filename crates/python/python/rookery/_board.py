@@ -659,8 +659,8 @@ class Board(BaseBoard):
     def generate_castling_moves(self, from_mask: Bitboard = BB_ALL, to_mask: Bitboard = BB_ALL) -> Iterator[Move]:
         for m in self.generate_legal_moves(from_mask & self.kings, BB_ALL):
             if self.is_castling(m):
-                rook_to = self._to_chess960(m).to_square
-                if BB_SQUARES[rook_to] & to_mask or BB_SQUARES[m.to_square] & to_mask:
+                # Selected by the rook's square, as python-chess selects them.
+                if BB_SQUARES[self._to_chess960(m).to_square] & to_mask:
                     yield m
 
     def generate_pseudo_legal_moves(self, from_mask: Bitboard = BB_ALL, to_mask: Bitboard = BB_ALL) -> Iterator[Move]:
@@ -908,7 +908,8 @@ class Board(BaseBoard):
         """The legal move a SAN names: InvalidMoveError for text that is not
         SAN, IllegalMoveError when no legal move matches, AmbiguousMoveError
         when more than one does."""
-        san = san.strip() if isinstance(san, str) else san
+        if not isinstance(san, str) or not san or san != san.strip() or "\n" in san:
+            raise InvalidMoveError(f"invalid san: {san!r}")
         if san in ("--", "Z0", "0000", "@@@@"):
             return Move.null()
         squares = _SQUARES_SAN.match(san)
@@ -1565,10 +1566,8 @@ class Board(BaseBoard):
         if len(parts) < 4:
             raise ValueError(f"epd should have at least 4 parts: {epd!r}")
         ops_text = parts[4] if len(parts) > 4 else ""
-        if ops_text:
-            head = ops_text.split(None, 2)
-            if len(head) >= 2 and head[0] == "hmvc" or ops_text.startswith("hmvc") or ops_text.startswith("fmvn"):
-                pass
+        # A stray dash (a fifth position field some suites write) is no opcode.
+        ops_text = re.sub(r"^(?:-\s+)+", "", ops_text)
         operations = _parse_epd_operations(ops_text, self._epd_position_board(parts[:4]))
         halfmove = operations.get("hmvc", 0)
         fullmove = operations.get("fmvn", 1)
@@ -1689,6 +1688,8 @@ def _parse_epd_operations(text: str, board: Board) -> Dict[str, object]:
         while j < n and text[j] not in " \t;":
             j += 1
         opcode = text[i:j]
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", opcode):
+            raise ValueError(f"invalid opcode in epd operations: {opcode!r}")
         operands: List[str] = []
         i = j
         while i < n and text[i] != ";":
@@ -1744,7 +1745,10 @@ def _parse_epd_operations(text: str, board: Board) -> Dict[str, object]:
                 try:
                     ops[opcode] = float(value)
                 except ValueError:
-                    ops[opcode] = value
+                    try:
+                        ops[opcode] = board.parse_san(value)
+                    except ValueError:
+                        ops[opcode] = value
     return ops
 
 
