@@ -278,7 +278,7 @@ impl Move {
     }
 
     fn __repr__(&self) -> String {
-        format!("Move.from_uci({:?})", self.text())
+        format!("Move.from_uci('{}')", self.text())
     }
 
     fn __bool__(&self) -> bool {
@@ -306,10 +306,13 @@ impl Move {
     }
 }
 
-/// A chess position and the moves that led to it (for repetitions), with
-/// python-chess's names.
+/// rookery-core's view of a position and the moves that led to it (for
+/// repetitions), with python-chess's names: `rookery._rookery.Board`.
+/// `rookery.Board` (python-chess's attributes and semantics, in Python)
+/// asks one of these, built from its FEN, for legal moves, SAN, check and
+/// keys; `rookery.epd` records give one as `Record.board()`.
 ///
-/// >>> board = rookery.Board()
+/// >>> board = rookery._rookery.Board()
 /// >>> board.push_san("e4")
 /// Move.from_uci('e2e4')
 /// >>> board.san(rookery.Move.from_uci("e7e5"))
@@ -317,8 +320,8 @@ impl Move {
 /// >>> board.fen()
 /// 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'
 /// >>> board.perft(3)
-/// 9322
-#[pyclass(module = "rookery")]
+/// 13160
+#[pyclass(module = "rookery._rookery")]
 #[derive(Clone)]
 pub struct Board {
     game: Game,
