@@ -414,6 +414,69 @@ impl Board {
         Ok(Board::of(Game::new(pos), mode))
     }
 
+    /// A board from python-chess's state: `masks` are the pieces of each
+    /// kind (White's pawn .. king, then Black's, bit `i` = square `i`),
+    /// `castling` the rooks that may castle (a mask), `ep_square` the en
+    /// passant square (None if none). The position is checked as
+    /// `Board(fen)` checks it: rookery-core's rules, no FEN text between.
+    ///
+    /// >>> b = rookery._rookery.Board.from_masks(rookery.Board().bitboards(), True, 0, None, 0, 1, False)
+    /// >>> b.fen()
+    /// 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1'
+    ///
+    /// Raises ValueError if rookery-core refuses the position.
+    #[staticmethod]
+    #[allow(clippy::too_many_arguments)] // python-chess's state, field by field
+    fn from_masks(
+        masks: [u64; 12],
+        turn: bool,
+        castling: u64,
+        ep_square: Option<u32>,
+        halfmove_clock: u32,
+        fullmove_number: u32,
+        chess960: bool,
+    ) -> PyResult<Board> {
+        let mut board = [None; 64];
+        for (i, &mask) in masks.iter().enumerate() {
+            let color = if i < 6 { Color::White } else { Color::Black };
+            let role = Role::ALL[i % 6];
+            for sq in rookery_core::Bitboard(mask) {
+                board[sq.index()] = Some(rookery_core::Piece { color, role });
+            }
+        }
+        let castling = rookery_core::Bitboard(castling)
+            .into_iter()
+            .filter(|sq| sq.index() < 8 || sq.index() >= 56)
+            .map(|sq| {
+                let color = if sq.index() < 8 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                (rookery_core::fen::CastlingRight::File(color, sq.file()), 0)
+            })
+            .collect();
+        let setup = rookery_core::Setup {
+            board,
+            turn: color_of(turn),
+            castling,
+            ep_square: ep_square.and_then(Square::try_new).map(|sq| (sq, 0)),
+            halfmoves: halfmove_clock,
+            fullmoves: fullmove_number.max(1),
+            field_offsets: [0; 6],
+            adjacent_digits: None,
+        };
+        let (pos, _warnings) = setup
+            .into_position(rookery_core::Mode::Strict)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let mode = if chess960 || pos.is_chess960_castling() {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        };
+        Ok(Board::of(Game::new(pos), mode))
+    }
+
     /// The legal moves of the position, as a list of `Move`.
     #[getter]
     fn legal_moves(&self) -> Vec<Move> {

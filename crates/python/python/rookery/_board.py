@@ -258,21 +258,27 @@ class BaseBoard:
 
     # --- FEN -----------------------------------------------------------
     def board_fen(self, *, promoted: Optional[bool] = False) -> str:
+        cells = [""] * 64
+        for color in COLORS:
+            ours = self.occupied_co[color]
+            for pt in PIECE_TYPES:
+                symbol = PIECE_SYMBOLS[pt].upper() if color else PIECE_SYMBOLS[pt]  # type: ignore[union-attr]
+                for sq in scan_forward(self._mask_of(pt) & ours):
+                    cells[sq] = symbol
+        if promoted:
+            for sq in scan_forward(self.promoted & self.occupied):
+                cells[sq] += "~"
         rows = []
         for rank in range(7, -1, -1):
             row, empty = "", 0
-            for file in range(8):
-                sq = rank * 8 + file
-                piece = self.piece_at(sq)
-                if piece is None:
+            for cell in cells[rank * 8:rank * 8 + 8]:
+                if not cell:
                     empty += 1
                     continue
                 if empty:
                     row += str(empty)
                     empty = 0
-                row += piece.symbol()
-                if promoted and BB_SQUARES[sq] & self.promoted:
-                    row += "~"
+                row += cell
             if empty:
                 row += str(empty)
             rows.append(row)
@@ -582,12 +588,11 @@ class Board(BaseBoard):
         cached_key, rules = self._rules_cache
         if cached_key == key:
             return rules
-        fen = "{} {} {} {} {} {}".format(
-            self.board_fen(), "w" if self.turn else "b", self._castling_fen(shredder=True),
-            SQUARE_NAMES[self.ep_square] if self._pseudo_ep() else "-", self.halfmove_clock,
-            max(1, self.fullmove_number))
+        ep = self.ep_square if self._pseudo_ep() else None
         try:
-            rules = _Rules(fen, chess960=self.chess960 or not self._standard_castling())
+            rules = _Rules.from_masks(self.bitboards(), self.turn, self.clean_castling_rights(), ep,
+                                      self.halfmove_clock, max(1, self.fullmove_number),
+                                      self.chess960 or not self._standard_castling())
         except ValueError:
             rules = None
         self._rules_cache = (key, rules)
@@ -1607,7 +1612,9 @@ class Board(BaseBoard):
     def bitboards(self) -> List[int]:
         """The pieces of each kind as 64-bit masks: White's pawn, knight,
         bishop, rook, queen, king, then Black's."""
-        return [self.pieces_mask(pt, c) for c in (WHITE, BLACK) for pt in PIECE_TYPES]
+        kinds = (self.pawns, self.knights, self.bishops, self.rooks, self.queens, self.kings)
+        white, black = self.occupied_co[WHITE], self.occupied_co[BLACK]
+        return [mask & white for mask in kinds] + [mask & black for mask in kinds]
 
     def to_python_chess(self):
         """The same position and moves as a ``chess.Board`` of python-chess
