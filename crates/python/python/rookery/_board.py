@@ -32,9 +32,8 @@ from ._rookery import Move, attacks_mask, between, ray
 from ._squares import (
     BB_ALL, BB_EMPTY, BB_FILES, BB_RANK_1, BB_RANK_8, BB_RANKS, BB_SQUARES, BISHOP, BLACK,
     COLORS, FILE_NAMES, KING, KNIGHT, PAWN, PIECE_SYMBOLS, PIECE_TYPES, QUEEN, ROOK,
-    SQUARE_NAMES, STARTING_BOARD_FEN, UNICODE_PIECE_SYMBOLS, WHITE, Bitboard, Color, Piece,
-    PieceType, Square, SquareSet, flip_anti_diagonal, flip_diagonal, flip_horizontal,
-    flip_vertical, lsb, msb, popcount, scan_forward, scan_reversed, square_file,
+    SQUARE_NAMES, STARTING_BOARD_FEN, WHITE, Bitboard, Color, Piece, PieceType, Square,
+    SquareSet, flip_vertical, lsb, msb, popcount, scan_forward, scan_reversed, square_file,
     square_rank,
 )
 
@@ -158,7 +157,7 @@ class BaseBoard:
     def king(self, color: Color) -> Optional[Square]:
         """The square of ``color``'s king (one that is not promoted), or None."""
         mask = self.occupied_co[color] & self.kings & ~self.promoted
-        return msb(mask) if mask and popcount(mask) == 1 else (msb(mask) if mask else None)
+        return msb(mask) if mask else None
 
     def _remove_piece_at(self, square: Square) -> Optional[PieceType]:
         pt = self.piece_type_at(square)
@@ -630,17 +629,16 @@ class Board(BaseBoard):
         if rules is not None:
             for m in rules.legal_moves:
                 m = self._from_rules_move(m)
-                if BB_SQUARES[m.from_square] & from_mask and BB_SQUARES[self._to_chess960(m).to_square if self._is_castling_shape(m) else m.to_square] & to_mask:
-                    yield m
+                if from_mask != BB_ALL and not BB_SQUARES[m.from_square] & from_mask:
+                    continue
+                # Castling is selected by its rook's square, as python-chess does.
+                if to_mask != BB_ALL and not BB_SQUARES[self._to_chess960(m).to_square] & to_mask:
+                    continue
+                yield m
             return
         for m in self.generate_pseudo_legal_moves(from_mask, to_mask):
             if self._is_safe(m):
                 yield m
-
-    def _is_castling_shape(self, move: Move) -> bool:
-        return bool(self.kings & self.occupied_co[self.turn] & BB_SQUARES[move.from_square]) and (
-            abs(square_file(move.from_square) - square_file(move.to_square)) > 1
-            or bool(self.rooks & self.occupied_co[self.turn] & BB_SQUARES[move.to_square]))
 
     def _is_safe(self, move: Move) -> bool:
         """Whether ``move`` leaves the mover's king unattacked (for boards
@@ -825,7 +823,7 @@ class Board(BaseBoard):
         """Plays ``move`` without checking it is legal (as python-chess);
         ``pop`` takes it back."""
         move = self._to_chess960(_as_move(move))
-        self.move_stack.append(self._from_chess960_with_board(move))
+        self.move_stack.append(self._from_chess960(move))
         self._stack.append(self._state())
         ep_square = self.ep_square
         self.ep_square = None
@@ -874,9 +872,6 @@ class Board(BaseBoard):
                 self.halfmove_clock = 0
             self._set_piece_at(move.to_square, piece_type, self.turn, promoted)
         self.turn = not self.turn
-
-    def _from_chess960_with_board(self, move: Move) -> Move:
-        return self._from_chess960(move)
 
     def pop(self) -> Move:
         """Takes back the last move (IndexError if none was played)."""
@@ -1683,7 +1678,10 @@ def _rebuild_board(cls, fen, chess960, promoted, moves, root_fen):
 
 
 def _parse_epd_operations(text: str, board: Board) -> Dict[str, object]:
-    """The operations of an EPD record: opcode -> value."""
+    """The operations of an EPD record, opcode -> value: None without
+    operand, a quoted operand as str, ``bm``/``am`` as a list of moves,
+    ``pv`` as a line of moves, else an int, a float, a move (SAN) or the
+    text. ValueError for an opcode that is not one."""
     ops: Dict[str, object] = {}
     i, n = 0, len(text)
     while i < n:
@@ -1698,65 +1696,61 @@ def _parse_epd_operations(text: str, board: Board) -> Dict[str, object]:
         if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", opcode):
             raise ValueError(f"invalid opcode in epd operations: {opcode!r}")
         operands: List[str] = []
+        quoted: Optional[str] = None
         i = j
         while i < n and text[i] != ";":
             if text[i] in " \t":
                 i += 1
             elif text[i] == '"':
+                # A quoted operand runs to the closing quote (or the end of
+                # the record), semicolons and escapes included.
                 j = i + 1
-                buf = ""
+                buf = []
                 while j < n and text[j] != '"':
                     if text[j] == "\\" and j + 1 < n:
-                        buf += {"n": "\n", "r": "\r"}.get(text[j + 1], text[j + 1])
+                        buf.append({"n": "\n", "r": "\r"}.get(text[j + 1], text[j + 1]))
                         j += 2
                     else:
-                        buf += text[j]
+                        buf.append(text[j])
                         j += 1
-                operands.append(buf)
-                ops[opcode] = buf
+                quoted = "".join(buf)
                 i = j + 1
-                operands = []
-                opcode_done = True
-                break
+                while i < n and text[i] != ";":
+                    i += 1
             else:
                 j = i
                 while j < n and text[j] not in " \t;":
                     j += 1
                 operands.append(text[i:j])
                 i = j
-        else:
-            opcode_done = False
-        if opcode in ops and isinstance(ops[opcode], str) and not operands:
-            while i < n and text[i] != ";":
-                i += 1
-            i += 1
-            continue
         i += 1
-        if not operands:
+        if quoted is not None:
+            ops[opcode] = quoted
+        elif not operands:
             ops[opcode] = None
         elif opcode == "pv":
             position = board.copy(stack=False)
             line = []
             for san in operands:
-                m = position.parse_san(san)
-                line.append(m)
-                position.push(m)
+                move = position.parse_san(san)
+                line.append(move)
+                position.push(move)
             ops[opcode] = line
         elif opcode in ("bm", "am"):
             ops[opcode] = [board.parse_san(san) for san in operands]
         else:
-            value = operands[0] if len(operands) == 1 else " ".join(operands)
-            try:
-                ops[opcode] = int(value)
-            except ValueError:
-                try:
-                    ops[opcode] = float(value)
-                except ValueError:
-                    try:
-                        ops[opcode] = board.parse_san(value)
-                    except ValueError:
-                        ops[opcode] = value
+            ops[opcode] = _epd_value(" ".join(operands), board)
     return ops
+
+
+def _epd_value(value: str, board: Board) -> object:
+    """An unquoted EPD operand: int, float, a move (SAN) or the text."""
+    for convert in (int, float, board.parse_san):
+        try:
+            return convert(value)
+        except ValueError:
+            pass
+    return value
 
 
 class LegalMoveGenerator:

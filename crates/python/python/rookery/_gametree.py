@@ -16,9 +16,8 @@ from typing import (Any, Callable, Dict, Generic, Iterable, Iterator, List, Mapp
                     Optional, Set, Tuple, TypeVar, Union)
 
 from ._board import Board, STARTING_FEN
-from ._errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
 from ._rookery import Move
-from ._squares import BLACK, SQUARE_NAMES, WHITE, Color, Square
+from ._squares import SQUARE_NAMES, WHITE, Color, Square
 
 LOGGER = logging.getLogger("rookery.pgn")
 
