@@ -19,30 +19,21 @@ EPD: ``rookery.epd.read`` / ``rookery.epd.write``.
 from ._errors import AmbiguousMoveError, IllegalMoveError, InternalError, InvalidMoveError, ParseError
 from ._rookery import MATE_SCORE, Move, __version__
 from ._squares import *  # noqa: F401,F403 - python-chess's names
-from ._squares import __dict__ as _squares_names
+from ._squares import __all__ as _squares_all
 from ._board import *  # noqa: F401,F403
-from ._board import (
-    BaseBoard, Board, LegalMoveGenerator, Outcome, PseudoLegalMoveGenerator, STARTING_FEN, Termination,
-)
+from ._board import __all__ as _board_all
 from . import epd, pgn, polyglot
 
 __all__ = [
     "AmbiguousMoveError",
-    "BaseBoard",
-    "Board",
     "IllegalMoveError",
     "InternalError",
     "InvalidMoveError",
-    "LegalMoveGenerator",
     "MATE_SCORE",
     "Move",
-    "Outcome",
     "ParseError",
-    "PseudoLegalMoveGenerator",
-    "STARTING_FEN",
-    "Termination",
     "__version__",
     "epd",
     "pgn",
     "polyglot",
-] + sorted(name for name in _squares_names if not name.startswith("_") and name.isupper())
+] + _squares_all + _board_all

@@ -1804,3 +1804,9 @@ class PseudoLegalMoveGenerator:
             else:
                 builder.append(self.board.uci(move))
         return f"<PseudoLegalMoveGenerator at {id(self):#x} ({', '.join(builder)})>"
+
+
+__all__ = [
+    "BaseBoard", "Board", "LegalMoveGenerator", "Outcome", "PseudoLegalMoveGenerator", "STARTING_FEN",
+    "Termination",
+] + [name for name in dir() if name.startswith("STATUS_")]

@@ -461,9 +461,6 @@ class SquareSet:
             rows.append(" ".join("1" if self.mask >> (rank * 8 + f) & 1 else "." for f in range(8)))
         return "\n".join(rows)
 
-    def _repr_svg_(self) -> str:  # pragma: no cover - no SVG in rookery
-        raise NotImplementedError
-
     @classmethod
     def ray(cls, a: Square, b: Square) -> "SquareSet":
         from ._rookery import ray
@@ -479,5 +476,5 @@ class SquareSet:
         return cls(BB_SQUARES[square])
 
 
-def _optional_square(sq: Optional[Square]) -> Optional[str]:
-    return None if sq is None else SQUARE_NAMES[sq]
+__all__ = [name for name in dir() if not name.startswith("_") and name not in (
+    "Iterable", "Iterator", "List", "Optional", "SupportsInt", "Union")]
