@@ -928,8 +928,9 @@ class StringExporter(BaseVisitor):
     def visit_header(self, tagname: str, tagvalue: str) -> None:
         if self.headers:
             self.found_headers = True
-            value = tagvalue.replace("\\", "\\\\").replace('"', '\\"')
-            self.write_line(f'[{tagname} "{value}"]')
+            # Values are written as they are kept (as read), as python-chess
+            # writes them.
+            self.write_line(f'[{tagname} "{tagvalue}"]')
 
     def end_headers(self) -> None:
         if self.found_headers:

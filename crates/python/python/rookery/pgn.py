@@ -36,21 +36,21 @@ from ._rookery import GameReader, HeaderReader, PositionReader, positions, read_
 from ._rookery import read_headers as _read_headers_in_bulk
 
 # One movetext token: a comment's start, a rest-of-line comment, variation
-# brackets, a NAG, a result, a move number, move suffixes, a move.
+# brackets, a NAG, a result, a move suffix, a move (SAN-shaped: squares,
+# castling, drops, null moves). Anything else (move numbers, check signs,
+# stray words) is passed over a character at a time, as python-chess does.
 _TOKEN = re.compile(r"""
     (?P<comment>\{)
   | (?P<line_comment>;.*)
   | (?P<open>\()
   | (?P<close>\))
   | (?P<nag>\$\d+)
-  | (?P<result>(?:1-0|0-1|1/2-1/2|\*)(?=[\s()]|$))
-  | (?P<null>(?:--|Z0|0000|@@@@)(?=[\s()!?]|$))
-  | (?P<number>\d+\.+|\d+(?=\s|$))
+  | (?P<result>1-0|0-1|1/2-1/2|\*)
   | (?P<suffix>[!?]{1,2})
-  | (?P<san>[A-Za-z0-9][A-Za-z0-9@=+#\-/]*)
-  | (?P<space>\s+)
+  | (?P<san>[NBKRQ]?[a-h]?[1-8]?[-x]?[a-h][1-8](?:=?[nbrqkNBRQK])?
+           |[PNBRQK]?@[a-h][1-8]|--|Z0|0000|@@@@|O-O(?:-O)?|0-0(?:-0)?)
   | (?P<other>.)
-""", re.VERBOSE)
+""", re.VERBOSE | re.DOTALL)
 
 
 class _Lines:
@@ -76,10 +76,6 @@ class _Lines:
     def unread(self) -> None:
         if self.seekable:
             self.handle.seek(self.offset)
-
-
-def _unescape(value: str) -> str:
-    return re.sub(r"\\(.)", r"\1", value)
 
 
 def read_game(handle: TextIO, *, Visitor: Callable[[], BaseVisitor] = GameBuilder) -> Any:
@@ -123,7 +119,8 @@ def read_game(handle: TextIO, *, Visitor: Callable[[], BaseVisitor] = GameBuilde
         empty_lines = 0
         match = _TAG_LINE.match(stripped)
         if match:
-            name, value = match.group(1), _unescape(match.group(2))
+            # The value as written, escapes and all (python-chess keeps it so).
+            name, value = match.group(1), match.group(2)
             tags[name] = value
             if not skip_headers:
                 visitor.visit_header(name, value)
@@ -230,7 +227,7 @@ class _Movetext:
             elif kind == "result":
                 if len(self.boards) == 1:
                     self.visitor.visit_result(token)
-            elif kind in ("san", "null"):
+            elif kind == "san":
                 self.move(token)
         return None
 
