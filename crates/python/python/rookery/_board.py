@@ -627,8 +627,11 @@ class Board(BaseBoard):
     def generate_legal_moves(self, from_mask: Bitboard = BB_ALL, to_mask: Bitboard = BB_ALL) -> Iterator[Move]:
         rules = self._rules()
         if rules is not None:
-            for m in rules.legal_moves:
-                m = self._from_rules_move(m)
+            evasions = rules.is_check()
+            order = self._generation_order
+            for m in sorted((self._from_rules_move(m) for m in rules.legal_moves),
+                            key=(lambda m: (not self.kings & BB_SQUARES[m.from_square],) + order(m))
+                            if evasions else order):
                 if from_mask != BB_ALL and not BB_SQUARES[m.from_square] & from_mask:
                     continue
                 # Castling is selected by its rook's square, as python-chess does.
@@ -639,6 +642,25 @@ class Board(BaseBoard):
         for m in self.generate_pseudo_legal_moves(from_mask, to_mask):
             if self._is_safe(m):
                 yield m
+
+    def _generation_order(self, move: Move) -> tuple:
+        """Where python-chess's generator yields ``move``: pieces (from the
+        highest square down), castling, pawn captures, single and double
+        pawn steps (by target square, highest first), en passant; queen
+        promotions before rook, bishop, knight (in check, king moves come
+        first: see ``generate_legal_moves``). Scripts that take the first
+        move or a seeded random one then play the same games."""
+        frm, to = move.from_square, move.to_square
+        promotion = -(move.promotion or 0)
+        if not self.pawns & BB_SQUARES[frm]:
+            if self.is_castling(move):
+                return (1, -self._to_chess960(move).to_square, 0, 0)
+            return (0, -frm, -to, 0)
+        if square_file(frm) != square_file(to):
+            if not self.occupied & BB_SQUARES[to]:
+                return (5, -frm, 0, 0)
+            return (2, -frm, -to, promotion)
+        return (3 if abs(to - frm) == 8 else 4, -to, promotion, 0)
 
     def _is_safe(self, move: Move) -> bool:
         """Whether ``move`` leaves the mover's king unattacked (for boards
