@@ -1168,36 +1168,31 @@ class Board(BaseBoard):
                 self.occupied_co[WHITE], self.occupied_co[BLACK], self.turn, self.clean_castling_rights(),
                 self.ep_square if self.has_legal_en_passant() else None)
 
-    def _history_keys(self) -> Iterator[tuple]:
+    def _history_keys(self) -> List[tuple]:
         """Keys of the positions back to the last irreversible move, the
-        current one first."""
+        current one first (the board is put back as it was)."""
         current = self._state()
-        yield self._transposition_key()
+        keys = [self._transposition_key()]
         try:
             for i in range(len(self._stack) - 1, -1, -1):
                 move = self.move_stack[i]
                 self._stack[i].restore(self)
                 if self.is_irreversible(move):
                     break
-                yield self._transposition_key()
+                keys.append(self._transposition_key())
         finally:
             current.restore(self)
+        return keys
 
     def is_repetition(self, count: int = 3) -> bool:
-        key = self._transposition_key()
-        seen = 0
-        for k in self._history_keys():
-            if k == key:
-                seen += 1
-                if seen >= count:
-                    return True
-        return False
+        keys = self._history_keys()
+        return keys.count(keys[0]) >= count
 
     def is_fivefold_repetition(self) -> bool:
         return self.is_repetition(5)
 
     def can_claim_threefold_repetition(self) -> bool:
-        keys = list(self._history_keys())
+        keys = self._history_keys()
         if keys.count(keys[0]) >= 3:
             return True
         counts: Dict[tuple, int] = {}
