@@ -15,6 +15,7 @@ MODULES = [
     "rookery._gametree",
     "rookery.pgn",
     "rookery.polyglot",
+    "rookery.engine",
     "rookery.epd",
 ]
 

@@ -22,7 +22,7 @@ from ._squares import *  # noqa: F401,F403 - python-chess's names
 from ._squares import __all__ as _squares_all
 from ._board import *  # noqa: F401,F403
 from ._board import __all__ as _board_all
-from . import epd, pgn, polyglot
+from . import engine, epd, pgn, polyglot
 
 __all__ = [
     "AmbiguousMoveError",
@@ -33,6 +33,7 @@ __all__ = [
     "Move",
     "ParseError",
     "__version__",
+    "engine",
     "epd",
     "pgn",
     "polyglot",

@@ -371,6 +371,28 @@ class GameNode:
         command = None if seconds is None else f"[%emt {_hms(seconds)}]"
         self.comment = _set_command(self.comment, _EMT, command)
 
+    def eval(self) -> "Optional[PovScore]":
+        """The ``[%eval]`` of the comment, from White's point of view
+        (pawns to centipawns; ``#n`` a mate), or None."""
+        from .engine import Cp, Mate, PovScore
+        match = _EVAL.search(self.comment)
+        if match is None:
+            return None
+        if match.group(1) is not None:
+            mate = int(match.group(1))
+            return PovScore(Mate(mate) if mate else Mate(0), WHITE)
+        return PovScore(Cp(int(round(float(match.group(2)) * 100))), WHITE)
+
+    def set_eval(self, score: "Optional[PovScore]", depth: Optional[int] = None) -> None:
+        """Writes ``score`` as the comment's ``[%eval]`` (None removes it)."""
+        command = None
+        if score is not None:
+            white = score.white()
+            mate = white.mate()
+            text = f"#{mate}" if mate is not None else f"{white.score() / 100:.2f}"
+            command = f"[%eval {text}{'' if depth is None else f',{depth}'}]"
+        self.comment = _set_command(self.comment, _EVAL, command)
+
     def eval_depth(self) -> Optional[int]:
         match = _EVAL.search(self.comment)
         return int(match.group(3)) if match and match.group(3) else None
