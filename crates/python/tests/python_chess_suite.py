@@ -18,6 +18,7 @@ otherwise.
 
 import argparse
 import importlib.util
+import logging
 import os
 import subprocess
 import sys
@@ -98,6 +99,10 @@ def main() -> int:
     parser.add_argument("-k", dest="only", help="run only tests whose id contains this")
     args = parser.parse_args()
 
+    # The PGN reader logs the errors of malformed games; the tests count them.
+    quiet = logging.getLogger("rookery.pgn")
+    quiet.addHandler(logging.NullHandler())
+    quiet.propagate = False
     with tempfile.TemporaryDirectory() as tmp:
         sdist = args.sdist or fetch_sdist(tmp)
         alias_rookery()
