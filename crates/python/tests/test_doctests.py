@@ -11,6 +11,7 @@ MODULES = [
     "rookery",
     "rookery._errors",
     "rookery._squares",
+    "rookery._baseboard",
     "rookery._board",
     "rookery._gametree",
     "rookery.pgn",

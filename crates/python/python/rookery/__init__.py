@@ -20,6 +20,7 @@ from ._errors import AmbiguousMoveError, IllegalMoveError, InternalError, Invali
 from ._rookery import MATE_SCORE, Move, __version__
 from ._squares import *  # noqa: F401,F403 - python-chess's names
 from ._squares import __all__ as _squares_all
+from ._baseboard import BaseBoard
 from ._board import *  # noqa: F401,F403
 from ._board import __all__ as _board_all
 from . import engine, epd, pgn, polyglot
