@@ -5,58 +5,231 @@ use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use rookery_core::{
-    perft, polyglot, CastlingMode, Color, Fen, Game, Position, Role, San, SanPlus, UciMove,
+    perft, polyglot, CastlingMode, Color, Fen, Game, Position, Role, San, SanPlus, Square, UciMove,
 };
 use rookery_epd::{write_string, Mode, Record};
 
 /// The standard starting position.
 pub const STARTING_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
-/// A move in UCI notation, as python-chess's `chess.Move`: squares are
-/// numbered `a1` = 0 to `h8` = 63, promotions are piece types (knight 2 ..
-/// queen 5).
+/// A move as python-chess's `chess.Move`: squares are numbered `a1` = 0 to
+/// `h8` = 63, pieces are python-chess's piece types (pawn 1 .. king 6);
+/// `promotion` is the piece a pawn becomes, `drop` the piece put on
+/// `to_square` (Crazyhouse-style drops; a board of standard chess has none).
+/// `Move(0, 0)` is the null move (`0000`), false in a boolean context.
 ///
 /// >>> m = rookery.Move.from_uci("e7e8q")
 /// >>> (m.from_square, m.to_square, m.promotion, m.uci())
 /// (52, 60, 5, 'e7e8q')
+/// >>> rookery.Move(12, 28) == rookery.Move.from_uci("e2e4")
+/// True
 #[pyclass(module = "rookery", frozen, eq, hash)]
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Move {
-    uci: UciMove,
+    from: u8,
+    to: u8,
+    promotion: Option<u8>,
+    drop: Option<u8>,
+}
+
+/// python-chess's piece letters, by piece type (index 1 = pawn .. 6 = king).
+const PIECE_LETTERS: &[u8; 7] = b" pnbrqk";
+
+/// The piece type (1 = pawn .. 6 = king) a lowercase letter names.
+fn piece_type_of(letter: u8) -> Option<u8> {
+    PIECE_LETTERS[1..]
+        .iter()
+        .position(|&l| l == letter)
+        .map(|i| i as u8 + 1)
+}
+
+/// `rookery.InvalidMoveError` (a `ValueError`): text that is not a move.
+fn invalid(py: Python<'_>, message: &str) -> PyErr {
+    match crate::errors_class(py, "InvalidMoveError").and_then(|c| c.call1((message,))) {
+        Ok(e) => PyErr::from_value(e),
+        Err(e) => e,
+    }
 }
 
 impl Move {
     /// The move `m` of `pos`, written for castling `mode`.
     pub fn of(pos: &Position, m: rookery_core::Move, mode: CastlingMode) -> Move {
-        Move {
-            uci: UciMove::from_move(pos, m, mode),
+        Move::from_uci_move(UciMove::from_move(pos, m, mode))
+    }
+
+    /// The move a [`UciMove`] writes.
+    pub fn from_uci_move(uci: UciMove) -> Move {
+        match uci {
+            UciMove::Normal {
+                from,
+                to,
+                promotion,
+            } => Move {
+                from: from.index() as u8,
+                to: to.index() as u8,
+                promotion: promotion.map(|r| r.index() as u8 + 1),
+                drop: None,
+            },
+            UciMove::Null => Move {
+                from: 0,
+                to: 0,
+                promotion: None,
+                drop: None,
+            },
         }
     }
 
-    /// The UCI text.
+    /// The move as a [`UciMove`] of standard chess; `None` for a drop.
+    pub fn uci_move(&self) -> Option<UciMove> {
+        if self.drop.is_some() {
+            return None;
+        }
+        if !self.is_some() {
+            return Some(UciMove::Null);
+        }
+        let square = |i: u8| Square::new(u32::from(i & 63));
+        Some(UciMove::Normal {
+            from: square(self.from),
+            to: square(self.to),
+            promotion: self
+                .promotion
+                .and_then(|p| Role::ALL.get(usize::from(p).wrapping_sub(1)).copied()),
+        })
+    }
+
+    /// Whether this is not the null move.
+    fn is_some(&self) -> bool {
+        self.from != 0 || self.to != 0 || self.promotion.is_some() || self.drop.is_some()
+    }
+
+    /// The UCI text (`e2e4`, `e7e8q`, `N@f3`, `0000`).
     pub fn text(&self) -> String {
-        self.uci.to_string()
+        let name = |sq: u8| {
+            let sq = sq & 63;
+            format!("{}{}", char::from(b'a' + sq % 8), char::from(b'1' + sq / 8))
+        };
+        if let Some(piece) = self.drop {
+            let letter = PIECE_LETTERS
+                .get(usize::from(piece))
+                .copied()
+                .unwrap_or(b'?');
+            format!(
+                "{}@{}",
+                char::from(letter.to_ascii_uppercase()),
+                name(self.to)
+            )
+        } else if self.is_some() {
+            let mut out = name(self.from) + &name(self.to);
+            if let Some(p) = self.promotion {
+                out.push(char::from(
+                    PIECE_LETTERS.get(usize::from(p)).copied().unwrap_or(b'?'),
+                ));
+            }
+            out
+        } else {
+            "0000".to_owned()
+        }
+    }
+
+    /// Reads UCI text, drops (`Q@e4`) included.
+    fn parse(py: Python<'_>, uci: &str) -> PyResult<Move> {
+        let b = uci.as_bytes();
+        let bad = || invalid(py, &format!("invalid uci: {uci:?}"));
+        let square = |s: &[u8]| Square::from_ascii(s).map(|sq| sq.index() as u8);
+        if b == b"0000" {
+            return Ok(Move::from_uci_move(UciMove::Null));
+        }
+        if b.len() == 4 && b[1] == b'@' {
+            let piece = piece_type_of(b[0].to_ascii_lowercase()).filter(|&p| p != 6);
+            let to = square(&b[2..4]);
+            return match (piece, to) {
+                (Some(piece), Some(to)) if b[0].is_ascii_uppercase() => Ok(Move {
+                    from: to,
+                    to,
+                    promotion: None,
+                    drop: Some(piece),
+                }),
+                _ => Err(bad()),
+            };
+        }
+        if b.len() != 4 && b.len() != 5 {
+            return Err(bad());
+        }
+        let (Some(from), Some(to)) = (square(&b[0..2]), square(&b[2..4])) else {
+            return Err(bad());
+        };
+        let promotion = match b.get(4) {
+            None => None,
+            // Any piece letter, as python-chess reads UCI; a board finds a
+            // pawn or king promotion illegal.
+            Some(&l) => Some(piece_type_of(l).ok_or_else(bad)?),
+        };
+        if from == to {
+            return Err(invalid(
+                py,
+                &format!("invalid uci (use 0000 for null moves): {uci:?}"),
+            ));
+        }
+        Ok(Move {
+            from,
+            to,
+            promotion,
+            drop: None,
+        })
     }
 }
 
 #[pymethods]
 impl Move {
-    /// Reads a move in UCI notation (`e2e4`, `e7e8q`, `0000`).
+    /// `Move(from_square, to_square, promotion=None, drop=None)` as
+    /// python-chess's; `Move("e2e4")` reads UCI text.
     ///
-    /// Raises ValueError if the text is not a UCI move.
+    /// Raises InvalidMoveError (a ValueError) for text that is not UCI,
+    /// ValueError for a square outside 0..64 or a piece type outside 1..6.
     #[new]
-    fn new(uci: &str) -> PyResult<Move> {
-        Move::from_uci(uci)
+    #[pyo3(signature = (from_square, to_square = None, promotion = None, drop = None))]
+    fn new(
+        from_square: &Bound<'_, PyAny>,
+        to_square: Option<u8>,
+        promotion: Option<u8>,
+        drop: Option<u8>,
+    ) -> PyResult<Move> {
+        let Some(to) = to_square else {
+            return Move::parse(from_square.py(), &from_square.extract::<String>()?);
+        };
+        let from: u8 = from_square.extract()?;
+        if from > 63 || to > 63 {
+            return Err(PyValueError::new_err(format!(
+                "no such square: {from} or {to}"
+            )));
+        }
+        if promotion.is_some_and(|p| !(1..=6).contains(&p))
+            || drop.is_some_and(|p| !(1..=6).contains(&p))
+        {
+            return Err(PyValueError::new_err(
+                "piece types are 1 (pawn) to 6 (king)",
+            ));
+        }
+        Ok(Move {
+            from,
+            to,
+            promotion,
+            drop,
+        })
     }
 
-    /// Reads a move in UCI notation (`e2e4`, `e7e8q`, `0000`).
+    /// Reads a move in UCI notation (`e2e4`, `e7e8q`, `N@f3`, `0000`).
     ///
-    /// Raises ValueError if the text is not a UCI move.
+    /// Raises InvalidMoveError (a ValueError) if the text is not a UCI move.
     #[staticmethod]
-    fn from_uci(uci: &str) -> PyResult<Move> {
-        UciMove::from_ascii(uci.as_bytes())
-            .map(|uci| Move { uci })
-            .map_err(|e| PyValueError::new_err(e.to_string()))
+    fn from_uci(py: Python<'_>, uci: &str) -> PyResult<Move> {
+        Move::parse(py, uci)
+    }
+
+    /// The null move, `0000`.
+    #[staticmethod]
+    fn null() -> Move {
+        Move::from_uci_move(UciMove::Null)
     }
 
     /// The move in UCI notation.
@@ -64,36 +237,40 @@ impl Move {
         self.text()
     }
 
+    /// The move as XBoard writes it (`@@@@` for the null move).
+    fn xboard(&self) -> String {
+        if self.is_some() {
+            self.text()
+        } else {
+            "@@@@".to_owned()
+        }
+    }
+
     /// The square the piece leaves (0 for the null move).
     #[getter]
     #[allow(clippy::wrong_self_convention)] // python-chess's name
-    fn from_square(&self) -> usize {
-        match self.uci {
-            UciMove::Normal { from, .. } => from.index(),
-            UciMove::Null => 0,
-        }
+    fn from_square(&self) -> u8 {
+        self.from
     }
 
     /// The square the piece goes to (0 for the null move).
     #[getter]
-    fn to_square(&self) -> usize {
-        match self.uci {
-            UciMove::Normal { to, .. } => to.index(),
-            UciMove::Null => 0,
-        }
+    #[allow(clippy::wrong_self_convention)] // python-chess's name
+    fn to_square(&self) -> u8 {
+        self.to
     }
 
     /// The piece type promoted to (python-chess numbers: knight 2 .. queen
     /// 5), or None.
     #[getter]
-    fn promotion(&self) -> Option<usize> {
-        match self.uci {
-            UciMove::Normal {
-                promotion: Some(role),
-                ..
-            } => Some(role.index() + 1),
-            _ => None,
-        }
+    fn promotion(&self) -> Option<u8> {
+        self.promotion
+    }
+
+    /// The piece type dropped, or None.
+    #[getter]
+    fn drop(&self) -> Option<u8> {
+        self.drop
     }
 
     fn __str__(&self) -> String {
@@ -101,18 +278,41 @@ impl Move {
     }
 
     fn __repr__(&self) -> String {
-        format!("Move.from_uci({:?})", self.text())
+        format!("Move.from_uci('{}')", self.text())
     }
 
     fn __bool__(&self) -> bool {
-        self.uci != UciMove::Null
+        self.is_some()
+    }
+
+    fn __copy__(&self) -> Move {
+        *self
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Move {
+        *self
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let m = slf.get();
+        let args = (m.from, m.to, m.promotion, m.drop);
+        PyTuple::new(
+            slf.py(),
+            [
+                slf.get_type().into_any(),
+                args.into_pyobject(slf.py())?.into_any(),
+            ],
+        )
     }
 }
 
-/// A chess position and the moves that led to it (for repetitions), with
-/// python-chess's names.
+/// rookery-core's view of a position and the moves that led to it (for
+/// repetitions), with python-chess's names: `rookery._rookery.Board`.
+/// `rookery.Board` (python-chess's attributes and semantics, in Python)
+/// asks one of these, built from its FEN, for legal moves, SAN, check and
+/// keys; `rookery.epd` records give one as `Record.board()`.
 ///
-/// >>> board = rookery.Board()
+/// >>> board = rookery._rookery.Board()
 /// >>> board.push_san("e4")
 /// Move.from_uci('e2e4')
 /// >>> board.san(rookery.Move.from_uci("e7e5"))
@@ -120,8 +320,8 @@ impl Move {
 /// >>> board.fen()
 /// 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'
 /// >>> board.perft(3)
-/// 9322
-#[pyclass(module = "rookery")]
+/// 13160
+#[pyclass(module = "rookery._rookery")]
 #[derive(Clone)]
 pub struct Board {
     game: Game,
@@ -141,10 +341,13 @@ impl Board {
     /// The move `m` (a `Move` or a UCI string) of the current position,
     /// the null move (`0000`) included, as python-chess pushes it.
     fn resolve(&self, m: &Bound<'_, PyAny>) -> PyResult<rookery_core::Move> {
-        let uci = match m.extract::<Move>() {
-            Ok(m) => m.uci,
-            Err(_) => Move::from_uci(&m.extract::<String>()?)?.uci,
+        let mv = match m.extract::<Move>() {
+            Ok(mv) => mv,
+            Err(_) => Move::parse(m.py(), &m.extract::<String>()?)?,
         };
+        let uci = mv
+            .uci_move()
+            .ok_or_else(|| illegal(m.py(), &format!("no drops in chess: {}", mv.text())))?;
         if uci == UciMove::Null {
             return Ok(rookery_core::Move::NULL);
         }
@@ -168,9 +371,17 @@ impl Board {
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         match parsed.san {
             San::Null => Ok(rookery_core::Move::NULL),
-            ref s => s
-                .to_move(self.pos())
-                .map_err(|e| illegal(py, &e.to_string())),
+            ref s => s.to_move(self.pos()).map_err(|e| match e {
+                rookery_core::SanError::Ambiguous { .. } => {
+                    match crate::errors_class(py, "AmbiguousMoveError")
+                        .and_then(|c| c.call1((e.to_string(),)))
+                    {
+                        Ok(err) => PyErr::from_value(err),
+                        Err(err) => err,
+                    }
+                }
+                _ => illegal(py, &e.to_string()),
+            }),
         }
     }
 }
@@ -195,6 +406,69 @@ impl Board {
     fn new(fen: &str, chess960: bool) -> PyResult<Board> {
         let pos =
             Position::from_fen(fen.trim()).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let mode = if chess960 || pos.is_chess960_castling() {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        };
+        Ok(Board::of(Game::new(pos), mode))
+    }
+
+    /// A board from python-chess's state: `masks` are the pieces of each
+    /// kind (White's pawn .. king, then Black's, bit `i` = square `i`),
+    /// `castling` the rooks that may castle (a mask), `ep_square` the en
+    /// passant square (None if none). The position is checked as
+    /// `Board(fen)` checks it: rookery-core's rules, no FEN text between.
+    ///
+    /// >>> b = rookery._rookery.Board.from_masks(rookery.Board().bitboards(), True, 0, None, 0, 1, False)
+    /// >>> b.fen()
+    /// 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1'
+    ///
+    /// Raises ValueError if rookery-core refuses the position.
+    #[staticmethod]
+    #[allow(clippy::too_many_arguments)] // python-chess's state, field by field
+    fn from_masks(
+        masks: [u64; 12],
+        turn: bool,
+        castling: u64,
+        ep_square: Option<u32>,
+        halfmove_clock: u32,
+        fullmove_number: u32,
+        chess960: bool,
+    ) -> PyResult<Board> {
+        let mut board = [None; 64];
+        for (i, &mask) in masks.iter().enumerate() {
+            let color = if i < 6 { Color::White } else { Color::Black };
+            let role = Role::ALL[i % 6];
+            for sq in rookery_core::Bitboard(mask) {
+                board[sq.index()] = Some(rookery_core::Piece { color, role });
+            }
+        }
+        let castling = rookery_core::Bitboard(castling)
+            .into_iter()
+            .filter(|sq| sq.index() < 8 || sq.index() >= 56)
+            .map(|sq| {
+                let color = if sq.index() < 8 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                (rookery_core::fen::CastlingRight::File(color, sq.file()), 0)
+            })
+            .collect();
+        let setup = rookery_core::Setup {
+            board,
+            turn: color_of(turn),
+            castling,
+            ep_square: ep_square.and_then(Square::try_new).map(|sq| (sq, 0)),
+            halfmoves: halfmove_clock,
+            fullmoves: fullmove_number.max(1),
+            field_offsets: [0; 6],
+            adjacent_digits: None,
+        };
+        let (pos, _warnings) = setup
+            .into_position(rookery_core::Mode::Strict)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let mode = if chess960 || pos.is_chess960_castling() {
             CastlingMode::Chess960
         } else {
@@ -384,6 +658,25 @@ impl Board {
         self.pos().is_stalemate()
     }
 
+    /// Whether `move` (a legal `Move` or UCI text) checks the opponent.
+    ///
+    /// Raises IllegalMoveError if it is not legal here.
+    fn gives_check(&self, r#move: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let m = self.resolve(r#move)?;
+        Ok(self.pos().gives_check(m))
+    }
+
+    /// The squares of the pieces that give check, as a 64-bit mask.
+    fn checkers(&self) -> u64 {
+        self.pos().checkers().0
+    }
+
+    /// Whether `color` (True for White) lacks the material to mate.
+    fn has_insufficient_material(&self, color: bool) -> bool {
+        let color = if color { Color::White } else { Color::Black };
+        self.pos().has_insufficient_material(color)
+    }
+
     /// Whether the side to move is in check.
     fn is_check(&self) -> bool {
         self.pos().is_check()
@@ -511,4 +804,58 @@ pub fn san_move(pos: &Position, san: &str) -> Option<rookery_core::Move> {
         .san
         .to_move(pos)
         .ok()
+}
+
+/// The color python-chess writes as a bool (True for White).
+fn color_of(white: bool) -> Color {
+    if white {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+/// The squares a piece of `piece_type` (1 = pawn .. 6 = king) and `color`
+/// on `square` attacks when `occupied` (a 64-bit mask) holds pieces.
+///
+/// Raises ValueError for a square outside 0..64 or a piece type outside 1..6.
+#[pyfunction]
+pub fn attacks_mask(piece_type: usize, color: bool, square: u32, occupied: u64) -> PyResult<u64> {
+    let role = piece_type
+        .checked_sub(1)
+        .and_then(|i| Role::ALL.get(i).copied())
+        .ok_or_else(|| PyValueError::new_err(format!("no such piece type: {piece_type}")))?;
+    let sq = Square::try_new(square)
+        .ok_or_else(|| PyValueError::new_err(format!("no such square: {square}")))?;
+    Ok(
+        rookery_core::attacks::attacks(color_of(color), role, sq, rookery_core::Bitboard(occupied))
+            .0,
+    )
+}
+
+/// The squares strictly between `a` and `b` on a rank, file or diagonal
+/// (0 when they are not aligned), as a 64-bit mask.
+///
+/// Raises ValueError for a square outside 0..64.
+#[pyfunction]
+pub fn between(a: u32, b: u32) -> PyResult<u64> {
+    let (a, b) = squares(a, b)?;
+    Ok(rookery_core::attacks::between(a, b).0)
+}
+
+/// The whole rank, file or diagonal through `a` and `b` (0 when they are
+/// not aligned), as a 64-bit mask.
+///
+/// Raises ValueError for a square outside 0..64.
+#[pyfunction]
+pub fn ray(a: u32, b: u32) -> PyResult<u64> {
+    let (a, b) = squares(a, b)?;
+    Ok(rookery_core::attacks::line(a, b).0)
+}
+
+fn squares(a: u32, b: u32) -> PyResult<(Square, Square)> {
+    match (Square::try_new(a), Square::try_new(b)) {
+        (Some(a), Some(b)) => Ok((a, b)),
+        _ => Err(PyValueError::new_err(format!("no such square: {a} or {b}"))),
+    }
 }

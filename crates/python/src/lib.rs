@@ -119,6 +119,9 @@ fn _rookery(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(epd::read, m)?)?;
     m.add_function(wrap_pyfunction!(epd::write, m)?)?;
     m.add_function(wrap_pyfunction!(positions::positions, m)?)?;
+    m.add_function(wrap_pyfunction!(board::attacks_mask, m)?)?;
+    m.add_function(wrap_pyfunction!(board::between, m)?)?;
+    m.add_function(wrap_pyfunction!(board::ray, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())
 }

@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rookery_core::{CastlingMode, Color, Fen, Game as CoreGame};
+use rookery_core::{CastlingMode, Color, Fen, Game as CoreGame, UciMove};
 use rookery_io::latin1::Latin1Read;
 use rookery_pgn::commands::{self, CommentEval};
 use rookery_pgn::split::{for_each_piece_at, for_each_piece_with};
@@ -20,7 +20,7 @@ use rookery_pgn::{
     Skip, Tags, Visitor,
 };
 
-use crate::board::{san_text, Board, Move};
+use crate::board::{san_text, Board};
 use crate::input::Source;
 
 /// The score `evals` gives a mate in `n` (python-chess's `mate_score`
@@ -181,7 +181,7 @@ impl Game {
     /// Chess960 game, as python-chess writes it).
     #[getter]
     fn moves(&self) -> Vec<String> {
-        self.walk(|pos, m| Move::of(pos, m, self.mode).text())
+        self.walk(|pos, m| UciMove::from_move(pos, m, self.mode).to_string())
     }
 
     /// The mainline moves in SAN (`+` and `#` added).

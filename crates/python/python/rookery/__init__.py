@@ -1,5 +1,9 @@
 """rookery: chess data at Rust speed, with python-chess's names.
 
+``import rookery as chess`` runs python-chess scripts: squares, pieces,
+``SquareSet``, ``Move``, ``BaseBoard`` and ``Board`` (rules from rookery-core),
+``rookery.pgn`` (game trees, visitors) and ``rookery.polyglot`` (books).
+
 >>> import rookery
 >>> board = rookery.Board()
 >>> board.push_san("e4")
@@ -7,29 +11,31 @@ Move.from_uci('e2e4')
 >>> board.fen()
 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'
 
-Games: ``rookery.pgn.read_games(path, jobs=4)``; headers only:
+Games in bulk: ``rookery.pgn.read_games(path, jobs=4)``; headers only:
 ``rookery.pgn.read_headers``; NumPy batches: ``rookery.pgn.positions``;
 EPD: ``rookery.epd.read`` / ``rookery.epd.write``.
 """
 
-from ._errors import IllegalMoveError, InternalError, ParseError
-from ._rookery import MATE_SCORE, STARTING_FEN, Board, Move, __version__
-from . import epd, pgn
-
-WHITE = True
-BLACK = False
+from ._errors import AmbiguousMoveError, IllegalMoveError, InternalError, InvalidMoveError, ParseError
+from ._rookery import MATE_SCORE, Move, __version__
+from ._squares import *  # noqa: F401,F403 - python-chess's names
+from ._squares import __all__ as _squares_all
+from ._baseboard import BaseBoard
+from ._board import *  # noqa: F401,F403
+from ._board import __all__ as _board_all
+from . import engine, epd, pgn, polyglot
 
 __all__ = [
-    "BLACK",
-    "Board",
+    "AmbiguousMoveError",
     "IllegalMoveError",
     "InternalError",
+    "InvalidMoveError",
     "MATE_SCORE",
     "Move",
     "ParseError",
-    "STARTING_FEN",
-    "WHITE",
     "__version__",
+    "engine",
     "epd",
     "pgn",
-]
+    "polyglot",
+] + _squares_all + _board_all

@@ -28,6 +28,16 @@ class ParseError(ValueError):
         return (type(self), (self.message, self.path, self.line, self.column))
 
 
+class InvalidMoveError(ValueError):
+    """Text that is not a move (``Move.from_uci("z1g3")``), as python-chess's
+    ``chess.InvalidMoveError``."""
+
+
+class AmbiguousMoveError(ValueError):
+    """A SAN that names more than one legal move, as python-chess's
+    ``chess.AmbiguousMoveError``."""
+
+
 class IllegalMoveError(ValueError):
     """A move that is not legal (or is ambiguous) in the position, as
     python-chess's ``chess.IllegalMoveError``."""
