@@ -216,11 +216,13 @@ fn spectators_follow_a_live_event_in_the_browser_and_through_the_feeds() {
     assert!(!page.body.contains("http://") && !page.body.contains("https://"));
     let script = get(&web, "/assets/spectator.js");
     assert_eq!(script.status, 200);
-    assert!(script.body.contains("EventSource(\"/api/stream\")"));
-    assert!(
-        !script.body.contains("http"),
-        "the script loads nothing from elsewhere"
-    );
+    assert!(script.body.contains("follow(\"/api/stream\""));
+    let shared = get(&web, "/assets/live.js");
+    assert_eq!(shared.status, 200);
+    assert!(shared.body.contains("new EventSource(stream)"));
+    for s in [&script.body, &shared.body] {
+        assert!(!s.contains("http"), "the scripts load nothing from elsewhere");
+    }
 
     // The JSON feed: game 1 in progress, with a board, real clocks and moves.
     let v = wait_for(&web, "move in game 1", |v| {

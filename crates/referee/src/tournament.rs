@@ -31,7 +31,7 @@ use crate::knockout::KnockoutReport;
 use crate::player::{EngineConfig, EngineLog, LogStyle, Player, PlayerError};
 use crate::pool::Pool;
 use crate::pvcheck::PvReport;
-use crate::record::{GameRecord, PgnStyle};
+use crate::record::{GameRecord, MoveRecord, PgnStyle};
 use crate::runner::{
     Durability, EventKind, Finished, JournalHandle, RunPlan, Runner, RunnerError, RunnerSetup,
     SprtReport, Start,
@@ -352,6 +352,24 @@ pub enum MatchEvent<'a> {
     },
 }
 
+/// Who follows the games in progress move by move (a live page: see
+/// [`run_match_watched`]). Called on the worker threads as the games go,
+/// before the next move is asked for: an implementation must be quick and
+/// must not block (update a shared view, do not write to the network).
+/// A match with no watcher pays nothing for this.
+pub trait GameWatcher: Sync {
+    /// Game `setup.number` (0-based) begins between `white` and `black`;
+    /// a resumed game has made the moves `played` already (they are not
+    /// reported again).
+    fn started(&self, setup: &GameSetup, white: &str, black: &str, played: &[MoveRecord]);
+    /// Game `game` (0-based) made move `mv` (book moves too).
+    fn moved(&self, game: usize, mv: &MoveRecord);
+    /// Game `game` (0-based) is no longer played: it ended (its record
+    /// follows as [`MatchEvent::Finished`] unless it was cut off), or it
+    /// will be played again.
+    fn left(&self, game: usize);
+}
+
 /// Why a match stopped before its schedule's end.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "reason", content = "detail", rename_all = "snake_case")]
@@ -430,6 +448,8 @@ struct Shared<'a> {
     running: Mutex<HashMap<usize, StopSignal>>,
     /// Consecutive start failures per engine.
     start_failures: Mutex<Vec<u32>>,
+    /// Who follows the games move by move.
+    watcher: Option<&'a dyn GameWatcher>,
 }
 
 /// How many times in a row an engine may fail to start (with `recover`)
@@ -497,6 +517,21 @@ pub fn run_match(
     plan: &MatchPlan,
     start: Start,
     interrupt: &AtomicBool,
+    on_event: &mut dyn FnMut(MatchEvent<'_>),
+) -> Result<MatchSummary, MatchError> {
+    run_match_watched(plan, start, interrupt, None, on_event)
+}
+
+/// [`run_match`], with `watcher` told of every game's start and moves as
+/// they are made, on the worker threads (a live page's game in progress).
+///
+/// # Errors
+/// As [`run_match`].
+pub fn run_match_watched(
+    plan: &MatchPlan,
+    start: Start,
+    interrupt: &AtomicBool,
+    watcher: Option<&dyn GameWatcher>,
     on_event: &mut dyn FnMut(MatchEvent<'_>),
 ) -> Result<MatchSummary, MatchError> {
     let schedule = plan
@@ -653,6 +688,7 @@ pub fn run_match(
         log,
         running: Mutex::new(HashMap::new()),
         start_failures: Mutex::new(vec![0; plan.engines.len()]),
+        watcher,
     };
     let (tx, rx) = mpsc::channel::<Msg>();
     let mut interrupted = false;
@@ -994,8 +1030,14 @@ fn worker(
             black: names[1].clone(),
             resumed: !a.resume.is_empty(),
         });
+        if let Some(watcher) = shared.watcher {
+            watcher.started(&setup, &names[0], &names[1], &a.resume);
+        }
         let resume = (!a.resume.is_empty()).then_some(a.resume.as_slice());
         let result = play_game(&setup, w.as_mut(), b.as_mut(), resume, &mut |mv| {
+            if let Some(watcher) = shared.watcher {
+                watcher.moved(g.number, mv);
+            }
             for report in &mv.pv_warnings {
                 let engine = match report.mover {
                     Color::White => names[0].clone(),
@@ -1017,6 +1059,9 @@ fn worker(
         });
         if let Ok(mut r) = shared.running.lock() {
             r.remove(&g.number);
+        }
+        if let Some(watcher) = shared.watcher {
+            watcher.left(g.number);
         }
         let fin = match result {
             Ok(f) => f,
