@@ -19,6 +19,7 @@ mod match_cli;
 mod match_compat;
 mod match_knockout;
 mod match_shard;
+mod match_web;
 mod perft_stockfish;
 mod pgn_annotate;
 mod pgn_cli;

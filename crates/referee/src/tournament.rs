@@ -259,7 +259,8 @@ impl MatchPlan {
         serde_json::from_value(run.driver).map_err(|e| bad(format!("not a match plan ({e})")))
     }
 
-    fn labels(&self) -> Vec<String> {
+    /// The engines' names as the match starts: each `name=`, else its command.
+    pub fn labels(&self) -> Vec<String> {
         self.engines.iter().map(EngineConfig::label).collect()
     }
 }

@@ -100,14 +100,17 @@ function renderSprt(v) {
   document.getElementById("llr-chart").innerHTML = llrChart(v.llr_path, status.lower, status.upper);
 }
 
-function renderPace(v) {
+// The pace and ETA as of the last result; the time running goes on
+// from when the view was sent (`since` ms ago).
+function renderPace(v, since) {
   const p = v.pace;
+  const gone = since / 1000;
   let t = v.games_done + " of " + v.total_games + " games counted";
   t += " · " + (p.games_per_minute === null ? "n/a" : p.games_per_minute.toFixed(1)) + " games per minute";
   if (v.over) t += " · over" + (v.stopped ? " (" + v.stopped + ")" : "");
   else if (p.eta_s === null) t += " · ETA unknown";
   else t += " · ETA " + (p.eta_is_bound ? "at most " : "") + duration(p.eta_s);
-  t += " · running for " + duration(p.elapsed_s);
+  t += " · running for " + duration(p.elapsed_s + (v.over ? 0 : gone));
   document.getElementById("pace").textContent = t;
 }
 
@@ -133,7 +136,6 @@ function render(v) {
   renderStandings(v);
   renderStats(v);
   renderSprt(v);
-  renderPace(v);
   renderGames(document.getElementById("live"), v, g =>
     "Game " + g.number + ": " + esc(g.white) + " – " + esc(g.black),
     v.over ? "The match is over." : "No game in progress.");
@@ -142,7 +144,10 @@ function render(v) {
 }
 
 function tick() {
-  if (view) tickGames(view, performance.now() - receivedAt);
+  if (!view) return;
+  const since = performance.now() - receivedAt;
+  tickGames(view, since);
+  renderPace(view, since);
 }
 
 function update(v) {

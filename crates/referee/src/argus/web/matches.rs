@@ -86,11 +86,14 @@ pub struct LlrPoint {
     pub llr: f64,
 }
 
-/// How fast the match goes, and when it should end.
-#[derive(Clone, Debug, Default, Serialize)]
+/// How fast the match goes, and when it should end: as of the last count,
+/// but for the time elapsed.
+#[derive(Clone, Debug, Serialize)]
 pub struct Pace {
-    /// Seconds since the page began.
-    pub elapsed_s: f64,
+    /// When the page began; in JSON `elapsed_s`, the seconds since then
+    /// when the view is sent.
+    #[serde(rename = "elapsed_s", serialize_with = "seconds_since")]
+    pub began: Instant,
     /// Games counted since the page began (with a pool: every shard's).
     pub games: u64,
     /// Games per minute since the page began; `null` before the first.
@@ -102,6 +105,11 @@ pub struct Pace {
     pub eta_s: Option<f64>,
     /// The ETA is a bound: an SPRT may end the match sooner.
     pub eta_is_bound: bool,
+}
+
+/// Seconds since `t`, for the JSON.
+fn seconds_since<S: serde::Serializer>(t: &Instant, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(t.elapsed().as_secs_f64())
 }
 
 /// Everything the page shows at once.
@@ -219,7 +227,7 @@ impl MatchState {
             self.view.total_games.saturating_sub(self.view.games_done)
         };
         self.view.pace = Pace {
-            elapsed_s: elapsed,
+            began: self.began,
             games,
             games_per_minute: per_minute,
             remaining,
@@ -277,7 +285,14 @@ impl MatchPage {
                 sprt: sprt.map(|s| *s.config()),
                 llr_path: Vec::new(),
                 decided: None,
-                pace: Pace::default(),
+                pace: Pace {
+                    began: Instant::now(),
+                    games: 0,
+                    games_per_minute: None,
+                    remaining: total as u64,
+                    eta_s: None,
+                    eta_is_bound: false,
+                },
                 live: Vec::new(),
                 finished: Vec::new(),
                 finished_total: 0,
