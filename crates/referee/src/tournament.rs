@@ -1123,3 +1123,60 @@ fn worker(
         p.quit();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a watcher was told, in order.
+    #[derive(Default)]
+    struct Told(Mutex<Vec<(usize, String)>>);
+
+    impl GameWatcher for Told {
+        fn started(&self, setup: &GameSetup, _: &str, _: &str, played: &[MoveRecord]) {
+            assert!(played.is_empty());
+            self.0.lock().unwrap().push((setup.number, "start".into()));
+        }
+        fn moved(&self, game: usize, mv: &MoveRecord) {
+            self.0.lock().unwrap().push((game, mv.uci.clone()));
+        }
+        fn left(&self, game: usize) {
+            self.0.lock().unwrap().push((game, "left".into()));
+        }
+    }
+
+    #[test]
+    fn a_watcher_sees_every_game_start_move_by_move_and_leave() {
+        let engine = |name: &str| {
+            let mut e = EngineConfig::builtin();
+            e.apply_all([format!("name={name}").as_str(), "nodes=1"])
+                .unwrap();
+            e
+        };
+        let mut plan = MatchPlan::new(vec![engine("A"), engine("B")]);
+        plan.games = 2;
+        plan.rules.max_moves = Some(12);
+        let told = Told::default();
+        let mut records = Vec::new();
+        let stop = AtomicBool::new(false);
+        run_match_watched(&plan, Start::New, &stop, Some(&told), &mut |ev| {
+            if let MatchEvent::Finished { record, .. } = ev {
+                records.push(record.clone());
+            }
+        })
+        .unwrap();
+        assert_eq!(records.len(), 2);
+        let told = told.0.into_inner().unwrap();
+        for r in &records {
+            let mine: Vec<&str> = told
+                .iter()
+                .filter(|(g, _)| *g == r.number)
+                .map(|(_, what)| what.as_str())
+                .collect();
+            let moves: Vec<&str> = r.moves.iter().map(|m| m.uci.as_str()).collect();
+            assert_eq!(mine.first(), Some(&"start"));
+            assert_eq!(mine.last(), Some(&"left"));
+            assert_eq!(mine[1..mine.len() - 1], moves[..], "game {}", r.number);
+        }
+    }
+}
