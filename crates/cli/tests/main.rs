@@ -22,6 +22,7 @@ mod match_frameworks;
 mod match_knockout;
 mod match_ponder;
 mod match_shard;
+mod match_web;
 mod perft_stockfish;
 mod pgn_annotate;
 mod pgn_cli;

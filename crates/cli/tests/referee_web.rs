@@ -22,15 +22,15 @@ use std::time::{Duration, Instant};
 const WAIT: Duration = Duration::from_secs(20);
 
 /// A response: status, headers (lower-case names), body.
-struct Reply {
-    status: u16,
-    head: String,
-    body: String,
+pub(crate) struct Reply {
+    pub(crate) status: u16,
+    pub(crate) head: String,
+    pub(crate) body: String,
 }
 
 /// `GET path` over HTTP/1.0 (the server closes the connection after the
 /// body, so no chunking).
-fn get(addr: &str, path: &str) -> Reply {
+pub(crate) fn get(addr: &str, path: &str) -> Reply {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(WAIT)).unwrap();
     write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
@@ -50,10 +50,10 @@ fn get(addr: &str, path: &str) -> Reply {
 }
 
 /// An open Server-Sent Events stream.
-struct Events(BufReader<TcpStream>);
+pub(crate) struct Events(BufReader<TcpStream>);
 
 impl Events {
-    fn open(addr: &str, path: &str) -> Events {
+    pub(crate) fn open(addr: &str, path: &str) -> Events {
         let mut s = TcpStream::connect(addr).unwrap();
         s.set_read_timeout(Some(WAIT)).unwrap();
         write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
@@ -76,7 +76,7 @@ impl Events {
     }
 
     /// The next event's data (its `data:` lines joined), skipping comments.
-    fn next(&mut self) -> String {
+    pub(crate) fn next(&mut self) -> String {
         let mut data: Vec<String> = Vec::new();
         loop {
             let mut line = String::new();
@@ -216,11 +216,16 @@ fn spectators_follow_a_live_event_in_the_browser_and_through_the_feeds() {
     assert!(!page.body.contains("http://") && !page.body.contains("https://"));
     let script = get(&web, "/assets/spectator.js");
     assert_eq!(script.status, 200);
-    assert!(script.body.contains("EventSource(\"/api/stream\")"));
-    assert!(
-        !script.body.contains("http"),
-        "the script loads nothing from elsewhere"
-    );
+    assert!(script.body.contains("follow(\"/api/stream\""));
+    let shared = get(&web, "/assets/live.js");
+    assert_eq!(shared.status, 200);
+    assert!(shared.body.contains("new EventSource(stream)"));
+    for s in [&script.body, &shared.body] {
+        assert!(
+            !s.contains("http"),
+            "the scripts load nothing from elsewhere"
+        );
+    }
 
     // The JSON feed: game 1 in progress, with a board, real clocks and moves.
     let v = wait_for(&web, "move in game 1", |v| {

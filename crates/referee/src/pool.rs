@@ -277,6 +277,11 @@ impl Pool {
         ranges(self.pairs.keys().copied())
     }
 
+    /// The pooled games counted: every shard's published blocks.
+    pub fn standings(&self) -> &Standings {
+        &self.standings
+    }
+
     /// Every pooled game of the first player against the second, from the
     /// first's view (the pairs: the SPRT's counts).
     pub fn tally(&self) -> Tally {

@@ -31,7 +31,7 @@ use crate::knockout::KnockoutReport;
 use crate::player::{EngineConfig, EngineLog, LogStyle, Player, PlayerError};
 use crate::pool::Pool;
 use crate::pvcheck::PvReport;
-use crate::record::{GameRecord, PgnStyle};
+use crate::record::{GameRecord, MoveRecord, PgnStyle};
 use crate::runner::{
     Durability, EventKind, Finished, JournalHandle, RunPlan, Runner, RunnerError, RunnerSetup,
     SprtReport, Start,
@@ -259,7 +259,8 @@ impl MatchPlan {
         serde_json::from_value(run.driver).map_err(|e| bad(format!("not a match plan ({e})")))
     }
 
-    fn labels(&self) -> Vec<String> {
+    /// The engines' names as the match starts: each `name=`, else its command.
+    pub fn labels(&self) -> Vec<String> {
         self.engines.iter().map(EngineConfig::label).collect()
     }
 }
@@ -363,6 +364,24 @@ pub enum MatchEvent<'a> {
     },
 }
 
+/// Who follows the games in progress move by move (a live page: see
+/// [`run_match_watched`]). Called on the worker threads as the games go,
+/// before the next move is asked for: an implementation must be quick and
+/// must not block (update a shared view, do not write to the network).
+/// A match with no watcher pays nothing for this.
+pub trait GameWatcher: Sync {
+    /// Game `setup.number` (0-based) begins between `white` and `black`;
+    /// a resumed game has made the moves `played` already (they are not
+    /// reported again).
+    fn started(&self, setup: &GameSetup, white: &str, black: &str, played: &[MoveRecord]);
+    /// Game `game` (0-based) made move `mv` (book moves too).
+    fn moved(&self, game: usize, mv: &MoveRecord);
+    /// Game `game` (0-based) is no longer played: it ended (its record
+    /// follows as [`MatchEvent::Finished`] unless it was cut off), or it
+    /// will be played again.
+    fn left(&self, game: usize);
+}
+
 /// Why a match stopped before its schedule's end.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "reason", content = "detail", rename_all = "snake_case")]
@@ -441,6 +460,8 @@ struct Shared<'a> {
     running: Mutex<HashMap<usize, StopSignal>>,
     /// Consecutive start failures per engine.
     start_failures: Mutex<Vec<u32>>,
+    /// Who follows the games move by move.
+    watcher: Option<&'a dyn GameWatcher>,
 }
 
 /// How many times in a row an engine may fail to start (with `recover`)
@@ -518,6 +539,21 @@ pub fn run_match(
     plan: &MatchPlan,
     start: Start,
     interrupt: &AtomicBool,
+    on_event: &mut dyn FnMut(MatchEvent<'_>),
+) -> Result<MatchSummary, MatchError> {
+    run_match_watched(plan, start, interrupt, None, on_event)
+}
+
+/// [`run_match`], with `watcher` told of every game's start and moves as
+/// they are made, on the worker threads (a live page's game in progress).
+///
+/// # Errors
+/// As [`run_match`].
+pub fn run_match_watched(
+    plan: &MatchPlan,
+    start: Start,
+    interrupt: &AtomicBool,
+    watcher: Option<&dyn GameWatcher>,
     on_event: &mut dyn FnMut(MatchEvent<'_>),
 ) -> Result<MatchSummary, MatchError> {
     let schedule = plan
@@ -685,6 +721,7 @@ pub fn run_match(
         log,
         running: Mutex::new(HashMap::new()),
         start_failures: Mutex::new(vec![0; plan.engines.len()]),
+        watcher,
     };
     let (tx, rx) = mpsc::channel::<Msg>();
     let mut interrupted = false;
@@ -1026,8 +1063,14 @@ fn worker(
             black: names[1].clone(),
             resumed: !a.resume.is_empty(),
         });
+        if let Some(watcher) = shared.watcher {
+            watcher.started(&setup, &names[0], &names[1], &a.resume);
+        }
         let resume = (!a.resume.is_empty()).then_some(a.resume.as_slice());
         let result = play_game(&setup, w.as_mut(), b.as_mut(), resume, &mut |mv| {
+            if let Some(watcher) = shared.watcher {
+                watcher.moved(g.number, mv);
+            }
             for report in &mv.pv_warnings {
                 let engine = match report.mover {
                     Color::White => names[0].clone(),
@@ -1049,6 +1092,9 @@ fn worker(
         });
         if let Ok(mut r) = shared.running.lock() {
             r.remove(&g.number);
+        }
+        if let Some(watcher) = shared.watcher {
+            watcher.left(g.number);
         }
         let fin = match result {
             Ok(f) => f,
@@ -1107,5 +1153,62 @@ fn worker(
     }
     for p in players.iter_mut().flatten() {
         p.quit();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a watcher was told, in order.
+    #[derive(Default)]
+    struct Told(Mutex<Vec<(usize, String)>>);
+
+    impl GameWatcher for Told {
+        fn started(&self, setup: &GameSetup, _: &str, _: &str, played: &[MoveRecord]) {
+            assert!(played.is_empty());
+            self.0.lock().unwrap().push((setup.number, "start".into()));
+        }
+        fn moved(&self, game: usize, mv: &MoveRecord) {
+            self.0.lock().unwrap().push((game, mv.uci.clone()));
+        }
+        fn left(&self, game: usize) {
+            self.0.lock().unwrap().push((game, "left".into()));
+        }
+    }
+
+    #[test]
+    fn a_watcher_sees_every_game_start_move_by_move_and_leave() {
+        let engine = |name: &str| {
+            let mut e = EngineConfig::builtin();
+            e.apply_all([format!("name={name}").as_str(), "nodes=1"])
+                .unwrap();
+            e
+        };
+        let mut plan = MatchPlan::new(vec![engine("A"), engine("B")]);
+        plan.games = 2;
+        plan.rules.max_moves = Some(12);
+        let told = Told::default();
+        let mut records = Vec::new();
+        let stop = AtomicBool::new(false);
+        run_match_watched(&plan, Start::New, &stop, Some(&told), &mut |ev| {
+            if let MatchEvent::Finished { record, .. } = ev {
+                records.push(record.clone());
+            }
+        })
+        .unwrap();
+        assert_eq!(records.len(), 2);
+        let told = told.0.into_inner().unwrap();
+        for r in &records {
+            let mine: Vec<&str> = told
+                .iter()
+                .filter(|(g, _)| *g == r.number)
+                .map(|(_, what)| what.as_str())
+                .collect();
+            let moves: Vec<&str> = r.moves.iter().map(|m| m.uci.as_str()).collect();
+            assert_eq!(mine.first(), Some(&"start"));
+            assert_eq!(mine.last(), Some(&"left"));
+            assert_eq!(mine[1..mine.len() - 1], moves[..], "game {}", r.number);
+        }
     }
 }

@@ -429,7 +429,7 @@ fn open_to_network(address: &str) -> bool {
 }
 
 /// Warns on stderr when `address` is reached from the network.
-fn warn_if_open(what: &str, address: &str) {
+pub(crate) fn warn_if_open(what: &str, address: &str) {
     if open_to_network(address) {
         eprintln!(
             "warning: the {what} {address} is reachable from the network, not only from this machine"

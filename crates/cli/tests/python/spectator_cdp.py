@@ -3,7 +3,7 @@ driven over the DevTools protocol on a pipe (--remote-debugging-pipe: JSON
 messages ending in a NUL byte on file descriptors 3 and 4). Standard library
 only.
 
-Usage: spectator_cdp.py CHROMIUM URL PROFILE_DIR SCREENSHOT.png [WAIT_SECONDS]
+Usage: spectator_cdp.py CHROMIUM URL PROFILE_DIR SCREENSHOT.png [WAIT_SECONDS [OBSERVE.js]]
 
 It opens URL once, waits until the page shows a game (a board SVG, both
 clocks, at least one move), marks the page's window object, then waits until
@@ -11,6 +11,10 @@ the board shows another position, and takes a PNG screenshot. It prints one
 JSON object: {"first": OBSERVATION, "later": OBSERVATION} (an observation is
 what the page showed: see OBSERVE), or {"error": ...} and exits 1 when a wait
 ran out. The caller judges the observations.
+
+OBSERVE.js, if given, replaces the observation below with an expression of
+another page that returns the same fields (mark, boards, fen, white_clock,
+black_clock, moves) and its own: the match page's (match_observe.js) does.
 """
 import base64
 import fcntl
@@ -25,6 +29,7 @@ CHROMIUM, URL, PROFILE, SHOT = sys.argv[1:5]
 # The flags the Rust tests start Chromium with (rookery_testkit::peer::chromium_flags).
 FLAGS = (pathlib.Path(__file__).resolve().parents[3] / "testkit" / "chromium-flags.txt").read_text().split()
 WAIT = float(sys.argv[5]) if len(sys.argv) > 5 else 20.0
+OBSERVE_FILE = sys.argv[6] if len(sys.argv) > 6 else None
 
 # What the page shows of its first game in progress. `mark` survives only as
 # long as the page is not reloaded.
@@ -54,6 +59,8 @@ OBSERVE = r"""
   });
 })()
 """
+if OBSERVE_FILE:
+    OBSERVE = pathlib.Path(OBSERVE_FILE).read_text()
 
 
 def pipes():

@@ -1,5 +1,7 @@
 //! The spectator page (duty 11 of §3.2; feature `server`): every game of
-//! an event live in a browser, and the same data for other tools.
+//! an event live in a browser, and the same data for other tools; and on
+//! the same server, with the same limits, a local match's page
+//! (`rookery match --web`: [`MatchPage`], [`match_router`]).
 //!
 //! The server keeps one [`Spectators`] and tells it what happens: a game
 //! starts, a move is made, a game leaves play, a game is recorded, the
@@ -37,11 +39,16 @@
 //! the event's PGN file rather than kept; connections, streams,
 //! time and bytes per connection are bounded ([`WebLimits`]).
 
+mod matches;
 mod pgn;
 mod serve;
 mod sse;
 mod view;
 
+pub use matches::{
+    match_router, LlrPoint, MatchFeed, MatchGame, MatchPage, MatchView, Pace, PoolFollower,
+    LLR_POINTS, POOL_REFRESH,
+};
 pub use serve::{
     WebError, WebLimits, WebServer, BUFFER, HEADER_TIMEOUT, MAX_CONNECTIONS, WRITE_STALL,
 };
@@ -71,6 +78,8 @@ pub const PAGE_MAX: usize = 200;
 
 const PAGE: &str = include_str!("web/spectator.html");
 const SCRIPT: &str = include_str!("web/spectator.js");
+/// The scripts both pages share (games in progress, clocks, the stream).
+const LIVE_SCRIPT: &str = include_str!("web/live.js");
 const STYLE: &str = include_str!("web/spectator.css");
 const PGN_TYPE: &str = "application/x-chess-pgn";
 
@@ -104,14 +113,9 @@ pub fn router(feed: Feed, limits: &WebLimits) -> Router {
     };
     Router::new()
         .route("/", get(|| async { Html(PAGE) }))
-        .route(
-            "/assets/spectator.js",
-            get(|| async { typed("text/javascript; charset=utf-8", SCRIPT) }),
-        )
-        .route(
-            "/assets/spectator.css",
-            get(|| async { typed("text/css; charset=utf-8", STYLE) }),
-        )
+        .route("/assets/spectator.js", get(|| async { script(SCRIPT) }))
+        .route("/assets/live.js", get(|| async { script(LIVE_SCRIPT) }))
+        .route("/assets/spectator.css", get(|| async { style() }))
         .route("/api/event", get(api_event))
         .route("/api/stream", get(api_stream))
         .route("/api/schedule", get(api_schedule))
@@ -130,6 +134,15 @@ fn typed(content_type: &'static str, body: impl Into<Body>) -> Response {
     r.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     r
+}
+
+fn script(text: &'static str) -> Response {
+    typed("text/javascript; charset=utf-8", text)
+}
+
+/// The pages' one style sheet.
+fn style() -> Response {
+    typed("text/css; charset=utf-8", STYLE)
 }
 
 fn not_found(what: String) -> Response {

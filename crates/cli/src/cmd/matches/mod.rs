@@ -11,6 +11,7 @@ mod engines_json;
 mod merge;
 mod report;
 mod result_format;
+mod web;
 mod words;
 
 use crate::cmd::progress;
@@ -25,7 +26,9 @@ use rookery_referee::record::PgnStyle;
 use rookery_referee::runner::{RunnerError, Start};
 use rookery_referee::schedule::{Pairing, Sides};
 use rookery_referee::stats::{Sprt, SprtConfig};
-use rookery_referee::tournament::{self, MatchError, MatchEvent, MatchPlan, MatchSummary};
+use rookery_referee::tournament::{
+    self, GameWatcher, MatchError, MatchEvent, MatchPlan, MatchSummary,
+};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -297,6 +300,17 @@ pub struct Args {
     /// them all.
     #[arg(long, value_name = "DIR", requires = "shard")]
     pool: Option<PathBuf>,
+    /// Serve a live page of the match at this address while it runs
+    /// (default 127.0.0.1:0: this machine only, a free port; the address
+    /// is printed on stderr as `match page: http://ADDR/`): the standings,
+    /// W/D/L and pentanomial counts, Elo with its interval, the LLR's path
+    /// between its bounds, games per minute and an ETA, the games in
+    /// progress on their boards and the finished games; /api/match has the
+    /// same as JSON, /api/stream as Server-Sent Events. With --pool the
+    /// counts are every shard's, read from the pool every 2 s. The page
+    /// has the spectator page's limits (connections, streams, time).
+    #[arg(long, value_name = "ADDR:PORT", num_args = 0..=1, default_missing_value = web::DEFAULT_ADDRESS)]
+    web: Option<String>,
 }
 
 /// The subcommands of `rookery match`.
@@ -754,7 +768,12 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         signal_hook::flag::register_conditional_shutdown(signal, 130, interrupt.clone())?;
         signal_hook::flag::register(signal, interrupt.clone())?;
     }
-    let result = tournament::run_match(&plan, start, &interrupt, &mut |ev| match ev {
+    let web = match &args.web {
+        Some(address) => Some(web::Web::start(address, &plan)?),
+        None => None,
+    };
+    let watcher = web.as_ref().map(|w| w.page() as &dyn GameWatcher);
+    let mut print = |ev: MatchEvent<'_>| match ev {
         MatchEvent::Started {
             number,
             white,
@@ -784,6 +803,12 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             engine,
             report,
         } => say(printer.pv_warning(game, engine, report)),
+    };
+    let result = tournament::run_match_watched(&plan, start, &interrupt, watcher, &mut |ev| {
+        if let Some(w) = &web {
+            w.page().event(&ev);
+        }
+        print(ev);
     });
     let summary: MatchSummary = match result {
         Ok(s) => s,
@@ -800,6 +825,9 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     };
     if let Some(b) = &bar {
         b.finish_and_clear();
+    }
+    if let Some(w) = &web {
+        w.page().over(&summary);
     }
     if let (true, Some(pgn)) = (args.crc32, &plan.pgn_out) {
         let crc = std::fs::File::open(pgn)

@@ -481,14 +481,25 @@ impl WebServer {
         self.address
     }
 
-    /// Serves the page from `feed` until the task is dropped.
+    /// Serves the spectator page from `feed` until the task is dropped.
+    ///
+    /// # Errors
+    /// None so far: see [`WebServer::serve`].
+    pub async fn run(self, feed: Feed) -> Result<(), WebError> {
+        let routes = super::router(feed, &self.limits);
+        self.serve(routes).await
+    }
+
+    /// Serves `routes` (the spectator page's, or a match's:
+    /// [`super::match_router`]) with the server's limits until the task is
+    /// dropped.
     ///
     /// # Errors
     /// None so far: a failed `accept` (the process out of descriptors) is
     /// waited out, a failed connection closes that connection only.
-    pub async fn run(self, feed: Feed) -> Result<(), WebError> {
+    pub async fn serve(self, routes: axum::Router) -> Result<(), WebError> {
         let conns = Arc::new(Conns::new(self.limits.clone()));
-        let routes = TowerToHyperService::new(super::router(feed, &self.limits));
+        let routes = TowerToHyperService::new(routes);
         let mut http = http1::Builder::new();
         http.timer(TokioTimer::new())
             .header_read_timeout(self.limits.header_timeout)

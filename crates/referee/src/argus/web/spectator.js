@@ -5,71 +5,13 @@
 let view = null;      // the latest event view
 let receivedAt = 0;   // performance.now() when it arrived
 
-function esc(s) {
-  return String(s).replace(/[&<>"']/g, c => ({
-    "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"
-  })[c]);
-}
-
-// Milliseconds as h:mm:ss, m:ss, or s.t under 20 seconds.
-function clockText(ms) {
-  ms = Math.max(0, ms);
-  const s = Math.floor(ms / 1000);
-  if (ms < 20000) return (ms / 1000).toFixed(1);
-  const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, sec = s % 60;
-  const mm = h > 0 ? String(m).padStart(2, "0") : String(m);
-  return (h > 0 ? h + ":" : "") + mm + ":" + String(sec).padStart(2, "0");
-}
-
-function evalText(e) {
-  if (!e) return "";
-  return (e.score || "") + (e.depth != null ? "/" + e.depth : "");
-}
-
-// The moves as text, numbered as in PGN ("1. e4 e5 2. Nf3", "12... Kh8"):
-// what a copy or a screen reader gets. The first move's number comes from
-// the current position's move number and the moves played since.
-function moveList(g) {
-  const n = g.moves.length;
-  const fields = g.fen.split(" ");
-  const fullmove = parseInt(fields[5], 10) || 1;
-  const startPly = Math.max(0, (fullmove - 1) * 2 + (g.turn === "black" ? 1 : 0) - n);
-  const parts = [];
-  g.moves.forEach((m, i) => {
-    const ply = startPly + i;
-    const number = Math.floor(ply / 2) + 1;
-    if (ply % 2 === 0) parts.push('<span class="num">' + number + ".</span>");
-    else if (i === 0) parts.push('<span class="num">' + number + "...</span>");
-    parts.push('<span class="move' + (i === n - 1 ? " last" : "") + '" title="' +
-      esc((m.time_ms / 1000).toFixed(1) + " s" + (m.depth != null ? ", depth " + m.depth : "")) +
-      '">' + esc(m.san) + "</span>");
-  });
-  return parts.join(" ");
-}
-
-function playerRow(g, side) {
-  const i = side === "white" ? 0 : 1;
-  return '<div class="player ' + side + '"><span class="name">' + esc(g[side]) +
-    '</span><span class="eval" title="last score/depth">' + esc(evalText(g.evals[i])) +
-    '</span><span class="clock ' + side + '" data-side="' + side + '"></span></div>';
-}
+// esc, renderGames, tickGames and follow are live.js's.
 
 function renderLive(v) {
-  const box = document.getElementById("live");
-  if (v.live.length === 0) {
-    box.innerHTML = '<p class="empty">' + (v.over ? "The event is over." : "No game in progress.") + "</p>";
-    return;
-  }
-  box.innerHTML = v.live.map(g =>
-    '<div class="game" id="game-' + g.number + '" data-number="' + g.number + '">' +
-    "<h3>Game " + g.number + " · round " + esc(g.round) + ": " + esc(g.white) + " – " + esc(g.black) +
-    ' · <a href="/games/' + g.number + '.pgn">PGN</a></h3>' +
-    '<div class="board-box">' + g.board_svg + "</div>" +
-    playerRow(g, "black") +
-    '<p class="moves" aria-label="moves">' + moveList(g) + "</p>" +
-    playerRow(g, "white") +
-    "</div>").join("");
-  for (const list of box.querySelectorAll(".moves")) list.scrollTop = list.scrollHeight;
+  renderGames(document.getElementById("live"), v, g =>
+    "Game " + g.number + " · round " + esc(g.round) + ": " + esc(g.white) + " – " + esc(g.black) +
+    ' · <a href="/games/' + g.number + '.pgn">PGN</a>',
+    v.over ? "The event is over." : "No game in progress.");
 }
 
 function renderStandings(v) {
@@ -173,31 +115,8 @@ function render(v) {
   tick();
 }
 
-// Clocks: the side to move's time runs from the moment the view was sent.
 function tick() {
-  if (!view) return;
-  const since = performance.now() - receivedAt;
-  for (const g of view.live) {
-    const card = document.getElementById("game-" + g.number);
-    if (!card) continue;
-    const thinking = g.thinking_ms + since;
-    ["white", "black"].forEach((side, i) => {
-      const el = card.querySelector(".clock." + side);
-      if (!el) return;
-      const running = g.turn === side && !view.over;
-      let text;
-      if (g.clock_ms[i] !== null) {
-        const left = g.clock_ms[i] - (running ? thinking : 0);
-        text = clockText(left);
-        el.classList.toggle("low", left < 10000);
-      } else {
-        // No clock: the time used, counting up.
-        text = clockText(g.used_ms[i] + (running ? thinking : 0)) + " used";
-      }
-      el.textContent = text;
-      el.classList.toggle("running", running);
-    });
-  }
+  if (view) tickGames(view, performance.now() - receivedAt);
 }
 
 function update(v) {
@@ -207,38 +126,5 @@ function update(v) {
   document.body.dataset.version = String(view.version);
 }
 
-// Live by Server-Sent Events; when the referee has no room for another
-// stream (it answers 503), the same view is polled from /api/event until
-// a stream can be opened again.
-let polling = null;
-
-function connect() {
-  const status = document.getElementById("connection");
-  const source = new EventSource("/api/stream");
-  source.onopen = () => {
-    status.textContent = "live";
-    status.classList.add("live");
-    if (polling) { clearInterval(polling); polling = null; }
-  };
-  source.onmessage = e => update(JSON.parse(e.data));
-  source.onerror = () => {
-    status.classList.remove("live");
-    if (view && view.over) {
-      status.textContent = "the event is over";
-      source.close();
-    } else if (source.readyState === EventSource.CLOSED) {
-      status.textContent = "busy: updated every few seconds";
-      if (!polling) {
-        const poll = () => fetch("/api/event").then(r => r.json()).then(update).catch(() => {});
-        poll();
-        polling = setInterval(poll, 3000);
-      }
-      setTimeout(connect, 30000);
-    } else {
-      status.textContent = "reconnecting…";
-    }
-  };
-}
-
 setInterval(tick, 100);
-connect();
+follow("/api/stream", "/api/event", update, () => view && view.over ? "the event is over" : null);

@@ -10,11 +10,11 @@
 //! ([`super::WebLimits::max_streams`]).
 
 use super::pgn::{self, Stored};
-use super::view::State;
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{watch, OwnedSemaphorePermit};
 
@@ -34,6 +34,26 @@ pub(super) fn event(text: &str) -> String {
     out
 }
 
+/// One rendering of a page's view as a Server-Sent Event, shared by every
+/// subscriber of its version (rendered at most once per version).
+#[derive(Clone, Default)]
+pub(super) struct Framed(Arc<Mutex<Option<(u64, Bytes)>>>);
+
+impl Framed {
+    /// The event of `version`, `render`ed (to JSON) if not yet.
+    pub(super) fn get(&self, version: u64, render: impl FnOnce() -> String) -> Bytes {
+        let mut cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match &*cache {
+            Some((v, bytes)) if *v == version => bytes.clone(),
+            _ => {
+                let bytes = Bytes::from(event(&render()));
+                *cache = Some((version, bytes.clone()));
+                bytes
+            }
+        }
+    }
+}
+
 /// What a stream sends next.
 pub(super) enum Next {
     /// Nothing new.
@@ -45,8 +65,8 @@ pub(super) enum Next {
     Last(PathBuf, Stored),
 }
 
-struct Watch<F> {
-    rx: watch::Receiver<State>,
+struct Watch<T, F> {
+    rx: watch::Receiver<T>,
     render: F,
     first: bool,
     done: bool,
@@ -55,14 +75,16 @@ struct Watch<F> {
 
 /// A Server-Sent Events response: `render` of the state at once and after
 /// every change; the stream ends after [`Next::Last`], or when the event is
-/// gone. `slot` is held as long as the stream is open.
-pub(super) fn respond<F>(
-    rx: watch::Receiver<State>,
+/// gone. `slot` is held as long as the stream is open. Any page's state
+/// will do: the Argus event's and a match's share this.
+pub(super) fn respond<T, F>(
+    rx: watch::Receiver<T>,
     slot: OwnedSemaphorePermit,
     render: F,
 ) -> Response
 where
-    F: FnMut(&State, bool) -> Next + Send + 'static,
+    T: Send + Sync + 'static,
+    F: FnMut(&T, bool) -> Next + Send + 'static,
 {
     let state = Watch {
         rx,

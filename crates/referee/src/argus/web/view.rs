@@ -4,6 +4,7 @@
 //! bytes a recorded game, nothing a pending one) and read a page at a time.
 
 use super::pgn::{self, Stored};
+use super::sse::Framed;
 use super::{FINISHED_WINDOW, SCHEDULE_WINDOW};
 use crate::argus::config::EventConfig;
 use crate::clock::Clock;
@@ -16,7 +17,7 @@ use rookery_core::{Fen, Position, Square, UciMove};
 use serde::Serialize;
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
@@ -95,6 +96,63 @@ pub struct LiveGame {
     pub board_svg: String,
     #[serde(skip)]
     record: GameRecord,
+}
+
+impl LiveGame {
+    /// Game `setup` between `white` and `black` as it starts, or resumes
+    /// with the moves `played` already made. Every page that shows games
+    /// in progress (the Argus event's, a match's) makes them here.
+    pub(super) fn new(
+        setup: &GameSetup,
+        white: &str,
+        black: &str,
+        played: &[MoveRecord],
+    ) -> LiveGame {
+        let clock = |i: usize| Clock::new(&setup.tc[i], setup.margin[i]).remaining();
+        let mut game = LiveGame {
+            number: setup.number + 1,
+            round: setup.round.clone(),
+            white: white.to_string(),
+            black: black.to_string(),
+            fen: Fen::from_position(&setup.start).to_string(),
+            turn: "white",
+            moves: Vec::new(),
+            last_move: None,
+            clock_ms: [clock(0).map(ms), clock(1).map(ms)],
+            used_ms: [0, 0],
+            evals: [None, None],
+            board_svg: String::new(),
+            turn_started: Instant::now(),
+            record: GameRecord {
+                number: setup.number,
+                event: setup.event.clone(),
+                site: setup.site.clone(),
+                round: setup.round.clone(),
+                white: white.to_string(),
+                black: black.to_string(),
+                white_tc: setup.tc[0],
+                black_tc: setup.tc[1],
+                start_fen: Fen::from_position(&setup.start).to_string(),
+                moves: Vec::new(),
+                outcome: GameOutcome::Unfinished,
+                termination: Termination::Unterminated,
+                reason: String::new(),
+                started: utc_now(),
+                date: setup.date.clone(),
+                duration_ms: 0,
+            },
+        };
+        set_turn(&mut game, &setup.start);
+        for m in played {
+            apply(&mut game, m);
+        }
+        game
+    }
+
+    /// Plays `m` on the board and charges the mover's clock.
+    pub(super) fn play(&mut self, m: &MoveRecord) {
+        apply(self, m);
+    }
 }
 
 /// Milliseconds since `t`, for the JSON.
@@ -193,6 +251,26 @@ pub(super) fn to_json<T: Serialize>(value: &T) -> String {
 
 fn ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The standings' lines, best first: what every page shows of
+/// [`Standings`].
+pub(super) fn standing_rows(standings: &Standings) -> Vec<Standing> {
+    standings
+        .ranking()
+        .into_iter()
+        .map(|i| {
+            let w = standings.player(i);
+            Standing {
+                name: standings.names()[i].clone(),
+                points: standings.points(i),
+                games: u32::try_from(w.games()).unwrap_or(u32::MAX),
+                wins: u32::try_from(w.wins).unwrap_or(u32::MAX),
+                draws: u32::try_from(w.draws).unwrap_or(u32::MAX),
+                losses: u32::try_from(w.losses).unwrap_or(u32::MAX),
+            }
+        })
+        .collect()
 }
 
 /// A game in progress as a record: the moves so far, no result.
@@ -456,21 +534,7 @@ impl State {
     /// The standings, best first, and the cross-table, as the event's
     /// [`Standings`] has them (the runner's: counted in one place).
     fn rank(&mut self, standings: &Standings) {
-        self.view.standings = standings
-            .ranking()
-            .into_iter()
-            .map(|i| {
-                let w = standings.player(i);
-                Standing {
-                    name: standings.names()[i].clone(),
-                    points: standings.points(i),
-                    games: u32::try_from(w.games()).unwrap_or(u32::MAX),
-                    wins: u32::try_from(w.wins).unwrap_or(u32::MAX),
-                    draws: u32::try_from(w.draws).unwrap_or(u32::MAX),
-                    losses: u32::try_from(w.losses).unwrap_or(u32::MAX),
-                }
-            })
-            .collect();
+        self.view.standings = standing_rows(standings);
         let n = standings.names().len();
         self.view.cross_table = (0..n)
             .map(|i| (0..n).map(|j| standings.cross_cell(i, j)).collect())
@@ -524,7 +588,7 @@ impl Spectators {
     pub fn feed(&self) -> Feed {
         Feed {
             rx: self.tx.subscribe(),
-            framed: Arc::new(Mutex::new(None)),
+            framed: Framed::default(),
         }
     }
 
@@ -543,44 +607,7 @@ impl Spectators {
     /// A game starts (or resumes: `played` holds the moves already made,
     /// which the game loop does not report again).
     pub fn started(&self, setup: &GameSetup, white: &str, black: &str, played: &[MoveRecord]) {
-        let clock = |i: usize| Clock::new(&setup.tc[i], setup.margin[i]).remaining();
-        let mut game = LiveGame {
-            number: setup.number + 1,
-            round: setup.round.clone(),
-            white: white.to_string(),
-            black: black.to_string(),
-            fen: Fen::from_position(&setup.start).to_string(),
-            turn: "white",
-            moves: Vec::new(),
-            last_move: None,
-            clock_ms: [clock(0).map(ms), clock(1).map(ms)],
-            used_ms: [0, 0],
-            evals: [None, None],
-            board_svg: String::new(),
-            turn_started: Instant::now(),
-            record: GameRecord {
-                number: setup.number,
-                event: setup.event.clone(),
-                site: setup.site.clone(),
-                round: setup.round.clone(),
-                white: white.to_string(),
-                black: black.to_string(),
-                white_tc: setup.tc[0],
-                black_tc: setup.tc[1],
-                start_fen: Fen::from_position(&setup.start).to_string(),
-                moves: Vec::new(),
-                outcome: GameOutcome::Unfinished,
-                termination: Termination::Unterminated,
-                reason: String::new(),
-                started: utc_now(),
-                date: setup.date.clone(),
-                duration_ms: 0,
-            },
-        };
-        set_turn(&mut game, &setup.start);
-        for m in played {
-            apply(&mut game, m);
-        }
+        let game = LiveGame::new(setup, white, black, played);
         self.change(true, move |s| {
             let live = &mut s.view.live;
             live.retain(|g| g.number != game.number);
@@ -593,7 +620,7 @@ impl Spectators {
     pub fn moved(&self, number: usize, m: &MoveRecord) {
         self.change(false, |s| {
             if let Some(g) = s.view.live.iter_mut().find(|g| g.number == number + 1) {
-                apply(g, m);
+                g.play(m);
             }
         });
     }
@@ -677,7 +704,7 @@ pub struct Feed {
     rx: watch::Receiver<State>,
     /// The view of the latest version as one Server-Sent Event, rendered
     /// once for every subscriber of `/api/stream`.
-    framed: Arc<Mutex<Option<(u64, Bytes)>>>,
+    framed: Framed,
 }
 
 impl Feed {
@@ -699,16 +726,7 @@ impl Feed {
     /// `state`'s view as one Server-Sent Event, rendered at most once per
     /// version for every subscriber (the bytes are shared, not copied).
     pub(super) fn framed_view(&self, state: &State) -> Bytes {
-        let version = state.view.version;
-        let mut cache = self.framed.lock().unwrap_or_else(|e| e.into_inner());
-        match &*cache {
-            Some((v, bytes)) if *v == version => bytes.clone(),
-            _ => {
-                let bytes = Bytes::from(super::sse::event(&state.view.to_json()));
-                *cache = Some((version, bytes.clone()));
-                bytes
-            }
-        }
+        self.framed.get(state.view.version, || state.view.to_json())
     }
 }
 
