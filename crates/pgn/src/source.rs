@@ -210,6 +210,12 @@ impl<'a> Source<'a> {
         self.damage.clone()
     }
 
+    /// Takes the listener of [`Source::on_latin1`], for a verb that tells
+    /// the first such line from its results.
+    pub(crate) fn take_latin1(&mut self) -> Option<Tell<'a>> {
+        self.latin1.take()
+    }
+
     /// The input to read at offsets, if it is one and the whole of it is
     /// read.
     fn at_offsets(&self) -> Option<&(dyn ReadAt + Sync)> {
