@@ -265,21 +265,6 @@ pub fn game_span(text: impl Read, range: Range<u64>) -> std::io::Result<(Start, 
     })
 }
 
-/// `text` from byte `start.at.offset` to byte `end` (`None`: to its end):
-/// a part [`game_span`] found.
-///
-/// # Errors
-/// The input cannot be read.
-pub fn part_of<R: Read>(
-    mut text: R,
-    start: Start,
-    end: Option<u64>,
-) -> std::io::Result<std::io::Take<R>> {
-    std::io::copy(&mut (&mut text).take(start.at.offset), &mut std::io::sink())?;
-    let len = end.map_or(u64::MAX, |e| e.saturating_sub(start.at.offset));
-    Ok(text.take(len))
-}
-
 /// One shard at work: where it writes, its manifest, its progress.
 pub struct Job {
     part: PathBuf,
