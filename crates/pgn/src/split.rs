@@ -1,18 +1,19 @@
 //! Reading one PGN stream on several threads, with exactly the result of
 //! reading it on one.
 //!
-//! [`for_each_piece`] does it all: a [`Cutter`] cuts the raw bytes into
-//! pieces of about a target size at *likely* game boundaries (a line that
-//! starts with `[` after a line that is not a tag, or a line after one that
-//! ends with a result token), looking only at bytes (vector searches), so
-//! cutting costs little beside reading. The reading threads take turns at
-//! the cutter: each cuts its own next piece and works on it while its bytes
-//! are still in that thread's cache. (Cutting on the calling thread for all
-//! of them made it a third of the work, with every byte fetched from
-//! another core's cache.) [`for_each_piece_at`] reads an input every thread
-//! can read at any offset (a file, [`ReadAt`]): there the turn at the cutter
-//! only finds where the next piece ends, reading a few KiB around the cut,
-//! and each thread reads its piece's bytes itself, at once with the others.
+//! The door is [`crate::source::Source::for_each_piece`]; this module is
+//! its engine. A [`Cutter`] cuts the raw bytes into pieces of about a
+//! target size at *likely* game boundaries (a line that starts with `[`
+//! after a line that is not a tag, or a line after one that ends with a
+//! result token), looking only at bytes (vector searches), so cutting costs
+//! little beside reading. The reading threads take turns at the cutter:
+//! each cuts its own next piece and works on it while its bytes are still
+//! in that thread's cache. (Cutting on the calling thread for all of them
+//! made it a third of the work, with every byte fetched from another
+//! core's cache.) An input every thread can read at any offset (a file,
+//! [`ReadAt`]) is read differently: the turn at the cutter only finds where
+//! the next piece ends, reading a few KiB around the cut, and each thread
+//! reads its piece's bytes itself, at once with the others.
 //! A lone reading thread of such an input gets its pieces from a thread
 //! that reads them ahead of it (two at most): the reading of one piece and
 //! the parsing of the one before run at once.
@@ -34,28 +35,10 @@
 //!
 //! Locations (line, column, offset) and indices are those of the whole
 //! stream. A stream with no boundary a piece could end at is held as one piece.
-//! Told the input's length ([`Cutter::with_length`], the `size` of
-//! [`for_each_piece_with`]), the cutter cuts the last pieces smaller, so that
-//! the threads run out of work together instead of one of them reading a
-//! whole last piece alone.
-//!
-//! ```
-//! use rookery_pgn::split::for_each_piece;
-//! let pgn = b"[Event \"a\"]\n\n1. e4 e5 *\n\n[Event \"b\"]\n\n1. d4 d5 *\n\n[Event \"c\"]\n\n1. c4 *\n";
-//! let mut found = Vec::new();
-//! for_each_piece(
-//!     &pgn[..],
-//!     2,  // threads
-//!     16, // bytes a piece, about
-//!     &|games| games.map(|g| (g.index, g.at.line)).collect::<Vec<_>>(), // on the threads
-//!     &mut |batch, _bytes_done| -> std::io::Result<bool> {
-//!         found.extend(batch); // in stream order
-//!         Ok(true) // go on
-//!     },
-//! )?;
-//! assert_eq!(found, [(1, 1), (2, 5), (3, 9)]);
-//! # Ok::<(), std::io::Error>(())
-//! ```
+//! Told the input's length ([`Cutter::with_length`],
+//! [`crate::source::Source::with_len`]), the cutter cuts the last pieces
+//! smaller, so that the threads run out of work together instead of one of
+//! them reading a whole last piece alone.
 
 use std::io::{self, Read};
 use std::sync::{mpsc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -927,8 +910,9 @@ fn prepare(
     })
 }
 
-/// Where [`for_each_piece`] hands the results, in stream order, with the
-/// input bytes cut so far; it returns `false` to stop early.
+/// Where [`crate::source::Source::for_each_piece`] hands the results, in
+/// stream order, with the input bytes cut so far; it returns `false` to
+/// stop early.
 pub type PieceSink<'a, T, E> = dyn FnMut(T, u64) -> Result<bool, E> + 'a;
 
 /// [`PieceSink`] that also gets the bytes the result's games were read
@@ -936,75 +920,12 @@ pub type PieceSink<'a, T, E> = dyn FnMut(T, u64) -> Result<bool, E> + 'a;
 /// points into them instead of holding a copy ([`crate::copy`]).
 pub(crate) type LentSink<'a, T, E> = dyn FnMut(T, &[u8], u64) -> Result<bool, E> + 'a;
 
-/// Runs `work` over the games of `input` on `jobs` threads (at least one)
-/// and hands its results to `sink` in stream order, with the number of input
-/// bytes cut so far; `sink` returns `false` to stop early. The games `work`
-/// sees, their indices, locations, errors and warnings, are exactly those one
-/// [`Games`] reader over the whole stream gives (see the module
-/// documentation); `work` may run more than once on the same games (only one
-/// result reaches `sink`), so it should have no other effect.
-///
-/// # Errors
-/// An I/O error reading `input`, or the first error `sink` returns.
-pub fn for_each_piece<T: Send, E: From<io::Error>>(
-    input: impl Read + Send,
-    jobs: usize,
-    target: usize,
-    work: &(dyn Fn(&mut dyn Iterator<Item = ReadGame>) -> T + Sync),
-    sink: &mut PieceSink<'_, T, E>,
-) -> Result<(), E> {
-    for_each_piece_with(
-        input,
-        jobs,
-        (target, None),
-        Detail::Full,
-        &|games| work(games),
-        sink,
-    )
-}
-
-/// [`for_each_piece`], the games keeping `detail` (see [`Detail`]: the
-/// games' errors and warnings are the same at every detail), and `work`
-/// may hand the games back for reuse ([`PieceGames::recycle`]). `size` is
-/// the target size of a piece and, if known, the input's length in bytes
-/// (see [`Cutter::with_length`]).
-///
-/// # Errors
-/// An I/O error reading `input`, or the first error `sink` returns.
-pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
-    input: impl Read + Send,
-    jobs: usize,
-    size: (usize, Option<u64>),
-    detail: Detail,
-    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
-    sink: &mut PieceSink<'_, T, E>,
-) -> Result<(), E> {
-    for_each_piece_from(input, Start::default(), jobs, size, detail, work, sink)
-}
-
-/// [`for_each_piece_with`] over a stream that begins at `start` in a
-/// larger text (see [`Start`]): the games' locations and indices are those
-/// of the whole text.
-///
-/// # Errors
-/// As [`for_each_piece_with`].
-pub fn for_each_piece_from<T: Send, E: From<io::Error>>(
-    input: impl Read + Send,
-    start: Start,
-    jobs: usize,
-    size: (usize, Option<u64>),
-    detail: Detail,
-    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
-    sink: &mut PieceSink<'_, T, E>,
-) -> Result<(), E> {
-    let at = (start, false);
-    let sink = &mut |out, _: &[u8], done| sink(out, done);
-    from_stream(input, at, jobs, size, detail, work, sink)
-}
-
-/// The work of [`for_each_piece_from`]: `at` is where the stream begins
-/// and whether the sink borrows the bytes (with `lend`, [`crate::copy`]
-/// calls it directly: its results point into the piece).
+/// Runs `work` over the games of the stream `input` on `jobs` threads (at
+/// least one) and hands its results to `sink` in stream order (the door is
+/// [`crate::source::Source::for_each_piece`]): `at` is where the stream
+/// begins in a larger text (see [`Start`]) and whether the sink borrows the
+/// bytes ([`LentSink`]); `size` the target size of a piece and, if known,
+/// the input's length in bytes (see [`Cutter::with_length`]).
 pub(crate) fn from_stream<T: Send, E: From<io::Error>>(
     input: impl Read + Send,
     (start, lend): (Start, bool),
@@ -1029,35 +950,13 @@ pub(crate) fn from_stream<T: Send, E: From<io::Error>>(
     run_pieces(cutter, &|cut, _| Ok(cut), pieces, work, sink, None)
 }
 
-/// [`for_each_piece_with`] over an input every thread can read at any
-/// offset (a file): the calling thread reads only a few KiB around each
-/// cut, and each thread reads its own pieces, checks and counts them, at
-/// once. With `latin1`, a line that is not UTF-8 is read as ISO 8859-1, as
-/// [`rookery_io::latin1::Latin1Read`] does (locations are then those of
-/// the decoded text), and `latin1` hears the number of the first such line,
-/// once; without it, the bytes are read as they are. `size` is the target
-/// size of a piece and the input's length if known (a hint).
-///
-/// # Errors
-/// An I/O error reading `input` (an input that is shorter than when its
-/// pieces were cut, changed while read, is one), or the first error `sink`
-/// returns.
-pub fn for_each_piece_at<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>(
-    input: &A,
-    jobs: usize,
-    size: (usize, Option<u64>),
-    detail: Detail,
-    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
-    sink: &mut PieceSink<'_, T, E>,
-    latin1: Option<&mut dyn FnMut(u64)>,
-) -> Result<(), E> {
-    let sink = &mut |out, _: &[u8], done| sink(out, done);
-    from_file(input, (jobs, false), size, detail, work, sink, latin1)
-}
-
-/// The work of [`for_each_piece_at`]: `jobs` threads, and whether the sink
-/// borrows the bytes (with `lend`, [`crate::copy`] calls it directly, with
-/// no `latin1`: the bytes read as they are).
+/// [`from_stream`] over an input every thread can read at any offset (a
+/// file): the calling thread reads only a few KiB around each cut, and each
+/// thread reads its own pieces, checks and counts them, at once. With
+/// `latin1`, a line that is not UTF-8 is read as ISO 8859-1, as
+/// [`rookery_io::latin1::Latin1Read`] does (locations are then those of the
+/// decoded text), and `latin1` hears the number of the first such line,
+/// once; without it, the bytes are read as they are.
 pub(crate) fn from_file<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>(
     input: &A,
     (jobs, lend): (usize, bool),
@@ -1195,7 +1094,7 @@ fn read_ahead<S: Source>(
     }
 }
 
-/// The work of [`for_each_piece_with`] and [`for_each_piece_at`]; one
+/// The work of [`from_stream`] and [`from_file`]; one
 /// worker of a source that is better read ahead ([`Source::AHEAD`]) gets
 /// its pieces from a [`read_ahead`] thread.
 fn run_pieces<S: Source + Send, T: Send, E: From<io::Error>>(
@@ -1494,9 +1393,9 @@ mod tests {
         }
         let games = |input: &[u8], start: Start, jobs: usize| {
             let mut found = Vec::new();
-            for_each_piece_from(
+            from_stream(
                 input,
-                start,
+                (start, false),
                 jobs,
                 (40, None),
                 Detail::Count,
@@ -1505,7 +1404,7 @@ mod tests {
                         .map(|g| (g.index, g.at, g.error.map(|e| e.at)))
                         .collect::<Vec<_>>()
                 },
-                &mut |batch, _| -> io::Result<bool> {
+                &mut |batch, _, _| -> io::Result<bool> {
                     found.extend(batch);
                     Ok(true)
                 },
