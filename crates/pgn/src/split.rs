@@ -15,8 +15,9 @@
 //! the next piece ends, reading a few KiB around the cut, and each thread
 //! reads its piece's bytes itself, at once with the others.
 //! A lone reading thread of such an input gets its pieces from a thread
-//! that reads them ahead of it (two at most): the reading of one piece and
-//! the parsing of the one before run at once.
+//! that reads them ahead of it (two at most, rookery-io's
+//! [`parallel::with_ahead`]): the reading of one piece and the parsing of
+//! the one before run at once.
 //!
 //! Each thread then checks its piece (decoding lines that are not UTF-8 from
 //! Latin-1, if asked), counts its newlines and the lines that look like a
@@ -41,7 +42,7 @@
 //! them reading a whole last piece alone.
 
 use std::io::{self, Read};
-use std::sync::{mpsc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use rookery_io::parallel::{self, Pulled, WorkerPanicked};
 use rookery_io::read_full_at;
@@ -593,9 +594,9 @@ trait Source {
     /// for a second reading, should one be needed.
     fn refetch(raw: &Self::Raw) -> Option<Self::Raw>;
     /// Whether one worker is better served by a thread that cuts and
-    /// fetches its pieces ahead of it ([`read_ahead`]): a source that
-    /// never waits long for its bytes (a file), so that the thread ends as
-    /// soon as it is no longer wanted.
+    /// fetches its pieces ahead of it ([`parallel::with_ahead`]): a source
+    /// that never waits long for its bytes (a file), so that the thread
+    /// ends as soon as it is no longer wanted.
     const AHEAD: bool = false;
 }
 
@@ -1012,7 +1013,7 @@ struct ReadPiece<T, R> {
     again: Option<R>,
 }
 
-/// Pieces a [`read_ahead`] thread holds ready for the one worker.
+/// Pieces read ahead of the one worker and not yet taken ([`run_pieces`]).
 const PIECES_AHEAD: usize = 2;
 
 /// A piece as [`Ahead`] hands it out: read already, with what fetches it
@@ -1022,31 +1023,33 @@ enum Fetched<R> {
     Again(R),
 }
 
-/// A piece a [`read_ahead`] thread read, with what fetches it again (if
-/// its source can); an error is the last one.
+/// A piece read ahead, with what fetches it again (if its source can); an
+/// error is the last one.
 type ReadAhead<R> = io::Result<(Cut, Option<R>)>;
 
-/// The source of a lone worker whose pieces a [`read_ahead`] thread cuts
-/// and fetches from a source `S`: the worker parses while the next piece
-/// is read.
+/// The source of a lone worker whose pieces a thread cuts and fetches from
+/// a source `S` ([`parallel::with_ahead`]): the worker parses while the
+/// next piece is read.
 struct Ahead<S: Source> {
-    pieces: mpsc::Receiver<ReadAhead<S::Raw>>,
-    spent: mpsc::Sender<Vec<u8>>,
+    pieces: parallel::Ahead<ReadAhead<S::Raw>, Vec<u8>>,
     offset: u64,
 }
 
 impl<S: Source> Source for Ahead<S> {
     type Raw = Fetched<S::Raw>;
     fn next_raw(&mut self) -> Option<io::Result<Fetched<S::Raw>>> {
-        // The thread ended: the input is read (an error was sent before).
-        let got = self.pieces.recv().ok()?;
+        // The end: the input is read (an error was handed out before).
+        let got = match self.pieces.next()? {
+            Ok(got) => got,
+            Err(_) => Err(io::Error::other("the thread reading ahead panicked")),
+        };
         Some(got.map(|(cut, again)| {
             self.offset = cut.offset + cut.bytes.len() as u64;
             Fetched::Read(cut, again)
         }))
     }
     fn recycle(&mut self, bytes: Vec<u8>) {
-        let _ = self.spent.send(bytes);
+        self.pieces.give_back(bytes);
     }
     fn offset(&self) -> u64 {
         self.offset
@@ -1060,43 +1063,11 @@ impl<S: Source> Source for Ahead<S> {
     }
 }
 
-/// The thread of [`Ahead`]: cuts `source` and fetches each piece, at most
-/// [`PIECES_AHEAD`] ahead of the worker, into the buffers it gets back
-/// (`spent`); until the input ends, a read fails (the error is the last
-/// item), or the worker's side is gone.
-fn read_ahead<S: Source>(
-    mut source: S,
-    fetch: &(dyn Fn(S::Raw, Vec<u8>) -> io::Result<Cut> + Sync),
-    pieces: &mpsc::SyncSender<ReadAhead<S::Raw>>,
-    spent: &mpsc::Receiver<Vec<u8>>,
-) {
-    loop {
-        for bytes in spent.try_iter() {
-            source.recycle(bytes);
-        }
-        let item = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let raw = match source.next_raw()? {
-                Ok(raw) => raw,
-                Err(e) => return Some(Err(e)),
-            };
-            let again = S::refetch(&raw);
-            Some(fetch(raw, Vec::new()).map(|cut| (cut, again)))
-        })) {
-            Ok(None) => return,
-            Ok(Some(item)) => item,
-            // Never a silent end: the worker hears of it as a read error.
-            Err(_) => Err(io::Error::other("the thread reading ahead panicked")),
-        };
-        let failed = item.is_err();
-        if pieces.send(item).is_err() || failed {
-            return;
-        }
-    }
-}
-
-/// The work of [`from_stream`] and [`from_file`]; one
-/// worker of a source that is better read ahead ([`Source::AHEAD`]) gets
-/// its pieces from a [`read_ahead`] thread.
+/// The work of [`from_stream`] and [`from_file`]; one worker of a source
+/// that is better read ahead ([`Source::AHEAD`]) gets its pieces, cut and
+/// fetched, from a thread that reads them ahead of it, at most
+/// [`PIECES_AHEAD`] ([`parallel::with_ahead`]), into the buffers it hands
+/// back.
 fn run_pieces<S: Source + Send, T: Send, E: From<io::Error>>(
     source: S,
     fetch: &(dyn Fn(S::Raw, Vec<u8>) -> io::Result<Cut> + Sync),
@@ -1108,34 +1079,38 @@ fn run_pieces<S: Source + Send, T: Send, E: From<io::Error>>(
     if pieces.jobs > 1 || !S::AHEAD {
         return run_pieces_on(source, fetch, pieces, work, sink, latin1);
     }
-    std::thread::scope(|scope| {
-        let (pieces_tx, pieces_rx) = mpsc::sync_channel(PIECES_AHEAD);
-        let (spent_tx, spent_rx) = mpsc::channel();
-        // It ends once the worker's side is gone (its next send fails):
-        // the scope's end waits for it.
-        std::thread::Builder::new()
-            .name("rookery-read".into())
-            .spawn_scoped(scope, move || {
-                read_ahead(source, fetch, &pieces_tx, &spent_rx)
-            })?;
-        let back = spent_tx.clone();
+    // Until the input ends or a read fails (the error is the last piece).
+    let next = |(source, failed): &mut (S, bool)| -> Option<ReadAhead<S::Raw>> {
+        if *failed {
+            return None;
+        }
+        let item = source.next_raw()?.and_then(|raw| {
+            let again = S::refetch(&raw);
+            fetch(raw, Vec::new()).map(|cut| (cut, again))
+        });
+        *failed = item.is_err();
+        Some(item)
+    };
+    let take_back = |(source, _): &mut (S, bool), bytes| source.recycle(bytes);
+    let ran = parallel::with_ahead(PIECES_AHEAD, (source, false), next, take_back, |ahead| {
+        let back = ahead.giver();
         let fetch_ahead = move |raw: Fetched<S::Raw>, buf: Vec<u8>| match raw {
             Fetched::Read(cut, _) => {
                 // The worker's last buffer goes back to the thread.
                 if buf.capacity() > 0 {
-                    let _ = back.send(buf);
+                    back.give(buf);
                 }
                 Ok(cut)
             }
             Fetched::Again(raw) => fetch(raw, buf),
         };
         let ahead: Ahead<S> = Ahead {
-            pieces: pieces_rx,
-            spent: spent_tx,
+            pieces: ahead,
             offset: 0,
         };
         run_pieces_on(ahead, &fetch_ahead, pieces, work, sink, latin1)
-    })
+    });
+    ran.unwrap_or_else(|e| Err(E::from(e)))
 }
 
 /// The threads take turns at `source` for their next piece, `fetch` its
