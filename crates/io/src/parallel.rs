@@ -563,7 +563,7 @@ impl<T, B> Ahead<T, B> {
     ///
     /// # Errors
     /// [`WorkerPanicked`] if making an item panicked (the last item).
-    pub fn next(&mut self) -> Option<Result<T, WorkerPanicked>> {
+    pub fn take_next(&mut self) -> Option<Result<T, WorkerPanicked>> {
         self.items.recv().ok()
     }
 
@@ -673,7 +673,7 @@ mod tests {
             |n, b: u64| *n += b,
             |mut ahead| {
                 let mut got = Vec::new();
-                while let Some(item) = ahead.next() {
+                while let Some(item) = ahead.take_next() {
                     let item = item.unwrap();
                     if item == 10 {
                         ahead.giver().give(50);
@@ -692,7 +692,7 @@ mod tests {
             got.len()
         );
         // The taker stops early: the maker ends, nothing hangs.
-        let first = with_ahead(1, 0u64, |n| Some(*n), |_, _: ()| {}, |mut a| a.next());
+        let first = with_ahead(1, 0u64, |n| Some(*n), |_, _: ()| {}, |mut a| a.take_next());
         assert_eq!(first.unwrap().unwrap().unwrap(), 0);
         // A panic in the maker is the last item, an error.
         let failed = with_ahead(
@@ -704,7 +704,7 @@ mod tests {
                 Some(*n)
             },
             |_, _: ()| {},
-            |mut a| std::iter::from_fn(|| a.next()).collect::<Vec<_>>(),
+            |mut a| std::iter::from_fn(|| a.take_next()).collect::<Vec<_>>(),
         )
         .unwrap();
         assert_eq!(failed.len(), 4);

@@ -193,7 +193,7 @@ impl<'a> Source<'a> {
     }
 
     /// The input's length in bytes, if known (a whole input, not a part).
-    pub fn len(&self) -> Option<u64> {
+    pub fn input_len(&self) -> Option<u64> {
         self.len.filter(|_| self.part.is_none())
     }
 
@@ -294,7 +294,7 @@ impl<'a> Source<'a> {
         work: &(dyn Fn(&mut PieceGames) -> T + Sync),
         sink: &mut LentSink<'_, T, E>,
     ) -> Result<(), E> {
-        let size = (how.chunk_bytes, self.len());
+        let size = (how.chunk_bytes, self.input_len());
         let mut tell = self.latin1.take();
         if let Some(at) = self.at_offsets() {
             let mut quiet = |_: u64| {};

@@ -1039,7 +1039,7 @@ impl<S: Source> Source for Ahead<S> {
     type Raw = Fetched<S::Raw>;
     fn next_raw(&mut self) -> Option<io::Result<Fetched<S::Raw>>> {
         // The end: the input is read (an error was handed out before).
-        let got = match self.pieces.next()? {
+        let got = match self.pieces.take_next()? {
             Ok(got) => got,
             Err(_) => Err(io::Error::other("the thread reading ahead panicked")),
         };
