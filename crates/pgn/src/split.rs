@@ -947,8 +947,11 @@ pub(crate) fn from_stream<T: Send, E: From<io::Error>>(
         detail,
         start,
         lend,
+        work,
+        sink,
+        latin1: None,
     };
-    run_pieces(cutter, &|cut, _| Ok(cut), pieces, work, sink, None)
+    run_pieces(cutter, &|cut, _| Ok(cut), pieces)
 }
 
 /// [`from_stream`] over an input every thread can read at any offset (a
@@ -983,25 +986,26 @@ pub(crate) fn from_file<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>(
         detail,
         start: Start::default(),
         lend,
-    };
-    run_pieces(
-        spans,
-        &|span, buf| read_span(input, span, buf),
-        pieces,
         work,
         sink,
         latin1,
-    )
+    };
+    run_pieces(spans, &|span, buf| read_span(input, span, buf), pieces)
 }
 
 /// How [`run_pieces`] reads: threads, detail, where the stream begins,
 /// and whether the sink borrows the bytes ([`LentSink`]: a worker then
-/// keeps no piece's buffer for its next piece).
-struct Pieces {
+/// keeps no piece's buffer for its next piece); the work on the threads,
+/// the sink of the results, and who hears the first line read as Latin-1
+/// (if lines that are not UTF-8 are decoded).
+struct Pieces<'r, 's, 'l, T, E> {
     jobs: usize,
     detail: Detail,
     start: Start,
     lend: bool,
+    work: &'r (dyn Fn(&mut PieceGames) -> T + Sync),
+    sink: &'r mut LentSink<'s, T, E>,
+    latin1: Option<&'r mut (dyn FnMut(u64) + 'l)>,
 }
 
 /// A piece read on a reading thread. Its bytes are gone (to the thread's
@@ -1071,13 +1075,10 @@ impl<S: Source> Source for Ahead<S> {
 fn run_pieces<S: Source + Send, T: Send, E: From<io::Error>>(
     source: S,
     fetch: &(dyn Fn(S::Raw, Vec<u8>) -> io::Result<Cut> + Sync),
-    pieces: Pieces,
-    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
-    sink: &mut LentSink<'_, T, E>,
-    latin1: Option<&mut dyn FnMut(u64)>,
+    pieces: Pieces<'_, '_, '_, T, E>,
 ) -> Result<(), E> {
     if pieces.jobs > 1 || !S::AHEAD {
-        return run_pieces_on(source, fetch, pieces, work, sink, latin1);
+        return run_pieces_on(source, fetch, pieces);
     }
     // Until the input ends or a read fails (the error is the last piece).
     let next = |(source, failed): &mut (S, bool)| -> Option<ReadAhead<S::Raw>> {
@@ -1108,7 +1109,7 @@ fn run_pieces<S: Source + Send, T: Send, E: From<io::Error>>(
             pieces: ahead,
             offset: 0,
         };
-        run_pieces_on(ahead, &fetch_ahead, pieces, work, sink, latin1)
+        run_pieces_on(ahead, &fetch_ahead, pieces)
     });
     ran.unwrap_or_else(|e| Err(E::from(e)))
 }
@@ -1119,18 +1120,20 @@ fn run_pieces<S: Source + Send, T: Send, E: From<io::Error>>(
 fn run_pieces_on<S: Source + Send, T: Send, E: From<io::Error>>(
     source: S,
     fetch: &(dyn Fn(S::Raw, Vec<u8>) -> io::Result<Cut> + Sync),
-    pieces: Pieces,
-    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
-    sink: &mut LentSink<'_, T, E>,
-    latin1: Option<&mut dyn FnMut(u64)>,
+    pieces: Pieces<'_, '_, '_, T, E>,
 ) -> Result<(), E> {
     let Pieces {
         jobs,
         detail,
         start,
         lend,
+        work,
+        sink,
+        latin1,
     } = pieces;
     let decode = latin1.is_some();
+    // (The listener's own lifetime shortened to the borrow's.)
+    let latin1 = latin1.map(|tell| -> &mut dyn FnMut(u64) { tell });
     let books = Mutex::new(Books {
         first_index: start.index,
         next_index: start.index,
