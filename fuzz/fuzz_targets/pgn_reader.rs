@@ -1,9 +1,9 @@
 //! PGN reader: any bytes, read as a stream of games (game trees with every
 //! move checked), must never panic. A game read without error must survive
 //! writing and reading back unchanged. Read in pieces on a worker thread
-//! (`split::for_each_piece`), the stream gives exactly the same games; so
+//! (`Source::reader`), the stream gives exactly the same games; so
 //! does each of two threads reading its own pieces at offsets
-//! (`split::for_each_piece_at`, as a file is read; decoding Latin-1 lines
+//! (`Source::file`, as a file is read; decoding Latin-1 lines
 //! too, as one reader through `Latin1Read` does), and a reader of the
 //! bytes held in memory, at a tiny token limit too.
 //! Seeds (corpus/pgn_reader/seed-*) are cut from crates/pgn/tests/data (see
@@ -16,7 +16,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use rookery_io::latin1::Latin1Read;
-use rookery_pgn::split::{for_each_piece, for_each_piece_at};
+use rookery_pgn::source::{Reading, Source};
 use rookery_pgn::Detail;
 use rookery_pgn::{game_to_string, Games, Location, Reader, Skip, Visitor};
 
@@ -76,10 +76,14 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(skipped, games);
     let target = 1 + usize::from(data.first().copied().unwrap_or(0) % 64);
     let mut pieces = Vec::new();
-    let read = for_each_piece(
-        data,
-        2,
-        target,
+    let reading = Reading {
+        jobs: 2,
+        chunk_bytes: target,
+        detail: Detail::Full,
+        decode: false,
+    };
+    let read = Source::reader(data).for_each_piece(
+        reading,
         &|games| games.map(|g| summary(&g)).collect::<Vec<_>>(),
         &mut |batch, _| -> std::io::Result<bool> {
             pieces.extend(batch);
@@ -91,19 +95,20 @@ fuzz_target!(|data: &[u8]| {
     // Read at offsets on two threads, as a file is read: bytes as they are,
     // or lines that are not UTF-8 read as Latin-1 (as one reader reads the
     // bytes decoded line by line, with the same first such line).
-    let at = |latin1: Option<&mut dyn FnMut(u64)>| {
+    let at = |latin1: Option<&mut (dyn FnMut(u64) + Send)>| {
         let mut games = Vec::new();
-        let read = for_each_piece_at(
-            data,
-            2,
-            (target, Some(data.len() as u64)),
-            Detail::Full,
+        let decode = latin1.is_some();
+        let mut source = Source::file(data).with_len(data.len() as u64);
+        if let Some(tell) = latin1 {
+            source = source.on_latin1(tell);
+        }
+        let read = source.for_each_piece(
+            Reading { decode, ..reading },
             &|games| games.map(|g| summary(&g)).collect::<Vec<_>>(),
             &mut |batch, _| -> std::io::Result<bool> {
                 games.extend(batch);
                 Ok(true)
             },
-            latin1,
         );
         assert!(read.is_ok());
         games

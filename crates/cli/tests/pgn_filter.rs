@@ -61,7 +61,7 @@ fn base() -> Vec<Game> {
         let bytes = std::fs::read(data(name)).unwrap();
         copy_games(
             &CopyPlan::default(),
-            &bytes[..],
+            rookery_pgn::source::Source::reader(&bytes[..]),
             &|g, raw| {
                 let clean = g.error.is_none() && raw.first() == Some(&b'[');
                 (clean.then_some(g.plies), clean)

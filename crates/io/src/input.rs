@@ -265,6 +265,14 @@ impl Damage {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
     }
 
+    /// A handle that has found `e` already: for a reader that learns of
+    /// damage its own way, and for tests.
+    pub fn found(e: InputError) -> Damage {
+        let damage = Damage::default();
+        damage.set(e);
+        damage
+    }
+
     /// Whether damage was found (and not yet taken).
     pub fn is_damaged(&self) -> bool {
         self.0

@@ -77,6 +77,13 @@ impl ReadAt for [u8] {
     }
 }
 
+/// A borrowed input reads as the input does (a source that holds `&File`).
+impl<A: ReadAt + ?Sized> ReadAt for &A {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        (**self).read_at(buf, offset)
+    }
+}
+
 #[cfg(unix)]
 impl ReadAt for std::fs::File {
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {

@@ -18,6 +18,9 @@
 //!   and best worked on where they were made (the PGN splitter's pieces,
 //!   read from the input by the thread that then parses them).
 //!
+//! And one thread that makes items ahead of a lone taker ([`with_ahead`]:
+//! one PGN reading thread's pieces of a file, read while it parses).
+//!
 //! ```
 //! use rookery_io::parallel;
 //!
@@ -547,9 +550,166 @@ fn pull_and_work<S, W: Default, I, O>(
     }
 }
 
+/// The taker's side of [`with_ahead`]: the items in the order they were
+/// made, and a way to hand things back to the maker.
+pub struct Ahead<T, B> {
+    items: mpsc::Receiver<Result<T, WorkerPanicked>>,
+    back: mpsc::Sender<B>,
+}
+
+impl<T, B> Ahead<T, B> {
+    /// The next item, waiting for it; `None` once the maker has made its
+    /// last.
+    ///
+    /// # Errors
+    /// [`WorkerPanicked`] if making an item panicked (the last item).
+    pub fn take_next(&mut self) -> Option<Result<T, WorkerPanicked>> {
+        self.items.recv().ok()
+    }
+
+    /// Hands `b` back to the maker (a buffer to make a later item in); one
+    /// that has ended drops it.
+    pub fn give_back(&self, b: B) {
+        let _ = self.back.send(b);
+    }
+
+    /// What hands things back to the maker from elsewhere (another thread,
+    /// a closure that outlives this borrow).
+    pub fn giver(&self) -> Giver<B> {
+        Giver(self.back.clone())
+    }
+}
+
+/// Hands things back to the maker of an [`Ahead`] ([`Ahead::giver`]).
+#[derive(Clone)]
+pub struct Giver<B>(mpsc::Sender<B>);
+
+impl<B> Giver<B> {
+    /// As [`Ahead::give_back`].
+    pub fn give(&self, b: B) {
+        let _ = self.0.send(b);
+    }
+}
+
+/// Items made ahead of the one who takes them, on a thread of their own
+/// (named `rookery-read`): the making of the next items (reading a file)
+/// and the work on the one taken run at once. The thread makes items from
+/// `source` with `next` until it says there are no more, at most `depth`
+/// (at least one) made and not yet taken; before each, `take_back` gets
+/// what the taker handed back ([`Ahead::give_back`]). `body` takes the
+/// items; once it returns (and drops its [`Ahead`]) the thread ends after
+/// the item it is making, and `body`'s value is returned. A panic in
+/// `next` or `take_back` is caught and is the last item, an error.
+///
+/// # Errors
+/// The thread could not be started.
+pub fn with_ahead<S, T, B, R>(
+    depth: usize,
+    source: S,
+    next: impl FnMut(&mut S) -> Option<T> + Send,
+    take_back: impl FnMut(&mut S, B) + Send,
+    body: impl FnOnce(Ahead<T, B>) -> R,
+) -> std::io::Result<R>
+where
+    S: Send,
+    T: Send,
+    B: Send,
+{
+    let (items_tx, items) = mpsc::sync_channel(depth.max(1));
+    let (back, back_rx) = mpsc::channel();
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("rookery-read".into())
+            .spawn_scoped(scope, move || {
+                make_ahead(source, next, take_back, &items_tx, &back_rx)
+            })?;
+        Ok(body(Ahead { items, back }))
+    })
+}
+
+/// The thread of [`with_ahead`].
+fn make_ahead<S, T, B>(
+    mut source: S,
+    mut next: impl FnMut(&mut S) -> Option<T>,
+    mut take_back: impl FnMut(&mut S, B),
+    items: &mpsc::SyncSender<Result<T, WorkerPanicked>>,
+    back: &mpsc::Receiver<B>,
+) {
+    loop {
+        let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            for b in back.try_iter() {
+                take_back(&mut source, b);
+            }
+            next(&mut source)
+        }));
+        let item = match made {
+            Ok(None) => return,
+            Ok(Some(item)) => Ok(item),
+            // Never a silent end: the taker hears of it.
+            Err(payload) => Err(WorkerPanicked {
+                message: panic_message(payload.as_ref()),
+            }),
+        };
+        let failed = item.is_err();
+        // A send fails once the taker is gone: nothing more is wanted.
+        if items.send(item).is_err() || failed {
+            return;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn items_made_ahead_come_in_order_and_what_is_given_back_reaches_the_maker() {
+        // The maker counts up, and adds what it is given back.
+        let next = |n: &mut u64| (*n < 100).then(|| std::mem::replace(n, *n + 1));
+        let got = with_ahead(
+            2,
+            0u64,
+            next,
+            |n, b: u64| *n += b,
+            |mut ahead| {
+                let mut got = Vec::new();
+                while let Some(item) = ahead.take_next() {
+                    let item = item.unwrap();
+                    if item == 10 {
+                        ahead.giver().give(50);
+                    }
+                    got.push(item);
+                }
+                got
+            },
+        )
+        .unwrap();
+        assert!(got.starts_with(&(0..=10).collect::<Vec<_>>()));
+        assert!(got.windows(2).all(|w| w[0] < w[1]), "{got:?}");
+        assert!(
+            got.len() < 100,
+            "the 50 given back skipped some: {}",
+            got.len()
+        );
+        // The taker stops early: the maker ends, nothing hangs.
+        let first = with_ahead(1, 0u64, |n| Some(*n), |_, _: ()| {}, |mut a| a.take_next());
+        assert_eq!(first.unwrap().unwrap().unwrap(), 0);
+        // A panic in the maker is the last item, an error.
+        let failed = with_ahead(
+            2,
+            0u64,
+            |n: &mut u64| {
+                assert!(*n < 3, "a bug");
+                *n += 1;
+                Some(*n)
+            },
+            |_, _: ()| {},
+            |mut a| std::iter::from_fn(|| a.take_next()).collect::<Vec<_>>(),
+        )
+        .unwrap();
+        assert_eq!(failed.len(), 4);
+        assert!(failed[3].as_ref().unwrap_err().message.contains("a bug"));
+    }
 
     #[test]
     fn keeps_order_with_uneven_work() {

@@ -375,30 +375,31 @@ fn run_rookery_task(bytes: &[u8], task: rookery_pgn::stream::Task) -> (u64, u64,
 }
 
 /// [`run_rookery_task`] on `jobs` threads; with more than one, as
-/// `rookery pgn` reads a file (`stream::run_at`: each thread reads its own
+/// `rookery pgn` reads a file (`Source::file`: each thread reads its own
 /// pieces).
 fn run_rookery_task_on(
     bytes: &[u8],
     task: rookery_pgn::stream::Task,
     jobs: usize,
 ) -> (u64, u64, u64) {
-    use rookery_pgn::stream::{run, run_at, Part, Plan, Stats};
+    use rookery_pgn::source::Source;
+    use rookery_pgn::stream::{run, Part, Plan, Stats};
     let mut stats = Stats::default();
     let mut lines = 0u64;
     let mut plan = Plan::new(task);
     plan.quiet = true;
     plan.jobs = jobs;
-    plan.input_len = Some(bytes.len() as u64);
     let mut sink = |part: Part| {
         lines += memchr::memchr_iter(b'\n', &part.text).count() as u64;
         stats.merge(part.stats);
         Ok::<(), std::io::Error>(())
     };
-    let _ = if jobs > 1 {
-        run_at(&plan, bytes, "bench", &mut |_| {}, &mut |_| {}, &mut sink)
+    let source = if jobs > 1 {
+        Source::file(bytes).with_len(bytes.len() as u64)
     } else {
-        run(&plan, bytes, "bench", &mut |_| {}, &mut sink)
+        Source::reader(bytes)
     };
+    let _ = run(&plan, source, "bench", &mut |_| {}, &mut sink);
     (stats.games, stats.moves.max(lines), stats.error_games)
 }
 

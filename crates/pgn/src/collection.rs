@@ -2,7 +2,7 @@
 //! top of [`crate::copy`] (games and their bytes, as written, in input
 //! order, on any number of threads).
 //!
-//! [`run`] and [`run_at`] check every game (every move, in variations too),
+//! [`run`] checks every game (every move, in variations too),
 //! label each on the reading threads (a sort key, the value a file is named
 //! after, a filter's verdict; see [`crate::copy::tag_value`] for tag values
 //! that are not UTF-8) and hand each to a sink in input order as a
@@ -25,10 +25,11 @@
 //!
 //! ```
 //! use rookery_pgn::collection::{run, GameWriter, Plan};
+//! use rookery_pgn::source::Source;
 //!
 //! let pgn = b"[Event \"a\"]\n\n1. e4 e5 1-0\n\n[Event \"b\"]\n\n1. e4 e4 *\n\n[Event \"c\"]\n\n1. d4   d5 *\n";
 //! let mut out = GameWriter::new(Vec::new());
-//! let counts = run(&Plan::default(), &pgn[..], &|g, _raw| Some(g.index), &mut |_| {},
+//! let counts = run(&Plan::default(), Source::reader(&pgn[..]), &|g, _raw| Some(g.index), &mut |_| {},
 //!     &mut |g| -> std::io::Result<()> {
 //!         if let Some(kept) = g.kept {
 //!             out.write(kept.text, kept.open_result)?;
@@ -42,11 +43,11 @@
 //! # Ok::<(), rookery_pgn::stream::StreamError<std::io::Error>>(())
 //! ```
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 
-use crate::copy::{copy_games, copy_games_at, CopyPlan, CopySink, Judge};
+use crate::copy::{copy_games, CopyPlan, CopySink, Judge};
 use crate::game::{ReadGame, WarningKind};
-use crate::split::ReadAt;
+use crate::source::Source;
 use crate::stream::{Diag, StreamError};
 use crate::types::{GameResult, Location};
 
@@ -135,84 +136,36 @@ type Verdict<L> = (Option<L>, Option<GameResult>, bool);
 /// those with one under [`Plan::keep_bad`].
 pub type Label<'a, L> = dyn Fn(&ReadGame, &[u8]) -> Option<L> + Sync + 'a;
 
-/// Reads `input` as `plan` says, labels the games with `label` (on the
+/// Reads `source` as `plan` says, labels the games with `label` (on the
 /// reading threads) and hands every game to `sink` in input order (those
 /// rejected or left out too, without [`Judged::kept`]); `progress` hears
 /// the input bytes done now and then. Returns the counts.
 ///
+/// A source whose text may end early because its compressed data is
+/// damaged ([`Source::damage`]) ended early: a last game without a
+/// game-termination marker is then cut short, not merely unterminated,
+/// and is an error (counted as rejected, or kept under [`Plan::keep_bad`])
+/// with a diagnostic saying so; it is never copied as if it were whole.
+///
 /// # Errors
 /// [`StreamError::Read`] if the input cannot be read (or a reading thread
-/// panicked), [`StreamError::Sink`] with the first error of `sink`.
-pub fn run<R: Read + Send, L: Send, E>(
+/// panicked; an input read at offsets that got shorter while read),
+/// [`StreamError::Sink`] with the first error of `sink`.
+pub fn run<L: Send, E>(
     plan: &Plan,
-    input: R,
+    source: Source<'_>,
     label: &Label<'_, L>,
     progress: &mut dyn FnMut(u64),
     sink: &mut dyn FnMut(Judged<'_, L>) -> Result<(), E>,
 ) -> Result<Counts, StreamError<E>> {
-    run_with(plan, label, sink, &|| false, |judge, copied| {
-        copy_games(&plan.copy, input, judge, progress, copied)
-    })
-}
-
-/// [`run`] over an input whose text may end early because its compressed
-/// data is damaged ([`rookery_io::input::Input::damage`]): a last game
-/// without a game-termination marker is then cut short, not merely
-/// unterminated, and is an error (counted as rejected, or kept under
-/// [`Plan::keep_bad`]) with a diagnostic saying so; it is never copied as
-/// if it were whole.
-///
-/// # Errors
-/// As [`run`].
-pub fn run_input<L: Send, E>(
-    plan: &Plan,
-    input: rookery_io::input::Input,
-    label: &Label<'_, L>,
-    progress: &mut dyn FnMut(u64),
-    sink: &mut dyn FnMut(Judged<'_, L>) -> Result<(), E>,
-) -> Result<Counts, StreamError<E>> {
-    let damage = input.damage();
-    run_part(plan, input, &damage, label, progress, sink)
-}
-
-/// [`run_input`] over a stream read from an input whose damage `damage`
-/// tells (a shard's part of it, beginning at `plan.copy.start`): a last
-/// game without a marker is cut short if the input's text ended early.
-///
-/// # Errors
-/// As [`run`].
-pub fn run_part<R: Read + Send, L: Send, E>(
-    plan: &Plan,
-    input: R,
-    damage: &rookery_io::input::Damage,
-    label: &Label<'_, L>,
-    progress: &mut dyn FnMut(u64),
-    sink: &mut dyn FnMut(Judged<'_, L>) -> Result<(), E>,
-) -> Result<Counts, StreamError<E>> {
+    let damage = source.damage();
     run_with(
         plan,
         label,
         sink,
         &|| damage.is_damaged(),
-        |judge, copied| copy_games(&plan.copy, input, judge, progress, copied),
+        |judge, copied| copy_games(&plan.copy, source, judge, progress, copied),
     )
-}
-
-/// [`run`] over an input every thread can read at any offset (a file; see
-/// [`copy_games_at`]).
-///
-/// # Errors
-/// As [`run`]; an input that got shorter while read is a read error.
-pub fn run_at<A: ReadAt + Sync + ?Sized, L: Send, E>(
-    plan: &Plan,
-    input: &A,
-    label: &Label<'_, L>,
-    progress: &mut dyn FnMut(u64),
-    sink: &mut dyn FnMut(Judged<'_, L>) -> Result<(), E>,
-) -> Result<Counts, StreamError<E>> {
-    run_with(plan, label, sink, &|| false, |judge, copied| {
-        copy_games_at(&plan.copy, input, judge, progress, copied)
-    })
 }
 
 /// A game without a game-termination marker, held back until the next
@@ -280,9 +233,8 @@ impl<L> Held<L> {
     }
 }
 
-/// The work of [`run`] and [`run_at`]: `copy` runs the judge and the sink
-/// over the input; `cut` tells, once the input is read, whether its text
-/// ended early (see [`run_input`]).
+/// The work of [`run`]: `copy` runs the judge and the sink over the input;
+/// `cut` tells, once the input is read, whether its text ended early.
 fn run_with<L: Send, E>(
     plan: &Plan,
     label: &Label<'_, L>,
@@ -537,7 +489,7 @@ mod tests {
         let mut out = GameWriter::new(Vec::new());
         let counts = run(
             plan,
-            pgn,
+            Source::reader(pgn),
             &|_, _| Some(()),
             &mut |_| {},
             &mut |g: Judged<'_, ()>| -> io::Result<()> {
@@ -602,7 +554,7 @@ mod tests {
         };
         let counts = run(
             &plan,
-            &pgn[..],
+            Source::reader(&pgn[..]),
             &|g, _| (g.game.tags.get("Event") != Some("b")).then_some(g.index),
             &mut |_| {},
             &mut |g: Judged<'_, usize>| -> io::Result<()> {
@@ -658,7 +610,7 @@ mod tests {
         for input in [&a[..], &b[..]] {
             run(
                 &Plan::default(),
-                input,
+                Source::reader(input),
                 &|_, _| Some(()),
                 &mut |_| {},
                 &mut |g: Judged<'_, ()>| -> io::Result<()> {

@@ -1,9 +1,8 @@
 //! Games copied byte for byte: the library half of `rookery pgn filter` and
 //! `rookery pgn dedupe`.
 //!
-//! [`copy_games`] (a stream) and [`copy_games_at`] (a file every thread can
-//! read at any offset) read an input on one or more threads
-//! ([`crate::split`]), hand every game to a *judge* on the reading threads
+//! [`copy_games`] reads a [`Source`] on one or more threads
+//! ([`crate::split`]), hands every game to a *judge* on the reading threads
 //! and the judged games to a *sink* on the calling thread, in input order,
 //! each with its bytes exactly as they stand in the input if the judge asks
 //! for them.
@@ -24,12 +23,13 @@
 //!
 //! ```
 //! use rookery_pgn::copy::{copy_games, CopyPlan};
+//! use rookery_pgn::source::Source;
 //!
 //! let pgn = b"[White \"a\"]\n1. e4 *\n\n[White \"b\"]\n1. d4 {x} *\n\n";
 //! let mut kept = Vec::new();
 //! copy_games(
 //!     &CopyPlan::default(),
-//!     &pgn[..],
+//!     Source::reader(&pgn[..]),
 //!     // On the reading threads: a value for the game, and whether to copy it.
 //!     &|g, _raw| {
 //!         let b = g.game.tags.get("White") == Some("b");
@@ -49,12 +49,12 @@
 //! ```
 
 use std::borrow::Cow;
-use std::io::Read;
 use std::ops::Range;
 
 use crate::game::{Detail, ReadGame};
 use crate::reader::parse_tag;
-use crate::split::{from_file, from_stream, PieceGames, ReadAt, Start};
+use crate::source::{Reading, Source};
+use crate::split::PieceGames;
 use crate::stream::{Diag, StreamError};
 use crate::types::{Location, RawTag};
 
@@ -66,9 +66,6 @@ pub struct CopyPlan {
     pub jobs: usize,
     /// Bytes a piece of input, about (see [`crate::split`]).
     pub chunk_bytes: usize,
-    /// The input's length in bytes, if known (a hint: see
-    /// [`crate::stream::Plan::input_len`]).
-    pub input_len: Option<u64>,
     /// How much of each game the judge needs (see [`Detail`]); every move
     /// is checked at any detail.
     pub detail: Detail,
@@ -80,9 +77,6 @@ pub struct CopyPlan {
     /// the judge with [`ReadGame::skipped`], unchecked. For a judge whose
     /// verdict the tags alone decide for such games.
     pub gate: Option<crate::game::TagGate>,
-    /// Where the input [`copy_games`] reads begins in a larger text (a
-    /// shard's part: see [`Start`]); [`copy_games_at`] reads a whole file.
-    pub start: Start,
 }
 
 impl std::fmt::Debug for CopyPlan {
@@ -90,27 +84,22 @@ impl std::fmt::Debug for CopyPlan {
         f.debug_struct("CopyPlan")
             .field("jobs", &self.jobs)
             .field("chunk_bytes", &self.chunk_bytes)
-            .field("input_len", &self.input_len)
             .field("detail", &self.detail)
             .field("quiet", &self.quiet)
             .field("gate", &self.gate.as_ref().map(|_| "a gate on tags"))
-            .field("start", &self.start)
             .finish()
     }
 }
 
 impl Default for CopyPlan {
-    /// One thread, 1 MiB pieces, [`Detail::Count`], warnings reported, the
-    /// start of a text.
+    /// One thread, 1 MiB pieces, [`Detail::Count`], warnings reported.
     fn default() -> CopyPlan {
         CopyPlan {
             jobs: 1,
             chunk_bytes: 1 << 20,
-            input_len: None,
             detail: Detail::Count,
             quiet: false,
             gate: None,
-            start: Start::default(),
         }
     }
 }
@@ -383,16 +372,18 @@ impl<T, E> InOrder<'_, '_, T, E> {
     }
 }
 
-/// Reads `input` as `plan` says: `judge` sees every game on the reading
-/// threads, `sink` gets them in input order with their bytes (see
-/// [`Copied`]); `progress` hears the input bytes done now and then.
+/// Reads `source` as `plan` says, its bytes as they are (not decoded: see
+/// [`tag_value`]): `judge` sees every game on the reading threads, `sink`
+/// gets them in input order with their bytes (see [`Copied`]); `progress`
+/// hears the input bytes done now and then.
 ///
 /// # Errors
 /// [`StreamError::Read`] if the input cannot be read (or a reading thread
-/// panicked), [`StreamError::Sink`] with the first error of `sink`.
-pub fn copy_games<R: Read + Send, T: Send, E>(
+/// panicked; an input read at offsets that got shorter while read),
+/// [`StreamError::Sink`] with the first error of `sink`.
+pub fn copy_games<T: Send, E>(
     plan: &CopyPlan,
-    input: R,
+    source: Source<'_>,
     judge: &Judge<'_, T>,
     progress: &mut dyn FnMut(u64),
     sink: &mut CopySink<'_, T, E>,
@@ -400,50 +391,16 @@ pub fn copy_games<R: Read + Send, T: Send, E>(
     let quiet = plan.quiet;
     let work = |games: &mut PieceGames| judge_piece(games, judge, quiet, &plan.gate);
     let mut order = InOrder::new(sink);
-    from_stream(
-        input,
-        (plan.start, true),
-        plan.jobs,
-        (plan.chunk_bytes, plan.input_len),
-        plan.detail,
-        &work,
-        &mut |batch, bytes, done| {
-            progress(done);
-            order.take(batch, bytes).map_err(StreamError::Sink)
-        },
-    )?;
-    order.finish().map_err(StreamError::Sink)
-}
-
-/// [`copy_games`] over an input every thread can read at any offset (a
-/// file): each thread reads its own pieces
-/// ([`crate::split::for_each_piece_at`]). The bytes are read as they are
-/// (no Latin-1 decoding: see [`tag_value`]).
-///
-/// # Errors
-/// As [`copy_games`]; an input that got shorter while read is a read error.
-pub fn copy_games_at<A: ReadAt + Sync + ?Sized, T: Send, E>(
-    plan: &CopyPlan,
-    input: &A,
-    judge: &Judge<'_, T>,
-    progress: &mut dyn FnMut(u64),
-    sink: &mut CopySink<'_, T, E>,
-) -> Result<(), StreamError<E>> {
-    let quiet = plan.quiet;
-    let work = |games: &mut PieceGames| judge_piece(games, judge, quiet, &plan.gate);
-    let mut order = InOrder::new(sink);
-    from_file(
-        input,
-        (plan.jobs, true),
-        (plan.chunk_bytes, plan.input_len),
-        plan.detail,
-        &work,
-        &mut |batch, bytes, done| {
-            progress(done);
-            order.take(batch, bytes).map_err(StreamError::Sink)
-        },
-        None,
-    )?;
+    let reading = Reading {
+        jobs: plan.jobs,
+        chunk_bytes: plan.chunk_bytes,
+        detail: plan.detail,
+        decode: false,
+    };
+    source.pieces(reading, true, &work, &mut |batch, bytes, done| {
+        progress(done);
+        order.take(batch, bytes).map_err(StreamError::Sink)
+    })?;
     order.finish().map_err(StreamError::Sink)
 }
 
@@ -465,11 +422,12 @@ mod tests {
             Ok(true)
         };
         let judge = |_: &ReadGame, _: &[u8]| ((), true);
-        if at {
-            copy_games_at(&plan, input, &judge, &mut |_| {}, &mut sink).unwrap();
+        let source = if at {
+            Source::file(input)
         } else {
-            copy_games(&plan, input, &judge, &mut |_| {}, &mut sink).unwrap();
-        }
+            Source::reader(input)
+        };
+        copy_games(&plan, source, &judge, &mut |_| {}, &mut sink).unwrap();
         out
     }
 
@@ -526,7 +484,7 @@ mod tests {
         let mut seen = Vec::new();
         copy_games(
             &plan,
-            &pgn[..],
+            Source::reader(&pgn[..]),
             &|g, raw| {
                 let t = |n| tag_value(g, raw, n).map(Cow::into_owned);
                 ((t("White"), t("Black"), t("Event")), false)

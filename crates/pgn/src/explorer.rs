@@ -54,12 +54,12 @@
 //! ```
 
 use std::collections::HashMap;
-use std::io::Read;
 
 use rookery_core::{CastlingMode, Color, Move, Position, SanPlus};
 
 use crate::game::{fen_of, Detail, Game, Tags};
-use crate::split::{for_each_piece_at, for_each_piece_with, PieceGames, ReadAt};
+use crate::source::Source;
+use crate::split::PieceGames;
 use crate::stream::{report, Part, Plan, StreamError};
 use crate::types::GameResult;
 
@@ -435,30 +435,28 @@ fn branches(
     out
 }
 
-/// Counts the games of `input` into a copy of `explorer` (empty, see
+/// Counts the games of `source` into a copy of `explorer` (empty, see
 /// [`Explorer::empty_like`]) and returns it, reading on `plan.jobs`
-/// threads; the problems of the games and the counts of games, errors and
-/// warnings reach `sink` in input order, in [`Part`]s without text (a game
-/// with an error is reported and not counted; in strict mode reading stops
-/// there). Of `plan`, the threads, piece size, input length, strictness
-/// and quietness are used, not the task.
+/// threads (lines that are not UTF-8 read as Latin-1, told to the source's
+/// listener); the problems of the games and the counts of games, errors
+/// and warnings reach `sink` in input order, in [`Part`]s without text (a
+/// game with an error is reported and not counted; in strict mode reading
+/// stops there). Of `plan`, the threads, piece size, strictness and
+/// quietness are used, not the task.
 ///
 /// # Errors
 /// As [`crate::stream::run`].
-pub fn run<R: Read + Send, E>(
+pub fn run<E>(
     plan: &Plan,
     explorer: &Explorer,
-    input: R,
+    source: Source<'_>,
     progress: &mut dyn FnMut(u64),
     sink: &mut dyn FnMut(Part) -> Result<(), E>,
 ) -> Result<Explorer, StreamError<E>> {
     let work = |games: &mut PieceGames| piece(plan, explorer, games);
     let mut total = explorer.empty_like();
-    for_each_piece_with(
-        input,
-        plan.jobs,
-        (plan.chunk_bytes, plan.input_len),
-        Detail::Mainline,
+    source.for_each_piece(
+        plan.reading(Detail::Mainline, true),
         &work,
         &mut |(part, found): (Part, Explorer), bytes| -> Result<bool, StreamError<E>> {
             progress(bytes);
@@ -467,39 +465,6 @@ pub fn run<R: Read + Send, E>(
             sink(part).map_err(StreamError::Sink)?;
             Ok(go_on)
         },
-    )?;
-    Ok(total)
-}
-
-/// [`run`] over an input every thread reads at any offset (a file): lines
-/// that are not UTF-8 are read as Latin-1, and `latin1` hears the first.
-///
-/// # Errors
-/// As [`crate::stream::run_at`].
-pub fn run_at<A: ReadAt + Sync + ?Sized, E>(
-    plan: &Plan,
-    explorer: &Explorer,
-    input: &A,
-    progress: &mut dyn FnMut(u64),
-    latin1: &mut dyn FnMut(u64),
-    sink: &mut dyn FnMut(Part) -> Result<(), E>,
-) -> Result<Explorer, StreamError<E>> {
-    let work = |games: &mut PieceGames| piece(plan, explorer, games);
-    let mut total = explorer.empty_like();
-    for_each_piece_at(
-        input,
-        plan.jobs,
-        (plan.chunk_bytes, plan.input_len),
-        Detail::Mainline,
-        &work,
-        &mut |(part, found): (Part, Explorer), bytes| -> Result<bool, StreamError<E>> {
-            progress(bytes);
-            total.merge(found);
-            let go_on = !part.stopped;
-            sink(part).map_err(StreamError::Sink)?;
-            Ok(go_on)
-        },
-        Some(latin1),
     )?;
     Ok(total)
 }

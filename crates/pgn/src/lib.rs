@@ -42,6 +42,7 @@ pub mod keyset;
 pub mod partition;
 pub mod reader;
 pub mod sort;
+pub mod source;
 pub mod split;
 pub mod stream;
 pub mod tags;

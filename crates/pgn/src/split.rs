@@ -1,21 +1,23 @@
 //! Reading one PGN stream on several threads, with exactly the result of
 //! reading it on one.
 //!
-//! [`for_each_piece`] does it all: a [`Cutter`] cuts the raw bytes into
-//! pieces of about a target size at *likely* game boundaries (a line that
-//! starts with `[` after a line that is not a tag, or a line after one that
-//! ends with a result token), looking only at bytes (vector searches), so
-//! cutting costs little beside reading. The reading threads take turns at
-//! the cutter: each cuts its own next piece and works on it while its bytes
-//! are still in that thread's cache. (Cutting on the calling thread for all
-//! of them made it a third of the work, with every byte fetched from
-//! another core's cache.) [`for_each_piece_at`] reads an input every thread
-//! can read at any offset (a file, [`ReadAt`]): there the turn at the cutter
-//! only finds where the next piece ends, reading a few KiB around the cut,
-//! and each thread reads its piece's bytes itself, at once with the others.
+//! The door is [`crate::source::Source::for_each_piece`]; this module is
+//! its engine. A [`Cutter`] cuts the raw bytes into pieces of about a
+//! target size at *likely* game boundaries (a line that starts with `[`
+//! after a line that is not a tag, or a line after one that ends with a
+//! result token), looking only at bytes (vector searches), so cutting costs
+//! little beside reading. The reading threads take turns at the cutter:
+//! each cuts its own next piece and works on it while its bytes are still
+//! in that thread's cache. (Cutting on the calling thread for all of them
+//! made it a third of the work, with every byte fetched from another
+//! core's cache.) An input every thread can read at any offset (a file,
+//! [`ReadAt`]) is read differently: the turn at the cutter only finds where
+//! the next piece ends, reading a few KiB around the cut, and each thread
+//! reads its piece's bytes itself, at once with the others.
 //! A lone reading thread of such an input gets its pieces from a thread
-//! that reads them ahead of it (two at most): the reading of one piece and
-//! the parsing of the one before run at once.
+//! that reads them ahead of it (two at most, rookery-io's
+//! [`parallel::with_ahead`]): the reading of one piece and the parsing of
+//! the one before run at once.
 //!
 //! Each thread then checks its piece (decoding lines that are not UTF-8 from
 //! Latin-1, if asked), counts its newlines and the lines that look like a
@@ -34,31 +36,13 @@
 //!
 //! Locations (line, column, offset) and indices are those of the whole
 //! stream. A stream with no boundary a piece could end at is held as one piece.
-//! Told the input's length ([`Cutter::with_length`], the `size` of
-//! [`for_each_piece_with`]), the cutter cuts the last pieces smaller, so that
-//! the threads run out of work together instead of one of them reading a
-//! whole last piece alone.
-//!
-//! ```
-//! use rookery_pgn::split::for_each_piece;
-//! let pgn = b"[Event \"a\"]\n\n1. e4 e5 *\n\n[Event \"b\"]\n\n1. d4 d5 *\n\n[Event \"c\"]\n\n1. c4 *\n";
-//! let mut found = Vec::new();
-//! for_each_piece(
-//!     &pgn[..],
-//!     2,  // threads
-//!     16, // bytes a piece, about
-//!     &|games| games.map(|g| (g.index, g.at.line)).collect::<Vec<_>>(), // on the threads
-//!     &mut |batch, _bytes_done| -> std::io::Result<bool> {
-//!         found.extend(batch); // in stream order
-//!         Ok(true) // go on
-//!     },
-//! )?;
-//! assert_eq!(found, [(1, 1), (2, 5), (3, 9)]);
-//! # Ok::<(), std::io::Error>(())
-//! ```
+//! Told the input's length ([`Cutter::with_length`],
+//! [`crate::source::Source::with_len`]), the cutter cuts the last pieces
+//! smaller, so that the threads run out of work together instead of one of
+//! them reading a whole last piece alone.
 
 use std::io::{self, Read};
-use std::sync::{mpsc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use rookery_io::parallel::{self, Pulled, WorkerPanicked};
 use rookery_io::read_full_at;
@@ -610,9 +594,9 @@ trait Source {
     /// for a second reading, should one be needed.
     fn refetch(raw: &Self::Raw) -> Option<Self::Raw>;
     /// Whether one worker is better served by a thread that cuts and
-    /// fetches its pieces ahead of it ([`read_ahead`]): a source that
-    /// never waits long for its bytes (a file), so that the thread ends as
-    /// soon as it is no longer wanted.
+    /// fetches its pieces ahead of it ([`parallel::with_ahead`]): a source
+    /// that never waits long for its bytes (a file), so that the thread
+    /// ends as soon as it is no longer wanted.
     const AHEAD: bool = false;
 }
 
@@ -927,8 +911,9 @@ fn prepare(
     })
 }
 
-/// Where [`for_each_piece`] hands the results, in stream order, with the
-/// input bytes cut so far; it returns `false` to stop early.
+/// Where [`crate::source::Source::for_each_piece`] hands the results, in
+/// stream order, with the input bytes cut so far; it returns `false` to
+/// stop early.
 pub type PieceSink<'a, T, E> = dyn FnMut(T, u64) -> Result<bool, E> + 'a;
 
 /// [`PieceSink`] that also gets the bytes the result's games were read
@@ -936,75 +921,12 @@ pub type PieceSink<'a, T, E> = dyn FnMut(T, u64) -> Result<bool, E> + 'a;
 /// points into them instead of holding a copy ([`crate::copy`]).
 pub(crate) type LentSink<'a, T, E> = dyn FnMut(T, &[u8], u64) -> Result<bool, E> + 'a;
 
-/// Runs `work` over the games of `input` on `jobs` threads (at least one)
-/// and hands its results to `sink` in stream order, with the number of input
-/// bytes cut so far; `sink` returns `false` to stop early. The games `work`
-/// sees, their indices, locations, errors and warnings, are exactly those one
-/// [`Games`] reader over the whole stream gives (see the module
-/// documentation); `work` may run more than once on the same games (only one
-/// result reaches `sink`), so it should have no other effect.
-///
-/// # Errors
-/// An I/O error reading `input`, or the first error `sink` returns.
-pub fn for_each_piece<T: Send, E: From<io::Error>>(
-    input: impl Read + Send,
-    jobs: usize,
-    target: usize,
-    work: &(dyn Fn(&mut dyn Iterator<Item = ReadGame>) -> T + Sync),
-    sink: &mut PieceSink<'_, T, E>,
-) -> Result<(), E> {
-    for_each_piece_with(
-        input,
-        jobs,
-        (target, None),
-        Detail::Full,
-        &|games| work(games),
-        sink,
-    )
-}
-
-/// [`for_each_piece`], the games keeping `detail` (see [`Detail`]: the
-/// games' errors and warnings are the same at every detail), and `work`
-/// may hand the games back for reuse ([`PieceGames::recycle`]). `size` is
-/// the target size of a piece and, if known, the input's length in bytes
-/// (see [`Cutter::with_length`]).
-///
-/// # Errors
-/// An I/O error reading `input`, or the first error `sink` returns.
-pub fn for_each_piece_with<T: Send, E: From<io::Error>>(
-    input: impl Read + Send,
-    jobs: usize,
-    size: (usize, Option<u64>),
-    detail: Detail,
-    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
-    sink: &mut PieceSink<'_, T, E>,
-) -> Result<(), E> {
-    for_each_piece_from(input, Start::default(), jobs, size, detail, work, sink)
-}
-
-/// [`for_each_piece_with`] over a stream that begins at `start` in a
-/// larger text (see [`Start`]): the games' locations and indices are those
-/// of the whole text.
-///
-/// # Errors
-/// As [`for_each_piece_with`].
-pub fn for_each_piece_from<T: Send, E: From<io::Error>>(
-    input: impl Read + Send,
-    start: Start,
-    jobs: usize,
-    size: (usize, Option<u64>),
-    detail: Detail,
-    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
-    sink: &mut PieceSink<'_, T, E>,
-) -> Result<(), E> {
-    let at = (start, false);
-    let sink = &mut |out, _: &[u8], done| sink(out, done);
-    from_stream(input, at, jobs, size, detail, work, sink)
-}
-
-/// The work of [`for_each_piece_from`]: `at` is where the stream begins
-/// and whether the sink borrows the bytes (with `lend`, [`crate::copy`]
-/// calls it directly: its results point into the piece).
+/// Runs `work` over the games of the stream `input` on `jobs` threads (at
+/// least one) and hands its results to `sink` in stream order (the door is
+/// [`crate::source::Source::for_each_piece`]): `at` is where the stream
+/// begins in a larger text (see [`Start`]) and whether the sink borrows the
+/// bytes ([`LentSink`]); `size` the target size of a piece and, if known,
+/// the input's length in bytes (see [`Cutter::with_length`]).
 pub(crate) fn from_stream<T: Send, E: From<io::Error>>(
     input: impl Read + Send,
     (start, lend): (Start, bool),
@@ -1025,39 +947,20 @@ pub(crate) fn from_stream<T: Send, E: From<io::Error>>(
         detail,
         start,
         lend,
+        work,
+        sink,
+        latin1: None,
     };
-    run_pieces(cutter, &|cut, _| Ok(cut), pieces, work, sink, None)
+    run_pieces(cutter, &|cut, _| Ok(cut), pieces)
 }
 
-/// [`for_each_piece_with`] over an input every thread can read at any
-/// offset (a file): the calling thread reads only a few KiB around each
-/// cut, and each thread reads its own pieces, checks and counts them, at
-/// once. With `latin1`, a line that is not UTF-8 is read as ISO 8859-1, as
-/// [`rookery_io::latin1::Latin1Read`] does (locations are then those of
-/// the decoded text), and `latin1` hears the number of the first such line,
-/// once; without it, the bytes are read as they are. `size` is the target
-/// size of a piece and the input's length if known (a hint).
-///
-/// # Errors
-/// An I/O error reading `input` (an input that is shorter than when its
-/// pieces were cut, changed while read, is one), or the first error `sink`
-/// returns.
-pub fn for_each_piece_at<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>(
-    input: &A,
-    jobs: usize,
-    size: (usize, Option<u64>),
-    detail: Detail,
-    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
-    sink: &mut PieceSink<'_, T, E>,
-    latin1: Option<&mut dyn FnMut(u64)>,
-) -> Result<(), E> {
-    let sink = &mut |out, _: &[u8], done| sink(out, done);
-    from_file(input, (jobs, false), size, detail, work, sink, latin1)
-}
-
-/// The work of [`for_each_piece_at`]: `jobs` threads, and whether the sink
-/// borrows the bytes (with `lend`, [`crate::copy`] calls it directly, with
-/// no `latin1`: the bytes read as they are).
+/// [`from_stream`] over an input every thread can read at any offset (a
+/// file): the calling thread reads only a few KiB around each cut, and each
+/// thread reads its own pieces, checks and counts them, at once. With
+/// `latin1`, a line that is not UTF-8 is read as ISO 8859-1, as
+/// [`rookery_io::latin1::Latin1Read`] does (locations are then those of the
+/// decoded text), and `latin1` hears the number of the first such line,
+/// once; without it, the bytes are read as they are.
 pub(crate) fn from_file<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>(
     input: &A,
     (jobs, lend): (usize, bool),
@@ -1083,25 +986,26 @@ pub(crate) fn from_file<A: ReadAt + Sync + ?Sized, T: Send, E: From<io::Error>>(
         detail,
         start: Start::default(),
         lend,
-    };
-    run_pieces(
-        spans,
-        &|span, buf| read_span(input, span, buf),
-        pieces,
         work,
         sink,
         latin1,
-    )
+    };
+    run_pieces(spans, &|span, buf| read_span(input, span, buf), pieces)
 }
 
 /// How [`run_pieces`] reads: threads, detail, where the stream begins,
 /// and whether the sink borrows the bytes ([`LentSink`]: a worker then
-/// keeps no piece's buffer for its next piece).
-struct Pieces {
+/// keeps no piece's buffer for its next piece); the work on the threads,
+/// the sink of the results, and who hears the first line read as Latin-1
+/// (if lines that are not UTF-8 are decoded).
+struct Pieces<'r, 's, 'l, T, E> {
     jobs: usize,
     detail: Detail,
     start: Start,
     lend: bool,
+    work: &'r (dyn Fn(&mut PieceGames) -> T + Sync),
+    sink: &'r mut LentSink<'s, T, E>,
+    latin1: Option<&'r mut (dyn FnMut(u64) + 'l)>,
 }
 
 /// A piece read on a reading thread. Its bytes are gone (to the thread's
@@ -1113,7 +1017,7 @@ struct ReadPiece<T, R> {
     again: Option<R>,
 }
 
-/// Pieces a [`read_ahead`] thread holds ready for the one worker.
+/// Pieces read ahead of the one worker and not yet taken ([`run_pieces`]).
 const PIECES_AHEAD: usize = 2;
 
 /// A piece as [`Ahead`] hands it out: read already, with what fetches it
@@ -1123,31 +1027,33 @@ enum Fetched<R> {
     Again(R),
 }
 
-/// A piece a [`read_ahead`] thread read, with what fetches it again (if
-/// its source can); an error is the last one.
+/// A piece read ahead, with what fetches it again (if its source can); an
+/// error is the last one.
 type ReadAhead<R> = io::Result<(Cut, Option<R>)>;
 
-/// The source of a lone worker whose pieces a [`read_ahead`] thread cuts
-/// and fetches from a source `S`: the worker parses while the next piece
-/// is read.
+/// The source of a lone worker whose pieces a thread cuts and fetches from
+/// a source `S` ([`parallel::with_ahead`]): the worker parses while the
+/// next piece is read.
 struct Ahead<S: Source> {
-    pieces: mpsc::Receiver<ReadAhead<S::Raw>>,
-    spent: mpsc::Sender<Vec<u8>>,
+    pieces: parallel::Ahead<ReadAhead<S::Raw>, Vec<u8>>,
     offset: u64,
 }
 
 impl<S: Source> Source for Ahead<S> {
     type Raw = Fetched<S::Raw>;
     fn next_raw(&mut self) -> Option<io::Result<Fetched<S::Raw>>> {
-        // The thread ended: the input is read (an error was sent before).
-        let got = self.pieces.recv().ok()?;
+        // The end: the input is read (an error was handed out before).
+        let got = match self.pieces.take_next()? {
+            Ok(got) => got,
+            Err(_) => Err(io::Error::other("the thread reading ahead panicked")),
+        };
         Some(got.map(|(cut, again)| {
             self.offset = cut.offset + cut.bytes.len() as u64;
             Fetched::Read(cut, again)
         }))
     }
     fn recycle(&mut self, bytes: Vec<u8>) {
-        let _ = self.spent.send(bytes);
+        self.pieces.give_back(bytes);
     }
     fn offset(&self) -> u64 {
         self.offset
@@ -1161,82 +1067,51 @@ impl<S: Source> Source for Ahead<S> {
     }
 }
 
-/// The thread of [`Ahead`]: cuts `source` and fetches each piece, at most
-/// [`PIECES_AHEAD`] ahead of the worker, into the buffers it gets back
-/// (`spent`); until the input ends, a read fails (the error is the last
-/// item), or the worker's side is gone.
-fn read_ahead<S: Source>(
-    mut source: S,
-    fetch: &(dyn Fn(S::Raw, Vec<u8>) -> io::Result<Cut> + Sync),
-    pieces: &mpsc::SyncSender<ReadAhead<S::Raw>>,
-    spent: &mpsc::Receiver<Vec<u8>>,
-) {
-    loop {
-        for bytes in spent.try_iter() {
-            source.recycle(bytes);
-        }
-        let item = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let raw = match source.next_raw()? {
-                Ok(raw) => raw,
-                Err(e) => return Some(Err(e)),
-            };
-            let again = S::refetch(&raw);
-            Some(fetch(raw, Vec::new()).map(|cut| (cut, again)))
-        })) {
-            Ok(None) => return,
-            Ok(Some(item)) => item,
-            // Never a silent end: the worker hears of it as a read error.
-            Err(_) => Err(io::Error::other("the thread reading ahead panicked")),
-        };
-        let failed = item.is_err();
-        if pieces.send(item).is_err() || failed {
-            return;
-        }
-    }
-}
-
-/// The work of [`for_each_piece_with`] and [`for_each_piece_at`]; one
-/// worker of a source that is better read ahead ([`Source::AHEAD`]) gets
-/// its pieces from a [`read_ahead`] thread.
+/// The work of [`from_stream`] and [`from_file`]; one worker of a source
+/// that is better read ahead ([`Source::AHEAD`]) gets its pieces, cut and
+/// fetched, from a thread that reads them ahead of it, at most
+/// [`PIECES_AHEAD`] ([`parallel::with_ahead`]), into the buffers it hands
+/// back.
 fn run_pieces<S: Source + Send, T: Send, E: From<io::Error>>(
     source: S,
     fetch: &(dyn Fn(S::Raw, Vec<u8>) -> io::Result<Cut> + Sync),
-    pieces: Pieces,
-    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
-    sink: &mut LentSink<'_, T, E>,
-    latin1: Option<&mut dyn FnMut(u64)>,
+    pieces: Pieces<'_, '_, '_, T, E>,
 ) -> Result<(), E> {
     if pieces.jobs > 1 || !S::AHEAD {
-        return run_pieces_on(source, fetch, pieces, work, sink, latin1);
+        return run_pieces_on(source, fetch, pieces);
     }
-    std::thread::scope(|scope| {
-        let (pieces_tx, pieces_rx) = mpsc::sync_channel(PIECES_AHEAD);
-        let (spent_tx, spent_rx) = mpsc::channel();
-        // It ends once the worker's side is gone (its next send fails):
-        // the scope's end waits for it.
-        std::thread::Builder::new()
-            .name("rookery-read".into())
-            .spawn_scoped(scope, move || {
-                read_ahead(source, fetch, &pieces_tx, &spent_rx)
-            })?;
-        let back = spent_tx.clone();
+    // Until the input ends or a read fails (the error is the last piece).
+    let next = |(source, failed): &mut (S, bool)| -> Option<ReadAhead<S::Raw>> {
+        if *failed {
+            return None;
+        }
+        let item = source.next_raw()?.and_then(|raw| {
+            let again = S::refetch(&raw);
+            fetch(raw, Vec::new()).map(|cut| (cut, again))
+        });
+        *failed = item.is_err();
+        Some(item)
+    };
+    let take_back = |(source, _): &mut (S, bool), bytes| source.recycle(bytes);
+    let ran = parallel::with_ahead(PIECES_AHEAD, (source, false), next, take_back, |ahead| {
+        let back = ahead.giver();
         let fetch_ahead = move |raw: Fetched<S::Raw>, buf: Vec<u8>| match raw {
             Fetched::Read(cut, _) => {
                 // The worker's last buffer goes back to the thread.
                 if buf.capacity() > 0 {
-                    let _ = back.send(buf);
+                    back.give(buf);
                 }
                 Ok(cut)
             }
             Fetched::Again(raw) => fetch(raw, buf),
         };
         let ahead: Ahead<S> = Ahead {
-            pieces: pieces_rx,
-            spent: spent_tx,
+            pieces: ahead,
             offset: 0,
         };
-        run_pieces_on(ahead, &fetch_ahead, pieces, work, sink, latin1)
-    })
+        run_pieces_on(ahead, &fetch_ahead, pieces)
+    });
+    ran.unwrap_or_else(|e| Err(E::from(e)))
 }
 
 /// The threads take turns at `source` for their next piece, `fetch` its
@@ -1245,18 +1120,20 @@ fn run_pieces<S: Source + Send, T: Send, E: From<io::Error>>(
 fn run_pieces_on<S: Source + Send, T: Send, E: From<io::Error>>(
     source: S,
     fetch: &(dyn Fn(S::Raw, Vec<u8>) -> io::Result<Cut> + Sync),
-    pieces: Pieces,
-    work: &(dyn Fn(&mut PieceGames) -> T + Sync),
-    sink: &mut LentSink<'_, T, E>,
-    latin1: Option<&mut dyn FnMut(u64)>,
+    pieces: Pieces<'_, '_, '_, T, E>,
 ) -> Result<(), E> {
     let Pieces {
         jobs,
         detail,
         start,
         lend,
+        work,
+        sink,
+        latin1,
     } = pieces;
     let decode = latin1.is_some();
+    // (The listener's own lifetime shortened to the borrow's.)
+    let latin1 = latin1.map(|tell| -> &mut dyn FnMut(u64) { tell });
     let books = Mutex::new(Books {
         first_index: start.index,
         next_index: start.index,
@@ -1494,9 +1371,9 @@ mod tests {
         }
         let games = |input: &[u8], start: Start, jobs: usize| {
             let mut found = Vec::new();
-            for_each_piece_from(
+            from_stream(
                 input,
-                start,
+                (start, false),
                 jobs,
                 (40, None),
                 Detail::Count,
@@ -1505,7 +1382,7 @@ mod tests {
                         .map(|g| (g.index, g.at, g.error.map(|e| e.at)))
                         .collect::<Vec<_>>()
                 },
-                &mut |batch, _| -> io::Result<bool> {
+                &mut |batch, _, _| -> io::Result<bool> {
                     found.extend(batch);
                     Ok(true)
                 },

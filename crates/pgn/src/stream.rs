@@ -15,13 +15,14 @@
 //! checked, so the problems reported are the same.
 //!
 //! ```
+//! use rookery_pgn::source::Source;
 //! use rookery_pgn::stream::{run, Plan, Task};
 //!
 //! let pgn = b"[White \"A\"]\n[Black \"B\"]\n[ECO \"C20\"]\n1. e4 e5 (1... c5 2. Nf3) 2. Nf3 1-0\n\n1. e4 Nf6 2. Nf6 *\n";
 //! let plan = Plan::new(Task::Stats);
 //! let mut stats = rookery_pgn::stream::Stats::default();
 //! let mut diags = Vec::new();
-//! run(&plan, &pgn[..], "games.pgn", &mut |_| {}, &mut |part| -> Result<(), std::io::Error> {
+//! run(&plan, Source::reader(&pgn[..]), "games.pgn", &mut |_| {}, &mut |part| -> Result<(), std::io::Error> {
 //!     stats.merge(part.stats);
 //!     diags.extend(part.diags);
 //!     Ok(())
@@ -42,11 +43,10 @@ use crate::convert::{epd_to_game, write_game_epd, write_game_fens, EpdOptions};
 use crate::eco;
 use crate::game::{Detail, GameBuilder, GameError, ReadGame, Warning};
 use crate::reader::Reader;
-use crate::split::{for_each_piece_at, for_each_piece_from, PieceGames, PieceSink};
+use crate::source::{Reading, Source};
+use crate::split::{PieceGames, Start};
 use crate::types::{GameResult, Location};
 use crate::writer::game_to_string;
-use rookery_io::latin1::Latin1Read;
-use rookery_io::ReadAt;
 
 /// A part is handed to the sink once its text reaches this many bytes.
 pub const FLUSH_TEXT_BYTES: usize = 1 << 16;
@@ -125,21 +125,25 @@ pub struct Plan {
     pub jobs: usize,
     /// Bytes per piece of input with more than one thread.
     pub chunk_bytes: usize,
-    /// The length in bytes of the input [`run`] reads, when known (a
-    /// file's size): with more than one thread, the last pieces are then cut
-    /// smaller, so that the threads finish together. A hint: a wrong one
-    /// changes only the pieces' sizes.
-    pub input_len: Option<u64>,
     /// Classify every game by its moves ([`crate::eco`]): `normalize` sets
     /// the `ECO`, `Opening` and `Variation` tags, `stats` counts the ECO
     /// codes found instead of the tags'.
     pub classify: bool,
-    /// Where the input [`run`] reads begins in a larger text (a shard's
-    /// part: see [`crate::split::Start`]); [`run_at`] reads a whole file.
-    pub start: crate::split::Start,
 }
 
 impl Plan {
+    /// How the plan reads a [`Source`]: its threads and pieces, keeping
+    /// `detail` of each game, lines that are not UTF-8 decoded from
+    /// Latin-1 if `decode`.
+    pub fn reading(&self, detail: Detail, decode: bool) -> Reading {
+        Reading {
+            jobs: self.jobs,
+            chunk_bytes: self.chunk_bytes,
+            detail,
+            decode,
+        }
+    }
+
     /// A plan for `task`: lenient, warnings reported, one thread, 1 MiB pieces.
     pub fn new(task: Task) -> Plan {
         Plan {
@@ -148,9 +152,7 @@ impl Plan {
             quiet: false,
             jobs: 1,
             chunk_bytes: 1 << 20,
-            input_len: None,
             classify: false,
-            start: crate::split::Start::default(),
         }
     }
 }
@@ -654,42 +656,55 @@ pub(crate) fn eco_tag_code(tags: &crate::Tags) -> String {
     tag_code(tags, &mut [0; 3]).to_owned()
 }
 
-/// Reads `input` (named `file` in stats) as `plan` says and hands the
+/// Reads `source` (named `file` in stats) as `plan` says and hands the
 /// results to `sink` in input order, in parts of about [`FLUSH_TEXT_BYTES`]
-/// (one thread) or one piece of input (several). `progress` is told the
-/// bytes of input consumed so far now and then. In strict mode the run ends
-/// with the part that holds the first error (its [`Part::stopped`] is set).
+/// (one thread) or one piece of input (several). A line that is not UTF-8
+/// is read as ISO 8859-1 (Latin-1) and told to the source's listener
+/// ([`Source::on_latin1`]); [`Task::Eco`] copies it as it is and tells it
+/// all the same. `progress` is told the bytes of input consumed so far now
+/// and then. In strict mode the run ends with the part that holds the first
+/// error (its [`Part::stopped`] is set).
 ///
 /// # Errors
 /// [`StreamError::Read`] if the input cannot be read (or a reading thread
-/// panicked), [`StreamError::Sink`] with the first error `sink` returns.
-pub fn run<R: Read + Send, E>(
+/// panicked; an input read at offsets that got shorter while read),
+/// [`StreamError::Sink`] with the first error `sink` returns.
+pub fn run<E>(
     plan: &Plan,
-    input: R,
+    source: Source<'_>,
     file: &str,
     progress: &mut dyn FnMut(u64),
     sink: &mut dyn FnMut(Part) -> Result<(), E>,
 ) -> Result<(), StreamError<E>> {
     if let Task::Eco { keep } = plan.task {
-        return eco::run::run(plan, keep, input, progress, sink);
+        return eco::run::run(plan, keep, source, progress, sink);
     }
-    // (A stream that begins inside a text is read in pieces, which know
+    // (A source that begins inside a text is read in pieces, which know
     // where they stand, on one thread as on several.)
-    if plan.jobs <= 1 && plan.start == crate::split::Start::default() {
-        return run_one(plan, input, file, progress, sink);
+    if plan.jobs <= 1 && source.start() == Start::default() {
+        return run_one(plan, source.into_text(true)?, file, progress, sink);
     }
-    let detail = plan.task.detail();
-    in_pieces(plan, file, progress, sink, |work, sink| {
-        for_each_piece_from(
-            input,
-            plan.start,
-            plan.jobs,
-            (plan.chunk_bytes, plan.input_len),
-            detail,
-            work,
-            sink,
-        )
-    })
+    let work = |games: &mut PieceGames| {
+        let mut part = plan.task.new_part();
+        while let Some(g) = games.next() {
+            handle(plan, file, &g, &mut part);
+            games.recycle(g);
+            if part.stopped {
+                break;
+            }
+        }
+        part
+    };
+    source.for_each_piece(
+        plan.reading(plan.task.detail(), true),
+        &work,
+        &mut |part: Part, bytes| -> Result<bool, StreamError<E>> {
+            progress(bytes);
+            let go_on = !part.stopped;
+            sink(part).map_err(StreamError::Sink)?;
+            Ok(go_on)
+        },
+    )
 }
 
 /// [`run`] on the calling thread.
@@ -718,96 +733,6 @@ fn run_one<R: Read, E>(
         progress(reader.offset());
     }
     sink(part).map_err(StreamError::Sink)
-}
-
-/// [`run`] over an input every thread can read at any offset (a file,
-/// [`ReadAt`]), on `plan.jobs` threads that each read, check and parse
-/// their own pieces ([`for_each_piece_at`]). A line that is not UTF-8 is
-/// read as ISO 8859-1 (Latin-1), as [`rookery_io::latin1::Latin1Read`]
-/// reads it, and `latin1` hears the number of the first such line. With one
-/// thread, read in order through that reader.
-///
-/// # Errors
-/// As [`run`]; an input that got shorter while read is a read error.
-pub fn run_at<A: ReadAt + Sync + ?Sized, E>(
-    plan: &Plan,
-    input: &A,
-    file: &str,
-    progress: &mut dyn FnMut(u64),
-    latin1: &mut dyn FnMut(u64),
-    sink: &mut dyn FnMut(Part) -> Result<(), E>,
-) -> Result<(), StreamError<E>> {
-    if let Task::Eco { keep } = plan.task {
-        return eco::run::run_at(plan, keep, input, progress, latin1, sink);
-    }
-    if plan.jobs <= 1 {
-        let mut warned = Some(latin1);
-        let text = Latin1Read::new(Offsets { input, at: 0 }, |line| {
-            if let Some(tell) = warned.take() {
-                tell(line);
-            }
-        });
-        return run_one(plan, text, file, progress, sink);
-    }
-    let detail = plan.task.detail();
-    in_pieces(plan, file, progress, sink, |work, sink| {
-        for_each_piece_at(
-            input,
-            plan.jobs,
-            (plan.chunk_bytes, plan.input_len),
-            detail,
-            work,
-            sink,
-            Some(latin1),
-        )
-    })
-}
-
-/// A [`ReadAt`] input read in order, as a stream.
-struct Offsets<'a, A: ?Sized> {
-    input: &'a A,
-    at: u64,
-}
-
-impl<A: ReadAt + ?Sized> Read for Offsets<'_, A> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.input.read_at(buf, self.at)?;
-        self.at += n as u64;
-        Ok(n)
-    }
-}
-
-/// The work of [`run`] and [`run_at`] on several threads: `split` runs the
-/// work on the pieces of the input and hands the results to the sink.
-fn in_pieces<E>(
-    plan: &Plan,
-    file: &str,
-    progress: &mut dyn FnMut(u64),
-    sink: &mut dyn FnMut(Part) -> Result<(), E>,
-    split: impl FnOnce(
-        &(dyn Fn(&mut PieceGames) -> Part + Sync),
-        &mut PieceSink<'_, Part, StreamError<E>>,
-    ) -> Result<(), StreamError<E>>,
-) -> Result<(), StreamError<E>> {
-    let work = |games: &mut PieceGames| {
-        let mut part = plan.task.new_part();
-        while let Some(g) = games.next() {
-            handle(plan, file, &g, &mut part);
-            games.recycle(g);
-            if part.stopped {
-                break;
-            }
-        }
-        part
-    };
-    split(&work, &mut |part: Part,
-                       bytes|
-     -> Result<bool, StreamError<E>> {
-        progress(bytes);
-        let go_on = !part.stopped;
-        sink(part).map_err(StreamError::Sink)?;
-        Ok(go_on)
-    })
 }
 
 /// `rookery pgn from-epd`: one game per EPD record of `input` (see

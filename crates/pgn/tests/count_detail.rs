@@ -2,6 +2,7 @@
 //! no move tree at all, the mainline plies only counted) gives exactly the
 //! statistics and problems the full tree gives, on every test file.
 
+use rookery_pgn::source::Source;
 use rookery_pgn::stream::{handle, run, Part, Plan, Task};
 use rookery_pgn::{Detail, Games, ReadGame};
 
@@ -127,12 +128,18 @@ fn stats_and_diagnostics_are_those_of_the_full_tree() {
                     ..plan
                 };
                 let mut run_part = Part::default();
-                run(&plan, &bytes[..], "f.pgn", &mut |_| {}, &mut |p: Part| {
-                    run_part.stats.merge(p.stats);
-                    run_part.diags.extend(p.diags);
-                    run_part.stopped |= p.stopped;
-                    Ok::<(), ()>(())
-                })
+                run(
+                    &plan,
+                    Source::reader(&bytes[..]),
+                    "f.pgn",
+                    &mut |_| {},
+                    &mut |p: Part| {
+                        run_part.stats.merge(p.stats);
+                        run_part.diags.extend(p.diags);
+                        run_part.stopped |= p.stopped;
+                        Ok::<(), ()>(())
+                    },
+                )
                 .unwrap();
                 assert_eq!(want.stats, run_part.stats, "{plan:?}");
                 assert_eq!(want.diags, run_part.diags, "{plan:?}");

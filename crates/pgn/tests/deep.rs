@@ -1,12 +1,12 @@
 //! Deeply nested variations (issue 13, item 1): a file with 100,000
 //! variations each nested in the one before is read, written, read back,
 //! compared, cloned and dropped, on the calling thread and on the worker
-//! threads of `split::for_each_piece` (whose stacks are smaller), without
+//! threads of `Source::for_each_piece` (whose stacks are smaller), without
 //! exhausting any stack.
 
 use std::path::{Path, PathBuf};
 
-use rookery_pgn::split::for_each_piece;
+use rookery_pgn::source::{Reading, Source};
 use rookery_pgn::{game_to_string, Games};
 
 /// Levels of nesting in the committed file.
@@ -68,23 +68,28 @@ fn nested_variations_on_worker_threads() {
     bytes.push(b'\n');
     bytes.extend_from_slice(&one);
     let mut depths = Vec::new();
-    for_each_piece(
-        &bytes[..],
-        2,
-        one.len() / 2,
-        &|games| {
-            games
-                .map(|g| {
-                    let text = game_to_string(&g.game);
-                    (g.index, g.game.mainline.depth(), text.matches('(').count())
-                })
-                .collect::<Vec<_>>()
-        },
-        &mut |batch, _| -> std::io::Result<bool> {
-            depths.extend(batch);
-            Ok(true)
-        },
-    )
-    .unwrap();
+    let reading = Reading {
+        jobs: 2,
+        chunk_bytes: one.len() / 2,
+        detail: rookery_pgn::Detail::Full,
+        decode: false,
+    };
+    Source::reader(&bytes[..])
+        .for_each_piece(
+            reading,
+            &|games| {
+                games
+                    .map(|g| {
+                        let text = game_to_string(&g.game);
+                        (g.index, g.game.mainline.depth(), text.matches('(').count())
+                    })
+                    .collect::<Vec<_>>()
+            },
+            &mut |batch, _| -> std::io::Result<bool> {
+                depths.extend(batch);
+                Ok(true)
+            },
+        )
+        .unwrap();
     assert_eq!(depths, [(1, LEVELS, LEVELS), (2, LEVELS, LEVELS)]);
 }

@@ -4,13 +4,70 @@
 
 use proptest::prelude::*;
 use rookery_io::ReadAt;
-use rookery_pgn::split::{
-    for_each_piece, for_each_piece_at, for_each_piece_with, Cutter, MIN_TAIL_PIECE,
-};
+use rookery_pgn::source::{Reading, Source};
+use rookery_pgn::split::{Cutter, PieceGames, PieceSink, MIN_TAIL_PIECE};
 use rookery_pgn::Detail;
 use rookery_pgn::Games;
 
 mod common;
+
+/// Work on the games of a piece, on a reading thread.
+type Work<'a, T> = dyn Fn(&mut PieceGames) -> T + Sync + 'a;
+
+/// How these tests read: `jobs` threads, pieces of about `target` bytes,
+/// the bytes as they are.
+fn reading(jobs: usize, target: usize, detail: Detail) -> Reading {
+    Reading {
+        jobs,
+        chunk_bytes: target,
+        detail,
+        decode: false,
+    }
+}
+
+/// `source`, told `length` if given.
+fn told(source: Source<'_>, length: Option<u64>) -> Source<'_> {
+    match length {
+        Some(n) => source.with_len(n),
+        None => source,
+    }
+}
+
+/// The stream `input` read in pieces of about `target` bytes on `jobs`
+/// threads ([`Source::reader`]).
+fn for_each_piece<T: Send>(
+    input: impl std::io::Read + Send,
+    jobs: usize,
+    target: usize,
+    work: &Work<'_, T>,
+    sink: &mut PieceSink<'_, T, std::io::Error>,
+) -> std::io::Result<()> {
+    Source::reader(input).for_each_piece(reading(jobs, target, Detail::Full), work, sink)
+}
+
+/// [`for_each_piece`] over `input` read at offsets ([`Source::file`]), told
+/// its length if given, keeping `detail`; with `latin1`, lines that are not
+/// UTF-8 decoded and the first told.
+fn for_each_piece_at<'a, T: Send>(
+    input: impl ReadAt + Sync + Send + 'a,
+    jobs: usize,
+    (target, length): (usize, Option<u64>),
+    detail: Detail,
+    work: &Work<'_, T>,
+    sink: &mut PieceSink<'_, T, std::io::Error>,
+    latin1: Option<&'a mut (dyn FnMut(u64) + Send)>,
+) -> std::io::Result<()> {
+    let mut source = told(Source::file(input), length);
+    let decode = latin1.is_some();
+    if let Some(tell) = latin1 {
+        source = source.on_latin1(tell);
+    }
+    let how = Reading {
+        decode,
+        ..reading(jobs, target, detail)
+    };
+    source.for_each_piece(how, work, sink)
+}
 
 fn summary(g: &rookery_pgn::ReadGame) -> String {
     format!(
@@ -30,40 +87,32 @@ fn pieces_on(bytes: &[u8], target: usize, jobs: usize) -> (Vec<String>, usize) {
 }
 
 /// [`pieces_on`], the cutter told `length` as the input's length; the
-/// same bytes read at offsets ([`for_each_piece_at`]) must give the same.
+/// same bytes read at offsets ([`Source::file`]) must give the same.
 fn pieces_told(
     bytes: &[u8],
     target: usize,
     jobs: usize,
     length: Option<u64>,
 ) -> (Vec<String>, usize) {
-    let mut out = Vec::new();
-    for_each_piece_with(
-        bytes,
-        jobs,
-        (target, length),
-        Detail::Full,
-        &|games| games.map(|g| summary(&g)).collect::<Vec<_>>(),
-        &mut |batch, _| -> std::io::Result<bool> {
-            out.extend(batch);
-            Ok(true)
-        },
-    )
-    .unwrap();
-    let mut at = Vec::new();
-    for_each_piece_at(
-        bytes,
-        jobs,
-        (target, length),
-        Detail::Full,
-        &|games| games.map(|g| summary(&g)).collect::<Vec<_>>(),
-        &mut |batch, _| -> std::io::Result<bool> {
-            at.extend(batch);
-            Ok(true)
-        },
-        None,
-    )
-    .unwrap();
+    let mut read = [Vec::new(), Vec::new()];
+    for (at, found) in read.iter_mut().enumerate() {
+        let source = if at == 1 {
+            Source::file(bytes)
+        } else {
+            Source::reader(bytes)
+        };
+        told(source, length)
+            .for_each_piece(
+                reading(jobs, target, Detail::Full),
+                &|games| games.map(|g| summary(&g)).collect::<Vec<_>>(),
+                &mut |batch, _| -> std::io::Result<bool> {
+                    found.extend(batch);
+                    Ok(true)
+                },
+            )
+            .unwrap();
+    }
+    let [out, at] = read;
     assert_eq!(at, out, "read at offsets, {jobs} threads, target {target}");
     // The pieces' buffers handed back, to be read into again: what stood
     // in them before must never show.

@@ -3,7 +3,8 @@
 //! reports, and the results are the same on any number of threads.
 
 use rookery_pgn::convert::EpdOptions;
-use rookery_pgn::stream::{run, run_at, Diag, Part, Plan, Stats, Task};
+use rookery_pgn::source::Source;
+use rookery_pgn::stream::{run, Diag, Part, Plan, Stats, Task};
 use rookery_pgn::{Detail, Games};
 use std::io::Read;
 
@@ -137,12 +138,18 @@ fn an_illegal_move_in_a_variation_is_an_error_at_any_detail() {
 
 /// Everything a run hands to its sink, joined.
 fn run_all(plan: &Plan, bytes: &[u8]) -> (String, Vec<Diag>, Stats, bool) {
-    run_all_at(plan, bytes, false)
+    run_all_at(plan, bytes, false, None)
 }
 
-/// [`run_all`]; `at`: read as a file is read ([`run_at`]: each thread
-/// reads its own pieces, decoding the lines that are not UTF-8).
-fn run_all_at(plan: &Plan, bytes: &[u8], at: bool) -> (String, Vec<Diag>, Stats, bool) {
+/// [`run_all`]; `at`: read as a file is read ([`Source::file`]: each
+/// thread reads its own pieces, decoding the lines that are not UTF-8);
+/// `len`: the input's length told.
+fn run_all_at(
+    plan: &Plan,
+    bytes: &[u8],
+    at: bool,
+    len: Option<u64>,
+) -> (String, Vec<Diag>, Stats, bool) {
     let mut text = String::new();
     let mut diags = Vec::new();
     let mut stats = Stats::default();
@@ -160,14 +167,18 @@ fn run_all_at(plan: &Plan, bytes: &[u8], at: bool) -> (String, Vec<Diag>, Stats,
         stopped = part.stopped;
         Ok(())
     };
-    if at {
-        // Lines that are not UTF-8 are decoded: compared with text decoded
-        // before the run.
-        let mut latin1 = |_| {};
-        run_at(plan, bytes, "f.pgn", &mut progress, &mut latin1, &mut sink).unwrap();
+    // Lines that are not UTF-8 are decoded either way: compared with text
+    // decoded before the run.
+    let source = if at {
+        Source::file(bytes)
     } else {
-        run(plan, bytes, "f.pgn", &mut progress, &mut sink).unwrap();
-    }
+        Source::reader(bytes)
+    };
+    let source = match len {
+        Some(n) => source.with_len(n),
+        None => source,
+    };
+    run(plan, source, "f.pgn", &mut progress, &mut sink).unwrap();
     (text, diags, stats, stopped)
 }
 
@@ -216,11 +227,10 @@ fn every_task_reads_the_same_on_several_threads() {
                 let many = Plan {
                     jobs,
                     chunk_bytes,
-                    input_len,
                     ..one
                 };
                 for at in [false, true] {
-                    let got = run_all_at(&many, if at { &raw } else { &all }, at);
+                    let got = run_all_at(&many, if at { &raw } else { &all }, at, input_len);
                     let what = format!("{task:?} strict {strict} jobs {jobs} at {at}");
                     assert_eq!(got.0, want.0, "{what}");
                     assert_eq!(got.1, want.1, "{what}");

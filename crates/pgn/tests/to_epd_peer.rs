@@ -21,10 +21,16 @@ fn ours(bytes: &[u8]) -> Vec<u8> {
     });
     plan.quiet = true;
     let mut out = Vec::new();
-    run(&plan, bytes, "test", &mut |_| {}, &mut |part| {
-        out.extend_from_slice(&part.text);
-        Ok::<(), std::io::Error>(())
-    })
+    run(
+        &plan,
+        rookery_pgn::source::Source::reader(bytes),
+        "test",
+        &mut |_| {},
+        &mut |part| {
+            out.extend_from_slice(&part.text);
+            Ok::<(), std::io::Error>(())
+        },
+    )
     .unwrap();
     out
 }

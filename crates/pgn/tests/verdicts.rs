@@ -189,16 +189,22 @@ fn run_plan(plan: Plan, bytes: &[u8]) -> (String, Vec<String>, u64) {
     let mut text = Vec::new();
     let mut diags = Vec::new();
     let mut errors = 0;
-    run(&plan, bytes, "f.pgn", &mut |_| {}, &mut |part| {
-        text.extend(part.text);
-        errors += part.stats.error_games;
-        diags.extend(
-            part.diags
-                .iter()
-                .map(|d| format!("{}:{} {} {}", d.line, d.col, d.error, d.message)),
-        );
-        Ok::<(), std::io::Error>(())
-    })
+    run(
+        &plan,
+        rookery_pgn::source::Source::reader(bytes),
+        "f.pgn",
+        &mut |_| {},
+        &mut |part| {
+            text.extend(part.text);
+            errors += part.stats.error_games;
+            diags.extend(
+                part.diags
+                    .iter()
+                    .map(|d| format!("{}:{} {} {}", d.line, d.col, d.error, d.message)),
+            );
+            Ok::<(), std::io::Error>(())
+        },
+    )
     .unwrap();
     (String::from_utf8(text).unwrap(), diags, errors)
 }

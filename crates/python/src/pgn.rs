@@ -14,7 +14,6 @@ use pyo3::types::PyDict;
 use rookery_core::{CastlingMode, Color, Fen, Game as CoreGame, UciMove};
 use rookery_io::latin1::Latin1Read;
 use rookery_pgn::commands::{self, CommentEval};
-use rookery_pgn::split::{for_each_piece_at, for_each_piece_with};
 use rookery_pgn::{
     game_to_string, game_to_string_whole_comments, Detail, Games, Line, RawTag, ReadGame, Reader,
     Skip, Tags, Visitor,
@@ -472,28 +471,24 @@ impl GameReader {
                     let mut sink = move |batch: Vec<ReadGame>, _done: u64| -> io::Result<bool> {
                         Ok(sender.send(Ok(batch)).is_ok())
                     };
-                    let read = match file {
+                    let source = match file {
                         Some(file) => {
                             let length = file.metadata().ok().map(|m| m.len());
-                            for_each_piece_at(
-                                &file,
-                                jobs,
-                                (PIECE_BYTES, length),
-                                Detail::Full,
-                                &work,
-                                &mut sink,
-                                Some(&mut |_line| {}),
-                            )
+                            let source = rookery_pgn::source::Source::file(file);
+                            match length {
+                                Some(n) => source.with_len(n),
+                                None => source,
+                            }
                         }
-                        None => for_each_piece_with(
-                            text_of(reader),
-                            jobs,
-                            (PIECE_BYTES, None),
-                            Detail::Full,
-                            &work,
-                            &mut sink,
-                        ),
+                        None => rookery_pgn::source::Source::reader(text_of(reader)),
                     };
+                    let reading = rookery_pgn::source::Reading {
+                        jobs,
+                        chunk_bytes: PIECE_BYTES,
+                        detail: Detail::Full,
+                        decode: true,
+                    };
+                    let read = source.for_each_piece(reading, &work, &mut sink);
                     if let Err(e) = read {
                         let _ = tx.send(Err(e));
                     }

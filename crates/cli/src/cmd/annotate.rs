@@ -96,7 +96,7 @@ pub fn run(a: AnnotateArgs) -> anyhow::Result<Status> {
                     "--html with --shard: not yet; merge the shards' PGN, then annotate has the games",
                 ));
             }
-            let (total, _) = shard::count_games(output::open(&a.input)?, None)?;
+            let (total, _) = rookery_pgn::source::count_games(output::open(&a.input)?, None)?;
             Some(Job::start(
                 s,
                 &a.shard,
@@ -117,7 +117,8 @@ pub fn run(a: AnnotateArgs) -> anyhow::Result<Status> {
         // The games before the part are read and skipped (their numbers
         // and lines count); the input ends where the part's last game does.
         plan.skip_games = j.range().start as usize;
-        let (_, end) = shard::count_games(output::open(&a.input)?, Some(j.range().end))?;
+        let (_, end) =
+            rookery_pgn::source::count_games(output::open(&a.input)?, Some(j.range().end))?;
         if let Some(end) = end {
             input = Box::new(std::io::BufReader::new(std::io::Read::take(input, end)));
         }

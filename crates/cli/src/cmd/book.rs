@@ -7,6 +7,7 @@ use crate::output::{self, Output, Status};
 use rookery_core::{Color, Position, San, SanPlus, UciMove};
 use rookery_pgn::book::build::{tally_games, BuildOptions, Tally, Weights};
 use rookery_pgn::book::{Book, BookMove, Summary};
+use rookery_pgn::source::Source;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -179,22 +180,20 @@ fn build(
             }
         }
         let input = output::open_input_raw(path)?;
-        // A last game the damage of compressed data cut is left out.
-        let damage = input.damage();
-        let input = output::text_of(input);
         let len = output::file_len(path);
+        let name = file.clone();
+        // A last game the damage of compressed data cut is left out.
+        let source = Source::input(input).on_latin1(move |line| output::warn_latin1(&name, line));
         let pb = (std::io::stderr().is_terminal() && !json).then(|| {
             let pb = crate::cmd::progress::bar(&file, len);
             pb.set_message(file.clone());
             pb
         });
         let tally = tally_games(
-            input,
+            source,
             opts,
             total.report.games,
             jobs,
-            len,
-            &|| damage.is_damaged(),
             &mut |d| {
                 let _ = crate::cmd::pgn::print_diag(&mut std::io::stderr(), &file, d, false);
             },

@@ -14,6 +14,8 @@
 use crate::cmd::shard::{self, Job, ShardArgs};
 use crate::output::{self, Output, Status};
 use rookery_pgn::convert::EpdOptions;
+use rookery_pgn::source::Source;
+use rookery_pgn::split::Start;
 use rookery_pgn::stream::{self, CutGuard, Diag, Part, Plan, Stats, StreamError, Task};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -198,9 +200,7 @@ impl Common {
             quiet: self.quiet,
             jobs: self.jobs as usize,
             chunk_bytes: self.chunk_bytes,
-            input_len: None,
             classify: false,
-            start: rookery_pgn::split::Start::default(),
         }
     }
 }
@@ -240,13 +240,13 @@ pub(crate) fn progress(path: &Path) -> Option<indicatif::ProgressBar> {
 }
 
 /// Reads one input, opened, and hands each part, in order, to `sink`;
-/// with `part`, only a shard's part of it: from `plan.start` to the byte
-/// `part` says (see [`shard::game_span`]), as a stream.
+/// with `part`, only a shard's part of it: from its start to the byte it
+/// ends at (see [`rookery_pgn::source::game_span`]).
 fn process_file(
     plan: &Plan,
     path: &Path,
     input: rookery_io::input::Input,
-    part: Option<Option<u64>>,
+    part: Option<(Start, Option<u64>)>,
     sink: &mut dyn FnMut(Part) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let file = display_name(path);
@@ -267,53 +267,12 @@ fn process_file(
             }
         }
     };
-    let positional = match input.file() {
-        Some(f) if part.is_none() => f.try_clone().ok(),
-        _ => None,
-    };
-    let done = if let Some(f) = positional {
-        // A regular file of plain text: every thread reads its own pieces.
-        let plan = &Plan {
-            input_len: f.metadata().ok().map(|m| m.len()),
-            ..*plan
-        };
-        let mut latin1 = |line| output::warn_latin1(&file, line);
-        stream::run_at(plan, &f, &file, &mut progress, &mut latin1, sink)
-    } else {
-        // A stream (stdin, a pipe, or the text of a compressed file,
-        // decompressed on a thread of its own): cut as it comes.
-        let name = file.clone();
-        // (A part is read from the start of the text, the lines before it
-        // skipped: a line there was told by the shard whose part holds it.)
-        let first = part.map_or(0, |_| plan.start.at.line);
-        // pgn eco copies the bytes as they are: given them undecoded, it
-        // tells the first line that is not UTF-8 with the part holding it.
-        let eco = matches!(plan.task, Task::Eco { .. });
-        let text: Box<dyn std::io::Read + Send> = if eco {
-            Box::new(input)
-        } else {
-            Box::new(rookery_io::latin1::Latin1Read::new(input, move |line| {
-                if line >= first {
-                    output::warn_latin1(&name, line);
-                }
-            }))
-        };
-        let mut told = !eco;
-        let sink = &mut |p: Part| {
-            if let (Some(line), false) = (p.latin1_line, told) {
-                told = true;
-                output::warn_latin1(&file, line);
-            }
-            sink(p)
-        };
-        match part {
-            Some(end) => match shard::part_of(text, plan.start, end) {
-                Ok(text) => stream::run(plan, text, &file, &mut progress, sink),
-                Err(e) => Err(StreamError::Read(e)),
-            },
-            None => stream::run(plan, text, &file, &mut progress, sink),
-        }
-    };
+    let name = file.clone();
+    let mut source = Source::input(input).on_latin1(move |line| output::warn_latin1(&name, line));
+    if let Some((start, end)) = part {
+        source = source.part(start, end);
+    }
+    let done = stream::run(plan, source, &file, &mut progress, sink);
     done.map_err(|e| read_failure(e, &file))?;
     if let Some(pb) = pb {
         pb.finish_and_clear();
@@ -362,7 +321,7 @@ fn run_plan(
 fn run_inputs(
     plan: Plan,
     inputs: &[PathBuf],
-    part: Option<Option<u64>>,
+    part: Option<(Start, Option<u64>)>,
     out: &mut dyn Write,
     diag_out: &mut dyn Write,
     json_diags: bool,
@@ -481,7 +440,7 @@ fn write_shard(
             }
         }))
     };
-    let (total, _) = shard::count_games(text(false)?, None)
+    let (total, _) = rookery_pgn::source::count_games(text(false)?, None)
         .map_err(|e| anyhow::Error::new(e).context(format!("cannot read {file}")))?;
     let mut job = Job::start(s, flags, verb, input, &files.output, "games", total)?;
     let range = job.range();

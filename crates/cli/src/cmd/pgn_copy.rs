@@ -32,6 +32,7 @@ use crate::output::{self, Status};
 use rookery_io::manifest;
 use rookery_pgn::collection::{self, Counts, GameWriter, Judged, Kept, Label, Plan, Seam};
 use rookery_pgn::copy::CopyPlan;
+use rookery_pgn::source::Source;
 use rookery_pgn::split::Start;
 use rookery_pgn::GameResult;
 use std::io::Write;
@@ -243,7 +244,7 @@ pub fn copy_inputs<L: Send>(
 }
 
 /// [`copy_inputs`] over a shard's part of the input file `path`: the
-/// games from `span.0` (as [`crate::cmd::shard::game_span`] finds it) to
+/// games from `span.0` (as [`rookery_pgn::source::game_span`] finds it) to
 /// byte `span.1` of its text, numbered and located as in the whole file;
 /// `done` hears the games of the part read so far.
 ///
@@ -297,10 +298,10 @@ fn copy_one<L: Send>(
     })
 }
 
-/// Reads one input: a regular file of plain text on `plan.jobs` threads,
-/// each reading its own pieces (one thread's pieces read ahead of it);
-/// stdin, a pipe or a compressed file in order; a part of a file (`span`)
-/// as a stream. The bytes are read as they are.
+/// Reads one input (the part `span` of it, if given) as
+/// [`Source::input`] does: a regular file of plain text on `plan.jobs`
+/// threads, each reading its own pieces; stdin, a pipe, a compressed file
+/// or a part in order. The bytes are read as they are.
 fn copy_file<L: Send>(
     plan: &Plan,
     path: &Path,
@@ -309,34 +310,20 @@ fn copy_file<L: Send>(
     sink: &mut dyn FnMut(Judged<'_, L>) -> anyhow::Result<()>,
 ) -> anyhow::Result<Counts> {
     let file = output::display_name(path);
-    let input_len = output::file_len(path);
-    let mut plan = plan.clone();
-    plan.copy.input_len = input_len;
     let pb = progress(path);
     let mut progress = |bytes: u64| {
         if let Some(pb) = &pb {
             pb.set_position(bytes);
         }
     };
-    let done = if let Some((start, end)) = span {
-        let input =
-            output::open_input_raw(path).map_err(|e| anyhow::anyhow!("cannot open {file}: {e}"))?;
-        let damage = input.damage();
-        let part = crate::cmd::shard::part_of(input, start, end)
-            .map_err(|e| anyhow::anyhow!("cannot read {file}: {e}"))?;
-        plan.copy.start = start;
-        plan.copy.input_len = None;
-        collection::run_part(&plan, part, &damage, label, &mut progress, sink)
-    } else if input_len.is_some() {
-        let input =
-            std::fs::File::open(path).map_err(|e| anyhow::anyhow!("cannot open {file}: {e}"))?;
-        collection::run_at(&plan, &input, label, &mut progress, sink)
-    } else {
-        // A last game the damage of compressed data cut is an error.
-        let input =
-            output::open_input_raw(path).map_err(|e| anyhow::anyhow!("cannot open {file}: {e}"))?;
-        collection::run_input(&plan, input, label, &mut progress, sink)
-    };
+    let input =
+        output::open_input_raw(path).map_err(|e| anyhow::anyhow!("cannot open {file}: {e}"))?;
+    let mut source = Source::input(input);
+    if let Some((start, end)) = span {
+        source = source.part(start, end);
+    }
+    // A last game the damage of compressed data cut is an error.
+    let done = collection::run(plan, source, label, &mut progress, sink);
     let counts = done.map_err(|e| crate::cmd::pgn::read_failure(e, &file))?;
     if let Some(pb) = pb {
         pb.finish_and_clear();

@@ -87,7 +87,7 @@ fn run_shard(a: &EcoArgs, plan: Plan, s: Shard) -> anyhow::Result<Status> {
     // The text as `pgn eco` reads it: its bytes as they are (a line that
     // is not UTF-8 is told by the run itself).
     let text = || output::open_input_raw(input);
-    let (total, _) = shard::count_games(text()?, None).map_err(cannot)?;
+    let (total, _) = rookery_pgn::source::count_games(text()?, None).map_err(cannot)?;
     let mut job = Job::start(
         s,
         &a.shard,
@@ -97,13 +97,12 @@ fn run_shard(a: &EcoArgs, plan: Plan, s: Shard) -> anyhow::Result<Status> {
         "games",
         total,
     )?;
-    let (start, end) = shard::game_span(text()?, job.range()).map_err(cannot)?;
-    let plan = Plan { start, ..plan };
+    let span = rookery_pgn::source::game_span(text()?, job.range()).map_err(cannot)?;
     let mut out = Output::create(job.part_path(), &[input.as_path()], a.files.in_place)?;
     let (stats, _) = run_inputs(
         plan,
         std::slice::from_ref(input),
-        Some(end),
+        Some(span),
         &mut out,
         &mut std::io::stderr(),
         false,

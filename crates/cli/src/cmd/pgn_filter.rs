@@ -247,9 +247,11 @@ fn run_shard(
     // The games as the copy verbs read them: the bytes as they are.
     let file = output::display_name(input);
     let cannot = |e: std::io::Error| anyhow::Error::new(e).context(format!("cannot read {file}"));
-    let (total, _) = shard::count_games(output::open_raw(input)?, None).map_err(cannot)?;
+    let (total, _) =
+        rookery_pgn::source::count_games(output::open_raw(input)?, None).map_err(cannot)?;
     let mut job = Job::start(s, &a.shard, "pgn filter", input, &a.output, "games", total)?;
-    let span = shard::game_span(output::open_raw(input)?, job.range()).map_err(cannot)?;
+    let span =
+        rookery_pgn::source::game_span(output::open_raw(input)?, job.range()).map_err(cannot)?;
     let out = Output::create(job.part_path(), &[input.as_path()], a.in_place)?;
     let mut out = GameWriter::new(out);
     let totals = pgn_copy::copy_part(

@@ -5,6 +5,7 @@ use super::{display_name, print_diag, progress, status, Common};
 use crate::output::{self, Status};
 use rookery_core::{Color, Position};
 use rookery_pgn::explorer::{self, Branch, Explorer, Tally, Tree};
+use rookery_pgn::source::Source;
 use rookery_pgn::stream::{Part, Plan, Stats, Task};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -98,8 +99,6 @@ fn collect(
     sink: &mut dyn FnMut(Part) -> anyhow::Result<()>,
 ) -> anyhow::Result<Explorer> {
     let file = display_name(path);
-    let input_len = output::file_len(path);
-    let plan = &Plan { input_len, ..*plan };
     let pb = progress(path);
     let mut progress = |bytes: u64| {
         if let Some(pb) = &pb {
@@ -107,15 +106,10 @@ fn collect(
         }
     };
     let empty = like.empty_like();
-    let done = if input_len.is_some() {
-        let input =
-            std::fs::File::open(path).map_err(|e| anyhow::anyhow!("cannot open {file}: {e}"))?;
-        let mut latin1 = |line| output::warn_latin1(&file, line);
-        explorer::run_at(plan, &empty, &input, &mut progress, &mut latin1, sink)
-    } else {
-        let input = output::open_text(path)?;
-        explorer::run(plan, &empty, input, &mut progress, sink)
-    };
+    let input = output::open_input_raw(path)?;
+    let name = file.clone();
+    let source = Source::input(input).on_latin1(move |line| output::warn_latin1(&name, line));
+    let done = explorer::run(plan, &empty, source, &mut progress, sink);
     let found = done.map_err(|e| crate::cmd::pgn::read_failure(e, &file))?;
     if let Some(pb) = pb {
         pb.finish_and_clear();

@@ -8,8 +8,6 @@ use crate::output::{self, usage};
 use anyhow::Context;
 use rookery_io::manifest::{Fingerprint, Manifest};
 use rookery_io::shard::{Shard, ShardChoice, ShardError};
-use rookery_pgn::split::Start;
-use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -166,118 +164,6 @@ pub fn count_lines(input: &Path) -> anyhow::Result<u64> {
     let text = output::open_raw(input)?;
     rookery_io::part::count_lines(text)
         .with_context(|| format!("cannot read {}", output::display_name(input)))
-}
-
-/// A reader's visitor that keeps only where a game starts: its movetext
-/// is skipped (tokenized to find its end, as every reader finds it, but
-/// no move is played), so that counting the games of a large input costs
-/// little beside the work of a shard.
-struct GameStart(rookery_pgn::Location);
-
-impl rookery_pgn::Visitor for GameStart {
-    type Output = rookery_pgn::Location;
-    fn begin_game(&mut self, at: rookery_pgn::Location) {
-        self.0 = at;
-    }
-    fn end_tags(&mut self) -> rookery_pgn::Skip {
-        rookery_pgn::Skip(true)
-    }
-    fn end_game(&mut self) -> rookery_pgn::Location {
-        self.0
-    }
-}
-
-/// Where each game of the PGN text `text` starts, in order, as
-/// rookery-pgn's reader finds the games (as every PGN verb does), until
-/// `each` says stop (`false`).
-fn game_starts(
-    text: impl Read,
-    each: &mut dyn FnMut(rookery_pgn::Location) -> bool,
-) -> std::io::Result<()> {
-    let mut reader = rookery_pgn::reader::Reader::new(text);
-    let mut start = GameStart(reader.location());
-    while let Some(at) = reader.read_game(&mut start)? {
-        if !each(at) {
-            break;
-        }
-    }
-    Ok(())
-}
-
-/// The games of the PGN text `text` reads, counted by rookery-pgn's reader
-/// (which finds where games start as every PGN verb does), and the byte
-/// offset in `text` where game `stop_after + 1` (from 1) starts: the end
-/// of the games up to `stop_after` (`None` past the last game).
-///
-/// # Errors
-/// The input cannot be read.
-pub fn count_games(
-    text: impl Read,
-    stop_after: Option<u64>,
-) -> std::io::Result<(u64, Option<u64>)> {
-    let mut games = 0;
-    let mut end = None;
-    game_starts(text, &mut |at| {
-        games += 1;
-        if stop_after.is_some_and(|s| games > s) {
-            end = Some(at.offset);
-            return false;
-        }
-        true
-    })?;
-    Ok((games, end))
-}
-
-/// Where the games `range` (from 0) of the PGN text `text` lie, as
-/// rookery-pgn's reader finds them: where the first starts (its location
-/// and index: a [`Start`] for the readers of the part) and the offset
-/// where the game after the last starts (`None`: the part runs to the end
-/// of the text).
-///
-/// # Errors
-/// The input cannot be read.
-pub fn game_span(text: impl Read, range: Range<u64>) -> std::io::Result<(Start, Option<u64>)> {
-    let mut games: u64 = 0;
-    let mut start = None;
-    let mut end = None;
-    game_starts(text, &mut |at| {
-        if games == range.start {
-            start = Some(at);
-        }
-        if games == range.end {
-            end = Some(at.offset);
-            return false;
-        }
-        games += 1;
-        true
-    })?;
-    let index = usize::try_from(range.start + 1).unwrap_or(usize::MAX);
-    Ok(match start {
-        Some(at) => (Start { at, index }, end),
-        // A part past the last game: nothing of the text.
-        None => (
-            Start {
-                index,
-                ..Start::default()
-            },
-            Some(0),
-        ),
-    })
-}
-
-/// `text` from byte `start.at.offset` to byte `end` (`None`: to its end):
-/// a part [`game_span`] found.
-///
-/// # Errors
-/// The input cannot be read.
-pub fn part_of<R: Read>(
-    mut text: R,
-    start: Start,
-    end: Option<u64>,
-) -> std::io::Result<std::io::Take<R>> {
-    std::io::copy(&mut (&mut text).take(start.at.offset), &mut std::io::sink())?;
-    let len = end.map_or(u64::MAX, |e| e.saturating_sub(start.at.offset));
-    Ok(text.take(len))
 }
 
 /// One shard at work: where it writes, its manifest, its progress.

@@ -26,14 +26,14 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::io::{self, Read};
+use std::io;
 
 use rookery_core::polyglot::PolyglotMove;
 use rookery_core::{Color, Move, Position};
 
 use super::{scale_position, Book, Entry};
 use crate::game::{Detail, GameError, ReadGame};
-use crate::split::for_each_piece_with;
+use crate::source::{Reading, Source};
 use crate::stream::Diag;
 use crate::types::GameResult;
 
@@ -320,33 +320,26 @@ impl Tally {
 /// Bytes of input per piece when reading on several threads.
 pub const PIECE_BYTES: usize = 1 << 20;
 
-/// Counts the games of a PGN stream into a tally with `opts`, on `jobs`
-/// threads (the counts are the same on any number); `games_before` games
-/// of other inputs come before this one ([`Tally::following`]). Every game
-/// with an error is handed to `on_error` as the [`Diag`] every verb
-/// reports, in input order; `progress` hears the bytes read so far.
-/// `input_len`, when known, lets the last pieces be cut smaller so the
-/// threads finish together.
+/// Counts the games of `source` into a tally with `opts`, on `jobs`
+/// threads (the counts are the same on any number; lines that are not
+/// UTF-8 read as Latin-1); `games_before` games of other inputs come before
+/// this one ([`Tally::following`]). Every game with an error is handed to
+/// `on_error` as the [`Diag`] every verb reports, in input order;
+/// `progress` hears the bytes read so far.
 ///
-/// `cut`, asked once the input is read, tells whether its text ended early
-/// (the damage of compressed data: [`rookery_io::input::Damage`]): a last
-/// game without a game-termination marker was then cut short, and is left
-/// out as an error (reported as [`crate::stream::cut_short_message`]), its
-/// moves not counted, as every verb leaves out such a game.
+/// A source whose text ended early (the damage of compressed data:
+/// [`Source::damage`]) had a last game without a game-termination marker
+/// cut short: it is left out as an error (reported as
+/// [`crate::stream::cut_short_message`]), its moves not counted, as every
+/// verb leaves out such a game.
 ///
 /// # Errors
-/// An error reading `input`.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the input, where it stands among the others, and what is told back"
-)]
+/// An error reading `source`.
 pub fn tally_games(
-    input: impl Read + Send,
+    source: Source<'_>,
     opts: BuildOptions,
     games_before: u64,
     jobs: usize,
-    input_len: Option<u64>,
-    cut: &dyn Fn() -> bool,
     on_error: &mut dyn FnMut(&Diag),
     progress: &mut dyn FnMut(u64),
 ) -> io::Result<Tally> {
@@ -380,15 +373,15 @@ pub fn tally_games(
         (t, open_last, errors)
     };
     let mut held: Option<Open> = None;
-    for_each_piece_with(
-        input,
+    let damage = source.damage();
+    let reading = Reading {
         jobs,
-        (PIECE_BYTES, input_len),
-        Detail::Mainline,
-        &work,
-        &mut |(t, open_last, errors): (Tally, Option<Open>, Vec<Diag>),
-              bytes|
-         -> io::Result<bool> {
+        chunk_bytes: PIECE_BYTES,
+        detail: Detail::Mainline,
+        decode: true,
+    };
+    let mut sink =
+        |(t, open_last, errors): (Tally, Option<Open>, Vec<Diag>), bytes| -> io::Result<bool> {
             for e in &errors {
                 on_error(e);
             }
@@ -404,10 +397,10 @@ pub fn tally_games(
             }
             progress(bytes);
             Ok(true)
-        },
-    )?;
+        };
+    source.for_each_piece(reading, &work, &mut sink)?;
     if let Some(h) = held {
-        if cut() {
+        if damage.is_damaged() {
             // Left out, an error: none of its moves counted.
             total.report.games += 1;
             total.report.errors += 1;
@@ -437,6 +430,35 @@ struct Open {
 mod tests {
     use super::*;
 
+    /// The tallies of `pgn`'s pieces of about `chunk` bytes, read on two
+    /// threads, merged.
+    fn in_pieces(pgn: &str, chunk: usize, opts: BuildOptions) -> Tally {
+        let reading = Reading {
+            jobs: 2,
+            chunk_bytes: chunk,
+            detail: Detail::Mainline,
+            decode: true,
+        };
+        let mut all = Tally::new(opts);
+        Source::reader(pgn.as_bytes())
+            .for_each_piece(
+                reading,
+                &|games: &mut crate::split::PieceGames| {
+                    let mut t = Tally::new(opts);
+                    for g in games.by_ref() {
+                        t.add_read_game(&g);
+                    }
+                    t
+                },
+                &mut |t: Tally, _| -> io::Result<bool> {
+                    all.merge(t);
+                    Ok(true)
+                },
+            )
+            .unwrap();
+        all
+    }
+
     fn tally(pgn: &str, opts: BuildOptions) -> (Tally, Vec<Diag>) {
         tally_cut(pgn, opts, false)
     }
@@ -444,13 +466,20 @@ mod tests {
     /// [`tally`] of a text that damage cut short if `cut`.
     fn tally_cut(pgn: &str, opts: BuildOptions, cut: bool) -> (Tally, Vec<Diag>) {
         let mut errors = Vec::new();
+        let mut source = Source::reader(pgn.as_bytes());
+        if cut {
+            let e = rookery_io::input::InputError::Truncated {
+                name: "cut".into(),
+                format: rookery_io::input::Format::Gzip,
+                lines: 1,
+            };
+            source = source.with_damage(rookery_io::input::Damage::found(e));
+        }
         let t = tally_games(
-            pgn.as_bytes(),
+            source,
             opts,
             0,
             1,
-            None,
-            &|| cut,
             &mut |e| errors.push(e.clone()),
             &mut |_| {},
         )
@@ -583,25 +612,7 @@ mod tests {
         }
         many.push_str(pgn);
         let one = tally(&many, opts).0.into_book();
-        let mut two = Tally::new(opts);
-        crate::split::for_each_piece_with(
-            many.as_bytes(),
-            2,
-            (64, None),
-            Detail::Mainline,
-            &|games: &mut crate::split::PieceGames| {
-                let mut t = Tally::new(opts);
-                for g in games.by_ref() {
-                    t.add_read_game(&g);
-                }
-                t
-            },
-            &mut |t: Tally, _| -> io::Result<bool> {
-                two.merge(t);
-                Ok(true)
-            },
-        )
-        .unwrap();
+        let two = in_pieces(&many, 64, opts);
         assert_eq!(one, two.into_book());
     }
 
@@ -631,36 +642,16 @@ mod tests {
             ));
         }
         let one = tally_games(
-            pgn.as_bytes(),
+            Source::reader(pgn.as_bytes()),
             BuildOptions::default(),
             0,
             1,
-            None,
-            &|| false,
             &mut |_| {},
             &mut |_| {},
         )
         .unwrap();
         // Small pieces, so that the threads share the work.
-        let mut two = Tally::new(BuildOptions::default());
-        crate::split::for_each_piece_with(
-            pgn.as_bytes(),
-            2,
-            (512, None),
-            Detail::Mainline,
-            &|games: &mut crate::split::PieceGames| {
-                let mut t = Tally::new(BuildOptions::default());
-                for g in games.by_ref() {
-                    t.add_read_game(&g);
-                }
-                t
-            },
-            &mut |t: Tally, _| -> io::Result<bool> {
-                two.merge(t);
-                Ok(true)
-            },
-        )
-        .unwrap();
+        let two = in_pieces(&pgn, 512, BuildOptions::default());
         assert_eq!(one.report, two.report);
         assert_eq!(one.into_book(), two.into_book());
     }

@@ -15,13 +15,14 @@
 //! line. The first line that is not UTF-8 is told ([`Part::latin1_line`]).
 //!
 //! ```
+//! use rookery_pgn::source::Source;
 //! use rookery_pgn::stream::{run, Plan, Task};
 //!
 //! let pgn = b"[Event \"a\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 *\n\n[ECO \"C00\"]\n\n1. e4 e6 2. d4 d5 *\n\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n\n1. e4 Kd7 *\n";
 //! let plan = Plan::new(Task::Eco { keep: true });
 //! let mut out = Vec::new();
 //! let mut tagged = Default::default();
-//! run(&plan, &pgn[..], "in.pgn", &mut |_| {}, &mut |part| -> Result<(), std::io::Error> {
+//! run(&plan, Source::reader(&pgn[..]), "in.pgn", &mut |_| {}, &mut |part| -> Result<(), std::io::Error> {
 //!     out.extend(part.text);
 //!     tagged = part.stats.tagged;
 //!     Ok(())
@@ -34,11 +35,10 @@
 //! # Ok::<(), rookery_pgn::stream::StreamError<std::io::Error>>(())
 //! ```
 
-use std::io::Read;
-
 use super::retag;
 use crate::game::{Detail, ReadGame};
-use crate::split::{for_each_piece_at, for_each_piece_from, PieceGames, ReadAt};
+use crate::source::Source;
+use crate::split::PieceGames;
 use crate::stream::{count_eco, count_eco_tag, report, Part, Plan, StreamError};
 
 /// What `pgn eco` did to the games without errors (mergeable).
@@ -61,63 +61,30 @@ impl Tagged {
     }
 }
 
-/// [`crate::stream::run`] for [`crate::stream::Task::Eco`]: reads `input`
-/// (as it is: give it undecoded) on `plan.jobs` threads and hands the text
-/// and the problems to `sink` in input order, the first line that is not
-/// UTF-8 in [`Part::latin1_line`].
+/// [`crate::stream::run`] for [`crate::stream::Task::Eco`]: reads `source`
+/// (as it is, not decoded: every byte but the opening tags is copied) on
+/// `plan.jobs` threads and hands the text and the problems to `sink` in
+/// input order, the first line that is not UTF-8 in [`Part::latin1_line`]
+/// (and told to the source's listener, [`Source::on_latin1`], once).
 ///
 /// # Errors
 /// As [`crate::stream::run`].
-pub fn run<R: Read + Send, E>(
+pub fn run<E>(
     plan: &Plan,
     keep: bool,
-    input: R,
+    mut source: Source<'_>,
     progress: &mut dyn FnMut(u64),
     sink: &mut dyn FnMut(Part) -> Result<(), E>,
 ) -> Result<(), StreamError<E>> {
     let work = |games: &mut PieceGames| piece(plan, keep, games);
-    for_each_piece_from(
-        input,
-        plan.start,
-        plan.jobs,
-        (plan.chunk_bytes, plan.input_len),
-        Detail::Count,
-        &work,
-        &mut |part: Part, bytes| {
-            progress(bytes);
-            let go_on = !part.stopped;
-            sink(part).map_err(StreamError::Sink)?;
-            Ok(go_on)
-        },
-    )
-}
-
-/// [`run`] over an input every thread reads at any offset (a file), as
-/// [`crate::stream::run_at`]: `latin1` hears the first line that is not
-/// UTF-8 (copied as it is).
-///
-/// # Errors
-/// As [`crate::stream::run_at`].
-pub fn run_at<A: ReadAt + Sync + ?Sized, E>(
-    plan: &Plan,
-    keep: bool,
-    input: &A,
-    progress: &mut dyn FnMut(u64),
-    latin1: &mut dyn FnMut(u64),
-    sink: &mut dyn FnMut(Part) -> Result<(), E>,
-) -> Result<(), StreamError<E>> {
-    let work = |games: &mut PieceGames| piece(plan, keep, games);
-    let mut latin1 = Some(latin1);
-    for_each_piece_at(
-        input,
-        plan.jobs,
-        (plan.chunk_bytes, plan.input_len),
-        Detail::Count,
+    let mut latin1 = source.take_latin1();
+    source.for_each_piece(
+        plan.reading(Detail::Count, false),
         &work,
         &mut |part: Part, bytes| {
             progress(bytes);
             if let Some(line) = part.latin1_line {
-                if let Some(tell) = latin1.take() {
+                if let Some(mut tell) = latin1.take() {
                     tell(line);
                 }
             }
@@ -125,8 +92,6 @@ pub fn run_at<A: ReadAt + Sync + ?Sized, E>(
             sink(part).map_err(StreamError::Sink)?;
             Ok(go_on)
         },
-        // The bytes as they are: not decoded.
-        None,
     )
 }
 
