@@ -11,6 +11,8 @@ use std::process::ExitCode;
 mod cmd;
 #[cfg(test)]
 mod doc_commands;
+mod flags;
+mod input;
 mod output;
 
 /// A chess toolkit: FEN, SAN, EPD and PGN tools for large collections, a UCI
@@ -120,7 +122,7 @@ fn main() -> ExitCode {
             }
             // The verb's -q silences the warnings printed outside its own
             // reports too (the Latin-1 warning).
-            output::set_quiet(quiet_asked(&matches));
+            crate::input::set_quiet(quiet_asked(&matches));
             cli
         }
         Err(e) => {

@@ -96,7 +96,7 @@ pub fn run(a: AnnotateArgs) -> anyhow::Result<Status> {
                     "--html with --shard: not yet; merge the shards' PGN, then annotate has the games",
                 ));
             }
-            let (total, _) = rookery_pgn::source::count_games(output::open(&a.input)?, None)?;
+            let (total, _) = rookery_pgn::source::count_games(crate::input::open(&a.input)?, None)?;
             Some(Job::start(
                 s,
                 &a.shard,
@@ -112,13 +112,13 @@ pub fn run(a: AnnotateArgs) -> anyhow::Result<Status> {
     let target = job
         .as_ref()
         .map_or(a.output.clone(), |j| j.part_path().to_path_buf());
-    let mut input = output::open(&a.input)?;
+    let mut input = crate::input::open(&a.input)?;
     if let Some(j) = &job {
         // The games before the part are read and skipped (their numbers
         // and lines count); the input ends where the part's last game does.
         plan.skip_games = j.range().start as usize;
         let (_, end) =
-            rookery_pgn::source::count_games(output::open(&a.input)?, Some(j.range().end))?;
+            rookery_pgn::source::count_games(crate::input::open(&a.input)?, Some(j.range().end))?;
         if let Some(end) = end {
             input = Box::new(std::io::BufReader::new(std::io::Read::take(input, end)));
         }

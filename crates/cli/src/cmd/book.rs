@@ -173,17 +173,18 @@ fn build(
     for path in inputs {
         let file = output::display_name(path);
         if !output::is_std(path) {
-            if let Some(refused) = output::unreadable(path) {
+            if let Some(refused) = crate::input::unreadable(path) {
                 eprintln!("rookery: error: {refused}");
                 missing += 1;
                 continue;
             }
         }
-        let input = output::open_input_raw(path)?;
-        let len = output::file_len(path);
+        let input = crate::input::open_input_raw(path)?;
+        let len = crate::input::file_len(path);
         let name = file.clone();
         // A last game the damage of compressed data cut is left out.
-        let source = Source::input(input).on_latin1(move |line| output::warn_latin1(&name, line));
+        let source =
+            Source::input(input).on_latin1(move |line| crate::input::warn_latin1(&name, line));
         let pb = (std::io::stderr().is_terminal() && !json).then(|| {
             let pb = crate::cmd::progress::bar(&file, len);
             pb.set_message(file.clone());
@@ -195,7 +196,8 @@ fn build(
             total.report.games,
             jobs,
             &mut |d| {
-                let _ = crate::cmd::pgn::print_diag(&mut std::io::stderr(), &file, d, false);
+                let _ =
+                    crate::cmd::pgn::reading::print_diag(&mut std::io::stderr(), &file, d, false);
             },
             &mut |bytes| {
                 if let Some(pb) = &pb {

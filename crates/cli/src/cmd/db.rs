@@ -2,8 +2,8 @@
 //! once, then ask the explorer in milliseconds instead of reading the
 //! collection again.
 
+use crate::cmd::pgn::filter::CriteriaArgs;
 use crate::cmd::pgn::tree::{print_tree, tree_json};
-use crate::cmd::pgn_filter::CriteriaArgs;
 use crate::output::{self, Status, UsageError};
 use rookery_core::{Position, UciMove};
 use rookery_db::bucket::{parse_month, BucketFilter, Speed, RATING_GROUPS};
@@ -232,7 +232,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             let mut opened = Vec::new();
             for path in &inputs {
                 let name = output::display_name(path);
-                let input = output::open_text(path)?;
+                let input = crate::input::open_text(path)?;
                 opened.push((name, input));
             }
             let database = Database::open(&db)?;

@@ -3,6 +3,7 @@
 //! order and copy a line they cannot read unchanged while reporting it.
 
 use crate::cmd::shard::{self, Job, ShardArgs};
+use crate::flags::OneFile;
 use crate::output::{self, usage, Output, Status};
 use rookery_epd::verbs::{self, Target};
 use rookery_epd::{Diagnostic, Mode, Severity, Summary};
@@ -25,14 +26,8 @@ enum Verb {
     /// ASCII order, set operands sorted, moves in SAN); lines that cannot be
     /// read are copied unchanged and reported on stderr.
     Normalize {
-        /// Input file (`-` for stdin).
-        input: PathBuf,
-        /// Output file (`-` for stdout), replaced when the run finishes.
-        #[arg(short, long, default_value = "-")]
-        output: PathBuf,
-        /// Allow the output to be the input.
-        #[arg(long)]
-        in_place: bool,
+        #[command(flatten)]
+        file: OneFile,
         /// Normalize on N threads (the output is exactly that of one, in
         /// input order).
         #[arg(short, long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
@@ -48,14 +43,8 @@ enum Verb {
         /// Opcode to remove (repeat for several).
         #[arg(long = "op", value_name = "OPCODE", required = true)]
         ops: Vec<String>,
-        /// Input file (`-` for stdin).
-        input: PathBuf,
-        /// Output file (`-` for stdout), replaced when the run finishes.
-        #[arg(short, long, default_value = "-")]
-        output: PathBuf,
-        /// Allow the output to be the input.
-        #[arg(long)]
-        in_place: bool,
+        #[command(flatten)]
+        file: OneFile,
         #[command(flatten)]
         read: ReadFlags,
     },
@@ -87,14 +76,8 @@ enum Verb {
         /// With `--to fen`: write only the FEN, no operations.
         #[arg(long)]
         fen_only: bool,
-        /// Input file (`-` for stdin).
-        input: PathBuf,
-        /// Output file (`-` for stdout), replaced when the run finishes.
-        #[arg(short, long, default_value = "-")]
-        output: PathBuf,
-        /// Allow the output to be the input.
-        #[arg(long)]
-        in_place: bool,
+        #[command(flatten)]
+        file: OneFile,
         /// Do not report warnings.
         #[arg(short, long)]
         quiet: bool,
@@ -149,7 +132,7 @@ fn rewrite(
     in_place: bool,
     verb: impl FnOnce(Box<dyn std::io::BufRead + Send>, &mut Output) -> std::io::Result<Summary>,
 ) -> anyhow::Result<Status> {
-    let inp = output::open_input(input)?;
+    let inp = crate::input::open_input(input)?;
     let mut out = Output::create(output, &[input], in_place)?;
     let sum = verb(inp, &mut out)?;
     out.commit()?;
@@ -202,11 +185,11 @@ fn normalize(
     };
     // The raw bytes: the verb reads a line that is not UTF-8 as
     // ISO 8859-1 itself, and warns about it among its reports.
-    let mut inp = output::open(input)?;
+    let mut inp = crate::input::open(input)?;
     if let Some(j) = &job {
         inp = Box::new(rookery_io::part::Lines::new(inp, j.range()));
     }
-    let mut warn = |line| output::warn_latin1(&file, line + offset);
+    let mut warn = |line| crate::input::warn_latin1(&file, line + offset);
     let target = job.as_ref().map_or(output, |j| j.part_path());
     let mut out = Output::create(target, &[input], in_place)?;
     let sum = verbs::normalize_latin1(
@@ -231,18 +214,26 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         Verb::Mate(a) => crate::cmd::verbs::run_mate(a),
         Verb::Target(a) => crate::cmd::verbs::run_target(a),
         Verb::Normalize {
-            input,
-            output,
-            in_place,
+            file,
             jobs,
             read,
             shard,
-        } => normalize(&input, &output, in_place, jobs, &read, &shard),
+        } => normalize(
+            &file.input,
+            &file.output,
+            file.in_place,
+            jobs,
+            &read,
+            &shard,
+        ),
         Verb::Purge {
             ops,
-            input,
-            output,
-            in_place,
+            file:
+                OneFile {
+                    input,
+                    output,
+                    in_place,
+                },
             read,
         } => {
             if let Some(bad) = ops.iter().find(|o| !rookery_epd::is_valid_opcode(o)) {
@@ -259,9 +250,12 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         Verb::Convert {
             to,
             fen_only,
-            input,
-            output,
-            in_place,
+            file:
+                OneFile {
+                    input,
+                    output,
+                    in_place,
+                },
             quiet,
         } => {
             let target = match to {
@@ -279,7 +273,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             for input in &inputs {
                 let file = name(input);
                 // Raw bytes: a line that is not UTF-8 is reported as such.
-                let inp = match output::open(input) {
+                let inp = match crate::input::open(input) {
                     Ok(i) => i,
                     Err(e) => {
                         // A missing file is reported; the others are still checked.

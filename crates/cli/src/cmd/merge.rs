@@ -69,7 +69,7 @@ fn write_parts(out: &std::path::Path, parts: &[Part]) -> anyhow::Result<()> {
     let mut out = Output::create(out, &inputs, false)?;
     match parts[0].manifest.verb.as_str() {
         // Games joined at their seams (a blank line between two).
-        "pgn filter" => crate::cmd::pgn_copy::join_parts(parts, &mut out)?,
+        "pgn filter" => crate::cmd::pgn::copy::join_parts(parts, &mut out)?,
         _ => concatenate(parts, &mut out)?,
     }
     out.commit()?;
@@ -110,7 +110,7 @@ fn summary(parts: &[Part]) -> anyhow::Result<Status> {
             }
         }
         "pgn annotate" => crate::cmd::annotate::merged_report(&first.input, &summaries),
-        "pgn filter" => crate::cmd::pgn_copy::merged_summary(&summaries)?,
+        "pgn filter" => crate::cmd::pgn::copy::merged_summary(&summaries)?,
         "pgn eco" => crate::cmd::pgn::merged_eco_summary(&summaries)?,
         // epd normalize, pgn to-epd, pgn normalize: errors in any part.
         _ => errors_status(&summaries),

@@ -171,7 +171,7 @@ fn read_fen(fen: &str) -> anyhow::Result<Position> {
 fn run_suite(args: &Args, path: &std::path::Path) -> anyhow::Result<Status> {
     let mut text = String::new();
     // A read error names the file.
-    std::io::Read::read_to_string(&mut output::open_input(path)?, &mut text)?;
+    std::io::Read::read_to_string(&mut crate::input::open_input(path)?, &mut text)?;
     let shown = output::display_name(path);
     let cases =
         rookery_core::parse_perft_suite(&text).map_err(|e| anyhow::anyhow!("{shown}:{e}"))?;

@@ -113,7 +113,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         let loaded = if output::is_std(p) {
             // Decompressed if compressed; damage is told at the end.
             let mut bytes = Vec::new();
-            match output::open_raw(p) {
+            match crate::input::open_raw(p) {
                 Ok(mut stdin) => stdin.read_to_end(&mut bytes)?,
                 Err(e) => {
                     eprintln!("rookery: error: {}", output::error_text(&e));
@@ -128,7 +128,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         match loaded {
             Ok(input) => {
                 if let Some(line) = input.latin1_from_line {
-                    output::warn_latin1(&name, line);
+                    crate::input::warn_latin1(&name, line);
                 }
                 for e in &input.problems {
                     eprintln!("rookery: error: {e}");

@@ -161,7 +161,7 @@ pub fn check_paths(input: &Path, out: &Path) -> anyhow::Result<()> {
 /// # Errors
 /// The input cannot be read.
 pub fn count_lines(input: &Path) -> anyhow::Result<u64> {
-    let text = output::open_raw(input)?;
+    let text = crate::input::open_raw(input)?;
     rookery_io::part::count_lines(text)
         .with_context(|| format!("cannot read {}", output::display_name(input)))
 }

@@ -136,7 +136,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 Box::new(rookery_analysis::bundled::WAC.as_bytes()),
                 Some(rookery_analysis::bundled::WAC.lines().count() as u64),
             ),
-            Some(p) => match output::open_input(p) {
+            Some(p) => match crate::input::open_input(p) {
                 Ok(r) => (r, progress::count_lines(p)),
                 Err(e) => {
                     // A missing suite is reported; the others still run.
@@ -295,7 +295,7 @@ fn run_shard(args: &Args, s: Shard) -> anyhow::Result<Status> {
         None => None,
     };
     let range = job.range();
-    let input = rookery_io::part::Lines::new(output::open_input(file)?, range.clone());
+    let input = rookery_io::part::Lines::new(crate::input::open_input(file)?, range.clone());
     // Engines before the parts are written: one that cannot start changes nothing.
     let engines = args.engine.start()?;
     let mut previous = match &epd_job {

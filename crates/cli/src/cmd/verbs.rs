@@ -77,7 +77,7 @@ impl Io {
 
     /// The input to read: all of it, or the job's part.
     fn open(&self, job: Option<&Job>) -> anyhow::Result<Box<dyn BufRead + Send>> {
-        let input = output::open_input(&self.input)?;
+        let input = crate::input::open_input(&self.input)?;
         Ok(match job {
             Some(j) => Box::new(rookery_io::part::Lines::new(input, j.range())),
             None => input,

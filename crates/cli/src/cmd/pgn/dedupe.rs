@@ -2,16 +2,19 @@
 //! (`rookery_pgn::dedupe`), copied byte for byte; the duplicates to a file
 //! of their own, the pairs to a report.
 
-use crate::cmd::pgn_copy::{self, CopyFlags, Origin};
+use super::copy::{self, CopyFlags, Origin};
+use crate::flags::{Files, IN_PLACE_KEEPS_BAD};
 use crate::output::{self, Output, Status};
 use rookery_pgn::collection::{GameWriter, Kept};
 use rookery_pgn::dedupe::{GameKey, KeyPlan, Seen};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Flags of `rookery pgn dedupe`.
 #[derive(clap::Args, Debug)]
 #[command(
+    mut_arg("in_place", |a| a.help(IN_PLACE_KEEPS_BAD)),
+    mut_arg("inputs", |a| a.help("Input files (`-` for stdin), read in this order (a game is a duplicate of one before it in any of them)")),
     after_help = "Two games are duplicates when they reach the same final position by the same \
 sequence of positions (pgn-extract -D's criterion: a 128-bit hash of the final position and of \
 the positions on the way), whatever their tags, comments and variations; the first is kept. \
@@ -22,17 +25,8 @@ pgn dedupe a.pgn b.pgn -o all.pgn --duplicates dups.pgn\n  rookery pgn dedupe bi
 20 --same-tags White,Black,Date --report dups.txt -o clean.pgn"
 )]
 pub struct DedupeArgs {
-    /// Input files (`-` for stdin), read in this order (a game is a
-    /// duplicate of one before it in any of them).
-    #[arg(default_value = "-")]
-    inputs: Vec<PathBuf>,
-    /// Output file (`-` for stdout), replaced when the run finishes.
-    #[arg(short, long, default_value = "-")]
-    output: PathBuf,
-    /// Allow the output to be one of the inputs (a game with an error is
-    /// then kept, as with --keep-bad: the file is the only copy).
-    #[arg(long)]
-    in_place: bool,
+    #[command(flatten)]
+    files: Files,
     /// Write the duplicates (as they were written) to FILE.
     #[arg(long, value_name = "FILE")]
     duplicates: Option<PathBuf>,
@@ -50,7 +44,7 @@ pub struct DedupeArgs {
     #[arg(long, value_name = "TAGS", value_delimiter = ',')]
     same_tags: Vec<String>,
     /// Keys held in memory, about (K, M, G: KiB, MiB, GiB); past it, on disk.
-    #[arg(long, value_name = "SIZE", value_parser = pgn_copy::parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = copy::parse_size)]
     memory: Option<usize>,
     #[command(flatten)]
     flags: CopyFlags,
@@ -62,15 +56,15 @@ const LINE_BITS: u32 = 48;
 
 /// Runs `rookery pgn dedupe`.
 pub fn run(a: DedupeArgs) -> anyhow::Result<Status> {
-    pgn_copy::check_json(&a.flags, &a.output)?;
+    copy::check_json(&a.flags, &a.files.output)?;
     if let Some(r) = &a.report {
-        if output::is_std(r) && (output::is_std(&a.output) || a.flags.json) {
+        if output::is_std(r) && (output::is_std(&a.files.output) || a.flags.json) {
             return Err(output::usage(
                 "--report - prints on stdout, where the games or the summary go: give -o FILE \
                  and no --json, or --report FILE",
             ));
         }
-        if a.inputs.len() >= 1 << (64 - LINE_BITS) {
+        if a.files.inputs.len() >= 1 << (64 - LINE_BITS) {
             return Err(output::usage("--report names at most 65535 inputs"));
         }
     }
@@ -78,10 +72,10 @@ pub fn run(a: DedupeArgs) -> anyhow::Result<Status> {
         fuzzy_ply: a.fuzzy_ply,
         same_tags: a.same_tags.clone(),
     };
-    let mut plan = a.flags.plan(a.in_place);
+    let mut plan = a.flags.plan(a.files.in_place);
     plan.copy.detail = keys.detail();
-    let ins: Vec<&Path> = a.inputs.iter().map(PathBuf::as_path).collect();
-    let mut out = GameWriter::new(Output::create(&a.output, &ins, a.in_place)?);
+    let ins = a.files.input_paths();
+    let mut out = GameWriter::new(Output::create(&a.files.output, &ins, a.files.in_place)?);
     let mut dups = match &a.duplicates {
         Some(p) => Some(GameWriter::new(Output::create(p, &ins, false)?)),
         None => None,
@@ -90,7 +84,12 @@ pub fn run(a: DedupeArgs) -> anyhow::Result<Status> {
         Some(p) => Some(Output::create(p, &ins, false)?),
         None => None,
     };
-    let names: Vec<String> = a.inputs.iter().map(|p| output::display_name(p)).collect();
+    let names: Vec<String> = a
+        .files
+        .inputs
+        .iter()
+        .map(|p| output::display_name(p))
+        .collect();
     let mut seen = Seen::new(report.is_some(), a.memory);
     let mut duplicates = 0u64;
     // On the reading threads: the key (none for a game with an error,
@@ -98,8 +97,8 @@ pub fn run(a: DedupeArgs) -> anyhow::Result<Status> {
     let label = |g: &rookery_pgn::ReadGame, raw: &[u8]| -> Option<Option<GameKey>> {
         Some(g.error.is_none().then(|| keys.key(g, raw)))
     };
-    let totals = pgn_copy::copy_inputs(&plan, &a.inputs, &label, &mut |origin: Origin<'_>,
-                                                                       g: Kept<
+    let totals = copy::copy_inputs(&plan, &a.files.inputs, &label, &mut |origin: Origin<'_>,
+                                                                         g: Kept<
         '_,
         Option<GameKey>,
     >| {
@@ -144,6 +143,6 @@ pub fn run(a: DedupeArgs) -> anyhow::Result<Status> {
     if seen.spills() > 0 {
         text.push_str(&format!("; keys spilled to disk {} times", seen.spills()));
     }
-    pgn_copy::summary(&a.flags, &totals, fields, &text)?;
+    copy::summary(&a.flags, &totals, fields, &text)?;
     Ok(totals.status())
 }

@@ -2,7 +2,7 @@
 //! tag's value, every game copied byte for byte; the files' names are made
 //! safe by `rookery_pgn::partition`.
 
-use crate::cmd::pgn_copy::{self, CopyFlags};
+use super::copy::{self, CopyFlags};
 use crate::output::{Output, Status};
 use rookery_pgn::collection::{GameWriter, Kept};
 use rookery_pgn::copy::tag_value;
@@ -148,7 +148,7 @@ pub fn run(a: SplitArgs) -> anyhow::Result<Status> {
         Some(per_file) => {
             // One file at a time, each renamed into place once full.
             let mut current: Option<(String, u64)> = None;
-            let mut put = |_: pgn_copy::Origin<'_>, g: Kept<'_, ()>| -> anyhow::Result<()> {
+            let mut put = |_: copy::Origin<'_>, g: Kept<'_, ()>| -> anyhow::Result<()> {
                 let (name, n) = match current.take() {
                     Some(c) => c,
                     None => (namer.for_number(written.len() as u64 + 1), 0),
@@ -163,7 +163,7 @@ pub fn run(a: SplitArgs) -> anyhow::Result<Status> {
                 Ok(())
             };
             let totals =
-                pgn_copy::copy_inputs(&a.flags.plan(false), &a.inputs, &|_, _| Some(()), &mut put)?;
+                copy::copy_inputs(&a.flags.plan(false), &a.inputs, &|_, _| Some(()), &mut put)?;
             if let Some((name, _)) = current {
                 let games = files.commit(&name)?;
                 written.push((name, games));
@@ -172,11 +172,11 @@ pub fn run(a: SplitArgs) -> anyhow::Result<Status> {
         }
         None => {
             let mut put =
-                |_: pgn_copy::Origin<'_>, g: Kept<'_, Option<String>>| -> anyhow::Result<()> {
+                |_: copy::Origin<'_>, g: Kept<'_, Option<String>>| -> anyhow::Result<()> {
                     let name = namer.for_value(g.label.as_deref()).to_owned();
                     Ok(files.writer(&name)?.write(g.text, g.open_result)?)
                 };
-            let totals = pgn_copy::copy_inputs(&a.flags.plan(false), &a.inputs, &label, &mut put)?;
+            let totals = copy::copy_inputs(&a.flags.plan(false), &a.inputs, &label, &mut put)?;
             for name in std::mem::take(&mut files.order) {
                 let games = files.commit(&name)?;
                 written.push((name, games));
@@ -191,6 +191,6 @@ pub fn run(a: SplitArgs) -> anyhow::Result<Status> {
     let mut fields = serde_json::Map::new();
     fields.insert("files".into(), list.into());
     let text = format!(" to {} files in {}", written.len(), a.dir.display());
-    pgn_copy::summary(&a.flags, &totals, fields, &text)?;
+    copy::summary(&a.flags, &totals, fields, &text)?;
     Ok(totals.status())
 }

@@ -1,7 +1,9 @@
 //! `rookery pgn tree`: the opening explorer (`rookery_pgn::explorer`) over
 //! the games of the inputs, printed as a table or JSON.
 
-use super::{display_name, print_diag, progress, status, Common};
+use super::reading::{print_diag, progress};
+use super::stream::{status, Common};
+use crate::output::display_name;
 use crate::output::{self, Status};
 use rookery_core::{Color, Position};
 use rookery_pgn::explorer::{self, Branch, Explorer, Tally, Tree};
@@ -59,7 +61,7 @@ pub fn run(a: TreeArgs) -> anyhow::Result<Status> {
     let mut diag = std::io::stderr();
     for path in &a.inputs {
         if !output::is_std(path) {
-            if let Some(refused) = output::unreadable(path) {
+            if let Some(refused) = crate::input::unreadable(path) {
                 eprintln!("rookery: error: {refused}");
                 total.missing_files += 1;
                 continue;
@@ -106,11 +108,11 @@ fn collect(
         }
     };
     let empty = like.empty_like();
-    let input = output::open_input_raw(path)?;
+    let input = crate::input::open_input_raw(path)?;
     let name = file.clone();
-    let source = Source::input(input).on_latin1(move |line| output::warn_latin1(&name, line));
+    let source = Source::input(input).on_latin1(move |line| crate::input::warn_latin1(&name, line));
     let done = explorer::run(plan, &empty, source, &mut progress, sink);
-    let found = done.map_err(|e| crate::cmd::pgn::read_failure(e, &file))?;
+    let found = done.map_err(|e| super::reading::read_failure(e, &file))?;
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }

@@ -1,7 +1,8 @@
 //! `rookery pgn sort`: games ordered by tags, copied byte for byte; beyond
 //! `--memory`, sorted in runs on disk and merged (`rookery_pgn::sort`).
 
-use crate::cmd::pgn_copy::{self, CopyFlags};
+use super::copy::{self, CopyFlags};
+use crate::flags::{Files, IN_PLACE_KEEPS_BAD};
 use crate::output::{self, Output, Status};
 use rookery_pgn::collection::{GameWriter, Kept};
 use rookery_pgn::copy::tag_value;
@@ -11,6 +12,8 @@ use std::path::{Path, PathBuf};
 /// Flags of `rookery pgn sort`.
 #[derive(clap::Args, Debug)]
 #[command(
+    mut_arg("in_place", |a| a.help(IN_PLACE_KEEPS_BAD)),
+    mut_arg("inputs", |a| a.help("Input files (`-` for stdin), sorted together")),
     after_help = "Fields: any tag, Date:year, Date:month; :desc for largest first. Dates \
 compare as dates (an unknown month or day first), numbers in values as numbers (Round 2.10 after \
 2.9, WhiteElo 900 before 2500), text without regard to case; a missing tag, `?` or ????.??.?? \
@@ -20,22 +23,14 @@ sort games.pgn --by Date,Round -o sorted.pgn\n  rookery pgn sort big.pgn --by Wh
 --memory 512M -o by-elo.pgn"
 )]
 pub struct SortArgs {
-    /// Input files (`-` for stdin), sorted together.
-    #[arg(default_value = "-")]
-    inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    files: Files,
     /// The fields to sort by, most significant first (Date,Round).
     #[arg(long, value_name = "FIELDS")]
     by: SortKey,
-    /// Output file (`-` for stdout), replaced when the run finishes.
-    #[arg(short, long, default_value = "-")]
-    output: PathBuf,
-    /// Allow the output to be one of the inputs (a game with an error is
-    /// then kept, as with --keep-bad: the file is the only copy).
-    #[arg(long)]
-    in_place: bool,
     /// Games held in memory, about (K, M, G: KiB, MiB, GiB); past it,
     /// sorted runs are written to disk and merged at the end.
-    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = pgn_copy::parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = copy::parse_size)]
     memory: usize,
     /// Where the sorted runs go (default: the output's directory, or the
     /// system's temporary directory for stdout).
@@ -59,18 +54,18 @@ fn default_temp_dir(output: &Path) -> PathBuf {
 
 /// Runs `rookery pgn sort`.
 pub fn run(a: SortArgs) -> anyhow::Result<Status> {
-    pgn_copy::check_json(&a.flags, &a.output)?;
-    let ins: Vec<&Path> = a.inputs.iter().map(PathBuf::as_path).collect();
-    let out = Output::create(&a.output, &ins, a.in_place)?;
+    copy::check_json(&a.flags, &a.files.output)?;
+    let ins = a.files.input_paths();
+    let out = Output::create(&a.files.output, &ins, a.files.in_place)?;
     let temp = a
         .temp_dir
         .clone()
-        .unwrap_or_else(|| default_temp_dir(&a.output));
+        .unwrap_or_else(|| default_temp_dir(&a.files.output));
     let mut sorter = Sorter::new(a.memory, &temp);
     let key = &a.by;
-    let totals = pgn_copy::copy_inputs(
-        &a.flags.plan(a.in_place),
-        &a.inputs,
+    let totals = copy::copy_inputs(
+        &a.flags.plan(a.files.in_place),
+        &a.files.inputs,
         &|g, raw| Some(key.encode(|name| tag_value(g, raw, name))),
         &mut |_, g: Kept<'_, Vec<u8>>| Ok(sorter.push(&g.label, g.text, g.open_result)?),
     )?;
@@ -85,6 +80,6 @@ pub fn run(a: SortArgs) -> anyhow::Result<Status> {
     } else {
         String::new()
     };
-    pgn_copy::summary(&a.flags, &totals, fields, &text)?;
+    copy::summary(&a.flags, &totals, fields, &text)?;
     Ok(totals.status())
 }

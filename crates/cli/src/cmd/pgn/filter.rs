@@ -2,8 +2,9 @@
 //! (`rookery_pgn::filter`), copied byte for byte (or, with `--normalize`,
 //! written in export format); `--count` prints their number.
 
-use crate::cmd::pgn_copy::{self, CopyFlags};
+use super::copy::{self, CopyFlags};
 use crate::cmd::shard::{self, Job, ShardArgs};
+use crate::flags::{Files, IN_PLACE_KEEPS_BAD};
 use crate::output::{self, Output, Status};
 use rookery_io::shard::Shard;
 use rookery_pgn::collection::{GameWriter, Kept, Label, Plan};
@@ -12,11 +13,11 @@ use rookery_pgn::game::Detail;
 use rookery_pgn::tags::{Eco, Termination};
 use rookery_pgn::{game_to_string, GameResult};
 use std::io::Write;
-use std::path::{Path, PathBuf};
 
 /// Flags of `rookery pgn filter`.
 #[derive(clap::Args, Debug)]
 #[command(
+    mut_arg("in_place", |a| a.help(IN_PLACE_KEEPS_BAD)),
     after_help = "A game is kept when it passes every criterion given (of repeated --player, \
 --result, --termination, --position and --material, one is enough); --invert keeps the others. \
 A test on a tag the game lacks fails. Positions are those of the mainline, by Zobrist key \
@@ -32,16 +33,8 @@ then writes OUT and prints the summary as one run does.\n\nExamples:\n  rookery 
 # in each task of an array\n  rookery merge mates.pgn"
 )]
 pub struct FilterArgs {
-    /// Input files (`-` for stdin), read in this order.
-    #[arg(default_value = "-")]
-    inputs: Vec<PathBuf>,
-    /// Output file (`-` for stdout), replaced when the run finishes.
-    #[arg(short, long, default_value = "-")]
-    output: PathBuf,
-    /// Allow the output to be one of the inputs (a game with an error is
-    /// then kept, as with --keep-bad: the file is the only copy).
-    #[arg(long)]
-    in_place: bool,
+    #[command(flatten)]
+    files: Files,
     #[command(flatten)]
     tests: CriteriaArgs,
     /// Print only the number of games kept (nothing is written).
@@ -178,9 +171,9 @@ impl CriteriaArgs {
 pub fn run(a: FilterArgs) -> anyhow::Result<Status> {
     let criteria = a.tests.criteria()?;
     if !a.count {
-        pgn_copy::check_json(&a.flags, &a.output)?;
+        copy::check_json(&a.flags, &a.files.output)?;
     }
-    let mut plan = a.flags.plan(a.in_place);
+    let mut plan = a.flags.plan(a.files.in_place);
     // Games their tags drop are not read further; with --keep-bad a game
     // with an error is kept whatever its tags, so each is read whole.
     if !plan.keep_bad {
@@ -204,19 +197,19 @@ pub fn run(a: FilterArgs) -> anyhow::Result<Status> {
         return run_shard(&a, s, &plan, &label);
     }
     if a.count {
-        let totals = pgn_copy::copy_inputs(&plan, &a.inputs, &label, &mut |_, _| Ok(()))?;
+        let totals = copy::copy_inputs(&plan, &a.files.inputs, &label, &mut |_, _| Ok(()))?;
         let mut out = output::stdout();
         writeln!(out, "{}", totals.counts.copied)?;
         out.flush()?;
         return Ok(totals.status());
     }
-    let ins: Vec<&Path> = a.inputs.iter().map(PathBuf::as_path).collect();
-    let mut out = GameWriter::new(Output::create(&a.output, &ins, a.in_place)?);
-    let totals = pgn_copy::copy_inputs(&plan, &a.inputs, &label, &mut |_, g| {
+    let ins = a.files.input_paths();
+    let mut out = GameWriter::new(Output::create(&a.files.output, &ins, a.files.in_place)?);
+    let totals = copy::copy_inputs(&plan, &a.files.inputs, &label, &mut |_, g| {
         write_kept(&mut out, &g)
     })?;
     out.finish()?.commit()?;
-    pgn_copy::summary(&a.flags, &totals, serde_json::Map::new(), "")?;
+    copy::summary(&a.flags, &totals, serde_json::Map::new(), "")?;
     Ok(totals.status())
 }
 
@@ -238,23 +231,31 @@ fn run_shard(
             "--count with --shard: filter to -o OUT with --json, then `rookery merge OUT` prints the games written",
         ));
     }
-    let [input] = a.inputs.as_slice() else {
+    let [input] = a.files.inputs.as_slice() else {
         return Err(output::usage(
             "--shard takes one input file (its games are split among the shards)",
         ));
     };
-    shard::check_paths(input, &a.output)?;
+    shard::check_paths(input, &a.files.output)?;
     // The games as the copy verbs read them: the bytes as they are.
     let file = output::display_name(input);
     let cannot = |e: std::io::Error| anyhow::Error::new(e).context(format!("cannot read {file}"));
     let (total, _) =
-        rookery_pgn::source::count_games(output::open_raw(input)?, None).map_err(cannot)?;
-    let mut job = Job::start(s, &a.shard, "pgn filter", input, &a.output, "games", total)?;
-    let span =
-        rookery_pgn::source::game_span(output::open_raw(input)?, job.range()).map_err(cannot)?;
-    let out = Output::create(job.part_path(), &[input.as_path()], a.in_place)?;
+        rookery_pgn::source::count_games(crate::input::open_raw(input)?, None).map_err(cannot)?;
+    let mut job = Job::start(
+        s,
+        &a.shard,
+        "pgn filter",
+        input,
+        &a.files.output,
+        "games",
+        total,
+    )?;
+    let span = rookery_pgn::source::game_span(crate::input::open_raw(input)?, job.range())
+        .map_err(cannot)?;
+    let out = Output::create(job.part_path(), &[input.as_path()], a.files.in_place)?;
     let mut out = GameWriter::new(out);
-    let totals = pgn_copy::copy_part(
+    let totals = copy::copy_part(
         plan,
         input,
         span,
@@ -264,8 +265,8 @@ fn run_shard(
     )?;
     let (out, seam) = out.finish_run();
     out.commit()?;
-    job.finish(pgn_copy::shard_summary(&a.flags, &totals, &seam))?;
-    pgn_copy::summary(&a.flags, &totals, serde_json::Map::new(), "")?;
+    job.finish(copy::shard_summary(&a.flags, &totals, &seam))?;
+    copy::summary(&a.flags, &totals, serde_json::Map::new(), "")?;
     Ok(totals.status())
 }
 

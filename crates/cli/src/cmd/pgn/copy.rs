@@ -27,7 +27,7 @@
 //! Ok(totals.status())
 //! ```
 
-use crate::cmd::pgn::{print_diag, progress};
+use super::reading::{print_diag, progress, read_failure};
 use crate::output::{self, Status};
 use rookery_io::manifest;
 use rookery_pgn::collection::{self, Counts, GameWriter, Judged, Kept, Label, Plan, Seam};
@@ -231,7 +231,7 @@ pub fn copy_inputs<L: Send>(
     let mut totals = Totals::default();
     for (input, path) in inputs.iter().enumerate() {
         if !output::is_std(path) {
-            if let Some(refused) = output::unreadable(path) {
+            if let Some(refused) = crate::input::unreadable(path) {
                 eprintln!("rookery: error: {refused}");
                 totals.missing_files += 1;
                 continue;
@@ -289,7 +289,7 @@ fn copy_one<L: Send>(
         if let (Some(line), false) = (g.latin1_line, latin1_told) {
             latin1_told = true;
             drop(err);
-            output::warn_latin1(&file, line);
+            crate::input::warn_latin1(&file, line);
         }
         match g.kept {
             Some(kept) => consume(origin, kept),
@@ -316,15 +316,15 @@ fn copy_file<L: Send>(
             pb.set_position(bytes);
         }
     };
-    let input =
-        output::open_input_raw(path).map_err(|e| anyhow::anyhow!("cannot open {file}: {e}"))?;
+    let input = crate::input::open_input_raw(path)
+        .map_err(|e| anyhow::anyhow!("cannot open {file}: {e}"))?;
     let mut source = Source::input(input);
     if let Some((start, end)) = span {
         source = source.part(start, end);
     }
     // A last game the damage of compressed data cut is an error.
     let done = collection::run(plan, source, label, &mut progress, sink);
-    let counts = done.map_err(|e| crate::cmd::pgn::read_failure(e, &file))?;
+    let counts = done.map_err(|e| read_failure(e, &file))?;
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }

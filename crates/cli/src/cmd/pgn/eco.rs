@@ -2,13 +2,13 @@
 //! tags of its opening (`rookery_pgn::eco`), every other byte as it was; a
 //! summary on stderr.
 
-use super::{run_inputs, run_plan, status, Common, Files};
+use super::stream::{run_inputs, run_plan, status, Common};
 use crate::cmd::shard::{self, Job, ShardArgs};
+use crate::flags::Files;
 use crate::output::{self, Output, Status};
 use rookery_io::shard::Shard;
 use rookery_pgn::stream::{Plan, Stats, Task};
 use std::io::Write;
-use std::path::{Path, PathBuf};
 
 /// Flags of `rookery pgn eco`.
 #[derive(clap::Args, Debug)]
@@ -52,7 +52,7 @@ pub fn run(a: EcoArgs) -> anyhow::Result<Status> {
     if let Some(s) = a.shard.resolve()? {
         return run_shard(&a, plan, s);
     }
-    let ins: Vec<&Path> = a.files.inputs.iter().map(PathBuf::as_path).collect();
+    let ins = a.files.input_paths();
     let mut out = Output::create(&a.files.output, &ins, a.files.in_place)?;
     let stats = run_plan(
         plan,
@@ -86,7 +86,7 @@ fn run_shard(a: &EcoArgs, plan: Plan, s: Shard) -> anyhow::Result<Status> {
     let cannot = |e: std::io::Error| anyhow::Error::new(e).context(format!("cannot read {file}"));
     // The text as `pgn eco` reads it: its bytes as they are (a line that
     // is not UTF-8 is told by the run itself).
-    let text = || output::open_input_raw(input);
+    let text = || crate::input::open_input_raw(input);
     let (total, _) = rookery_pgn::source::count_games(text()?, None).map_err(cannot)?;
     let mut job = Job::start(
         s,
