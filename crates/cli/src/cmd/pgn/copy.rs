@@ -14,16 +14,16 @@
 //! order), commit its outputs, `summary`, `Ok(totals.status())`:
 //!
 //! ```ignore
-//! pgn_copy::check_json(&a.flags, &a.output)?;
-//! let mut out = GameWriter::new(Output::create(&a.output, &inputs, a.in_place)?);
-//! let totals = pgn_copy::copy_inputs(
-//!     &a.flags.plan(a.in_place),
-//!     &a.inputs,
+//! copy::check_json(&a.flags, &a.files.output)?;
+//! let mut out = GameWriter::new(Output::create(&a.files.output, &a.files.input_paths(), a.files.in_place)?);
+//! let totals = copy::copy_inputs(
+//!     &a.flags.plan(a.files.in_place),
+//!     &a.files.inputs,
 //!     &|g, raw| keep(g, raw).then_some(()),   // None: left out
 //!     &mut |_origin, kept| Ok(out.write(kept.text, kept.open_result)?),
 //! )?;
 //! out.finish()?.commit()?;
-//! pgn_copy::summary(&a.flags, &totals, serde_json::Map::new(), "")?;
+//! copy::summary(&a.flags, &totals, serde_json::Map::new(), "")?;
 //! Ok(totals.status())
 //! ```
 
