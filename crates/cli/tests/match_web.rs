@@ -11,16 +11,16 @@
 //! test; with `CI` set a missing one fails it, otherwise it is skipped
 //! with a note. Every wait is bounded; nothing is timed.
 
+use crate::common::web::{self, get, Events};
 use crate::common::ROOKERY;
-use crate::referee_web::{get, Events};
 use rookery_testkit::cmd::KillOnDrop as Proc;
 use rookery_testkit::{peer, pgn_text, TempDir};
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 /// The longest any wait of these tests may take.
@@ -70,14 +70,7 @@ fn start(args: &[String], nofile: Option<usize>) -> Match {
         .unwrap();
     let stderr = child.stderr.take().unwrap();
     let proc = Proc(child);
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = web::lines(stderr);
     let t = Instant::now();
     let mut said = Vec::new();
     loop {
@@ -98,28 +91,9 @@ fn start(args: &[String], nofile: Option<usize>) -> Match {
     }
 }
 
-fn view(web: &str) -> Value {
-    let r = get(web, "/api/match");
-    assert_eq!(r.status, 200, "{}", r.body);
-    assert!(
-        r.head.contains("content-type: application/json"),
-        "{}",
-        r.head
-    );
-    serde_json::from_str(&r.body).unwrap()
-}
-
 /// Polls `/api/match` until `ok` holds (at most [`WAIT`]).
 fn wait_for(web: &str, what: &str, ok: impl Fn(&Value) -> bool) -> Value {
-    let t = Instant::now();
-    loop {
-        let v = view(web);
-        if ok(&v) {
-            return v;
-        }
-        assert!(t.elapsed() < WAIT, "no {what} within {WAIT:?}: {v}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    web::poll(web, "/api/match", what, WAIT, ok)
 }
 
 /// Ends the match with SIGTERM (it stops cleanly) and waits for it.

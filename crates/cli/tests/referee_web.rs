@@ -9,115 +9,21 @@
 //! Peers: Chromium and python3 (standard library only). When `CI` is set
 //! and one is missing the test fails; otherwise it skips with a note.
 
+use crate::common::web::{self, get, Events};
 use crate::common::{line_after, referee_client, ROOKERY};
 use rookery_testkit::cmd::KillOnDrop as Proc;
 use rookery_testkit::{peer, pgn_text, TempDir};
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufReader, Read, Write};
 use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The longest any wait for the event may take.
 const WAIT: Duration = Duration::from_secs(20);
 
-/// A response: status, headers (lower-case names), body.
-pub(crate) struct Reply {
-    pub(crate) status: u16,
-    pub(crate) head: String,
-    pub(crate) body: String,
-}
-
-/// `GET path` over HTTP/1.0 (the server closes the connection after the
-/// body, so no chunking).
-pub(crate) fn get(addr: &str, path: &str) -> Reply {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(WAIT)).unwrap();
-    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
-    let mut raw = String::new();
-    s.read_to_string(&mut raw).unwrap();
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    Reply {
-        status,
-        head: head.to_ascii_lowercase(),
-        body: body.to_string(),
-    }
-}
-
-/// An open Server-Sent Events stream.
-pub(crate) struct Events(BufReader<TcpStream>);
-
-impl Events {
-    pub(crate) fn open(addr: &str, path: &str) -> Events {
-        let mut s = TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(WAIT)).unwrap();
-        write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
-        let mut r = BufReader::new(s);
-        let mut head = String::new();
-        loop {
-            let mut line = String::new();
-            r.read_line(&mut line).unwrap();
-            if line.trim_end().is_empty() {
-                break;
-            }
-            head.push_str(&line.to_ascii_lowercase());
-        }
-        assert!(
-            head.starts_with("http/1.") && head.contains(" 200"),
-            "{head}"
-        );
-        assert!(head.contains("content-type: text/event-stream"), "{head}");
-        Events(r)
-    }
-
-    /// The next event's data (its `data:` lines joined), skipping comments.
-    pub(crate) fn next(&mut self) -> String {
-        let mut data: Vec<String> = Vec::new();
-        loop {
-            let mut line = String::new();
-            let n = self.0.read_line(&mut line).unwrap();
-            assert!(n > 0, "the stream ended");
-            let line = line.trim_end_matches(['\r', '\n']);
-            if line.is_empty() {
-                if data.is_empty() {
-                    continue;
-                }
-                return data.join("\n");
-            }
-            if let Some(d) = line.strip_prefix("data:") {
-                data.push(d.strip_prefix(' ').unwrap_or(d).to_string());
-            }
-        }
-    }
-}
-
-fn event_json(web: &str) -> Value {
-    let r = get(web, "/api/event");
-    assert_eq!(r.status, 200, "{}", r.body);
-    assert!(
-        r.head.contains("content-type: application/json"),
-        "{}",
-        r.head
-    );
-    serde_json::from_str(&r.body).unwrap()
-}
-
 /// Polls the JSON feed until `ok` holds (at most [`WAIT`]).
 fn wait_for(web: &str, what: &str, ok: impl Fn(&Value) -> bool) -> Value {
-    let t = Instant::now();
-    loop {
-        let v = event_json(web);
-        if ok(&v) {
-            return v;
-        }
-        assert!(t.elapsed() < WAIT, "no {what} within {WAIT:?}: {v}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    web::poll(web, "/api/event", what, WAIT, ok)
 }
 
 fn sans(moves: &Value) -> Vec<String> {

@@ -12,13 +12,13 @@
 //! peer, or a machine that does not allow the flood's descriptors, fails
 //! the test, otherwise it is skipped with a note.
 
+use crate::common::web::{self, get, lines};
 use rookery_testkit::{peer, TempDir};
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 const ROOKERY: &str = env!("CARGO_BIN_EXE_rookery");
@@ -46,71 +46,13 @@ impl Drop for Proc {
     }
 }
 
-/// A response: status, headers (lower-case), body.
-struct Reply {
-    status: u16,
-    head: String,
-    body: String,
-}
-
-/// `GET path` over HTTP/1.0 (the server closes the connection after the
-/// body).
-fn get(addr: &str, path: &str) -> Reply {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(WAIT)).unwrap();
-    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let raw = String::from_utf8(raw).unwrap();
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    Reply {
-        status,
-        head: head.to_ascii_lowercase(),
-        body: body.to_string(),
-    }
-}
-
-fn event_json(web: &str) -> Value {
-    let r = get(web, "/api/event");
-    assert_eq!(r.status, 200, "{}", r.body);
-    serde_json::from_str(&r.body).unwrap()
-}
-
 /// Polls the JSON feed until `ok` holds (at most [`WAIT`]).
 fn wait_for(web: &str, what: &str, ok: impl Fn(&Value) -> bool) -> Value {
-    let t = Instant::now();
-    loop {
-        let v = event_json(web);
-        if ok(&v) {
-            return v;
-        }
-        assert!(t.elapsed() < WAIT, "no {what} within {WAIT:?}: {v}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// Lines of a child's stdout, read on a thread of their own.
-fn lines(out: impl Read + Send + 'static) -> Receiver<String> {
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
+    web::poll(web, "/api/event", what, WAIT, ok)
 }
 
 fn next_line(rx: &Receiver<String>, what: &str) -> String {
-    rx.recv_timeout(WAIT)
-        .unwrap_or_else(|e| panic!("no {what} within {WAIT:?}: {e}"))
+    web::next_line(rx, what, WAIT)
 }
 
 /// A referee running an event from `dir/event.toml`.
@@ -328,7 +270,7 @@ fn strangers_cost_bounded_memory_and_leave_the_players_their_port() {
         page.head
     );
     assert!(page.body.contains("/assets/spectator.js"), "{}", page.body);
-    assert_eq!(event_json(&web)["name"], "Flood");
+    assert_eq!(web::json(&web, "/api/event")["name"], "Flood");
 
     // The registered players sign on and play the event's first game (the
     // second waits: the event stays up for the checks below).
@@ -472,7 +414,7 @@ fn the_move_list_reads_as_numbered_moves() {
         }
     }
     assert!(sans.len() >= 4, "{text:?}");
-    let played: Vec<String> = event_json(&web)["live"][0]["moves"]
+    let played: Vec<String> = web::json(&web, "/api/event")["live"][0]["moves"]
         .as_array()
         .unwrap()
         .iter()

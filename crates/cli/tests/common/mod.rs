@@ -3,6 +3,8 @@
 //! path helpers, the engines the tests play against, and the referee's
 //! processes.
 
+pub mod web;
+
 use rookery_testkit::cmd::{Cmd, KillOnDrop, Run};
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
