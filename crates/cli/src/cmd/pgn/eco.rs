@@ -2,8 +2,9 @@
 //! tags of its opening (`rookery_pgn::eco`), every other byte as it was; a
 //! summary on stderr.
 
+use super::reading::{start_shard, ShardStart};
 use super::stream::{run_inputs, run_plan, status, Common};
-use crate::cmd::shard::{self, Job, ShardArgs};
+use crate::cmd::shard::ShardArgs;
 use crate::flags::Files;
 use crate::output::{self, Output, Status};
 use rookery_io::shard::Shard;
@@ -76,28 +77,11 @@ fn run_shard(a: &EcoArgs, plan: Plan, s: Shard) -> anyhow::Result<Status> {
             "--strict with --shard: a shard cannot stop at an error in another's part",
         ));
     }
-    let [input] = a.files.inputs.as_slice() else {
-        return Err(output::usage(
-            "--shard takes one input file (its games are split among the shards)",
-        ));
-    };
-    shard::check_paths(input, &a.files.output)?;
-    let file = output::display_name(input);
-    let cannot = |e: std::io::Error| anyhow::Error::new(e).context(format!("cannot read {file}"));
-    // The text as `pgn eco` reads it: its bytes as they are (a line that
-    // is not UTF-8 is told by the run itself).
-    let text = || crate::input::open_input_raw(input);
-    let (total, _) = rookery_pgn::source::count_games(text()?, None).map_err(cannot)?;
-    let mut job = Job::start(
-        s,
-        &a.shard,
-        "pgn eco",
+    let ShardStart {
         input,
-        &a.files.output,
-        "games",
-        total,
-    )?;
-    let span = rookery_pgn::source::game_span(text()?, job.range()).map_err(cannot)?;
+        mut job,
+        span,
+    } = start_shard(&a.files, s, &a.shard, "pgn eco")?;
     let mut out = Output::create(job.part_path(), &[input.as_path()], a.files.in_place)?;
     let (stats, _) = run_inputs(
         plan,

@@ -3,7 +3,8 @@
 //! written in export format); `--count` prints their number.
 
 use super::copy::{self, CopyFlags};
-use crate::cmd::shard::{self, Job, ShardArgs};
+use super::reading::{start_shard, ShardStart};
+use crate::cmd::shard::ShardArgs;
 use crate::flags::{Files, IN_PLACE_KEEPS_BAD};
 use crate::output::{self, Output, Status};
 use rookery_io::shard::Shard;
@@ -231,28 +232,11 @@ fn run_shard(
             "--count with --shard: filter to -o OUT with --json, then `rookery merge OUT` prints the games written",
         ));
     }
-    let [input] = a.files.inputs.as_slice() else {
-        return Err(output::usage(
-            "--shard takes one input file (its games are split among the shards)",
-        ));
-    };
-    shard::check_paths(input, &a.files.output)?;
-    // The games as the copy verbs read them: the bytes as they are.
-    let file = output::display_name(input);
-    let cannot = |e: std::io::Error| anyhow::Error::new(e).context(format!("cannot read {file}"));
-    let (total, _) =
-        rookery_pgn::source::count_games(crate::input::open_raw(input)?, None).map_err(cannot)?;
-    let mut job = Job::start(
-        s,
-        &a.shard,
-        "pgn filter",
+    let ShardStart {
         input,
-        &a.files.output,
-        "games",
-        total,
-    )?;
-    let span = rookery_pgn::source::game_span(crate::input::open_raw(input)?, job.range())
-        .map_err(cannot)?;
+        mut job,
+        span,
+    } = start_shard(&a.files, s, &a.shard, "pgn filter")?;
     let out = Output::create(job.part_path(), &[input.as_path()], a.files.in_place)?;
     let mut out = GameWriter::new(out);
     let totals = copy::copy_part(

@@ -58,3 +58,44 @@ pub(crate) fn print_diag(
         writeln!(out, "{file}:{}:{}: {sev}: {}", d.line, d.col, d.message)
     }
 }
+
+/// A shard of a PGN verb (`--shard K/N`) begun: its one input, its job
+/// (the part file, the manifest, progress) over the input's games, and
+/// where its part lies in the input ([`rookery_pgn::source::game_span`]).
+pub(crate) struct ShardStart<'a> {
+    /// The one input every shard reads.
+    pub input: &'a std::path::PathBuf,
+    /// The shard's job, started.
+    pub job: crate::cmd::shard::Job,
+    /// Where the part's first game starts and the byte the part ends at.
+    pub span: (rookery_pgn::split::Start, Option<u64>),
+}
+
+/// Begins shard `s` of the PGN verb `verb` over `files`: one input file
+/// (not stdin), an output apart from it, its games counted (by their
+/// bytes: a game starts where its tags do, in any encoding) and the part
+/// found.
+///
+/// # Errors
+/// A usage error for several inputs or stdin; the input's read errors,
+/// naming it; the job's own ([`crate::cmd::shard::Job::start`]).
+pub(crate) fn start_shard<'a>(
+    files: &'a crate::flags::Files,
+    s: rookery_io::shard::Shard,
+    flags: &crate::cmd::shard::ShardArgs,
+    verb: &str,
+) -> anyhow::Result<ShardStart<'a>> {
+    let [input] = files.inputs.as_slice() else {
+        return Err(output::usage(
+            "--shard takes one input file (its games are split among the shards)",
+        ));
+    };
+    crate::cmd::shard::check_paths(input, &files.output)?;
+    let file = output::display_name(input);
+    let cannot = |e: std::io::Error| anyhow::Error::new(e).context(format!("cannot read {file}"));
+    let text = || crate::input::open_input_raw(input);
+    let (total, _) = rookery_pgn::source::count_games(text()?, None).map_err(cannot)?;
+    let job = crate::cmd::shard::Job::start(s, flags, verb, input, &files.output, "games", total)?;
+    let span = rookery_pgn::source::game_span(text()?, job.range()).map_err(cannot)?;
+    Ok(ShardStart { input, job, span })
+}

@@ -3,10 +3,10 @@
 //! opened and read through one [`Source`], its parts handed on in input
 //! order, a shard's part read alone, the output committed or abandoned.
 
-use super::reading::{print_diag, progress, read_failure};
-use crate::cmd::shard::{self, Job, ShardArgs};
+use super::reading::{print_diag, progress, read_failure, start_shard, ShardStart};
+use crate::cmd::shard::ShardArgs;
 use crate::flags::Files;
-use crate::output::{self, display_name, Output, Status};
+use crate::output::{display_name, Output, Status};
 use rookery_pgn::source::Source;
 use rookery_pgn::split::Start;
 use rookery_pgn::stream::{self, CutGuard, Part, Plan, Stats, Task};
@@ -205,32 +205,21 @@ pub(super) fn write_shard(
     verb: &str,
 ) -> anyhow::Result<Status> {
     use rookery_pgn::game::GameBuilder;
-    let [input] = files.inputs.as_slice() else {
-        return Err(output::usage(
-            "--shard takes one input file (its games are split among the shards)",
-        ));
-    };
-    shard::check_paths(input, &files.output)?;
+    let ShardStart { input, mut job, .. } = start_shard(files, s, flags, verb)?;
     let file = display_name(input);
-    // The text as every PGN verb reads it (Latin-1 lines decoded; told
-    // once, by the second read).
-    let text = |warn: bool| -> anyhow::Result<_> {
+    // The text as every PGN verb reads it (Latin-1 lines decoded, told).
+    let text = || -> anyhow::Result<_> {
         let raw = crate::input::open_input_raw(input)?;
         let name = file.clone();
         Ok(rookery_io::latin1::Latin1Read::new(raw, move |line| {
-            if warn {
-                crate::input::warn_latin1(&name, line);
-            }
+            crate::input::warn_latin1(&name, line)
         }))
     };
-    let (total, _) = rookery_pgn::source::count_games(text(false)?, None)
-        .map_err(|e| anyhow::Error::new(e).context(format!("cannot read {file}")))?;
-    let mut job = Job::start(s, flags, verb, input, &files.output, "games", total)?;
     let range = job.range();
     let mut out = Output::create(job.part_path(), &[input.as_path()], files.in_place)?;
     let mut err = std::io::stderr();
     let mut stats = Stats::default();
-    let mut reader = rookery_pgn::reader::Reader::new(text(true)?);
+    let mut reader = rookery_pgn::reader::Reader::new(text()?);
     let mut builder = GameBuilder::new().with_detail(plan.task.detail());
     let mut part = Part::default();
     let mut flush = |part: Part, stats: &mut Stats| -> anyhow::Result<()> {
