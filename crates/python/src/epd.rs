@@ -224,10 +224,10 @@ impl RecordReader {
             })?;
             let next = match next {
                 Ok(next) => next,
-                Err(e) => return Err(self.source.damage_error().unwrap_or_else(|| PyErr::from(e))),
+                Err(e) => return Err(self.source.read_error(e)),
             };
             let Some((number, kind, diags)) = next else {
-                return match self.source.damage_error() {
+                return match self.source.input_error() {
                     Some(e) => Err(e),
                     None => Ok(None),
                 };

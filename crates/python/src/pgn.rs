@@ -3,10 +3,12 @@
 //! headers read with the movetext skipped.
 
 use std::collections::VecDeque;
+use std::fs::File;
 use std::io::{self, Read};
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
@@ -16,18 +18,31 @@ use rookery_io::latin1::Latin1Read;
 use rookery_pgn::commands::{self, CommentEval};
 use rookery_pgn::{
     game_to_string, game_to_string_whole_comments, Detail, Games, Line, RawTag, ReadGame, Reader,
-    Skip, Tags, Visitor,
+    Skip, Tags, Visitor, Warning, WarningKind,
 };
 
 use crate::board::{san_text, Board};
-use crate::input::Source;
+use crate::input::{text_start, Source};
 
 /// The score `evals` gives a mate in `n` (python-chess's `mate_score`
 /// convention: mate in `n` is `MATE_SCORE - n` for the side that mates).
 pub const MATE_SCORE: i64 = 100_000;
 
 /// Bytes of input a reading thread takes at a time with `jobs` > 1.
-const PIECE_BYTES: usize = 1 << 20;
+pub const PIECE_BYTES: usize = 1 << 20;
+
+/// Files shorter than this are read on the calling thread whatever `jobs`
+/// says: handing their few pieces to threads costs more than it saves.
+pub const SMALL_FILE: u64 = 4 * PIECE_BYTES as u64;
+
+/// The longest comment (or other token) kept: python-chess keeps a
+/// comment of any length; this bound only keeps a `{` that is never
+/// closed from holding the rest of a large file in memory.
+pub const MAX_TOKEN: usize = 1 << 30;
+
+/// How long the calling thread waits for the reading threads before it
+/// looks for a signal (Ctrl-C) to handle.
+pub const SIGNAL_CHECK: Duration = Duration::from_millis(50);
 
 /// Batches of games waiting for Python, per reading thread.
 const BATCHES_PER_JOB: usize = 2;
@@ -368,6 +383,8 @@ enum State {
         batches: Receiver<Batch>,
         ready: VecDeque<ReadGame>,
         thread: Option<JoinHandle<()>>,
+        /// The file read, for reading a game again (see [`with_long_tokens`]).
+        file: Option<File>,
     },
     Done,
 }
@@ -377,6 +394,8 @@ enum Next {
     End,
     Failed(io::Error),
     Panicked(Box<dyn std::any::Any + Send>),
+    /// Nothing came from the reading threads for [`SIGNAL_CHECK`].
+    Waiting,
 }
 
 impl State {
@@ -391,14 +410,20 @@ impl State {
                 batches,
                 ready,
                 thread,
+                file,
             } => loop {
                 if let Some(g) = ready.pop_front() {
+                    let g = match file {
+                        Some(file) => with_long_tokens(file, g),
+                        None => g,
+                    };
                     return Next::Game(Box::new(g));
                 }
-                match batches.recv() {
+                match batches.recv_timeout(SIGNAL_CHECK) {
                     Ok(Ok(batch)) => ready.extend(batch),
                     Ok(Err(e)) => return Next::Failed(e),
-                    Err(_) => {
+                    Err(RecvTimeoutError::Timeout) => return Next::Waiting,
+                    Err(RecvTimeoutError::Disconnected) => {
                         return match thread.take().map(JoinHandle::join) {
                             Some(Err(payload)) => Next::Panicked(payload),
                             _ => Next::End,
@@ -422,24 +447,37 @@ pub struct GameReader {
 
 impl GameReader {
     /// The next game read (with the GIL released), or `None` at the end.
+    ///
+    /// Signals are handled before each game and while waiting for the
+    /// reading threads: Ctrl-C raises `KeyboardInterrupt` here, even in a
+    /// loop Python runs no bytecode in (`list(read_games(...))`).
     pub fn next_game(&self, py: Python<'_>) -> PyResult<Option<ReadGame>> {
         let state = &self.state;
-        let next = crate::work(py, || {
-            state.lock().unwrap_or_else(PoisonError::into_inner).next()
-        })?;
         let done = || *state.lock().unwrap_or_else(PoisonError::into_inner) = State::Done;
+        let next = loop {
+            if let Err(e) = py.check_signals() {
+                done();
+                return Err(e);
+            }
+            let next = crate::work(py, || {
+                state.lock().unwrap_or_else(PoisonError::into_inner).next()
+            })?;
+            if !matches!(next, Next::Waiting) {
+                break next;
+            }
+        };
         match next {
             Next::Game(g) => Ok(Some(*g)),
-            Next::End => {
+            Next::End | Next::Waiting => {
                 done();
-                match self.source.damage_error() {
+                match self.source.input_error() {
                     Some(e) => Err(e),
                     None => Ok(None),
                 }
             }
             Next::Failed(e) => {
                 done();
-                Err(self.source.damage_error().unwrap_or_else(|| PyErr::from(e)))
+                Err(self.source.read_error(e))
             }
             Next::Panicked(payload) => {
                 done();
@@ -457,11 +495,12 @@ impl GameReader {
     ) -> PyResult<GameReader> {
         let (mut source, reader) = Source::open(py, obj)?;
         let path: Arc<str> = source.name.as_str().into();
-        let state = if jobs <= 1 {
-            State::One(Box::new(Games::new(text_of(reader))))
+        let state = if !worth_threads(jobs, &source) {
+            State::One(Box::new(games_of(reader, &source)))
         } else {
             let (tx, rx) = sync_channel::<Batch>(jobs * BATCHES_PER_JOB);
             let file = source.file.take();
+            let again = file.as_ref().and_then(|f| f.try_clone().ok());
             let thread = std::thread::Builder::new()
                 .name("rookery-pgn-read".into())
                 .spawn(move || {
@@ -480,7 +519,8 @@ impl GameReader {
                                 None => source,
                             }
                         }
-                        None => rookery_pgn::source::Source::reader(text_of(reader)),
+                        // Decoded there (`decode`), as a file's text is.
+                        None => rookery_pgn::source::Source::reader(reader),
                     };
                     let reading = rookery_pgn::source::Reading {
                         jobs,
@@ -497,6 +537,7 @@ impl GameReader {
                 batches: rx,
                 ready: VecDeque::new(),
                 thread: Some(thread),
+                file: again,
             }
         };
         Ok(GameReader {
@@ -532,6 +573,72 @@ impl GameReader {
         }
         Ok(Some(Game::new(read, self.path.clone())))
     }
+}
+
+/// The warning of a token longer than the reader's bound (skipped).
+const OVERLONG: &str = "over-long token skipped";
+
+/// `g`, or, if a token of it was too long for the reading threads (whose
+/// bound is rookery-pgn's, 16 MiB), `g` read again from `file` at its
+/// offset with [`MAX_TOKEN`]'s bound, so that its long comment is kept as
+/// on one thread. (`g` as it is if the game read there is not the same:
+/// offsets are those of the text, which differ from the file's after a
+/// line read as Latin-1.)
+fn with_long_tokens(file: &File, g: ReadGame) -> ReadGame {
+    let overlong = |w: &Warning| matches!(&w.kind, WarningKind::Malformed(m) if m == OVERLONG);
+    if !g.warnings.iter().any(overlong) {
+        return g;
+    }
+    let text = Latin1Read::new(
+        FileFrom {
+            file,
+            at: g.at.offset,
+        },
+        |_line| {},
+    );
+    let reader = Reader::starting_at(text, g.at).with_max_token(MAX_TOKEN);
+    match Games::from_reader(reader, g.index).next() {
+        Some(Ok(again))
+            if again.at == g.at
+                && again.game.mainline.nodes.len() >= g.game.mainline.nodes.len() =>
+        {
+            again
+        }
+        _ => g,
+    }
+}
+
+/// A file read in order from an offset.
+struct FileFrom<'a> {
+    file: &'a File,
+    at: u64,
+}
+
+impl Read for FileFrom<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = rookery_io::ReadAt::read_at(self.file, buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+/// The games of `reader`, the text of `source`, read on the calling thread.
+pub fn games_of(reader: Box<dyn Read + Send>, source: &Source) -> Games<Box<dyn Read + Send>> {
+    let reader = Reader::starting_at(text_of(reader), source.start).with_max_token(MAX_TOKEN);
+    Games::from_reader(reader, 1)
+}
+
+/// Whether `source` is best read on `jobs` threads: not for one, nor for a
+/// small file (see [`SMALL_FILE`]), nor for a file object handed over
+/// part-way through its file (its lines are counted from there on the
+/// calling thread only).
+pub fn worth_threads(jobs: usize, source: &Source) -> bool {
+    let small = source
+        .file
+        .as_ref()
+        .and_then(|f| f.metadata().ok())
+        .is_some_and(|m| m.len() < SMALL_FILE);
+    jobs > 1 && !small && source.start == text_start()
 }
 
 /// The number of reading threads `jobs` asks for (None: one; 0: one per
@@ -617,6 +724,7 @@ impl HeaderReader {
     }
 
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        py.check_signals()?;
         let reader = &self.reader;
         let tags = crate::work(py, || {
             let mut guard = reader.lock().unwrap_or_else(PoisonError::into_inner);
@@ -625,11 +733,11 @@ impl HeaderReader {
         })?;
         match tags {
             Ok(Some(tags)) => crate::ordered_dict(py, tags.export_order().into_iter()).map(Some),
-            Ok(None) => match self.source.damage_error() {
+            Ok(None) => match self.source.input_error() {
                 Some(e) => Err(e),
                 None => Ok(None),
             },
-            Err(e) => Err(self.source.damage_error().unwrap_or_else(|| PyErr::from(e))),
+            Err(e) => Err(self.source.read_error(e)),
         }
     }
 }
@@ -649,7 +757,7 @@ pub fn read_headers(py: Python<'_>, path_or_file: &Bound<'_, PyAny>) -> PyResult
     let (source, reader) = Source::open(py, path_or_file)?;
     Ok(HeaderReader {
         reader: Mutex::new(Box::new((
-            Reader::new(text_of(reader)),
+            Reader::starting_at(text_of(reader), source.start).with_max_token(MAX_TOKEN),
             HeaderVisitor::default(),
         ))),
         source,

@@ -90,3 +90,18 @@ def test_many_readers_alive_at_once():
     counts = {len(list(r)) for r in readers[:64]}
     assert len(counts) == 1
     assert {len(list(r)) for r in readers[64:]} == {5}
+
+
+def test_jobs_give_the_same_rows_in_order(tmp_path):
+    # Large enough to be read on threads (a small file is read on one).
+    text = TWIC.read_bytes()
+    path = tmp_path / "big.pgn"
+    path.write_bytes(text * (5 * 2**20 // len(text) + 1))
+    one = list(rookery.pgn.positions(path))
+    two = list(rookery.pgn.positions(path, jobs=2))
+    assert len(two) > 1
+    for key in one[0]:
+        a = np.concatenate([c[key] for c in one])
+        b = np.concatenate([c[key] for c in two])
+        assert a.dtype == b.dtype and a.shape == b.shape, key
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), key

@@ -135,6 +135,7 @@ def positions(
     filter: Optional[Callable[[Dict[str, str]], bool]] = None,
     chunk: int = 65536,
     planes: bool = False,
+    jobs: Optional[int] = None,
 ) -> PositionReader: ...
 
 class Record:
