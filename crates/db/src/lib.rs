@@ -28,6 +28,7 @@ pub mod bucket;
 pub mod codec;
 pub mod header;
 pub mod lichess;
+pub mod serve;
 mod store;
 
 pub use store::{

@@ -5,10 +5,12 @@
 use crate::cmd::pgn::tree::{print_tree, tree_json};
 use crate::cmd::pgn_filter::CriteriaArgs;
 use crate::output::{self, Status, UsageError};
+use anyhow::Context;
 use rookery_core::Color;
 use rookery_db::bucket::BucketFilter;
 use rookery_db::{lichess, Database, ImportOptions};
 use rookery_pgn::explorer::Tree;
+use rookery_referee::argus::web::WebServer;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -62,6 +64,19 @@ enum Command {
         /// Print the games that pass in PGN (export format).
         #[arg(long)]
         pgn: bool,
+    },
+    /// Serve the database over HTTP: lichess's opening explorer API
+    /// (`/masters`, `/lichess`, `/player`), `/search`, `/game/N` (PGN) and
+    /// a page (a board, the explorer's table, the games, a search, a game
+    /// viewer). Prints the address; runs until killed.
+    #[command(after_help = "Examples:\n  rookery db serve games.rdb\n  \
+        rookery db serve games.rdb --listen 127.0.0.1:9090")]
+    Serve {
+        /// The database file.
+        db: PathBuf,
+        /// Where to listen (default: this machine only, a free port).
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+        listen: String,
     },
     /// What the database holds: games, names, positions indexed, imports.
     Info {
@@ -250,6 +265,27 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 Status::Ok
             } else {
                 Status::InputErrors
+            })
+        }
+        Command::Serve { db, listen } => {
+            let database = std::sync::Arc::new(existing(&db)?);
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .thread_name("db-serve")
+                .enable_all()
+                .build()
+                .context("cannot start the server's runtime")?;
+            runtime.block_on(async {
+                let server = WebServer::bind(&listen)
+                    .await
+                    .map_err(|e| output::usage(format!("--listen: {e}")))?;
+                let bound = server.local_addr();
+                crate::cmd::referee::warn_if_open("database server", &bound.to_string());
+                let mut out = output::stdout();
+                writeln!(out, "http://{bound}/")?;
+                out.flush()?;
+                server.serve(rookery_db::serve::router(database)).await?;
+                Ok(Status::Ok)
             })
         }
         Command::Info { db, json } => {
