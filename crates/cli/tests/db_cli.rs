@@ -16,18 +16,28 @@ use std::process::{Command, Stdio};
 /// One generated game: its text, its speed's lichess name, its rating
 /// group (lichess's: the average of two ratings) and its month, worked
 /// out here from what was written.
-struct Generated {
+pub(crate) struct Generated {
     text: String,
     speed: &'static str,
     group: Option<u32>,
     month: Option<(u32, u32)>,
+    white: &'static str,
+    black: &'static str,
+    elo: [Option<u32>; 2],
+    /// Year, month, day.
+    date: Option<(u32, u32, u32)>,
+    /// The mainline in UCI.
+    ucis: Vec<String>,
 }
+
+/// The players of the generated games.
+const NAMES: [&str; 5] = ["Alice", "Bob", "Carol", "Dave", "Eve"];
 
 /// `n` games of pseudo-random legal moves (a fixed generator: the same
 /// games every run), most of them through a few openings and their move
 /// orders, so that positions repeat and transpose; random results (a few
 /// unfinished), ratings (some missing), time controls and dates.
-fn generated(n: usize) -> Vec<Generated> {
+pub(crate) fn generated(n: usize) -> Vec<Generated> {
     use rookery_core::{Position, SanPlus};
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move |k: usize| {
@@ -49,6 +59,7 @@ fn generated(n: usize) -> Vec<Generated> {
     for _ in 0..n {
         let mut pos = Position::startpos();
         let mut sans = Vec::new();
+        let mut ucis = Vec::new();
         let plies = 4 + next(40);
         for ply in 0..plies {
             let legal: Vec<_> = pos.legal_moves().iter().copied().collect();
@@ -63,6 +74,7 @@ fn generated(n: usize) -> Vec<Generated> {
             };
             let m = legal[next(choices)];
             sans.push(SanPlus::from_move(&pos, m).to_string());
+            ucis.push(m.to_uci(&pos, rookery_core::CastlingMode::Standard));
             pos.play_unchecked(m);
         }
         let result = ["1-0", "0-1", "1/2-1/2", "1-0", "0-1", "1/2-1/2", "*"][next(7)];
@@ -78,9 +90,9 @@ fn generated(n: usize) -> Vec<Generated> {
             result
         };
         let mut text = format!("[Result \"{result}\"]\n");
-        let white = (next(5) > 0).then(|| 800 + next(2000) as u32);
-        let black = (next(5) > 0).then(|| 800 + next(2000) as u32);
-        for (tag, elo) in [("WhiteElo", white), ("BlackElo", black)] {
+        let white_elo = (next(5) > 0).then(|| 800 + next(2000) as u32);
+        let black_elo = (next(5) > 0).then(|| 800 + next(2000) as u32);
+        for (tag, elo) in [("WhiteElo", white_elo), ("BlackElo", black_elo)] {
             if let Some(e) = elo {
                 text.push_str(&format!("[{tag} \"{e}\"]\n"));
             }
@@ -94,12 +106,22 @@ fn generated(n: usize) -> Vec<Generated> {
         if let Some(tc) = tc {
             text.push_str(&format!("[TimeControl \"{tc}\"]\n"));
         }
-        let month = (next(6) > 0).then(|| (2023 + next(2) as u32, 1 + next(12) as u32));
-        match month {
-            Some((y, m)) => text.push_str(&format!("[Date \"{y}.{m:02}.{:02}\"]\n", 1 + next(28))),
+        let date = (next(6) > 0).then(|| {
+            (
+                2023 + next(2) as u32,
+                1 + next(12) as u32,
+                1 + next(28) as u32,
+            )
+        });
+        let month = date.map(|(y, m, _)| (y, m));
+        match date {
+            Some((y, m, d)) => text.push_str(&format!("[Date \"{y}.{m:02}.{d:02}\"]\n")),
             None => text.push_str("[Date \"????.??.??\"]\n"),
         }
-        let group = white.zip(black).map(|(w, b)| {
+        let white = NAMES[next(NAMES.len())];
+        let black = NAMES[next(NAMES.len())];
+        text.push_str(&format!("[White \"{white}\"]\n[Black \"{black}\"]\n"));
+        let group = white_elo.zip(black_elo).map(|(w, b)| {
             let avg = (w + b) / 2;
             *[0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500]
                 .iter()
@@ -122,13 +144,18 @@ fn generated(n: usize) -> Vec<Generated> {
             speed,
             group,
             month,
+            white,
+            black,
+            elo: [white_elo, black_elo],
+            date,
+            ucis,
         });
     }
     out
 }
 
 /// The text of `n` generated games.
-fn games(n: usize) -> String {
+pub(crate) fn games(n: usize) -> String {
     generated(n).into_iter().map(|g| g.text).collect()
 }
 
@@ -410,7 +437,8 @@ fn the_lichess_shape_has_pgn_trees_numbers() {
             assert_eq!(m[k], b[k], "{k}");
         }
         assert_eq!(m["averageRating"], b["average_elo"]);
-        assert!(m["game"].is_null());
+        // A move's game is named when one game only played it.
+        assert_eq!(m["game"].is_null(), b["games"] != 1, "{m}");
     }
     assert!(v["topGames"].as_array().is_some());
     // The opening: what `pgn eco` names a game of that one move.
@@ -526,4 +554,263 @@ fn buckets_limit_the_explorer_to_their_games() {
         b"",
     );
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// The games (their numbers, from 1: the order of import) that played a
+/// move from `target`, each with the move (the last it played from there,
+/// in UCI), found by replaying every generated game here.
+fn through(all: &[Generated], target: &rookery_core::Position) -> Vec<(u64, String)> {
+    let mut out = Vec::new();
+    for (i, g) in all.iter().enumerate() {
+        let mut pos = rookery_core::Position::startpos();
+        let mut last = None;
+        for u in &g.ucis {
+            if pos.hash() == target.hash() {
+                last = Some(u.clone());
+            }
+            let m = u
+                .parse::<rookery_core::UciMove>()
+                .unwrap()
+                .to_move(&pos)
+                .unwrap();
+            pos.play_unchecked(m);
+        }
+        if let Some(u) = last {
+            out.push((i as u64 + 1, u));
+        }
+    }
+    out
+}
+
+/// `db explore --lichess` lists the top games (the highest ratings' sum,
+/// both known; then the lower number) and the recent games (the latest
+/// date, then the higher number) through a position, each with the move it
+/// played there, and a move's game when one game only played it: the lists
+/// a pass over the generated games finds, with and without a bucket filter,
+/// at the start, on the way and deep down where few games go.
+#[test]
+fn top_and_recent_games_are_those_of_a_pass_over_the_games() {
+    let t = TempDir::new("db-games");
+    let db = t.join("g.rdb");
+    let all = generated(2500);
+    let pgn = t.write(
+        "games.pgn",
+        all.iter().map(|g| g.text.as_str()).collect::<String>(),
+    );
+    let import = rookery_in(t.path(), &["db", "import", s(&db), s(&pgn), "-q"], b"");
+    assert_eq!(import.status.code(), Some(0), "{}", text(&import.stderr));
+    let mut lines: Vec<Vec<String>> = vec![vec![]];
+    for g in all.iter().filter(|g| g.ucis.len() >= 8).take(3) {
+        lines.push(g.ucis[..2].to_vec());
+        lines.push(g.ucis[..7].to_vec());
+    }
+    let mut singles = 0;
+    for line in &lines {
+        let mut target = rookery_core::Position::startpos();
+        for u in line {
+            let m = u
+                .parse::<rookery_core::UciMove>()
+                .unwrap()
+                .to_move(&target)
+                .unwrap();
+            target.play_unchecked(m);
+        }
+        for (n, flags, keep) in [
+            (
+                4,
+                vec![],
+                Box::new(|_: &Generated| true) as Box<dyn Fn(&Generated) -> bool>,
+            ),
+            (
+                15,
+                vec!["--top-games", "15", "--recent-games", "15"],
+                Box::new(|_: &Generated| true),
+            ),
+            (
+                9,
+                vec![
+                    "--top-games",
+                    "9",
+                    "--recent-games",
+                    "9",
+                    "--speeds",
+                    "blitz",
+                ],
+                Box::new(|g: &Generated| g.speed == "blitz"),
+            ),
+        ] {
+            let games: Vec<(u64, String)> = through(&all, &target)
+                .into_iter()
+                .filter(|(id, _)| keep(&all[*id as usize - 1]))
+                .collect();
+            let g = |id: u64| &all[id as usize - 1];
+            let mut top: Vec<&(u64, String)> = games
+                .iter()
+                .filter(|(id, _)| g(*id).elo.iter().all(Option::is_some))
+                .collect();
+            top.sort_by_key(|(id, _)| {
+                let sum: u32 = g(*id).elo.iter().flatten().sum();
+                (std::cmp::Reverse(sum), *id)
+            });
+            let mut recent: Vec<&(u64, String)> = games.iter().collect();
+            recent
+                .sort_by_key(|(id, _)| std::cmp::Reverse((g(*id).date.unwrap_or((0, 0, 0)), *id)));
+            let run = rookery_in(
+                t.path(),
+                &[
+                    &[
+                        "db",
+                        "explore",
+                        s(&db),
+                        "--lichess",
+                        "--play",
+                        &line.join(","),
+                    ][..],
+                    &flags,
+                ]
+                .concat(),
+                b"",
+            );
+            assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+            let v: serde_json::Value = serde_json::from_str(&text(&run.stdout)).unwrap();
+            let listed = |k: &str| -> Vec<(u64, String)> {
+                v[k].as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| {
+                        (
+                            x["id"].as_str().unwrap().parse().unwrap(),
+                            x["uci"].as_str().unwrap().to_string(),
+                        )
+                    })
+                    .collect()
+            };
+            let want = |l: Vec<&(u64, String)>| l.into_iter().take(n).cloned().collect::<Vec<_>>();
+            assert_eq!(listed("topGames"), want(top), "{line:?} {flags:?}");
+            assert_eq!(listed("recentGames"), want(recent), "{line:?} {flags:?}");
+            // A game as lichess lists one: the players and their ratings, the
+            // month, the winner.
+            for x in v["recentGames"].as_array().unwrap() {
+                let id: u64 = x["id"].as_str().unwrap().parse().unwrap();
+                let game = g(id);
+                assert_eq!(x["white"]["name"], game.white, "{x}");
+                assert_eq!(x["black"]["name"], game.black, "{x}");
+                assert_eq!(
+                    x["white"]["rating"].as_u64(),
+                    game.elo[0].map(u64::from),
+                    "{x}"
+                );
+                assert_eq!(
+                    x["month"].as_str().map(str::to_string),
+                    game.date.map(|(y, m, _)| format!("{y}-{m:02}")),
+                    "{x}"
+                );
+                let result = game.text.split("[Result \"").nth(1).unwrap();
+                let winner = match &result[..3] {
+                    "1-0" => Some("white"),
+                    "0-1" => Some("black"),
+                    _ => None,
+                };
+                assert_eq!(x["winner"].as_str(), winner, "{x}");
+            }
+            // A move one game only played names that game.
+            for m in v["moves"].as_array().unwrap() {
+                let of_move: Vec<u64> = games
+                    .iter()
+                    .filter(|(_, u)| m["uci"] == u.as_str())
+                    .map(|(id, _)| *id)
+                    .collect();
+                if of_move.len() == 1 {
+                    singles += 1;
+                    assert_eq!(m["game"]["id"], of_move[0].to_string(), "{m}");
+                } else {
+                    assert!(m["game"].is_null(), "{m}");
+                }
+            }
+        }
+    }
+    assert!(singles > 5, "only {singles} moves played once");
+}
+
+/// `db explore --player NAME --color white|black` is `pgn tree` over the
+/// games `pgn filter` finds of that player with that colour (the name
+/// given in another case).
+#[test]
+fn a_players_repertoire_is_pgn_tree_over_their_games() {
+    let t = TempDir::new("db-player");
+    let db = t.join("g.rdb");
+    let pgn = t.write("games.pgn", games(1500));
+    rookery_in(t.path(), &["db", "import", s(&db), s(&pgn), "-q"], b"");
+    for (name, asked, color, tag) in [
+        ("Alice", "alice", "white", "White"),
+        ("Dave", "DAVE", "black", "Black"),
+    ] {
+        let theirs = rookery_in(
+            t.path(),
+            &[
+                "pgn",
+                "filter",
+                s(&pgn),
+                "--tag",
+                &format!("{tag}={name}"),
+                "-q",
+            ],
+            b"",
+        );
+        assert_eq!(theirs.status.code(), Some(0), "{}", text(&theirs.stderr));
+        let part = t.write("part.pgn", text(&theirs.stdout));
+        let from_pgn = rookery_in(
+            t.path(),
+            &["pgn", "tree", s(&part), "--depth", "3", "--json", "-q"],
+            b"",
+        );
+        let from_db = rookery_in(
+            t.path(),
+            &[
+                "db",
+                "explore",
+                s(&db),
+                "--player",
+                asked,
+                "--color",
+                color,
+                "--depth",
+                "3",
+                "--json",
+            ],
+            b"",
+        );
+        assert_eq!(from_db.status.code(), Some(0), "{}", text(&from_db.stderr));
+        assert_eq!(
+            text(&from_db.stdout),
+            text(&from_pgn.stdout),
+            "{name} {color}"
+        );
+        let v: serde_json::Value = serde_json::from_str(&text(&from_db.stdout)).unwrap();
+        assert!(v["games"].as_u64().unwrap() > 100, "{v}");
+        // lichess's /player shape: the same counts.
+        let l = rookery_in(
+            t.path(),
+            &[
+                "db",
+                "explore",
+                s(&db),
+                "--player",
+                asked,
+                "--color",
+                color,
+                "--lichess",
+            ],
+            b"",
+        );
+        let l: serde_json::Value = serde_json::from_str(&text(&l.stdout)).unwrap();
+        for k in ["white", "draws", "black"] {
+            assert_eq!(l[k], v[k], "{k}");
+        }
+        assert_eq!(
+            l["moves"].as_array().unwrap().len(),
+            v["moves"].as_array().unwrap().len()
+        );
+        assert!(l["recentGames"].as_array().unwrap().len() == 4, "{l}");
+    }
 }

@@ -9,9 +9,10 @@ use rookery_pgn::Tags;
 
 /// A game's speed, by lichess's estimate of its duration: the base time
 /// plus 40 increments, in seconds.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Speed {
     /// No time control known.
+    #[default]
     Unknown = 0,
     /// Under 30 s.
     UltraBullet = 1,
@@ -50,6 +51,14 @@ impl Speed {
             Speed::Classical => "classical",
             Speed::Correspondence => "correspondence",
         }
+    }
+
+    /// The speed of its number (`speed as u8`); unknown for any other.
+    pub fn from_number(n: u8) -> Speed {
+        Speed::ALL
+            .into_iter()
+            .find(|&s| s as u8 == n)
+            .unwrap_or(Speed::Unknown)
     }
 
     /// The speed of a name (lichess's, in any case).
@@ -153,6 +162,20 @@ impl Bucket {
         }
     }
 
+    /// The bucket of a stored game's header (the same as [`Bucket::of`]
+    /// its tags).
+    pub fn of_header(h: &crate::header::Header) -> Bucket {
+        let elo = |e: u16| (e > 0).then_some(u32::from(e));
+        let rating = rating_group(elo(h.white_elo), elo(h.black_elo))
+            .and_then(|g| RATING_GROUPS.iter().position(|&x| x == g))
+            .map_or(u8::MAX, |i| i as u8);
+        Bucket {
+            speed: h.speed,
+            rating,
+            month: month_number(h.date.year, h.date.month),
+        }
+    }
+
     /// The bucket as the low 64 bits of an index key.
     pub fn bits(self) -> u64 {
         (self.speed as u64) << 40 | u64::from(self.rating) << 32 | u64::from(self.month)
@@ -160,17 +183,8 @@ impl Bucket {
 
     /// The bucket of [`Bucket::bits`].
     pub fn from_bits(b: u64) -> Bucket {
-        let speed = match (b >> 40) & 0xff {
-            1 => Speed::UltraBullet,
-            2 => Speed::Bullet,
-            3 => Speed::Blitz,
-            4 => Speed::Rapid,
-            5 => Speed::Classical,
-            6 => Speed::Correspondence,
-            _ => Speed::Unknown,
-        };
         Bucket {
-            speed,
+            speed: Speed::from_number(((b >> 40) & 0xff) as u8),
             rating: ((b >> 32) & 0xff) as u8,
             month: (b & 0xffff) as u16,
         }
@@ -192,6 +206,67 @@ pub struct BucketFilter {
 }
 
 impl BucketFilter {
+    /// The filter of lichess's parameters: `speeds` and `ratings`
+    /// comma-separated (`blitz,rapid`; `2000,2200`), `since` and `until`
+    /// months (`YYYY-MM`); an error names the value that does not read.
+    ///
+    /// # Errors
+    /// What is wrong, for the caller to report (a usage error, a 400).
+    pub fn parse(
+        speeds: Option<&str>,
+        ratings: Option<&str>,
+        since: Option<&str>,
+        until: Option<&str>,
+    ) -> Result<BucketFilter, String> {
+        let list = |text: &str| -> Vec<String> {
+            text.split(',')
+                .map(str::trim)
+                .filter(|w| !w.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        let speeds = speeds
+            .map(|t| {
+                list(t)
+                    .iter()
+                    .map(|w| {
+                        Speed::from_name(w).ok_or_else(|| {
+                            format!(
+                                "speeds: {w:?} is not a speed (ultraBullet, bullet, blitz, rapid, \
+                                 classical, correspondence, unknown)"
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .transpose()?;
+        let ratings = ratings
+            .map(|t| {
+                list(t)
+                    .iter()
+                    .map(|w| {
+                        w.parse::<u16>()
+                            .ok()
+                            .filter(|g| RATING_GROUPS.contains(g))
+                            .ok_or_else(|| {
+                                format!("ratings: {w:?} is not a rating group ({RATING_GROUPS:?})")
+                            })
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .transpose()?;
+        let month = |name: &str, v: Option<&str>| {
+            v.map(|t| parse_month(t).ok_or_else(|| format!("{name}: {t:?} is not YYYY-MM")))
+                .transpose()
+        };
+        Ok(BucketFilter {
+            speeds,
+            ratings,
+            since: month("since", since)?,
+            until: month("until", until)?,
+        })
+    }
+
     /// Whether the games of bucket `b` are counted.
     pub fn admits(&self, b: Bucket) -> bool {
         if let Some(s) = &self.speeds {

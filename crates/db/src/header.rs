@@ -1,9 +1,11 @@
 //! A game's header as a fixed record of 36 bytes, as Scid's index keeps
 //! one: names (players, event, site, round, a start position's FEN) as
-//! numbers into the database's name table, the date packed, the result,
-//! the ratings, the ECO code and the length. Header search reads these
+//! numbers into the database's name table, the date packed with the
+//! speed (lichess's, from the `TimeControl`), the result, the ratings, the
+//! ECO code and the length. Header search reads these
 //! records and never the moves.
 
+use crate::bucket::Speed;
 use rookery_pgn::GameResult;
 
 /// The size of an encoded [`Header`].
@@ -44,11 +46,14 @@ impl Date {
         }
     }
 
-    fn pack(self) -> u32 {
+    /// The date as one number, in the order of time (an unknown part
+    /// before every known one): 21 bits.
+    pub fn packed(self) -> u32 {
         u32::from(self.year) << 9 | u32::from(self.month) << 5 | u32::from(self.day)
     }
 
-    fn unpack(v: u32) -> Date {
+    /// The date of [`Date::packed`]'s number.
+    pub fn unpack(v: u32) -> Date {
         Date {
             year: (v >> 9) as u16,
             month: ((v >> 5) & 0xf) as u8,
@@ -74,6 +79,8 @@ pub struct Header {
     pub start: NameId,
     /// The date.
     pub date: Date,
+    /// The speed (from the `TimeControl` tag).
+    pub speed: Speed,
     /// White's Elo (0: unknown).
     pub white_elo: u16,
     /// Black's Elo (0: unknown).
@@ -136,7 +143,7 @@ impl Header {
             self.site,
             self.round,
             self.start,
-            self.date.pack(),
+            self.date.packed() | (self.speed as u32) << 24,
         ];
         for (i, w) in words.iter().enumerate() {
             out[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
@@ -165,7 +172,8 @@ impl Header {
             site: word(3),
             round: word(4),
             start: word(5),
-            date: Date::unpack(word(6)),
+            date: Date::unpack(word(6) & 0x1f_ffff),
+            speed: Speed::from_number((word(6) >> 24) as u8),
             white_elo: half(28),
             black_elo: half(30),
             eco: half(32),
@@ -189,6 +197,7 @@ mod tests {
             round: 9,
             start: 0,
             date: Date::from_pgn("1990.??.15"),
+            speed: Speed::Correspondence,
             white_elo: 2851,
             black_elo: 0,
             eco: Header::eco_number("B99"),

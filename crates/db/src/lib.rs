@@ -27,6 +27,11 @@
 pub mod bucket;
 pub mod codec;
 pub mod header;
+pub mod lichess;
+pub mod serve;
 mod store;
 
-pub use store::{BadGame, Database, DbError, ImportOptions, ImportReport, Info, StoredGame};
+pub use store::{
+    BadGame, Database, DbError, Explored, GameRef, ImportOptions, ImportReport, Info, StoredGame,
+    GAMES_KEPT,
+};

@@ -7,22 +7,29 @@
 //! | `names`, `name_of` | a name / its number | its number / the name |
 //! | `games` | the game's number, from 1 | its [`Header`] record, then its moves at a byte a ply ([`crate::codec`]) |
 //! | `keys` | `pgn dedupe`'s 128-bit key | the first game with it |
-//! | `explore` | a position's Zobrist key (high 64 bits) and a [`Bucket`] (low) | the games of that bucket through it and each move played from it, with their [`Tally`] |
+//! | `explore` | a position's Zobrist key (high 64 bits) and a [`Bucket`] (low) | the games of that bucket through it and each move played from it, with their [`Tally`]; then a few of those games ([`GameRef`]: the highest rated, the most recent, and the one game of a move played once) |
+//! | `players` | a name's number, the colour it played (1: Black) and the game's number | nothing |
 //! | `imports` | an import's number | what it read: `time files games duplicates errors` |
+//!
+//! An index entry keeps [`GAMES_KEPT`] games of each list: the lists of
+//! several buckets merged are the lists of their games (the best of a
+//! union are among the bests of its parts), so a question limited to some
+//! buckets gets the same games as a pass over exactly those games would.
 //!
 //! An import is one write transaction: it is in the database whole once it
 //! returns, or not at all (a killed import, a full disk: the database is as
 //! it was before the import began).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use redb::{ReadableDatabase, ReadableTable, TableDefinition};
-use rookery_core::{Move, Position};
+use rookery_core::{Color, Move, Position};
 use rookery_pgn::dedupe::KeyPlan;
 use rookery_pgn::explorer::{elo, Explorer, PositionTally, Tally};
+use rookery_pgn::filter::{Criteria, Verdict};
 use rookery_pgn::{Detail, Games, Location, ReadGame};
 
 use crate::bucket::{Bucket, BucketFilter};
@@ -36,9 +43,14 @@ const GAMES: TableDefinition<u64, &[u8]> = TableDefinition::new("games");
 const KEYS: TableDefinition<u128, u64> = TableDefinition::new("keys");
 const EXPLORE: TableDefinition<u128, &[u8]> = TableDefinition::new("explore");
 const IMPORTS: TableDefinition<u64, &str> = TableDefinition::new("imports");
+const PLAYERS: TableDefinition<u128, ()> = TableDefinition::new("players");
 
 /// The layout of the tables this version writes.
-const VERSION: u64 = 2;
+const VERSION: u64 = 3;
+
+/// Games an index entry keeps in each of its lists (the highest rated, the
+/// most recent): lichess's explorer shows up to 15 (its masters' top games).
+pub const GAMES_KEPT: usize = 15;
 
 /// Positions counted in memory before they are merged into the index.
 const FLUSH_POSITIONS: usize = 1 << 18;
@@ -224,9 +236,15 @@ impl Database {
             txn.open_table(NAME_OF).map_err(|e| db.fail(e))?;
             txn.open_table(KEYS).map_err(|e| db.fail(e))?;
             txn.open_table(IMPORTS).map_err(|e| db.fail(e))?;
+            txn.open_table(PLAYERS).map_err(|e| db.fail(e))?;
         }
         txn.commit().map_err(|e| db.fail(e))?;
         Ok(db)
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     fn fail(&self, e: impl Into<redb::Error>) -> DbError {
@@ -266,6 +284,7 @@ impl Database {
             let mut games = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
             let mut keys = txn.open_table(KEYS).map_err(|e| self.fail(e))?;
             let mut explore = txn.open_table(EXPLORE).map_err(|e| self.fail(e))?;
+            let mut players = txn.open_table(PLAYERS).map_err(|e| self.fail(e))?;
             let mut next_id = meta
                 .get("games")
                 .map_err(|e| self.fail(e))?
@@ -282,7 +301,7 @@ impl Database {
                 cache: HashMap::new(),
                 next: next_name,
             };
-            let mut pending: HashMap<u64, Explorer> = HashMap::new();
+            let mut pending: HashMap<u64, Pending> = HashMap::new();
             let plan = KeyPlan::default();
             let mut read = 0u64;
             for (file, input) in inputs {
@@ -331,6 +350,7 @@ impl Database {
                     let mut name = |n: &str| names.intern(tag(n)).map_err(|e| self.fail(e));
                     let white_elo = elo(&game.tags, "WhiteElo");
                     let black_elo = elo(&game.tags, "BlackElo");
+                    let bucket = Bucket::of(&game.tags);
                     let header = Header {
                         white: name("White")?,
                         black: name("Black")?,
@@ -339,6 +359,7 @@ impl Database {
                         round: name("Round")?,
                         start,
                         date: Date::from_pgn(tag("Date")),
+                        speed: bucket.speed,
                         white_elo: white_elo.map_or(0, |e| e.min(u32::from(u16::MAX)) as u16),
                         black_elo: black_elo.map_or(0, |e| e.min(u32::from(u16::MAX)) as u16),
                         eco: Header::eco_number(tag("ECO")),
@@ -351,14 +372,46 @@ impl Database {
                     games
                         .insert(next_id, record.as_slice())
                         .map_err(|e| self.fail(e))?;
+                    for (name, color) in [(header.white, 0u128), (header.black, 1)] {
+                        if name != NO_NAME {
+                            let key = u128::from(name) << 72 | color << 64 | u128::from(next_id);
+                            players.insert(key, ()).map_err(|e| self.fail(e))?;
+                        }
+                    }
+                    let p = pending.entry(bucket.bits()).or_insert_with(|| Pending {
+                        explorer: Explorer::everywhere(),
+                        games: HashMap::new(),
+                    });
+                    let rating = if header.white_elo > 0 && header.black_elo > 0 {
+                        u32::from(header.white_elo) + u32::from(header.black_elo)
+                    } else {
+                        0
+                    };
+                    for (key, mv) in p.explorer.add_counted(game) {
+                        let Some(mv) = mv else { continue };
+                        let kept = p.games.entry(key).or_default();
+                        kept.push(GameRef {
+                            id: next_id,
+                            mv,
+                            rating,
+                            date: header.date.packed(),
+                        });
+                        if kept.len() >= 4 * GAMES_KEPT {
+                            // The move counts are not at hand here: a move
+                            // seen once among the games kept may have been
+                            // played once, its game stays.
+                            let mut seen: HashMap<u16, usize> = HashMap::new();
+                            for g in kept.iter() {
+                                *seen.entry(g.mv.to_u16()).or_default() += 1;
+                            }
+                            keep_games(kept, &|m| seen.get(&m.to_u16()) == Some(&1));
+                        }
+                    }
                     next_id += 1;
                     report.games += 1;
-                    pending
-                        .entry(Bucket::of(&game.tags).bits())
-                        .or_insert_with(Explorer::everywhere)
-                        .add(game);
                     if report.games % 256 == 0
-                        && pending.values().map(Explorer::len).sum::<usize>() >= FLUSH_POSITIONS
+                        && pending.values().map(|p| p.explorer.len()).sum::<usize>()
+                            >= FLUSH_POSITIONS
                     {
                         self.flush(&mut explore, &mut pending)?;
                     }
@@ -390,37 +443,41 @@ impl Database {
         Ok(report)
     }
 
-    /// Merges the positions counted in memory into the index.
+    /// Merges the positions counted in memory, and their games, into the
+    /// index.
     fn flush(
         &self,
         explore: &mut redb::Table<u128, &[u8]>,
-        pending: &mut HashMap<u64, Explorer>,
+        pending: &mut HashMap<u64, Pending>,
     ) -> Result<(), DbError> {
-        let mut counted: Vec<(u128, PositionTally)> = Vec::new();
-        for (bucket, explorer) in pending.iter_mut() {
+        let mut counted: Vec<(u128, Explored)> = Vec::new();
+        for (bucket, p) in pending.iter_mut() {
+            let mut games = std::mem::take(&mut p.games);
             counted.extend(
-                explorer
+                p.explorer
                     .drain()
                     .into_iter()
-                    .map(|(pos, t)| (u128::from(pos) << 64 | u128::from(*bucket), t)),
+                    .map(|(pos, (passing, moves))| {
+                        let entry = Explored {
+                            passing,
+                            moves,
+                            games: games.remove(&pos).unwrap_or_default(),
+                        };
+                        (u128::from(pos) << 64 | u128::from(*bucket), entry)
+                    }),
             );
         }
         pending.clear();
         counted.sort_unstable_by_key(|(k, _)| *k);
-        for (key, (passing, moves)) in counted {
-            let (mut all, mut all_moves) = match explore.get(key).map_err(|e| self.fail(e))? {
+        for (key, new) in counted {
+            let mut entry = match explore.get(key).map_err(|e| self.fail(e))? {
                 Some(v) => decode_entry(v.value())
                     .ok_or_else(|| self.damaged(format!("index entry {key:032x}")))?,
-                None => (Tally::default(), Vec::new()),
+                None => Explored::default(),
             };
-            all.merge(&passing);
-            for (mv, t) in moves {
-                match all_moves.iter_mut().find(|(m, _)| *m == mv) {
-                    Some((_, mine)) => mine.merge(&t),
-                    None => all_moves.push((mv, t)),
-                }
-            }
-            let bytes = encode_entry(&all, &all_moves);
+            entry.merge(new);
+            entry.prune();
+            let bytes = encode_entry(&entry);
             explore
                 .insert(key, bytes.as_slice())
                 .map_err(|e| self.fail(e))?;
@@ -439,11 +496,27 @@ impl Database {
         pos: &Position,
         filter: &BucketFilter,
     ) -> Result<Option<PositionTally>, DbError> {
+        Ok(self
+            .explore_games(pos, filter)?
+            .map(|e| (e.passing, e.moves)))
+    }
+
+    /// As [`Database::explore`], with the games the index keeps of the
+    /// position (see [`Explored::top`], [`Explored::recent`],
+    /// [`Explored::only_game`]).
+    ///
+    /// # Errors
+    /// [`DbError::Store`], [`DbError::Damaged`].
+    pub fn explore_games(
+        &self,
+        pos: &Position,
+        filter: &BucketFilter,
+    ) -> Result<Option<Explored>, DbError> {
         let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
         let t = txn.open_table(EXPLORE).map_err(|e| self.fail(e))?;
         let key = u128::from(pos.hash()) << 64;
         let damaged = || self.damaged(format!("index entry {:016x}", pos.hash()));
-        let mut found: Option<PositionTally> = None;
+        let mut found: Option<Explored> = None;
         for row in t
             .range(key..=key | u128::from(u64::MAX))
             .map_err(|e| self.fail(e))?
@@ -452,25 +525,92 @@ impl Database {
             if !filter.admits(Bucket::from_bits(k.value() as u64)) {
                 continue;
             }
-            let (passing, moves) = decode_entry(v.value()).ok_or_else(damaged)?;
-            let (all, all_moves) = found.get_or_insert_with(Default::default);
-            all.merge(&passing);
-            for (mv, t) in moves {
-                match all_moves.iter_mut().find(|(m, _)| *m == mv) {
-                    Some((_, mine)) => mine.merge(&t),
-                    None => all_moves.push((mv, t)),
-                }
-            }
+            let entry = decode_entry(v.value()).ok_or_else(damaged)?;
+            found.get_or_insert_with(Default::default).merge(entry);
         }
         // A move not legal here: another position with the same key (a
         // 64-bit collision), or damage; never shown as this position's.
-        if let Some((_, moves)) = &found {
+        if let Some(e) = &found {
             let legal = pos.legal_moves();
-            if moves.iter().any(|(m, _)| !legal.contains(*m)) {
+            if e.moves.iter().any(|(m, _)| !legal.contains(*m)) {
                 return Err(damaged());
             }
         }
         Ok(found)
+    }
+
+    /// The header record of game `id`; `None` if there is no such game.
+    ///
+    /// # Errors
+    /// [`DbError::Store`], [`DbError::Damaged`].
+    pub fn header(&self, id: u64) -> Result<Option<Header>, DbError> {
+        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
+        let t = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
+        let Some(v) = t.get(id).map_err(|e| self.fail(e))? else {
+            return Ok(None);
+        };
+        Header::decode(v.value())
+            .map(Some)
+            .ok_or_else(|| self.damaged(format!("game {id}: header")))
+    }
+
+    /// The numbers of the names equal to `name`, ignoring case (lichess's
+    /// user names are; a collection may spell one name two ways).
+    ///
+    /// # Errors
+    /// [`DbError::Store`].
+    pub fn names_like(&self, name: &str) -> Result<Vec<NameId>, DbError> {
+        let name = name.trim();
+        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
+        let t = txn.open_table(NAMES).map_err(|e| self.fail(e))?;
+        let mut out = Vec::new();
+        for row in t.iter().map_err(|e| self.fail(e))? {
+            let (k, v) = row.map_err(|e| self.fail(e))?;
+            if k.value().eq_ignore_ascii_case(name) {
+                out.push(v.value());
+            }
+        }
+        Ok(out)
+    }
+
+    /// The games `name` (any case, see [`Database::names_like`]) played
+    /// with `color`, in order of number, at most `limit`.
+    ///
+    /// # Errors
+    /// [`DbError::Store`], [`DbError::Damaged`].
+    pub fn player_games(
+        &self,
+        name: &str,
+        color: Color,
+        limit: usize,
+    ) -> Result<Vec<StoredGame>, DbError> {
+        let ids = self.names_like(name)?;
+        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
+        let players = txn.open_table(PLAYERS).map_err(|e| self.fail(e))?;
+        let games = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
+        let side = u128::from(color == Color::Black);
+        let mut numbers = Vec::new();
+        for id in ids {
+            let low = u128::from(id) << 72 | side << 64;
+            for row in players
+                .range(low..=low | u128::from(u64::MAX))
+                .map_err(|e| self.fail(e))?
+            {
+                let (k, _) = row.map_err(|e| self.fail(e))?;
+                numbers.push(k.value() as u64);
+            }
+        }
+        numbers.sort_unstable();
+        numbers.truncate(limit);
+        let mut starts = HashMap::new();
+        let mut out = Vec::with_capacity(numbers.len());
+        for n in numbers {
+            let Some(v) = games.get(n).map_err(|e| self.fail(e))? else {
+                return Err(self.damaged(format!("players: game {n} is not stored")));
+            };
+            out.push(self.read_game(n, v.value(), &mut starts)?);
+        }
+        Ok(out)
     }
 
     /// What the database holds.
@@ -582,15 +722,12 @@ impl Database {
         })
     }
 
-    /// `g` as a PGN game: the Seven Tag Roster, the ratings, the ECO code
-    /// and the start position (`SetUp`, `FEN`) from its header, its
-    /// mainline and result; `names` keeps the names read so far.
-    ///
-    /// # Errors
-    /// [`DbError::Store`].
-    pub fn pgn_game(
+    /// The tags of header `h` as a PGN game without moves (what a test on
+    /// tags reads): the Seven Tag Roster, the ratings, the ECO code and the
+    /// start position (`SetUp`, `FEN`); `names` keeps the names read so far.
+    fn header_game(
         &self,
-        g: &StoredGame,
+        h: &Header,
         names: &mut HashMap<NameId, String>,
     ) -> Result<rookery_pgn::Game, DbError> {
         let mut name = |id: NameId| -> Result<String, DbError> {
@@ -601,7 +738,6 @@ impl Database {
             names.insert(id, n.clone());
             Ok(n)
         };
-        let h = &g.header;
         let mut game = rookery_pgn::Game::new();
         let date = |v: u32, width: usize| {
             if v == 0 {
@@ -640,9 +776,69 @@ impl Database {
             game.tags.insert("SetUp", "1".into());
             game.tags.insert("FEN", name(h.start)?);
         }
+        Ok(game)
+    }
+
+    /// `g` as a PGN game: the Seven Tag Roster, the ratings, the ECO code
+    /// and the start position (`SetUp`, `FEN`) from its header, its
+    /// mainline and result; `names` keeps the names read so far.
+    ///
+    /// # Errors
+    /// [`DbError::Store`].
+    pub fn pgn_game(
+        &self,
+        g: &StoredGame,
+        names: &mut HashMap<NameId, String>,
+    ) -> Result<rookery_pgn::Game, DbError> {
+        let mut game = self.header_game(&g.header, names)?;
         game.start = g.start.clone();
         game.mainline.nodes = g.moves.iter().map(|&m| rookery_pgn::Node::new(m)).collect();
         Ok(game)
+    }
+
+    /// The games that pass `criteria` as `pgn filter` judges them (each
+    /// written out in PGN and read back, see [`Database::pgn_game`]), in
+    /// order of number: `found` gets each with its PGN game and text, and
+    /// returns whether to go on. A game whose tags fail is turned away on
+    /// its header record, its moves not read.
+    ///
+    /// # Errors
+    /// [`DbError::Store`], [`DbError::Damaged`].
+    pub fn search(
+        &self,
+        criteria: &Criteria,
+        found: &mut dyn FnMut(StoredGame, rookery_pgn::Game, String) -> bool,
+    ) -> Result<(), DbError> {
+        let detail = criteria.detail();
+        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
+        let t = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
+        let mut names = HashMap::new();
+        let mut starts = HashMap::new();
+        for row in t.iter().map_err(|e| self.fail(e))? {
+            let (k, v) = row.map_err(|e| self.fail(e))?;
+            let (id, bytes) = (k.value(), v.value());
+            let header =
+                Header::decode(bytes).ok_or_else(|| self.damaged(format!("game {id}: header")))?;
+            let mut game = self.header_game(&header, &mut names)?;
+            if !criteria.may_pass(&game) {
+                continue;
+            }
+            let g = self.read_game(id, bytes, &mut starts)?;
+            game.start = g.start.clone();
+            game.mainline.nodes = g.moves.iter().map(|&m| rookery_pgn::Node::new(m)).collect();
+            let text = rookery_pgn::writer::game_to_string(&game);
+            // Judged as `pgn filter` judges the game it reads.
+            let Some(Ok(read)) = Games::new(text.as_bytes()).with_detail(detail).next() else {
+                continue;
+            };
+            if criteria.judge(&read, text.as_bytes()) != Verdict::Keep {
+                continue;
+            }
+            if !found(g, game, text) {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// Game number `id` (from 1); `None` if there is none.
@@ -696,20 +892,37 @@ fn get_tally(bytes: &mut &[u8]) -> Option<Tally> {
 }
 
 /// An index entry: the tally through the position, the number of moves,
-/// then each move (its 16 bits, [`Move::to_u16`]) and its tally, all
-/// numbers as varints.
-fn encode_entry(passing: &Tally, moves: &[(Move, Tally)]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(16 + moves.len() * 14);
-    put_tally(&mut out, passing);
-    put_varint(&mut out, moves.len() as u64);
-    for (m, t) in moves {
+/// then each move (its 16 bits, [`Move::to_u16`]) and its tally; the
+/// number of games kept, then each game's number, its move (a byte: its
+/// place in the list of moves), its ratings' sum and its date; all numbers
+/// as varints.
+fn encode_entry(e: &Explored) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 + e.moves.len() * 14 + e.games.len() * 8);
+    put_tally(&mut out, &e.passing);
+    put_varint(&mut out, e.moves.len() as u64);
+    for (m, t) in &e.moves {
         out.extend_from_slice(&m.to_u16().to_le_bytes());
         put_tally(&mut out, t);
+    }
+    let games: Vec<(u8, &GameRef)> = e
+        .games
+        .iter()
+        .filter_map(|g| {
+            let i = e.moves.iter().position(|(m, _)| *m == g.mv)?;
+            Some((u8::try_from(i).ok()?, g))
+        })
+        .collect();
+    put_varint(&mut out, games.len() as u64);
+    for (i, g) in games {
+        put_varint(&mut out, g.id);
+        out.push(i);
+        put_varint(&mut out, u64::from(g.rating));
+        put_varint(&mut out, u64::from(g.date));
     }
     out
 }
 
-fn decode_entry(mut bytes: &[u8]) -> Option<PositionTally> {
+fn decode_entry(mut bytes: &[u8]) -> Option<Explored> {
     let passing = get_tally(&mut bytes)?;
     let n = get_varint(&mut bytes)?;
     let mut moves = Vec::with_capacity(n.min(256) as usize);
@@ -721,5 +934,146 @@ fn decode_entry(mut bytes: &[u8]) -> Option<PositionTally> {
             get_tally(&mut bytes)?,
         ));
     }
-    Some((passing, moves))
+    let n = get_varint(&mut bytes)?;
+    let mut games = Vec::with_capacity(n.min(4 * GAMES_KEPT as u64) as usize);
+    for _ in 0..n {
+        let id = get_varint(&mut bytes)?;
+        let (&i, rest) = bytes.split_first()?;
+        bytes = rest;
+        let mv = moves.get(usize::from(i))?.0;
+        let rating = u32::try_from(get_varint(&mut bytes)?).ok()?;
+        let date = u32::try_from(get_varint(&mut bytes)?).ok()?;
+        games.push(GameRef {
+            id,
+            mv,
+            rating,
+            date,
+        });
+    }
+    Some(Explored {
+        passing,
+        moves,
+        games,
+    })
+}
+
+/// A game of a position, as the index keeps it for the explorer's lists.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct GameRef {
+    /// The game's number.
+    pub id: u64,
+    /// The move it played from the position (the last, if it passed more
+    /// than once).
+    pub mv: Move,
+    /// The sum of the two players' ratings (0: one is unknown).
+    pub rating: u32,
+    /// Its date ([`Date::packed`]).
+    pub date: u32,
+}
+
+impl GameRef {
+    /// The order of the top games: the highest ratings' sum first, then
+    /// the lower number.
+    pub fn top_order(a: &GameRef, b: &GameRef) -> std::cmp::Ordering {
+        b.rating.cmp(&a.rating).then(a.id.cmp(&b.id))
+    }
+
+    /// The order of the recent games: the latest date first (a date
+    /// known in part before the days of its month or year), then the
+    /// higher number.
+    pub fn recent_order(a: &GameRef, b: &GameRef) -> std::cmp::Ordering {
+        b.date.cmp(&a.date).then(b.id.cmp(&a.id))
+    }
+}
+
+/// What the index knows of a position: the games through it, the moves
+/// played from it, and the games it keeps (a superset of the highest
+/// rated and the most recent [`GAMES_KEPT`] that played a move from it,
+/// and of each move's game when it was played once).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Explored {
+    /// The games through it (a game that ends there too).
+    pub passing: Tally,
+    /// The moves played from it.
+    pub moves: Vec<(Move, Tally)>,
+    /// The games kept, in no order.
+    pub games: Vec<GameRef>,
+}
+
+impl Explored {
+    /// Adds what `o` counted and kept.
+    fn merge(&mut self, o: Explored) {
+        self.passing.merge(&o.passing);
+        for (mv, t) in o.moves {
+            match self.moves.iter_mut().find(|(m, _)| *m == mv) {
+                Some((_, mine)) => mine.merge(&t),
+                None => self.moves.push((mv, t)),
+            }
+        }
+        self.games.extend(o.games);
+    }
+
+    /// Leaves the games the lists need.
+    fn prune(&mut self) {
+        let moves = &self.moves;
+        keep_games(&mut self.games, &|m| {
+            moves.iter().any(|(x, t)| *x == m && t.games() == 1)
+        });
+    }
+
+    /// The `n` (at most [`GAMES_KEPT`]) highest rated games that played a
+    /// move from the position, both ratings known: the highest sum first.
+    pub fn top(&self, n: usize) -> Vec<GameRef> {
+        let mut v: Vec<GameRef> = self
+            .games
+            .iter()
+            .filter(|g| g.rating > 0)
+            .copied()
+            .collect();
+        v.sort_by(GameRef::top_order);
+        v.truncate(n.min(GAMES_KEPT));
+        v
+    }
+
+    /// The `n` (at most [`GAMES_KEPT`]) most recent games that played a
+    /// move from the position.
+    pub fn recent(&self, n: usize) -> Vec<GameRef> {
+        let mut v = self.games.clone();
+        v.sort_by(GameRef::recent_order);
+        v.truncate(n.min(GAMES_KEPT));
+        v
+    }
+
+    /// The game of `mv` when one game only played it.
+    pub fn only_game(&self, mv: Move) -> Option<GameRef> {
+        let (_, t) = self.moves.iter().find(|(m, _)| *m == mv)?;
+        if t.games() != 1 {
+            return None;
+        }
+        self.games.iter().find(|g| g.mv == mv).copied()
+    }
+}
+
+/// Leaves in `games` the [`GAMES_KEPT`] highest rated, as many most
+/// recent, and those whose move `single` says was played once.
+fn keep_games(games: &mut Vec<GameRef>, single: &dyn Fn(Move) -> bool) {
+    if games.len() <= GAMES_KEPT {
+        return;
+    }
+    let mut keep = HashSet::new();
+    let mut by = games.clone();
+    by.retain(|g| g.rating > 0);
+    by.sort_by(GameRef::top_order);
+    keep.extend(by.iter().take(GAMES_KEPT).map(|g| g.id));
+    by.clone_from(games);
+    by.sort_by(GameRef::recent_order);
+    keep.extend(by.iter().take(GAMES_KEPT).map(|g| g.id));
+    games.retain(|g| keep.contains(&g.id) || single(g.mv));
+}
+
+/// An import's counts of one bucket not yet in the index: the positions
+/// and moves, and the games kept of each position.
+struct Pending {
+    explorer: Explorer,
+    games: HashMap<u64, Vec<GameRef>>,
 }

@@ -312,6 +312,14 @@ impl Explorer {
     /// Counts one game (its mainline: read at [`crate::Detail::Mainline`]
     /// or [`crate::Detail::Full`]).
     pub fn add(&mut self, game: &Game) {
+        let _counted = self.add_counted(game);
+    }
+
+    /// Counts one game as [`Explorer::add`] does and returns the positions
+    /// it was counted for: each one's key and the move the game played from
+    /// it (the last, when it passed more than once; `None` where it ended),
+    /// so that an index can keep the game beside the counts.
+    pub fn add_counted(&mut self, game: &Game) -> impl Iterator<Item = (u64, Option<Move>)> + '_ {
         let elo = [elo(&game.tags, "WhiteElo"), elo(&game.tags, "BlackElo")];
         let mut seen = std::mem::take(&mut self.seen);
         seen.clear();
@@ -344,6 +352,7 @@ impl Explorer {
             }
         }
         self.seen = seen;
+        self.seen.iter().map(|&(key, mv, _)| (key, mv))
     }
 
     /// Adds the games `o` counted (same root and depth).

@@ -5,13 +5,12 @@
 use crate::cmd::pgn::filter::CriteriaArgs;
 use crate::cmd::pgn::tree::{print_tree, tree_json};
 use crate::output::{self, Status, UsageError};
-use rookery_core::{Position, UciMove};
-use rookery_db::bucket::{parse_month, BucketFilter, Speed, RATING_GROUPS};
-use rookery_db::{Database, ImportOptions};
+use anyhow::Context;
+use rookery_core::Color;
+use rookery_db::bucket::BucketFilter;
+use rookery_db::{lichess, Database, ImportOptions};
 use rookery_pgn::explorer::Tree;
-use rookery_pgn::filter::Verdict;
-use rookery_pgn::Games;
-use std::collections::HashMap;
+use rookery_referee::argus::web::WebServer;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -66,6 +65,19 @@ enum Command {
         #[arg(long)]
         pgn: bool,
     },
+    /// Serve the database over HTTP: lichess's opening explorer API
+    /// (`/masters`, `/lichess`, `/player`), `/search`, `/game/N` (PGN) and
+    /// a page (a board, the explorer's table, the games, a search, a game
+    /// viewer). Prints the address; runs until killed.
+    #[command(after_help = "Examples:\n  rookery db serve games.rdb\n  \
+        rookery db serve games.rdb --listen 127.0.0.1:9090")]
+    Serve {
+        /// The database file.
+        db: PathBuf,
+        /// Where to listen (default: this machine only, a free port).
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+        listen: String,
+    },
     /// What the database holds: games, names, positions indexed, imports.
     Info {
         /// The database file.
@@ -118,9 +130,28 @@ enum Command {
         /// `recentGames`; `opening` with `eco` and `name`, the deepest
         /// named position of the line played), so that a client written
         /// for lichess's explorer reads it. The moves of the position only
-        /// (no `--depth`); the game lists are empty (not indexed yet).
+        /// (no `--depth`). With `--player`, lichess's `/player` answer.
         #[arg(long, conflicts_with = "depth")]
         lichess: bool,
+        /// With --lichess: the most played moves shown (default: all).
+        #[arg(long, value_name = "N", requires = "lichess")]
+        moves: Option<usize>,
+        /// With --lichess: the highest rated games through the position
+        /// listed (both ratings known; at most 15).
+        #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u8).range(0..=15))]
+        top_games: u8,
+        /// With --lichess: the most recent games through the position
+        /// listed (at most 15).
+        #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u8).range(0..=15))]
+        recent_games: u8,
+        /// A player's repertoire: only the games NAME (the whole name,
+        /// ignoring case) played with --color, counted from their games
+        /// (as `pgn tree` over those games).
+        #[arg(long, value_name = "NAME", requires = "color")]
+        player: Option<String>,
+        /// With --player: the colour the player had.
+        #[arg(long, value_parser = ["white", "black"], requires = "player")]
+        color: Option<String>,
     },
 }
 
@@ -131,85 +162,7 @@ fn bucket_filter(
     since: Option<&str>,
     until: Option<&str>,
 ) -> anyhow::Result<BucketFilter> {
-    let list = |text: &str| -> Vec<String> {
-        text.split(',')
-            .map(str::trim)
-            .filter(|w| !w.is_empty())
-            .map(str::to_string)
-            .collect()
-    };
-    let speeds = speeds
-        .map(|t| {
-            list(t)
-                .iter()
-                .map(|w| {
-                    Speed::from_name(w).ok_or_else(|| {
-                        output::usage(format!(
-                            "--speeds: {w:?} is not a speed (ultraBullet, bullet, blitz, rapid, \
-                             classical, correspondence, unknown)"
-                        ))
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()
-        })
-        .transpose()?;
-    let ratings = ratings
-        .map(|t| {
-            list(t)
-                .iter()
-                .map(|w| {
-                    w.parse::<u16>()
-                        .ok()
-                        .filter(|g| RATING_GROUPS.contains(g))
-                        .ok_or_else(|| {
-                            output::usage(format!(
-                                "--ratings: {w:?} is not a rating group ({RATING_GROUPS:?})"
-                            ))
-                        })
-                })
-                .collect::<Result<Vec<_>, _>>()
-        })
-        .transpose()?;
-    let month = |flag: &str, v: Option<&str>| {
-        v.map(|t| {
-            parse_month(t).ok_or_else(|| output::usage(format!("{flag}: {t:?} is not YYYY-MM")))
-        })
-        .transpose()
-    };
-    Ok(BucketFilter {
-        speeds,
-        ratings,
-        since: month("--since", since)?,
-        until: month("--until", until)?,
-    })
-}
-
-/// The explorer's answer in lichess's shape (see `--lichess`).
-fn lichess_json(tree: &Tree, opening: Option<&rookery_pgn::eco::Opening>) -> serde_json::Value {
-    let moves: Vec<serde_json::Value> = tree
-        .moves
-        .iter()
-        .map(|b| {
-            serde_json::json!({
-                "uci": b.uci,
-                "san": b.san,
-                "averageRating": b.tally.average_elo(),
-                "white": b.tally.white,
-                "draws": b.tally.draws,
-                "black": b.tally.black,
-                "game": null,
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "white": tree.tally.white,
-        "draws": tree.tally.draws,
-        "black": tree.tally.black,
-        "moves": moves,
-        "topGames": [],
-        "recentGames": [],
-        "opening": opening.map(|o| serde_json::json!({"eco": o.eco(), "name": o.name()})),
-    })
+    BucketFilter::parse(speeds, ratings, since, until).map_err(|e| output::usage(format!("--{e}")))
 }
 
 /// An existing database (an explore or info never creates one).
@@ -270,24 +223,10 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         } => {
             let database = existing(&db)?;
             let criteria = tests.criteria()?;
-            let detail = criteria.detail();
-            let mut names = HashMap::new();
             let mut out = output::stdout();
             let mut found = 0u64;
             let mut failed: Option<anyhow::Error> = None;
-            database.for_each(&mut |g| {
-                let game = database.pgn_game(&g, &mut names)?;
-                if !criteria.may_pass(&game) {
-                    return Ok(true);
-                }
-                let text = rookery_pgn::writer::game_to_string(&game);
-                // Judged as `pgn filter` judges the game it reads.
-                let Some(Ok(read)) = Games::new(text.as_bytes()).with_detail(detail).next() else {
-                    return Ok(true);
-                };
-                if criteria.judge(&read, text.as_bytes()) != Verdict::Keep {
-                    return Ok(true);
-                }
+            database.search(&criteria, &mut |g, game, text| {
                 found += 1;
                 let written = if count {
                     Ok(())
@@ -307,11 +246,13 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                         g.moves.len()
                     )
                 };
-                if let Err(e) = written {
-                    failed = Some(e.into());
-                    return Ok(false);
+                match written {
+                    Ok(()) => true,
+                    Err(e) => {
+                        failed = Some(e.into());
+                        false
+                    }
                 }
-                Ok(true)
             })?;
             if let Some(e) = failed {
                 return Err(e);
@@ -324,6 +265,27 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 Status::Ok
             } else {
                 Status::InputErrors
+            })
+        }
+        Command::Serve { db, listen } => {
+            let database = std::sync::Arc::new(existing(&db)?);
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .thread_name("db-serve")
+                .enable_all()
+                .build()
+                .context("cannot start the server's runtime")?;
+            runtime.block_on(async {
+                let server = WebServer::bind(&listen)
+                    .await
+                    .map_err(|e| output::usage(format!("--listen: {e}")))?;
+                let bound = server.local_addr();
+                crate::cmd::referee::warn_if_open("database server", &bound.to_string());
+                let mut out = output::stdout();
+                writeln!(out, "http://{bound}/")?;
+                out.flush()?;
+                server.serve(rookery_db::serve::router(database)).await?;
+                Ok(Status::Ok)
             })
         }
         Command::Info { db, json } => {
@@ -359,6 +321,11 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             until,
             json,
             lichess,
+            moves,
+            top_games,
+            recent_games,
+            player,
+            color,
         } => {
             let filter = bucket_filter(
                 speeds.as_deref(),
@@ -367,30 +334,59 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 until.as_deref(),
             )?;
             let database = existing(&db)?;
-            let mut pos = match &fen {
-                None => Position::startpos(),
-                Some(f) => Position::from_fen(f.trim())
-                    .map_err(|e| output::usage(format!("--fen {f:?}: {e}")))?,
-            };
-            let mut opening = rookery_pgn::eco::of_position(&pos);
-            for word in play
-                .iter()
-                .flat_map(|p| p.split(','))
-                .filter(|w| !w.is_empty())
-            {
-                let m = word
-                    .trim()
-                    .parse::<UciMove>()
-                    .ok()
-                    .and_then(|u| u.to_move(&pos).ok())
-                    .ok_or_else(|| {
-                        output::usage(format!(
-                            "--play: {word} is not a legal move in {}",
-                            pos.fen()
-                        ))
-                    })?;
-                pos.play_unchecked(m);
-                opening = rookery_pgn::eco::of_position(&pos).or(opening);
+            let (pos, opening) = lichess::position(fen.as_deref(), play.as_deref().unwrap_or(""))
+                .map_err(|e| output::usage(format!("--{e}")))?;
+            let mut out = output::stdout();
+            if let (Some(player), Some(color)) = (&player, &color) {
+                let color = if color == "white" {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                let filter = lichess::PlayerFilter {
+                    buckets: filter,
+                    rated: None,
+                };
+                if lichess {
+                    let v = lichess::player_answer(
+                        &database,
+                        player,
+                        color,
+                        &pos,
+                        opening,
+                        &filter,
+                        moves,
+                        usize::from(recent_games),
+                    )?;
+                    writeln!(out, "{v}")?;
+                } else {
+                    let (tree, _) = lichess::repertoire(
+                        &database,
+                        player,
+                        color,
+                        &pos,
+                        depth as usize,
+                        &filter,
+                    )?;
+                    if json {
+                        writeln!(out, "{}", tree_json(&tree))?;
+                    } else {
+                        print_tree(&mut out, &tree)?;
+                    }
+                }
+                out.flush()?;
+                return Ok(Status::Ok);
+            }
+            if lichess {
+                let lists = lichess::Lists {
+                    moves,
+                    top_games: Some(usize::from(top_games)),
+                    recent_games: Some(usize::from(recent_games)),
+                };
+                let v = lichess::answer(&database, &pos, opening, &filter, lists)?;
+                writeln!(out, "{v}")?;
+                out.flush()?;
+                return Ok(Status::Ok);
             }
             let mut failed = None;
             let tree = Tree::build(&pos, depth as usize, &mut |p| {
@@ -405,10 +401,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             if let Some(e) = failed {
                 return Err(e.into());
             }
-            let mut out = output::stdout();
-            if lichess {
-                writeln!(out, "{}", lichess_json(&tree, opening))?;
-            } else if json {
+            if json {
                 writeln!(out, "{}", tree_json(&tree))?;
             } else {
                 print_tree(&mut out, &tree)?;

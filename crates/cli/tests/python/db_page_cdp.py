@@ -1,0 +1,154 @@
+"""Drives the page of `rookery db serve` in headless Chromium over the
+DevTools protocol on a pipe (--remote-debugging-pipe: JSON messages ending in
+a NUL byte on descriptors 3 and 4), as spectator_cdp.py drives the spectator
+page. Standard library only.
+
+Usage: db_page_cdp.py CHROMIUM URL PROFILE_DIR [WAIT_SECONDS]
+
+It opens URL, waits for the explorer's table, clicks its first move (a
+click on the row), waits for the position to change, then plays the first
+move of the new table on the board with the mouse (a press on the piece's
+square, then on its target square) and waits again. It prints one JSON
+object: {"first": SEEN, "second": SEEN, "third": SEEN, "board_move": UCI},
+SEEN being the FEN the page shows, its table's moves (UCI) and the squares
+of its board; or {"error": ...} and exits 1 when a wait runs out.
+"""
+import fcntl
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+CHROMIUM, URL, PROFILE = sys.argv[1:4]
+WAIT = float(sys.argv[4]) if len(sys.argv) > 4 else 30.0
+FLAGS = (pathlib.Path(__file__).resolve().parents[3] / "testkit" / "chromium-flags.txt").read_text().split()
+
+SEE = r"""
+(() => JSON.stringify({
+  fen: document.body.dataset.fen || null,
+  rows: Array.from(document.querySelectorAll('#moves tr.move-row')).map(r => r.dataset.uci),
+  squares: document.querySelectorAll('#board .sq').length,
+  top_games: document.querySelectorAll('#top-games tr.game-row').length,
+}))()
+"""
+
+
+def pipes():
+    ends = os.pipe() + os.pipe()
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in ends]
+    for fd in ends:
+        os.close(fd)
+    to_r, to_w, from_r, from_w = high
+    os.dup2(to_r, 3)
+    os.dup2(from_w, 4)
+    os.close(to_r)
+    os.close(from_w)
+    return to_w, from_r
+
+
+class Browser:
+    def __init__(self):
+        self.write_fd, self.read_fd = pipes()
+        self.proc = subprocess.Popen(
+            [CHROMIUM, *FLAGS, "--user-data-dir=" + PROFILE, "--remote-debugging-pipe",
+             "--window-size=1400,1000", "about:blank"],
+            pass_fds=(3, 4), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        os.close(3)
+        os.close(4)
+        self.buf = b""
+        self.next_id = 0
+
+    def call(self, method, params=None, session=None, timeout=15.0):
+        self.next_id += 1
+        msg = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = session
+        os.write(self.write_fd, json.dumps(msg).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            while b"\0" in self.buf:
+                raw, self.buf = self.buf.split(b"\0", 1)
+                reply = json.loads(raw)
+                if reply.get("id") == self.next_id:
+                    if "error" in reply:
+                        raise RuntimeError(f"{method}: {reply['error']}")
+                    return reply.get("result", {})
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{method}: no answer in {timeout} s")
+            chunk = os.read(self.read_fd, 1 << 16)
+            if not chunk:
+                raise RuntimeError("chromium closed the pipe")
+            self.buf += chunk
+
+    def close(self):
+        try:
+            self.call("Browser.close", timeout=5)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def main():
+    b = Browser()
+    out = {}
+    try:
+        target = b.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = b.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        b.call("Emulation.setDeviceMetricsOverride",
+               {"width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": False}, session)
+        b.call("Page.enable", {}, session)
+        b.call("Page.navigate", {"url": URL}, session)
+
+        def evaluate(expr):
+            r = b.call("Runtime.evaluate", {"expression": expr, "returnByValue": True}, session)
+            return r.get("result", {}).get("value")
+
+        def see():
+            v = evaluate(SEE)
+            return json.loads(v) if v else None
+
+        def wait_for(ok, what):
+            deadline = time.monotonic() + WAIT
+            seen = None
+            while time.monotonic() < deadline:
+                seen = see()
+                if seen and ok(seen):
+                    return seen
+                time.sleep(0.1)
+            raise RuntimeError(f"timed out waiting for {what}; last seen: {seen}")
+
+        def click_square(sq):
+            rect = json.loads(evaluate(
+                "JSON.stringify(document.querySelector('[data-square=\"%s\"]').getBoundingClientRect())" % sq))
+            x, y = rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2
+            for kind in ("mousePressed", "mouseReleased"):
+                b.call("Input.dispatchMouseEvent",
+                       {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}, session)
+
+        first = wait_for(lambda s: s["fen"] and s["rows"] and s["squares"] == 64, "the explorer's table")
+        out["first"] = first
+        evaluate("document.querySelector('#moves tr.move-row').click(); true")
+        second = wait_for(lambda s: s["fen"] and s["fen"] != first["fen"], "the position after a click on a move")
+        out["second"] = second
+        if second["rows"]:
+            uci = second["rows"][0]
+            out["board_move"] = uci
+            click_square(uci[:2])
+            click_square(uci[2:4])
+            out["third"] = wait_for(lambda s: s["fen"] != second["fen"], "the position after a move on the board")
+    except Exception as e:  # reported; the caller fails the test
+        out["error"] = str(e)
+    finally:
+        b.close()
+    print(json.dumps(out))
+    sys.exit(1 if "error" in out else 0)
+
+
+main()
