@@ -18,9 +18,9 @@
 //! shard and a shard not over are each a [`MergeError`] naming the file.
 
 use crate::journal::{JournalError, JournalState};
-use crate::runner::{RunPlan, SprtDecision, SprtReport};
+use crate::runner::{RunPlan, SprtReport};
 use crate::standings::Standings;
-use crate::stats::{Sprt, SprtConfig, SprtState};
+
 use crate::tournament::{MatchError, MatchPlan, MatchStop, MatchSummary};
 use rookery_game::record::{GameRecord, RecordError};
 use rookery_io::shard::Shard;
@@ -321,18 +321,7 @@ pub fn merge(parts: &[PathBuf]) -> Result<Merged, MergeError> {
     }
     let sprt = plan
         .sprt
-        .as_deref()
-        .and_then(|w| w.parse::<SprtConfig>().ok())
-        .and_then(|c| Sprt::new(c).ok())
-        .map(|sprt| {
-            let tally = standings.versus(0, 1);
-            let status = sprt.status(&tally);
-            SprtReport {
-                decision: (status.state != SprtState::Continue)
-                    .then_some(SprtDecision { status, tally }),
-                last: status,
-            }
-        });
+        .map(|sprt| SprtReport::over(&sprt, standings.versus(0, 1)));
     let unplayed = schedule.len().saturating_sub(records.len());
     let stopped = sprt
         .as_ref()

@@ -46,7 +46,7 @@ use crate::knockout::{Bracket, KnockoutReport};
 use crate::pool::{Pool, PoolError, PoolGame};
 use crate::schedule::{Schedule, Scheduled};
 use crate::standings::Standings;
-use crate::stats::{Sprt, SprtConfig, SprtState, SprtStatus, Tally};
+use crate::stats::{Sprt, SprtState, SprtStatus, Tally};
 use rookery_game::game::{FinishedGame, Stop};
 use rookery_game::record::{GameRecord, MoveRecord, PgnStyle, RecordError};
 use rookery_io::shard::Shard;
@@ -121,7 +121,7 @@ pub struct RunnerSetup {
     /// Final positions as EPD.
     pub epd: Option<PathBuf>,
     /// The SPRT of the first player against the second (two players only).
-    pub sprt: Option<SprtConfig>,
+    pub sprt: Option<Sprt>,
     /// The driver's own plan, kept in the journal.
     pub driver: serde_json::Value,
     /// When resuming into a PGN file other than the one the journal's plan
@@ -198,9 +198,6 @@ pub enum RunnerError {
     /// A journaled record does not replay.
     #[error(transparent)]
     Record(#[from] RecordError),
-    /// The SPRT's parameters are not a test.
-    #[error("{0}")]
-    Sprt(String),
     /// The pool of a sharded match cannot be written.
     #[error(transparent)]
     Pool(#[from] PoolError),
@@ -339,6 +336,18 @@ pub struct SprtReport {
 }
 
 impl SprtReport {
+    /// The test over `tally`, and its decision if `tally` takes one: the one
+    /// place a match's SPRT status is computed, for the runner as games end
+    /// and for a merge of shards over all their games.
+    pub fn over(sprt: &Sprt, tally: Tally) -> SprtReport {
+        let status = sprt.status(&tally);
+        SprtReport {
+            decision: (status.state != SprtState::Continue)
+                .then_some(SprtDecision { status, tally }),
+            last: status,
+        }
+    }
+
     /// Whether the test decided (H0 or H1 accepted).
     pub fn decided(&self) -> bool {
         self.decision.is_some()
@@ -505,10 +514,7 @@ impl Runner {
         start: Start,
         style: PgnStyle,
     ) -> Result<Runner, RunnerError> {
-        let sprt = match setup.sprt {
-            Some(c) => Some(Sprt::new(c).map_err(|e| RunnerError::Sprt(e.to_string()))?),
-            None => None,
-        };
+        let sprt = setup.sprt;
         let mut previous_processes = Vec::new();
         let (plan, state) = match start {
             Start::Resume(state) => {
@@ -1056,26 +1062,25 @@ impl Runner {
         if self.decision.is_some() {
             return None;
         }
-        let tally = self.sprt_tally();
-        let status = sprt.status(&tally);
-        if status.state == SprtState::Continue {
-            return None;
-        }
-        self.decision = Some(SprtDecision { status, tally });
+        let decision = SprtReport::over(sprt, self.sprt_tally()).decision?;
+        let state = decision.status.state;
+        self.decision = Some(decision);
         if self.pool.is_some() {
             self.no_new_blocks = true;
         } else {
             self.stopping = true;
         }
-        Some(status.state)
+        Some(state)
     }
 
     /// The SPRT so far (a sharded match's over the pool).
     pub fn sprt(&self) -> Option<SprtReport> {
         let sprt = self.sprt.as_ref()?;
+        // The decision is the first one taken: games in progress then
+        // finish after it and count only in `last`.
         Some(SprtReport {
             decision: self.decision.clone(),
-            last: sprt.status(&self.sprt_tally()),
+            ..SprtReport::over(sprt, self.sprt_tally())
         })
     }
 

@@ -840,6 +840,16 @@ impl FromStr for SprtConfig {
     }
 }
 
+impl FromStr for Sprt {
+    type Err = ParseSprtError;
+
+    /// The test of [`SprtConfig`]'s words (validated as they are read).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let config: SprtConfig = s.parse()?;
+        Ok(Sprt { config })
+    }
+}
+
 impl fmt::Display for SprtConfig {
     /// The words [`FromStr`] reads, every key written.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -33,7 +33,7 @@ use crate::runner::{
 };
 use crate::schedule::{Pairing, Schedule, ScheduleError, Scheduled, Seeding, Sides};
 use crate::standings::Standings;
-use crate::stats::{SprtConfig, SprtState};
+use crate::stats::{Sprt, SprtState};
 use rookery_core::Color;
 use rookery_game::adjudicate::Rules;
 use rookery_game::game::{play_game, Fault, FinishedGame, GameError, GameSetup, Stop, StopSignal};
@@ -74,8 +74,11 @@ pub struct MatchPlan {
     pub seed: u64,
     /// Adjudication.
     pub rules: Rules,
-    /// SPRT words (`elo0=0 elo1=5 alpha=0.05 beta=0.05`), two engines only.
-    pub sprt: Option<String>,
+    /// The SPRT of the first engine against the second (two engines only),
+    /// kept in the journal as its words (`elo0=0 elo1=5 alpha=0.05
+    /// beta=0.05 model=normalized`).
+    #[serde(with = "sprt_words")]
+    pub sprt: Option<Sprt>,
     /// Restart a crashed or stalled engine and go on.
     pub recover: bool,
     /// The `Event` tag.
@@ -138,6 +141,25 @@ mod shard_text {
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Shard>, D::Error> {
+        let text: Option<String> = Option::deserialize(d)?;
+        text.map(|t| t.parse().map_err(D::Error::custom))
+            .transpose()
+    }
+}
+
+/// An SPRT in a plan as its words, read back through
+/// [`crate::stats::SprtConfig`]'s parser (validated): a journal whose
+/// SPRT cannot be read is not a plan this build reads (never a match
+/// without its test).
+mod sprt_words {
+    use crate::stats::Sprt;
+    use serde::{de::Error, Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(sprt: &Option<Sprt>, s: S) -> Result<S::Ok, S::Error> {
+        sprt.map(|t| t.config().to_string()).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Sprt>, D::Error> {
         let text: Option<String> = Option::deserialize(d)?;
         text.map(|t| t.parse().map_err(D::Error::custom))
             .transpose()
@@ -562,24 +584,17 @@ pub fn run_match_watched(
     if plan.concurrency == 0 {
         return Err(MatchError::Plan("concurrency must be at least 1".into()));
     }
-    let sprt: Option<SprtConfig> = match &plan.sprt {
-        Some(words) => {
-            if plan.engines.len() != 2 {
-                return Err(MatchError::Plan("SPRT needs exactly two engines".into()));
-            }
-            if plan.pairing == Pairing::Knockout {
-                return Err(MatchError::Plan(
-                    "SPRT cannot decide a knockout (its games depend on results)".into(),
-                ));
-            }
-            Some(
-                words
-                    .parse()
-                    .map_err(|e| MatchError::Plan(format!("{e}")))?,
-            )
+    if plan.sprt.is_some() {
+        if plan.engines.len() != 2 {
+            return Err(MatchError::Plan("SPRT needs exactly two engines".into()));
         }
-        None => None,
-    };
+        if plan.pairing == Pairing::Knockout {
+            return Err(MatchError::Plan(
+                "SPRT cannot decide a knockout (its games depend on results)".into(),
+            ));
+        }
+    }
+    let sprt = plan.sprt;
     if plan.shard.is_some() && !schedule.is_fixed() {
         return Err(MatchError::Plan(
             "a knockout cannot be played in shards (its games depend on results)".into(),
@@ -1209,6 +1224,40 @@ mod tests {
             assert_eq!(mine.first(), Some(&"start"));
             assert_eq!(mine.last(), Some(&"left"));
             assert_eq!(mine[1..mine.len() - 1], moves[..], "game {}", r.number);
+        }
+    }
+
+    /// The SPRT travels typed: the journal keeps its words and gives the
+    /// same test back; a journal whose SPRT cannot be read is refused with
+    /// the journal's name, never read as a match without its test.
+    #[test]
+    fn a_journal_keeps_the_sprt_and_refuses_a_bad_one() {
+        let dir = rookery_testkit::TempDir::new("sprt-journal");
+        let mut engine = EngineConfig::builtin();
+        engine.apply_all(["nodes=1"]).unwrap();
+        let mut plan = MatchPlan::new(vec![engine.clone(), engine]);
+        plan.rules.max_moves = Some(4);
+        plan.sprt = Some("elo0=0 elo1=5 alpha=0.1".parse().unwrap());
+        let journal = dir.path().join("m.journal");
+        plan.journal = Some(journal.clone());
+        run_match_watched(
+            &plan,
+            Start::New,
+            &AtomicBool::new(false),
+            None,
+            &mut |_| {},
+        )
+        .unwrap();
+        let mut state = JournalState::read(&journal).unwrap();
+        let back = MatchPlan::from_journal(&state).unwrap();
+        assert_eq!(back.sprt, plan.sprt);
+        state.plan["driver"]["sprt"] = "elo0=5 elo1=0".into();
+        match MatchPlan::from_journal(&state) {
+            Err(MatchError::NotAMatch { path, why }) => {
+                assert_eq!(path, journal);
+                assert!(why.contains("elo1"), "{why}");
+            }
+            other => panic!("a bad SPRT was read: {other:?}"),
         }
     }
 }

@@ -270,8 +270,7 @@ impl MatchPage {
             (Some(s), _, _) => s.len(),
             (None, _, _) => 0,
         };
-        let sprt_config: Option<SprtConfig> = plan.sprt.as_deref().and_then(|w| w.parse().ok());
-        let sprt = sprt_config.and_then(|c| Sprt::new(c).ok());
+        let sprt = plan.sprt;
         let players: Vec<String> = plan.engines.iter().map(|e| e.label()).collect();
         let mut state = MatchState {
             view: MatchView {
@@ -532,7 +531,7 @@ mod tests {
         p.rounds = 3000;
         p.games = 2;
         if sprt {
-            p.sprt = Some("elo0=0 elo1=5".into());
+            p.sprt = Some("elo0=0 elo1=5".parse().unwrap());
         }
         p
     }

@@ -21,7 +21,7 @@ use rookery_event::book::BookConfig;
 use rookery_event::journal::JournalState;
 use rookery_event::runner::{RunnerError, Start};
 use rookery_event::schedule::{Pairing, Sides};
-use rookery_event::stats::{Sprt, SprtConfig};
+use rookery_event::stats::Sprt;
 use rookery_event::tournament::{
     self, GameWatcher, MatchError, MatchEvent, MatchPlan, MatchSummary,
 };
@@ -479,8 +479,7 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
     plan.rules = rules;
     if !args.sprt.is_empty() {
         let words = args.sprt.join(" ");
-        let cfg: SprtConfig = words.parse().map_err(|e| output::usage(format!("{e}")))?;
-        Sprt::new(cfg).map_err(|e| output::usage(format!("{e}")))?;
+        let sprt: Sprt = words.parse().map_err(|e| output::usage(format!("{e}")))?;
         if plan.engines.len() != 2 {
             return Err(output::usage("--sprt needs exactly two engines"));
         }
@@ -489,7 +488,7 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
                 "--sprt cannot decide a knockout (its games depend on results)",
             ));
         }
-        plan.sprt = Some(words);
+        plan.sprt = Some(sprt);
     }
     plan.recover = args.recover;
     let shard = match args.shard {

@@ -97,11 +97,7 @@ impl<'a> Printer<'a> {
             rating_interval,
             score_interval,
             penta: penta && plan.games == 2,
-            sprt: plan
-                .sprt
-                .as_deref()
-                .and_then(|w| w.parse().ok())
-                .and_then(|c| Sprt::new(c).ok()),
+            sprt: plan.sprt,
             printed_at: None,
             pairs_printed: 0,
             result_format: ResultFormat::default(),
