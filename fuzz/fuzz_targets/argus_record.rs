@@ -10,8 +10,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use rookery_epd::{Mode, Record};
-use rookery_referee::argus::log::{log_record, Direction};
-use rookery_referee::argus::protocol::{ClientRecord, RefereeRecord, SuppliedMove};
+use rookery_argus::log::{log_record, Direction};
+use rookery_argus::protocol::{ClientRecord, RefereeRecord, SuppliedMove};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(rec) = ClientRecord::parse(data) {

@@ -17,10 +17,10 @@
 
 use crate::common::{cmd, rookery, s, text};
 use crate::match_cli::{describe, run_match, spawn_match};
-use rookery_referee::record::{GameOutcome, Termination};
-use rookery_referee::schedule::{Pairing, Schedule};
-use rookery_referee::standings::Standings;
-use rookery_referee::stats::{Sprt, SprtConfig, SprtState, Tally};
+use rookery_event::schedule::{Pairing, Schedule};
+use rookery_event::standings::Standings;
+use rookery_event::stats::{Sprt, SprtConfig, SprtState, Tally};
+use rookery_game::record::{GameOutcome, Termination};
 use rookery_testkit::cmd::argv;
 use rookery_testkit::TempDir;
 use serde_json::Value;

@@ -33,6 +33,7 @@ mod command;
 pub mod host;
 mod message;
 mod option;
+pub mod program;
 
 pub use command::{Command, GoParams, PositionStart, Register};
 pub use message::{BestMove, CurrLine, Id, Info, InfoScore, Message, ScoreBound, Status};

@@ -1,10 +1,10 @@
 //! `rookery match merge`: the shards of a match played with `--shard` put
-//! back together ([`rookery_referee::merge`]), written and reported as the
+//! back together ([`rookery_event::merge`]), written and reported as the
 //! match verb writes and reports one run.
 
 use super::report::{Printer, Say};
 use crate::output::{self, Status};
-use rookery_referee::merge::{self, MergeError};
+use rookery_event::merge::{self, MergeError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -17,18 +17,18 @@ mod words;
 use crate::cmd::progress;
 use crate::output::{self, Status, UsageError};
 use report::{Format, Printer, Say};
-use rookery_io::shard::ShardChoice;
-use rookery_referee::adjudicate::{DrawRule, ResignRule, Rules};
-use rookery_referee::book::BookConfig;
-use rookery_referee::journal::JournalState;
-use rookery_referee::player::{EngineConfig, LogStyle};
-use rookery_referee::record::PgnStyle;
-use rookery_referee::runner::{RunnerError, Start};
-use rookery_referee::schedule::{Pairing, Sides};
-use rookery_referee::stats::{Sprt, SprtConfig};
-use rookery_referee::tournament::{
+use rookery_event::book::BookConfig;
+use rookery_event::journal::JournalState;
+use rookery_event::runner::{RunnerError, Start};
+use rookery_event::schedule::{Pairing, Sides};
+use rookery_event::stats::Sprt;
+use rookery_event::tournament::{
     self, GameWatcher, MatchError, MatchEvent, MatchPlan, MatchSummary,
 };
+use rookery_game::adjudicate::{DrawRule, ResignRule, Rules};
+use rookery_game::player::{EngineConfig, LogStyle};
+use rookery_game::record::PgnStyle;
+use rookery_io::shard::ShardChoice;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -466,7 +466,7 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
             .openings
             .join(" ")
             .parse()
-            .map_err(|e: rookery_referee::book::ParseBookError| output::usage(e.to_string()))?;
+            .map_err(|e: rookery_event::book::ParseBookError| output::usage(e.to_string()))?;
         plan.book = Some(book);
     }
     let rules = Rules {
@@ -479,8 +479,7 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
     plan.rules = rules;
     if !args.sprt.is_empty() {
         let words = args.sprt.join(" ");
-        let cfg: SprtConfig = words.parse().map_err(|e| output::usage(format!("{e}")))?;
-        Sprt::new(cfg).map_err(|e| output::usage(format!("{e}")))?;
+        let sprt: Sprt = words.parse().map_err(|e| output::usage(format!("{e}")))?;
         if plan.engines.len() != 2 {
             return Err(output::usage("--sprt needs exactly two engines"));
         }
@@ -489,7 +488,7 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
                 "--sprt cannot decide a knockout (its games depend on results)",
             ));
         }
-        plan.sprt = Some(words);
+        plan.sprt = Some(sprt);
     }
     plan.recover = args.recover;
     let shard = match args.shard {

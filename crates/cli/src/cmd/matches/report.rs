@@ -1,7 +1,7 @@
 //! What `rookery match` prints as the games go, in one of three formats
 //! (`--output`): rookery's own, or the lines cutechess-cli or fastchess
 //! print, so that a script written to read theirs reads rookery's. Every
-//! figure comes from rookery's statistics (`rookery_referee::stats` through
+//! figure comes from rookery's statistics (`rookery_event::stats` through
 //! the standings): this module only writes them.
 //!
 //! cutechess-cli (its `enginematch.cpp` and `tournament.cpp`): `Started
@@ -23,15 +23,15 @@
 //! as one-point pairs, so that part is left out.
 
 use super::result_format::{outcome_lines, ResultFormat};
-use rookery_referee::knockout::KnockoutReport;
-use rookery_referee::player::EngineConfig;
-use rookery_referee::pvcheck::PvReport;
-use rookery_referee::record::GameRecord;
-use rookery_referee::runner::SprtReport;
-use rookery_referee::schedule::Pairing;
-use rookery_referee::standings::Standings;
-use rookery_referee::stats::{EloEstimate, Sprt, SprtState, SprtStatus, Tally, Wdl};
-use rookery_referee::tournament::{MatchPlan, MatchStop, MatchSummary};
+use rookery_event::knockout::KnockoutReport;
+use rookery_event::runner::SprtReport;
+use rookery_event::schedule::Pairing;
+use rookery_event::standings::Standings;
+use rookery_event::stats::{EloEstimate, Sprt, SprtState, SprtStatus, Tally, Wdl};
+use rookery_event::tournament::{MatchPlan, MatchStop, MatchSummary};
+use rookery_game::player::EngineConfig;
+use rookery_game::pvcheck::PvReport;
+use rookery_game::record::GameRecord;
 
 /// The output format (`--output`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -97,11 +97,7 @@ impl<'a> Printer<'a> {
             rating_interval,
             score_interval,
             penta: penta && plan.games == 2,
-            sprt: plan
-                .sprt
-                .as_deref()
-                .and_then(|w| w.parse().ok())
-                .and_then(|c| Sprt::new(c).ok()),
+            sprt: plan.sprt,
             printed_at: None,
             pairs_printed: 0,
             result_format: ResultFormat::default(),

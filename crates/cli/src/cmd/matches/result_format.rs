@@ -11,8 +11,8 @@
 //! which are no field: rookery does the same with both, so that a format
 //! reads as it reads there. Any other word is refused by name.
 
-use rookery_referee::standings::{Ending, Standings};
-use rookery_referee::stats::Wdl;
+use rookery_event::standings::{Ending, Standings};
+use rookery_event::stats::Wdl;
 use std::fmt::Write as _;
 
 /// cutechess-cli's default format.

@@ -5,9 +5,9 @@
 //! read again every few seconds.
 
 use anyhow::Context;
-use rookery_referee::argus::web::{match_router, MatchPage, PoolFollower, WebServer};
-use rookery_referee::pool::Pool;
-use rookery_referee::tournament::MatchPlan;
+use rookery_argus::web::{match_router, MatchPage, PoolFollower, WebServer};
+use rookery_event::pool::Pool;
+use rookery_event::tournament::MatchPlan;
 
 /// Where the page listens when `--web` names no address: this machine
 /// only, a free port.
