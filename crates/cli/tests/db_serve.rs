@@ -18,7 +18,7 @@
 
 use crate::common::{rookery_in, s, text, ROOKERY};
 use crate::db_cli::games;
-use crate::referee_web::get;
+use crate::common::web::get;
 use rookery_testkit::cmd::KillOnDrop;
 use rookery_testkit::{peer, TempDir};
 use serde_json::Value;

@@ -10,7 +10,7 @@ use rookery_core::Color;
 use rookery_db::bucket::BucketFilter;
 use rookery_db::{lichess, Database, ImportOptions};
 use rookery_pgn::explorer::Tree;
-use rookery_referee::argus::web::WebServer;
+use rookery_argus::web::WebServer;
 use std::io::Write;
 use std::path::PathBuf;
 
