@@ -16,9 +16,9 @@
 //! Peers: Chromium and python3 for the page (skipped with a note when
 //! missing, failed under `CI`). Every wait is bounded; nothing is timed.
 
+use crate::common::web::get;
 use crate::common::{rookery_in, s, text, ROOKERY};
 use crate::db_cli::games;
-use crate::common::web::get;
 use rookery_testkit::cmd::KillOnDrop;
 use rookery_testkit::{peer, TempDir};
 use serde_json::Value;

@@ -6,11 +6,11 @@ use crate::cmd::pgn::filter::CriteriaArgs;
 use crate::cmd::pgn::tree::{print_tree, tree_json};
 use crate::output::{self, Status, UsageError};
 use anyhow::Context;
+use rookery_argus::web::WebServer;
 use rookery_core::Color;
 use rookery_db::bucket::BucketFilter;
 use rookery_db::{lichess, Database, ImportOptions};
 use rookery_pgn::explorer::Tree;
-use rookery_argus::web::WebServer;
 use std::io::Write;
 use std::path::PathBuf;
 
