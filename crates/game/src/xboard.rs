@@ -155,7 +155,20 @@ impl XboardPlayer {
     fn check_limits(&mut self) -> Result<(), PlayerError> {
         let needs_nps = self.config.tc.nodes.is_some();
         let host = self.host()?;
-        let before = host.sync().map_err(PlayerError::from_host)?;
+        let before = match host.sync() {
+            Ok(before) => before,
+            // An engine that dies on `nps` (Fairy-Max 5.0b can, where it
+            // reads it just after `st`) did not take the limits either:
+            // refused as one that says so, naming the word and the end.
+            Err(e) if needs_nps => {
+                return Err(self.start_error(format!(
+                    "nodes={} is told with nps, and it ended on it ({})",
+                    self.config.tc.nodes.unwrap_or(0),
+                    PlayerError::from_host(e)
+                )))
+            }
+            Err(e) => return Err(PlayerError::from_host(e)),
+        };
         if needs_nps {
             let refused = before.iter().any(|m| match m {
                 Message::Error { command, .. } => command.split_whitespace().next() == Some("nps"),
