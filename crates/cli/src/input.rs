@@ -20,10 +20,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 /// The damage handles of the compressed inputs opened so far, asked at the
-/// end of the command ([`finish`]).
+/// end of the command ([`crate::output::finish`]).
 static DAMAGE: Mutex<Vec<Damage>> = Mutex::new(Vec::new());
 
-/// Keeps `damage` to be told at the end of the command (see [`finish`]).
+/// Keeps `damage` to be told at the end of the command (see [`crate::output::finish`]).
 fn watch(damage: Damage) {
     DAMAGE
         .lock()
