@@ -13,17 +13,15 @@ object: {"first": SEEN, "second": SEEN, "third": SEEN, "board_move": UCI},
 SEEN being the FEN the page shows, its table's moves (UCI) and the squares
 of its board; or {"error": ...} and exits 1 when a wait runs out.
 """
-import fcntl
 import json
 import os
-import pathlib
-import subprocess
 import sys
 import time
 
+from cdp_pipe import Browser
+
 CHROMIUM, URL, PROFILE = sys.argv[1:4]
 WAIT = float(sys.argv[4]) if len(sys.argv) > 4 else 30.0
-FLAGS = (pathlib.Path(__file__).resolve().parents[3] / "testkit" / "chromium-flags.txt").read_text().split()
 
 SEE = r"""
 (() => JSON.stringify({
@@ -35,68 +33,8 @@ SEE = r"""
 """
 
 
-def pipes():
-    ends = os.pipe() + os.pipe()
-    high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in ends]
-    for fd in ends:
-        os.close(fd)
-    to_r, to_w, from_r, from_w = high
-    os.dup2(to_r, 3)
-    os.dup2(from_w, 4)
-    os.close(to_r)
-    os.close(from_w)
-    return to_w, from_r
-
-
-class Browser:
-    def __init__(self):
-        self.write_fd, self.read_fd = pipes()
-        self.proc = subprocess.Popen(
-            [CHROMIUM, *FLAGS, "--user-data-dir=" + PROFILE, "--remote-debugging-pipe",
-             "--window-size=1400,1000", "about:blank"],
-            pass_fds=(3, 4), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
-        os.close(3)
-        os.close(4)
-        self.buf = b""
-        self.next_id = 0
-
-    def call(self, method, params=None, session=None, timeout=15.0):
-        self.next_id += 1
-        msg = {"id": self.next_id, "method": method, "params": params or {}}
-        if session:
-            msg["sessionId"] = session
-        os.write(self.write_fd, json.dumps(msg).encode() + b"\0")
-        deadline = time.monotonic() + timeout
-        while True:
-            while b"\0" in self.buf:
-                raw, self.buf = self.buf.split(b"\0", 1)
-                reply = json.loads(raw)
-                if reply.get("id") == self.next_id:
-                    if "error" in reply:
-                        raise RuntimeError(f"{method}: {reply['error']}")
-                    return reply.get("result", {})
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{method}: no answer in {timeout} s")
-            chunk = os.read(self.read_fd, 1 << 16)
-            if not chunk:
-                raise RuntimeError("chromium closed the pipe")
-            self.buf += chunk
-
-    def close(self):
-        try:
-            self.call("Browser.close", timeout=5)
-        except Exception:
-            pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
 def main():
-    b = Browser()
+    b = Browser(CHROMIUM, PROFILE)
     out = {}
     try:
         target = b.call("Target.createTarget", {"url": "about:blank"})["targetId"]

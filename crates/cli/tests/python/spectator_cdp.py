@@ -17,17 +17,16 @@ another page that returns the same fields (mark, boards, fen, white_clock,
 black_clock, moves) and its own: the match page's (match_observe.js) does.
 """
 import base64
-import fcntl
 import json
 import os
 import pathlib
-import subprocess
 import sys
 import time
 
+from cdp_pipe import Browser
+
 CHROMIUM, URL, PROFILE, SHOT = sys.argv[1:5]
 # The flags the Rust tests start Chromium with (rookery_testkit::peer::chromium_flags).
-FLAGS = (pathlib.Path(__file__).resolve().parents[3] / "testkit" / "chromium-flags.txt").read_text().split()
 WAIT = float(sys.argv[5]) if len(sys.argv) > 5 else 20.0
 OBSERVE_FILE = sys.argv[6] if len(sys.argv) > 6 else None
 
@@ -63,80 +62,8 @@ if OBSERVE_FILE:
     OBSERVE = pathlib.Path(OBSERVE_FILE).read_text()
 
 
-def pipes():
-    """Pipes on descriptors 3 (Chromium reads) and 4 (Chromium writes);
-    returns the parent's ends (write, read)."""
-    ends = os.pipe() + os.pipe()
-    # Every end above 10 first, so that placing two on 3 and 4 clobbers none.
-    high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in ends]
-    for fd in ends:
-        os.close(fd)
-    to_chrome_r, to_chrome_w, from_chrome_r, from_chrome_w = high
-    os.dup2(to_chrome_r, 3)
-    os.dup2(from_chrome_w, 4)
-    os.close(to_chrome_r)
-    os.close(from_chrome_w)
-    return to_chrome_w, from_chrome_r
-
-
-class Browser:
-    def __init__(self):
-        self.write_fd, self.read_fd = pipes()
-        self.proc = subprocess.Popen(
-            [
-                CHROMIUM,
-                *FLAGS,
-                "--user-data-dir=" + PROFILE,
-                "--remote-debugging-pipe",
-                "--window-size=1280,1000",
-                "about:blank",
-            ],
-            pass_fds=(3, 4),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        os.close(3)
-        os.close(4)
-        self.buf = b""
-        self.next_id = 0
-
-    def call(self, method, params=None, session=None, timeout=15.0):
-        self.next_id += 1
-        msg = {"id": self.next_id, "method": method, "params": params or {}}
-        if session:
-            msg["sessionId"] = session
-        os.write(self.write_fd, json.dumps(msg).encode() + b"\0")
-        deadline = time.monotonic() + timeout
-        while True:
-            while b"\0" in self.buf:
-                raw, self.buf = self.buf.split(b"\0", 1)
-                reply = json.loads(raw)
-                if reply.get("id") == self.next_id:
-                    if "error" in reply:
-                        raise RuntimeError(f"{method}: {reply['error']}")
-                    return reply.get("result", {})
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{method}: no answer in {timeout} s")
-            chunk = os.read(self.read_fd, 1 << 16)
-            if not chunk:
-                raise RuntimeError("chromium closed the pipe")
-            self.buf += chunk
-
-    def close(self):
-        try:
-            self.call("Browser.close", timeout=5)
-        except Exception:
-            pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
 def main():
-    b = Browser()
+    b = Browser(CHROMIUM, PROFILE)
     out = {}
     try:
         target = b.call("Target.createTarget", {"url": "about:blank"})["targetId"]
