@@ -6,7 +6,10 @@
 //! - imports add to the database, `--dedupe` leaves out the games already
 //!   there, a game with an error is named (file:line:col) and left out;
 //! - an import killed with SIGKILL in the middle leaves the database as it
-//!   was before it began, and the next import works.
+//!   was before it began (the index's runs it wrote are removed), and the
+//!   next import works;
+//! - an index written as many runs and segments, merged, answers exactly
+//!   as one written at once; a damaged segment is named, never read.
 
 use crate::common::{rookery_in, s, text, ROOKERY};
 use rookery_testkit::TempDir;
@@ -295,14 +298,19 @@ fn a_killed_import_leaves_the_database_as_it_was() {
     let before = rookery_in(t.path(), &["db", "explore", s(&db), "--json"], b"");
     // An import from a pipe that stays open: every game is read, and the
     // import waits for more, in the middle of its transaction.
+    // Runs of 500 positions: the import has written index segments when
+    // it is killed, which no list names.
     let mut child = Command::new(ROOKERY)
-        .args(["db", "import", s(&db), "-"])
+        .args(["db", "import", s(&db), "-", "--run-positions", "500"])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let games = games(3000);
+    // Over 2 MiB: a stream is read in pieces of 1 MiB, so that the pieces
+    // before the last are counted and written as runs.
+    let games = games(3000).repeat(3);
+    assert!(games.len() > 2 << 20, "{} bytes", games.len());
     let mut stdin = child.stdin.take().unwrap();
     // A pipe holds 64 KiB: when this returns, the import has read the rest.
     stdin.write_all(games.as_bytes()).unwrap();
@@ -311,6 +319,9 @@ fn a_killed_import_leaves_the_database_as_it_was() {
         child.try_wait().unwrap().is_none(),
         "the import ended early"
     );
+    let index = t.join("g.rdb.index");
+    let files = || std::fs::read_dir(&index).unwrap().count();
+    assert!(files() > 1, "the import wrote no run before it was killed");
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     drop(stdin);
@@ -318,11 +329,120 @@ fn a_killed_import_leaves_the_database_as_it_was() {
     assert_eq!(info.status.code(), Some(0), "{}", text(&info.stderr));
     let v: serde_json::Value = serde_json::from_str(&text(&info.stdout)).unwrap();
     assert_eq!(v["games"], 1, "{v}");
+    assert_eq!(v["segments"], 1, "{v}");
+    assert_eq!(files(), 1, "the killed import's runs are still there");
     let after = rookery_in(t.path(), &["db", "explore", s(&db), "--json"], b"");
     assert_eq!(text(&after.stdout), text(&before.stdout));
     // And the database takes the next import.
     let next = rookery_in(t.path(), &["db", "import", s(&db), s(&small), "-q"], b"");
     assert_eq!(next.status.code(), Some(0), "{}", text(&next.stderr));
+}
+
+/// The explorer's answers (counts, moves, top and recent games, by
+/// bucket) at `fens`, from database `db`.
+fn answers(t: &TempDir, db: &str, fens: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for fen in fens {
+        for extra in [
+            &["--depth", "2", "--json"][..],
+            &["--lichess", "--top-games", "15", "--recent-games", "15"],
+            &["--json", "--speeds", "blitz,rapid"],
+        ] {
+            let mut args = vec!["db", "explore", db, "--fen", fen.as_str()];
+            args.extend_from_slice(extra);
+            let o = rookery_in(t.path(), &args, b"");
+            assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+            out.push(text(&o.stdout));
+        }
+    }
+    out
+}
+
+/// The index written as one run and as many: many small runs of each
+/// import merged at its end, and eight imports whose segments are merged
+/// once there are more than the index keeps. Every answer is the same,
+/// and the merged index has few segments.
+#[test]
+fn runs_and_merged_segments_answer_as_one_index() {
+    let t = TempDir::new("db-runs");
+    let all = generated(800);
+    let whole = t.write(
+        "all.pgn",
+        &all.iter().map(|g| g.text.as_str()).collect::<String>(),
+    );
+    let one = t.join("one.rdb");
+    let o = rookery_in(t.path(), &["db", "import", s(&one), s(&whole)], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let many = t.join("many.rdb");
+    for (i, part) in all.chunks(100).enumerate() {
+        let f = t.write(
+            &format!("part{i}.pgn"),
+            &part.iter().map(|g| g.text.as_str()).collect::<String>(),
+        );
+        let o = rookery_in(
+            t.path(),
+            &[
+                "db",
+                "import",
+                s(&many),
+                s(&f),
+                "--run-positions",
+                "700",
+                "-j",
+                "2",
+            ],
+            b"",
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    }
+    let info = rookery_in(t.path(), &["db", "info", s(&many), "--json"], b"");
+    let v: serde_json::Value = serde_json::from_str(&text(&info.stdout)).unwrap();
+    assert_eq!(v["games"], 800, "{v}");
+    let segments = v["segments"].as_u64().unwrap();
+    assert!((1..=6).contains(&segments), "{v}");
+    // The start, a position of a few games, one of one game, one of none.
+    let mut fens = vec!["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_string()];
+    let mut pos = rookery_core::Position::startpos();
+    for (i, uci) in all[7].ucis.iter().enumerate() {
+        let m = uci
+            .parse::<rookery_core::UciMove>()
+            .unwrap()
+            .to_move(&pos)
+            .unwrap();
+        pos.play_unchecked(m);
+        if [2, 5, 30].contains(&i) {
+            fens.push(rookery_core::Fen::from_position(&pos).to_string());
+        }
+    }
+    fens.push("8/8/8/4k3/8/8/8/4K2R w K - 0 1".to_string());
+    assert_eq!(answers(&t, s(&many), &fens), answers(&t, s(&one), &fens));
+}
+
+/// A byte changed in the index's segment file: the explorer names the
+/// file and says it is damaged, and answers nothing from it.
+#[test]
+fn a_damaged_segment_is_named() {
+    let t = TempDir::new("db-damage");
+    let db = t.join("g.rdb");
+    let pgn = t.write("g.pgn", &games(300));
+    let o = rookery_in(t.path(), &["db", "import", s(&db), s(&pgn)], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let seg = std::fs::read_dir(t.join("g.rdb.index"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut bytes = std::fs::read(&seg).unwrap();
+    let at = bytes.len() / 3;
+    bytes[at] ^= 0x10;
+    std::fs::write(&seg, &bytes).unwrap();
+    let o = rookery_in(t.path(), &["db", "explore", s(&db), "--depth", "3"], b"");
+    assert_ne!(o.status.code(), Some(0));
+    let err = text(&o.stderr);
+    let name = seg.file_name().unwrap().to_str().unwrap();
+    assert!(err.contains(name) && err.contains("damaged"), "{err}");
+    assert!(text(&o.stdout).is_empty(), "{}", text(&o.stdout));
 }
 
 /// `db search` keeps the games `pgn filter` keeps, criterion by criterion,

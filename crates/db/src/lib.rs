@@ -14,7 +14,8 @@
 //! let db = Database::open(&dir.join("games.rdb"))?;
 //! let pgn = "[White \"A\"] [Black \"B\"] [Result \"1-0\"] 1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\
 //!            [White \"B\"] [Black \"A\"] [Result \"1/2-1/2\"] 1. e4 c5 1/2-1/2\n";
-//! let report = db.import(vec![("games.pgn".into(), Box::new(pgn.as_bytes()))], ImportOptions::default(), &mut |_| {})?;
+//! let source = rookery_pgn::source::Source::reader(pgn.as_bytes());
+//! let report = db.import(vec![("games.pgn".into(), source)], ImportOptions::default(), &mut |_| {})?;
 //! assert_eq!(report.games, 2);
 //! let (through, moves) = db.explore(&Position::startpos(), &Default::default())?.expect("indexed");
 //! assert_eq!(through.games(), 2);
@@ -26,12 +27,14 @@
 
 pub mod bucket;
 pub mod codec;
+mod entry;
 pub mod header;
 pub mod lichess;
+pub mod segment;
 pub mod serve;
 mod store;
 
 pub use store::{
     BadGame, Database, DbError, Explored, GameRef, ImportOptions, ImportReport, Info, StoredGame,
-    GAMES_KEPT,
+    GAMES_KEPT, RUN_POSITIONS,
 };

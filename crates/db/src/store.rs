@@ -7,9 +7,17 @@
 //! | `names`, `name_of` | a name / its number | its number / the name |
 //! | `games` | the game's number, from 1 | its [`Header`] record, then its moves at a byte a ply ([`crate::codec`]) |
 //! | `keys` | `pgn dedupe`'s 128-bit key | the first game with it |
-//! | `explore` | a position's Zobrist key (high 64 bits) and a [`Bucket`] (low) | the games of that bucket through it and each move played from it, with their [`Tally`]; then a few of those games ([`GameRef`]: the highest rated, the most recent, and the one game of a move played once) |
+//! | `segments` | a segment file's number | its entries |
 //! | `players` | a name's number, the colour it played (1: Black) and the game's number | nothing |
 //! | `imports` | an import's number | what it read: `time files games duplicates errors` |
+//!
+//! The explorer's index is not in the store: it is in segment files
+//! beside it (`DB.index/NUMBER.seg`, [`crate::segment`]), whose list is the
+//! `segments` table. An index entry's key is a position's Zobrist key
+//! (high 64 bits) and a [`Bucket`] (low); it holds the games of that bucket
+//! through the position and each move played from it, with their
+//! [`Tally`], then a few of those games ([`GameRef`]: the highest rated,
+//! the most recent, and the one game of a move played once).
 //!
 //! An index entry keeps [`GAMES_KEPT`] games of each list: the lists of
 //! several buckets merged are the lists of their games (the best of a
@@ -18,11 +26,14 @@
 //!
 //! An import is one write transaction: it is in the database whole once it
 //! returns, or not at all (a killed import, a full disk: the database is as
-//! it was before the import began).
+//! it was before the import began). The segment files it writes are named
+//! in the `segments` table by that transaction; a file no list names (an
+//! import killed before its commit, a merged segment whose removal was
+//! cut short) is removed when the database is next opened.
 
-use std::collections::{HashMap, HashSet};
-use std::io::Read;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use redb::{ReadableDatabase, ReadableTable, TableDefinition};
@@ -30,30 +41,35 @@ use rookery_core::{Color, Move, Position};
 use rookery_pgn::dedupe::KeyPlan;
 use rookery_pgn::explorer::{elo, Explorer, PositionTally, Tally};
 use rookery_pgn::filter::{Criteria, Verdict};
-use rookery_pgn::{Detail, Games, Location, ReadGame};
+use rookery_pgn::source::{Reading, Source};
+use rookery_pgn::split::PieceGames;
+use rookery_pgn::{Detail, GameResult, Games, Location, ReadGame};
 
 use crate::bucket::{Bucket, BucketFilter};
 use crate::codec;
+pub use crate::entry::{Explored, GameRef, GAMES_KEPT};
 use crate::header::{Date, Header, NameId, HEADER_BYTES, NO_NAME};
+use crate::segment::{self, Segment, SegmentError, SegmentWriter};
 
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 const NAMES: TableDefinition<&str, u32> = TableDefinition::new("names");
 const NAME_OF: TableDefinition<u32, &str> = TableDefinition::new("name_of");
 const GAMES: TableDefinition<u64, &[u8]> = TableDefinition::new("games");
 const KEYS: TableDefinition<u128, u64> = TableDefinition::new("keys");
-const EXPLORE: TableDefinition<u128, &[u8]> = TableDefinition::new("explore");
+const SEGMENTS: TableDefinition<u64, u64> = TableDefinition::new("segments");
 const IMPORTS: TableDefinition<u64, &str> = TableDefinition::new("imports");
 const PLAYERS: TableDefinition<u128, ()> = TableDefinition::new("players");
 
 /// The layout of the tables this version writes.
-const VERSION: u64 = 3;
+const VERSION: u64 = 4;
 
-/// Games an index entry keeps in each of its lists (the highest rated, the
-/// most recent): lichess's explorer shows up to 15 (its masters' top games).
-pub const GAMES_KEPT: usize = 15;
+/// Positions counted in memory (32 bytes each) before they are written
+/// as a run, unless [`ImportOptions::run_positions`] says otherwise.
+pub const RUN_POSITIONS: usize = 1 << 21;
 
-/// Positions counted in memory before they are merged into the index.
-const FLUSH_POSITIONS: usize = 1 << 18;
+/// Segments the index may have after an import before all of them are
+/// merged into one (a question reads a block of each).
+const MAX_SEGMENTS: usize = 6;
 
 /// What can go wrong with a database.
 #[derive(Debug, thiserror::Error)]
@@ -82,6 +98,9 @@ pub enum DbError {
         /// Its layout.
         found: u64,
     },
+    /// A segment file of the index cannot be written or read.
+    #[error(transparent)]
+    Segment(#[from] SegmentError),
     /// A stored game or index entry does not read back.
     #[error("{path}: damaged: {what}")]
     Damaged {
@@ -99,6 +118,12 @@ pub struct ImportOptions {
     /// earlier in the import (`pgn dedupe`'s criterion: the same final
     /// position by the same sequence of positions).
     pub dedupe: bool,
+    /// Threads that read and replay the games (0 or 1: one); the store
+    /// is written by the calling thread, in input order.
+    pub jobs: usize,
+    /// Positions counted in memory before they are written as a run (0:
+    /// [`RUN_POSITIONS`]; a test makes it small to see runs merged).
+    pub run_positions: usize,
 }
 
 /// A game that could not be imported: its input, its number there, where
@@ -133,8 +158,11 @@ pub struct Info {
     pub games: u64,
     /// Names in the name table.
     pub names: u64,
-    /// Entries of the explorer's index (a position's games of one bucket each).
+    /// Entries of the explorer's index (a position's games of one bucket
+    /// each; an entry in two segments not yet merged counts twice).
     pub positions: u64,
+    /// The index's segment files, and their bytes.
+    pub segments: (usize, u64),
     /// Each import: when (Unix seconds), the inputs, games stored,
     /// duplicates and bad games left out.
     pub imports: Vec<String>,
@@ -157,6 +185,11 @@ pub struct StoredGame {
 pub struct Database {
     store: redb::Database,
     path: PathBuf,
+    /// The index's segment files (`DB.index`).
+    dir: PathBuf,
+    /// The segments of the index, with their numbers: what the
+    /// `segments` table lists, opened.
+    segments: Mutex<Vec<(u64, Arc<Segment>)>>,
 }
 
 /// The name table within an import's transaction, with the names seen
@@ -207,9 +240,13 @@ impl Database {
             source: e,
         };
         let store = redb::Database::create(path).map_err(|e| fail(e.into()))?;
+        let mut dir = path.as_os_str().to_owned();
+        dir.push(".index");
         let db = Database {
             store,
             path: path.to_path_buf(),
+            dir: PathBuf::from(dir),
+            segments: Mutex::new(Vec::new()),
         };
         let txn = db.store.begin_write().map_err(|e| db.fail(e))?;
         {
@@ -231,7 +268,7 @@ impl Database {
                 }
             }
             txn.open_table(GAMES).map_err(|e| db.fail(e))?;
-            txn.open_table(EXPLORE).map_err(|e| db.fail(e))?;
+            txn.open_table(SEGMENTS).map_err(|e| db.fail(e))?;
             txn.open_table(NAMES).map_err(|e| db.fail(e))?;
             txn.open_table(NAME_OF).map_err(|e| db.fail(e))?;
             txn.open_table(KEYS).map_err(|e| db.fail(e))?;
@@ -239,7 +276,74 @@ impl Database {
             txn.open_table(PLAYERS).map_err(|e| db.fail(e))?;
         }
         txn.commit().map_err(|e| db.fail(e))?;
+        db.open_segments()?;
         Ok(db)
+    }
+
+    /// Opens the segments the `segments` table lists and removes the files
+    /// of the index directory it does not (left by a killed import or
+    /// merge: the store opens a database in one process at a time, so no
+    /// one else is writing them).
+    fn open_segments(&self) -> Result<(), DbError> {
+        let read = |e: std::io::Error| DbError::Read {
+            file: self.dir.display().to_string(),
+            source: e,
+        };
+        std::fs::create_dir_all(&self.dir).map_err(read)?;
+        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
+        let t = txn.open_table(SEGMENTS).map_err(|e| self.fail(e))?;
+        let mut listed = Vec::new();
+        for row in t.iter().map_err(|e| self.fail(e))? {
+            let (k, _) = row.map_err(|e| self.fail(e))?;
+            let n = k.value();
+            listed.push((n, Arc::new(Segment::open(&self.segment_path(n))?)));
+        }
+        for f in std::fs::read_dir(&self.dir).map_err(read)? {
+            let f = f.map_err(read)?;
+            let name = f.file_name();
+            let number = name
+                .to_str()
+                .and_then(|n| n.strip_suffix(".seg"))
+                .and_then(|n| n.parse::<u64>().ok());
+            if number.is_none_or(|n| !listed.iter().any(|(m, _)| *m == n)) {
+                std::fs::remove_file(f.path()).map_err(read)?;
+            }
+        }
+        *self.segments.lock().unwrap_or_else(|e| e.into_inner()) = listed;
+        Ok(())
+    }
+
+    /// A number above those of every segment, listed or left in the
+    /// directory by a failed import of this process.
+    fn fresh_segment(&self, listed: &[(u64, Arc<Segment>)]) -> Result<u64, DbError> {
+        let read = |e: std::io::Error| DbError::Read {
+            file: self.dir.display().to_string(),
+            source: e,
+        };
+        let mut top = listed.last().map_or(0, |(n, _)| *n);
+        for f in std::fs::read_dir(&self.dir).map_err(read)? {
+            let name = f.map_err(read)?.file_name();
+            if let Some(n) = name
+                .to_str()
+                .and_then(|n| n.strip_suffix(".seg"))
+                .and_then(|n| n.parse::<u64>().ok())
+            {
+                top = top.max(n);
+            }
+        }
+        Ok(top + 1)
+    }
+
+    fn segment_path(&self, n: u64) -> PathBuf {
+        self.dir.join(format!("{n:08}.seg"))
+    }
+
+    /// The segments of the index now.
+    fn segments(&self) -> Vec<(u64, Arc<Segment>)> {
+        self.segments
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// The database file.
@@ -261,164 +365,112 @@ impl Database {
         }
     }
 
-    /// Imports the games of `inputs` (each a name and its text, PGN,
-    /// decompressed), in one transaction (see the module documentation).
-    /// `progress` hears the games read so far now and then.
+    /// Imports the games of `inputs` (each a name and its PGN source), in
+    /// one transaction (see the module documentation): the games are read
+    /// and replayed on [`ImportOptions::jobs`] threads, and stored in the
+    /// order of the inputs whatever their number. `progress` hears the
+    /// games read so far now and then.
     ///
     /// # Errors
     /// [`DbError::Read`] if an input cannot be read; [`DbError::Store`].
     /// Either way nothing of the import is in the database.
     pub fn import(
         &self,
-        inputs: Vec<(String, Box<dyn Read + Send + '_>)>,
+        inputs: Vec<(String, Source<'_>)>,
         options: ImportOptions,
         progress: &mut dyn FnMut(u64),
     ) -> Result<ImportReport, DbError> {
         let mut report = ImportReport::default();
+        let settled;
         let txn = self.store.begin_write().map_err(|e| self.fail(e))?;
         let files: Vec<String> = inputs.iter().map(|(n, _)| n.clone()).collect();
         {
             let mut meta = txn.open_table(META).map_err(|e| self.fail(e))?;
             let mut names = txn.open_table(NAMES).map_err(|e| self.fail(e))?;
             let mut name_of = txn.open_table(NAME_OF).map_err(|e| self.fail(e))?;
-            let mut games = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
-            let mut keys = txn.open_table(KEYS).map_err(|e| self.fail(e))?;
-            let mut explore = txn.open_table(EXPLORE).map_err(|e| self.fail(e))?;
-            let mut players = txn.open_table(PLAYERS).map_err(|e| self.fail(e))?;
-            let mut next_id = meta
-                .get("games")
-                .map_err(|e| self.fail(e))?
-                .map_or(0, |v| v.value())
-                + 1;
             let next_name = name_of
                 .last()
                 .map_err(|e| self.fail(e))?
                 .map_or(0, |(k, _)| k.value())
                 + 1;
-            let mut names = Names {
-                names: &mut names,
-                name_of: &mut name_of,
-                cache: HashMap::new(),
-                next: next_name,
+            let mut store = Tables {
+                names: Names {
+                    names: &mut names,
+                    name_of: &mut name_of,
+                    cache: HashMap::new(),
+                    next: next_name,
+                },
+                games: txn.open_table(GAMES).map_err(|e| self.fail(e))?,
+                keys: txn.open_table(KEYS).map_err(|e| self.fail(e))?,
+                players: txn.open_table(PLAYERS).map_err(|e| self.fail(e))?,
+                next_id: meta
+                    .get("games")
+                    .map_err(|e| self.fail(e))?
+                    .map_or(0, |v| v.value())
+                    + 1,
+                run: Run::default(),
+                runs: Vec::new(),
             };
-            let mut pending: HashMap<u64, Pending> = HashMap::new();
-            let plan = KeyPlan::default();
-            let mut read = 0u64;
-            for (file, input) in inputs {
-                for g in Games::new(input).with_detail(Detail::Mainline) {
-                    let g: ReadGame = g.map_err(|source| DbError::Read {
-                        file: file.clone(),
-                        source,
-                    })?;
-                    read += 1;
-                    if read % 1024 == 0 {
-                        progress(read);
-                    }
-                    if let Some(e) = &g.error {
-                        report.bad.push(BadGame {
-                            file: file.clone(),
-                            index: g.index,
-                            at: e.at,
-                            message: e.kind.to_string(),
-                        });
-                        continue;
-                    }
-                    let key = plan.key(&g, &[]);
-                    if keys.get(key).map_err(|e| self.fail(e))?.is_some() {
-                        if options.dedupe {
-                            report.duplicates += 1;
-                            continue;
-                        }
-                    } else {
-                        keys.insert(key, next_id).map_err(|e| self.fail(e))?;
-                    }
-                    let game = &g.game;
-                    let moves: Vec<Move> = game.mainline_moves().collect();
-                    let Some(bytes) = codec::encode_line(&game.start, &moves) else {
-                        return Err(self.damaged(format!(
-                            "{file}: game {}: its moves do not replay",
-                            g.index
-                        )));
-                    };
-                    let tag = |n: &str| game.tags.get(n).unwrap_or("");
-                    let start = if game.start == Position::startpos() {
-                        NO_NAME
-                    } else {
-                        let fen = rookery_core::Fen::from_position(&game.start).to_string();
-                        names.intern(&fen).map_err(|e| self.fail(e))?
-                    };
-                    let mut name = |n: &str| names.intern(tag(n)).map_err(|e| self.fail(e));
-                    let white_elo = elo(&game.tags, "WhiteElo");
-                    let black_elo = elo(&game.tags, "BlackElo");
-                    let bucket = Bucket::of(&game.tags);
-                    let header = Header {
-                        white: name("White")?,
-                        black: name("Black")?,
-                        event: name("Event")?,
-                        site: name("Site")?,
-                        round: name("Round")?,
-                        start,
-                        date: Date::from_pgn(tag("Date")),
-                        speed: bucket.speed,
-                        white_elo: white_elo.map_or(0, |e| e.min(u32::from(u16::MAX)) as u16),
-                        black_elo: black_elo.map_or(0, |e| e.min(u32::from(u16::MAX)) as u16),
-                        eco: Header::eco_number(tag("ECO")),
-                        plies: moves.len().min(usize::from(u16::MAX)) as u16,
-                        result: Header::result_byte(game.result),
-                    };
-                    let mut record = Vec::with_capacity(HEADER_BYTES + bytes.len());
-                    record.extend_from_slice(&header.encode());
-                    record.extend_from_slice(&bytes);
-                    games
-                        .insert(next_id, record.as_slice())
-                        .map_err(|e| self.fail(e))?;
-                    for (name, color) in [(header.white, 0u128), (header.black, 1)] {
-                        if name != NO_NAME {
-                            let key = u128::from(name) << 72 | color << 64 | u128::from(next_id);
-                            players.insert(key, ()).map_err(|e| self.fail(e))?;
-                        }
-                    }
-                    let p = pending.entry(bucket.bits()).or_insert_with(|| Pending {
-                        explorer: Explorer::everywhere(),
-                        games: HashMap::new(),
-                    });
-                    let rating = if header.white_elo > 0 && header.black_elo > 0 {
-                        u32::from(header.white_elo) + u32::from(header.black_elo)
-                    } else {
-                        0
-                    };
-                    for (key, mv) in p.explorer.add_counted(game) {
-                        let Some(mv) = mv else { continue };
-                        let kept = p.games.entry(key).or_default();
-                        kept.push(GameRef {
-                            id: next_id,
-                            mv,
-                            rating,
-                            date: header.date.packed(),
-                        });
-                        if kept.len() >= 4 * GAMES_KEPT {
-                            // The move counts are not at hand here: a move
-                            // seen once among the games kept may have been
-                            // played once, its game stays.
-                            let mut seen: HashMap<u16, usize> = HashMap::new();
-                            for g in kept.iter() {
-                                *seen.entry(g.mv.to_u16()).or_default() += 1;
-                            }
-                            keep_games(kept, &|m| seen.get(&m.to_u16()) == Some(&1));
-                        }
-                    }
-                    next_id += 1;
-                    report.games += 1;
-                    if report.games % 256 == 0
-                        && pending.values().map(|p| p.explorer.len()).sum::<usize>()
-                            >= FLUSH_POSITIONS
-                    {
-                        self.flush(&mut explore, &mut pending)?;
-                    }
+            let mut listed = txn.open_table(SEGMENTS).map_err(|e| self.fail(e))?;
+            let old = self.segments();
+            let mut next_segment = self.fresh_segment(&old)?;
+            let reading = Reading {
+                jobs: options.jobs.max(1),
+                chunk_bytes: 1 << 20,
+                detail: Detail::Mainline,
+                decode: true,
+            };
+            let work = |games: &mut PieceGames| {
+                let plan = KeyPlan::default();
+                let mut explorer = Explorer::everywhere();
+                let mut out = Vec::new();
+                while let Some(g) = games.next() {
+                    out.push(Prepared::of(&g, &plan, &mut explorer));
+                    games.recycle(g);
                 }
+                out
+            };
+            let run_positions = match options.run_positions {
+                0 => RUN_POSITIONS,
+                n => n,
+            };
+            let mut read = 0u64;
+            for (file, source) in inputs {
+                let mut sink = |batch: Vec<Prepared>, _bytes: u64| -> Result<bool, Stop> {
+                    for p in batch {
+                        read += 1;
+                        if read % 1024 == 0 {
+                            progress(read);
+                        }
+                        self.store_game(&file, p, options, &mut store, &mut report)?;
+                        if store.run.seen.len() >= run_positions {
+                            let written = self.flush(&mut store.run, &mut next_segment)?;
+                            store.runs.extend(written);
+                        }
+                    }
+                    Ok(true)
+                };
+                source
+                    .for_each_piece(reading, &work, &mut sink)
+                    .map_err(|e| match e {
+                        Stop::Io(source) => DbError::Read {
+                            file: file.clone(),
+                            source,
+                        },
+                        Stop::Db(e) => e,
+                    })?;
             }
-            self.flush(&mut explore, &mut pending)?;
-            meta.insert("games", next_id - 1)
+            let last = self.flush(&mut store.run, &mut next_segment)?;
+            store.runs.extend(last);
+            let (kept, replaced) = self.settle(old, store.runs, &mut next_segment)?;
+            for (n, _) in &replaced {
+                listed.remove(*n).map_err(|e| self.fail(e))?;
+            }
+            for (n, s) in &kept {
+                listed.insert(*n, s.entries()).map_err(|e| self.fail(e))?;
+            }
+            settled = Some((kept, replaced));
+            meta.insert("games", store.next_id - 1)
                 .map_err(|e| self.fail(e))?;
             let mut imports = txn.open_table(IMPORTS).map_err(|e| self.fail(e))?;
             let n = imports
@@ -440,49 +492,195 @@ impl Database {
             progress(read);
         }
         txn.commit().map_err(|e| self.fail(e))?;
+        if let Some((kept, replaced)) = settled {
+            let mut now = self.segments.lock().unwrap_or_else(|e| e.into_inner());
+            now.retain(|(n, _)| !replaced.iter().any(|(m, _)| m == n));
+            for s in kept {
+                if !now.iter().any(|(n, _)| *n == s.0) {
+                    now.push(s);
+                }
+            }
+            now.sort_by_key(|(n, _)| *n);
+            drop(now);
+            // Open handles still read a removed file; a removal cut short
+            // leaves a file no list names, removed at the next opening.
+            for (_, s) in replaced {
+                let _ = std::fs::remove_file(s.path());
+            }
+        }
         Ok(report)
     }
 
-    /// Merges the positions counted in memory, and their games, into the
-    /// index.
-    fn flush(
+    /// Stores one game read from `file` (or names it bad, or leaves it out
+    /// as a duplicate), in input order.
+    fn store_game(
         &self,
-        explore: &mut redb::Table<u128, &[u8]>,
-        pending: &mut HashMap<u64, Pending>,
+        file: &str,
+        p: Prepared,
+        options: ImportOptions,
+        t: &mut Tables<'_, '_>,
+        report: &mut ImportReport,
     ) -> Result<(), DbError> {
-        let mut counted: Vec<(u128, Explored)> = Vec::new();
-        for (bucket, p) in pending.iter_mut() {
-            let mut games = std::mem::take(&mut p.games);
-            counted.extend(
-                p.explorer
-                    .drain()
-                    .into_iter()
-                    .map(|(pos, (passing, moves))| {
-                        let entry = Explored {
-                            passing,
-                            moves,
-                            games: games.remove(&pos).unwrap_or_default(),
-                        };
-                        (u128::from(pos) << 64 | u128::from(*bucket), entry)
-                    }),
-            );
+        let g = match p {
+            Prepared::Bad { index, at, message } => {
+                report.bad.push(BadGame {
+                    file: file.to_string(),
+                    index,
+                    at,
+                    message,
+                });
+                return Ok(());
+            }
+            Prepared::Game(g) => g,
+        };
+        let id = t.next_id;
+        if t.keys.get(g.key).map_err(|e| self.fail(e))?.is_some() {
+            if options.dedupe {
+                report.duplicates += 1;
+                return Ok(());
+            }
+        } else {
+            t.keys.insert(g.key, id).map_err(|e| self.fail(e))?;
         }
-        pending.clear();
-        counted.sort_unstable_by_key(|(k, _)| *k);
-        for (key, new) in counted {
-            let mut entry = match explore.get(key).map_err(|e| self.fail(e))? {
-                Some(v) => decode_entry(v.value())
-                    .ok_or_else(|| self.damaged(format!("index entry {key:032x}")))?,
-                None => Explored::default(),
-            };
-            entry.merge(new);
-            entry.prune();
-            let bytes = encode_entry(&entry);
-            explore
-                .insert(key, bytes.as_slice())
-                .map_err(|e| self.fail(e))?;
+        let Some(bytes) = &g.moves else {
+            return Err(self.damaged(format!("{file}: game {}: its moves do not replay", g.index)));
+        };
+        let names = &mut t.names;
+        let mut name = |n: &str| names.intern(n).map_err(|e| self.fail(e));
+        let start = match &g.start {
+            None => NO_NAME,
+            Some(fen) => name(fen)?,
+        };
+        let [white, black, event, site, round] = &g.names;
+        let header = Header {
+            white: name(white)?,
+            black: name(black)?,
+            event: name(event)?,
+            site: name(site)?,
+            round: name(round)?,
+            start,
+            date: g.date,
+            speed: g.bucket.speed,
+            white_elo: g.elo[0].map_or(0, |e| e.min(u32::from(u16::MAX)) as u16),
+            black_elo: g.elo[1].map_or(0, |e| e.min(u32::from(u16::MAX)) as u16),
+            eco: g.eco,
+            plies: g.plies,
+            result: Header::result_byte(g.result),
+        };
+        let mut record = Vec::with_capacity(HEADER_BYTES + bytes.len());
+        record.extend_from_slice(&header.encode());
+        record.extend_from_slice(bytes);
+        t.games
+            .insert(id, record.as_slice())
+            .map_err(|e| self.fail(e))?;
+        for (name, color) in [(header.white, 0u128), (header.black, 1)] {
+            if name != NO_NAME {
+                let key = u128::from(name) << 72 | color << 64 | u128::from(id);
+                t.players.insert(key, ()).map_err(|e| self.fail(e))?;
+            }
         }
+        let rating = if header.white_elo > 0 && header.black_elo > 0 {
+            u32::from(header.white_elo) + u32::from(header.black_elo)
+        } else {
+            0
+        };
+        t.run.add(
+            &g.seen,
+            g.bucket.bits(),
+            Counted {
+                id,
+                rating,
+                date: header.date.packed(),
+                result: g.result,
+                elo: g.elo,
+            },
+        );
+        t.next_id += 1;
+        report.games += 1;
         Ok(())
+    }
+
+    /// What the index's segments are after an import wrote `runs`: the
+    /// runs merged into one, and all of them merged into one when there
+    /// would be more than [`MAX_SEGMENTS`]. Returns the segments to list
+    /// and those no longer listed (runs merged away included).
+    #[allow(clippy::type_complexity)]
+    fn settle(
+        &self,
+        old: Vec<(u64, Arc<Segment>)>,
+        runs: Vec<(u64, Arc<Segment>)>,
+        next: &mut u64,
+    ) -> Result<(Vec<(u64, Arc<Segment>)>, Vec<(u64, Arc<Segment>)>), DbError> {
+        let mut replaced = Vec::new();
+        let mut new = runs;
+        if new.len() > 1 {
+            let merged = self.merge_into(&new, next)?;
+            replaced.append(&mut new);
+            new.push(merged);
+        }
+        if old.len() + new.len() > MAX_SEGMENTS {
+            let mut all = old;
+            all.append(&mut new);
+            let merged = self.merge_into(&all, next)?;
+            replaced.append(&mut all);
+            new.push(merged);
+        }
+        Ok((new, replaced))
+    }
+
+    /// A new segment of the entries of `inputs`.
+    fn merge_into(
+        &self,
+        inputs: &[(u64, Arc<Segment>)],
+        next: &mut u64,
+    ) -> Result<(u64, Arc<Segment>), DbError> {
+        let n = *next;
+        *next += 1;
+        let path = self.segment_path(n);
+        let refs: Vec<&Segment> = inputs.iter().map(|(_, s)| s.as_ref()).collect();
+        segment::merge(&refs, &path)?;
+        Ok((n, Arc::new(Segment::open(&path)?)))
+    }
+
+    /// Writes the positions counted in memory, and their games, as a run:
+    /// a new segment; none if nothing is counted.
+    fn flush(&self, run: &mut Run, next: &mut u64) -> Result<Option<(u64, Arc<Segment>)>, DbError> {
+        if run.seen.is_empty() {
+            return Ok(None);
+        }
+        run.seen.sort_unstable_by_key(|s| s.key);
+        let n = *next;
+        *next += 1;
+        let path = self.segment_path(n);
+        let mut w = SegmentWriter::create(&path)?;
+        for group in run.seen.chunk_by(|a, b| a.key == b.key) {
+            let mut entry = Explored::default();
+            for s in group {
+                let g = &run.games[s.game as usize];
+                entry.passing.add(g.result, s.turn, g.elo);
+                let Some(mv) = s.mv else { continue };
+                match entry.moves.iter_mut().find(|(m, _)| *m == mv) {
+                    Some((_, t)) => t.add(g.result, s.turn, g.elo),
+                    None => {
+                        let mut t = Tally::default();
+                        t.add(g.result, s.turn, g.elo);
+                        entry.moves.push((mv, t));
+                    }
+                }
+                entry.games.push(GameRef {
+                    id: g.id,
+                    mv,
+                    rating: g.rating,
+                    date: g.date,
+                });
+            }
+            entry.prune();
+            w.push(group[0].key, &entry)?;
+        }
+        w.finish()?;
+        run.seen.clear();
+        run.games.clear();
+        Ok(Some((n, Arc::new(Segment::open(&path)?))))
     }
 
     /// What the index knows of `pos`, counting the games of the buckets
@@ -512,21 +710,15 @@ impl Database {
         pos: &Position,
         filter: &BucketFilter,
     ) -> Result<Option<Explored>, DbError> {
-        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
-        let t = txn.open_table(EXPLORE).map_err(|e| self.fail(e))?;
         let key = u128::from(pos.hash()) << 64;
         let damaged = || self.damaged(format!("index entry {:016x}", pos.hash()));
         let mut found: Option<Explored> = None;
-        for row in t
-            .range(key..=key | u128::from(u64::MAX))
-            .map_err(|e| self.fail(e))?
-        {
-            let (k, v) = row.map_err(|e| self.fail(e))?;
-            if !filter.admits(Bucket::from_bits(k.value() as u64)) {
-                continue;
+        for (_, s) in self.segments() {
+            for (k, entry) in s.range(key, key | u128::from(u64::MAX))? {
+                if filter.admits(Bucket::from_bits(k as u64)) {
+                    found.get_or_insert_with(Default::default).merge(entry);
+                }
             }
-            let entry = decode_entry(v.value()).ok_or_else(damaged)?;
-            found.get_or_insert_with(Default::default).merge(entry);
         }
         // A move not legal here: another position with the same key (a
         // 64-bit collision), or damage; never shown as this position's.
@@ -630,11 +822,12 @@ impl Database {
             .map_err(|e| self.fail(e))?
             .len()
             .map_err(|e| self.fail(e))?;
-        let positions = txn
-            .open_table(EXPLORE)
-            .map_err(|e| self.fail(e))?
-            .len()
-            .map_err(|e| self.fail(e))?;
+        let segments = self.segments();
+        let positions = segments.iter().map(|(_, s)| s.entries()).sum();
+        let segments = (
+            segments.len(),
+            segments.iter().map(|(_, s)| s.bytes()).sum(),
+        );
         let mut imports = Vec::new();
         for row in txn
             .open_table(IMPORTS)
@@ -649,6 +842,7 @@ impl Database {
             games,
             names,
             positions,
+            segments,
             imports,
         })
     }
@@ -856,224 +1050,147 @@ impl Database {
     }
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
+/// What a game brings to each index entry it is counted in.
+#[derive(Copy, Clone, Debug)]
+struct Counted {
+    id: u64,
+    rating: u32,
+    date: u32,
+    result: GameResult,
+    elo: [Option<u32>; 2],
 }
 
-fn get_varint(bytes: &mut &[u8]) -> Option<u64> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let (&b, rest) = bytes.split_first()?;
-        *bytes = rest;
-        v |= u64::from(b & 0x7f) << shift;
-        if b < 0x80 {
-            return Some(v);
+/// A position a game was counted for: the entry's key (the position's,
+/// the game's bucket), the game (its place in [`Run::games`]), the move it
+/// played there and the side to move.
+#[derive(Copy, Clone, Debug)]
+struct Seen {
+    key: u128,
+    game: u32,
+    mv: Option<Move>,
+    turn: Color,
+}
+
+/// An import's positions not yet written: every position each game was
+/// counted for, flat, sorted and gathered into entries when written (an
+/// entry per position and bucket built from a hash table cost four times
+/// as much: most positions of a collection are seen in one game).
+#[derive(Default)]
+struct Run {
+    games: Vec<Counted>,
+    seen: Vec<Seen>,
+}
+
+/// The tables an import writes, open in its transaction.
+struct Tables<'a, 't> {
+    names: Names<'a, 't>,
+    games: redb::Table<'t, u64, &'static [u8]>,
+    keys: redb::Table<'t, u128, u64>,
+    players: redb::Table<'t, u128, ()>,
+    /// The number the next game stored gets.
+    next_id: u64,
+    /// The positions counted since the last run was written.
+    run: Run,
+    /// The runs written so far.
+    runs: Vec<(u64, Arc<Segment>)>,
+}
+
+/// What ends reading an input: the input, or the store.
+enum Stop {
+    Io(std::io::Error),
+    Db(DbError),
+}
+
+impl From<std::io::Error> for Stop {
+    fn from(e: std::io::Error) -> Stop {
+        Stop::Io(e)
+    }
+}
+
+impl From<DbError> for Stop {
+    fn from(e: DbError) -> Stop {
+        Stop::Db(e)
+    }
+}
+
+/// A game as a reading thread prepares it for the store: all but what
+/// needs the store (its number, its names' numbers, whether it is a
+/// duplicate).
+enum Prepared {
+    /// A game with an error, left out.
+    Bad {
+        index: usize,
+        at: Location,
+        message: String,
+    },
+    Game(Box<PreparedGame>),
+}
+
+/// A readable game, prepared ([`Prepared`]).
+struct PreparedGame {
+    /// Its number in its input.
+    index: usize,
+    /// `pgn dedupe`'s key.
+    key: u128,
+    /// White, Black, Event, Site, Round.
+    names: [String; 5],
+    /// The start position's FEN, unless it is the standard one.
+    start: Option<String>,
+    date: Date,
+    bucket: Bucket,
+    elo: [Option<u32>; 2],
+    eco: u16,
+    plies: u16,
+    result: GameResult,
+    /// The moves at a byte a ply; `None` if they do not replay.
+    moves: Option<Vec<u8>>,
+    /// The positions it is counted for ([`Explorer::positions_of`]).
+    seen: Vec<(u64, Option<Move>, Color)>,
+}
+
+impl Prepared {
+    /// Prepares game `g` (on a reading thread).
+    fn of(g: &ReadGame, plan: &KeyPlan, explorer: &mut Explorer) -> Prepared {
+        if let Some(e) = &g.error {
+            return Prepared::Bad {
+                index: g.index,
+                at: e.at,
+                message: e.kind.to_string(),
+            };
+        }
+        let game = &g.game;
+        let moves: Vec<Move> = game.mainline_moves().collect();
+        let tag = |n: &str| game.tags.get(n).unwrap_or("").to_string();
+        Prepared::Game(Box::new(PreparedGame {
+            index: g.index,
+            key: plan.key(g, &[]),
+            names: ["White", "Black", "Event", "Site", "Round"].map(tag),
+            start: (game.start != Position::startpos())
+                .then(|| rookery_core::Fen::from_position(&game.start).to_string()),
+            date: Date::from_pgn(game.tags.get("Date").unwrap_or("")),
+            bucket: Bucket::of(&game.tags),
+            elo: [elo(&game.tags, "WhiteElo"), elo(&game.tags, "BlackElo")],
+            eco: Header::eco_number(game.tags.get("ECO").unwrap_or("")),
+            plies: moves.len().min(usize::from(u16::MAX)) as u16,
+            result: game.result,
+            moves: codec::encode_line(&game.start, &moves),
+            seen: explorer.positions_of(game).to_vec(),
+        }))
+    }
+}
+
+impl Run {
+    /// Adds the positions a game was counted for ([`Explorer::positions_of`]).
+    fn add(&mut self, seen: &[(u64, Option<Move>, Color)], bucket: u64, counted: Counted) {
+        let index = self.games.len() as u32;
+        self.games.push(counted);
+        for &(key, mv, turn) in seen {
+            self.seen.push(Seen {
+                key: u128::from(key) << 64 | u128::from(bucket),
+                game: index,
+                mv,
+                turn,
+            });
         }
     }
-    None
-}
-
-fn put_tally(out: &mut Vec<u8>, t: &Tally) {
-    for v in t.to_raw() {
-        put_varint(out, v);
-    }
-}
-
-fn get_tally(bytes: &mut &[u8]) -> Option<Tally> {
-    let mut raw = [0u64; 9];
-    for r in &mut raw {
-        *r = get_varint(bytes)?;
-    }
-    Some(Tally::from_raw(raw))
-}
-
-/// An index entry: the tally through the position, the number of moves,
-/// then each move (its 16 bits, [`Move::to_u16`]) and its tally; the
-/// number of games kept, then each game's number, its move (a byte: its
-/// place in the list of moves), its ratings' sum and its date; all numbers
-/// as varints.
-fn encode_entry(e: &Explored) -> Vec<u8> {
-    let mut out = Vec::with_capacity(16 + e.moves.len() * 14 + e.games.len() * 8);
-    put_tally(&mut out, &e.passing);
-    put_varint(&mut out, e.moves.len() as u64);
-    for (m, t) in &e.moves {
-        out.extend_from_slice(&m.to_u16().to_le_bytes());
-        put_tally(&mut out, t);
-    }
-    let games: Vec<(u8, &GameRef)> = e
-        .games
-        .iter()
-        .filter_map(|g| {
-            let i = e.moves.iter().position(|(m, _)| *m == g.mv)?;
-            Some((u8::try_from(i).ok()?, g))
-        })
-        .collect();
-    put_varint(&mut out, games.len() as u64);
-    for (i, g) in games {
-        put_varint(&mut out, g.id);
-        out.push(i);
-        put_varint(&mut out, u64::from(g.rating));
-        put_varint(&mut out, u64::from(g.date));
-    }
-    out
-}
-
-fn decode_entry(mut bytes: &[u8]) -> Option<Explored> {
-    let passing = get_tally(&mut bytes)?;
-    let n = get_varint(&mut bytes)?;
-    let mut moves = Vec::with_capacity(n.min(256) as usize);
-    for _ in 0..n {
-        let (m, rest) = bytes.split_first_chunk::<2>()?;
-        bytes = rest;
-        moves.push((
-            Move::from_u16(u16::from_le_bytes(*m)),
-            get_tally(&mut bytes)?,
-        ));
-    }
-    let n = get_varint(&mut bytes)?;
-    let mut games = Vec::with_capacity(n.min(4 * GAMES_KEPT as u64) as usize);
-    for _ in 0..n {
-        let id = get_varint(&mut bytes)?;
-        let (&i, rest) = bytes.split_first()?;
-        bytes = rest;
-        let mv = moves.get(usize::from(i))?.0;
-        let rating = u32::try_from(get_varint(&mut bytes)?).ok()?;
-        let date = u32::try_from(get_varint(&mut bytes)?).ok()?;
-        games.push(GameRef {
-            id,
-            mv,
-            rating,
-            date,
-        });
-    }
-    Some(Explored {
-        passing,
-        moves,
-        games,
-    })
-}
-
-/// A game of a position, as the index keeps it for the explorer's lists.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct GameRef {
-    /// The game's number.
-    pub id: u64,
-    /// The move it played from the position (the last, if it passed more
-    /// than once).
-    pub mv: Move,
-    /// The sum of the two players' ratings (0: one is unknown).
-    pub rating: u32,
-    /// Its date ([`Date::packed`]).
-    pub date: u32,
-}
-
-impl GameRef {
-    /// The order of the top games: the highest ratings' sum first, then
-    /// the lower number.
-    pub fn top_order(a: &GameRef, b: &GameRef) -> std::cmp::Ordering {
-        b.rating.cmp(&a.rating).then(a.id.cmp(&b.id))
-    }
-
-    /// The order of the recent games: the latest date first (a date
-    /// known in part before the days of its month or year), then the
-    /// higher number.
-    pub fn recent_order(a: &GameRef, b: &GameRef) -> std::cmp::Ordering {
-        b.date.cmp(&a.date).then(b.id.cmp(&a.id))
-    }
-}
-
-/// What the index knows of a position: the games through it, the moves
-/// played from it, and the games it keeps (a superset of the highest
-/// rated and the most recent [`GAMES_KEPT`] that played a move from it,
-/// and of each move's game when it was played once).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Explored {
-    /// The games through it (a game that ends there too).
-    pub passing: Tally,
-    /// The moves played from it.
-    pub moves: Vec<(Move, Tally)>,
-    /// The games kept, in no order.
-    pub games: Vec<GameRef>,
-}
-
-impl Explored {
-    /// Adds what `o` counted and kept.
-    fn merge(&mut self, o: Explored) {
-        self.passing.merge(&o.passing);
-        for (mv, t) in o.moves {
-            match self.moves.iter_mut().find(|(m, _)| *m == mv) {
-                Some((_, mine)) => mine.merge(&t),
-                None => self.moves.push((mv, t)),
-            }
-        }
-        self.games.extend(o.games);
-    }
-
-    /// Leaves the games the lists need.
-    fn prune(&mut self) {
-        let moves = &self.moves;
-        keep_games(&mut self.games, &|m| {
-            moves.iter().any(|(x, t)| *x == m && t.games() == 1)
-        });
-    }
-
-    /// The `n` (at most [`GAMES_KEPT`]) highest rated games that played a
-    /// move from the position, both ratings known: the highest sum first.
-    pub fn top(&self, n: usize) -> Vec<GameRef> {
-        let mut v: Vec<GameRef> = self
-            .games
-            .iter()
-            .filter(|g| g.rating > 0)
-            .copied()
-            .collect();
-        v.sort_by(GameRef::top_order);
-        v.truncate(n.min(GAMES_KEPT));
-        v
-    }
-
-    /// The `n` (at most [`GAMES_KEPT`]) most recent games that played a
-    /// move from the position.
-    pub fn recent(&self, n: usize) -> Vec<GameRef> {
-        let mut v = self.games.clone();
-        v.sort_by(GameRef::recent_order);
-        v.truncate(n.min(GAMES_KEPT));
-        v
-    }
-
-    /// The game of `mv` when one game only played it.
-    pub fn only_game(&self, mv: Move) -> Option<GameRef> {
-        let (_, t) = self.moves.iter().find(|(m, _)| *m == mv)?;
-        if t.games() != 1 {
-            return None;
-        }
-        self.games.iter().find(|g| g.mv == mv).copied()
-    }
-}
-
-/// Leaves in `games` the [`GAMES_KEPT`] highest rated, as many most
-/// recent, and those whose move `single` says was played once.
-fn keep_games(games: &mut Vec<GameRef>, single: &dyn Fn(Move) -> bool) {
-    if games.len() <= GAMES_KEPT {
-        return;
-    }
-    let mut keep = HashSet::new();
-    let mut by = games.clone();
-    by.retain(|g| g.rating > 0);
-    by.sort_by(GameRef::top_order);
-    keep.extend(by.iter().take(GAMES_KEPT).map(|g| g.id));
-    by.clone_from(games);
-    by.sort_by(GameRef::recent_order);
-    keep.extend(by.iter().take(GAMES_KEPT).map(|g| g.id));
-    games.retain(|g| keep.contains(&g.id) || single(g.mv));
-}
-
-/// An import's counts of one bucket not yet in the index: the positions
-/// and moves, and the games kept of each position.
-struct Pending {
-    explorer: Explorer,
-    games: HashMap<u64, Vec<GameRef>>,
 }

@@ -291,43 +291,25 @@ impl Explorer {
             .collect()
     }
 
-    /// Whether `pos` could be `depth - 1` plies or fewer from the root
-    /// (always, for [`Explorer::everywhere`]).
-    fn within_reach(&self, pos: &Position) -> bool {
-        if self.depth == usize::MAX {
-            return true;
-        }
-        let root = &self.root;
-        let gained = pos.castling_rooks() - root.castling_rooks();
-        if gained.nonempty() {
-            return false;
-        }
-        let mut changed = pos.by_color(Color::White) ^ root.by_color(Color::White);
-        for role in rookery_core::Role::ALL {
-            changed |= pos.by_role(role) ^ root.by_role(role);
-        }
-        changed.count() <= SQUARES_PER_PLY * (self.depth as u32 - 1)
-    }
-
     /// Counts one game (its mainline: read at [`crate::Detail::Mainline`]
     /// or [`crate::Detail::Full`]).
     pub fn add(&mut self, game: &Game) {
         let _counted = self.add_counted(game);
     }
 
-    /// Counts one game as [`Explorer::add`] does and returns the positions
-    /// it was counted for: each one's key and the move the game played from
-    /// it (the last, when it passed more than once; `None` where it ended),
-    /// so that an index can keep the game beside the counts.
-    pub fn add_counted(&mut self, game: &Game) -> impl Iterator<Item = (u64, Option<Move>)> + '_ {
-        let elo = [elo(&game.tags, "WhiteElo"), elo(&game.tags, "BlackElo")];
-        let mut seen = std::mem::take(&mut self.seen);
+    /// The positions within reach `game` is counted for, each once: its
+    /// key, the move the game played from it (the last, when it passed
+    /// more than once; `None` where it ended) and the side to move. The
+    /// one statement of what a game counts for, kept by [`Explorer::add`]
+    /// and by an index that counts elsewhere.
+    pub fn positions_of(&mut self, game: &Game) -> &[(u64, Option<Move>, Color)] {
+        let seen = &mut self.seen;
         seen.clear();
         let mut pos = game.start.clone();
         let mut moves = game.mainline_moves();
         loop {
             let next = moves.next();
-            if self.within_reach(&pos) {
+            if within_reach(&self.root, self.depth, &pos) {
                 let key = pos.hash();
                 match seen.iter_mut().find(|s| s.0 == key) {
                     Some(s) => s.1 = next.or(s.1),
@@ -337,7 +319,17 @@ impl Explorer {
             let Some(m) = next else { break };
             pos.play_unchecked(m);
         }
-        for &(key, mv, turn) in &seen {
+        seen
+    }
+
+    /// Counts one game as [`Explorer::add`] does and returns the positions
+    /// it was counted for: each one's key and the move the game played from
+    /// it (see [`Explorer::positions_of`]), so that an index can keep the
+    /// game beside the counts.
+    pub fn add_counted(&mut self, game: &Game) -> impl Iterator<Item = (u64, Option<Move>)> + '_ {
+        let elo = [elo(&game.tags, "WhiteElo"), elo(&game.tags, "BlackElo")];
+        self.positions_of(game);
+        for &(key, mv, turn) in &self.seen {
             let entry = self.table.entry(key).or_default();
             entry.passing.add(game.result, turn, elo);
             if let Some(mv) = mv {
@@ -351,7 +343,6 @@ impl Explorer {
                 entry.moves[i].1.add(game.result, turn, elo);
             }
         }
-        self.seen = seen;
         self.seen.iter().map(|&(key, mv, _)| (key, mv))
     }
 
@@ -378,6 +369,23 @@ impl Explorer {
                 .map(|e| (e.passing, e.moves.clone()))
         })
     }
+}
+
+/// Whether `pos` could be `depth - 1` plies or fewer from `root`
+/// (always for a depth of `usize::MAX`, [`Explorer::everywhere`]'s).
+fn within_reach(root: &Position, depth: usize, pos: &Position) -> bool {
+    if depth == usize::MAX {
+        return true;
+    }
+    let gained = pos.castling_rooks() - root.castling_rooks();
+    if gained.nonempty() {
+        return false;
+    }
+    let mut changed = pos.by_color(Color::White) ^ root.by_color(Color::White);
+    for role in rookery_core::Role::ALL {
+        changed |= pos.by_role(role) ^ root.by_role(role);
+    }
+    changed.count() <= SQUARES_PER_PLY * (depth as u32 - 1)
 }
 
 /// What an explorer knows of one position: the games through it and the
@@ -563,16 +571,15 @@ mod tests {
 
     #[test]
     fn reach_bounds_the_positions_counted() {
-        let mut e = Explorer::new(Position::startpos(), 1);
-        assert!(e.within_reach(&Position::startpos()));
+        let root = Position::startpos();
+        assert!(within_reach(&root, 1, &Position::startpos()));
         let after = Position::startpos().after(
             rookery_core::UciMove::from_ascii(b"e2e4")
                 .unwrap()
                 .to_move(&Position::startpos())
                 .unwrap(),
         );
-        assert!(!e.within_reach(&after));
-        e.depth = 2;
-        assert!(e.within_reach(&after));
+        assert!(!within_reach(&root, 1, &after));
+        assert!(within_reach(&root, 2, &after));
     }
 }

@@ -959,7 +959,10 @@ mod tests {
     /// as each game ends, so what the referee holds of them never exceeds
     /// the games in progress, however many games end; the summary still
     /// counts every move. Before, every move's latency was kept until the
-    /// event's end (16 bytes a move, 2.2 KB a 140-ply game).
+    /// event's end (16 bytes a move, 2.2 KB a 140-ply game). The margin
+    /// on the clock keeps a move slowed by a loaded machine from losing a
+    /// game on time before it is counted (CI once saw every game of a
+    /// busy run lost so, and no latency at all).
     #[test]
     fn finished_games_leave_no_latencies_behind() {
         use crate::client::{Client, ClientConfig, Judgement, Target};
@@ -974,6 +977,7 @@ mod tests {
             "[event]\nname = \"Latency\"\nsite = \"loopback\"\npgn = \"games.pgn\"\n\
              log_dir = \"logs\"\nrounds = {GAMES}\ntime_control = \"st=0.01\"\n\
              max_moves = {MAX_MOVES}\nquiet_period_ms = 0\n\
+             time_margin_ms = 10000\n\
              [[player]]\nname = \"A\"\ntoken = \"a-secret\"\n\
              [[player]]\nname = \"B\"\ntoken = \"b-secret\"\n"
         );

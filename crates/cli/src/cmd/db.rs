@@ -11,6 +11,7 @@ use rookery_core::Color;
 use rookery_db::bucket::BucketFilter;
 use rookery_db::{lichess, Database, ImportOptions};
 use rookery_pgn::explorer::Tree;
+use rookery_pgn::source::Source;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -43,6 +44,13 @@ enum Command {
         /// Say nothing of the games left out for an error.
         #[arg(short, long)]
         quiet: bool,
+        /// Read and replay the games on N threads (the store is written in
+        /// input order by one more: the database is the same for any N).
+        #[arg(short, long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+        jobs: u32,
+        /// Positions counted in memory before a run is written (for tests).
+        #[arg(long, hide = true, default_value_t = 0)]
+        run_positions: usize,
     },
     /// The games that pass `pgn filter`'s tests, on what the database
     /// keeps of each (its moves; the Seven Tag Roster, the ratings, the
@@ -181,18 +189,26 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             inputs,
             dedupe,
             quiet,
+            jobs,
+            run_positions,
         } => {
             let mut opened = Vec::new();
             for path in &inputs {
                 let name = output::display_name(path);
-                let input = crate::input::open_text(path)?;
-                opened.push((name, input));
+                let input = crate::input::open_input_raw(path)?;
+                let warn = name.clone();
+                let source = Source::input(input)
+                    .on_latin1(move |line| crate::input::warn_latin1(&warn, line));
+                opened.push((name, source));
             }
             let database = Database::open(&db)?;
             let bar = crate::cmd::progress::bar("games", None);
-            let report = database.import(opened, ImportOptions { dedupe }, &mut |n| {
-                bar.set_position(n)
-            })?;
+            let options = ImportOptions {
+                dedupe,
+                jobs: jobs as usize,
+                run_positions,
+            };
+            let report = database.import(opened, options, &mut |n| bar.set_position(n))?;
             bar.finish_and_clear();
             if !quiet {
                 for b in &report.bad {
@@ -296,6 +312,8 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                     "games": info.games,
                     "names": info.names,
                     "positions": info.positions,
+                    "segments": info.segments.0,
+                    "index_bytes": info.segments.1,
                     "imports": info.imports,
                 });
                 writeln!(out, "{v}")?;
@@ -303,6 +321,11 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 writeln!(out, "games      {}", info.games)?;
                 writeln!(out, "names      {}", info.names)?;
                 writeln!(out, "positions  {}", info.positions)?;
+                writeln!(
+                    out,
+                    "index      {} bytes in {} segments",
+                    info.segments.1, info.segments.0
+                )?;
                 for i in &info.imports {
                     writeln!(out, "import     {i}")?;
                 }
