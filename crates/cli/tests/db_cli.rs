@@ -368,7 +368,7 @@ fn runs_and_merged_segments_answer_as_one_index() {
     let all = generated(800);
     let whole = t.write(
         "all.pgn",
-        &all.iter().map(|g| g.text.as_str()).collect::<String>(),
+        all.iter().map(|g| g.text.as_str()).collect::<String>(),
     );
     let one = t.join("one.rdb");
     let o = rookery_in(t.path(), &["db", "import", s(&one), s(&whole)], b"");
@@ -377,7 +377,7 @@ fn runs_and_merged_segments_answer_as_one_index() {
     for (i, part) in all.chunks(100).enumerate() {
         let f = t.write(
             &format!("part{i}.pgn"),
-            &part.iter().map(|g| g.text.as_str()).collect::<String>(),
+            part.iter().map(|g| g.text.as_str()).collect::<String>(),
         );
         let o = rookery_in(
             t.path(),
@@ -424,7 +424,7 @@ fn runs_and_merged_segments_answer_as_one_index() {
 fn a_damaged_segment_is_named() {
     let t = TempDir::new("db-damage");
     let db = t.join("g.rdb");
-    let pgn = t.write("g.pgn", &games(300));
+    let pgn = t.write("g.pgn", games(300));
     let o = rookery_in(t.path(), &["db", "import", s(&db), s(&pgn)], b"");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let seg = std::fs::read_dir(t.join("g.rdb.index"))
