@@ -17,8 +17,8 @@
 //! entries), then a footer of [`FOOTER_BYTES`]: the magic, the index's
 //! offset and length, the number of entries. A block's entry is its key
 //! (the position's hash as a varint of its distance from the previous
-//! entry's, then the bucket's bits as a varint) and the entry's bytes with
-//! their length ([`crate::entry`]). A file whose footer, index or a block
+//! entry's, then the bucket's bits, folded, as a varint) and the entry's
+//! bytes with their length ([`crate::entry`]). A file whose footer, index or a block
 //! does not read is damaged and named, never read as data.
 
 use std::cmp::Reverse;
@@ -64,6 +64,18 @@ pub enum SegmentError {
         /// What does not read.
         what: String,
     },
+}
+
+/// A key's low 64 bits (a bucket: speed at bit 40, rating group at 32,
+/// month at 0) with bits 16-31 moved to the top, so that a bucket is a
+/// varint of 4 bytes, not 6; [`unfold`] is its inverse, for any bits.
+fn fold(b: u64) -> u64 {
+    (b & 0xffff) | (b >> 32) << 16 | ((b >> 16) & 0xffff) << 48
+}
+
+/// The bits [`fold`] folded.
+fn unfold(v: u64) -> u64 {
+    (v & 0xffff) | ((v >> 16) & 0xffff_ffff) << 32 | (v >> 48) << 16
 }
 
 /// Where a block is and what it holds.
@@ -169,7 +181,7 @@ impl SegmentWriter {
             self.last.map_or(0, |l| l >> 64)
         };
         put_varint(&mut self.block, ((key >> 64) - previous) as u64);
-        put_varint(&mut self.block, key as u64);
+        put_varint(&mut self.block, fold(key as u64));
         put_varint(&mut self.block, body.len() as u64);
         self.block.extend_from_slice(body);
         self.block_entries += 1;
@@ -368,7 +380,7 @@ impl Segment {
             hash = hash
                 .checked_add(get_varint(&mut bytes).ok_or_else(bad)?)
                 .ok_or_else(bad)?;
-            let bucket = get_varint(&mut bytes).ok_or_else(bad)?;
+            let bucket = unfold(get_varint(&mut bytes).ok_or_else(bad)?);
             let len = get_varint(&mut bytes).ok_or_else(bad)? as usize;
             if len > bytes.len() {
                 return Err(bad());
@@ -645,6 +657,21 @@ mod tests {
             assert_eq!(e.passing.games(), 2);
         }
         let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// Folding a key's low bits is undone, whatever the bits.
+    #[test]
+    fn folds_unfold() {
+        for b in [
+            0,
+            1,
+            u64::MAX,
+            5 << 40 | 7 << 32 | 24_300,
+            0xdead_beef_1234_5678,
+        ] {
+            assert_eq!(unfold(fold(b)), b);
+        }
+        assert!(fold(6 << 40 | 11 << 32 | 0xffff) < 1 << 28);
     }
 
     /// A file cut short, a flipped byte in a block or in the index: named
