@@ -409,11 +409,10 @@ impl Database {
                     .map_or(0, |v| v.value())
                     + 1,
                 run: Run::default(),
-                runs: Vec::new(),
             };
             let mut listed = txn.open_table(SEGMENTS).map_err(|e| self.fail(e))?;
             let old = self.segments();
-            let mut next_segment = self.fresh_segment(&old)?;
+            let next_segment = self.fresh_segment(&old)?;
             let reading = Reading {
                 jobs: options.jobs.max(1),
                 chunk_bytes: 1 << 20,
@@ -435,34 +434,59 @@ impl Database {
                 n => n,
             };
             let mut read = 0u64;
-            for (file, source) in inputs {
-                let mut sink = |batch: Vec<Prepared>, _bytes: u64| -> Result<bool, Stop> {
-                    for p in batch {
-                        read += 1;
-                        if read % 1024 == 0 {
-                            progress(read);
-                        }
-                        self.store_game(&file, p, options, &mut store, &mut report)?;
-                        if store.run.seen.len() >= run_positions {
-                            let written = self.flush(&mut store.run, &mut next_segment)?;
-                            store.runs.extend(written);
-                        }
+            // Runs are sorted and written by a thread of their own while
+            // the next is counted (one waits its turn).
+            let (runs, mut next_segment) = std::thread::scope(|scope| {
+                let (full, runs_in) = std::sync::mpsc::sync_channel::<Run>(1);
+                let writer = scope.spawn(move || {
+                    let mut next = next_segment;
+                    let mut runs = Vec::new();
+                    for mut run in runs_in {
+                        runs.extend(self.flush(&mut run, &mut next)?);
                     }
-                    Ok(true)
+                    Ok::<_, DbError>((runs, next))
+                });
+                let read_all = || -> Result<(), DbError> {
+                    for (file, source) in inputs {
+                        let mut sink = |batch: Vec<Prepared>, _bytes: u64| -> Result<bool, Stop> {
+                            for p in batch {
+                                read += 1;
+                                if read % 1024 == 0 {
+                                    progress(read);
+                                }
+                                self.store_game(&file, p, options, &mut store, &mut report)?;
+                                if store.run.seen.len() >= run_positions {
+                                    let run = std::mem::take(&mut store.run);
+                                    // Refused only when the writer has
+                                    // stopped at an error, told below.
+                                    if full.send(run).is_err() {
+                                        return Ok(false);
+                                    }
+                                }
+                            }
+                            Ok(true)
+                        };
+                        source
+                            .for_each_piece(reading, &work, &mut sink)
+                            .map_err(|e| match e {
+                                Stop::Io(source) => DbError::Read {
+                                    file: file.clone(),
+                                    source,
+                                },
+                                Stop::Db(e) => e,
+                            })?;
+                    }
+                    let _ = full.send(std::mem::take(&mut store.run));
+                    Ok(())
                 };
-                source
-                    .for_each_piece(reading, &work, &mut sink)
-                    .map_err(|e| match e {
-                        Stop::Io(source) => DbError::Read {
-                            file: file.clone(),
-                            source,
-                        },
-                        Stop::Db(e) => e,
-                    })?;
-            }
-            let last = self.flush(&mut store.run, &mut next_segment)?;
-            store.runs.extend(last);
-            let (kept, replaced) = self.settle(old, store.runs, &mut next_segment)?;
+                let read_all = read_all();
+                drop(full);
+                let written = writer
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                read_all.and(written)
+            })?;
+            let (kept, replaced) = self.settle(old, runs, &mut next_segment)?;
             for (n, _) in &replaced {
                 listed.remove(*n).map_err(|e| self.fail(e))?;
             }
@@ -653,8 +677,12 @@ impl Database {
         *next += 1;
         let path = self.segment_path(n);
         let mut w = SegmentWriter::create(&path)?;
+        // One entry's lists, reused: most entries are of one game.
+        let mut entry = Explored::default();
         for group in run.seen.chunk_by(|a, b| a.key == b.key) {
-            let mut entry = Explored::default();
+            entry.passing = Tally::default();
+            entry.moves.clear();
+            entry.games.clear();
             for s in group {
                 let g = &run.games[s.game as usize];
                 entry.passing.add(g.result, s.turn, g.elo);
@@ -1091,8 +1119,6 @@ struct Tables<'a, 't> {
     next_id: u64,
     /// The positions counted since the last run was written.
     run: Run,
-    /// The runs written so far.
-    runs: Vec<(u64, Arc<Segment>)>,
 }
 
 /// What ends reading an input: the input, or the store.
