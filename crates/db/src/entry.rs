@@ -256,7 +256,7 @@ pub struct GameRef {
     pub mv: Move,
     /// The sum of the two players' ratings (0: one is unknown).
     pub rating: u32,
-    /// Its date ([`Date::packed`]).
+    /// Its date ([`crate::header::Date::packed`]).
     pub date: u32,
 }
 

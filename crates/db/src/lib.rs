@@ -27,7 +27,7 @@
 
 pub mod bucket;
 pub mod codec;
-mod entry;
+pub mod entry;
 pub mod header;
 pub mod lichess;
 pub mod segment;

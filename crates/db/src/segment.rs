@@ -530,7 +530,7 @@ impl<'a> Cursor<'a> {
 }
 
 /// Merges the entries of `inputs` into a new segment `out`: entries of
-/// one key merged into one ([`Explored::merge`], then pruned), an entry
+/// one key merged into one (their counts added, their games pruned), an entry
 /// whose key is in one input only copied as it is; returns its entries.
 ///
 /// # Errors

@@ -1036,14 +1036,13 @@ impl Database {
         let t = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
         let mut names = HashMap::new();
         let mut starts = HashMap::new();
-        for row in t.iter().map_err(|e| self.fail(e))? {
-            let (k, v) = row.map_err(|e| self.fail(e))?;
-            let (id, bytes) = (k.value(), v.value());
+        // Whether to go on.
+        let mut judge = |id: u64, bytes: &[u8]| -> Result<bool, DbError> {
             let header =
                 Header::decode(bytes).ok_or_else(|| self.damaged(format!("game {id}: header")))?;
             let mut game = self.header_game(&header, &mut names)?;
             if !criteria.may_pass(&game) {
-                continue;
+                return Ok(true);
             }
             let g = self.read_game(id, bytes, &mut starts)?;
             game.start = g.start.clone();
@@ -1051,16 +1050,68 @@ impl Database {
             let text = rookery_pgn::writer::game_to_string(&game);
             // Judged as `pgn filter` judges the game it reads.
             let Some(Ok(read)) = Games::new(text.as_bytes()).with_detail(detail).next() else {
-                continue;
+                return Ok(true);
             };
             if criteria.judge(&read, text.as_bytes()) != Verdict::Keep {
-                continue;
+                return Ok(true);
             }
-            if !found(g, game, text) {
+            Ok(found(g, game, text))
+        };
+        if let Some(ids) = self.player_candidates(criteria)? {
+            for id in ids {
+                let Some(v) = t.get(id).map_err(|e| self.fail(e))? else {
+                    return Err(self.damaged(format!("players: game {id} is not stored")));
+                };
+                if !judge(id, v.value())? {
+                    break;
+                }
+            }
+            return Ok(());
+        }
+        for row in t.iter().map_err(|e| self.fail(e))? {
+            let (k, v) = row.map_err(|e| self.fail(e))?;
+            if !judge(k.value(), v.value())? {
                 break;
             }
         }
         Ok(())
+    }
+
+    /// The games a search with `criteria` may keep when it asks for
+    /// players, in order of number: those whose White or Black is a name
+    /// the test looks for, found through the name table and the `players`
+    /// table without reading a game; `None` when every game must be judged
+    /// (no test on players, `--invert`, or a test a game without a name
+    /// passes, which the `players` table does not list).
+    fn player_candidates(&self, criteria: &Criteria) -> Result<Option<Vec<u64>>, DbError> {
+        if criteria.invert
+            || !criteria.tests_players()
+            || criteria.is_player("?")
+            || criteria.is_player("")
+        {
+            return Ok(None);
+        }
+        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
+        let names = txn.open_table(NAME_OF).map_err(|e| self.fail(e))?;
+        let players = txn.open_table(PLAYERS).map_err(|e| self.fail(e))?;
+        let mut games = Vec::new();
+        for row in names.iter().map_err(|e| self.fail(e))? {
+            let (k, v) = row.map_err(|e| self.fail(e))?;
+            if !criteria.is_player(v.value()) {
+                continue;
+            }
+            let low = u128::from(k.value()) << 72;
+            for row in players
+                .range(low..=low | u128::from(u64::MAX) | 1 << 64)
+                .map_err(|e| self.fail(e))?
+            {
+                let (key, _) = row.map_err(|e| self.fail(e))?;
+                games.push(key.value() as u64);
+            }
+        }
+        games.sort_unstable();
+        games.dedup();
+        Ok(Some(games))
     }
 
     /// Game number `id` (from 1); `None` if there is none.

@@ -760,6 +760,18 @@ impl Criteria {
         self.invert || self.passes_tags(|name| game.tags.get(name).map(Cow::Borrowed), &game.tags)
     }
 
+    /// Whether `name` is one the tests on players look for: it contains
+    /// one of [`Criteria::players`], ignoring case (an index of names
+    /// finds the games those tests may keep with it).
+    pub fn is_player(&self, name: &str) -> bool {
+        self.player_patterns.iter().any(|re| re.is_match(name))
+    }
+
+    /// Whether there are tests on players ([`Criteria::add_player`]).
+    pub fn tests_players(&self) -> bool {
+        !self.player_patterns.is_empty()
+    }
+
     /// Whether the tests on tags alone pass, `tag` giving a tag's value.
     fn passes_tags<'a>(&self, tag: impl Fn(&str) -> Option<Cow<'a, str>>, tags: &Tags) -> bool {
         if !self.tags.iter().all(|t| t.passes(tag(t.name()).as_deref())) {
