@@ -469,6 +469,11 @@ fn search_keeps_what_pgn_filter_keeps() {
             "--position",
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
         ],
+        // Players (found through the players table), with other tests.
+        &["--player", "AL"],
+        &["--player", "e", "--result", "1-0"],
+        &["--player", "carol", "--player", "dave", "--elo", "1500.."],
+        &["--player", "bob", "--invert"],
     ] {
         let count = |verb: &[&str]| {
             let run = rookery_in(t.path(), &[verb, test, &["--count"]].concat(), b"");
@@ -506,7 +511,7 @@ fn search_keeps_what_pgn_filter_keeps() {
             assert_eq!(v["games"], from_db, "{test:?}");
         }
     }
-    assert!(kept_some >= 6, "only {kept_some} tests kept a game");
+    assert!(kept_some >= 10, "only {kept_some} tests kept a game");
     let none = rookery_in(
         t.path(),
         &["db", "search", s(&db), "--player", "nobody"],
