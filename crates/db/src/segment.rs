@@ -7,9 +7,10 @@
 //! one. A file is never changed once written: the list of the database's
 //! segments is kept in the store and changes in the import's transaction,
 //! so a killed import or merge leaves files that no list names, which the
-//! next opening removes. Random writes into a B-tree (the index's first
-//! home, one store row per entry) cost an import 90% of its time; a run
-//! is written once, in order, and a merge reads and writes each byte once.
+//! next opening removes. The index's first home, one store row per entry
+//! read, merged and written back at every flush, imported 9,929
+//! lichess-shaped games in 5.26 s; written as runs, 0.96 s: a run is
+//! written once, in order, and a merge reads and writes each byte once.
 //!
 //! A file is a row of blocks, each a zstd frame (with its checksum) of up
 //! to [`BLOCK_BYTES`] of entries; then the index of its blocks (a zstd

@@ -1,5 +1,6 @@
 //! The database file: one redb store with the games, the name table, the
-//! keys that find duplicates and the explorer's index.
+//! keys that find duplicates and the list of the explorer's index's
+//! segment files.
 //!
 //! | table | key | value |
 //! |---|---|---|
