@@ -1,7 +1,8 @@
 //! The explorer's answers in the shape of lichess's opening explorer API
 //! (`/masters`, `/lichess`, `/player`), so that a client written for
 //! lichess reads a local database: one home for the shape, used by `rookery
-//! db explore --lichess` and by the server ([`crate::serve`]).
+//! db explore --lichess` and by the server (`serve`, with the feature of
+//! that name).
 //!
 //! What the database cannot know the way lichess does is said here once: a
 //! game's `id` is its number in the database; its `mode` is `casual` when

@@ -102,6 +102,9 @@ pub enum FilterError {
         /// What is wrong.
         reason: String,
     },
+    /// A result that is not one of PGN's four.
+    #[error("bad result {0:?}: expected 1-0, 0-1, 1/2-1/2 or *")]
+    Result(String),
 }
 
 /// How a tag test compares.
@@ -626,6 +629,104 @@ pub enum Verdict {
     /// It could not be read to its end: neither (reported; copied only on
     /// request).
     Bad,
+}
+
+/// Tests on a game's tags and moves as text, the way a person writes them
+/// (`pgn filter`'s and `db search`'s flags, Python's keyword arguments):
+/// one home for reading them into [`Criteria`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CriteriaText {
+    /// Tag tests `NAME OP VALUE` (see [`TagTest`]).
+    pub tags: Vec<String>,
+    /// Names White or Black must contain (ignoring case).
+    pub players: Vec<String>,
+    /// Both ratings within `MIN[..MAX]` (a lone value is the least).
+    pub elo: Option<String>,
+    /// The date within `FROM..TO` (`YYYY[.MM[.DD]]`), or equal to one.
+    pub date: Option<String>,
+    /// The ECO code within `FROM..TO`, or equal to one.
+    pub eco: Option<String>,
+    /// Mainline plies within `MIN..MAX`, or exactly `N`.
+    pub plies: Option<String>,
+    /// Results (`1-0`, `0-1`, `1/2-1/2`, `*`), one of which must be the game's.
+    pub results: Vec<String>,
+    /// Termination tag values, one of which must be the game's.
+    pub terminations: Vec<String>,
+    /// FENs, one of which the mainline must pass through.
+    pub positions: Vec<String>,
+    /// Material signatures (`KRPkr`, `KRPvKR`), one of which a mainline
+    /// position must have.
+    pub materials: Vec<String>,
+    /// The moves the game starts with (`1. e4 c5 2. Nf3`).
+    pub moves: Option<String>,
+    /// With `moves`: in any order.
+    pub transpose: bool,
+    /// See [`Criteria::checkmate`].
+    pub checkmate: bool,
+    /// See [`Criteria::stalemate`].
+    pub stalemate: bool,
+    /// See [`Criteria::fifty`].
+    pub fifty: bool,
+    /// See [`Criteria::repetition`].
+    pub repetition: bool,
+    /// See [`Criteria::variations`].
+    pub variations: bool,
+    /// See [`Criteria::invert`].
+    pub invert: bool,
+}
+
+impl CriteriaText {
+    /// The criteria these texts say.
+    ///
+    /// # Errors
+    /// The first text that does not read, as [`FilterError`] names it.
+    pub fn criteria(&self) -> Result<Criteria, FilterError> {
+        let mut c = Criteria {
+            invert: self.invert,
+            checkmate: self.checkmate,
+            stalemate: self.stalemate,
+            fifty: self.fifty,
+            repetition: self.repetition,
+            variations: self.variations,
+            ..Criteria::default()
+        };
+        for t in &self.tags {
+            c.tags.push(t.parse()?);
+        }
+        for p in &self.players {
+            c.add_player(p);
+        }
+        if let Some(e) = &self.elo {
+            c.elo = Some(Bounds::parse(e, false, "ratings (2400, 2400..2600)")?);
+        }
+        if let Some(d) = &self.date {
+            c.date = Some(Bounds::parse(d, true, "dates YYYY[.MM[.DD]]")?);
+        }
+        if let Some(e) = &self.eco {
+            c.eco = Some(Bounds::parse(e, true, "ECO codes (B20..B99)")?);
+        }
+        if let Some(p) = &self.plies {
+            c.plies = Some(Bounds::parse(p, true, "numbers of plies (20..80)")?);
+        }
+        for r in &self.results {
+            let result = GameResult::from_ascii(r.trim().as_bytes())
+                .ok_or_else(|| FilterError::Result(r.clone()))?;
+            c.results.push(result);
+        }
+        for t in &self.terminations {
+            c.terminations.push(Termination::from_tag(t));
+        }
+        for f in &self.positions {
+            c.positions.push(f.parse()?);
+        }
+        for m in &self.materials {
+            c.materials.push(m.parse()?);
+        }
+        if let Some(m) = &self.moves {
+            c.opening = Some(Opening::from_moves(m, self.transpose)?);
+        }
+        Ok(c)
+    }
 }
 
 /// Tests on a game's tags and moves (see the module documentation).

@@ -1,7 +1,7 @@
 //! rookery for Python: the `rookery._rookery` extension module, thin PyO3
 //! bindings over rookery-core ([`board`]), rookery-pgn ([`pgn`],
-//! [`positions`]), rookery-epd ([`epd`]) and rookery-io (compressed input,
-//! the parallel reader). The Python package around it (`python/rookery`)
+//! [`positions`]), rookery-epd ([`epd`]), rookery-db ([`db`]) and rookery-io
+//! (compressed input, the parallel reader). The Python package around it (`python/rookery`)
 //! re-exports it with python-chess's names; the tests are pytest files in
 //! `tests/`, run against the module maturin builds.
 //!
@@ -26,6 +26,7 @@ use pyo3::types::PyDict;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub mod board;
+pub mod db;
 pub mod epd;
 pub mod input;
 pub mod pgn;
@@ -121,6 +122,7 @@ fn _rookery(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pgn::Game>()?;
     m.add_class::<pgn::GameReader>()?;
     m.add_class::<pgn::HeaderReader>()?;
+    m.add_class::<db::Database>()?;
     m.add_class::<epd::Record>()?;
     m.add_class::<epd::RecordReader>()?;
     m.add_class::<positions::PositionReader>()?;

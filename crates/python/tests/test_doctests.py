@@ -18,6 +18,7 @@ MODULES = [
     "rookery.polyglot",
     "rookery.engine",
     "rookery.epd",
+    "rookery.db",
 ]
 
 

@@ -13,7 +13,8 @@ Move.from_uci('e2e4')
 
 Games in bulk: ``rookery.pgn.read_games(path, jobs=4)``; headers only:
 ``rookery.pgn.read_headers``; NumPy batches: ``rookery.pgn.positions``;
-EPD: ``rookery.epd.read`` / ``rookery.epd.write``.
+EPD: ``rookery.epd.read`` / ``rookery.epd.write``; an indexed database
+(explorer, search): ``rookery.db.open``.
 """
 
 from ._errors import AmbiguousMoveError, IllegalMoveError, InternalError, InvalidMoveError, ParseError
@@ -23,7 +24,7 @@ from ._squares import __all__ as _squares_all
 from ._baseboard import BaseBoard
 from ._board import *  # noqa: F401,F403
 from ._board import __all__ as _board_all
-from . import engine, epd, pgn, polyglot
+from . import db, engine, epd, pgn, polyglot
 
 __all__ = [
     "AmbiguousMoveError",
@@ -34,6 +35,7 @@ __all__ = [
     "Move",
     "ParseError",
     "__version__",
+    "db",
     "engine",
     "epd",
     "pgn",

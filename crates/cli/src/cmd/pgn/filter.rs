@@ -9,10 +9,9 @@ use crate::flags::{Files, IN_PLACE_KEEPS_BAD};
 use crate::output::{self, Output, Status};
 use rookery_io::shard::Shard;
 use rookery_pgn::collection::{GameWriter, Kept, Label, Plan};
-use rookery_pgn::filter::{Bounds, Criteria, DateSpan, Opening, Verdict};
+use rookery_pgn::filter::{Criteria, CriteriaText, Verdict};
 use rookery_pgn::game::Detail;
-use rookery_pgn::tags::{Eco, Termination};
-use rookery_pgn::{game_to_string, GameResult};
+use rookery_pgn::game_to_string;
 use std::io::Write;
 
 /// Flags of `rookery pgn filter`.
@@ -121,50 +120,27 @@ fn bad(e: impl std::fmt::Display) -> anyhow::Error {
 impl CriteriaArgs {
     /// The criteria of the flags.
     pub(crate) fn criteria(&self) -> anyhow::Result<Criteria> {
-        let mut c = Criteria::default();
-        c.invert = self.invert;
-        c.checkmate = self.checkmate;
-        c.stalemate = self.stalemate;
-        c.fifty = self.fifty;
-        c.repetition = self.repetition;
-        c.variations = self.variations;
-        for t in &self.tag {
-            c.tags.push(t.parse().map_err(bad)?);
-        }
-        for p in &self.player {
-            c.add_player(p);
-        }
-        if let Some(e) = &self.elo {
-            c.elo = Some(Bounds::parse(e, false, "ratings (2400, 2400..2600)").map_err(bad)?);
-        }
-        if let Some(d) = &self.date {
-            c.date = Some(Bounds::<DateSpan>::parse(d, true, "dates YYYY[.MM[.DD]]").map_err(bad)?);
-        }
-        if let Some(e) = &self.eco {
-            c.eco = Some(Bounds::<Eco>::parse(e, true, "ECO codes (B20..B99)").map_err(bad)?);
-        }
-        if let Some(p) = &self.plies {
-            c.plies = Some(Bounds::parse(p, true, "numbers of plies (20..80)").map_err(bad)?);
-        }
-        for r in &self.result {
-            let result = GameResult::from_ascii(r.trim().as_bytes()).ok_or_else(|| {
-                output::usage(format!("bad result {r:?}: expected 1-0, 0-1, 1/2-1/2 or *"))
-            })?;
-            c.results.push(result);
-        }
-        for t in &self.termination {
-            c.terminations.push(Termination::from_tag(t));
-        }
-        for f in &self.position {
-            c.positions.push(f.parse().map_err(bad)?);
-        }
-        for m in &self.material {
-            c.materials.push(m.parse().map_err(bad)?);
-        }
-        if let Some(m) = &self.moves {
-            c.opening = Some(Opening::from_moves(m, self.transpose).map_err(bad)?);
-        }
-        Ok(c)
+        let text = CriteriaText {
+            tags: self.tag.clone(),
+            players: self.player.clone(),
+            elo: self.elo.clone(),
+            date: self.date.clone(),
+            eco: self.eco.clone(),
+            plies: self.plies.clone(),
+            results: self.result.clone(),
+            terminations: self.termination.clone(),
+            positions: self.position.clone(),
+            materials: self.material.clone(),
+            moves: self.moves.clone(),
+            transpose: self.transpose,
+            checkmate: self.checkmate,
+            stalemate: self.stalemate,
+            fifty: self.fifty,
+            repetition: self.repetition,
+            variations: self.variations,
+            invert: self.invert,
+        };
+        text.criteria().map_err(bad)
     }
 }
 
