@@ -301,11 +301,7 @@ impl Database {
         }
         for f in std::fs::read_dir(&self.dir).map_err(read)? {
             let f = f.map_err(read)?;
-            let name = f.file_name();
-            let number = name
-                .to_str()
-                .and_then(|n| n.strip_suffix(".seg"))
-                .and_then(|n| n.parse::<u64>().ok());
+            let number = segment_number(&f.file_name());
             if number.is_none_or(|n| !listed.iter().any(|(m, _)| *m == n)) {
                 std::fs::remove_file(f.path()).map_err(read)?;
             }
@@ -323,18 +319,14 @@ impl Database {
         };
         let mut top = listed.last().map_or(0, |(n, _)| *n);
         for f in std::fs::read_dir(&self.dir).map_err(read)? {
-            let name = f.map_err(read)?.file_name();
-            if let Some(n) = name
-                .to_str()
-                .and_then(|n| n.strip_suffix(".seg"))
-                .and_then(|n| n.parse::<u64>().ok())
-            {
+            if let Some(n) = segment_number(&f.map_err(read)?.file_name()) {
                 top = top.max(n);
             }
         }
         Ok(top + 1)
     }
 
+    /// Segment number `n`'s file (see [`segment_number`]).
     fn segment_path(&self, n: u64) -> PathBuf {
         self.dir.join(format!("{n:08}.seg"))
     }
@@ -1128,6 +1120,12 @@ impl Database {
         let mut starts = HashMap::new();
         self.read_game(id, v.value(), &mut starts).map(Some)
     }
+}
+
+/// The number of the segment file named `name` (`NNNNNNNN.seg`, as
+/// `Database::segment_path` names it); `None` for another file.
+fn segment_number(name: &std::ffi::OsStr) -> Option<u64> {
+    name.to_str()?.strip_suffix(".seg")?.parse().ok()
 }
 
 /// What a game brings to each index entry it is counted in.
