@@ -36,6 +36,6 @@ pub mod serve;
 mod store;
 
 pub use store::{
-    BadGame, Database, DbError, Explored, GameRef, ImportOptions, ImportReport, Info, StoredGame,
-    GAMES_KEPT, RUN_POSITIONS,
+    BadGame, Database, DbError, Explored, Found, GameRef, ImportOptions, ImportReport, Info,
+    StoredGame, GAMES_KEPT, RUN_POSITIONS,
 };

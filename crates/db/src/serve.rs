@@ -23,8 +23,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use rookery_core::{CastlingMode, Color, Position, SanPlus};
-use rookery_pgn::filter::{Bounds, Criteria, DateSpan, Opening as MovesTest};
-use rookery_pgn::GameResult;
+use rookery_pgn::filter::{Criteria, CriteriaText};
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 
@@ -340,40 +339,25 @@ fn player_route(db: &Database, p: &HashMap<String, String>) -> Result<Answer, Fa
 /// `pgn filter`'s flags), `result`, `fen` (the mainline passes through the
 /// position), `material`, `moves` and `transpose`.
 fn criteria(p: &HashMap<String, String>) -> Result<Criteria, Failure> {
-    let bad = |e: rookery_pgn::filter::FilterError| Failure::Bad(e.to_string());
-    let mut c = Criteria::default();
-    let get = |k: &str| p.get(k).map(|v| v.trim()).filter(|v| !v.is_empty());
-    if let Some(n) = get("player") {
-        c.add_player(n);
-    }
-    if let Some(e) = get("elo") {
-        c.elo = Some(Bounds::parse(e, false, "ratings (2400, 2400..2600)").map_err(bad)?);
-    }
-    if let Some(d) = get("date") {
-        c.date = Some(Bounds::<DateSpan>::parse(d, true, "dates YYYY[.MM[.DD]]").map_err(bad)?);
-    }
-    if let Some(e) = get("eco") {
-        c.eco = Some(Bounds::parse(e, true, "ECO codes (B20..B99)").map_err(bad)?);
-    }
-    if let Some(n) = get("plies") {
-        c.plies = Some(Bounds::parse(n, true, "numbers of plies (20..80)").map_err(bad)?);
-    }
-    if let Some(r) = get("result") {
-        let result = GameResult::from_ascii(r.as_bytes())
-            .ok_or_else(|| Failure::Bad(format!("result {r:?}: 1-0, 0-1, 1/2-1/2 or *")))?;
-        c.results.push(result);
-    }
-    if let Some(f) = get("fen") {
-        c.positions.push(f.parse().map_err(bad)?);
-    }
-    if let Some(m) = get("material") {
-        c.materials.push(m.parse().map_err(bad)?);
-    }
-    if let Some(m) = get("moves") {
-        let transpose = get("transpose").is_some_and(|t| t != "false" && t != "0");
-        c.opening = Some(MovesTest::from_moves(m, transpose).map_err(bad)?);
-    }
-    Ok(c)
+    let get = |k: &str| {
+        p.get(k)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    let text = CriteriaText {
+        players: get("player").into_iter().collect(),
+        elo: get("elo"),
+        date: get("date"),
+        eco: get("eco"),
+        plies: get("plies"),
+        results: get("result").into_iter().collect(),
+        positions: get("fen").into_iter().collect(),
+        materials: get("material").into_iter().collect(),
+        transpose: get("transpose").is_some_and(|t| t != "false" && t != "0"),
+        moves: get("moves"),
+        ..CriteriaText::default()
+    };
+    text.criteria().map_err(|e| Failure::Bad(e.to_string()))
 }
 
 /// `/search`: the games that pass (see [`criteria`]), in order of number,
@@ -384,11 +368,19 @@ fn search_route(db: &Database, p: &HashMap<String, String>) -> Result<Answer, Fa
     let max = number(p, "max", 50, MAX_SEARCH)?;
     let mut games = Vec::new();
     let mut more = false;
-    db.search(&c, &mut |g, game, _| {
+    let mut failed = None;
+    db.search(&c, &mut |f| {
         if games.len() == max {
             more = true;
             return false;
         }
+        let (g, game, _) = match f.read() {
+            Ok(read) => read,
+            Err(e) => {
+                failed = Some(e);
+                return false;
+            }
+        };
         let tag = |n: &str| game.tags.get(n).unwrap_or("?").to_string();
         games.push(json!({
             "id": g.id.to_string(),
@@ -403,6 +395,9 @@ fn search_route(db: &Database, p: &HashMap<String, String>) -> Result<Answer, Fa
         }));
         true
     })?;
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
     Ok(json_answer(&json!({ "games": games, "more": more })))
 }
 

@@ -32,6 +32,8 @@
 //! import killed before its commit, a merged segment whose removal was
 //! cut short) is removed when the database is next opened.
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -878,9 +880,7 @@ impl Database {
         }
         let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
         let t = txn.open_table(NAME_OF).map_err(|e| self.fail(e))?;
-        Ok(t.get(id)
-            .map_err(|e| self.fail(e))?
-            .map_or_else(|| "?".into(), |v| v.value().to_string()))
+        name_in(&t, id).map_err(|e| self.fail(e))
     }
 
     /// Calls `f` with every game in order of number until it returns
@@ -938,8 +938,8 @@ impl Database {
     }
 
     /// The tags of header `h` as a PGN game without moves (what a test on
-    /// tags reads): the Seven Tag Roster, the ratings, the ECO code and the
-    /// start position (`SetUp`, `FEN`); `names` keeps the names read so far.
+    /// tags reads): [`HEADER_TAGS`], each as [`header_tag`] gives it;
+    /// `names` keeps the names read so far.
     fn header_game(
         &self,
         h: &Header,
@@ -953,47 +953,57 @@ impl Database {
             names.insert(id, n.clone());
             Ok(n)
         };
-        let mut game = rookery_pgn::Game::new();
-        let date = |v: u32, width: usize| {
-            if v == 0 {
-                "?".repeat(width)
-            } else {
-                format!("{v:0width$}")
-            }
-        };
-        let d = h.date;
-        game.tags.insert("Event", name(h.event)?);
-        game.tags.insert("Site", name(h.site)?);
-        game.tags.insert(
-            "Date",
-            format!(
-                "{}.{}.{}",
-                date(u32::from(d.year), 4),
-                date(u32::from(d.month), 2),
-                date(u32::from(d.day), 2)
-            ),
-        );
-        game.tags.insert("Round", name(h.round)?);
-        game.tags.insert("White", name(h.white)?);
-        game.tags.insert("Black", name(h.black)?);
-        game.result = h.result();
-        game.tags.insert("Result", game.result.to_string());
-        if h.white_elo > 0 {
-            game.tags.insert("WhiteElo", h.white_elo.to_string());
-        }
-        if h.black_elo > 0 {
-            game.tags.insert("BlackElo", h.black_elo.to_string());
-        }
-        if let Some(eco) = h.eco_text() {
-            game.tags.insert("ECO", eco);
-        }
-        if h.start != NO_NAME {
-            game.tags.insert("SetUp", "1".into());
-            game.tags.insert("FEN", name(h.start)?);
-        }
-        Ok(game)
+        header_game(h, &mut name)
     }
 
+    /// The record's game judged by [`Criteria::judge_summary`] (its tags,
+    /// result and length): `None` when the tests need its moves, or it is
+    /// longer than a header counts.
+    fn judge_by_header(
+        criteria: &Criteria,
+        h: &Header,
+        name: &mut dyn FnMut(NameId) -> Result<String, DbError>,
+    ) -> Result<Option<bool>, DbError> {
+        if h.plies >= PLIES_COUNTED {
+            return Ok(None);
+        }
+        let name = RefCell::new(name);
+        let failed = RefCell::new(None);
+        let tag = |t: &str| -> Option<Cow<'static, str>> {
+            let mut name = name.borrow_mut();
+            match header_tag(h, t, &mut **name) {
+                Ok(v) => v.map(Cow::Owned),
+                Err(e) => {
+                    *failed.borrow_mut() = Some(e);
+                    None
+                }
+            }
+        };
+        let verdict = criteria.judge_summary(tag, h.result(), usize::from(h.plies));
+        match failed.into_inner() {
+            Some(e) => Err(e),
+            None => Ok(verdict),
+        }
+    }
+}
+
+/// The PGN game (tags, no moves) of header `h`: [`HEADER_TAGS`], each as
+/// [`header_tag`] gives it, `name` reading the name table.
+fn header_game(
+    h: &Header,
+    name: &mut dyn FnMut(NameId) -> Result<String, DbError>,
+) -> Result<rookery_pgn::Game, DbError> {
+    let mut game = rookery_pgn::Game::new();
+    for tag in HEADER_TAGS {
+        if let Some(value) = header_tag(h, tag, name)? {
+            game.tags.insert(tag, value);
+        }
+    }
+    game.result = h.result();
+    Ok(game)
+}
+
+impl Database {
     /// `g` as a PGN game: the Seven Tag Roster, the ratings, the ECO code
     /// and the start position (`SetUp`, `FEN`) from its header, its
     /// mainline and result; `names` keeps the names read so far.
@@ -1011,29 +1021,62 @@ impl Database {
         Ok(game)
     }
 
-    /// The games that pass `criteria` as `pgn filter` judges them (each
-    /// written out in PGN and read back, see [`Database::pgn_game`]), in
-    /// order of number: `found` gets each with its PGN game and text, and
-    /// returns whether to go on. A game whose tags fail is turned away on
-    /// its header record, its moves not read.
+    /// The games that pass `criteria` as `pgn filter` judges them, in
+    /// order of number: `found` gets each (its number, and its game when
+    /// asked: [`Found::read`]) and returns whether to go on. Tests on tags,
+    /// results and lengths alone are judged on the header records
+    /// ([`Criteria::judge_summary`]), the moves of a game not read unless
+    /// asked for; others on the game written out in PGN and read back (see
+    /// [`Database::pgn_game`]), after its header has had its say.
     ///
     /// # Errors
     /// [`DbError::Store`], [`DbError::Damaged`].
     pub fn search(
         &self,
         criteria: &Criteria,
-        found: &mut dyn FnMut(StoredGame, rookery_pgn::Game, String) -> bool,
+        found: &mut dyn FnMut(Found<'_>) -> bool,
     ) -> Result<(), DbError> {
         let detail = criteria.detail();
         let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
         let t = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
-        let mut names = HashMap::new();
+        let name_of = txn.open_table(NAME_OF).map_err(|e| self.fail(e))?;
+        let mut names: HashMap<NameId, String> = HashMap::new();
+        // The names read so far, from the search's one transaction.
+        let mut name = |id: NameId| -> Result<String, DbError> {
+            if let Some(n) = names.get(&id) {
+                return Ok(n.clone());
+            }
+            let n = name_in(&name_of, id).map_err(|e| self.fail(e))?;
+            names.insert(id, n.clone());
+            Ok(n)
+        };
         let mut starts = HashMap::new();
         // Whether to go on.
         let mut judge = |id: u64, bytes: &[u8]| -> Result<bool, DbError> {
             let header =
                 Header::decode(bytes).ok_or_else(|| self.damaged(format!("game {id}: header")))?;
-            let mut game = self.header_game(&header, &mut names)?;
+            // Most searches test tags, results and lengths only: judged
+            // on the header record, the moves not read unless it passes.
+            let verdict = Self::judge_by_header(criteria, &header, &mut name)?;
+            if verdict == Some(false) {
+                return Ok(true);
+            }
+            if verdict == Some(true) {
+                let mut read = || {
+                    let mut game = header_game(&header, &mut name)?;
+                    let g = self.read_game(id, bytes, &mut starts)?;
+                    game.start = g.start.clone();
+                    game.mainline.nodes =
+                        g.moves.iter().map(|&m| rookery_pgn::Node::new(m)).collect();
+                    let text = rookery_pgn::writer::game_to_string(&game);
+                    Ok((g, game, text))
+                };
+                return Ok(found(Found {
+                    id,
+                    read: &mut read,
+                }));
+            }
+            let mut game = header_game(&header, &mut name)?;
             if !criteria.may_pass(&game) {
                 return Ok(true);
             }
@@ -1048,7 +1091,12 @@ impl Database {
             if criteria.judge(&read, text.as_bytes()) != Verdict::Keep {
                 return Ok(true);
             }
-            Ok(found(g, game, text))
+            let mut judged = Some((g, game, text));
+            let mut read = || Ok(judged.take().expect("a found game is read once"));
+            Ok(found(Found {
+                id,
+                read: &mut read,
+            }))
         };
         if let Some(ids) = self.player_candidates(criteria)? {
             for id in ids {
@@ -1126,6 +1174,90 @@ impl Database {
 /// `Database::segment_path` names it); `None` for another file.
 fn segment_number(name: &std::ffi::OsStr) -> Option<u64> {
     name.to_str()?.strip_suffix(".seg")?.parse().ok()
+}
+
+/// Name `id` of the name table `t` (`?` for [`NO_NAME`] or a name it has not).
+fn name_in(
+    t: &redb::ReadOnlyTable<u32, &'static str>,
+    id: NameId,
+) -> Result<String, redb::StorageError> {
+    if id == NO_NAME {
+        return Ok("?".into());
+    }
+    Ok(t.get(id)?
+        .map_or_else(|| "?".into(), |v| v.value().to_string()))
+}
+
+/// The plies a header record counts: a game as long or longer is judged
+/// by its moves (see [`Header::plies`]).
+const PLIES_COUNTED: u16 = 0x3fff;
+
+/// The tags a stored game has, in the order its PGN writes them: the
+/// Seven Tag Roster, the ratings, the ECO code and the start position.
+const HEADER_TAGS: [&str; 12] = [
+    "Event", "Site", "Date", "Round", "White", "Black", "Result", "WhiteElo", "BlackElo", "ECO",
+    "SetUp", "FEN",
+];
+
+/// The value of tag `tag` of the game of header `h` (`name` reads a name
+/// of the name table); `None` for a tag it has not: the one statement of a
+/// stored game's tags, for its PGN and for a search that judges it by
+/// its header alone.
+fn header_tag(
+    h: &Header,
+    tag: &str,
+    name: &mut dyn FnMut(NameId) -> Result<String, DbError>,
+) -> Result<Option<String>, DbError> {
+    let date = |v: u32, width: usize| {
+        if v == 0 {
+            "?".repeat(width)
+        } else {
+            format!("{v:0width$}")
+        }
+    };
+    let elo = |e: u16| (e > 0).then(|| e.to_string());
+    Ok(match tag {
+        "Event" => Some(name(h.event)?),
+        "Site" => Some(name(h.site)?),
+        "Date" => {
+            let d = h.date;
+            Some(format!(
+                "{}.{}.{}",
+                date(u32::from(d.year), 4),
+                date(u32::from(d.month), 2),
+                date(u32::from(d.day), 2)
+            ))
+        }
+        "Round" => Some(name(h.round)?),
+        "White" => Some(name(h.white)?),
+        "Black" => Some(name(h.black)?),
+        "Result" => Some(h.result().to_string()),
+        "WhiteElo" => elo(h.white_elo),
+        "BlackElo" => elo(h.black_elo),
+        "ECO" => h.eco_text(),
+        "SetUp" => (h.start != NO_NAME).then(|| "1".to_string()),
+        "FEN" if h.start != NO_NAME => Some(name(h.start)?),
+        _ => None,
+    })
+}
+
+/// A game [`Database::search`] found: its number, and the game, read
+/// when asked.
+pub struct Found<'a> {
+    /// The game's number.
+    pub id: u64,
+    read: &'a mut dyn FnMut() -> Result<(StoredGame, rookery_pgn::Game, String), DbError>,
+}
+
+impl Found<'_> {
+    /// The game: as stored, as a PGN game (tags from its header, its
+    /// mainline and result), and that game's PGN text.
+    ///
+    /// # Errors
+    /// [`DbError::Store`], [`DbError::Damaged`].
+    pub fn read(self) -> Result<(StoredGame, rookery_pgn::Game, String), DbError> {
+        (self.read)()
+    }
 }
 
 /// What a game brings to each index entry it is counted in.

@@ -831,7 +831,10 @@ impl Criteria {
             // A value that was not UTF-8 (read with U+FFFD): the judge
             // reads it from the game's bytes, so the game is read.
             tags.iter().any(|(_, v)| v.contains('\u{FFFD}'))
-                || criteria.passes_tags(|name| tags.get(name).map(Cow::Borrowed), tags)
+                || criteria.passes_tags(
+                    |name| tags.get(name).map(Cow::Borrowed),
+                    || tags.eco().ok().flatten(),
+                )
         }))
     }
 
@@ -858,7 +861,35 @@ impl Criteria {
     ///
     /// [`judge`]: Criteria::judge
     pub fn may_pass(&self, game: &Game) -> bool {
-        self.invert || self.passes_tags(|name| game.tags.get(name).map(Cow::Borrowed), &game.tags)
+        self.invert
+            || self.passes_tags(
+                |name| game.tags.get(name).map(Cow::Borrowed),
+                || game.tags.eco().ok().flatten(),
+            )
+    }
+
+    /// The verdict on a game known only by its tags (`tag` gives a tag's
+    /// value, as the game's PGN has it), its result and its mainline's
+    /// length in plies, when the tests need no more: exactly what
+    /// [`judge`] says of that game (`true`: keep it). `None` when a test
+    /// needs its moves, its ending or its variations. A store that keeps
+    /// these beside each game judges its games without reading their moves.
+    ///
+    /// [`judge`]: Criteria::judge
+    pub fn judge_summary<'a>(
+        &self,
+        tag: impl Fn(&str) -> Option<Cow<'a, str>>,
+        result: GameResult,
+        plies: usize,
+    ) -> Option<bool> {
+        if self.checkmate || self.stalemate || self.variations || self.walks() {
+            return None;
+        }
+        let eco = || tag("ECO").and_then(|v| Eco::from_tag(&v).ok());
+        let passes = self.passes_tags(&tag, eco)
+            && self.plies.as_ref().is_none_or(|p| p.contains(&plies))
+            && (self.results.is_empty() || self.results.contains(&result));
+        Some(passes != self.invert)
     }
 
     /// Whether `name` is one the tests on players look for: it contains
@@ -874,7 +905,11 @@ impl Criteria {
     }
 
     /// Whether the tests on tags alone pass, `tag` giving a tag's value.
-    fn passes_tags<'a>(&self, tag: impl Fn(&str) -> Option<Cow<'a, str>>, tags: &Tags) -> bool {
+    fn passes_tags<'a>(
+        &self,
+        tag: impl Fn(&str) -> Option<Cow<'a, str>>,
+        eco_of: impl FnOnce() -> Option<Eco>,
+    ) -> bool {
         if !self.tags.iter().all(|t| t.passes(tag(t.name()).as_deref())) {
             return false;
         }
@@ -907,7 +942,7 @@ impl Criteria {
             }
         }
         if let Some(eco) = &self.eco {
-            if !tags.eco().ok().flatten().is_some_and(|e| eco.contains(&e)) {
+            if !eco_of().is_some_and(|e| eco.contains(&e)) {
                 return false;
             }
         }
@@ -922,7 +957,10 @@ impl Criteria {
 
     /// Whether `g` passes every test.
     fn passes(&self, g: &ReadGame, raw: &[u8]) -> bool {
-        if !self.passes_tags(|name| tag_value(g, raw, name), &g.game.tags) {
+        if !self.passes_tags(
+            |name| tag_value(g, raw, name),
+            || g.game.tags.eco().ok().flatten(),
+        ) {
             return false;
         }
         if self.plies.as_ref().is_some_and(|p| !p.contains(&g.plies)) {

@@ -328,8 +328,8 @@ impl Database {
         crate::work(py, || {
             let mut found = Vec::new();
             self.store
-                .search(&criteria, &mut |g, _, _| {
-                    found.push(g.id);
+                .search(&criteria, &mut |f| {
+                    found.push(f.id);
                     found.len() < limit
                 })
                 .map(|()| found)

@@ -242,30 +242,35 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             let mut out = output::stdout();
             let mut found = 0u64;
             let mut failed: Option<anyhow::Error> = None;
-            database.search(&criteria, &mut |g, game, text| {
+            database.search(&criteria, &mut |f| {
                 found += 1;
-                let written = if count {
-                    Ok(())
-                } else if pgn {
-                    out.write_all(text.as_bytes())
-                } else {
-                    let tag = |n: &str| game.tags.get(n).unwrap_or("?").to_string();
-                    writeln!(
-                        out,
-                        "{}\t{} - {}\t{}\t{}\t{}\t{} plies",
-                        g.id,
-                        tag("White"),
-                        tag("Black"),
-                        tag("Result"),
-                        tag("Date"),
-                        tag("Event"),
-                        g.moves.len()
-                    )
-                };
+                if count {
+                    return true;
+                }
+                let written = f
+                    .read()
+                    .map_err(anyhow::Error::from)
+                    .and_then(|(g, game, text)| {
+                        if pgn {
+                            return Ok(out.write_all(text.as_bytes())?);
+                        }
+                        let tag = |n: &str| game.tags.get(n).unwrap_or("?").to_string();
+                        Ok(writeln!(
+                            out,
+                            "{}\t{} - {}\t{}\t{}\t{}\t{} plies",
+                            g.id,
+                            tag("White"),
+                            tag("Black"),
+                            tag("Result"),
+                            tag("Date"),
+                            tag("Event"),
+                            g.moves.len()
+                        )?)
+                    });
                 match written {
                     Ok(()) => true,
                     Err(e) => {
-                        failed = Some(e.into());
+                        failed = Some(e);
                         false
                     }
                 }
