@@ -465,6 +465,12 @@ fn search_keeps_what_pgn_filter_keeps() {
         &["--checkmate"],
         &["--elo", "1500.."],
         &["--result", "*", "--invert"],
+        &["--date", "2023.03..2023.09"],
+        &["--date", "2024"],
+        &["--tag", "WhiteElo>=1800"],
+        &["--tag", "Date<2023.06.15", "--result", "1/2-1/2"],
+        &["--tag", "White~^[a-c]"],
+        &["--elo", "1200..1900", "--plies", "..30", "--invert"],
         &[
             "--position",
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
