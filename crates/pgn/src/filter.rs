@@ -226,7 +226,14 @@ impl FromStr for DateSpan {
     /// `YYYY`, `YYYY.MM` or `YYYY.MM.DD` (`.` or `-` between the parts;
     /// `??` for an unknown part, as in a Date tag).
     fn from_str(s: &str) -> Result<DateSpan, ()> {
-        let parts: Vec<&str> = s.trim().split(['.', '-']).collect();
+        let s = s.trim();
+        // A Date tag's whole `YYYY.MM.DD` (most dates a search reads):
+        // as it is, without cutting and joining its parts.
+        if s.len() == 10 && s.as_bytes()[4] == b'.' && s.as_bytes()[7] == b'.' {
+            let date: PgnDate = s.parse().map_err(|_| ())?;
+            return DateSpan::of(date).ok_or(());
+        }
+        let parts: Vec<&str> = s.split(['.', '-']).collect();
         let mut full = ["????", "??", "??"];
         if parts.is_empty() || parts.len() > 3 {
             return Err(());
