@@ -44,8 +44,10 @@
 
 pub mod adjudicate;
 pub mod clock;
+mod engine;
 pub mod game;
 pub mod player;
 pub mod pvcheck;
 pub mod record;
+mod uci;
 pub mod xboard;

@@ -55,9 +55,10 @@
 //! it is killed.
 
 use crate::clock::TimeControl;
+use crate::engine::EngineProcess;
 use crate::player::{
-    logged, EngineCommand, EngineConfig, EngineLog, MoveReply, MoveRequest, Offer, Player,
-    PlayerError, STOP_GRACE,
+    EngineCommand, EngineConfig, EngineLog, MoveReply, MoveRequest, Offer, Player, PlayerError,
+    STOP_GRACE,
 };
 use crate::record::{GameOutcome, GameRecord};
 use rookery_core::{
@@ -67,7 +68,7 @@ use rookery_uci::cecp::host::CecpHost;
 use rookery_uci::cecp::{
     CecpMove, Command, EditCommand, Features, Message, ResultClaim, Tell, Thinking,
 };
-use rookery_uci::host::{HostError, ProcessTransport, Timeouts};
+use rookery_uci::host::{ProcessTransport, Timeouts};
 use std::time::{Duration, Instant};
 
 /// Where the engine's board and role stand in the current game.
@@ -91,11 +92,7 @@ struct GameState {
 
 /// An xboard (CECP) engine as a [`Player`].
 pub struct XboardPlayer {
-    config: EngineConfig,
-    timeouts: Timeouts,
-    log: Option<EngineLog>,
-    host: Option<CecpHost>,
-    name: String,
+    engine: EngineProcess<CecpHost>,
     game: GameState,
     /// Games begun by this process (an engine with `reuse=0` gets a new
     /// process for each).
@@ -119,11 +116,7 @@ impl XboardPlayer {
         log: Option<EngineLog>,
     ) -> Result<XboardPlayer, PlayerError> {
         let mut p = XboardPlayer {
-            name: config.label(),
-            config,
-            timeouts,
-            log,
-            host: None,
+            engine: EngineProcess::new(config, timeouts, log),
             game: GameState::default(),
             games: 0,
         };
@@ -136,24 +129,25 @@ impl XboardPlayer {
     /// Options of its configuration the engine does not have, skipped when
     /// it started (unless [`EngineConfig::strict_options`]).
     pub fn skipped_options(&self) -> &[String] {
-        self.host.as_ref().map_or(&[], CecpHost::skipped_options)
+        self.engine
+            .host
+            .as_ref()
+            .map_or(&[], CecpHost::skipped_options)
     }
 
     /// The features the engine asked for (`None` when it is not running).
     pub fn features(&self) -> Option<&Features> {
-        self.host.as_ref().map(CecpHost::features)
+        self.engine.host.as_ref().map(CecpHost::features)
     }
 
     fn host(&mut self) -> Result<&mut CecpHost, PlayerError> {
-        self.host
-            .as_mut()
-            .ok_or_else(|| PlayerError::Crashed(format!("{} is not running", self.name)))
+        self.engine.host()
     }
 
     /// Waits for the engine to have read the commands of [`Self::begin`],
     /// and refuses it when it did not take the limits (an error for `nps`).
     fn check_limits(&mut self) -> Result<(), PlayerError> {
-        let needs_nps = self.config.tc.nodes.is_some();
+        let needs_nps = self.engine.config.tc.nodes.is_some();
         let host = self.host()?;
         let before = match host.sync() {
             Ok(before) => before,
@@ -163,7 +157,7 @@ impl XboardPlayer {
             Err(e) if needs_nps => {
                 return Err(self.start_error(format!(
                     "nodes={} is told with nps, and it ended on it ({})",
-                    self.config.tc.nodes.unwrap_or(0),
+                    self.engine.config.tc.nodes.unwrap_or(0),
                     PlayerError::from_host(e)
                 )))
             }
@@ -178,7 +172,7 @@ impl XboardPlayer {
             if refused {
                 return Err(self.start_error(format!(
                     "nodes={} is told with nps, which it does not understand",
-                    self.config.tc.nodes.unwrap_or(0)
+                    self.engine.config.tc.nodes.unwrap_or(0)
                 )));
             }
         }
@@ -186,43 +180,28 @@ impl XboardPlayer {
     }
 
     fn start_error(&self, reason: String) -> PlayerError {
-        PlayerError::Start {
-            name: self.config.label(),
-            reason,
-        }
+        self.engine.start_error(reason)
     }
 
     fn connect(&self) -> Result<CecpHost, PlayerError> {
-        if let EngineCommand::Builtin = self.config.command {
+        if let EngineCommand::Builtin = self.engine.config.command {
             return Err(self.start_error(
                 "the built-in engine speaks UCI, not xboard: give it proto=uci".into(),
             ));
         }
-        let options: Vec<(String, Option<String>)> = self
-            .config
-            .options
-            .iter()
-            .map(|(n, v)| (n.clone(), Some(v.clone())))
-            .collect();
-        let mut spec = self.config.command.spec(&options);
-        spec.skip_unknown_options = !self.config.strict_options;
-        spec.stderr_file.clone_from(&self.config.stderr);
-        let host = ProcessTransport::spawn(&spec).and_then(|t| {
-            let transport = logged(Box::new(t), self.log.as_ref());
-            CecpHost::with_transport(spec, self.timeouts, transport)
-        });
-        host.map_err(|e| {
-            self.start_error(match e {
-                HostError::Spawn { source, .. } => source.to_string(),
-                other => other.to_string(),
+        let spec = self.engine.spec();
+        ProcessTransport::spawn(&spec)
+            .and_then(|t| {
+                let transport = self.engine.logged(Box::new(t));
+                CecpHost::with_transport(spec, self.engine.timeouts, transport)
             })
-        })
+            .map_err(|e| self.engine.start_failed(e))
     }
 
     /// `new` and what a game begins with (no synchronisation).
     fn begin(&mut self, chess960: bool) -> Result<(), PlayerError> {
         let features = self.host()?.features().clone();
-        let tc = tc_commands(&self.config.tc, &features).map_err(|r| self.start_error(r))?;
+        let tc = tc_commands(&self.engine.config.tc, &features).map_err(|r| self.start_error(r))?;
         if chess960 && !features.plays("fischerandom") {
             let listed = features.variants.unwrap_or_default().join(",");
             return Err(
@@ -467,9 +446,9 @@ fn comment_text(reason: &str) -> String {
 impl Player for XboardPlayer {
     fn name(&self) -> &str {
         // An engine's `myname` may come after the handshake (GNU Chess).
-        match (&self.config.name, &self.host) {
+        match (&self.engine.config.name, &self.engine.host) {
             (None, Some(host)) => host.name(),
-            _ => &self.name,
+            _ => &self.engine.name,
         }
     }
 
@@ -680,23 +659,16 @@ impl Player for XboardPlayer {
     }
 
     fn restart(&mut self) -> Result<(), PlayerError> {
-        if let Some(h) = self.host.take() {
-            h.quit();
-        }
+        self.engine.quit();
         self.game = GameState::default();
         self.games = 0;
         let host = self.connect()?;
-        if self.config.name.is_none() {
-            self.name = host.name().to_string();
-        }
-        self.host = Some(host);
+        self.engine.started(host);
         Ok(())
     }
 
     fn quit(&mut self) {
-        if let Some(h) = self.host.take() {
-            h.quit();
-        }
+        self.engine.quit();
     }
 
     fn game_over(&mut self, record: &GameRecord, _last: &Position) {
@@ -714,7 +686,7 @@ impl Player for XboardPlayer {
             outcome,
             comment: Some(comment_text(&record.reason)),
         };
-        if let Some(host) = self.host.as_mut() {
+        if let Some(host) = self.engine.host.as_mut() {
             // A failure here shows at the next game's start.
             let _ = host.send(&Command::Result(claim));
             let _ = host.send(&Command::Force);
