@@ -406,17 +406,8 @@ mod tests {
 
     fn move_record(uci: &str, ms: u64) -> MoveRecord {
         MoveRecord {
-            uci: uci.into(),
-            san: uci.into(),
-            book: false,
             time_ms: ms,
-            clock_ms: None,
-            score: None,
-            depth: None,
-            nodes: None,
-            seldepth: None,
-            info_strings: Vec::new(),
-            pv_warnings: Vec::new(),
+            ..MoveRecord::new(uci, uci)
         }
     }
 

@@ -582,17 +582,9 @@ mod tests {
 
     fn mv(uci: &str) -> MoveRecord {
         MoveRecord {
-            uci: uci.into(),
-            san: uci.into(),
-            book: false,
             time_ms: 5,
             clock_ms: Some(100),
-            score: None,
-            depth: None,
-            nodes: None,
-            seldepth: None,
-            info_strings: Vec::new(),
-            pv_warnings: Vec::new(),
+            ..MoveRecord::new(uci, uci)
         }
     }
 

@@ -319,17 +319,8 @@ mod tests {
 
     fn mv(san: &str, score: Option<i32>) -> MoveRecord {
         MoveRecord {
-            uci: String::new(),
-            san: san.into(),
-            book: false,
-            time_ms: 0,
-            clock_ms: None,
             score: score.map(Score::Cp),
-            depth: None,
-            nodes: None,
-            seldepth: None,
-            info_strings: Vec::new(),
-            pv_warnings: Vec::new(),
+            ..MoveRecord::new(String::new(), san)
         }
     }
 

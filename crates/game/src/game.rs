@@ -55,6 +55,32 @@ pub struct GameSetup {
     pub stop: StopSignal,
 }
 
+impl GameSetup {
+    /// Game `number` at the time controls `tc` (White's, Black's), with
+    /// what an event that says nothing more gets: event and site `?`, round
+    /// `number + 1`, the standard start and no opening, no time margin, the
+    /// default adjudication rules, a minute before a move without a clock
+    /// is stalled, dated the day it starts, not resumed, not stopped. Set
+    /// the fields an event does say.
+    pub fn new(number: usize, tc: [TimeControl; 2]) -> GameSetup {
+        GameSetup {
+            number,
+            event: "?".into(),
+            site: "?".into(),
+            round: (number + 1).to_string(),
+            start: Position::startpos(),
+            opening: Vec::new(),
+            tc,
+            margin: [Duration::ZERO; 2],
+            rules: Rules::default(),
+            stall_timeout: Duration::from_secs(60),
+            date: None,
+            history: None,
+            stop: StopSignal::new(),
+        }
+    }
+}
+
 /// Why a game was stopped before its end by someone other than the
 /// players: the supervisor of an Argus event, or the user of a match.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -666,19 +692,10 @@ mod tests {
 
     fn setup(tc: &str) -> GameSetup {
         GameSetup {
-            number: 0,
             event: "test".into(),
             site: "here".into(),
-            round: "1".into(),
-            start: Position::startpos(),
-            opening: Vec::new(),
-            tc: [tc.parse().unwrap(), tc.parse().unwrap()],
-            margin: [Duration::ZERO; 2],
-            rules: Rules::default(),
             stall_timeout: Duration::from_secs(5),
-            date: None,
-            history: None,
-            stop: StopSignal::new(),
+            ..GameSetup::new(0, [tc.parse().unwrap(), tc.parse().unwrap()])
         }
     }
 

@@ -23,19 +23,9 @@
 //! let mut white = engine.start(Timeouts::default(), None)?;
 //! let mut black = engine.start(Timeouts::default(), None)?;
 //! let setup = GameSetup {
-//!     number: 0,
 //!     event: "demo".into(),
-//!     site: "here".into(),
-//!     round: "1".into(),
-//!     start: rookery_core::Position::startpos(),
-//!     opening: Vec::new(),
-//!     tc: [engine.tc, engine.tc],
 //!     margin: [Duration::from_millis(50); 2],
-//!     rules: Default::default(),
-//!     stall_timeout: Duration::from_secs(60),
-//!     date: None,
-//!     history: None,
-//!     stop: Default::default(),
+//!     ..GameSetup::new(0, [engine.tc, engine.tc])
 //! };
 //! let game = play_game(&setup, &mut white, &mut black, None, &mut |_| Ok(()))?;
 //! print!("{}", game.record.pgn_text()?);

@@ -99,9 +99,19 @@ impl MoveRecord {
     /// not by an engine.
     pub fn book(pos: &Position, m: Move, mode: rookery_core::CastlingMode) -> MoveRecord {
         MoveRecord {
-            uci: UciMove::from_move(pos, m, mode).to_string(),
-            san: san_of(pos, m),
             book: true,
+            ..MoveRecord::new(UciMove::from_move(pos, m, mode).to_string(), san_of(pos, m))
+        }
+    }
+
+    /// A move known by its notation only (UCI, SAN): played by an engine,
+    /// in no time, without a clock, a score or search figures; the caller
+    /// sets what it knows of the rest.
+    pub fn new(uci: impl Into<String>, san: impl Into<String>) -> MoveRecord {
+        MoveRecord {
+            uci: uci.into(),
+            san: san.into(),
+            book: false,
             time_ms: 0,
             clock_ms: None,
             score: None,
@@ -515,17 +525,10 @@ mod tests {
     #[test]
     fn move_comments_write_scores_in_pawns() {
         let mut m = MoveRecord {
-            uci: "e2e4".into(),
-            san: "e4".into(),
-            book: false,
             time_ms: 1500,
-            clock_ms: None,
             score: Some(Score::Mate(-3)),
             depth: Some(9),
-            nodes: None,
-            seldepth: None,
-            info_strings: Vec::new(),
-            pv_warnings: Vec::new(),
+            ..MoveRecord::new("e2e4", "e4")
         };
         assert!(m.comment().starts_with("-M3/9 1.5"), "{}", m.comment());
         m.score = Some(Score::Cp(-120));
@@ -535,17 +538,10 @@ mod tests {
     #[test]
     fn comments() {
         let r = MoveRecord {
-            uci: "e2e4".into(),
-            san: "e4".into(),
-            book: false,
             time_ms: 1230,
-            clock_ms: None,
             score: Some(Score::Cp(56)),
             depth: Some(18),
-            nodes: None,
-            seldepth: None,
-            info_strings: Vec::new(),
-            pv_warnings: Vec::new(),
+            ..MoveRecord::new("e2e4", "e4")
         };
         assert_eq!(r.comment(), "+0.56/18 1.23s");
         let r = MoveRecord {
@@ -559,17 +555,10 @@ mod tests {
     #[test]
     fn a_minimal_pgn_has_the_roster_and_the_moves_only() {
         let mv = |uci: &str, san: &str| MoveRecord {
-            uci: uci.into(),
-            san: san.into(),
-            book: false,
             time_ms: 1230,
-            clock_ms: None,
             score: Some(Score::Cp(56)),
             depth: Some(18),
-            nodes: None,
-            seldepth: None,
-            info_strings: Vec::new(),
-            pv_warnings: Vec::new(),
+            ..MoveRecord::new(uci, san)
         };
         let r = GameRecord {
             number: 0,

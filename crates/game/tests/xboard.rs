@@ -7,7 +7,7 @@
 
 use rookery_core::{Position, Score};
 use rookery_game::adjudicate::Rules;
-use rookery_game::game::{play_game, FinishedGame, GameSetup, StopSignal};
+use rookery_game::game::{play_game, FinishedGame, GameSetup};
 use rookery_game::player::{
     EngineConfig, EnginePlayer, MoveReply, MoveRequest, Offer, Player, PlayerError, Protocol,
 };
@@ -190,22 +190,16 @@ fn setup(start: &str, max_moves: u32, tc: &str) -> GameSetup {
     let mut t = rookery_game::clock::TimeControl::default();
     t.set("tc", tc).unwrap();
     GameSetup {
-        number: 0,
         event: "xboard tests".into(),
         site: "here".into(),
-        round: "1".into(),
         start: Position::from_fen(start).unwrap(),
-        opening: Vec::new(),
-        tc: [t, t],
         margin: [Duration::from_millis(200); 2],
         rules: Rules {
             max_moves: Some(max_moves),
             ..Rules::default()
         },
         stall_timeout: Duration::from_secs(10),
-        date: None,
-        history: None,
-        stop: StopSignal::new(),
+        ..GameSetup::new(0, [t, t])
     }
 }
 

@@ -629,33 +629,18 @@ mod tests {
         let plan = plan(false);
         let page = MatchPage::new(&plan);
         let setup = GameSetup {
-            number: 4,
             event: "e".into(),
             site: "s".into(),
             round: "5".into(),
-            start: rookery_core::Position::startpos(),
-            opening: Vec::new(),
-            tc: ["10+0.1".parse().unwrap(); 2],
-            margin: [Duration::ZERO; 2],
-            rules: Default::default(),
             stall_timeout: Duration::from_secs(5),
-            date: None,
-            history: None,
-            stop: Default::default(),
+            ..GameSetup::new(4, ["10+0.1".parse().unwrap(); 2])
         };
         page.started(&setup, "A", "B", &[]);
         let mv = MoveRecord {
-            uci: "e2e4".into(),
-            san: "e4".into(),
-            book: false,
             time_ms: 100,
             clock_ms: Some(9_900),
-            score: None,
             depth: Some(3),
-            nodes: None,
-            seldepth: None,
-            info_strings: Vec::new(),
-            pv_warnings: Vec::new(),
+            ..MoveRecord::new("e2e4", "e4")
         };
         page.moved(4, &mv);
         let v = page.feed().snapshot();

@@ -671,19 +671,10 @@ mod tests {
         // Views keep coming for several header timeouts: the reader gets
         // them; the stalled client's socket fills and stays full.
         let setup = rookery_game::game::GameSetup {
-            number: 0,
             event: "Limits".into(),
             site: "here".into(),
-            round: "1".into(),
-            start: rookery_core::Position::startpos(),
-            opening: Vec::new(),
-            tc: ["60+1".parse().unwrap(); 2],
-            margin: [Duration::ZERO; 2],
-            rules: Default::default(),
             stall_timeout: Duration::from_secs(5),
-            date: None,
-            history: None,
-            stop: Default::default(),
+            ..rookery_game::game::GameSetup::new(0, ["60+1".parse().unwrap(); 2])
         };
         // A game of 200 moves (knights out and back): views of tens of kB.
         let shuffle = [
@@ -696,17 +687,10 @@ mod tests {
             .map(|i| {
                 let (uci, san) = shuffle[i % 4];
                 rookery_game::record::MoveRecord {
-                    uci: uci.into(),
-                    san: san.into(),
-                    book: false,
                     time_ms: 100,
                     clock_ms: Some(60_000),
-                    score: None,
                     depth: Some(1),
-                    nodes: None,
-                    seldepth: None,
-                    info_strings: Vec::new(),
-                    pv_warnings: Vec::new(),
+                    ..rookery_game::record::MoveRecord::new(uci, san)
                 }
             })
             .collect();

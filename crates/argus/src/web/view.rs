@@ -752,19 +752,11 @@ mod tests {
     fn setup(number: usize) -> GameSetup {
         let tc: TimeControl = "60+1".parse().unwrap();
         GameSetup {
-            number,
             event: "Web".into(),
             site: "here".into(),
             round: "1".into(),
-            start: Position::startpos(),
-            opening: Vec::new(),
-            tc: [tc; 2],
-            margin: [Duration::ZERO; 2],
-            rules: Default::default(),
             stall_timeout: Duration::from_secs(5),
-            date: None,
-            history: None,
-            stop: Default::default(),
+            ..GameSetup::new(number, [tc; 2])
         }
     }
 
@@ -789,17 +781,11 @@ mod tests {
 
     fn mv(uci: &str, san: &str, clock_ms: u64, cp: i32) -> MoveRecord {
         MoveRecord {
-            uci: uci.into(),
-            san: san.into(),
-            book: false,
             time_ms: 500,
             clock_ms: Some(clock_ms),
             score: Some(Score::Cp(cp)),
             depth: Some(7),
-            nodes: None,
-            seldepth: None,
-            info_strings: Vec::new(),
-            pv_warnings: Vec::new(),
+            ..MoveRecord::new(uci, san)
         }
     }
 
