@@ -8,6 +8,7 @@ skipped with a note otherwise.
 """
 
 import os
+import random
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,27 @@ def need_python_chess():
             pytest.fail(message)
         pytest.skip(message)
     return chess
+
+
+def random_walks(chess, seed, games, plies):
+    """Seeded random games from the start, played side by side on a
+    rookery Board and a python-chess Board (`chess`, the module): yields
+    `(ours, theirs, legal)` at each position, `legal` being python-chess's
+    legal moves there, then plays one of them drawn at random on both. A
+    game ends after `plies` positions, or at one with no legal move."""
+    import rookery
+
+    rng = random.Random(seed)
+    for _ in range(games):
+        ours, theirs = rookery.Board(), chess.Board()
+        for _ in range(plies):
+            legal = list(theirs.legal_moves)
+            yield ours, theirs, legal
+            if not legal:
+                break
+            move = rng.choice(legal)
+            ours.push_uci(move.uci())
+            theirs.push(move)
 
 
 @pytest.fixture

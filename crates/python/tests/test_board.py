@@ -7,7 +7,7 @@ import random
 import pytest
 
 import rookery
-from conftest import REPO, need_python_chess
+from conftest import REPO, need_python_chess, random_walks
 
 PERFT = REPO / "crates" / "core" / "tests" / "data" / "perft" / "perftsuite.epd"
 
@@ -181,17 +181,8 @@ def test_legal_moves_in_python_chess_order():
     check too), so that a script taking the first move, or a seeded random
     one, plays the same game with either."""
     chess = need_python_chess()
-    rng = random.Random(7)
     positions = 0
-    for _ in range(40):
-        ours, theirs = rookery.Board(), chess.Board()
-        for _ in range(150):
-            legal = [m.uci() for m in theirs.legal_moves]
-            assert [m.uci() for m in ours.legal_moves] == legal, theirs.fen()
-            positions += 1
-            if not legal:
-                break
-            uci = rng.choice(legal)
-            ours.push_uci(uci)
-            theirs.push_uci(uci)
+    for ours, theirs, legal in random_walks(chess, 7, 40, 150):
+        assert [m.uci() for m in ours.legal_moves] == [m.uci() for m in legal], theirs.fen()
+        positions += 1
     assert positions > 4000

@@ -4,10 +4,8 @@ and no spelling python-chess refuses is read. The PGN reader's lenient
 reading (with warnings) is checked beside python-chess, over a few
 thousand positions, by crates/pgn/tests/san_python_chess.rs."""
 
-import random
-
 import rookery
-from conftest import need_python_chess
+from conftest import need_python_chess, random_walks
 
 AFTER_E4_D5 = "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
 AFTER_C4_D5 = "rnbqkbnr/ppp1pppp/8/3p4/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 2"
@@ -50,25 +48,16 @@ def test_near_misses_as_python_chess_reads_them():
 def test_every_move_and_its_near_misses_along_random_games():
     """Never a move python-chess refuses, never a different move."""
     chess = need_python_chess()
-    rng = random.Random(43)
     texts = 0
-    for _ in range(12):
-        ours, theirs = rookery.Board(), chess.Board()
-        for _ in range(60):
-            legal = list(theirs.legal_moves)
-            if not legal:
-                break
-            for m in legal:
-                san = theirs.san(m)
-                piece = san[0] if san[0] in "NBRQK" else ""
-                body = san[len(piece):].rstrip("+#")
-                for text in {san, san.replace("x", ""), piece + body[-2:], piece + "x" + body[-2:],
-                             san.lower(), "P" + san, san.replace("=", "")}:
-                    texts += 1
-                    expected = read(theirs, text)
-                    got = read(ours, text)
-                    assert got == expected, (theirs.fen(), text)
-            m = rng.choice(legal)
-            ours.push_uci(m.uci())
-            theirs.push(m)
+    for ours, theirs, legal in random_walks(chess, 43, 12, 60):
+        for m in legal:
+            san = theirs.san(m)
+            piece = san[0] if san[0] in "NBRQK" else ""
+            body = san[len(piece):].rstrip("+#")
+            for text in {san, san.replace("x", ""), piece + body[-2:], piece + "x" + body[-2:],
+                         san.lower(), "P" + san, san.replace("=", "")}:
+                texts += 1
+                expected = read(theirs, text)
+                got = read(ours, text)
+                assert got == expected, (theirs.fen(), text)
     assert texts > 5000
