@@ -105,45 +105,39 @@ fn json_answer(v: &Value) -> Answer {
     Answer("application/json", v.to_string())
 }
 
+/// A question's answer from the database and the query's parameters.
+type Route = fn(&Database, &HashMap<String, String>) -> Result<Answer, Failure>;
+
+/// The questions the server answers, by path: lichess's explorer
+/// (`/lichess`, `/masters`, `/player`), the search and the page's
+/// position.
+const QUESTIONS: [(&str, Route); 5] = [
+    ("/lichess", lichess_route),
+    ("/masters", masters_route),
+    ("/player", player_route),
+    ("/search", search_route),
+    ("/api/position", position_route),
+];
+
 /// The router of the database's server (see the module documentation).
 pub fn router(db: Arc<Database>) -> Router {
     let app = App {
         db,
         turns: Arc::new(Semaphore::new(AT_ONCE)),
     };
-    Router::new()
-        .route(
-            "/",
-            get(|| async { Answer("text/html; charset=utf-8", PAGE.into()) }),
-        )
-        .route(
-            "/assets/db.js",
-            get(|| async { Answer("text/javascript; charset=utf-8", SCRIPT.into()) }),
-        )
-        .route(
-            "/assets/db.css",
-            get(|| async { Answer("text/css; charset=utf-8", STYLE.into()) }),
-        )
-        .route(
-            "/lichess",
-            get(|s: State<App>, u: Uri| ask(s, u, lichess_route)),
-        )
-        .route(
-            "/masters",
-            get(|s: State<App>, u: Uri| ask(s, u, masters_route)),
-        )
-        .route(
-            "/player",
-            get(|s: State<App>, u: Uri| ask(s, u, player_route)),
-        )
-        .route(
-            "/search",
-            get(|s: State<App>, u: Uri| ask(s, u, search_route)),
-        )
-        .route(
-            "/api/position",
-            get(|s: State<App>, u: Uri| ask(s, u, position_route)),
-        )
+    let files: [(&str, &str, &'static str); 3] = [
+        ("/", "text/html; charset=utf-8", PAGE),
+        ("/assets/db.js", "text/javascript; charset=utf-8", SCRIPT),
+        ("/assets/db.css", "text/css; charset=utf-8", STYLE),
+    ];
+    let mut router = Router::new();
+    for (path, kind, text) in files {
+        router = router.route(path, get(move || async move { Answer(kind, text.into()) }));
+    }
+    for (path, route) in QUESTIONS {
+        router = router.route(path, get(move |s: State<App>, u: Uri| ask(s, u, route)));
+    }
+    router
         .route("/game/{id}", get(game_pgn))
         .route("/masters/pgn/{id}", get(game_pgn))
         .route("/api/game/{id}", get(game_json))
@@ -187,11 +181,7 @@ fn decode(text: &str) -> Result<String, Failure> {
 }
 
 /// Answers a question on a blocking thread, in its turn.
-async fn ask(
-    State(app): State<App>,
-    uri: Uri,
-    route: fn(&Database, &HashMap<String, String>) -> Result<Answer, Failure>,
-) -> Response {
+async fn ask(State(app): State<App>, uri: Uri, route: Route) -> Response {
     let params = match parameters(uri.query().unwrap_or("")) {
         Ok(p) => p,
         Err(f) => return f.into_response(),
