@@ -101,112 +101,39 @@ pub const OPTIONS: &[Word] = &[
 ];
 
 /// The engine words (`-engine`, `-each`).
+#[rustfmt::skip]
 pub const ENGINE_WORDS: &[Word] = &[
-    w(
-        "cmd",
-        "cmd=PATH",
-        Tool::Both,
-        "the program (relative to dir= when it has a directory part)",
-    ),
+    w("cmd", "cmd=PATH", Tool::Both, "the program (relative to dir= when it has a directory part)"),
     w("dir", "dir=DIR", Tool::Both, "its working directory"),
     w("name", "name=NAME", Tool::Both, "its name"),
     w("proto", "proto=uci|xboard", Tool::Both, "its protocol"),
-    w(
-        "arg",
-        "arg=ARG",
-        Tool::Cutechess,
-        "an argument (repeatable)",
-    ),
+    w("arg", "arg=ARG", Tool::Cutechess, "an argument (repeatable)"),
     w("args", "args=\"A B\"", Tool::Fastchess, "its arguments"),
-    w(
-        "option",
-        "option.NAME=VALUE",
-        Tool::Both,
-        "a UCI option (one it lacks, or a value it does not take: a warning, and it is not set)",
-    ),
-    w(
-        "initstr",
-        "initstr=LINE",
-        Tool::Cutechess,
-        "setoption lines and the protocol's opening lines",
-    ),
-    w(
-        "conf",
-        "conf=NAME",
-        Tool::Cutechess,
-        "the engine NAME of engines.json",
-    ),
-    w(
-        "tc",
-        "tc=[MOVES/]SECS[+INC] | inf | inf/SECS+INC | 0/SECS+INC",
-        Tool::Both,
-        "its clock (0/ and inf/: every move in one period)",
-    ),
+    w("option", "option.NAME=VALUE", Tool::Both, "a UCI option (one it lacks, or a value it does not take: a warning, and it is not set)"),
+    w("initstr", "initstr=LINE", Tool::Cutechess, "setoption lines and the protocol's opening lines"),
+    w("conf", "conf=NAME", Tool::Cutechess, "the engine NAME of engines.json"),
+    w("tc", "tc=[MOVES/]SECS[+INC] | inf | inf/SECS+INC | 0/SECS+INC", Tool::Both, "its clock (0/ and inf/: every move in one period)"),
     w("st", "st=SECS", Tool::Both, "time per move"),
     w("nodes", "nodes=N", Tool::Both, "nodes per move"),
     w("depth", "depth=N", Tool::Both, "depth per move"),
     w("plies", "plies=N", Tool::Fastchess, "depth per move"),
-    w(
-        "timemargin",
-        "timemargin=MS",
-        Tool::Both,
-        "how far a move may overrun the clock",
-    ),
-    w(
-        "restart",
-        "restart=on|off|auto",
-        Tool::Both,
-        "a process per game (auto: off)",
-    ),
-    w(
-        "ponder",
-        "ponder",
-        Tool::Cutechess,
-        "think on the opponent's time",
-    ),
-    w(
-        "whitepov",
-        "whitepov",
-        Tool::Cutechess,
-        "scores from White's side",
-    ),
-    w(
-        "trust",
-        "trust",
-        Tool::Cutechess,
-        "taken (the referee judges every ending)",
-    ),
-    w(
-        "stderr",
-        "stderr=FILE",
-        Tool::Cutechess,
-        "its standard error appended to FILE",
-    ),
+    w("timemargin", "timemargin=MS", Tool::Both, "how far a move may overrun the clock"),
+    w("restart", "restart=on|off|auto", Tool::Both, "a process per game (auto: off)"),
+    w("ponder", "ponder", Tool::Cutechess, "think on the opponent's time"),
+    w("whitepov", "whitepov", Tool::Cutechess, "scores from White's side"),
+    w("trust", "trust", Tool::Cutechess, "taken (the referee judges every ending)"),
+    w("stderr", "stderr=FILE", Tool::Cutechess, "its standard error appended to FILE"),
 ];
 
 /// Words refused, with the reason.
+#[rustfmt::skip]
 pub const REFUSED: &[(&str, &str)] = &[
-    (
-        "-tb, -tbpieces, -tbignore50, -tbadjudicate",
-        "tablebase adjudication is not supported",
-    ),
-    (
-        "book=, bookdepth=, -bookmode",
-        "engine opening books are not supported",
-    ),
-    (
-        "tc=hg...",
-        "hourglass time controls are not supported (fastchess refuses them too)",
-    ),
+    ("-tb, -tbpieces, -tbignore50, -tbadjudicate", "tablebase adjudication is not supported"),
+    ("book=, bookdepth=, -bookmode", "engine opening books are not supported"),
+    ("tc=hg...", "hourglass time controls are not supported (fastchess refuses them too)"),
     ("tscale=, debug (engine word)", "not supported"),
-    (
-        "-quick, -use-affinity, -show-latency, -strict, -*-ms, -compliance",
-        "fastchess's, not supported",
-    ),
-    (
-        "-sprt model=bayesian (fastchess)",
-        "fastchess's BayesElo SPRT is another computation",
-    ),
+    ("-quick, -use-affinity, -show-latency, -strict, -*-ms, -compliance", "fastchess's, not supported"),
+    ("-sprt model=bayesian (fastchess)", "fastchess's BayesElo SPRT is another computation"),
     ("-pgnout nps=true, pv=true, notation=lan|uci", "not written"),
     ("any other word", "refused by name"),
 ];
