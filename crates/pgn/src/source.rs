@@ -139,6 +139,17 @@ impl<'a> Source<'a> {
         Source::of(Text::At(Box::new(input)))
     }
 
+    /// An open file read at offsets ([`Source::file`]), its length (for
+    /// [`Source::with_len`]) asked of the system.
+    pub fn file_sized(file: std::fs::File) -> Source<'a> {
+        let len = file.metadata().ok().map(|m| m.len());
+        let source = Source::file(file);
+        match len {
+            Some(n) => source.with_len(n),
+            None => source,
+        }
+    }
+
     /// An opened input ([`Input::open`]): a regular file of plain text is
     /// read at offsets, its length known; anything else (stdin, a pipe, a
     /// compressed file's text) as a stream, whose text may end early where

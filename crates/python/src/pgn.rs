@@ -511,14 +511,7 @@ impl GameReader {
                         Ok(sender.send(Ok(batch)).is_ok())
                     };
                     let source = match file {
-                        Some(file) => {
-                            let length = file.metadata().ok().map(|m| m.len());
-                            let source = rookery_pgn::source::Source::file(file);
-                            match length {
-                                Some(n) => source.with_len(n),
-                                None => source,
-                            }
-                        }
+                        Some(file) => rookery_pgn::source::Source::file_sized(file),
                         // Decoded there (`decode`), as a file's text is.
                         None => rookery_pgn::source::Source::reader(reader),
                     };

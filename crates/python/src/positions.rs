@@ -260,14 +260,7 @@ fn read_on_threads(
                 Ok(sender.send(Ok(piece)).is_ok())
             };
             let source = match file {
-                Some(file) => {
-                    let length = file.metadata().ok().map(|m| m.len());
-                    let source = rookery_pgn::source::Source::file(file);
-                    match length {
-                        Some(n) => source.with_len(n),
-                        None => source,
-                    }
-                }
+                Some(file) => rookery_pgn::source::Source::file_sized(file),
                 None => rookery_pgn::source::Source::reader(reader),
             };
             let reading = Reading {
