@@ -17,6 +17,7 @@ mod db_serve;
 mod engine_bench;
 mod engine_extremes;
 mod epd_cli;
+mod guide_runs;
 mod match_cli;
 mod match_compat;
 mod match_frameworks;
