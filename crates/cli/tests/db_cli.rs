@@ -157,6 +157,16 @@ pub(crate) fn generated(n: usize) -> Vec<Generated> {
     out
 }
 
+/// Plays the move `uci` (in UCI), which must be legal, in `pos`.
+pub(crate) fn play_uci(pos: &mut rookery_core::Position, uci: &str) {
+    let m = uci
+        .parse::<rookery_core::UciMove>()
+        .unwrap()
+        .to_move(pos)
+        .unwrap();
+    pos.play_unchecked(m);
+}
+
 /// The text of `n` generated games.
 pub(crate) fn games(n: usize) -> String {
     generated(n).into_iter().map(|g| g.text).collect()
@@ -209,12 +219,7 @@ fn the_explorer_from_the_index_is_pgn_trees() {
             let line = [b["uci"].as_str().unwrap(), c["uci"].as_str().unwrap()];
             let mut pos = rookery_core::Position::startpos();
             for u in line {
-                let m = u
-                    .parse::<rookery_core::UciMove>()
-                    .unwrap()
-                    .to_move(&pos)
-                    .unwrap();
-                pos.play_unchecked(m);
+                play_uci(&mut pos, u);
             }
             let played = rookery_in(
                 t.path(),
@@ -404,12 +409,7 @@ fn runs_and_merged_segments_answer_as_one_index() {
     let mut fens = vec!["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_string()];
     let mut pos = rookery_core::Position::startpos();
     for (i, uci) in all[7].ucis.iter().enumerate() {
-        let m = uci
-            .parse::<rookery_core::UciMove>()
-            .unwrap()
-            .to_move(&pos)
-            .unwrap();
-        pos.play_unchecked(m);
+        play_uci(&mut pos, uci);
         if [2, 5, 30].contains(&i) {
             fens.push(rookery_core::Fen::from_position(&pos).to_string());
         }
@@ -699,12 +699,7 @@ fn through(all: &[Generated], target: &rookery_core::Position) -> Vec<(u64, Stri
             if pos.hash() == target.hash() {
                 last = Some(u.clone());
             }
-            let m = u
-                .parse::<rookery_core::UciMove>()
-                .unwrap()
-                .to_move(&pos)
-                .unwrap();
-            pos.play_unchecked(m);
+            play_uci(&mut pos, u);
         }
         if let Some(u) = last {
             out.push((i as u64 + 1, u));
@@ -739,12 +734,7 @@ fn top_and_recent_games_are_those_of_a_pass_over_the_games() {
     for line in &lines {
         let mut target = rookery_core::Position::startpos();
         for u in line {
-            let m = u
-                .parse::<rookery_core::UciMove>()
-                .unwrap()
-                .to_move(&target)
-                .unwrap();
-            target.play_unchecked(m);
+            play_uci(&mut target, u);
         }
         for (n, flags, keep) in [
             (
@@ -895,22 +885,12 @@ fn a_players_repertoire_is_pgn_tree_over_their_games() {
             &["pgn", "tree", s(&part), "--depth", "3", "--json", "-q"],
             b"",
         );
-        let from_db = rookery_in(
-            t.path(),
-            &[
-                "db",
-                "explore",
-                s(&db),
-                "--player",
-                asked,
-                "--color",
-                color,
-                "--depth",
-                "3",
-                "--json",
-            ],
-            b"",
-        );
+        // `db explore` of the player's games in that colour, in `shape`.
+        let explore = |shape: &[&str]| {
+            let player = ["db", "explore", s(&db), "--player", asked, "--color", color];
+            rookery_in(t.path(), &[&player[..], shape].concat(), b"")
+        };
+        let from_db = explore(&["--depth", "3", "--json"]);
         assert_eq!(from_db.status.code(), Some(0), "{}", text(&from_db.stderr));
         assert_eq!(
             text(&from_db.stdout),
@@ -920,20 +900,7 @@ fn a_players_repertoire_is_pgn_tree_over_their_games() {
         let v: serde_json::Value = serde_json::from_str(&text(&from_db.stdout)).unwrap();
         assert!(v["games"].as_u64().unwrap() > 100, "{v}");
         // lichess's /player shape: the same counts.
-        let l = rookery_in(
-            t.path(),
-            &[
-                "db",
-                "explore",
-                s(&db),
-                "--player",
-                asked,
-                "--color",
-                color,
-                "--lichess",
-            ],
-            b"",
-        );
+        let l = explore(&["--lichess"]);
         let l: serde_json::Value = serde_json::from_str(&text(&l.stdout)).unwrap();
         for k in ["white", "draws", "black"] {
             assert_eq!(l[k], v[k], "{k}");

@@ -16,11 +16,11 @@
 //! Peers: Chromium and python3 for the page (skipped with a note when
 //! missing, failed under `CI`). Every wait is bounded; nothing is timed.
 
-use crate::common::web::get;
+use crate::common::web::{get, Browser};
 use crate::common::{rookery_in, s, text, ROOKERY};
-use crate::db_cli::games;
+use crate::db_cli::{games, play_uci};
 use rookery_testkit::cmd::KillOnDrop;
-use rookery_testkit::{peer, TempDir};
+use rookery_testkit::TempDir;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -155,84 +155,47 @@ fn the_servers_answers_are_db_explores_in_lichesss_shape() {
     let (db, _) = database(&t, 1500);
     // The command line's answers first: a served database is the server's
     // (the store opens a file in one process at a time).
-    let tree = cli_json(&t, &["db", "explore", s(&db), "--json"]);
+    // `db explore DB ARGS`.
+    let explore = |args: &[&str]| cli_json(&t, &[&["db", "explore", s(&db)][..], args].concat());
+    let tree = explore(&["--json"]);
     let first = tree["moves"][0]["uci"].as_str().unwrap().to_string();
-    let after = cli_json(&t, &["db", "explore", s(&db), "--play", &first, "--json"]);
+    let after = explore(&["--play", &first, "--json"]);
     let second = after["moves"][0]["uci"].as_str().unwrap().to_string();
     let plays = ["".to_string(), first.clone(), format!("{first},{second}")];
     let mut expected = Vec::new();
     for play in &plays {
-        let lichess = cli_json(
-            &t,
-            &[
-                "db",
-                "explore",
-                s(&db),
-                "--lichess",
-                "--play",
-                play,
-                "--speeds",
-                "blitz,rapid,classical",
-            ],
-        );
-        let masters = cli_json(
-            &t,
-            &[
-                "db",
-                "explore",
-                s(&db),
-                "--lichess",
-                "--play",
-                play,
-                "--top-games",
-                "15",
-            ],
-        );
+        let lichess = explore(&[
+            "--lichess",
+            "--play",
+            play,
+            "--speeds",
+            "blitz,rapid,classical",
+        ]);
+        let masters = explore(&["--lichess", "--play", play, "--top-games", "15"]);
         expected.push((play.clone(), lichess, masters));
     }
-    let player = cli_json(
-        &t,
-        &[
-            "db",
-            "explore",
-            s(&db),
-            "--player",
-            "alice",
-            "--color",
-            "white",
-            "--lichess",
-        ],
-    );
-    let count = rookery_in(
-        t.path(),
-        &[
-            "db",
-            "search",
-            s(&db),
-            "--player",
-            "bob",
-            "--result",
-            "1-0",
-            "--count",
-        ],
-        b"",
-    );
+    let player = explore(&["--player", "alice", "--color", "white", "--lichess"]);
+    // Bob's wins, by `db search` told what to print.
+    let bobs_wins = |print: &str| {
+        rookery_in(
+            t.path(),
+            &[
+                "db",
+                "search",
+                s(&db),
+                "--player",
+                "bob",
+                "--result",
+                "1-0",
+                print,
+            ],
+            b"",
+        )
+    };
+    let count = bobs_wins("--count");
     let n: usize = text(&count.stdout).trim().parse().unwrap();
     assert!(n > 10);
-    let listed = rookery_in(
-        t.path(),
-        &[
-            "db",
-            "search",
-            s(&db),
-            "--player",
-            "bob",
-            "--result",
-            "1-0",
-            "--pgn",
-        ],
-        b"",
-    );
+    let listed = bobs_wins("--pgn");
 
     let server = serve(&db);
     let a = &server.addr;
@@ -255,12 +218,7 @@ fn the_servers_answers_are_db_explores_in_lichesss_shape() {
     // the start.
     let fen_after = {
         let mut p = rookery_core::Position::startpos();
-        let m = first
-            .parse::<rookery_core::UciMove>()
-            .unwrap()
-            .to_move(&p)
-            .unwrap();
-        p.play_unchecked(m);
+        play_uci(&mut p, &first);
         p.fen()
     };
     let by_fen = json_of(a, &format!("/lichess?fen={}", fen_after.replace(' ', "+")));
@@ -357,10 +315,7 @@ fn hostile_questions_get_400_and_the_server_goes_on() {
 
 #[test]
 fn the_page_plays_a_clicked_move_and_shows_its_table() {
-    let Some(chromium) = peer::chromium() else {
-        return;
-    };
-    let Some(python) = peer::find(&["python3"], None).or_else(|| peer::missing("python3")) else {
+    let Some(browser) = Browser::find() else {
         return;
     };
     let t = TempDir::new("db-page");
@@ -378,23 +333,11 @@ fn the_page_plays_a_clicked_move_and_shows_its_table() {
             "{path} loads nothing from elsewhere"
         );
     }
-    let out = Command::new(python)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/python/db_page_cdp.py"
-        ))
-        .arg(chromium)
-        .arg(format!("http://{a}/"))
-        .arg(t.join("profile"))
-        .arg("60")
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    let seen: Value = serde_json::from_str(said.trim())
-        .unwrap_or_else(|e| panic!("{e}: {said}\n{}", String::from_utf8_lossy(&out.stderr)));
-    assert!(
-        out.status.success() && seen.get("error").is_none(),
-        "{seen}"
+    let seen = browser.look(
+        "db_page_cdp.py",
+        &format!("http://{a}/"),
+        &t.join("profile"),
+        &["60"],
     );
     let rows = |v: &Value| -> Vec<String> {
         v["rows"]
@@ -420,23 +363,13 @@ fn the_page_plays_a_clicked_move_and_shows_its_table() {
     // its table.
     let clicked = &rows(first)[0];
     let mut pos = rookery_core::Position::startpos();
-    let m = clicked
-        .parse::<rookery_core::UciMove>()
-        .unwrap()
-        .to_move(&pos)
-        .unwrap();
-    pos.play_unchecked(m);
+    play_uci(&mut pos, clicked);
     assert_eq!(second["fen"].as_str().unwrap(), pos.fen());
     assert_eq!(rows(second), table(clicked));
     assert_ne!(rows(second), rows(first));
     // Then a move played on the board with the mouse.
     let on_board = seen["board_move"].as_str().unwrap();
-    let m = on_board
-        .parse::<rookery_core::UciMove>()
-        .unwrap()
-        .to_move(&pos)
-        .unwrap();
-    pos.play_unchecked(m);
+    play_uci(&mut pos, on_board);
     assert_eq!(third["fen"].as_str().unwrap(), pos.fen());
     assert_eq!(rows(third), table(&format!("{clicked},{on_board}")));
 }

@@ -11,10 +11,10 @@
 //! test; with `CI` set a missing one fails it, otherwise it is skipped
 //! with a note. Every wait is bounded; nothing is timed.
 
-use crate::common::web::{self, get, Events};
-use crate::common::ROOKERY;
+use crate::common::web::{self, get, Browser, Events};
+use crate::common::{s, ROOKERY};
 use rookery_testkit::cmd::KillOnDrop as Proc;
-use rookery_testkit::{peer, pgn_text, TempDir};
+use rookery_testkit::{pgn_text, TempDir};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -121,10 +121,7 @@ fn a_half_points(game: &str) -> u32 {
 
 #[test]
 fn the_match_page_in_a_browser_is_what_the_pgn_holds() {
-    let Some(chromium) = peer::chromium() else {
-        return;
-    };
-    let Some(python) = peer::find(&["python3"], None).or_else(|| peer::missing("python3")) else {
+    let Some(browser) = Browser::find() else {
         return;
     };
     let dir = TempDir::new("match-web");
@@ -153,28 +150,15 @@ fn the_match_page_in_a_browser_is_what_the_pgn_holds() {
         v["finished_total"].as_u64() >= Some(2)
             && v["live"].as_array().is_some_and(|l| !l.is_empty())
     });
-    let out = Command::new(python)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/python/spectator_cdp.py"
-        ))
-        .arg(chromium)
-        .arg(format!("http://{web}/"))
-        .arg(dir.join("profile"))
-        .arg(dir.join("page.png"))
-        .arg("60")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/python/match_observe.js"
-        ))
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    let seen: Value = serde_json::from_str(said.trim())
-        .unwrap_or_else(|e| panic!("{e}: {said}\n{}", String::from_utf8_lossy(&out.stderr)));
-    assert!(
-        out.status.success() && seen.get("error").is_none(),
-        "{seen}"
+    let seen = browser.look(
+        "spectator_cdp.py",
+        &format!("http://{web}/"),
+        &dir.join("profile"),
+        &[
+            s(&dir.join("page.png")),
+            "60",
+            s(&web::python_script("match_observe.js")),
+        ],
     );
     stop(m);
 

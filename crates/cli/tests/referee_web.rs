@@ -9,13 +9,13 @@
 //! Peers: Chromium and python3 (standard library only). When `CI` is set
 //! and one is missing the test fails; otherwise it skips with a note.
 
-use crate::common::web::{self, get, Events};
-use crate::common::{line_after, referee_client, ROOKERY};
+use crate::common::web::{self, get, Browser, Events};
+use crate::common::{line_after, referee_client, s, ROOKERY};
 use rookery_testkit::cmd::KillOnDrop as Proc;
-use rookery_testkit::{peer, pgn_text, TempDir};
+use rookery_testkit::{pgn_text, TempDir};
 use serde_json::Value;
 use std::io::{BufReader, Read, Write};
-use std::process::{ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command};
 use std::time::{Duration, Instant};
 
 /// The longest any wait for the event may take.
@@ -49,26 +49,13 @@ impl Event {
              rounds = 1\ngames = 2\npairing = \"round-robin\"\ntime_control = \"20+0.2\"\n\
              quiet_period_ms = 100\ntime_margin_ms = 500\n\
              [[player]]\nname = \"Alpha\"\ntoken = \"a\"\n[[player]]\nname = \"Beta\"\ntoken = \"b\"\n");
-        let stderr = std::fs::File::create(dir.join("serve.stderr")).unwrap();
-        let mut child = Command::new(ROOKERY)
-            .args(["referee", "serve", "--config"])
-            .arg(&cfg)
-            .args(["--listen", "127.0.0.1:0", "--web", "127.0.0.1:0"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .unwrap();
+        let mut child = web::spawn_referee(Command::new(ROOKERY), &cfg, dir.path());
         let stdin = child.stdin.take().unwrap();
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
         let server = Proc(child);
         let addr = line_after(&mut stdout, "listening on ");
         let url = line_after(&mut stdout, "spectator page: ");
-        let web = url
-            .strip_prefix("http://")
-            .and_then(|u| u.strip_suffix('/'))
-            .unwrap_or_else(|| panic!("not a page address: {url:?}"))
-            .to_string();
+        let web = web::page_host(&url);
         let client = |name: &str, token: &str| {
             referee_client(&[
                 &addr, "--engine", "builtin", "--name", name, "--token", token,
@@ -105,10 +92,7 @@ impl Event {
 
 #[test]
 fn spectators_follow_a_live_event_in_the_browser_and_through_the_feeds() {
-    let Some(chromium) = peer::chromium() else {
-        return;
-    };
-    let Some(python) = peer::find(&["python3"], None).or_else(|| peer::missing("python3")) else {
+    let Some(browser) = Browser::find() else {
         return;
     };
     let dir = TempDir::new("referee-web");
@@ -189,23 +173,11 @@ fn spectators_follow_a_live_event_in_the_browser_and_through_the_feeds() {
     // The page in a browser: board, clocks, moves; then the next position
     // arrives without a reload.
     let shot = dir.join("page.png");
-    let out = Command::new(python)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/python/spectator_cdp.py"
-        ))
-        .arg(chromium)
-        .arg(format!("http://{web}/"))
-        .arg(dir.join("profile"))
-        .arg(&shot)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    let seen: Value = serde_json::from_str(said.trim())
-        .unwrap_or_else(|e| panic!("{e}: {said}\n{}", String::from_utf8_lossy(&out.stderr)));
-    assert!(
-        out.status.success() && seen.get("error").is_none(),
-        "{seen}"
+    let seen = browser.look(
+        "spectator_cdp.py",
+        &format!("http://{web}/"),
+        &dir.join("profile"),
+        &[s(&shot)],
     );
     let (a, b) = (&seen["first"], &seen["later"]);
     assert_eq!(a["boards"], 1, "{a}");

@@ -12,7 +12,8 @@
 //! peer, or a machine that does not allow the flood's descriptors, fails
 //! the test, otherwise it is skipped with a note.
 
-use crate::common::web::{self, get, lines};
+use crate::common::s;
+use crate::common::web::{self, get, lines, Browser};
 use rookery_testkit::{peer, TempDir};
 use serde_json::Value;
 use std::io::Write;
@@ -69,8 +70,7 @@ impl Referee {
     /// Starts `rookery referee serve`, under `ulimit -n nofile` if given.
     fn start(dir: &TempDir, event: &str, nofile: Option<usize>) -> Referee {
         let cfg = dir.write("event.toml", event);
-        let stderr = std::fs::File::create(dir.join("serve.stderr")).unwrap();
-        let mut cmd = match nofile {
+        let cmd = match nofile {
             Some(n) => {
                 let mut c = Command::new("sh");
                 c.args([
@@ -82,15 +82,7 @@ impl Referee {
             }
             None => Command::new(ROOKERY),
         };
-        let mut child = cmd
-            .args(["referee", "serve", "--config"])
-            .arg(&cfg)
-            .args(["--listen", "127.0.0.1:0", "--web", "127.0.0.1:0"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .unwrap();
+        let mut child = web::spawn_referee(cmd, &cfg, dir.path());
         let stdin = child.stdin.take().unwrap();
         let out = lines(child.stdout.take().unwrap());
         let server = Proc(child);
@@ -103,11 +95,7 @@ impl Referee {
         };
         let addr = line("listening on ");
         let url = line("spectator page: ");
-        let web = url
-            .strip_prefix("http://")
-            .and_then(|u| u.strip_suffix('/'))
-            .unwrap_or_else(|| panic!("not a page address: {url:?}"))
-            .to_string();
+        let web = web::page_host(&url);
         Referee {
             server,
             stdin,
@@ -365,10 +353,7 @@ fn a_million_rounds_are_seen_a_page_at_a_time() {
 /// moves as PGN numbers them.
 #[test]
 fn the_move_list_reads_as_numbered_moves() {
-    let Some(chromium) = peer::chromium() else {
-        return;
-    };
-    let Some(python) = peer::find(&["python3"], None).or_else(|| peer::missing("python3")) else {
+    let Some(browser) = Browser::find() else {
         return;
     };
     let dir = TempDir::new("referee-web-text");
@@ -385,23 +370,11 @@ fn the_move_list_reads_as_numbered_moves() {
             .as_array()
             .is_some_and(|m| m.len() >= 3)
     });
-    let out = Command::new(python)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/python/spectator_cdp.py"
-        ))
-        .arg(chromium)
-        .arg(format!("http://{web}/"))
-        .arg(dir.join("profile"))
-        .arg(dir.join("page.png"))
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    let seen: Value = serde_json::from_str(said.trim())
-        .unwrap_or_else(|e| panic!("{e}: {said}\n{}", String::from_utf8_lossy(&out.stderr)));
-    assert!(
-        out.status.success() && seen.get("error").is_none(),
-        "{seen}"
+    let seen = browser.look(
+        "spectator_cdp.py",
+        &format!("http://{web}/"),
+        &dir.join("profile"),
+        &[s(&dir.join("page.png"))],
     );
     let text = seen["later"]["moves_text"].as_str().unwrap();
     // Numbers and moves in turn: "1. e4 e5 2. Nf3 ...".

@@ -1,12 +1,15 @@
 //! What the tests of rookery's web pages share: plain HTTP/1.0 requests
 //! written without rookery's code ([`get`]), a Server-Sent Events reader
-//! ([`Events`]), a JSON feed read and polled ([`json`], [`poll`]), and a
-//! child's output read line by line on a thread ([`lines`]), every wait
-//! bounded.
+//! ([`Events`]), a JSON feed read and polled ([`json`], [`poll`]), a
+//! child's output read line by line on a thread ([`lines`]), and a page
+//! looked at in headless Chromium ([`Browser`]), every wait bounded.
 
+use rookery_testkit::peer;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
@@ -125,6 +128,31 @@ impl Events {
     }
 }
 
+/// Spawns `rookery referee serve --config CFG` on loopback with its
+/// spectator page, from `cmd` (`rookery` itself, or a shell that runs it
+/// under a limit): its stdin and stdout piped, its stderr written to
+/// `dir/serve.stderr`.
+pub fn spawn_referee(mut cmd: Command, cfg: &Path, dir: &Path) -> Child {
+    let stderr = std::fs::File::create(dir.join("serve.stderr")).unwrap();
+    cmd.args(["referee", "serve", "--config"])
+        .arg(cfg)
+        .args(["--listen", "127.0.0.1:0", "--web", "127.0.0.1:0"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap()
+}
+
+/// The `host:port` of the spectator page at `url`, as the referee prints
+/// it (`http://host:port/`).
+pub fn page_host(url: &str) -> String {
+    url.strip_prefix("http://")
+        .and_then(|u| u.strip_suffix('/'))
+        .unwrap_or_else(|| panic!("not a page address: {url:?}"))
+        .to_string()
+}
+
 /// The lines of a child's output, read on a thread of their own until it
 /// closes it or the receiver is gone.
 pub fn lines(out: impl Read + Send + 'static) -> Receiver<String> {
@@ -144,4 +172,50 @@ pub fn lines(out: impl Read + Send + 'static) -> Receiver<String> {
 pub fn next_line(rx: &Receiver<String>, what: &str, wait: Duration) -> String {
     rx.recv_timeout(wait)
         .unwrap_or_else(|e| panic!("no {what} within {wait:?}: {e}"))
+}
+
+/// Headless Chromium driven over the DevTools protocol by one of the
+/// scripts of tests/python, run with python3.
+pub struct Browser {
+    chromium: PathBuf,
+    python: PathBuf,
+}
+
+impl Browser {
+    /// Chromium and python3, or `None` for the test to return early (a
+    /// missing one fails the test under `CI`, see [`peer::missing`]).
+    pub fn find() -> Option<Browser> {
+        let chromium = peer::chromium()?;
+        let python = peer::require("python3", &["python3"], None)?;
+        Some(Browser { chromium, python })
+    }
+
+    /// Runs `tests/python/SCRIPT CHROMIUM URL PROFILE ARGS...` (`profile`:
+    /// the browser's own profile directory) and returns the JSON it prints,
+    /// which must report no `error` from a script that succeeded.
+    pub fn look(&self, script: &str, url: &str, profile: &Path, args: &[&str]) -> Value {
+        let out = Command::new(&self.python)
+            .arg(python_script(script))
+            .arg(&self.chromium)
+            .arg(url)
+            .arg(profile)
+            .args(args)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        let seen: Value = serde_json::from_str(said.trim())
+            .unwrap_or_else(|e| panic!("{e}: {said}\n{}", String::from_utf8_lossy(&out.stderr)));
+        assert!(
+            out.status.success() && seen.get("error").is_none(),
+            "{seen}"
+        );
+        seen
+    }
+}
+
+/// The path of `name` in tests/python.
+pub fn python_script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/python")
+        .join(name)
 }

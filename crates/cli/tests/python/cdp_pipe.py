@@ -7,6 +7,7 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
 import time
 
 FLAGS = (pathlib.Path(__file__).resolve().parents[3] / "testkit" / "chromium-flags.txt").read_text().split()
@@ -63,6 +64,29 @@ class Browser:
                 raise RuntimeError("chromium closed the pipe")
             self.buf += chunk
 
+    def open(self, url, width):
+        """Opens `url` in a new tab, in a window `width` by 1000 CSS
+        pixels; returns the tab's session."""
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
+            session,
+        )
+        self.call("Page.enable", {}, session)
+        self.call("Page.navigate", {"url": url}, session)
+        return session
+
+    def evaluate(self, session, expression):
+        """The value of the JavaScript `expression` in the tab of `session`."""
+        r = self.call(
+            "Runtime.evaluate", {"expression": expression, "returnByValue": True}, session
+        )
+        return r.get("result", {}).get("value")
+
     def close(self):
         try:
             self.call("Browser.close", timeout=5)
@@ -73,3 +97,34 @@ class Browser:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+def poll(look, ok, what, wait):
+    """Calls `look` every 0.1 s until it returns something `ok` holds of,
+    for at most `wait` seconds: returns that, or raises naming `what` and
+    the last thing seen."""
+    deadline = time.monotonic() + wait
+    seen = None
+    while time.monotonic() < deadline:
+        seen = look()
+        if seen and ok(seen):
+            return seen
+        time.sleep(0.1)
+    raise RuntimeError(f"timed out waiting for {what}; last seen: {seen}")
+
+
+def look_and_report(chromium, profile, look):
+    """Runs `look(browser, out)` on a Browser of its own, `look` filling the
+    dict `out` with what it saw; then prints `out` as one JSON object and
+    exits 0, or 1 with `out["error"]` saying what went wrong (the caller
+    fails the test)."""
+    b = Browser(chromium, profile)
+    out = {}
+    try:
+        look(b, out)
+    except Exception as e:  # reported; the caller fails the test
+        out["error"] = str(e)
+    finally:
+        b.close()
+    print(json.dumps(out))
+    sys.exit(1 if "error" in out else 0)

@@ -16,9 +16,8 @@ of its board; or {"error": ...} and exits 1 when a wait runs out.
 import json
 import os
 import sys
-import time
 
-from cdp_pipe import Browser
+from cdp_pipe import look_and_report, poll
 
 CHROMIUM, URL, PROFILE = sys.argv[1:4]
 WAIT = float(sys.argv[4]) if len(sys.argv) > 4 else 30.0
@@ -33,60 +32,38 @@ SEE = r"""
 """
 
 
-def main():
-    b = Browser(CHROMIUM, PROFILE)
-    out = {}
-    try:
-        target = b.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = b.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        b.call("Emulation.setDeviceMetricsOverride",
-               {"width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": False}, session)
-        b.call("Page.enable", {}, session)
-        b.call("Page.navigate", {"url": URL}, session)
+def look(b, out):
+    session = b.open(URL, 1400)
 
-        def evaluate(expr):
-            r = b.call("Runtime.evaluate", {"expression": expr, "returnByValue": True}, session)
-            return r.get("result", {}).get("value")
+    def evaluate(expr):
+        return b.evaluate(session, expr)
 
-        def see():
-            v = evaluate(SEE)
-            return json.loads(v) if v else None
+    def see():
+        v = evaluate(SEE)
+        return json.loads(v) if v else None
 
-        def wait_for(ok, what):
-            deadline = time.monotonic() + WAIT
-            seen = None
-            while time.monotonic() < deadline:
-                seen = see()
-                if seen and ok(seen):
-                    return seen
-                time.sleep(0.1)
-            raise RuntimeError(f"timed out waiting for {what}; last seen: {seen}")
+    def wait_for(ok, what):
+        return poll(see, ok, what, WAIT)
 
-        def click_square(sq):
-            rect = json.loads(evaluate(
-                "JSON.stringify(document.querySelector('[data-square=\"%s\"]').getBoundingClientRect())" % sq))
-            x, y = rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2
-            for kind in ("mousePressed", "mouseReleased"):
-                b.call("Input.dispatchMouseEvent",
-                       {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}, session)
+    def click_square(sq):
+        rect = json.loads(evaluate(
+            "JSON.stringify(document.querySelector('[data-square=\"%s\"]').getBoundingClientRect())" % sq))
+        x, y = rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2
+        for kind in ("mousePressed", "mouseReleased"):
+            b.call("Input.dispatchMouseEvent",
+                   {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}, session)
 
-        first = wait_for(lambda s: s["fen"] and s["rows"] and s["squares"] == 64, "the explorer's table")
-        out["first"] = first
-        evaluate("document.querySelector('#moves tr.move-row').click(); true")
-        second = wait_for(lambda s: s["fen"] and s["fen"] != first["fen"], "the position after a click on a move")
-        out["second"] = second
-        if second["rows"]:
-            uci = second["rows"][0]
-            out["board_move"] = uci
-            click_square(uci[:2])
-            click_square(uci[2:4])
-            out["third"] = wait_for(lambda s: s["fen"] != second["fen"], "the position after a move on the board")
-    except Exception as e:  # reported; the caller fails the test
-        out["error"] = str(e)
-    finally:
-        b.close()
-    print(json.dumps(out))
-    sys.exit(1 if "error" in out else 0)
+    first = wait_for(lambda s: s["fen"] and s["rows"] and s["squares"] == 64, "the explorer's table")
+    out["first"] = first
+    evaluate("document.querySelector('#moves tr.move-row').click(); true")
+    second = wait_for(lambda s: s["fen"] and s["fen"] != first["fen"], "the position after a click on a move")
+    out["second"] = second
+    if second["rows"]:
+        uci = second["rows"][0]
+        out["board_move"] = uci
+        click_square(uci[:2])
+        click_square(uci[2:4])
+        out["third"] = wait_for(lambda s: s["fen"] != second["fen"], "the position after a move on the board")
 
 
-main()
+look_and_report(CHROMIUM, PROFILE, look)

@@ -21,9 +21,8 @@ import json
 import os
 import pathlib
 import sys
-import time
 
-from cdp_pipe import Browser
+from cdp_pipe import look_and_report, poll
 
 CHROMIUM, URL, PROFILE, SHOT = sys.argv[1:5]
 # The flags the Rust tests start Chromium with (rookery_testkit::peer::chromium_flags).
@@ -62,62 +61,33 @@ if OBSERVE_FILE:
     OBSERVE = pathlib.Path(OBSERVE_FILE).read_text()
 
 
-def main():
-    b = Browser(CHROMIUM, PROFILE)
-    out = {}
-    try:
-        target = b.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = b.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
-            "sessionId"
-        ]
-        b.call(
-            "Emulation.setDeviceMetricsOverride",
-            {"width": 1280, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
-            session,
-        )
-        b.call("Page.enable", {}, session)
-        b.call("Page.navigate", {"url": URL}, session)
+def look(b, out):
+    session = b.open(URL, 1280)
 
-        def observe():
-            r = b.call(
-                "Runtime.evaluate", {"expression": OBSERVE, "returnByValue": True}, session
-            )
-            value = r.get("result", {}).get("value")
-            return json.loads(value) if value else None
+    def observe():
+        value = b.evaluate(session, OBSERVE)
+        return json.loads(value) if value else None
 
-        def wait_for(ok, what):
-            deadline = time.monotonic() + WAIT
-            seen = None
-            while time.monotonic() < deadline:
-                seen = observe()
-                if seen and ok(seen):
-                    return seen
-                time.sleep(0.1)
-            raise RuntimeError(f"timed out waiting for {what}; last seen: {seen}")
+    def wait_for(ok, what):
+        return poll(observe, ok, what, WAIT)
 
-        first = wait_for(
-            lambda o: o["boards"] >= 1
-            and o["white_clock"]
-            and o["black_clock"]
-            and len(o["moves"]) >= 1,
-            "a game with a board, both clocks and a move",
-        )
-        b.call(
-            "Runtime.evaluate",
-            {"expression": "window.__spectatorMark = 'first-load'; true"},
-            session,
-        )
-        out["first"] = first
-        out["later"] = wait_for(lambda o: o["fen"] != first["fen"], "another position")
-        shot = b.call("Page.captureScreenshot", {"format": "png"}, session)
-        with open(SHOT, "wb") as f:
-            f.write(base64.b64decode(shot["data"]))
-    except Exception as e:  # report, the caller fails the test
-        out["error"] = str(e)
-    finally:
-        b.close()
-    print(json.dumps(out))
-    sys.exit(1 if "error" in out else 0)
+    first = wait_for(
+        lambda o: o["boards"] >= 1
+        and o["white_clock"]
+        and o["black_clock"]
+        and len(o["moves"]) >= 1,
+        "a game with a board, both clocks and a move",
+    )
+    b.call(
+        "Runtime.evaluate",
+        {"expression": "window.__spectatorMark = 'first-load'; true"},
+        session,
+    )
+    out["first"] = first
+    out["later"] = wait_for(lambda o: o["fen"] != first["fen"], "another position")
+    shot = b.call("Page.captureScreenshot", {"format": "png"}, session)
+    with open(SHOT, "wb") as f:
+        f.write(base64.b64decode(shot["data"]))
 
 
-main()
+look_and_report(CHROMIUM, PROFILE, look)
