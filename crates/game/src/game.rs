@@ -248,264 +248,23 @@ pub fn play_game(
 ) -> Result<FinishedGame, GameError> {
     let (started, played_before_ms) = setup.history.clone().unwrap_or_else(|| (utc_now(), 0));
     let t_start = Instant::now();
-    let chess960 = setup.start.is_chess960_castling();
-    let mode = if chess960 {
-        CastlingMode::Chess960
-    } else {
-        CastlingMode::Standard
-    };
-    let mut game = Game::new(setup.start.clone());
-    let mut records: Vec<MoveRecord> = Vec::new();
-    let mut clocks = [
-        Clock::new(&setup.tc[0], setup.margin[0]),
-        Clock::new(&setup.tc[1], setup.margin[1]),
-    ];
-    let mut faults: [Option<Fault>; 2] = [None, None];
-    let mut overheads = Vec::new();
-
-    let done = resume.unwrap_or(&[]);
-    let mut made = [0u32; 2];
-    let mut left: [Option<u64>; 2] = [None, None];
-    // Time each side has used, as the `cc` of EPD reports it.
-    let mut used_total = [Duration::ZERO; 2];
-    for r in done {
-        let pos = game.position();
-        let m = r
-            .uci
-            .parse::<UciMove>()
-            .ok()
-            .and_then(|u| u.to_move(pos).ok())
-            .ok_or_else(|| GameError::Resume(format!("move {} is not legal", r.uci)))?;
-        let side = idx(pos.turn());
-        if !r.book {
-            made[side] += 1;
-            used_total[side] += Duration::from_millis(r.time_ms);
-            if r.clock_ms.is_some() {
-                left[side] = r.clock_ms;
-            }
-        }
-        game.play(m).map_err(|e| GameError::Resume(e.to_string()))?;
-        records.push(r.clone());
-    }
-    for s in 0..2 {
-        if made[s] > 0 {
-            let rem = left[s].map_or_else(
-                || clocks[s].remaining().unwrap_or_default(),
-                Duration::from_millis,
-            );
-            clocks[s].restore(rem, made[s]);
-        }
-    }
-    // The opening moves not yet played (all of them in a new game; the rest
-    // of them when a game was cut off inside its opening).
-    if done.iter().all(|r| r.book) {
-        for &m in setup.opening.iter().skip(done.len()) {
-            let r = MoveRecord::book(game.position(), m, mode);
-            game.play(m)
-                .map_err(|e| GameError::Resume(format!("opening move: {e}")))?;
-            on_move(&r)?;
-            records.push(r);
-        }
-    }
-
-    // The stop that ended the game, if one did.
-    let mut stopped_by = None;
+    let mut table = Table::set(setup, resume.unwrap_or(&[]), on_move)?;
+    let mut players: [&mut dyn Player; 2] = [white, black];
     let ending = 'game: {
-        for c in [Color::White, Color::Black] {
-            let p: &mut dyn Player = if c == Color::White {
-                &mut *white
-            } else {
-                &mut *black
-            };
-            if let Err(e) = p.new_game(chess960) {
-                if let Some(stop) = setup.stop.get() {
-                    stopped_by = Some(stop);
-                    break 'game stopped(stop);
-                }
-                faults[idx(c)] = Some(fault_of(&e));
-                break 'game forfeit(c, &e, "new game", None);
-            }
+        if let Some(end) = table.begin(&mut players) {
+            break 'game end;
         }
-        let mut last_reply: Option<Instant> = None;
-        // The side to move was offered a draw with the opponent's last move.
-        let mut draw_offered = false;
         loop {
-            if let Some(stop) = setup.stop.get() {
-                stopped_by = Some(stop);
-                break 'game stopped(stop);
+            if let Some(end) = table.over() {
+                break 'game end;
             }
-            if let Some(rule) = game.status() {
-                break 'game by_rule(rule, game.position().turn());
-            }
-            if let Some(v) = adjudicate::adjudicate(&setup.rules, &setup.start, &records) {
-                break 'game Ending {
-                    outcome: v.outcome,
-                    termination: Termination::Adjudication,
-                    reason: v.reason,
-                };
-            }
-            let pos = game.position().clone();
-            let side = pos.turn();
-            let s = idx(side);
-            let clock = &clocks[s];
-            let tc = clock.time_control();
-            let limits = ThinkLimits {
-                wtime: clocks[0].remaining(),
-                btime: clocks[1].remaining(),
-                winc: clocks[0].increment(),
-                binc: clocks[1].increment(),
-                movestogo: clock.moves_to_go(),
-                movetime: tc.movetime,
-                nodes: tc.nodes,
-                depth: tc.depth,
-            };
-            let has_clock = clock.limit().is_some();
-            let deadline = clock.limit().unwrap_or(setup.stall_timeout);
-            let player: &mut dyn Player = if side == Color::White {
-                &mut *white
-            } else {
-                &mut *black
-            };
-            let request = MoveRequest {
-                start: game.start(),
-                moves: game.moves(),
-                limits,
-                deadline,
-                used: used_total,
-                draw_offered,
-            };
-            if let Some(t) = last_reply {
-                overheads.push(t.elapsed());
-            }
-            // What the player does to get ready is not on its clock.
-            let prepared = player.prepare(&request);
-            let t0 = Instant::now();
-            let reply = prepared.and_then(|()| player.request_move(&request));
-            let used = t0.elapsed();
-            last_reply = Some(Instant::now());
-            let reply = match reply {
-                Ok(r) => r,
-                // A player interrupted by a stop is not at fault.
-                Err(_) if setup.stop.get().is_some() => {
-                    let stop = setup.stop.get().unwrap_or(Stop::Shutdown);
-                    stopped_by = Some(stop);
-                    break 'game stopped(stop);
-                }
-                Err(e) => {
-                    faults[s] = Some(fault_of(&e));
-                    if let PlayerError::Timeout {
-                        responsive: true, ..
-                    } = e
-                    {
-                        faults[s] = None;
-                    }
-                    let opponent_can_mate = !pos.has_insufficient_material(side.other());
-                    break 'game forfeit(side, &e, "move", Some((has_clock, opponent_can_mate)));
-                }
-            };
-            let offered = std::mem::take(&mut draw_offered);
-            if let Err(flag) = clocks[s].punch(used) {
-                let name = side_name(side);
-                if pos.has_insufficient_material(side.other()) {
-                    break 'game Ending {
-                        outcome: GameOutcome::Draw,
-                        termination: Termination::TimeForfeit,
-                        reason: format!(
-                            "{name} loses on time ({flag}), but {} cannot mate: draw",
-                            side_name(side.other())
-                        ),
-                    };
-                }
-                break 'game Ending {
-                    outcome: GameOutcome::win_for(side.other()),
-                    termination: Termination::TimeForfeit,
-                    reason: format!("{name} loses on time ({flag})"),
-                };
-            }
-            used_total[s] += used;
-            let name = side_name(side);
-            match reply.offer {
-                Some(Offer::Resign) => {
-                    break 'game Ending {
-                        outcome: GameOutcome::win_for(side.other()),
-                        termination: Termination::Normal,
-                        reason: format!("{name} resigns"),
-                    }
-                }
-                Some(Offer::Accept) if offered => {
-                    break 'game Ending {
-                        outcome: GameOutcome::Draw,
-                        termination: Termination::Normal,
-                        reason: "Draw by agreement".to_string(),
-                    }
-                }
-                Some(Offer::Accept) => {
-                    faults[s] = Some(Fault::Misbehaved);
-                    let e = PlayerError::Protocol("accepts a draw that was not offered".into());
-                    break 'game forfeit(side, &e, "move", None);
-                }
-                Some(Offer::Draw | Offer::Claim | Offer::Reject) | None => {}
-            }
-            let m = match reply.mv.to_move(&pos) {
-                Ok(m) => m,
-                Err(_) => {
-                    faults[s] = Some(Fault::Misbehaved);
-                    break 'game Ending {
-                        outcome: GameOutcome::win_for(side.other()),
-                        termination: Termination::IllegalMove,
-                        reason: format!("{} {ILLEGAL_MOVE_WORDS}{}", side_name(side), reply.mv),
-                    };
-                }
-            };
-            let r = MoveRecord {
-                uci: UciMove::from_move(&pos, m, mode).to_string(),
-                san: san_of(&pos, m),
-                book: false,
-                time_ms: ms(used),
-                clock_ms: clocks[s].remaining().map(ms),
-                score: reply.score,
-                depth: reply.depth,
-                nodes: reply.nodes,
-                seldepth: reply.seldepth,
-                info_strings: reply.info_strings,
-                // Checked here, with the clock stopped.
-                pv_warnings: crate::pvcheck::check_search(
-                    &game,
-                    &reply.infos,
-                    reply.mv,
-                    setup.rules.check_mate_pvs,
-                ),
-            };
-            // The move is legal: `to_move` found it among the legal moves.
-            if let Err(e) = game.play(m) {
-                break 'game Ending {
-                    outcome: GameOutcome::Unfinished,
-                    termination: Termination::Unterminated,
-                    reason: format!("internal error: {e}"),
-                };
-            }
-            on_move(&r)?;
-            records.push(r);
-            match reply.offer {
-                Some(Offer::Draw) => draw_offered = true,
-                // A valid claim is a draw by rule, which the top of the loop
-                // finds; one the rules do not support is refused.
-                Some(Offer::Claim)
-                    if setup.rules.invalid_claim_loses
-                        && !game.status().is_some_and(|r| r != Rule::Checkmate) =>
-                {
-                    faults[s] = Some(Fault::Misbehaved);
-                    break 'game Ending {
-                        outcome: GameOutcome::win_for(side.other()),
-                        termination: Termination::RulesInfraction,
-                        reason: format!("{name} claims a draw the rules do not give"),
-                    };
-                }
-                _ => {}
+            let player = &mut *players[idx(table.game.position().turn())];
+            if let Some(end) = table.turn(player, on_move)? {
+                break 'game end;
             }
         }
     };
-
+    let [white, black] = players;
     let record = GameRecord {
         number: setup.number,
         event: setup.event.clone(),
@@ -516,7 +275,7 @@ pub fn play_game(
         white_tc: setup.tc[0],
         black_tc: setup.tc[1],
         start_fen: rookery_core::Fen::from_position(&setup.start).to_string(),
-        moves: records,
+        moves: table.records,
         outcome: ending.outcome,
         termination: ending.termination,
         reason: ending.reason,
@@ -524,18 +283,341 @@ pub fn play_game(
         date: setup.date.clone(),
         duration_ms: played_before_ms.saturating_add(ms(t_start.elapsed())),
     };
-    let stop = stopped_by;
+    let stop = table.stopped_by;
     // A held game is not over: it resumes once the player is back.
     if stop != Some(Stop::Hold) {
-        white.game_over(&record, game.position());
-        black.game_over(&record, game.position());
+        white.game_over(&record, table.game.position());
+        black.game_over(&record, table.game.position());
     }
     Ok(FinishedGame {
         record,
-        faults,
-        overheads,
+        faults: table.faults,
+        overheads: table.overheads,
         stop,
     })
+}
+
+/// A game in progress as the game loop keeps it: the position and the
+/// moves, the clocks, and what it has learned of the players.
+struct Table<'s> {
+    setup: &'s GameSetup,
+    /// How castling moves are told (Chess960's king-takes-rook or not).
+    mode: CastlingMode,
+    game: Game,
+    records: Vec<MoveRecord>,
+    clocks: [Clock; 2],
+    faults: [Option<Fault>; 2],
+    /// The referee's time between one reply and the next request.
+    overheads: Vec<Duration>,
+    /// When the last reply came.
+    last_reply: Option<Instant>,
+    /// Time each side has used, as the `cc` of EPD reports it.
+    used_total: [Duration; 2],
+    /// The side to move was offered a draw with the opponent's last move.
+    draw_offered: bool,
+    /// The stop that ended the game, if one did.
+    stopped_by: Option<Stop>,
+}
+
+impl<'s> Table<'s> {
+    /// The table of `setup` with the moves of `done` replayed (the clocks
+    /// restored from them), then the opening moves not yet played (all of
+    /// them in a new game; the rest of them when a game was cut off inside
+    /// its opening), each told to `on_move`.
+    fn set(
+        setup: &'s GameSetup,
+        done: &[MoveRecord],
+        on_move: &mut dyn FnMut(&MoveRecord) -> std::io::Result<()>,
+    ) -> Result<Table<'s>, GameError> {
+        let mode = if setup.start.is_chess960_castling() {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        };
+        let mut table = Table {
+            setup,
+            mode,
+            game: Game::new(setup.start.clone()),
+            records: Vec::new(),
+            clocks: [
+                Clock::new(&setup.tc[0], setup.margin[0]),
+                Clock::new(&setup.tc[1], setup.margin[1]),
+            ],
+            faults: [None, None],
+            overheads: Vec::new(),
+            last_reply: None,
+            used_total: [Duration::ZERO; 2],
+            draw_offered: false,
+            stopped_by: None,
+        };
+        let mut made = [0u32; 2];
+        let mut left: [Option<u64>; 2] = [None, None];
+        for r in done {
+            let pos = table.game.position();
+            let m = r
+                .uci
+                .parse::<UciMove>()
+                .ok()
+                .and_then(|u| u.to_move(pos).ok())
+                .ok_or_else(|| GameError::Resume(format!("move {} is not legal", r.uci)))?;
+            let side = idx(pos.turn());
+            if !r.book {
+                made[side] += 1;
+                table.used_total[side] += Duration::from_millis(r.time_ms);
+                if r.clock_ms.is_some() {
+                    left[side] = r.clock_ms;
+                }
+            }
+            table
+                .game
+                .play(m)
+                .map_err(|e| GameError::Resume(e.to_string()))?;
+            table.records.push(r.clone());
+        }
+        for (s, clock) in table.clocks.iter_mut().enumerate() {
+            if made[s] > 0 {
+                let rem = left[s].map_or_else(
+                    || clock.remaining().unwrap_or_default(),
+                    Duration::from_millis,
+                );
+                clock.restore(rem, made[s]);
+            }
+        }
+        if done.iter().all(|r| r.book) {
+            for &m in setup.opening.iter().skip(done.len()) {
+                let r = MoveRecord::book(table.game.position(), m, mode);
+                table
+                    .game
+                    .play(m)
+                    .map_err(|e| GameError::Resume(format!("opening move: {e}")))?;
+                on_move(&r)?;
+                table.records.push(r);
+            }
+        }
+        Ok(table)
+    }
+
+    /// The ending of a stop the supervisor (or the user) asked for, if one
+    /// was: noted as what ended the game.
+    fn stop(&mut self) -> Option<Ending> {
+        let stop = self.setup.stop.get()?;
+        self.stopped_by = Some(stop);
+        Some(stopped(stop))
+    }
+
+    /// Tells both players a game begins: the ending when one cannot.
+    fn begin(&mut self, players: &mut [&mut dyn Player; 2]) -> Option<Ending> {
+        let chess960 = self.mode == CastlingMode::Chess960;
+        for c in [Color::White, Color::Black] {
+            if let Err(e) = players[idx(c)].new_game(chess960) {
+                if let Some(end) = self.stop() {
+                    return Some(end);
+                }
+                self.faults[idx(c)] = Some(fault_of(&e));
+                return Some(forfeit(c, &e, "new game", None));
+            }
+        }
+        None
+    }
+
+    /// The ending before the next move: a stop, a rule, an adjudication.
+    fn over(&mut self) -> Option<Ending> {
+        if let Some(end) = self.stop() {
+            return Some(end);
+        }
+        if let Some(rule) = self.game.status() {
+            return Some(by_rule(rule, self.game.position().turn()));
+        }
+        adjudicate::adjudicate(&self.setup.rules, &self.setup.start, &self.records).map(|v| {
+            Ending {
+                outcome: v.outcome,
+                termination: Termination::Adjudication,
+                reason: v.reason,
+            }
+        })
+    }
+
+    /// The side to move's limits as the clocks stand.
+    fn limits(&self, s: usize) -> ThinkLimits {
+        let clock = &self.clocks[s];
+        let tc = clock.time_control();
+        ThinkLimits {
+            wtime: self.clocks[0].remaining(),
+            btime: self.clocks[1].remaining(),
+            winc: self.clocks[0].increment(),
+            binc: self.clocks[1].increment(),
+            movestogo: clock.moves_to_go(),
+            movetime: tc.movetime,
+            nodes: tc.nodes,
+            depth: tc.depth,
+        }
+    }
+
+    /// One move of the side to move, asked of `player`, timed, checked and
+    /// played (and told to `on_move`): the ending when it ends the game.
+    fn turn(
+        &mut self,
+        player: &mut dyn Player,
+        on_move: &mut dyn FnMut(&MoveRecord) -> std::io::Result<()>,
+    ) -> Result<Option<Ending>, GameError> {
+        let pos = self.game.position().clone();
+        let side = pos.turn();
+        let s = idx(side);
+        let has_clock = self.clocks[s].limit().is_some();
+        let request = MoveRequest {
+            start: self.game.start(),
+            moves: self.game.moves(),
+            limits: self.limits(s),
+            deadline: self.clocks[s].limit().unwrap_or(self.setup.stall_timeout),
+            used: self.used_total,
+            draw_offered: self.draw_offered,
+        };
+        if let Some(t) = self.last_reply {
+            self.overheads.push(t.elapsed());
+        }
+        // What the player does to get ready is not on its clock.
+        let prepared = player.prepare(&request);
+        let t0 = Instant::now();
+        let reply = prepared.and_then(|()| player.request_move(&request));
+        let used = t0.elapsed();
+        self.last_reply = Some(Instant::now());
+        let reply = match reply {
+            Ok(r) => r,
+            Err(e) => return Ok(Some(self.failed(side, &e, has_clock))),
+        };
+        let offered = std::mem::take(&mut self.draw_offered);
+        if let Err(flag) = self.clocks[s].punch(used) {
+            return Ok(Some(flag_fell(&pos, &flag)));
+        }
+        self.used_total[s] += used;
+        if let Some(end) = self.answered(side, reply.offer, offered) {
+            return Ok(Some(end));
+        }
+        let Ok(m) = reply.mv.to_move(&pos) else {
+            self.faults[s] = Some(Fault::Misbehaved);
+            return Ok(Some(Ending {
+                outcome: GameOutcome::win_for(side.other()),
+                termination: Termination::IllegalMove,
+                reason: format!("{} {ILLEGAL_MOVE_WORDS}{}", side_name(side), reply.mv),
+            }));
+        };
+        let r = MoveRecord {
+            uci: UciMove::from_move(&pos, m, self.mode).to_string(),
+            san: san_of(&pos, m),
+            book: false,
+            time_ms: ms(used),
+            clock_ms: self.clocks[s].remaining().map(ms),
+            score: reply.score,
+            depth: reply.depth,
+            nodes: reply.nodes,
+            seldepth: reply.seldepth,
+            info_strings: reply.info_strings,
+            // Checked here, with the clock stopped.
+            pv_warnings: crate::pvcheck::check_search(
+                &self.game,
+                &reply.infos,
+                reply.mv,
+                self.setup.rules.check_mate_pvs,
+            ),
+        };
+        // The move is legal: `to_move` found it among the legal moves.
+        if let Err(e) = self.game.play(m) {
+            return Ok(Some(Ending {
+                outcome: GameOutcome::Unfinished,
+                termination: Termination::Unterminated,
+                reason: format!("internal error: {e}"),
+            }));
+        }
+        on_move(&r)?;
+        self.records.push(r);
+        Ok(self.after_move(side, reply.offer))
+    }
+
+    /// The ending when the player of `side` fails to move: none of its
+    /// fault when a stop interrupted it.
+    fn failed(&mut self, side: Color, e: &PlayerError, has_clock: bool) -> Ending {
+        if let Some(end) = self.stop() {
+            return end;
+        }
+        let s = idx(side);
+        self.faults[s] = match e {
+            PlayerError::Timeout {
+                responsive: true, ..
+            } => None,
+            e => Some(fault_of(e)),
+        };
+        let opponent_can_mate = !self.game.position().has_insufficient_material(side.other());
+        forfeit(side, e, "move", Some((has_clock, opponent_can_mate)))
+    }
+
+    /// What `side` said with its move before it is played: a resignation,
+    /// a draw accepted (a fault when none was offered).
+    fn answered(&mut self, side: Color, offer: Option<Offer>, offered: bool) -> Option<Ending> {
+        match offer {
+            Some(Offer::Resign) => Some(Ending {
+                outcome: GameOutcome::win_for(side.other()),
+                termination: Termination::Normal,
+                reason: format!("{} resigns", side_name(side)),
+            }),
+            Some(Offer::Accept) if offered => Some(Ending {
+                outcome: GameOutcome::Draw,
+                termination: Termination::Normal,
+                reason: "Draw by agreement".to_string(),
+            }),
+            Some(Offer::Accept) => {
+                self.faults[idx(side)] = Some(Fault::Misbehaved);
+                let e = PlayerError::Protocol("accepts a draw that was not offered".into());
+                Some(forfeit(side, &e, "move", None))
+            }
+            Some(Offer::Draw | Offer::Claim | Offer::Reject) | None => None,
+        }
+    }
+
+    /// What `side` said with its move once it is played: a draw offered to
+    /// the opponent, or a claim (a valid one is a draw by rule, which the
+    /// next [`Table::over`] finds; one the rules do not support is refused).
+    fn after_move(&mut self, side: Color, offer: Option<Offer>) -> Option<Ending> {
+        match offer {
+            Some(Offer::Draw) => {
+                self.draw_offered = true;
+                None
+            }
+            Some(Offer::Claim)
+                if self.setup.rules.invalid_claim_loses
+                    && !self.game.status().is_some_and(|r| r != Rule::Checkmate) =>
+            {
+                self.faults[idx(side)] = Some(Fault::Misbehaved);
+                Some(Ending {
+                    outcome: GameOutcome::win_for(side.other()),
+                    termination: Termination::RulesInfraction,
+                    reason: format!("{} claims a draw the rules do not give", side_name(side)),
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The ending when the flag of the side to move in `pos` fell (`flag`
+/// says how): a loss, or a draw when the opponent cannot mate.
+fn flag_fell(pos: &Position, flag: &impl std::fmt::Display) -> Ending {
+    let side = pos.turn();
+    let name = side_name(side);
+    if pos.has_insufficient_material(side.other()) {
+        return Ending {
+            outcome: GameOutcome::Draw,
+            termination: Termination::TimeForfeit,
+            reason: format!(
+                "{name} loses on time ({flag}), but {} cannot mate: draw",
+                side_name(side.other())
+            ),
+        };
+    }
+    Ending {
+        outcome: GameOutcome::win_for(side.other()),
+        termination: Termination::TimeForfeit,
+        reason: format!("{name} loses on time ({flag})"),
+    }
 }
 
 fn fault_of(e: &PlayerError) -> Fault {
