@@ -348,6 +348,12 @@ impl SprtReport {
         }
     }
 
+    /// The test as it is to be shown: the decision's, once taken (the
+    /// games after it do not change it), else over every game played.
+    pub fn shown(&self) -> SprtStatus {
+        self.decision.as_ref().map_or(self.last, |d| d.status)
+    }
+
     /// Whether the test decided (H0 or H1 accepted).
     pub fn decided(&self) -> bool {
         self.decision.is_some()

@@ -348,6 +348,9 @@ pub enum MatchEvent<'a> {
         record: &'a GameRecord,
         /// The standings after it.
         standings: &'a Standings,
+        /// The SPRT after it, if one runs (a sharded match's over the
+        /// pool): the numbers the match decides on.
+        sprt: Option<&'a SprtReport>,
     },
     /// The SPRT decided on the games counted so far: no new games start;
     /// games in progress finish and are counted too.
@@ -812,9 +815,11 @@ pub fn run_match_watched(
                     shared.counted.notify_all();
                     match done {
                         Finished::Recorded | Finished::Decided(_) => {
+                            let sprt = runner.sprt();
                             on_event(MatchEvent::Finished {
                                 record: &fin.record,
                                 standings: runner.standings(),
+                                sprt: sprt.as_ref(),
                             });
                         }
                         Finished::Cut | Finished::Replayed | Finished::Held => {}

@@ -333,7 +333,9 @@ impl MatchPage {
     /// counts are a pool's), a decision is shown.
     pub fn event(&self, event: &MatchEvent<'_>) {
         match event {
-            MatchEvent::Finished { record, standings } => self.change(|s| {
+            MatchEvent::Finished {
+                record, standings, ..
+            } => self.change(|s| {
                 s.finish(record);
                 if !s.pooled {
                     s.counted_here += 1;
@@ -578,6 +580,7 @@ mod tests {
             page.event(&MatchEvent::Finished {
                 record: &r,
                 standings,
+                sprt: None,
             });
         }
     }

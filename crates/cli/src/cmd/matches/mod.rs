@@ -779,8 +779,12 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             black,
             resumed,
         } => say(printer.started(number, white, black, resumed)),
-        MatchEvent::Finished { record, standings } => {
-            say(printer.finished(record, standings));
+        MatchEvent::Finished {
+            record,
+            standings,
+            sprt,
+        } => {
+            say(printer.finished(record, standings, sprt));
             if let Some(b) = &bar {
                 b.inc(1);
                 if two {

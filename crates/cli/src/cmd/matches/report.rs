@@ -27,7 +27,7 @@ use rookery_event::knockout::KnockoutReport;
 use rookery_event::runner::SprtReport;
 use rookery_event::schedule::Pairing;
 use rookery_event::standings::Standings;
-use rookery_event::stats::{EloEstimate, Sprt, SprtState, SprtStatus, Tally, Wdl};
+use rookery_event::stats::{EloEstimate, Sprt, SprtState, SprtStatus, Wdl};
 use rookery_event::tournament::{MatchPlan, MatchStop, MatchSummary};
 use rookery_game::player::EngineConfig;
 use rookery_game::pvcheck::PvReport;
@@ -148,8 +148,15 @@ impl<'a> Printer<'a> {
         ))]
     }
 
-    /// A game ended; `standings` count it.
-    pub fn finished(&mut self, record: &GameRecord, standings: &Standings) -> Vec<Say> {
+    /// A game ended; `standings` and `sprt` (the match's SPRT, if one
+    /// runs) count it.
+    pub fn finished(
+        &mut self,
+        record: &GameRecord,
+        standings: &Standings,
+        sprt: Option<&SprtReport>,
+    ) -> Vec<Say> {
+        let sprt = sprt.map(SprtReport::shown);
         let mut out = Vec::new();
         if let (Format::Fastchess, Some((loser, mv))) = (self.format, record.illegal_move()) {
             // fastchess's warning (fishtest stops a task on it).
@@ -183,7 +190,7 @@ impl<'a> Printer<'a> {
                     // After the ranking, as cutechess-cli prints them.
                     after = Self::outcomes(standings);
                 }
-                every(self.rating_interval).then(|| self.cutechess_results(standings, None))
+                every(self.rating_interval).then(|| self.cutechess_results(standings, sprt))
             }
             Format::Fastchess => {
                 let due = if self.penta && self.two() {
@@ -197,7 +204,7 @@ impl<'a> Printer<'a> {
                 } else {
                     every(self.rating_interval)
                 };
-                due.then(|| self.fastchess_results(standings, None))
+                due.then(|| self.fastchess_results(standings, sprt))
             }
         };
         if let Some(lines) = statistics {
@@ -277,6 +284,7 @@ impl<'a> Printer<'a> {
             .as_ref()
             .and_then(|r| r.decision.as_ref())
             .map(|d| d.status);
+        let shown = summary.sprt.as_ref().map(SprtReport::shown);
         let mut out = Vec::new();
         match self.format {
             Format::Rookery => {
@@ -295,7 +303,7 @@ impl<'a> Printer<'a> {
                     out.push(Say::Out(score_line(s)));
                 }
                 if !said || decision.is_some() {
-                    out.extend(self.cutechess_results(s, decision));
+                    out.extend(self.cutechess_results(s, shown));
                 }
                 if self.outcome_interval > 0
                     && (s.games() == 0 || !every_n(s.games(), self.outcome_interval))
@@ -307,7 +315,7 @@ impl<'a> Printer<'a> {
                 // Once: the block of the last game stands when it was
                 // printed (it was printed twice when the SPRT stopped).
                 if !said {
-                    out.extend(self.fastchess_results(s, decision));
+                    out.extend(self.fastchess_results(s, shown));
                 }
             }
         }
@@ -366,16 +374,9 @@ impl<'a> Printer<'a> {
         }
     }
 
-    /// The SPRT's status for printing: the decision's when it decided,
-    /// else over the games counted.
-    fn sprt_status(&self, tally: &Tally, decision: Option<SprtStatus>) -> Option<SprtStatus> {
-        let sprt = self.sprt.as_ref()?;
-        Some(decision.unwrap_or_else(|| sprt.status(tally)))
-    }
-
     /// cutechess-cli's results: for two engines the first one's games by
     /// colour, the Elo line and the SPRT line; for more, the ranking.
-    fn cutechess_results(&self, s: &Standings, decision: Option<SprtStatus>) -> Vec<Say> {
+    fn cutechess_results(&self, s: &Standings, sprt: Option<SprtStatus>) -> Vec<Say> {
         if !self.two() {
             return vec![Say::Out(
                 self.result_format
@@ -420,7 +421,7 @@ impl<'a> Printer<'a> {
                 100.0 * tally.wdl.draw_ratio().unwrap_or(0.0)
             )));
         }
-        if let Some(st) = self.sprt_status(&tally, decision) {
+        if let Some(st) = sprt {
             let verdict = match st.state {
                 SprtState::AcceptH0 => " - H0 was accepted",
                 SprtState::AcceptH1 => " - H1 was accepted",
@@ -438,7 +439,7 @@ impl<'a> Printer<'a> {
     }
 
     /// fastchess's block of results between dashes.
-    fn fastchess_results(&self, s: &Standings, decision: Option<SprtStatus>) -> Vec<Say> {
+    fn fastchess_results(&self, s: &Standings, status: Option<SprtStatus>) -> Vec<Say> {
         const RULE: &str = "--------------------------------------------------";
         let mut out = vec![Say::Out(RULE.into())];
         if !self.two() {
@@ -525,7 +526,7 @@ impl<'a> Printer<'a> {
             let [a, b, c, d, e] = tally.ptnml.counts;
             out.push(Say::Out(format!("Ptnml(0-2): [{a}, {b}, {c}, {d}, {e}]")));
         }
-        if let (Some(st), Some(sprt)) = (self.sprt_status(&tally, decision), &self.sprt) {
+        if let (Some(st), Some(sprt)) = (status, &self.sprt) {
             let fraction = if st.llr >= 0.0 {
                 st.llr / st.upper
             } else {
