@@ -400,7 +400,19 @@ fn pgn_style(words: &[String]) -> anyhow::Result<PgnStyle> {
     Ok(style)
 }
 
+/// The match `args` ask for, checked: its engines, its schedule and
+/// rules, its shard, its outputs.
 fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
+    let mut plan = MatchPlan::new(engines_of(args)?);
+    schedule_and_rules(args, &mut plan)?;
+    shard_of(args, &mut plan)?;
+    outputs_of(args, &mut plan)?;
+    Ok(plan)
+}
+
+/// The engines of `--engine` (each after `--each`'s words), every one
+/// with a program that exists and a limit.
+fn engines_of(args: &Args) -> anyhow::Result<Vec<EngineConfig>> {
     let mut engines = Vec::new();
     let conf = args.engines_json.as_deref();
     let each = expand_conf(&args.each, conf)?;
@@ -431,7 +443,11 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
     if engines.len() < 2 {
         return Err(output::usage("a match needs at least two --engine"));
     }
-    let mut plan = MatchPlan::new(engines);
+    Ok(engines)
+}
+
+/// The tournament, its schedule, openings, adjudication and SPRT.
+fn schedule_and_rules(args: &Args, plan: &mut MatchPlan) -> anyhow::Result<()> {
     plan.pairing = args.tournament;
     match (args.tournament, args.seeds) {
         (Pairing::Knockout, seeds) => plan.seeds = seeds.unwrap_or(0) as usize,
@@ -491,6 +507,11 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
         plan.sprt = Some(sprt);
     }
     plan.recover = args.recover;
+    Ok(())
+}
+
+/// The shard this run plays, if it is one, and its pool.
+fn shard_of(args: &Args, plan: &mut MatchPlan) -> anyhow::Result<()> {
     let shard = match args.shard {
         Some(choice) => choice
             .resolve(args.shards)
@@ -535,6 +556,12 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
             .as_ref()
             .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()));
     }
+    Ok(())
+}
+
+/// The event's names and the files the match writes (a shard's parts of
+/// them), each its own and none the book, as absolute paths.
+fn outputs_of(args: &Args, plan: &mut MatchPlan) -> anyhow::Result<()> {
     plan.event.clone_from(&args.event);
     plan.site.clone_from(&args.site);
     // The file: the first word (cutechess-cli's `F`), or `file=F` anywhere
@@ -621,7 +648,7 @@ fn plan_of(args: &Args) -> anyhow::Result<MatchPlan> {
             b.file = abs;
         }
     }
-    Ok(plan)
+    Ok(())
 }
 
 /// Whether `path` names a program: a file, or a bare name found on PATH.
