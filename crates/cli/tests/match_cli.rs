@@ -20,7 +20,7 @@
 //! (built by `cargo test --workspace`; built on demand otherwise, or taken
 //! from `ROOKERY_MOCK_ENGINE`).
 
-use crate::common::{cmd, mock_engine, rookery, s, text};
+use crate::common::{assert_stdout_has, cmd, describe, mock_engine, rookery, s, text};
 use rookery_testkit::cmd::{argv, assert_contains_all};
 use rookery_testkit::{peer, pgn_text, TempDir};
 use serde_json::Value;
@@ -94,16 +94,6 @@ pub(crate) fn run_match<S: AsRef<OsStr>>(args: &[S]) -> Output {
         stdout: t_out.join().unwrap(),
         stderr: t_err.join().unwrap(),
     }
-}
-
-/// Exit status and both outputs, for an assertion message.
-pub(crate) fn describe(out: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        text(&out.stdout),
-        text(&out.stderr)
-    )
 }
 
 /// python-chess and pgn-extract judge every game of `pgn`; panics on any
@@ -551,11 +541,7 @@ fn hang_on_a_clock_is_a_time_forfeit() {
         assert_bad_lost(g);
         assert!(closing(g).contains("loses on time"), "{g}");
     }
-    assert!(
-        text(&out.stdout).contains("bad stalled in game 1"),
-        "{}",
-        describe(&out)
-    );
+    assert_stdout_has(&out, "bad stalled in game 1");
 }
 
 /// An engine slow to take the game in (as one woken late on a busy machine)

@@ -18,7 +18,7 @@
 //! The regular expressions are Python's (`re`), as the scripts' are;
 //! python3 is looked up like the other peers.
 
-use crate::common::{mock_engine, s, text, ROOKERY, ROOKERY_ENGINE};
+use crate::common::{assert_stdout_has, describe, mock_engine, s, text, ROOKERY, ROOKERY_ENGINE};
 use rookery_testkit::cmd::{Cmd, KillOnDrop};
 use rookery_testkit::{peer, pgn_text, TempDir};
 use std::io::Read;
@@ -63,15 +63,6 @@ pub(crate) fn bounded(cmd: Cmd) -> Output {
         stdout: out.join().expect("stdout"),
         stderr: err.join().expect("stderr"),
     }
-}
-
-pub(crate) fn describe(out: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        text(&out.stdout),
-        text(&out.stderr)
-    )
 }
 
 /// A directory with `cutechess-cli` and `fastchess` as links to the built
@@ -693,11 +684,7 @@ fn conf_reads_cutechess_engines_json() {
             .dir(elsewhere.path()),
     );
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
-    assert!(
-        text(&out.stdout).contains("(B1 vs Beta)"),
-        "{}",
-        describe(&out)
-    );
+    assert_stdout_has(&out, "(B1 vs Beta)");
 }
 
 /// The colours of a two-game encounter: `-noswap` keeps the first engine

@@ -4,8 +4,9 @@
 //! OpenBench and chess-tuning-tools. Each line is data with its source
 //! named; the frameworks' code stays theirs.
 
+use crate::common::describe;
 use crate::common::{mock_engine, s, stockfish, text, ROOKERY, ROOKERY_ENGINE};
-use crate::match_compat::{bounded, describe, results, shell, wld, workdir, BOOK};
+use crate::match_compat::{bounded, results, shell, wld, workdir, BOOK};
 use rookery_testkit::cmd::Cmd;
 use rookery_testkit::{peer, TempDir};
 use std::process::Output;

@@ -10,14 +10,13 @@
 //!   an uninterrupted run;
 //! - what a knockout refuses (`--sprt`, `--rounds`).
 
-use crate::common::{mock_engine, s, text};
-use crate::match_cli::{describe, run_match, spawn_match};
+use crate::common::{describe, kill_when_ready, mock_engine, s, text};
+use crate::match_cli::{run_match, spawn_match};
 use rookery_testkit::cmd::argv;
 use rookery_testkit::TempDir;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A liveness bound for one run (not a speed assertion).
 const RUN_LIMIT: Duration = Duration::from_secs(120);
@@ -259,20 +258,13 @@ fn kill_9_in_the_final_and_resume_give_the_games_of_an_uninterrupted_run() {
     let journal = t.join("cut.pgn.journal");
     let mut child = spawn_match(&argv(line, &[("mock", &mock), ("pgn", s(&cut))]));
     // The final is game 1 (0-based); wait (bounded) for some of its moves.
-    let t0 = Instant::now();
-    while journal_moves(&journal, 1) < 4 {
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("the knockout ended ({status}) before it could be killed");
-        }
-        assert!(t0.elapsed() < RUN_LIMIT, "the final never started");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let st = Command::new("kill")
-        .args(["-9", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(st.success());
-    let _ = child.wait();
+    kill_when_ready(
+        &mut child,
+        "the knockout",
+        "the final never started",
+        RUN_LIMIT,
+        || journal_moves(&journal, 1) >= 4,
+    );
     assert_eq!(games_of(&cut).len(), 1, "only the first game was over");
     let resumed = json_match(&argv(
         "--resume {journal} --json",

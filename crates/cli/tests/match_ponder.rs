@@ -1,8 +1,9 @@
 //! Pondering in `rookery match` (`ponder`): the mock engine records what
 //! it is sent, and two Stockfish ponder against each other.
 
+use crate::common::describe;
 use crate::common::{mock_engine, s, stockfish, ROOKERY};
-use crate::match_compat::{bounded, describe, results, workdir, BOOK};
+use crate::match_compat::{bounded, results, workdir, BOOK};
 use rookery_testkit::cmd::Cmd;
 use std::path::Path;
 

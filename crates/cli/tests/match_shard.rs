@@ -15,8 +15,8 @@
 //!   N, the same shard twice, a part of another match, a renamed part, an
 //!   existing output: each an error naming the file, nothing written.
 
-use crate::common::{cmd, rookery, s, text};
-use crate::match_cli::{describe, run_match, spawn_match};
+use crate::common::{assert_stdout_has, cmd, describe, kill_when_ready, rookery, s, text};
+use crate::match_cli::{run_match, spawn_match};
 use rookery_event::schedule::{Pairing, Schedule};
 use rookery_event::standings::Standings;
 use rookery_event::stats::{Sprt, SprtConfig, SprtState, Tally};
@@ -25,7 +25,7 @@ use rookery_testkit::cmd::argv;
 use rookery_testkit::TempDir;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 const BOOK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd");
@@ -325,30 +325,22 @@ fn sharded_and_merged_is_byte_identical_to_one_run_with_a_shard_killed_and_resum
                 &format!("{words} --shard 2/2 --pgnout {{pgn}} min --epdout {{pgn}}.epd"),
                 &[("pgn", s(&pgn))],
             ));
-            let t0 = Instant::now();
-            loop {
-                let j = std::fs::read_to_string(&journal).unwrap_or_default();
-                let count = |kind: &str| {
-                    j.lines()
-                        .filter(|l| l.contains(&format!("\"type\":\"{kind}\"")))
-                        .count()
-                };
-                // A game over and the next not begun.
-                if count("end") >= 1 && count("start") == count("end") {
-                    break;
-                }
-                if let Some(st) = child.try_wait().unwrap() {
-                    panic!("shard 2/2 ended ({st}) before it could be killed");
-                }
-                assert!(t0.elapsed() < LIMIT, "shard 2/2 never finished a game");
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            let st = Command::new("kill")
-                .args(["-9", &child.id().to_string()])
-                .status()
-                .unwrap();
-            assert!(st.success());
-            let _ = child.wait();
+            kill_when_ready(
+                &mut child,
+                "shard 2/2",
+                "shard 2/2 never finished a game",
+                LIMIT,
+                || {
+                    let j = std::fs::read_to_string(&journal).unwrap_or_default();
+                    let count = |kind: &str| {
+                        j.lines()
+                            .filter(|l| l.contains(&format!("\"type\":\"{kind}\"")))
+                            .count()
+                    };
+                    // A game over and the next not begun.
+                    count("end") >= 1 && count("start") == count("end")
+                },
+            );
             // Not over: the merge refuses it, naming its journal.
             let out = run_match(&argv(
                 &format!("{words} --shard 1/2 --pgnout {{pgn}} min --epdout {{pgn}}.epd"),
@@ -365,7 +357,7 @@ fn sharded_and_merged_is_byte_identical_to_one_run_with_a_shard_killed_and_resum
             assert!(!pgn.exists(), "nothing written");
             let out = run_match(&["--resume", s(&journal)]);
             assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
-            assert!(text(&out.stdout).contains("Resuming"), "{}", describe(&out));
+            assert_stdout_has(&out, "Resuming");
             assert!(part.exists());
         } else {
             run_shards(&words, n, &pgn);

@@ -8,6 +8,8 @@
 //! otherwise it skips with a note on stderr. Limits are read from
 //! `/proc/PID/fd` and `/proc/PID/status` (Linux).
 
+use crate::common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -53,6 +55,23 @@ struct Served {
     out: BufReader<std::process::ChildStdout>,
 }
 
+impl Served {
+    /// Signs `players` on (name, token; the built-in engine each) and
+    /// waits, at most `limit`, for the event to end having played one game.
+    fn one_game_with(&mut self, players: &[(&str, &str)], limit: Duration) {
+        let _clients: Vec<Proc> = players
+            .iter()
+            .map(|(name, token)| connect(&self.addr, name, token))
+            .collect();
+        let (rest, _) =
+            rookery_testkit::cmd::finish(&mut self.server.0, &mut self.out, limit, "server");
+        assert!(rest.contains("event over: 1 games"), "{rest}");
+    }
+}
+
+/// The players of most events here, name and token.
+const AB: &[(&str, &str)] = &[("A", "a-secret"), ("B", "b-secret")];
+
 /// Writes the event file of an event with `settings` (TOML lines of its
 /// `[event]` table besides name, site, PGN and logs) and `players` (name,
 /// token) in a directory of its own, and serves it on loopback.
@@ -76,13 +95,23 @@ fn serve_in(dir: TempDir, cfg: &Path) -> Served {
     }
 }
 
+/// `rookery referee connect ADDR --engine builtin --name NAME`, its stdout
+/// discarded, for the caller to say how it signs on and where its stderr
+/// goes.
+fn client(addr: &str, name: &str) -> Command {
+    let mut c = Command::new(ROOKERY);
+    c.args([
+        "referee", "connect", addr, "--engine", "builtin", "--name", name,
+    ])
+    .stdout(Stdio::null());
+    c
+}
+
+/// Starts [`client`] signing on with `token`, its stderr discarded.
 fn connect(addr: &str, name: &str, token: &str) -> Proc {
     Proc(
-        Command::new(ROOKERY)
-            .args([
-                "referee", "connect", addr, "--engine", "builtin", "--name", name, "--token", token,
-            ])
-            .stdout(Stdio::null())
+        client(addr, name)
+            .args(["--token", token])
             .stderr(Stdio::null())
             .spawn()
             .unwrap(),
@@ -172,20 +201,7 @@ fn run_bounded(args: &[&str], limit: Duration) -> (Option<i32>, String, String) 
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    let mut out = String::new();
-    let mut err = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let (out, err) = common::read_out_err(&mut child);
     (code, out, err)
 }
 
@@ -218,15 +234,12 @@ fn log_time(line: &str) -> i64 {
 #[test]
 fn nothing_follows_reset_or_conclude_within_the_quiet_period() {
     const QUIET_MS: i64 = 300;
-    let ev = serve_event(
+    let mut ev = serve_event(
         "quiet",
         &format!("time_control = \"st=0.02\"\nquiet_period_ms = {QUIET_MS}\nmax_moves = 3"),
-        &[("A", "a-secret"), ("B", "b-secret")],
+        AB,
     );
-    let _a = connect(&ev.addr, "A", "a-secret");
-    let _b = connect(&ev.addr, "B", "b-secret");
-    let (rest, _) = finish(ev.server, ev.out, Duration::from_secs(60));
-    assert!(rest.contains("event over: 1 games"), "{rest}");
+    ev.one_game_with(AB, Duration::from_secs(60));
     let log = std::fs::read_to_string(ev.dir.join("logs/event.log")).unwrap();
     let mut checked = Vec::new();
     for player in ["A", "B"] {
@@ -278,7 +291,7 @@ fn thousands_of_idle_connections_never_keep_a_player_out() {
         return;
     }
     const IDLE: usize = 5000;
-    let ev = serve_event(
+    let mut ev = serve_event(
         "idle",
         "time_control = \"st=0.02\"\nquiet_period_ms = 100\nmax_moves = 3\nhandshake_timeout_ms = 600000",
         &[("One", "1-secret"), ("Two", "2-secret")],
@@ -332,12 +345,12 @@ fn thousands_of_idle_connections_never_keep_a_player_out() {
         fds <= 256 + 64,
         "{fds} descriptors open with {IDLE} idle connections"
     );
-    let _a = connect(&ev.addr, "One", "1-secret");
-    let _b = connect(&ev.addr, "Two", "2-secret");
-    let (rest, _) = finish(ev.server, ev.out, Duration::from_secs(60));
+    ev.one_game_with(
+        &[("One", "1-secret"), ("Two", "2-secret")],
+        Duration::from_secs(60),
+    );
     drop(idle.0.stdin.take());
     let _ = idle.0.wait();
-    assert!(rest.contains("event over: 1 games"), "{rest}");
     eprintln!("{IDLE} idle connections: the referee held {fds} descriptors, {rss}");
 }
 
@@ -351,7 +364,7 @@ fn a_frozen_player_is_replaced_by_its_restarted_client() {
     let ev = serve_event(
         "frozen",
         "rounds = 2\ntime_control = \"30+0\"\nquiet_period_ms = 100\nmax_moves = 4",
-        &[("A", "a-secret"), ("B", "b-secret")],
+        AB,
     );
     let mut frozen = Raw::new(&ev.addr);
     frozen.sign_on("A", "a-secret");
@@ -398,10 +411,10 @@ fn token_guesses_are_slowed_per_address_and_never_keep_a_player_out() {
     if !python() {
         return;
     }
-    let ev = serve_event(
+    let mut ev = serve_event(
         "guess",
         "time_control = \"st=0.02\"\nquiet_period_ms = 100\nmax_moves = 3",
-        &[("A", "a-secret"), ("B", "b-secret")],
+        AB,
     );
     let log = ev.dir.join("logs/event.log");
     let mut py = Command::new("python3")
@@ -466,12 +479,9 @@ fn token_guesses_are_slowed_per_address_and_never_keep_a_player_out() {
     }
     // A seventh guess waits 8 s for its answer: the players, from
     // 127.0.0.1, are not held up by it.
-    let _a = connect(&ev.addr, "A", "a-secret");
-    let _b = connect(&ev.addr, "B", "b-secret");
-    let (rest, _) = finish(ev.server, ev.out, Duration::from_secs(60));
+    ev.one_game_with(AB, Duration::from_secs(60));
     drop(py.stdin.take());
     let _ = py.wait();
-    assert!(rest.contains("event over: 1 games"), "{rest}");
     eprintln!("{said}");
 }
 
@@ -485,10 +495,10 @@ fn token_guesses_are_slowed_per_address_and_never_keep_a_player_out() {
 fn a_token_guesser_on_the_players_address_keeps_neither_player_out() {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::Arc;
-    let ev = serve_event(
+    let mut ev = serve_event(
         "guess-shared",
         "time_control = \"st=0.02\"\nquiet_period_ms = 100\nmax_moves = 3",
-        &[("A", "a-secret"), ("B", "b-secret")],
+        AB,
     );
     let stop = Arc::new(AtomicBool::new(false));
     let guesses = Arc::new(AtomicUsize::new(0));
@@ -526,12 +536,9 @@ fn a_token_guesser_on_the_players_address_keeps_neither_player_out() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let _a = connect(&ev.addr, "A", "a-secret");
-    let _b = connect(&ev.addr, "B", "b-secret");
-    let (rest, _) = finish(ev.server, ev.out, Duration::from_secs(90));
+    ev.one_game_with(AB, Duration::from_secs(90));
     stop.store(true, Ordering::SeqCst);
     let answers = guesser.join().unwrap();
-    assert!(rest.contains("event over: 1 games"), "{rest}");
     assert!(
         answers
             .iter()
@@ -549,11 +556,7 @@ fn connections_that_never_sign_on_grow_the_log_by_little() {
         return;
     }
     const CONNECTIONS: usize = 3000;
-    let ev = serve_event(
-        "unsigned",
-        "time_control = \"st=0.02\"",
-        &[("A", "a-secret"), ("B", "b-secret")],
-    );
+    let ev = serve_event("unsigned", "time_control = \"st=0.02\"", AB);
     let log = ev.dir.join("logs/event.log");
     let before = std::fs::metadata(&log).map_or(0, |m| m.len());
     let t = Instant::now();
@@ -607,7 +610,7 @@ fn a_flood_of_faults_is_cut_off_and_never_reaches_a_terminal_raw() {
     let mut ev = serve_event(
         "faults",
         "time_control = \"st=0.02\"\nquiet_period_ms = 100",
-        &[("A", "a-secret"), ("B", "b-secret")],
+        AB,
     );
     let mut stderr = ev.server.0.stderr.take().unwrap();
     let console = std::thread::spawn(move || {
@@ -669,11 +672,7 @@ fn a_flood_of_faults_is_cut_off_and_never_reaches_a_terminal_raw() {
 #[test]
 fn a_port_alone_listens_on_loopback() {
     let dir = TempDir::new("loopback");
-    let cfg = event_file(
-        dir.path(),
-        "time_control = \"st=0.02\"\nport = 0",
-        &[("A", "a-secret"), ("B", "b-secret")],
-    );
+    let cfg = event_file(dir.path(), "time_control = \"st=0.02\"\nport = 0", AB);
     let (server, addr, mut out) = Cmd::new(ROOKERY)
         .args(["referee", "serve", "--config"])
         .arg(&cfg)
@@ -700,7 +699,7 @@ fn a_log_that_cannot_be_written_is_reported() {
     let cfg = event_file(
         dir.path(),
         "time_control = \"st=0.02\"\nquiet_period_ms = 100",
-        &[("A", "a-secret"), ("B", "b-secret")],
+        AB,
     );
     let mut ev = serve_in(dir, &cfg);
     let stderr = ev.server.0.stderr.take().unwrap();
@@ -785,20 +784,10 @@ fn tokens_travel_by_environment_and_file_and_are_never_logged() {
     let token_file = dir.write("filed.token", "filed-secret\n");
     let ev = serve_in(dir, &cfg);
     let _b = Proc(
-        Command::new(ROOKERY)
-            .args([
-                "referee",
-                "connect",
-                &ev.addr,
-                "--engine",
-                "builtin",
-                "--name",
-                "Filed",
-                "--token-file",
-            ])
+        client(&ev.addr, "Filed")
+            .arg("--token-file")
             .arg(&token_file)
             .env_remove("ROOKERY_TOKEN")
-            .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap(),
@@ -929,20 +918,8 @@ fn a_full_disk_is_told_to_the_clients_and_leaves_whole_games_in_the_pgn() {
         .into_iter()
         .map(|(name, token)| {
             let said = ev.dir.join(format!("{name}.stderr"));
-            let child = Command::new(ROOKERY)
-                .args([
-                    "referee",
-                    "connect",
-                    &ev.addr,
-                    "--engine",
-                    "builtin",
-                    "--name",
-                    name,
-                    "--token",
-                    token,
-                    "--verbose",
-                ])
-                .stdout(Stdio::null())
+            let child = client(&ev.addr, name)
+                .args(["--token", token, "--verbose"])
                 .stderr(std::fs::File::create(&said).unwrap())
                 .spawn()
                 .unwrap();

@@ -21,7 +21,7 @@
 
 use crate::common;
 
-use std::io::{BufReader, Read};
+use std::io::BufReader;
 use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -82,21 +82,7 @@ fn wait_client(child: KillOnDrop, limit: Duration, what: &str) -> (String, Strin
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    let mut out = String::new();
-    let mut err = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
-    (out, err)
+    common::read_out_err(child)
 }
 
 /// Serves a one-round event of `games` games between `a` and `b` (named

@@ -5,12 +5,11 @@
 //! under another shard's name, or of another input, naming the file and
 //! writing nothing.
 
+use crate::common::shard::{run_shards, run_whole, NS};
 use crate::common::{cmd, complete_lines, kill_once_written, rookery, s, text};
 use rookery_testkit::TempDir;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-const NS: [u32; 4] = [1, 2, 3, 7];
 
 fn data(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
@@ -45,28 +44,11 @@ fn pgn_input(t: &TempDir) -> PathBuf {
 /// and (`summary`: for a verb whose stderr is all its closing report) the
 /// merge prints what the whole run printed.
 fn sharded_equals_whole(t: &TempDir, args: &[&str], name: &str, summary: bool) {
-    let with_out =
-        |out: &Path| -> Vec<String> { args.iter().map(|a| a.replace("{out}", s(out))).collect() };
-    let whole = t.join(format!("whole-{name}"));
-    let w = rookery(&with_out(&whole), b"");
-    let code = w.code().unwrap();
-    assert!(code <= 1, "{}", w.describe());
-    let want = std::fs::read(&whole).unwrap();
+    let (w, code, want) = run_whole(args, &t.join(format!("whole-{name}")));
     let werr = text(&w.stderr);
     for n in NS {
         let out = t.join(format!("n{n}-{name}"));
-        for k in 1..=n {
-            let run = rookery(
-                &[with_out(&out), vec!["--shard".into(), format!("{k}/{n}")]].concat(),
-                b"",
-            );
-            // A shard's status is its part's (1: errors in its part).
-            assert!(
-                run.code().unwrap() <= code,
-                "shard {k}/{n}: {}",
-                run.describe()
-            );
-        }
+        run_shards(args, &out, n, code);
         // 1/1 too: a job array of one task is merged as any other.
         assert!(
             !out.exists(),
@@ -108,24 +90,10 @@ fn epd_analyse_sharded_merges_to_one_run() {
 fn epd_normalize_sharded_merges_to_one_run_compressed_too() {
     let t = TempDir::new("shard-normalize");
     let input = epd_input(&t, 300);
-    sharded_equals_whole(
-        &t,
-        &["epd", "normalize", s(&input), "-o", "{out}"],
-        "n.epd",
-        false,
-    );
-    sharded_equals_whole(
-        &t,
-        &["epd", "normalize", s(&input), "-o", "{out}"],
-        "n.epd.gz",
-        false,
-    );
-    sharded_equals_whole(
-        &t,
-        &["epd", "normalize", s(&input), "-o", "{out}"],
-        "n.epd.zst",
-        false,
-    );
+    for name in ["n.epd", "n.epd.gz", "n.epd.zst"] {
+        let normalize = ["epd", "normalize", s(&input), "-o", "{out}"];
+        sharded_equals_whole(&t, &normalize, name, false);
+    }
 }
 
 #[test]

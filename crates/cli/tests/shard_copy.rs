@@ -7,11 +7,10 @@
 //! together are the run's, with its line numbers and game numbers; a
 //! compressed input; a merge of shards run with other arguments refused.
 
+use crate::common::shard::{run_shards, run_whole, NS};
 use crate::common::{rookery, s, text};
 use rookery_testkit::TempDir;
 use std::path::{Path, PathBuf};
-
-const NS: [u32; 4] = [1, 2, 3, 7];
 
 fn data(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
@@ -71,13 +70,7 @@ fn latin1_apart(report: &str) -> (Vec<String>, String) {
 /// on stdout with `json_stdout`), and the shards' reports, in shard
 /// order, are the run's.
 fn sharded_equals_whole(t: &TempDir, args: &[&str], name: &str, json_stdout: bool) {
-    let with_out =
-        |out: &Path| -> Vec<String> { args.iter().map(|a| a.replace("{out}", s(out))).collect() };
-    let whole = t.join(format!("whole-{name}"));
-    let w = rookery(&with_out(&whole), b"");
-    let code = w.code().unwrap();
-    assert!(code <= 1, "{}", w.describe());
-    let want = std::fs::read(&whole).unwrap();
+    let (w, code, want) = run_whole(args, &t.join(format!("whole-{name}")));
     let werr = text(&w.stderr);
     let (wreport, wsummary) = if json_stdout {
         (werr.clone(), String::new())
@@ -92,16 +85,7 @@ fn sharded_equals_whole(t: &TempDir, args: &[&str], name: &str, json_stdout: boo
     for n in NS {
         let out = t.join(format!("n{n}-{name}"));
         let mut reports = String::new();
-        for k in 1..=n {
-            let run = rookery(
-                &[with_out(&out), vec!["--shard".into(), format!("{k}/{n}")]].concat(),
-                b"",
-            );
-            assert!(
-                run.code().unwrap() <= code,
-                "shard {k}/{n}: {}",
-                run.describe()
-            );
+        for run in run_shards(args, &out, n, code) {
             let err = text(&run.stderr);
             reports.push_str(&if json_stdout { err } else { split_last(&err).0 });
         }

@@ -3,13 +3,14 @@
 //! path helpers, the engines the tests play against, and the referee's
 //! processes.
 
+pub mod shard;
 pub mod web;
 
 use rookery_testkit::cmd::{Cmd, KillOnDrop, Run};
 use std::ffi::OsStr;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::process::{ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
@@ -169,9 +170,72 @@ pub fn finish_referee(
     rookery_testkit::cmd::finish(&mut referee.0, out, limit, "referee")
 }
 
+/// The whole stdout and stderr of `child` (both piped), each read to its
+/// end (for a child that has ended, or is about to).
+pub fn read_out_err(child: &mut Child) -> (String, String) {
+    let mut out = String::new();
+    let mut err = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout piped")
+        .read_to_string(&mut out)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .expect("stderr piped")
+        .read_to_string(&mut err)
+        .unwrap();
+    (out, err)
+}
+
 /// Lines of `path` that end in a newline (0 when it does not exist).
 pub fn complete_lines(path: &Path) -> usize {
     std::fs::read(path).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
+}
+
+/// Kills `child` with SIGKILL (`kill -9`) once `ready` holds, asked every
+/// 5 ms: `child` must not end first (`who` names it) and `ready` must
+/// come within `limit` (`never` says what did not happen).
+pub fn kill_when_ready(
+    child: &mut Child,
+    who: &str,
+    never: &str,
+    limit: Duration,
+    mut ready: impl FnMut() -> bool,
+) {
+    let t0 = std::time::Instant::now();
+    while !ready() {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("{who} ended ({status}) before it could be killed");
+        }
+        assert!(t0.elapsed() < limit, "{never}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let st = Command::new("kill")
+        .args(["-9", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let _ = child.wait();
+}
+
+/// Exit status and both outputs, for an assertion message.
+pub fn describe(out: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        text(&out.stdout),
+        text(&out.stderr)
+    )
+}
+
+/// Asserts that the stdout of `out` contains `needle` (the whole run in the
+/// failure).
+#[track_caller]
+pub fn assert_stdout_has(out: &Output, needle: &str) {
+    assert!(text(&out.stdout).contains(needle), "{}", describe(out));
 }
 
 /// Runs `rookery ARGS` and kills it (SIGKILL) once `partial`, the partial
