@@ -97,24 +97,27 @@ fn closing_informs(log: &Path, who: &str) -> Vec<String> {
         .collect()
 }
 
-/// `rookery referee serve` of `cfg` in the background on a free port, no
+/// The arguments of `rookery referee serve` of `cfg` on a free port, no
 /// page, with `extra` flags.
-fn background(cfg: &Path, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = [
+fn serve_args<'a>(cfg: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let serve = [
         "referee",
         "serve",
         "--config",
         s(cfg),
         "--listen",
         "127.0.0.1:0",
-        "--background",
         "--no-web",
-    ]
-    .iter()
-    .map(|a| a.to_string())
-    .collect();
-    args.extend(extra.iter().map(|a| a.to_string()));
-    args
+    ];
+    [&serve[..], extra].concat()
+}
+
+/// [`serve_args`] in the background.
+fn background(cfg: &Path, extra: &[&str]) -> Vec<String> {
+    serve_args(cfg, &[&["--background"][..], extra].concat())
+        .iter()
+        .map(|a| a.to_string())
+        .collect()
 }
 
 /// Starts [`background`]: the server, its address and its stdout.
@@ -151,17 +154,7 @@ struct Console {
 }
 
 fn console(cfg: &Path, extra: &[&str]) -> Console {
-    let mut args = vec![
-        "referee",
-        "serve",
-        "--config",
-        s(cfg),
-        "--listen",
-        "127.0.0.1:0",
-        "--no-web",
-    ];
-    args.extend(extra);
-    let mut child = cmd(args).spawn();
+    let mut child = cmd(serve_args(cfg, extra)).spawn();
     let stdin = child.stdin.take().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
     line_after(&mut out, "listening on ");
@@ -306,6 +299,31 @@ fn an_unfinished_event_is_never_started_over() {
     assert_eq!(rounds, ["1", "2"]);
 }
 
+/// The pids of the players' programs in the journal at `path` (its
+/// `process` entries).
+fn journaled_pids(path: &Path) -> Vec<u64> {
+    journal(path)
+        .iter()
+        .filter(|e| e["type"] == "process")
+        .map(|e| e["pid"].as_u64().unwrap())
+        .collect()
+}
+
+/// A one-round event killed in the middle of its game (see
+/// [`killed_event`]), and the pids of the two programs it had started for
+/// the players, both journaled.
+fn killed_mid_game(tag: &str) -> (TempDir, PathBuf, PathBuf, String, Vec<u64>) {
+    let (dir, cfg, journal_path, addr) = killed_event(
+        tag,
+        "rounds = 1\ntime_control = \"st=0.05\"\nmax_moves = 30\n",
+        0,
+        4,
+    );
+    let pids = journaled_pids(&journal_path);
+    assert_eq!(pids.len(), 2, "both programs are journaled");
+    (dir, cfg, journal_path, addr, pids)
+}
+
 fn alive(pid: u64) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
         !s.rsplit(')')
@@ -323,18 +341,7 @@ fn alive(pid: u64) -> bool {
 /// The resumed referee, asked for any port, takes its old one again.
 #[test]
 fn programs_left_by_a_killed_referee_are_ended_and_the_port_is_kept() {
-    let (_dir, cfg, journal_path, addr) = killed_event(
-        "argus-orphans",
-        "rounds = 1\ntime_control = \"st=0.05\"\nmax_moves = 30\n",
-        0,
-        4,
-    );
-    let pids: Vec<u64> = journal(&journal_path)
-        .iter()
-        .filter(|e| e["type"] == "process")
-        .map(|e| e["pid"].as_u64().unwrap())
-        .collect();
-    assert_eq!(pids.len(), 2, "both programs are journaled");
+    let (_dir, cfg, journal_path, addr, pids) = killed_mid_game("argus-orphans");
     assert!(pids.iter().all(|&p| alive(p)), "the kill left them running");
 
     let (second, addr2, mut out) = serve(&cfg, &["--resume"]);
@@ -346,11 +353,7 @@ fn programs_left_by_a_killed_referee_are_ended_and_the_port_is_kept() {
     );
     let (rest, _) = finish_referee(second, out, Duration::from_secs(60));
     assert!(rest.contains("event over: 1 games"), "{rest}");
-    let all: Vec<u64> = journal(&journal_path)
-        .iter()
-        .filter(|e| e["type"] == "process")
-        .map(|e| e["pid"].as_u64().unwrap())
-        .collect();
+    let all = journaled_pids(&journal_path);
     assert_eq!(all.len(), 4);
     assert!(
         all.iter().all(|&p| !alive(p)),
@@ -368,18 +371,7 @@ fn programs_left_by_a_killed_referee_are_ended_and_the_port_is_kept() {
 #[test]
 fn a_forged_process_entry_ends_no_unrelated_process() {
     use std::os::unix::process::CommandExt;
-    let (_dir, cfg, journal_path, _addr) = killed_event(
-        "argus-forged",
-        "rounds = 1\ntime_control = \"st=0.05\"\nmax_moves = 30\n",
-        0,
-        4,
-    );
-    let genuine: Vec<u64> = journal(&journal_path)
-        .iter()
-        .filter(|e| e["type"] == "process")
-        .map(|e| e["pid"].as_u64().unwrap())
-        .collect();
-    assert_eq!(genuine.len(), 2, "both programs are journaled");
+    let (_dir, cfg, journal_path, _addr, genuine) = killed_mid_game("argus-forged");
     let mut stranger = std::process::Command::new("sleep");
     stranger.arg("600").process_group(0);
     let stranger = Proc(stranger.spawn().unwrap());
