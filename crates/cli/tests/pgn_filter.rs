@@ -115,6 +115,28 @@ fn pgn_extract(pe: &Path, dir: &Path, args: &[&str]) {
     );
 }
 
+/// The ids of the games of `dir/in.pgn` (`total` of them) that pgn-extract
+/// keeps for its tag criterion `criterion` (`-t`, the line of its criteria
+/// file): some of them but not all, for a criterion that tells games
+/// apart (`what` names it in the failure).
+fn pgn_extract_keeps(
+    pe: &Path,
+    dir: &Path,
+    criterion: &str,
+    total: usize,
+    what: &str,
+) -> Vec<usize> {
+    std::fs::write(dir.join("tags.txt"), format!("{criterion}\n")).unwrap();
+    pgn_extract(pe, dir, &["-t", "tags.txt", "-o", "pe.pgn", "in.pgn"]);
+    let kept = ids(&std::fs::read(dir.join("pe.pgn")).unwrap());
+    assert!(
+        !kept.is_empty() && kept.len() < total,
+        "{what}: a criterion that tells games apart ({} kept)",
+        kept.len()
+    );
+    kept
+}
+
 /// Criteria both programs read alike: rookery's `--tag`s, pgn-extract's
 /// tag file (criteria on different tags must all hold in both).
 const TAG_CRITERIA: [(&[&str], &str); 7] = [
@@ -142,18 +164,7 @@ fn filter_keeps_what_pgn_extract_t_keeps_byte_for_byte() {
     let dir = TempDir::new("pgn-filter-tags");
     let input = dir.write("in.pgn", join(&games));
     for (tags, file) in TAG_CRITERIA {
-        std::fs::write(dir.join("tags.txt"), format!("{file}\n")).unwrap();
-        pgn_extract(
-            &pe,
-            dir.path(),
-            &["-t", "tags.txt", "-o", "pe.pgn", "in.pgn"],
-        );
-        let want = ids(&std::fs::read(dir.join("pe.pgn")).unwrap());
-        assert!(
-            !want.is_empty() && want.len() < games.len(),
-            "{tags:?}: a criterion that tells games apart ({} kept)",
-            want.len()
-        );
+        let want = pgn_extract_keeps(&pe, dir.path(), file, games.len(), &format!("{tags:?}"));
         let mut args = vec!["pgn", "filter", s(&input), "-o", "kept.pgn"];
         for t in tags {
             args.extend(["--tag", t]);
@@ -230,18 +241,7 @@ fn filter_reads_partial_dates_and_consultation_ratings_as_pgn_extract() {
         ("WhiteElo=2690", "WhiteElo = \"2690\""),
     ];
     for (tag, file) in criteria {
-        std::fs::write(dir.join("tags.txt"), format!("{file}\n")).unwrap();
-        pgn_extract(
-            &pe,
-            dir.path(),
-            &["-t", "tags.txt", "-o", "pe.pgn", "in.pgn"],
-        );
-        let want = ids(&std::fs::read(dir.join("pe.pgn")).unwrap());
-        assert!(
-            !want.is_empty() && want.len() < games.len(),
-            "{tag}: a criterion that tells games apart ({} kept)",
-            want.len()
-        );
+        let want = pgn_extract_keeps(&pe, dir.path(), file, games.len(), tag);
         let run = crate::common::rookery_in(
             dir.path(),
             &["pgn", "filter", "--tag", tag, s(&input), "-o", "kept.pgn"],
