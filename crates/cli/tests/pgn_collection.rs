@@ -14,7 +14,7 @@ use rookery_testkit::{peer, TempDir};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 /// Well-formed collections (every game opens with `[Event `): TWIC, lichess,
@@ -571,6 +571,22 @@ fn wait_for(what: &str, done: impl Fn() -> bool) {
     }
 }
 
+/// Writes `games` (a blank line after each) to the stdin of `child`, left
+/// open, so that the last game is never known to be complete; kills the
+/// child (SIGKILL) once `what` is there (`done`, see [`wait_for`]).
+fn kill_once_fed(child: &mut Child, games: &[Vec<u8>], what: &str, done: impl Fn() -> bool) {
+    let mut stdin = child.stdin.take().unwrap();
+    for g in games {
+        stdin.write_all(g).unwrap();
+        stdin.write_all(b"\n\n").unwrap();
+    }
+    stdin.flush().unwrap();
+    wait_for(what, done);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(stdin);
+}
+
 #[test]
 fn a_killed_split_or_sort_leaves_no_partial_output() {
     let t = TempDir::new("killed");
@@ -593,16 +609,9 @@ fn a_killed_split_or_sort_leaves_no_partial_output() {
         "1000",
     ])
     .spawn();
-    let mut stdin = child.stdin.take().unwrap();
-    for g in &games {
-        stdin.write_all(g).unwrap();
-        stdin.write_all(b"\n\n").unwrap();
-    }
-    stdin.flush().unwrap();
-    wait_for("the first file", || dir.join("01.pgn").exists());
-    child.kill().unwrap();
-    child.wait().unwrap();
-    drop(stdin);
+    kill_once_fed(&mut child, &games, "the first file", || {
+        dir.join("01.pgn").exists()
+    });
     let written = files(&dir);
     assert!(!written.is_empty() && written.len() < games.len().div_ceil(2));
     for (i, (name, bytes)) in written.iter().enumerate() {
@@ -628,17 +637,10 @@ fn a_killed_split_or_sort_leaves_no_partial_output() {
         s(t.path()),
     ])
     .spawn();
-    let mut stdin = child.stdin.take().unwrap();
-    for g in &games {
-        stdin.write_all(g).unwrap();
-        stdin.write_all(b"\n\n").unwrap();
-    }
-    stdin.flush().unwrap();
     let partial = t.join(".sorted.pgn.rookery-partial");
-    wait_for("the partial output", || partial.exists());
-    child.kill().unwrap();
-    child.wait().unwrap();
-    drop(stdin);
+    kill_once_fed(&mut child, &games, "the partial output", || {
+        partial.exists()
+    });
     assert_eq!(
         std::fs::read_to_string(&out).unwrap(),
         "the previous output\n"
