@@ -41,6 +41,11 @@ fn book(args: &[&str]) {
     rookery(&all, b"").assert_code(0);
 }
 
+/// `rookery book build GAMES -o BIN FLAGS`, which must succeed.
+fn build(games: &Path, bin: &Path, flags: &[&str]) {
+    book(&[&["build", s(games), "-o", s(bin)][..], flags].concat());
+}
+
 /// Keys of ≥ 10,000 positions equal python-chess's, the (key, move) pairs
 /// of the book are the moves played with `--weights played` counts, sorted,
 /// and found again by python-chess's reader; `book show` gives the key,
@@ -54,16 +59,7 @@ fn keys_and_books_agree_with_python_chess() {
     let games = t.join("games.pgn");
     python(&["games", "35", "60", s(&games)]);
     let bin = t.join("book.bin");
-    book(&[
-        "build",
-        s(&games),
-        "-o",
-        s(&bin),
-        "--min-games",
-        "1",
-        "--weights",
-        "played",
-    ]);
+    build(&games, &bin, &["--min-games", "1", "--weights", "played"]);
     let out = python(&["check", s(&games), s(&bin), ROOKERY, s(t.path())]);
     assert!(out.contains("all ok"), "{out}");
 }
@@ -125,9 +121,7 @@ fn build_and_merge_write_what_polyglot_writes() {
         ),
     ];
     for (our_flags, their_flags) in cases {
-        let mut args = vec!["build", s(&games), "-o", s(&ours)];
-        args.extend_from_slice(our_flags);
-        book(&args);
+        build(&games, &ours, our_flags);
         let mut args = vec!["make-book", "-pgn", s(&games), "-bin", s(&theirs)];
         args.extend_from_slice(their_flags);
         polyglot(&pg, &args, &theirs);
@@ -136,38 +130,12 @@ fn build_and_merge_write_what_polyglot_writes() {
     // Merge a book of the first 20 plies with one of both colours' whole
     // games (shared positions, shared and new moves).
     let (a, b) = (t.join("a.bin"), t.join("b.bin"));
-    book(&[
-        "build",
-        s(&games),
-        "-o",
-        s(&a),
-        "--max-ply",
-        "20",
-        "--min-games",
-        "1",
-    ]);
-    book(&[
-        "build",
-        s(&games),
-        "-o",
-        s(&b),
-        "--min-games",
-        "1",
-        "--only-black",
-    ]);
+    build(&games, &a, &["--max-ply", "20", "--min-games", "1"]);
+    build(&games, &b, &["--min-games", "1", "--only-black"]);
     let other = t.join("other.pgn");
     python(&["games", "37", "40", s(&other), "standard"]);
     let c = t.join("c.bin");
-    book(&[
-        "build",
-        s(&other),
-        "-o",
-        s(&c),
-        "--max-ply",
-        "12",
-        "--min-games",
-        "1",
-    ]);
+    build(&other, &c, &["--max-ply", "12", "--min-games", "1"]);
     for (x, y) in [(&a, &c), (&c, &a), (&b, &c)] {
         book(&["merge", s(x), s(y), "-o", s(&ours)]);
         polyglot(
@@ -237,18 +205,11 @@ fn a_match_walks_a_polyglot_book_by_its_seed() {
     let games = t.join("games.pgn");
     python(&["games", "38", "40", s(&games), "standard"]);
     let bin = t.join("book.bin");
-    book(&[
-        "build",
-        s(&games),
-        "-o",
-        s(&bin),
-        "--max-ply",
-        "6",
-        "--min-games",
-        "1",
-        "--weights",
-        "played",
-    ]);
+    build(
+        &games,
+        &bin,
+        &["--max-ply", "6", "--min-games", "1", "--weights", "played"],
+    );
     // Every move of the games' first 6 plies is in the book (weighed by
     // games, none left out for losing), so every walk has its 4 moves.
     let a = book_match(&t, &bin, "7", 4);
