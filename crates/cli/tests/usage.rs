@@ -3,7 +3,7 @@
 //! and the rest processed, errors say things once and in words.
 
 use crate::common::{rookery_in, s, text};
-use rookery_testkit::cmd::{assert_contains_all, Run};
+use rookery_testkit::cmd::{argv, assert_contains_all, Run};
 use rookery_testkit::TempDir;
 use std::path::Path;
 
@@ -223,15 +223,9 @@ fn a_directory_given_as_input_is_named() {
         &["pgn", "stats"],
         &["pgn", "to-epd"],
     ] {
-        let mut args = verb.to_vec();
-        args.push(s(&d));
-        let o = rookery_in(t.path(), &args, b"");
-        let err = text(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{verb:?}: {err}");
-        assert!(
-            err.contains("games: is a directory"),
-            "{verb:?} does not name the directory: {err}"
-        );
+        rookery_in(t.path(), &[verb, &[s(&d)]].concat(), b"")
+            .assert_code(1)
+            .assert_stderr_contains("games: is a directory");
     }
 }
 
@@ -307,25 +301,13 @@ fn utf16_text_is_refused_naming_the_file() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["games"], 1);
     // An opening book in UTF-16 stops a match before it starts.
-    let o = rookery_in(
-        t.path(),
-        &[
-            "match",
-            "--engine",
-            "cmd=builtin",
-            "--engine",
-            "cmd=builtin",
-            "--each",
-            "nodes=100",
-            "--openings",
-            &format!("file={}", s(&pgn)),
-            "format=pgn",
-            "--pgnout",
-            "out.pgn",
-        ],
-        b"",
+    let line = argv(
+        "match --engine cmd=builtin --engine cmd=builtin --each nodes=100 \
+         --openings file={pgn} format=pgn --pgnout out.pgn",
+        &[("pgn", s(&pgn))],
     );
-    o.assert_code(1)
+    rookery_in(t.path(), &line, b"")
+        .assert_code(1)
         .assert_stderr_contains("the text is UTF-16LE");
     assert!(!t.join("out.pgn").exists());
 }
