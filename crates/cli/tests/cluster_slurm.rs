@@ -104,6 +104,15 @@ fn run_sh(cluster: &Cluster, dir: &TempDir, input: &Path, output: &Path) -> Comm
     c
 }
 
+/// The test cluster (`None`: the test is skipped, see
+/// [`Cluster::require`]; `tag` names its run) and a directory of the
+/// test's own, `slurm-TAG`.
+#[track_caller]
+fn on_cluster(tag: &str) -> Option<(Cluster, TempDir)> {
+    let cluster = Cluster::require(tag)?;
+    Some((cluster, TempDir::new(&format!("slurm-{tag}"))))
+}
+
 /// The word after `prefix` in `text` (a job id in run.sh's output).
 #[track_caller]
 fn word_after(text: &str, prefix: &str) -> String {
@@ -146,16 +155,98 @@ fn wait_task_completed(cluster: &Cluster, task: &str, dir: &TempDir) {
     );
 }
 
+/// Runs `run`, a script (`what`) that submits an array job and the merge
+/// after it without waiting for them: it must succeed. Returns the array's
+/// task 1 (shard 2/3, `ARRAY_1`) and the merge's job id.
+#[track_caller]
+fn submit_array(cluster: &Cluster, run: Command, what: &str) -> (String, String) {
+    let out = cluster.output(run, JOB_LIMIT);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{what}: {}\n{stdout}", out.status);
+    let array = word_after(&stdout, "submitted array job ");
+    let first_merge = word_after(&stdout, "Submitted batch job ");
+    (format!("{array}_1"), first_merge)
+}
+
+/// Cancels the running array task `task` (`scancel`) and waits (bounded)
+/// for it to end, which must be as cancelled: a task that finished first
+/// means the test needs `more` to cut it in the middle.
+#[track_caller]
+fn cancel_task(cluster: &Cluster, task: &str, dir: &TempDir, more: &str) {
+    cluster.run("scancel", [task]);
+    cluster.wait_for(&format!("task {task} to end"), JOB_LIMIT, || {
+        matches!(
+            cluster.job_state(task).as_deref(),
+            Some("CANCELLED" | "COMPLETED" | "FAILED")
+        )
+    });
+    assert_eq!(
+        cluster.job_state(task).as_deref(),
+        Some("CANCELLED"),
+        "task {task} ended before it was cancelled: the test needs {more}\n{}",
+        task_logs(dir)
+    );
+}
+
+/// Requeues the cancelled `task` (`scontrol requeue`) and lets it go at
+/// once (Slurm holds a requeued task back a while). Slurm counts the
+/// cancelled task against `first_merge`'s `afterok`, so that merge can
+/// never start: it is cancelled (Slurm may have done so already: the
+/// cluster kills a job whose dependency can never be met). Once the task
+/// has completed again, examples/slurm/`script` (its input named by the
+/// environment variable `input`) is submitted after it and waited for: it
+/// must succeed, and the task must have been run again once.
+#[track_caller]
+fn requeue_then_merge(
+    cluster: &Cluster,
+    task: &str,
+    first_merge: &str,
+    dir: &TempDir,
+    input: (&str, &Path),
+    script: &str,
+) {
+    cluster.run("scontrol", ["requeue", task]);
+    cluster.wait_for(&format!("task {task} to be pending"), JOB_LIMIT, || {
+        cluster.job_state(task).as_deref() == Some("PENDING")
+    });
+    cluster.run(
+        "scontrol",
+        ["update", &format!("jobid={task}"), "StartTime=now"],
+    );
+    let mut cancel = cluster.command("scancel");
+    cancel.arg(first_merge);
+    cluster.output(cancel, JOB_LIMIT);
+    wait_task_completed(cluster, task, dir);
+    let mut merge = cluster.command("sbatch");
+    merge
+        .current_dir(dir.path())
+        .env("ROOKERY", ROOKERY)
+        .env(input.0, input.1)
+        .args(["--wait", &format!("--dependency=afterok:{task}")])
+        .arg(example(&format!("slurm/{script}")));
+    let out = cluster.output(merge, JOB_LIMIT);
+    assert!(
+        out.status.success(),
+        "the merge after the requeued task: {}\n{}",
+        out.status,
+        task_logs(dir)
+    );
+    assert_eq!(
+        cluster.job_field(task, "Restarts").as_deref(),
+        Some("1"),
+        "task {task} was not run again"
+    );
+}
+
 /// The harness and the shard's reading of the scheduler: every task of a
 /// real job array (numbered 3, 6, 9: a minimum and a step) finds its own
 /// shard in the environment Slurm gives it, the three together 1/3, 2/3
 /// and 3/3 in task order.
 #[test]
 fn array_tasks_read_their_shard_from_slurms_environment() {
-    let Some(cluster) = Cluster::require("array-env") else {
+    let Some((cluster, dir)) = on_cluster("array-env") else {
         return;
     };
-    let dir = TempDir::new("slurm-array-env");
     let job = dir.script(
         "job.sh",
         "env | grep '^SLURM_ARRAY_' > \"task-$SLURM_ARRAY_TASK_ID.env\"\n",
@@ -198,10 +289,9 @@ fn array_tasks_read_their_shard_from_slurms_environment() {
 /// the unsharded output.
 #[test]
 fn sharded_analysis_on_slurm_is_the_unsharded_output_after_a_task_is_killed_too() {
-    let Some(cluster) = Cluster::require("analyse") else {
+    let Some((cluster, dir)) = on_cluster("analyse") else {
         return;
     };
-    let dir = TempDir::new("slurm-analyse");
     let input = input(&dir);
     let expected = unsharded(&dir, &input);
 
@@ -226,12 +316,7 @@ fn sharded_analysis_on_slurm_is_the_unsharded_output_after_a_task_is_killed_too(
     let mut run = run_sh(&cluster, &dir, &input, &output);
     // The manifest says how far the shard is every 5 positions.
     run.env("FLAGS", "--log-every 5");
-    let out = cluster.output(run, JOB_LIMIT);
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "run.sh: {}\n{stdout}", out.status);
-    let array = word_after(&stdout, "submitted array job ");
-    let first_merge = word_after(&stdout, "Submitted batch job ");
-    let task = format!("{array}_1");
+    let (task, first_merge) = submit_array(&cluster, run, "run.sh");
     let shard = Shard::new(1, SHARDS).unwrap();
     let manifest = PathBuf::from(format!("{}.json", shard.part_path(&output).display()));
     let read_manifest = || -> Option<serde_json::Value> {
@@ -246,19 +331,7 @@ fn sharded_analysis_on_slurm_is_the_unsharded_output_after_a_task_is_killed_too(
                 && read_manifest().is_some_and(|m| done(&m) > 0)
         },
     );
-    cluster.run("scancel", [&task]);
-    cluster.wait_for(&format!("task {task} to end"), JOB_LIMIT, || {
-        matches!(
-            cluster.job_state(&task).as_deref(),
-            Some("CANCELLED" | "COMPLETED" | "FAILED")
-        )
-    });
-    assert_eq!(
-        cluster.job_state(&task).as_deref(),
-        Some("CANCELLED"),
-        "task {task} ended before it was cancelled: the test needs more work per shard\n{}",
-        task_logs(&dir)
-    );
+    cancel_task(&cluster, &task, &dir, "more work per shard");
     let cut = read_manifest().expect("the cancelled shard's manifest");
     assert!(
         done(&cut) < cut["count"].as_u64().unwrap_or(0)
@@ -272,38 +345,13 @@ fn sharded_analysis_on_slurm_is_the_unsharded_output_after_a_task_is_killed_too(
     // at once. Slurm counts the cancelled task against the first merge's
     // `afterok` (it can never start): that merge is cancelled, and the
     // merge submitted again after the requeued task.
-    cluster.run("scontrol", ["requeue", &task]);
-    cluster.wait_for(&format!("task {task} to be pending"), JOB_LIMIT, || {
-        cluster.job_state(&task).as_deref() == Some("PENDING")
-    });
-    cluster.run(
-        "scontrol",
-        ["update", &format!("jobid={task}"), "StartTime=now"],
-    );
-    // (Slurm may have cancelled it already: the cluster kills a job whose
-    // dependency can never be met.)
-    let mut cancel = cluster.command("scancel");
-    cancel.arg(&first_merge);
-    cluster.output(cancel, JOB_LIMIT);
-    wait_task_completed(&cluster, &task, &dir);
-    let mut merge = cluster.command("sbatch");
-    merge
-        .current_dir(dir.path())
-        .env("ROOKERY", ROOKERY)
-        .env("OUTPUT", &output)
-        .args(["--wait", &format!("--dependency=afterok:{task}")])
-        .arg(example("slurm/merge.sbatch"));
-    let out = cluster.output(merge, JOB_LIMIT);
-    assert!(
-        out.status.success(),
-        "the merge after the requeued task: {}\n{}",
-        out.status,
-        task_logs(&dir)
-    );
-    assert_eq!(
-        cluster.job_field(&task, "Restarts").as_deref(),
-        Some("1"),
-        "task {task} was not run again"
+    requeue_then_merge(
+        &cluster,
+        &task,
+        &first_merge,
+        &dir,
+        ("OUTPUT", &output),
+        "merge.sbatch",
     );
     // The task's log (appended to by both runs) ends with the second
     // run's summary: it kept what the first had written (--resume).
@@ -421,10 +469,9 @@ fn kubernetes_indexed_job_runs_as_its_pods_would() {
 /// one PGN of the games it counted and the verdict.
 #[test]
 fn pooled_sprt_on_slurm_stops_every_task_and_merges() {
-    let Some(cluster) = Cluster::require("sprt") else {
+    let Some((cluster, dir)) = on_cluster("sprt") else {
         return;
     };
-    let dir = TempDir::new("slurm-sprt");
     let pgn = dir.join("sprt.pgn");
     let rounds = 200;
     let mut run = cluster.command(example("slurm/run-match.sh"));
@@ -490,10 +537,9 @@ fn pooled_sprt_on_slurm_stops_every_task_and_merges() {
 /// from its journal, and the merge holds every game of the match once.
 #[test]
 fn a_match_task_killed_and_requeued_finishes_its_shard_from_its_journal() {
-    let Some(cluster) = Cluster::require("match-requeue") else {
+    let Some((cluster, dir)) = on_cluster("match-requeue") else {
         return;
     };
-    let dir = TempDir::new("slurm-match-requeue");
     let pgn = dir.join("match.pgn");
     // Two engines of about the same strength (the SPRT does not decide in
     // 12 games), slow enough that a shard of 4 games is still playing
@@ -516,16 +562,7 @@ fn a_match_task_killed_and_requeued_finishes_its_shard_from_its_journal() {
         .env("PGN", &pgn)
         .env("SHARDS", "3")
         .env_remove("WAIT");
-    let out = cluster.output(run, JOB_LIMIT);
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "run-match.sh: {}\n{stdout}",
-        out.status
-    );
-    let array = word_after(&stdout, "submitted array job ");
-    let first_merge = word_after(&stdout, "Submitted batch job ");
-    let task = format!("{array}_1");
+    let (task, first_merge) = submit_array(&cluster, run, "run-match.sh");
     let part = Shard::new(1, 3).unwrap().part_path(&pgn);
     let journal = PathBuf::from(format!("{}.journal", part.display()));
     cluster.wait_for(
@@ -536,51 +573,16 @@ fn a_match_task_killed_and_requeued_finishes_its_shard_from_its_journal() {
                 && std::fs::read_to_string(&part).is_ok_and(|t| t.contains("[Result "))
         },
     );
-    cluster.run("scancel", [&task]);
-    cluster.wait_for(&format!("task {task} to end"), JOB_LIMIT, || {
-        matches!(
-            cluster.job_state(&task).as_deref(),
-            Some("CANCELLED" | "COMPLETED" | "FAILED")
-        )
-    });
-    assert_eq!(
-        cluster.job_state(&task).as_deref(),
-        Some("CANCELLED"),
-        "task {task} ended before it was cancelled: the test needs longer games\n{}",
-        task_logs(&dir)
-    );
+    cancel_task(&cluster, &task, &dir, "longer games");
     assert!(journal.exists(), "no journal {}", journal.display());
 
-    cluster.run("scontrol", ["requeue", &task]);
-    cluster.wait_for(&format!("task {task} to be pending"), JOB_LIMIT, || {
-        cluster.job_state(&task).as_deref() == Some("PENDING")
-    });
-    cluster.run(
-        "scontrol",
-        ["update", &format!("jobid={task}"), "StartTime=now"],
-    );
-    let mut cancel = cluster.command("scancel");
-    cancel.arg(&first_merge);
-    cluster.output(cancel, JOB_LIMIT);
-    wait_task_completed(&cluster, &task, &dir);
-    let mut merge = cluster.command("sbatch");
-    merge
-        .current_dir(dir.path())
-        .env("ROOKERY", ROOKERY)
-        .env("PGN", &pgn)
-        .args(["--wait", &format!("--dependency=afterok:{task}")])
-        .arg(example("slurm/match-merge.sbatch"));
-    let out = cluster.output(merge, JOB_LIMIT);
-    assert!(
-        out.status.success(),
-        "the merge after the requeued task: {}\n{}",
-        out.status,
-        task_logs(&dir)
-    );
-    assert_eq!(
-        cluster.job_field(&task, "Restarts").as_deref(),
-        Some("1"),
-        "task {task} was not run again"
+    requeue_then_merge(
+        &cluster,
+        &task,
+        &first_merge,
+        &dir,
+        ("PGN", &pgn),
+        "match-merge.sbatch",
     );
     // Every game of the match once, in order: rounds 1..=12.
     let merged = std::fs::read_to_string(&pgn).unwrap();
