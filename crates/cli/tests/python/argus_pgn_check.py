@@ -7,7 +7,8 @@ import re
 import sys
 
 import chess
-import chess.pgn
+
+from pgn_games import read_games
 
 pgn_path, log_path = sys.argv[1], sys.argv[2]
 
@@ -29,10 +30,7 @@ for line in open(log_path):
 
 games = []
 with open(pgn_path) as f:
-    while True:
-        g = chess.pgn.read_game(f)
-        if g is None:
-            break
+    for g in read_games(f):
         assert not g.errors, g.errors
         games.append(g)
 assert len(games) == len(logged), (len(games), len(logged))

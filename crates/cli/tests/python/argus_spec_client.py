@@ -439,13 +439,11 @@ class Client:
 
 
 def finals(path):
-    import chess.pgn
+    from pgn_games import read_games
+
     out = []
     with open(path) as f:
-        while True:
-            game = chess.pgn.read_game(f)
-            if game is None:
-                break
+        for game in read_games(f):
             board = game.end().board()
             out.append(board.fen(en_passant="fen"))
     print(json.dumps(out))

@@ -30,8 +30,7 @@ import json
 import subprocess
 import sys
 
-import chess
-import chess.pgn
+from pgn_games import read_games
 
 
 def reason_predicate(reason):
@@ -177,10 +176,7 @@ def main():
     problems = []
     games = []
     with open(path, encoding="utf-8") as f:
-        while True:
-            game = chess.pgn.read_game(f)
-            if game is None:
-                break
+        for game in read_games(f):
             games.append(judge(game, len(games), problems))
     if len(sys.argv) == 3:
         tool = sys.argv[2]

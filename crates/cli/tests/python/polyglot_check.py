@@ -36,6 +36,8 @@ import chess
 import chess.pgn
 import chess.polyglot
 
+from pgn_games import read_games
+
 # Starts besides the standard one: (FEN, first moves).
 FEN_STARTS = [
     # c7-c5 beside the b5 pawn, pinned along the fifth rank by the h5 rook.
@@ -137,10 +139,7 @@ def check(pgn_path, book_path, rookery, tmp):
     boards = {}  # key -> (fen, set of moves)
     stats = dict(castling=0, en_passant=0, promotion=0, ep_hashed=0, ep_pinned=0, partial_rights=0)
     with open(pgn_path) as f:
-        while True:
-            game = chess.pgn.read_game(f)
-            if game is None:
-                break
+        for game in read_games(f):
             assert not game.errors, game.errors
             board = game.board()
             for move in game.mainline_moves():
@@ -220,10 +219,7 @@ def check(pgn_path, book_path, rookery, tmp):
 
 def walks(book_path, pgn_path, plies):
     with chess.polyglot.open_reader(book_path) as reader, open(pgn_path) as f:
-        while True:
-            game = chess.pgn.read_game(f)
-            if game is None:
-                break
+        for game in read_games(f):
             board = game.board()
             line = []
             for move in list(game.mainline_moves())[:plies]:

@@ -23,7 +23,7 @@ import json
 import re
 import sys
 
-import chess.pgn
+from pgn_games import read_games
 
 DATE = re.compile(r"^(\d{4}|\?{4})(?:[./-](\d{1,2}|\?{1,2})(?:[./-](\d{1,2}|\?{1,2}))?)?$")
 
@@ -43,10 +43,7 @@ def read_all(path):
     import io
 
     handle = io.StringIO("\n".join(lines))
-    while True:
-        game = chess.pgn.read_game(handle)
-        if game is None:
-            break
+    for game in read_games(handle):
         if game.errors:
             continue
         moves = [m.uci() for m in game.mainline_moves()]

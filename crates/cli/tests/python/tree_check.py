@@ -24,7 +24,8 @@ import math
 import sys
 
 import chess
-import chess.pgn
+
+from pgn_games import read_games
 
 # FIDE Handbook B.02, 8.1.2: rating difference dp for p = 0..100 percent.
 DP_HALF = [
@@ -99,10 +100,7 @@ def main():
     passing = {}  # epd -> tally of the games through the position
     played = {}  # epd -> {uci: tally}
     with open(path, encoding="utf-8", errors="replace") as f:
-        while True:
-            game = chess.pgn.read_game(f)
-            if game is None:
-                break
+        for game in read_games(f):
             if game.errors:
                 continue
             h = game.headers
