@@ -113,6 +113,37 @@ fn on_cluster(tag: &str) -> Option<(Cluster, TempDir)> {
     Some((cluster, TempDir::new(&format!("slurm-{tag}"))))
 }
 
+/// `examples/slurm/run-match.sh` in `dir` (where the tasks' logs go): the
+/// built-in engine as NEW and as BASE, with the words `new` and `base`,
+/// `rounds` pairs from the small openings (seed 7) in 3 shards, the games
+/// in `pgn`; not yet run, and not waiting for its jobs.
+fn run_match_sh(
+    cluster: &Cluster,
+    dir: &TempDir,
+    (new, base): (&str, &str),
+    rounds: usize,
+    pgn: &Path,
+) -> Command {
+    let mut c = cluster.command(example("slurm/run-match.sh"));
+    c.current_dir(dir.path())
+        .env("ROOKERY", ROOKERY)
+        .env("NEW", "builtin")
+        .env("NEW_WORDS", new)
+        .env("BASE", "builtin")
+        .env("BASE_WORDS", base)
+        .env("EACH", "option.Hash=16")
+        .env("ROUNDS", rounds.to_string())
+        .env("SRAND", "7")
+        .env(
+            "OPENINGS",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd"),
+        )
+        .env("PGN", pgn)
+        .env("SHARDS", "3")
+        .env_remove("WAIT");
+    c
+}
+
 /// The word after `prefix` in `text` (a job id in run.sh's output).
 #[track_caller]
 fn word_after(text: &str, prefix: &str) -> String {
@@ -474,24 +505,9 @@ fn pooled_sprt_on_slurm_stops_every_task_and_merges() {
     };
     let pgn = dir.join("sprt.pgn");
     let rounds = 200;
-    let mut run = cluster.command(example("slurm/run-match.sh"));
-    run.current_dir(dir.path())
-        .env("ROOKERY", ROOKERY)
-        .env("NEW", "builtin")
-        .env("NEW_WORDS", "depth=3")
-        .env("BASE", "builtin")
-        .env("BASE_WORDS", "nodes=1")
-        .env("EACH", "option.Hash=16")
-        .env("ROUNDS", rounds.to_string())
-        // Wide hypotheses: a one-sided match decides in a few pairs.
-        .env("SPRT", "elo0=0 elo1=100 alpha=0.05 beta=0.05")
-        .env("SRAND", "7")
-        .env(
-            "OPENINGS",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd"),
-        )
-        .env("PGN", &pgn)
-        .env("SHARDS", "3")
+    let mut run = run_match_sh(&cluster, &dir, ("depth=3", "nodes=1"), rounds, &pgn);
+    // Wide hypotheses: a one-sided match decides in a few pairs.
+    run.env("SPRT", "elo0=0 elo1=100 alpha=0.05 beta=0.05")
         .env("WAIT", "1");
     let out = cluster.output(run, JOB_LIMIT);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -545,23 +561,7 @@ fn a_match_task_killed_and_requeued_finishes_its_shard_from_its_journal() {
     // 12 games), slow enough that a shard of 4 games is still playing
     // when its first game is written.
     let pairs = 6;
-    let mut run = cluster.command(example("slurm/run-match.sh"));
-    run.current_dir(dir.path())
-        .env("ROOKERY", ROOKERY)
-        .env("NEW", "builtin")
-        .env("NEW_WORDS", "nodes=20000")
-        .env("BASE", "builtin")
-        .env("BASE_WORDS", "nodes=15000")
-        .env("EACH", "option.Hash=16")
-        .env("ROUNDS", pairs.to_string())
-        .env("SRAND", "7")
-        .env(
-            "OPENINGS",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings-small.epd"),
-        )
-        .env("PGN", &pgn)
-        .env("SHARDS", "3")
-        .env_remove("WAIT");
+    let run = run_match_sh(&cluster, &dir, ("nodes=20000", "nodes=15000"), pairs, &pgn);
     let (task, first_merge) = submit_array(&cluster, run, "run-match.sh");
     let part = Shard::new(1, 3).unwrap().part_path(&pgn);
     let journal = PathBuf::from(format!("{}.journal", part.display()));
