@@ -32,8 +32,9 @@ use super::protocol::{
 };
 use rookery_core::{Color, Move, Position};
 use rookery_game::clock::{Clock, TimeControl};
+use rookery_game::engine::EnginePlayer;
 use rookery_game::player::{
-    EngineConfig, EnginePlayer, MoveReply, MoveRequest, Offer, Player, PlayerError, ThinkLimits,
+    EngineConfig, MoveReply, MoveRequest, Offer, Player, PlayerError, ThinkLimits,
 };
 use rookery_uci::host::Timeouts;
 use std::collections::VecDeque;

@@ -375,15 +375,6 @@ impl Record {
         }
         out.push(';');
     }
-
-    /// Checks every rule the spec states for a record (§5, §6), returning a
-    /// [`Diagnostic`] for each breach. Strict mode also warns about operations out of
-    /// ASCII order; lenient mode makes over-long strings warnings.
-    pub fn validate(&self, mode: Mode) -> Vec<Diagnostic> {
-        let mut out = Vec::new();
-        crate::validate::validate(self, mode, &mut out);
-        out
-    }
 }
 
 /// `Record` accessors, one per typed operation: the operand of the first

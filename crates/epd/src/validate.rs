@@ -19,8 +19,19 @@ use rookery_core::{Color, Move, Position};
 use crate::diag::{Diagnostic, Problem, Severity};
 use crate::operand::RawOperand;
 use crate::operation::{code, code_of, is_valid_opcode, Operation};
-use crate::parse::Mode;
 use crate::record::Record;
+use rookery_core::Mode;
+
+impl Record {
+    /// Checks every rule the spec states for a record (§5, §6), returning a
+    /// [`Diagnostic`] for each breach. Strict mode also warns about operations out of
+    /// ASCII order; lenient mode makes over-long strings warnings.
+    pub fn validate(&self, mode: Mode) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        crate::validate::validate(self, mode, &mut out);
+        out
+    }
+}
 
 fn at(offset: u32, severity: Severity, problem: Problem) -> Diagnostic {
     Diagnostic::at(offset as usize, severity, problem)

@@ -34,10 +34,11 @@
 
 pub mod adjudicate;
 pub mod clock;
-mod engine;
+pub mod engine;
 pub mod game;
 pub mod player;
+mod process;
 pub mod pvcheck;
 pub mod record;
-mod uci;
+pub mod uci;
 pub mod xboard;

@@ -6,18 +6,17 @@
 //! move, times it and keeps the clocks: a player is never trusted with the
 //! rules or the time.
 //!
-//! [`UciPlayer`] drives any UCI engine through `rookery-uci`'s host: an
-//! external program, or the built-in engine, which runs its own UCI loop in
-//! process over [`builtin_transport`], so both take exactly the same path.
+//! [`crate::uci::UciPlayer`] drives any UCI engine through `rookery-uci`'s
+//! host: an external program, or the built-in engine, which runs its own
+//! UCI loop in process, so both take exactly the same path.
 //! [`crate::xboard::XboardPlayer`] drives an xboard (CECP) engine; an
-//! [`EngineConfig`] starts either, by its `proto=` word, as an
-//! [`EnginePlayer`].
+//! [`EngineConfig`] starts either, by its `proto=` word, as a
+//! [`crate::engine::EnginePlayer`]. This module is what they all share:
+//! the seam, the configuration, the log.
 
 use crate::clock::TimeControl;
-pub use crate::engine::builtin_transport;
-pub use crate::uci::UciPlayer;
 use rookery_core::{Move, Position, Score, UciMove};
-use rookery_uci::host::{HostError, Timeouts};
+use rookery_uci::host::HostError;
 use rookery_uci::Info;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -500,87 +499,6 @@ impl EngineConfig {
             return n.clone();
         }
         self.command.label()
-    }
-
-    /// Starts the engine in the protocol of its `proto=` word. Every line
-    /// sent and received goes to `log` when given.
-    ///
-    /// # Errors
-    /// [`PlayerError::Start`].
-    pub fn start(
-        &self,
-        timeouts: Timeouts,
-        log: Option<EngineLog>,
-    ) -> Result<EnginePlayer, PlayerError> {
-        match self.proto {
-            Protocol::Uci => UciPlayer::start(self.clone(), timeouts, log)
-                .map(|p| EnginePlayer::Uci(Box::new(p))),
-            Protocol::Xboard => crate::xboard::XboardPlayer::start(self.clone(), timeouts, log)
-                .map(|p| EnginePlayer::Xboard(Box::new(p))),
-        }
-    }
-}
-
-/// An engine of an [`EngineConfig`], in the protocol it speaks.
-pub enum EnginePlayer {
-    /// A UCI engine (or the built-in one).
-    Uci(Box<UciPlayer>),
-    /// An xboard engine.
-    Xboard(Box<crate::xboard::XboardPlayer>),
-}
-
-impl EnginePlayer {
-    /// Options of its configuration the engine does not have, skipped when
-    /// it started (unless [`EngineConfig::strict_options`]).
-    pub fn skipped_options(&self) -> &[String] {
-        match self {
-            EnginePlayer::Uci(p) => p.skipped_options(),
-            EnginePlayer::Xboard(p) => p.skipped_options(),
-        }
-    }
-
-    /// Options of its configuration set to a value the engine does not
-    /// take, skipped when it started (xboard engines: none; their options
-    /// are not checked): (option, value).
-    pub fn refused_values(&self) -> &[(String, String)] {
-        match self {
-            EnginePlayer::Uci(p) => p.refused_values(),
-            EnginePlayer::Xboard(_) => &[],
-        }
-    }
-
-    fn inner(&mut self) -> &mut dyn Player {
-        match self {
-            EnginePlayer::Uci(p) => p.as_mut(),
-            EnginePlayer::Xboard(p) => p.as_mut(),
-        }
-    }
-}
-
-impl Player for EnginePlayer {
-    fn name(&self) -> &str {
-        match self {
-            EnginePlayer::Uci(p) => p.name(),
-            EnginePlayer::Xboard(p) => p.name(),
-        }
-    }
-    fn new_game(&mut self, chess960: bool) -> Result<(), PlayerError> {
-        self.inner().new_game(chess960)
-    }
-    fn prepare(&mut self, request: &MoveRequest<'_>) -> Result<(), PlayerError> {
-        self.inner().prepare(request)
-    }
-    fn request_move(&mut self, request: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
-        self.inner().request_move(request)
-    }
-    fn restart(&mut self) -> Result<(), PlayerError> {
-        self.inner().restart()
-    }
-    fn quit(&mut self) {
-        self.inner().quit();
-    }
-    fn game_over(&mut self, record: &crate::record::GameRecord, last: &Position) {
-        self.inner().game_over(record, last);
     }
 }
 

@@ -4,11 +4,11 @@
 //! within the limits (`go`), keeps the principal variations for the checks,
 //! and ponders when the configuration and the engine both say so.
 
-use crate::engine::{builtin_transport, EngineProcess};
 use crate::player::{
     EngineCommand, EngineConfig, EngineLog, MoveReply, MoveRequest, Player, PlayerError,
     ThinkLimits, STOP_GRACE,
 };
+use crate::process::{builtin_transport, EngineProcess};
 use rookery_core::{CastlingMode, Fen, Move, Position, UciMove};
 use rookery_uci::host::{
     EngineHost, HostError, ProcessTransport, SearchEvent, Timeouts, Transport,

@@ -55,11 +55,11 @@
 //! it is killed.
 
 use crate::clock::TimeControl;
-use crate::engine::EngineProcess;
 use crate::player::{
     EngineCommand, EngineConfig, EngineLog, MoveReply, MoveRequest, Offer, Player, PlayerError,
     STOP_GRACE,
 };
+use crate::process::EngineProcess;
 use crate::record::{GameOutcome, GameRecord};
 use rookery_core::{
     CastlingMode, CastlingSide, Color, Fen, Move, Outcome, Position, Role, Square, UciMove,

@@ -7,9 +7,10 @@
 
 use rookery_core::{Position, Score};
 use rookery_game::adjudicate::Rules;
+use rookery_game::engine::EnginePlayer;
 use rookery_game::game::{play_game, FinishedGame, GameSetup};
 use rookery_game::player::{
-    EngineConfig, EnginePlayer, MoveReply, MoveRequest, Offer, Player, PlayerError, Protocol,
+    EngineConfig, MoveReply, MoveRequest, Offer, Player, PlayerError, Protocol,
 };
 use rookery_game::record::{GameOutcome, GameRecord, Termination};
 use rookery_game::xboard::XboardPlayer;
