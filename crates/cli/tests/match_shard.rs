@@ -658,3 +658,64 @@ fn shard_auto_takes_a_slurm_array_tasks_numbers() {
     assert_eq!(rounds, [3, 4]);
     assert!(!pgn.exists() && !t.join("a.pgn.shard-1-of-2").exists());
 }
+
+/// A shard prints the SPRT it decides on, the pool's: shard 2 of 2 plays
+/// its share first, then shard 1's cutechess-cli lines end on the LLR over
+/// every pair of the pool (the merge's, of both shards' games), not over
+/// its own games.
+#[test]
+fn a_shard_prints_the_pools_sprt_not_its_own_games() {
+    let t = TempDir::new("match-shard-printed-sprt");
+    let pgn = t.join("p.pgn");
+    let pool = t.join("pool");
+    // Bounds so near that a few pairs decide nothing.
+    let sprt = "elo0=0 elo1=20 alpha=0.05 beta=0.05 model=logistic";
+    let rounds = 6;
+    let mut stdout = String::new();
+    for k in [2, 1] {
+        let out = run_match(&argv(
+            &format!(
+                "--engine cmd=builtin name=a nodes=100 --engine cmd=builtin name=b nodes=130 \
+                 --games 2 --rounds {rounds} --srand 9 --openings file={BOOK} order=random \
+                 --sprt {sprt} --shard {k}/2 --pool {{pool}} --pgnout {{pgn}} \
+                 --output cutechess --ratinginterval 1"
+            ),
+            &[("pool", s(&pool)), ("pgn", s(&pgn))],
+        ));
+        assert_eq!(out.status.code(), Some(0), "shard {k}: {}", describe(&out));
+        stdout = text(&out.stdout);
+    }
+    let printed: f64 = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("SPRT: llr "))
+        .last()
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|llr| llr.parse().ok())
+        .unwrap_or_else(|| panic!("no SPRT line: {stdout}"));
+    let schedule = Schedule::new(2, Pairing::RoundRobin, rounds, 2).unwrap();
+    let test = Sprt::new(sprt.parse::<SprtConfig>().unwrap()).unwrap();
+    let llr_of = |path: &Path| {
+        let games: Vec<(usize, GameOutcome)> = results(&std::fs::read_to_string(path).unwrap())
+            .into_iter()
+            .map(|(n, _, outcome)| (n, outcome))
+            .collect();
+        test.llr(&tally_of(&schedule, &games))
+    };
+    let own = llr_of(&PathBuf::from(format!("{}.shard-1-of-2", pgn.display())));
+    let out = rookery(&["match", "merge", "--pgnout", s(&pgn), "--json"], b"");
+    assert_eq!(out.code(), Some(0), "{}", out.describe());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["sprt"]["decision"].is_null(), "{v}");
+    let pooled = v["sprt"]["last"]["llr"].as_f64().unwrap();
+    assert!((pooled - llr_of(&pgn)).abs() < 1e-9, "{v}");
+    // cutechess-cli prints three significant figures.
+    let close = |a: f64, b: f64| (a - b).abs() <= 5e-3 * a.abs().max(b.abs()).max(1e-3);
+    assert!(
+        close(printed, pooled),
+        "printed {printed}, the pool's {pooled}, shard 1's own {own}: {stdout}"
+    );
+    assert!(
+        !close(own, pooled),
+        "shard 1's own LLR {own} is the pool's {pooled}: the test tells nothing"
+    );
+}
