@@ -20,7 +20,7 @@ use super::protocol::{ClientRecord, Command, RefereeRecord, Request, SuppliedMov
 use rookery_core::{CastlingMode, Position, UciMove};
 use rookery_game::game::GameError;
 use rookery_game::player::{MoveReply, MoveRequest, Offer, Player, PlayerError};
-use rookery_game::record::{GameRecord, MoveRecord};
+use rookery_game::record::{Clocks, GameRecord, MoveRecord};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -111,7 +111,7 @@ impl NetPlayer {
     /// [`GameError::Resume`] for a move that does not replay.
     pub fn replaying(mut self, moves: &[MoveRecord], count: usize) -> Result<NetPlayer, GameError> {
         let mut pos = self.start.clone();
-        let mut used = [Duration::ZERO; 2];
+        let mut clocks = Clocks::default();
         let mut reached_by = None;
         for r in moves.iter().take(count) {
             let m = r
@@ -120,13 +120,10 @@ impl NetPlayer {
                 .ok()
                 .and_then(|u| u.to_move(&pos).ok())
                 .ok_or_else(|| GameError::Resume(format!("move {} is not legal", r.uci)))?;
-            if !r.book {
-                used[usize::from(pos.turn() == rookery_core::Color::Black)] +=
-                    Duration::from_millis(r.time_ms);
-            }
+            clocks.charge(usize::from(pos.turn() == rookery_core::Color::Black), r);
             let mut e = RefereeRecord::new(Command::Execute, pos.clone()).reached_by(reached_by);
             e.sm = Some(m);
-            e.cc = Some(used);
+            e.cc = Some(clocks.used());
             e.receiver = Some((self.link.address.clone(), self.link.name.clone()));
             self.replay.push(e);
             pos.play_unchecked(m);
@@ -303,7 +300,7 @@ impl Player for NetPlayer {
         if self.hold.as_ref().is_some_and(|h| h.load(Ordering::SeqCst)) {
             return;
         }
-        let mut used = [Duration::ZERO; 2];
+        let mut clocks = Clocks::default();
         let mut pos = match rookery_core::Position::from_fen(&record.start_fen) {
             Ok(p) => p,
             Err(_) => self.start.clone(),
@@ -311,9 +308,7 @@ impl Player for NetPlayer {
         let mut reached_by = None;
         for m in &record.moves {
             let side = usize::from(pos.turn() == rookery_core::Color::Black);
-            if !m.book {
-                used[side] += Duration::from_millis(m.time_ms);
-            }
+            clocks.charge(side, m);
             match m
                 .uci
                 .parse::<UciMove>()
@@ -327,7 +322,7 @@ impl Player for NetPlayer {
                 None => break,
             }
         }
-        self.used = used;
+        self.used = clocks.used();
         // The final position, as the move that reached it writes it (§4.4);
         // a record that does not replay to it says nothing of that move.
         let reached_by = reached_by.filter(|_| pos == *last);

@@ -15,7 +15,9 @@
 use crate::adjudicate::{self, Rules};
 use crate::clock::{Clock, TimeControl};
 use crate::player::{MoveRequest, Offer, Player, PlayerError, ThinkLimits};
-use crate::record::{san_of, GameOutcome, GameRecord, MoveRecord, Termination, ILLEGAL_MOVE_WORDS};
+use crate::record::{
+    san_of, Clocks, GameOutcome, GameRecord, MoveRecord, Termination, ILLEGAL_MOVE_WORDS,
+};
 use rookery_core::{CastlingMode, Color, Game, Move, Position, Termination as Rule, UciMove};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -351,7 +353,7 @@ impl<'s> Table<'s> {
             stopped_by: None,
         };
         let mut made = [0u32; 2];
-        let mut left: [Option<u64>; 2] = [None, None];
+        let mut replayed = Clocks::default();
         for r in done {
             let pos = table.game.position();
             let m = r
@@ -361,22 +363,18 @@ impl<'s> Table<'s> {
                 .and_then(|u| u.to_move(pos).ok())
                 .ok_or_else(|| GameError::Resume(format!("move {} is not legal", r.uci)))?;
             let side = idx(pos.turn());
-            if !r.book {
-                made[side] += 1;
-                table.used_total[side] += Duration::from_millis(r.time_ms);
-                if r.clock_ms.is_some() {
-                    left[side] = r.clock_ms;
-                }
-            }
+            made[side] += u32::from(!r.book);
+            replayed.charge(side, r);
             table
                 .game
                 .play(m)
                 .map_err(|e| GameError::Resume(e.to_string()))?;
             table.records.push(r.clone());
         }
+        table.used_total = replayed.used();
         for (s, clock) in table.clocks.iter_mut().enumerate() {
             if made[s] > 0 {
-                let rem = left[s].map_or_else(
+                let rem = replayed.clock_ms[s].map_or_else(
                     || clock.remaining().unwrap_or_default(),
                     Duration::from_millis,
                 );

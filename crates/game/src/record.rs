@@ -94,6 +94,44 @@ pub struct MoveRecord {
     pub pv_warnings: Vec<crate::pvcheck::PvReport>,
 }
 
+/// Both sides' clocks as a game's move records tell them: the one reading
+/// of [`MoveRecord::time_ms`] and [`MoveRecord::clock_ms`] (a book move
+/// costs nothing; a clock reading replaces the mover's last).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clocks {
+    /// The time White and Black have used (ms), as EPD's `cc` reports it.
+    pub used_ms: [u64; 2],
+    /// White's and Black's clocks after their last moves (ms), where the
+    /// time control has a clock; what they were set to before.
+    pub clock_ms: [Option<u64>; 2],
+}
+
+impl Clocks {
+    /// Clocks set to `clock_ms` (White's, Black's), nothing used yet.
+    pub fn new(clock_ms: [Option<u64>; 2]) -> Clocks {
+        Clocks {
+            used_ms: [0, 0],
+            clock_ms,
+        }
+    }
+
+    /// Charges `mv`, a move of `side` (0 White, 1 Black).
+    pub fn charge(&mut self, side: usize, mv: &MoveRecord) {
+        if mv.book {
+            return;
+        }
+        self.used_ms[side] = self.used_ms[side].saturating_add(mv.time_ms);
+        if mv.clock_ms.is_some() {
+            self.clock_ms[side] = mv.clock_ms;
+        }
+    }
+
+    /// The time White and Black have used.
+    pub fn used(&self) -> [Duration; 2] {
+        self.used_ms.map(Duration::from_millis)
+    }
+}
+
 impl MoveRecord {
     /// The record of `m`, an opening move played from `pos` by the book,
     /// not by an engine.
@@ -521,6 +559,33 @@ pub fn san_of(pos: &Position, m: Move) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clocks_charge_engine_moves_and_keep_the_last_reading() {
+        let mut c = Clocks::new([Some(60_000), None]);
+        let book = MoveRecord {
+            book: true,
+            time_ms: 900,
+            clock_ms: Some(1),
+            ..MoveRecord::new("e2e4", "e4")
+        };
+        c.charge(0, &book);
+        assert_eq!(c, Clocks::new([Some(60_000), None]));
+        let timed = |ms, clock| MoveRecord {
+            time_ms: ms,
+            clock_ms: clock,
+            ..MoveRecord::new("e7e5", "e5")
+        };
+        c.charge(0, &timed(1_500, Some(58_600)));
+        c.charge(1, &timed(700, None));
+        c.charge(0, &timed(250, None));
+        assert_eq!(c.used_ms, [1_750, 700]);
+        assert_eq!(c.clock_ms, [Some(58_600), None]);
+        assert_eq!(
+            c.used(),
+            [Duration::from_millis(1_750), Duration::from_millis(700)]
+        );
+    }
 
     #[test]
     fn move_comments_write_scores_in_pawns() {

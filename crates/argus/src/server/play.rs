@@ -11,7 +11,7 @@ use rookery_event::schedule::Scheduled;
 use rookery_game::clock::Clock;
 use rookery_game::game::{play_game, FinishedGame, GameError, GameSetup, StopSignal};
 use rookery_game::player::Offer;
-use rookery_game::record::MoveRecord;
+use rookery_game::record::{Clocks, MoveRecord};
 use std::process::{Child, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -192,17 +192,10 @@ pub(super) fn spawn_game(
     let full = Clock::new(&cfg.time_control, cfg.time_margin)
         .remaining()
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    let mut used = [0u64; 2];
-    let mut remaining = [full; 2];
+    let mut clocks = Clocks::new([full; 2]);
     let first_side = usize::from(setup.start.turn() == rookery_core::Color::Black);
     for (i, r) in resume.iter().enumerate() {
-        if !r.book {
-            let side = (first_side + i) % 2;
-            used[side] += r.time_ms;
-            if r.clock_ms.is_some() {
-                remaining[side] = r.clock_ms;
-            }
-        }
+        clocks.charge((first_side + i) % 2, r);
     }
     let journal = shared.clone();
     let spectators = shared.spectators.clone();
@@ -230,14 +223,8 @@ pub(super) fn spawn_game(
         let number = setup.number;
         let mut on_move = |r: &MoveRecord| {
             spectators.moved(number, r);
-            let side = (first_side + ply) % 2;
+            clocks.charge((first_side + ply) % 2, r);
             ply += 1;
-            if !r.book {
-                used[side] += r.time_ms;
-                if r.clock_ms.is_some() {
-                    remaining[side] = r.clock_ms;
-                }
-            }
             let offer = offers
                 .lock()
                 .ok()
@@ -251,8 +238,8 @@ pub(super) fn spawn_game(
                 Entry::Clocks {
                     game: g.number,
                     ply,
-                    used_ms: used,
-                    remaining_ms: remaining,
+                    used_ms: clocks.used_ms,
+                    remaining_ms: clocks.clock_ms,
                     offer,
                 },
             ])

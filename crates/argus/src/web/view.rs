@@ -13,7 +13,7 @@ use rookery_event::schedule::Schedule;
 use rookery_event::standings::Standings;
 use rookery_game::clock::Clock;
 use rookery_game::game::{utc_now, GameSetup};
-use rookery_game::record::{GameOutcome, GameRecord, MoveRecord, Termination};
+use rookery_game::record::{Clocks, GameOutcome, GameRecord, MoveRecord, Termination};
 use serde::Serialize;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -81,11 +81,11 @@ pub struct LiveGame {
     pub moves: Vec<MoveRecord>,
     /// The last move in UCI notation.
     pub last_move: Option<String>,
-    /// White's and Black's time left (ms) when the side to move began
-    /// thinking; `null` without a clock.
-    pub clock_ms: [Option<u64>; 2],
-    /// The time each side has used (ms).
-    pub used_ms: [u64; 2],
+    /// White's and Black's time left (`clock_ms`, `null` without a clock)
+    /// when the side to move began thinking, and the time each side has
+    /// used (`used_ms`).
+    #[serde(flatten)]
+    pub clocks: Clocks,
     /// When the side to move began thinking; in JSON `thinking_ms`, how
     /// long it has been thinking when the view is sent.
     #[serde(rename = "thinking_ms", serialize_with = "elapsed_ms")]
@@ -118,8 +118,7 @@ impl LiveGame {
             turn: "white",
             moves: Vec::new(),
             last_move: None,
-            clock_ms: [clock(0).map(ms), clock(1).map(ms)],
-            used_ms: [0, 0],
+            clocks: Clocks::new([clock(0).map(ms), clock(1).map(ms)]),
             evals: [None, None],
             board_svg: String::new(),
             turn_started: Instant::now(),
@@ -684,11 +683,8 @@ fn apply(game: &mut LiveGame, m: &MoveRecord) {
         return;
     };
     pos.play_unchecked(mv);
+    game.clocks.charge(side, m);
     if !m.book {
-        game.used_ms[side] = game.used_ms[side].saturating_add(m.time_ms);
-        if m.clock_ms.is_some() {
-            game.clock_ms[side] = m.clock_ms;
-        }
         if let Some(e) = eval_of(m) {
             game.evals[side] = Some(e);
         }
@@ -818,15 +814,15 @@ mod tests {
         s.started(&setup(0), "A", "B", &[]);
         let v = feed.snapshot();
         assert_eq!(v.live.len(), 1);
-        assert_eq!(v.live[0].clock_ms, [Some(60_000), Some(60_000)]);
+        assert_eq!(v.live[0].clocks.clock_ms, [Some(60_000), Some(60_000)]);
         assert_eq!(v.schedule[0].state, GameState::Playing);
         let before = v.live[0].board_svg.clone();
         s.moved(0, &mv("e2e4", "e4", 60_500, 25));
         let v = feed.snapshot();
         let g = &v.live[0];
         assert_eq!(g.turn, "black");
-        assert_eq!(g.clock_ms, [Some(60_500), Some(60_000)]);
-        assert_eq!(g.used_ms, [500, 0]);
+        assert_eq!(g.clocks.clock_ms, [Some(60_500), Some(60_000)]);
+        assert_eq!(g.clocks.used_ms, [500, 0]);
         assert_eq!(
             g.evals[0],
             Some(Eval {
