@@ -106,7 +106,7 @@ fn spectators_follow_a_live_event_in_the_browser_and_through_the_feeds() {
     assert!(!page.body.contains("http://") && !page.body.contains("https://"));
     let script = get(&web, "/assets/spectator.js");
     assert_eq!(script.status, 200);
-    assert!(script.body.contains("follow(\"/api/stream\""));
+    assert!(script.body.contains("watch(\"/api/stream\""));
     let shared = get(&web, "/assets/live.js");
     assert_eq!(shared.status, 200);
     assert!(shared.body.contains("new EventSource(stream)"));

@@ -1,7 +1,7 @@
 // What the spectator page and the match page share: escaping, clocks,
 // a game in progress as a card (board, players, clocks, moves), and the
 // view followed by Server-Sent Events with polling when the server has no
-// room for another stream.
+// room for another stream, its clocks ticking between views (watch).
 "use strict";
 
 function esc(s) {
@@ -133,3 +133,23 @@ function follow(stream, json, update, ended) {
   }
   connect();
 }
+
+let view = null;      // the latest view
+let receivedAt = 0;   // performance.now() when it arrived
+
+// The page's view followed (see follow): `render(v)` draws each view as it
+// comes (the body's data-version then says which), `tick(v, since)` runs
+// every 100 ms and after each render with the milliseconds since the view
+// came; once a view is the last (`over`), the connection line says `over`.
+function watch(stream, json, render, tick, over) {
+  const ticked = () => { if (view) tick(view, performance.now() - receivedAt); };
+  setInterval(ticked, 100);
+  follow(stream, json, v => {
+    view = v;
+    receivedAt = performance.now();
+    render(v);
+    ticked();
+    document.body.dataset.version = String(v.version);
+  }, () => view && view.over ? over : null);
+}
+

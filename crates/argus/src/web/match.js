@@ -3,8 +3,7 @@
 // the pace, the games in progress (live.js) and the finished games.
 "use strict";
 
-let view = null;      // the latest match view
-let receivedAt = 0;   // performance.now() when it arrived
+// esc, renderGames, tickGames, watch and the latest view are live.js's.
 
 function num(x, digits) {
   return x === null || x === undefined ? "n/a" : x.toFixed(digits);
@@ -140,22 +139,11 @@ function render(v) {
     "Game " + g.number + ": " + esc(g.white) + " – " + esc(g.black),
     v.over ? "The match is over." : "No game in progress.");
   renderFinished(v);
-  tick();
 }
 
-function tick() {
-  if (!view) return;
-  const since = performance.now() - receivedAt;
-  tickGames(view, since);
-  renderPace(view, since);
+function tick(v, since) {
+  tickGames(v, since);
+  renderPace(v, since);
 }
 
-function update(v) {
-  view = v;
-  receivedAt = performance.now();
-  render(view);
-  document.body.dataset.version = String(view.version);
-}
-
-setInterval(tick, 100);
-follow("/api/stream", "/api/match", update, () => view && view.over ? "the match is over" : null);
+watch("/api/stream", "/api/match", render, tick, "the match is over");

@@ -2,10 +2,7 @@
 // (Server-Sent Events) and ticks the clocks between updates.
 "use strict";
 
-let view = null;      // the latest event view
-let receivedAt = 0;   // performance.now() when it arrived
-
-// esc, renderGames, tickGames and follow are live.js's.
+// esc, renderGames, tickGames, watch and the latest view are live.js's.
 
 function renderLive(v) {
   renderGames(document.getElementById("live"), v, g =>
@@ -112,19 +109,6 @@ function render(v) {
   renderStandings(v);
   showList("schedule");
   showList("finished");
-  tick();
 }
 
-function tick() {
-  if (view) tickGames(view, performance.now() - receivedAt);
-}
-
-function update(v) {
-  view = v;
-  receivedAt = performance.now();
-  render(view);
-  document.body.dataset.version = String(view.version);
-}
-
-setInterval(tick, 100);
-follow("/api/stream", "/api/event", update, () => view && view.over ? "the event is over" : null);
+watch("/api/stream", "/api/event", render, tickGames, "the event is over");
