@@ -5,6 +5,7 @@
 //! 1 the input had errors (reported; the rest was still processed), 2 usage.
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use cmd::matches::compat::{CompatError, PeerError, PeerLine};
 use std::ffi::OsString;
 use std::process::ExitCode;
 
@@ -58,10 +59,40 @@ enum Command {
     Guide(cmd::guide::Args),
 }
 
+/// What the command line is: words for clap, or a cutechess-cli or
+/// fastchess command line after `match` already read into `match`'s typed
+/// arguments (see `cmd::matches::compat`).
+enum Arguments {
+    /// rookery's own words (a peer's `-help` and `-version` are
+    /// `rookery match --help` and `--version`).
+    Words(Vec<OsString>),
+    /// A peer's match.
+    Peer(Box<cmd::matches::Args>),
+}
+
+impl IntoIterator for Arguments {
+    type Item = OsString;
+    type IntoIter = std::vec::IntoIter<OsString>;
+
+    /// The words for clap to read. A peer's match is read already
+    /// (rookery's own flags on its line by clap), and `main` gives clap
+    /// none of it; for a caller that gives clap whatever `arguments`
+    /// returns (the check of the guide's commands), its words are `match
+    /// --help`, which clap takes without reading a match.
+    fn into_iter(self) -> Self::IntoIter {
+        match self {
+            Arguments::Words(words) => words.into_iter(),
+            Arguments::Peer(_) => {
+                vec!["rookery".into(), "match".into(), "--help".into()].into_iter()
+            }
+        }
+    }
+}
+
 /// The command line, with a cutechess-cli or fastchess command line after
-/// `match` (or a program called by either name) translated into `match`'s
-/// own flags (see `cmd::matches::compat`).
-fn arguments(mut argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
+/// `match` (or a program called by either name) read into `match`'s
+/// arguments by `cmd::matches::compat`.
+fn arguments(mut argv: Vec<OsString>) -> Result<Arguments, PeerError> {
     let called = argv
         .first()
         .and_then(|a| a.to_str())
@@ -73,24 +104,49 @@ fn arguments(mut argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
         argv.splice(0..1, [OsString::from("rookery"), "match".into(), program]);
     }
     if argv.get(1).is_none_or(|a| a != "match") {
-        return Ok(argv);
+        return Ok(Arguments::Words(argv));
     }
     let rest: Vec<String> = argv[2..]
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     if !cmd::matches::compat::is_peer_line(&rest) {
-        return Ok(argv);
+        return Ok(Arguments::Words(argv));
     }
     if let Some(a) = argv[2..].iter().find(|a| a.to_str().is_none()) {
-        return Err(format!("{}: not UTF-8", a.to_string_lossy()));
+        return Err(PeerError::Word(CompatError {
+            word: a.to_string_lossy().into_owned(),
+            reason: "not UTF-8".into(),
+        }));
     }
-    let flags = cmd::matches::compat::translate(&rest).map_err(|e| e.to_string())?;
-    Ok(argv[..2]
-        .iter()
-        .cloned()
-        .chain(flags.into_iter().map(OsString::from))
-        .collect())
+    // clap names the program as the command line does.
+    let bin = std::path::Path::new(&argv[0])
+        .file_name()
+        .map_or("rookery".into(), |n| n.to_string_lossy().into_owned());
+    let asked = |flag: &str| Arguments::Words(vec![argv[0].clone(), "match".into(), flag.into()]);
+    Ok(
+        match cmd::matches::compat::translate(Cli::command().bin_name(bin), &rest)? {
+            PeerLine::Help => asked("--help"),
+            PeerLine::Version => asked("--version"),
+            PeerLine::Match(args) => Arguments::Peer(args),
+        },
+    )
+}
+
+/// clap's reading of rookery's own words, with `match`'s engine words
+/// grouped per engine (which the derive cannot express).
+fn parse(argv: Vec<OsString>) -> Result<Cli, clap::Error> {
+    let matches = Cli::command().try_get_matches_from(argv)?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    if let (Command::Match(args), Some(sub)) =
+        (&mut cli.command, matches.subcommand_matches("match"))
+    {
+        args.engine_groups = cmd::matches::engine_groups(sub);
+    }
+    // The verb's -q silences the warnings printed outside its own
+    // reports too (the Latin-1 warning).
+    crate::input::set_quiet(quiet_asked(&matches));
+    Ok(cli)
 }
 
 /// Whether the verb run (the innermost subcommand of `m`) was given `-q`.
@@ -102,29 +158,16 @@ fn quiet_asked(m: &clap::ArgMatches) -> bool {
 }
 
 fn main() -> ExitCode {
-    let argv = match arguments(std::env::args_os().collect()) {
-        Ok(a) => a,
-        Err(e) => return output::finish(Err(output::usage(e))),
+    let parsed = match arguments(std::env::args_os().collect()) {
+        Ok(Arguments::Words(argv)) => parse(argv),
+        Ok(Arguments::Peer(args)) => Ok(Cli {
+            command: Command::Match(args),
+        }),
+        Err(PeerError::Clap(e)) => Err(e),
+        Err(PeerError::Word(e)) => return output::finish(Err(output::usage(e.to_string()))),
     };
-    let parsed = Cli::command()
-        .try_get_matches_from(argv)
-        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
     let cli = match parsed {
-        Ok((mut cli, matches)) => {
-            // `--engine` words grouped per engine, which the derive cannot express.
-            if let (Command::Match(args), Some(sub)) =
-                (&mut cli.command, matches.subcommand_matches("match"))
-            {
-                args.engine_groups = sub
-                    .get_occurrences::<String>("engine")
-                    .map(|o| o.map(|g| g.cloned().collect()).collect())
-                    .unwrap_or_default();
-            }
-            // The verb's -q silences the warnings printed outside its own
-            // reports too (the Latin-1 warning).
-            crate::input::set_quiet(quiet_asked(&matches));
-            cli
-        }
+        Ok(cli) => cli,
         Err(e) => {
             // Help and version go to stdout with status 0; usage errors exit 2.
             let _ = e.print();

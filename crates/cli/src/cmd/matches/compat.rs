@@ -1,7 +1,9 @@
 //! cutechess-cli's and fastchess's command lines, as engine authors' scripts
 //! write them (`-engine cmd=./new -each tc=10+0.1 -rounds 500 -repeat`),
-//! translated into `rookery match`'s own flags: [`translate`] is the one
-//! place where a single-dash word gets its meaning.
+//! read into `rookery match`'s typed arguments ([`Args`]): [`translate`] is
+//! the one place where a single-dash word gets its meaning, and what it
+//! gives is what clap gives for a rookery line, for `plan_of` to make the
+//! match of.
 //!
 //! Which tool a line was written for (its [`Dialect`]) is said by a first
 //! word `cutechess-cli` or `fastchess` (the program name a script has, or
@@ -24,12 +26,23 @@
 //! complement `2^64 - N`.
 //!
 //! Words that cannot be honoured are refused naming the word, never
-//! dropped. Engine words (after `-engine` and `-each`) are passed on and
-//! read by the one engine-word reader, `EngineConfig::apply`; `-each` words
-//! follow each engine's own, so that they win as in both tools. Double-dash
-//! flags on the same line are rookery's own and pass through.
+//! dropped. Engine words (after `-engine` and `-each`) go into the engines'
+//! words as they are, read by the one engine-word reader,
+//! `EngineConfig::apply`; `-each` words follow each engine's own, so that
+//! they win as in both tools. Double-dash flags on the same line are
+//! rookery's own: clap reads them as on a rookery line (its checks and
+//! messages), and the tool's words are set on what it gives. A setting
+//! given twice (by a word and by rookery's flag for it, or by two words) is
+//! refused naming both; rookery's flag wins over a dialect's default (the
+//! output, the rating interval).
 
+use super::report::Format;
+use super::{Args, LogFormat};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, FromArgMatches};
+use rookery_event::schedule::Pairing;
 use std::fmt;
+use std::path::PathBuf;
 
 /// Which tool's command line it is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -62,7 +75,7 @@ impl Dialect {
     }
 }
 
-/// A word of a peer's command line that cannot be translated: the word and
+/// A word of a peer's command line that cannot be honoured: the word and
 /// why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompatError {
@@ -80,6 +93,51 @@ impl fmt::Display for CompatError {
 
 impl std::error::Error for CompatError {}
 
+/// What a peer's command line asks for.
+#[derive(Debug)]
+pub enum PeerLine {
+    /// `-help` (or `--help`): what `rookery match --help` prints.
+    Help,
+    /// `-version` (or `--version`): what `rookery match --version` prints.
+    Version,
+    /// A match: its typed arguments, as clap gives them for a rookery line
+    /// (the engines' words grouped).
+    Match(Box<Args>),
+}
+
+/// Why a peer's command line is refused.
+#[derive(Debug)]
+pub enum PeerError {
+    /// A word of the tool's, or a setting given twice.
+    Word(CompatError),
+    /// rookery's own flags on the line, refused by clap (which prints it).
+    Clap(clap::Error),
+}
+
+impl fmt::Display for PeerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PeerError::Word(e) => e.fmt(f),
+            PeerError::Clap(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for PeerError {}
+
+impl From<CompatError> for PeerError {
+    fn from(e: CompatError) -> PeerError {
+        PeerError::Word(e)
+    }
+}
+
+impl From<clap::Error> for PeerError {
+    fn from(e: clap::Error) -> PeerError {
+        PeerError::Clap(e)
+    }
+}
+
+/// A [`CompatError`] naming `word`.
 fn refuse(word: impl Into<String>, reason: impl Into<String>) -> CompatError {
     CompatError {
         word: word.into(),
@@ -117,6 +175,7 @@ impl Opt<'_> {
             .join(" ")
     }
 
+    /// Its one value.
     fn one(&self) -> Result<&str, CompatError> {
         match self.values {
             [v] => Ok(v),
@@ -124,6 +183,7 @@ impl Opt<'_> {
         }
     }
 
+    /// Nothing, as an option without a value has.
     fn none(&self) -> Result<(), CompatError> {
         if self.values.is_empty() {
             Ok(())
@@ -132,12 +192,23 @@ impl Opt<'_> {
         }
     }
 
+    /// Its one value, a whole number.
     fn number(&self) -> Result<u64, CompatError> {
         let v = self.one()?;
         v.parse()
             .map_err(|_| refuse(self.text(), "expected a whole number"))
     }
 
+    /// Its one value, a whole number of at most `max` (as `match`'s flag
+    /// for it takes).
+    fn at_most(&self, max: u32) -> Result<u32, CompatError> {
+        match u32::try_from(self.number()?) {
+            Ok(n) if n <= max => Ok(n),
+            _ => Err(refuse(self.text(), format!("expected at most {max}"))),
+        }
+    }
+
+    /// Its values, at least one.
     fn some(&self) -> Result<&[String], CompatError> {
         if self.values.is_empty() {
             Err(refuse(self.text(), "expected words after it"))
@@ -161,6 +232,22 @@ fn boolean(word: &str, value: &str) -> Result<bool, CompatError> {
     }
 }
 
+/// A setting of `match`'s arguments that the line's words make.
+struct Set {
+    /// The argument it sets: its clap id (the field's name).
+    id: &'static str,
+    /// The words that say it, for messages.
+    word: String,
+    /// A dialect's default, not a word: rookery's flag for it wins.
+    default: bool,
+    /// What it does to the arguments.
+    apply: Box<dyn FnOnce(&mut Args)>,
+}
+
+/// Arguments that take their words from every option giving them (as
+/// rookery's flags do), so that giving the option twice is not refused.
+const APPENDED: &[&str] = &["openings", "pgnout"];
+
 /// What the line says, before the dialect is known.
 #[derive(Default)]
 struct Line {
@@ -180,20 +267,74 @@ struct Line {
     sprt: Option<Vec<String>>,
     draw: Option<Vec<String>>,
     resign: Option<Vec<String>>,
-    output: Option<String>,
-    ratinginterval: bool,
+    /// `-output format=`.
+    output: Option<(Format, String)>,
+    /// `-config file=`: the match its journal records is resumed.
     resume: bool,
-    /// Flags translated already, in order.
-    flags: Vec<String>,
+    /// `-tournament knockout`.
+    knockout: bool,
+    /// `-openings`.
+    openings: bool,
+    /// `-help` or `-version` (or rookery's `--help`, `--version`): the
+    /// first of them.
+    asked: Option<PeerLine>,
+    /// rookery's own flags, each with its values, as written.
+    rookery: Vec<Vec<String>>,
+    /// The settings of the options read, in order.
+    sets: Vec<Set>,
 }
 
 impl Line {
+    /// Notes a word only dialect `d` has.
     fn mark(&mut self, d: Dialect, word: impl Into<String>) {
         self.marks.push((d, word.into()));
     }
 
-    fn flag(&mut self, words: &[&str]) {
-        self.flags.extend(words.iter().map(|w| w.to_string()));
+    /// Notes that `word` sets argument `id` by `apply`.
+    fn set(
+        &mut self,
+        id: &'static str,
+        word: impl Into<String>,
+        apply: impl FnOnce(&mut Args) + 'static,
+    ) {
+        self.sets.push(Set {
+            id,
+            word: word.into(),
+            default: false,
+            apply: Box::new(apply),
+        });
+    }
+
+    /// Notes a dialect's default for argument `id`, which a rookery flag
+    /// for it overrides.
+    fn by_default(
+        &mut self,
+        id: &'static str,
+        word: String,
+        apply: impl FnOnce(&mut Args) + 'static,
+    ) {
+        self.sets.push(Set {
+            id,
+            word,
+            default: true,
+            apply: Box::new(apply),
+        });
+    }
+
+    /// Whether an option of the line's already set argument `id`.
+    fn sets(&self, id: &str) -> bool {
+        self.sets.iter().any(|s| s.id == id)
+    }
+
+    /// Whether rookery's own flags on the line have these words in a row
+    /// (`--tournament knockout`).
+    fn rookery_has(&self, words: &[&str]) -> bool {
+        self.rookery
+            .iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .windows(words.len())
+            .any(|w| w.iter().zip(words).all(|(a, b)| a == b))
     }
 
     /// Marks the engine words only one tool knows.
@@ -213,13 +354,16 @@ impl Line {
     }
 }
 
-/// Translates the words after `match` (a peer's command line, possibly
-/// beginning with its program name) into `rookery match`'s flags.
+/// Reads the words after `match` (a peer's command line, possibly
+/// beginning with its program name) into `rookery match`'s typed
+/// arguments; `cli` is rookery's command (clap's), which reads rookery's
+/// own flags on the line.
 ///
 /// # Errors
-/// [`CompatError`] naming the first word that cannot be honoured, or the
-/// words that make the line ambiguous.
-pub fn translate(argv: &[String]) -> Result<Vec<String>, CompatError> {
+/// [`PeerError::Word`] naming the first word that cannot be honoured, the
+/// words that make the line ambiguous, or a setting given twice;
+/// [`PeerError::Clap`] for rookery's own flags clap refuses.
+pub fn translate(cli: clap::Command, argv: &[String]) -> Result<PeerLine, PeerError> {
     let mut line = Line::default();
     let mut words = argv;
     if let Some(d) = words.first().and_then(|w| Dialect::of_program(w)) {
@@ -229,85 +373,88 @@ pub fn translate(argv: &[String]) -> Result<Vec<String>, CompatError> {
     let mut i = 0;
     while i < words.len() {
         let w = &words[i];
-        let next_opt = |from: usize| {
-            (from..words.len())
-                .find(|&j| is_single_dash_option(&words[j]) || words[j].starts_with("--"))
-                .unwrap_or(words.len())
-        };
+        let end = (i + 1..words.len())
+            .find(|&j| is_single_dash_option(&words[j]) || words[j].starts_with("--"))
+            .unwrap_or(words.len());
         if w.starts_with("--") {
-            // rookery's own flag: it and its values pass through.
-            let end = next_opt(i + 1);
-            line.flags.extend(words[i..end].iter().cloned());
-            i = end;
-            continue;
+            // rookery's own flag: it and its values, for clap.
+            if w == "--help" || w == "--version" {
+                let asked = if w == "--help" {
+                    PeerLine::Help
+                } else {
+                    PeerLine::Version
+                };
+                line.asked.get_or_insert(asked);
+            }
+            line.rookery.push(words[i..end].to_vec());
+        } else if is_single_dash_option(w) {
+            let opt = Opt {
+                name: &w[1..],
+                values: &words[i + 1..end],
+            };
+            option(&mut line, &opt)?;
+        } else {
+            return Err(refuse(w.clone(), "expected an option (-engine, -each, ...) here").into());
         }
-        if !is_single_dash_option(w) {
-            return Err(refuse(
-                w.clone(),
-                "expected an option (-engine, -each, ...) here",
-            ));
-        }
-        let end = next_opt(i + 1);
-        let opt = Opt {
-            name: &w[1..],
-            values: &words[i + 1..end],
-        };
-        option(&mut line, &opt)?;
         i = end;
     }
-    finish(line)
+    finish(line, cli)
 }
 
-/// One option.
+/// A family of options: takes the option if it is one of the family's
+/// (`Ok(true)`).
+type Family = fn(&mut Line, &Opt<'_>) -> Result<bool, CompatError>;
+
+/// Every family of options.
+const FAMILIES: &[Family] = &[
+    engine_option,
+    schedule_option,
+    play_option,
+    rule_option,
+    file_option,
+    config_option,
+    report_option,
+    tool_option,
+];
+
+/// One option, read by its family.
 fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
+    for family in FAMILIES {
+        if family(line, opt)? {
+            debug_assert!(
+                super::words::is_option(opt.name),
+                "-{} is taken but not in words.rs's table",
+                opt.name
+            );
+            return Ok(());
+        }
+    }
+    Err(refuse(
+        format!("-{}", opt.name),
+        "not an option of cutechess-cli or fastchess that rookery knows",
+    ))
+}
+
+/// `-engine` and `-each`: engine words, as written.
+fn engine_option(line: &mut Line, opt: &Opt<'_>) -> Result<bool, CompatError> {
+    if !matches!(opt.name, "engine" | "each") {
+        return Ok(false);
+    }
+    let words = opt.some()?.to_vec();
+    line.mark_engine_words(&words);
+    if opt.name == "engine" {
+        line.engines.push(words);
+    } else {
+        line.each.extend(words);
+    }
+    Ok(true)
+}
+
+/// Who plays whom and how often: `-games`, `-rounds`, `-repeat`,
+/// `-tournament`, `-seeds`, `-noswap`, `-reverse`.
+fn schedule_option(line: &mut Line, opt: &Opt<'_>) -> Result<bool, CompatError> {
     use Dialect::{Cutechess, Fastchess};
-    let tb = "tablebase adjudication is not supported";
     match opt.name {
-        "engine" => {
-            let words = opt.some()?.to_vec();
-            line.mark_engine_words(&words);
-            line.engines.push(words);
-        }
-        "each" => {
-            let words = opt.some()?.to_vec();
-            line.mark_engine_words(&words);
-            line.each.extend(words);
-        }
-        "variant" => {
-            let v = opt.one()?;
-            line.flag(&["--variant", v]);
-        }
-        "concurrency" => {
-            let v = opt.one()?;
-            match v.parse::<i64>() {
-                Ok(n) if n >= 1 => line.flag(&["--concurrency", v]),
-                Ok(_) => {
-                    return Err(refuse(
-                        opt.text(),
-                        "a concurrency relative to the processors is not supported: give the number of games at once",
-                    ))
-                }
-                Err(_) => return Err(refuse(opt.text(), "expected a whole number")),
-            }
-        }
-        "draw" => line.draw = Some(opt.some()?.to_vec()),
-        "resign" => line.resign = Some(opt.some()?.to_vec()),
-        "maxmoves" => {
-            let n = opt.number()?;
-            // 0: no limit, as both tools read it.
-            if n > 0 {
-                line.flag(&["--maxmoves", &n.to_string()]);
-            }
-        }
-        "tb" | "tbpieces" | "tbignore50" | "tbadjudicate" => return Err(refuse(opt.text(), tb)),
-        "event" => {
-            let v = opt.one()?;
-            line.flag(&["--event", v]);
-        }
-        "site" => {
-            let v = opt.one()?;
-            line.flag(&["--site", v]);
-        }
         "games" => line.games = Some(positive(opt)?),
         "rounds" => line.rounds = Some(positive(opt)?),
         "repeat" => {
@@ -317,6 +464,119 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
                 _ => return Err(refuse(opt.text(), "expected at most one number")),
             };
             line.repeat = Some(n);
+        }
+        "tournament" => {
+            let v = opt.one()?;
+            match v {
+                "round-robin" | "knockout" => line.mark(Cutechess, opt.text()),
+                "roundrobin" => line.mark(Fastchess, opt.text()),
+                "gauntlet" => {}
+                _ => {
+                    return Err(refuse(
+                        opt.text(),
+                        "expected round-robin, gauntlet or knockout",
+                    ))
+                }
+            }
+            let pairing: Pairing = v.parse().map_err(|e| refuse(opt.text(), format!("{e}")))?;
+            line.knockout = pairing == Pairing::Knockout;
+            line.set("tournament", opt.text(), move |a| a.tournament = pairing);
+        }
+        "seeds" => {
+            // A knockout's seeded players; other tournaments accept only
+            // 1 (the gauntlet's first engine), which `rookery match` checks.
+            let n = opt.at_most(u32::MAX)?;
+            line.set("seeds", opt.text(), move |a| a.seeds = Some(n));
+        }
+        "noswap" => {
+            opt.none()?;
+            line.set("noswap", opt.text(), |a| a.noswap = true);
+        }
+        "reverse" => {
+            opt.none()?;
+            line.set("reverse", opt.text(), |a| a.reverse = true);
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// How the games are played: `-variant`, `-concurrency`, `-srand`,
+/// `-wait`, `-openings` (and the books refused, `-bookmode`, `-engines`).
+fn play_option(line: &mut Line, opt: &Opt<'_>) -> Result<bool, CompatError> {
+    match opt.name {
+        "variant" => {
+            let v = opt.one()?;
+            if !matches!(v, "standard" | "fischerandom" | "chess960") {
+                return Err(refuse(opt.text(), "expected standard or fischerandom"));
+            }
+            let v = v.to_string();
+            line.set("variant", opt.text(), move |a| a.variant = v);
+        }
+        "concurrency" => {
+            let n = match opt.one()?.parse::<i64>() {
+                Ok(n) if n >= 1 => opt.at_most(1024)?,
+                Ok(_) => {
+                    return Err(refuse(
+                        opt.text(),
+                        "a concurrency relative to the processors is not supported: give the number of games at once",
+                    ))
+                }
+                Err(_) => return Err(refuse(opt.text(), "expected a whole number")),
+            };
+            line.set("concurrency", opt.text(), move |a| a.concurrency = n);
+        }
+        "srand" => {
+            let seed = seed(opt.one()?)
+                .ok_or_else(|| refuse(opt.text(), "expected a whole number (negative ones too)"))?;
+            line.set("srand", opt.text(), move |a| a.srand = Some(seed));
+        }
+        "wait" => {
+            let n = u64::from(opt.at_most(3_600_000)?);
+            line.set("wait", opt.text(), move |a| a.wait = n);
+        }
+        "openings" => {
+            let words = opt.some()?.to_vec();
+            for w in &words {
+                if let Some(("policy", v)) = kv(w) {
+                    if v != "round" {
+                        line.mark(Dialect::Cutechess, w.clone());
+                    }
+                }
+            }
+            line.openings = true;
+            line.set("openings", opt.text(), move |a| a.openings.extend(words));
+        }
+        "bookmode" => return Err(refuse(opt.text(), "engine opening books are not supported")),
+        "engines" => {
+            return Err(refuse(
+                opt.text(),
+                "listing engines.json is not a match (conf=NAME reads it)",
+            ))
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// How games end: `-draw`, `-resign`, `-maxmoves`, `-sprt`, `-recover`,
+/// `-check-mate-pvs` (and tablebases, refused).
+fn rule_option(line: &mut Line, opt: &Opt<'_>) -> Result<bool, CompatError> {
+    match opt.name {
+        "draw" => line.draw = Some(opt.some()?.to_vec()),
+        "resign" => line.resign = Some(opt.some()?.to_vec()),
+        "maxmoves" => {
+            // 0: no limit, as both tools read it.
+            let n = opt.at_most(u32::MAX)?;
+            if n > 0 {
+                line.set("maxmoves", opt.text(), move |a| a.maxmoves = Some(n));
+            }
+        }
+        "tb" | "tbpieces" | "tbignore50" | "tbadjudicate" => {
+            return Err(refuse(
+                opt.text(),
+                "tablebase adjudication is not supported",
+            ))
         }
         "sprt" => {
             let words = opt.some()?.to_vec();
@@ -329,161 +589,213 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
                              logistic; a cutechess-cli line's -sprt is cutechess-cli's BayesElo SPRT)",
                         ))
                     }
-                    Some(("model", _)) => line.mark(Fastchess, w.clone()),
+                    Some(("model", _)) => line.mark(Dialect::Fastchess, w.clone()),
                     _ => {}
                 }
             }
             line.sprt = Some(words);
         }
-        "ratinginterval" => {
-            let n = opt.number()?;
-            line.ratinginterval = true;
-            line.flag(&["--ratinginterval", &n.to_string()]);
+        "recover" => {
+            opt.none()?;
+            line.set("recover", opt.text(), |a| a.recover = true);
         }
-        "scoreinterval" => {
-            let n = opt.number()?;
-            line.mark(Fastchess, opt.text());
-            line.flag(&["--scoreinterval", &n.to_string()]);
+        "check-mate-pvs" => {
+            opt.none()?;
+            line.mark(Dialect::Fastchess, opt.text());
+            line.set("check_mate_pvs", opt.text(), |a| a.check_mate_pvs = true);
         }
-        "outcomeinterval" => {
-            let n = opt.number()?;
-            line.mark(Cutechess, opt.text());
-            line.flag(&["--outcome-interval", &n.to_string()]);
-        }
-        "resultformat" => {
-            let v = opt.one()?;
-            line.mark(Cutechess, opt.text());
-            line.flag(&["--result-format", v]);
-        }
-        "bookmode" | "engines" => {
-            return Err(refuse(
-                opt.text(),
-                if opt.name == "engines" {
-                    "listing engines.json is not a match (conf=NAME reads it)"
-                } else {
-                    "engine opening books are not supported"
-                },
-            ))
-        }
-        "debug" => {
-            line.mark(Cutechess, opt.text());
-            match opt.values {
-                // cutechess-cli's traffic lines on standard output, as
-                // chess-tuning-tools reads them.
-                [] => line.flag(&["--log", "-", "--log-format", "cutechess"]),
-                _ => {
-                    return Err(refuse(
-                        opt.text(),
-                        "-debug takes no value here (the engines' own debug mode is not supported)",
-                    ))
-                }
-            }
-        }
-        "openings" => {
-            let words = opt.some()?;
-            for w in words {
-                if let Some(("policy", v)) = kv(w) {
-                    if v != "round" {
-                        line.mark(Cutechess, w.clone());
-                    }
-                }
-            }
-            line.flags.push("--openings".into());
-            line.flags.extend(words.iter().cloned());
-        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// What the match writes: `-pgnout`, `-epdout`, `-event`, `-site`, `-log`,
+/// `-debug`.
+fn file_option(line: &mut Line, opt: &Opt<'_>) -> Result<bool, CompatError> {
+    use Dialect::{Cutechess, Fastchess};
+    match opt.name {
         "pgnout" => {
-            let words = opt.some()?;
+            let words = opt.some()?.to_vec();
             let fast = words.iter().any(|w| kv(w).is_some());
             match (fast, words.len()) {
                 (true, _) => line.mark(Fastchess, opt.text()),
                 (false, 1) => line.hints.push((Cutechess, opt.text())),
                 (false, _) => line.mark(Cutechess, opt.text()),
             }
-            line.flags.push("--pgnout".into());
-            line.flags.extend(words.iter().cloned());
+            line.set("pgnout", opt.text(), move |a| a.pgnout.extend(words));
         }
         "epdout" => {
-            let file = match opt.some()? {
-                [f] if kv(f).is_none() => {
-                    line.mark(Cutechess, opt.text());
-                    f.clone()
-                }
-                words => {
-                    line.mark(Fastchess, opt.text());
-                    let mut file = None;
-                    for w in words {
-                        match kv(w) {
-                            Some(("file", f)) => file = Some(f.to_string()),
-                            Some(("append", v)) => {
-                                if !boolean(w, v)? {
-                                    return Err(refuse(
-                                        w.clone(),
-                                        "rookery appends to the EPD file and never empties it",
-                                    ));
-                                }
-                            }
-                            _ => return Err(refuse(w.clone(), "expected file= or append=")),
-                        }
-                    }
-                    file.ok_or_else(|| refuse(opt.text(), "name the file: file=NAME"))?
-                }
-            };
-            line.flag(&["--epdout", &file]);
+            let file = PathBuf::from(epd_file(line, opt)?);
+            line.set("epdout", opt.text(), move |a| a.epdout = Some(file));
         }
-        "recover" => {
-            opt.none()?;
-            line.flag(&["--recover"]);
+        "event" | "site" => {
+            let v = opt.one()?.to_string();
+            if opt.name == "event" {
+                line.set("event", opt.text(), move |a| a.event = v);
+            } else {
+                line.set("site", opt.text(), move |a| a.site = v);
+            }
         }
-        "noswap" => {
-            opt.none()?;
-            line.flag(&["--noswap"]);
+        "log" => {
+            line.mark(Fastchess, opt.text());
+            let file = PathBuf::from(log_file(opt)?);
+            line.set("log", opt.text(), move |a| a.log = Some(file));
         }
-        "reverse" => {
-            opt.none()?;
-            line.flag(&["--reverse"]);
+        "debug" => {
+            line.mark(Cutechess, opt.text());
+            if !opt.values.is_empty() {
+                return Err(refuse(
+                    opt.text(),
+                    "-debug takes no value here (the engines' own debug mode is not supported)",
+                ));
+            }
+            // cutechess-cli's traffic lines on standard output, as
+            // chess-tuning-tools reads them.
+            line.set("log", opt.text(), |a| a.log = Some(PathBuf::from("-")));
+            line.set("log_format", opt.text(), |a| {
+                a.log_format = LogFormat::Cutechess
+            });
         }
-        "srand" => {
-            let seed = seed(opt.one()?)
-                .ok_or_else(|| refuse(opt.text(), "expected a whole number (negative ones too)"))?;
-            line.flag(&["--srand", &seed.to_string()]);
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The file of `-epdout`: cutechess-cli's `F` or fastchess's `file=F`
+/// (`append=true`, which rookery always does).
+fn epd_file(line: &mut Line, opt: &Opt<'_>) -> Result<String, CompatError> {
+    use Dialect::{Cutechess, Fastchess};
+    if let [f] = opt.some()? {
+        if kv(f).is_none() {
+            line.mark(Cutechess, opt.text());
+            return Ok(f.clone());
         }
-        "wait" => {
-            let n = opt.number()?;
-            line.flag(&["--wait", &n.to_string()]);
-        }
-        "seeds" => {
-            // A knockout's seeded players; other tournaments accept only
-            // 1 (the gauntlet's first engine), which `rookery match` checks.
-            let n = opt.number()?;
-            line.flag(&["--seeds", &n.to_string()]);
-        }
-        "tournament" => {
-            let v = opt.one()?;
-            match v {
-                "round-robin" => line.mark(Cutechess, opt.text()),
-                "roundrobin" => line.mark(Fastchess, opt.text()),
-                "gauntlet" => {}
-                "knockout" => line.mark(Cutechess, opt.text()),
-                _ => {
+    }
+    line.mark(Fastchess, opt.text());
+    let mut file = None;
+    for w in opt.values {
+        match kv(w) {
+            Some(("file", f)) => file = Some(f.to_string()),
+            Some(("append", v)) => {
+                if !boolean(w, v)? {
                     return Err(refuse(
-                        opt.text(),
-                        "expected round-robin, gauntlet or knockout",
-                    ))
+                        w.clone(),
+                        "rookery appends to the EPD file and never empties it",
+                    ));
                 }
             }
-            line.flag(&["--tournament", v]);
+            _ => return Err(refuse(w.clone(), "expected file= or append=")),
+        }
+    }
+    file.ok_or_else(|| refuse(opt.text(), "name the file: file=NAME"))
+}
+
+/// The file of fastchess's `-log file=F ...` (its other words taken where
+/// rookery's log is what they ask for).
+fn log_file(opt: &Opt<'_>) -> Result<String, CompatError> {
+    let mut file = None;
+    for w in opt.some()? {
+        match kv(w) {
+            Some(("file", f)) => file = Some(f.to_string()),
+            Some(("level", _)) => {}
+            Some(("engine" | "realtime", v)) => {
+                boolean(w, v)?;
+            }
+            Some(("append", v)) if boolean(w, v)? => {}
+            Some(("compress", v)) if !boolean(w, v)? => {}
+            _ => {
+                return Err(refuse(
+                    w.clone(),
+                    "expected file=, level=, engine=, realtime=, append=true or compress=false",
+                ))
+            }
+        }
+    }
+    file.ok_or_else(|| refuse(opt.text(), "name the file: file=NAME"))
+}
+
+/// fastchess's `-config`: `outname=` the journal, `file=` a journal to
+/// resume.
+fn config_option(line: &mut Line, opt: &Opt<'_>) -> Result<bool, CompatError> {
+    if opt.name != "config" {
+        return Ok(false);
+    }
+    line.mark(Dialect::Fastchess, opt.text());
+    for w in opt.some()? {
+        match kv(w) {
+            Some(("outname", f)) => {
+                let f = PathBuf::from(f);
+                line.set("journal", format!("-config {w}"), move |a| {
+                    a.journal = Some(f)
+                });
+            }
+            Some(("file", f)) => {
+                line.resume = true;
+                let f = PathBuf::from(f);
+                line.set("resume", format!("-config {w}"), move |a| {
+                    a.resume = Some(f)
+                });
+            }
+            // Discards the results of a loaded configuration:
+            // without file= there is none (weather-factory's line).
+            Some(("discard", v)) => {
+                if boolean(w, v)? && opt.values.iter().any(|w| w.starts_with("file=")) {
+                    return Err(refuse(
+                        w.clone(),
+                        "file= resumes the match its journal records; to start it over, \
+                         give the match's words without -config file=",
+                    ));
+                }
+            }
+            Some(("stats", v)) if boolean(w, v)? => {}
+            _ => return Err(refuse(
+                w.clone(),
+                "expected outname=JOURNAL (where the match is saved) or file=JOURNAL (resume it)",
+            )),
+        }
+    }
+    Ok(true)
+}
+
+/// What is printed: `-ratinginterval`, `-scoreinterval`,
+/// `-outcomeinterval`, `-resultformat`, `-output`, `-report`, `-crc32`.
+fn report_option(line: &mut Line, opt: &Opt<'_>) -> Result<bool, CompatError> {
+    use Dialect::{Cutechess, Fastchess};
+    match opt.name {
+        "ratinginterval" => {
+            let n = opt.number()?;
+            line.set("ratinginterval", opt.text(), move |a| a.ratinginterval = n);
+        }
+        "scoreinterval" => {
+            let n = opt.number()?;
+            line.mark(Fastchess, opt.text());
+            line.set("scoreinterval", opt.text(), move |a| a.scoreinterval = n);
+        }
+        "outcomeinterval" => {
+            let n = opt.number()?;
+            line.mark(Cutechess, opt.text());
+            line.set("outcome_interval", opt.text(), move |a| {
+                a.outcome_interval = n
+            });
+        }
+        "resultformat" => {
+            let v = opt.one()?.to_string();
+            line.mark(Cutechess, opt.text());
+            line.set("result_format", opt.text(), move |a| {
+                a.result_format = Some(v)
+            });
         }
         "output" => {
             line.mark(Fastchess, opt.text());
-            match opt.values {
+            let format = match opt.values {
                 [w] => match kv(w) {
-                    Some(("format", f @ ("cutechess" | "fastchess"))) => {
-                        line.output = Some(f.to_string())
-                    }
+                    Some(("format", "cutechess")) => Format::Cutechess,
+                    Some(("format", "fastchess")) => Format::Fastchess,
                     _ => return Err(refuse(w.clone(), "expected format=cutechess or fastchess")),
                 },
                 _ => return Err(refuse(opt.text(), "expected format=cutechess or fastchess")),
-            }
+            };
+            line.output = Some((format, opt.text()));
         }
         "report" => {
             line.mark(Fastchess, opt.text());
@@ -495,75 +807,8 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
                     _ => return Err(refuse(w.clone(), "expected penta=true or penta=false")),
                 }
             }
-            line.flags.push("--report".into());
-            line.flags.extend(opt.values.iter().cloned());
-        }
-        "config" => {
-            line.mark(Fastchess, opt.text());
-            for w in opt.some()? {
-                match kv(w) {
-                    Some(("outname", f)) => line.flag(&["--journal", f]),
-                    Some(("file", f)) => {
-                        line.resume = true;
-                        line.flag(&["--resume", f]);
-                    }
-                    // Discards the results of a loaded configuration:
-                    // without file= there is none (weather-factory's line).
-                    Some(("discard", v)) => {
-                        if boolean(w, v)? && opt.values.iter().any(|w| w.starts_with("file=")) {
-                            return Err(refuse(
-                                w.clone(),
-                                "file= resumes the match its journal records; to start it over, \
-                                 give the match's words without -config file=",
-                            ));
-                        }
-                    }
-                    Some(("stats", v)) if boolean(w, v)? => {}
-                    _ => {
-                        return Err(refuse(
-                            w.clone(),
-                            "expected outname=JOURNAL (where the match is saved) or file=JOURNAL (resume it)",
-                        ))
-                    }
-                }
-            }
-        }
-        "log" => {
-            line.mark(Fastchess, opt.text());
-            let mut file = None;
-            for w in opt.some()? {
-                match kv(w) {
-                    Some(("file", f)) => file = Some(f.to_string()),
-                    Some(("level", _)) => {}
-                    Some(("engine" | "realtime", v)) => {
-                        boolean(w, v)?;
-                    }
-                    Some(("append", v)) if boolean(w, v)? => {}
-                    Some(("compress", v)) if !boolean(w, v)? => {}
-                    _ => return Err(refuse(
-                        w.clone(),
-                        "expected file=, level=, engine=, realtime=, append=true or compress=false",
-                    )),
-                }
-            }
-            let file = file.ok_or_else(|| refuse(opt.text(), "name the file: file=NAME"))?;
-            line.flag(&["--log", &file]);
-        }
-        "autosaveinterval" => {
-            // The journal already saves every move.
-            opt.number()?;
-            line.mark(Fastchess, opt.text());
-        }
-        "force-concurrency" => {
-            // rookery never caps the concurrency at the processors.
-            opt.none()?;
-            line.mark(Fastchess, opt.text());
-        }
-        "testEnv" => {
-            // fishtest's and OpenBench's: fastchess's messages on one line
-            // each, which rookery's are.
-            opt.none()?;
-            line.mark(Fastchess, opt.text());
+            let v = opt.one()?.to_string();
+            line.set("report", opt.text(), move |a| a.lines.report = Some(v));
         }
         "crc32" => {
             line.mark(Fastchess, opt.text());
@@ -571,19 +816,39 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
                 match kv(w) {
                     Some(("pgn", v)) => {
                         if boolean(w, v)? {
-                            line.flag(&["--crc32"]);
+                            line.set("crc32", opt.text(), |a| a.crc32 = true);
                         }
                     }
                     _ => return Err(refuse(w.clone(), "expected pgn=true or pgn=false")),
                 }
             }
         }
-        "help" | "h" => line.flag(&["--help"]),
-        "version" | "v" | "V" => line.flag(&["--version"]),
-        "check-mate-pvs" => {
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The rest: `-help`, `-version`, fastchess's options rookery has nothing
+/// to do for, and fastchess's options refused.
+fn tool_option(line: &mut Line, opt: &Opt<'_>) -> Result<bool, CompatError> {
+    match opt.name {
+        "help" | "h" => {
+            line.asked.get_or_insert(PeerLine::Help);
+        }
+        "version" | "v" | "V" => {
+            line.asked.get_or_insert(PeerLine::Version);
+        }
+        // The journal already saves every move.
+        "autosaveinterval" => {
+            opt.number()?;
+            line.mark(Dialect::Fastchess, opt.text());
+        }
+        // rookery never caps the concurrency at the processors;
+        // fishtest's and OpenBench's -testEnv asks for fastchess's messages
+        // on one line each, which rookery's are.
+        "force-concurrency" | "testEnv" => {
             opt.none()?;
-            line.mark(Fastchess, opt.text());
-            line.flag(&["--check-mate-pvs"]);
+            line.mark(Dialect::Fastchess, opt.text());
         }
         "quick" | "use-affinity" | "show-latency" | "strict" | "startup-ms" | "ucinewgame-ms"
         | "ping-ms" | "compliance" => {
@@ -592,21 +857,12 @@ fn option(line: &mut Line, opt: &Opt<'_>) -> Result<(), CompatError> {
                 format!("fastchess's -{} is not supported", opt.name),
             ))
         }
-        _ => {
-            return Err(refuse(
-                format!("-{}", opt.name),
-                "not an option of cutechess-cli or fastchess that rookery knows",
-            ))
-        }
+        _ => return Ok(false),
     }
-    debug_assert!(
-        super::words::is_option(opt.name),
-        "-{} is taken but not in words.rs's table",
-        opt.name
-    );
-    Ok(())
+    Ok(true)
 }
 
+/// Its one value, a whole number of at least 1.
 fn positive(opt: &Opt<'_>) -> Result<u64, CompatError> {
     match opt.number()? {
         0 => Err(refuse(opt.text(), "expected at least 1")),
@@ -670,201 +926,428 @@ fn schedule(line: &Line, d: Dialect) -> Result<(u64, u64), CompatError> {
     }
 }
 
-fn finish(mut line: Line) -> Result<Vec<String>, CompatError> {
-    use Dialect::{Cutechess, Fastchess};
+/// The words read, what the line asks for: help or version if asked for,
+/// else the match, its dialect's reading of the words set on clap's
+/// reading of rookery's flags.
+fn finish(mut line: Line, cli: clap::Command) -> Result<PeerLine, PeerError> {
     // Help and version are all a line asks for when it asks for them.
-    if let Some(f) = line
-        .flags
-        .iter()
-        .find(|f| *f == "--help" || *f == "--version")
-    {
-        return Ok(vec![f.clone()]);
+    if let Some(asked) = line.asked.take() {
+        return Ok(asked);
     }
+    let dialect = dialect(&mut line)?;
+    let mut engines = plan(&mut line, dialect)?;
+    let (mut args, matches, conflicts) = rookery_flags(cli, &line.rookery)?;
+    let done = apply(
+        std::mem::take(&mut line.sets),
+        &mut args,
+        &matches,
+        &line.rookery,
+    )?;
+    check_resume(&done, &matches, &line.rookery, &conflicts)?;
+    // The tool's engines first, then rookery's (as a translation to
+    // rookery's flags had them).
+    engines.extend(super::engine_groups(&matches));
+    args.engine = engines.concat();
+    args.engine_groups = engines;
+    Ok(PeerLine::Match(Box::new(args)))
+}
+
+/// The tool the line is for: its program word's, else the one whose words
+/// it has (refused when it has both tools' words, or when neither's and the
+/// two would play different schedules).
+fn dialect(line: &mut Line) -> Result<Dialect, CompatError> {
+    use Dialect::{Cutechess, Fastchess};
     if line.program.is_none() {
         // Without a program name, a hint says the dialect as a mark does.
         let hints = std::mem::take(&mut line.hints);
         line.marks.extend(hints);
     }
     let first = |d| line.marks.iter().find(|(m, _)| *m == d).map(|(_, w)| w);
-    let dialect = match line.program {
-        Some(d) => {
-            let other = if d == Cutechess { Fastchess } else { Cutechess };
-            if let Some(w) = first(other) {
-                return Err(refuse(
-                    w.clone(),
-                    format!(
-                        "{} does not have it ({} does)",
-                        d.program(),
-                        other.program()
-                    ),
-                ));
-            }
-            d
-        }
-        None => {
-            match (first(Cutechess), first(Fastchess)) {
-                (Some(c), Some(f)) => return Err(refuse(
-                    format!("{c} ... {f}"),
-                    "the first is cutechess-cli's, the second fastchess's: one line is one tool's",
-                )),
-                (None, Some(_)) => Fastchess,
-                (Some(_), None) => Cutechess,
-                (None, None) => {
-                    let (c, f) = (schedule(&line, Cutechess), schedule(&line, Fastchess));
-                    match (&c, &f) {
-                        (Ok(a), Ok(b)) if a != b && !line.resume => {
-                            let games = |(r, g): (u64, u64)| r * g;
-                            return Err(refuse(
-                            "-rounds/-games/-repeat",
-                            format!(
-                                "cutechess-cli plays {} games per encounter from this line, fastchess {}: \
-                                 begin the line with cutechess-cli or fastchess to say which",
-                                games(*a),
-                                games(*b)
-                            ),
-                        ));
-                        }
-                        _ => Cutechess,
-                    }
+    if let Some(d) = line.program {
+        let other = if d == Cutechess { Fastchess } else { Cutechess };
+        return match first(other) {
+            Some(w) => Err(refuse(
+                w.clone(),
+                format!(
+                    "{} does not have it ({} does)",
+                    d.program(),
+                    other.program()
+                ),
+            )),
+            None => Ok(d),
+        };
+    }
+    match (first(Cutechess), first(Fastchess)) {
+        (Some(c), Some(f)) => Err(refuse(
+            format!("{c} ... {f}"),
+            "the first is cutechess-cli's, the second fastchess's: one line is one tool's",
+        )),
+        (None, Some(_)) => Ok(Fastchess),
+        (Some(_), None) => Ok(Cutechess),
+        (None, None) => {
+            let (c, f) = (schedule(line, Cutechess), schedule(line, Fastchess));
+            match (&c, &f) {
+                (Ok(a), Ok(b)) if a != b && !line.resume => {
+                    let games = |(r, g): (u64, u64)| r * g;
+                    Err(refuse(
+                        "-rounds/-games/-repeat",
+                        format!(
+                            "cutechess-cli plays {} games per encounter from this line, fastchess {}: \
+                             begin the line with cutechess-cli or fastchess to say which",
+                            games(*a),
+                            games(*b)
+                        ),
+                    ))
                 }
+                _ => Ok(Cutechess),
             }
         }
-    };
-    let mut out: Vec<String> = Vec::new();
-    if line.resume {
-        // Resuming: the journal has the plan; only what prints goes with it.
+    }
+}
+
+/// What `dialect` makes of the line's engines, schedule, rules and output
+/// (set in the line's settings); the engines' words. A resumed match (the
+/// journal has its plan) takes none of these but the output.
+fn plan(line: &mut Line, dialect: Dialect) -> Result<Vec<Vec<String>>, CompatError> {
+    let resumed = line.resume || rookery_flag(&line.rookery, "resume").is_some();
+    let mut engines = Vec::new();
+    if resumed {
         if !line.engines.is_empty() || line.games.is_some() || line.rounds.is_some() {
             return Err(refuse(
-                "-config file=",
+                if line.resume {
+                    "-config file="
+                } else {
+                    "--resume"
+                },
                 "resumes the match its journal records: give no engines or schedule with it",
             ));
         }
     } else {
-        for e in &line.engines {
-            out.push("--engine".into());
-            out.extend(e.iter().cloned());
-            out.extend(line.each.iter().cloned());
-            // fastchess names an engine after its program (cutechess-cli,
-            // as rookery, after its `id name`).
-            let all = || e.iter().chain(&line.each);
-            let named = all().any(|w| w.starts_with("name=") || w.starts_with("conf="));
-            let program = all().filter_map(|w| w.strip_prefix("cmd=")).next_back();
-            if let (Fastchess, false, Some(cmd)) = (dialect, named, program) {
-                let stem = std::path::Path::new(cmd)
-                    .file_stem()
-                    .map_or(cmd.into(), |s| s.to_string_lossy());
-                out.push(format!("name={stem}"));
-            }
-        }
-        let knockout = line
-            .flags
-            .windows(2)
-            .any(|w| w[0] == "--tournament" && w[1] == "knockout");
-        let (rounds, games) = match (dialect, knockout) {
-            // cutechess-cli plays an encounter of a knockout as `-rounds` ×
-            // `-games` games; rookery's knockout plays an encounter as one
-            // block of --games games (colours alternating) on one opening,
-            // which is the same games when they all start from one position.
-            (Cutechess, true) => {
-                let total = line
-                    .rounds
-                    .unwrap_or(1)
-                    .saturating_mul(line.games.unwrap_or(1));
-                let openings = line.flags.iter().any(|f| f == "--openings");
-                if openings && total > 1 && line.repeat.unwrap_or(1) < total {
-                    return Err(refuse(
-                        "-openings",
-                        format!(
-                            "cutechess-cli gives each of an encounter's {total} games its own opening; \
-                             rookery's knockout plays an encounter on one opening: add -repeat {total}"
-                        ),
-                    ));
-                }
-                (1, total)
-            }
-            _ => schedule(&line, dialect)?,
-        };
-        out.extend([
-            "--rounds".into(),
-            rounds.to_string(),
-            "--games".into(),
-            games.to_string(),
-        ]);
-        if !line.ratinginterval {
-            let n = if dialect == Cutechess { "0" } else { "10" };
-            out.extend(["--ratinginterval".into(), n.into()]);
-        }
-        let defaults = |words: Vec<String>, keys: &[(&str, &str)]| -> Vec<String> {
-            let mut words = words;
-            if dialect == Fastchess {
-                for (k, v) in keys {
-                    if !words
-                        .iter()
-                        .any(|w| kv(w).is_some_and(|(key, _)| key == *k))
-                    {
-                        words.push(format!("{k}={v}"));
-                    }
-                }
-            }
-            words
-        };
-        if let Some(d) = line.draw.take() {
-            out.push("--draw".into());
-            out.extend(defaults(d, &[("movecount", "1"), ("score", "0")]));
-        }
-        if let Some(r) = line.resign.take() {
-            out.push("--resign".into());
-            out.extend(defaults(r, &[("movecount", "1"), ("score", "0")]));
-        }
-        if let Some(mut s) = line.sprt.take() {
-            if dialect == Cutechess {
-                // cutechess-cli's own SPRT: BayesElo over single games, no
-                // LLR before a win, a loss and a draw.
-                s.push("model=bayesian".into());
-            }
-            out.push("--sprt".into());
-            out.extend(s);
-        }
+        engines = peer_engines(line, dialect);
+        schedule_of(line, dialect)?;
+        rules_of(line, dialect);
     }
-    let output = line
-        .output
-        .take()
-        .unwrap_or_else(|| dialect.program().trim_end_matches("-cli").to_string());
-    out.extend(["--output".into(), output]);
-    out.extend(line.flags);
-    Ok(out)
+    let (format, word, default) = match line.output.take() {
+        Some((format, word)) => (format, word, false),
+        None if dialect == Dialect::Cutechess => (Format::Cutechess, String::new(), true),
+        None => (Format::Fastchess, String::new(), true),
+    };
+    let apply = move |a: &mut Args| a.lines.output = format;
+    if default {
+        line.by_default("output", format!("{}'s output", dialect.program()), apply);
+    } else {
+        line.set("output", word, apply);
+    }
+    Ok(engines)
+}
+
+/// Each engine's words, `-each`'s after its own; fastchess names an engine
+/// after its program (cutechess-cli, as rookery, after its `id name`).
+fn peer_engines(line: &Line, dialect: Dialect) -> Vec<Vec<String>> {
+    let mut engines = Vec::new();
+    for e in &line.engines {
+        let mut words: Vec<String> = e.iter().chain(&line.each).cloned().collect();
+        let named = words
+            .iter()
+            .any(|w| w.starts_with("name=") || w.starts_with("conf="));
+        let program = words
+            .iter()
+            .filter_map(|w| w.strip_prefix("cmd="))
+            .next_back();
+        if let (Dialect::Fastchess, false, Some(cmd)) = (dialect, named, program) {
+            let stem = std::path::Path::new(cmd)
+                .file_stem()
+                .map_or(cmd.into(), |s| s.to_string_lossy());
+            words.push(format!("name={stem}"));
+        }
+        engines.push(words);
+    }
+    engines
+}
+
+/// The rounds and games (and the rating interval's default) `dialect`
+/// reads from the line, as settings.
+fn schedule_of(line: &mut Line, dialect: Dialect) -> Result<(), CompatError> {
+    let knockout = line.knockout || line.rookery_has(&["--tournament", "knockout"]);
+    let (rounds, games) = match (dialect, knockout) {
+        (Dialect::Cutechess, true) => knockout_schedule(line)?,
+        _ => schedule(line, dialect)?,
+    };
+    let (Ok(r @ 1..=10_000_000), Ok(g @ 1..=1000)) = (u32::try_from(rounds), u32::try_from(games))
+    else {
+        return Err(refuse(
+            "-rounds/-games/-repeat",
+            format!(
+                "{rounds} rounds of {games} games: rookery plays at most 10000000 rounds of at most 1000 games"
+            ),
+        ));
+    };
+    let word = "-rounds/-games/-repeat";
+    line.set("rounds", word, move |a| a.rounds = r);
+    line.set("games", word, move |a| a.games = g);
+    if !line.sets("ratinginterval") {
+        let n = if dialect == Dialect::Cutechess { 0 } else { 10 };
+        let word = format!("{}'s rating interval", dialect.program());
+        line.by_default("ratinginterval", word, move |a| a.ratinginterval = n);
+    }
+    Ok(())
+}
+
+/// cutechess-cli's knockout: an encounter is `-rounds` × `-games` games;
+/// rookery's knockout plays an encounter as one block of --games games
+/// (colours alternating) on one opening, which is the same games when they
+/// all start from one position.
+fn knockout_schedule(line: &Line) -> Result<(u64, u64), CompatError> {
+    let total = line
+        .rounds
+        .unwrap_or(1)
+        .saturating_mul(line.games.unwrap_or(1));
+    let openings = line.openings || line.rookery.iter().flatten().any(|f| f == "--openings");
+    if openings && total > 1 && line.repeat.unwrap_or(1) < total {
+        return Err(refuse(
+            "-openings",
+            format!(
+                "cutechess-cli gives each of an encounter's {total} games its own opening; \
+                 rookery's knockout plays an encounter on one opening: add -repeat {total}"
+            ),
+        ));
+    }
+    Ok((1, total))
+}
+
+/// `-draw`, `-resign` (fastchess's defaults for the keys not given) and
+/// `-sprt` (cutechess-cli's own SPRT in its lines), as settings.
+fn rules_of(line: &mut Line, dialect: Dialect) {
+    let defaults = |mut words: Vec<String>| -> Vec<String> {
+        if dialect == Dialect::Fastchess {
+            for (k, v) in [("movecount", "1"), ("score", "0")] {
+                if !words.iter().any(|w| kv(w).is_some_and(|(key, _)| key == k)) {
+                    words.push(format!("{k}={v}"));
+                }
+            }
+        }
+        words
+    };
+    let text = |name: &str, words: &[String]| format!("-{name} {}", words.join(" "));
+    if let Some(d) = line.draw.take() {
+        let word = text("draw", &d);
+        let d = defaults(d);
+        line.set("draw", word, move |a| a.draw = d);
+    }
+    if let Some(r) = line.resign.take() {
+        let word = text("resign", &r);
+        let r = defaults(r);
+        line.set("resign", word, move |a| a.resign = r);
+    }
+    if let Some(mut s) = line.sprt.take() {
+        let word = text("sprt", &s);
+        if dialect == Dialect::Cutechess {
+            // cutechess-cli's own SPRT: BayesElo over single games, no
+            // LLR before a win, a loss and a draw.
+            s.push("model=bayesian".into());
+        }
+        line.set("sprt", word, move |a| a.sprt = s);
+    }
+}
+
+/// rookery's flag for argument `id` (its clap id) on the line, with its
+/// values, if given.
+fn rookery_flag<'a>(rookery: &'a [Vec<String>], id: &str) -> Option<&'a [String]> {
+    let long = format!("--{}", id.replace('_', "-"));
+    rookery
+        .iter()
+        .find(|f| f[0] == long || f[0].strip_prefix(&long).is_some_and(|r| r.starts_with('=')))
+        .map(Vec::as_slice)
+}
+
+/// rookery's flag for argument `id` as written, for messages.
+fn flag_text(rookery: &[Vec<String>], id: &str) -> String {
+    rookery_flag(rookery, id).map_or_else(|| format!("--{}", id.replace('_', "-")), |f| f.join(" "))
+}
+
+/// clap's reading of rookery's own flags on a peer's line (`flags`), as of
+/// a rookery line but that the engines may all be the tool's: the
+/// arguments, clap's matches, and the ids of the arguments a `--resume`
+/// takes none of.
+///
+/// # Errors
+/// clap's, as for a rookery line.
+fn rookery_flags(
+    cli: clap::Command,
+    flags: &[Vec<String>],
+) -> Result<(Args, ArgMatches, Vec<String>), clap::Error> {
+    let mut cli = cli.mut_subcommand("match", |m| {
+        m.mut_arg("engine", |a| {
+            a.required_unless_present(clap::builder::Resettable::<clap::Id>::Reset)
+        })
+    });
+    let argv = ["rookery", "match"]
+        .into_iter()
+        .map(String::from)
+        .chain(flags.iter().flatten().cloned());
+    let matches = cli.try_get_matches_from_mut(argv)?;
+    let sub = matches
+        .subcommand_matches("match")
+        .expect("the words are match's")
+        .clone();
+    let args = Args::from_arg_matches(&sub)?;
+    let command = cli.find_subcommand("match").expect("rookery has match");
+    let conflicts = command
+        .get_arguments()
+        .find(|a| a.get_id() == "resume")
+        .map(|resume| command.get_arg_conflicts_with(resume))
+        .unwrap_or_default()
+        .iter()
+        .map(|a| a.get_id().to_string())
+        .collect();
+    Ok((args, sub, conflicts))
+}
+
+/// Sets the line's settings on `args`, clap's reading of its rookery flags
+/// (`matches`; `rookery` as written): a setting given by a word and by
+/// rookery's flag, or by two words (but those whose words add up), is
+/// refused naming both; a dialect's default gives way to rookery's flag.
+/// The settings made: their arguments' ids and words.
+fn apply(
+    sets: Vec<Set>,
+    args: &mut Args,
+    matches: &ArgMatches,
+    rookery: &[Vec<String>],
+) -> Result<Vec<(&'static str, String)>, CompatError> {
+    let twice = "the same setting twice: give it once";
+    let mut done: Vec<(&'static str, String)> = Vec::new();
+    for s in sets {
+        if matches.value_source(s.id) == Some(ValueSource::CommandLine) {
+            if s.default {
+                continue;
+            }
+            let both = format!("{} ... {}", s.word, flag_text(rookery, s.id));
+            return Err(refuse(both, twice));
+        }
+        let earlier = done
+            .iter()
+            .find(|(id, _)| *id == s.id && !APPENDED.contains(id));
+        if let Some((_, w)) = earlier {
+            return Err(refuse(format!("{w} ... {}", s.word), twice));
+        }
+        (s.apply)(args);
+        done.push((s.id, s.word));
+    }
+    Ok(done)
+}
+
+/// Refuses what a resumed match takes none of (clap's list for
+/// `--resume`, `conflicts`), given by the tool's words (`done`, the
+/// settings made) or, with `-config file=`, by rookery's flags.
+fn check_resume(
+    done: &[(&'static str, String)],
+    matches: &ArgMatches,
+    rookery: &[Vec<String>],
+    conflicts: &[String],
+) -> Result<(), CompatError> {
+    let by_word = done.iter().find(|(id, _)| *id == "resume").map(|(_, w)| w);
+    let resume = match by_word {
+        Some(w) => w.clone(),
+        None if rookery_flag(rookery, "resume").is_some() => flag_text(rookery, "resume"),
+        None => return Ok(()),
+    };
+    let given = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
+    let word = done
+        .iter()
+        .find(|(id, _)| conflicts.iter().any(|c| c == id))
+        .map(|(_, w)| w.clone());
+    // rookery's flags with rookery's --resume are clap's to refuse.
+    let flag = by_word
+        .and(conflicts.iter().find(|id| given(id)))
+        .map(|id| flag_text(rookery, id));
+    match word.or(flag) {
+        Some(w) => Err(refuse(
+            format!("{w} ... {resume}"),
+            "a resumed match is the one its journal records: only what says how to print goes with it",
+        )),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::CommandFactory;
 
     fn words(s: &str) -> Vec<String> {
         s.split_whitespace().map(str::to_string).collect()
     }
 
-    fn tr(s: &str) -> Result<String, CompatError> {
-        translate(&words(s)).map(|w| w.join(" "))
+    /// What [`translate`] reads from a peer's line.
+    fn read(s: &str) -> Result<PeerLine, PeerError> {
+        translate(crate::Cli::command(), &words(s))
     }
 
+    /// The match a peer's line asks for.
     #[track_caller]
-    fn ok(s: &str) -> String {
-        tr(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+    fn ok(s: &str) -> Args {
+        match read(s) {
+            Ok(PeerLine::Match(args)) => *args,
+            other => panic!("{s}: {other:?}"),
+        }
     }
 
+    /// The match clap reads from a rookery line (`match`'s flags), the
+    /// engines grouped as `main` groups them.
+    #[track_caller]
+    fn rookery(s: &str) -> Args {
+        let argv = ["rookery", "match"]
+            .into_iter()
+            .map(String::from)
+            .chain(words(s));
+        let matches = crate::Cli::command()
+            .try_get_matches_from(argv)
+            .unwrap_or_else(|e| panic!("{s}: {e}"));
+        let sub = matches.subcommand_matches("match").expect("match");
+        let mut args = Args::from_arg_matches(sub).expect("match's arguments");
+        args.engine_groups = super::super::engine_groups(sub);
+        args
+    }
+
+    /// The peer's line `peer` is the match of rookery's line `want`.
+    #[track_caller]
+    fn same(peer: &str, want: &str) {
+        let (got, want_args) = (format!("{:#?}", ok(peer)), format!("{:#?}", rookery(want)));
+        assert!(
+            got == want_args,
+            "{peer}\n is not {want}:\n{got}\n{want_args}"
+        );
+    }
+
+    /// The peer's line is refused naming `word`; the message.
     #[track_caller]
     fn refused(s: &str, word: &str) -> String {
-        let e = tr(s).expect_err(s);
-        assert_eq!(e.word, word, "{s}: {e}");
-        e.to_string()
+        match read(s) {
+            Err(PeerError::Word(e)) => {
+                assert_eq!(e.word, word, "{s}: {e}");
+                e.to_string()
+            }
+            other => panic!("{s}: refused? {other:?}"),
+        }
     }
 
     const TWO: &str = "-engine cmd=a -engine cmd=b";
+    /// [`TWO`] read as cutechess-cli's, with its defaults (1 round of 1
+    /// game, as rookery's).
+    const CUTE: &str = "--engine cmd=a --engine cmd=b --ratinginterval 0 --output cutechess";
+    /// [`TWO`] read as fastchess's (each engine named after its program),
+    /// with its defaults but the schedule.
+    const FAST: &str =
+        "--engine cmd=a name=a --engine cmd=b name=b --ratinginterval 10 --output fastchess";
 
-    #[track_caller]
-    fn has(line: &str, want: &str) {
-        let got = ok(line);
-        assert!(got.contains(want), "{line}\n -> {got}\n lacks {want}");
+    /// [`CUTE`] and `rest`.
+    fn cr(rest: &str) -> String {
+        format!("{CUTE} {rest}")
+    }
+
+    /// [`FAST`], fastchess's default schedule, and `rest`.
+    fn fr(rest: &str) -> String {
+        format!("{FAST} --rounds 2 --games 2 {rest}")
     }
 
     #[test]
@@ -891,66 +1374,74 @@ mod tests {
 
     #[test]
     fn engines_get_each_after_their_own_words() {
-        assert_eq!(
-            ok("cutechess-cli -engine cmd=a name=A tc=1+0.1 -engine cmd=b -each tc=2+0.2 option.Hash=16"),
+        same(
+            "cutechess-cli -engine cmd=a name=A tc=1+0.1 -engine cmd=b -each tc=2+0.2 option.Hash=16",
             "--engine cmd=a name=A tc=1+0.1 tc=2+0.2 option.Hash=16 \
              --engine cmd=b tc=2+0.2 option.Hash=16 --rounds 1 --games 1 \
-             --ratinginterval 0 --output cutechess"
+             --ratinginterval 0 --output cutechess",
+        );
+        // rookery's own engines follow the tool's (without -each's words).
+        same(
+            "cutechess-cli -engine cmd=a --engine cmd=b -each tc=1",
+            "--engine cmd=a tc=1 --engine cmd=b --ratinginterval 0 --output cutechess",
         );
     }
 
     #[test]
     fn rounds_games_and_repeat_in_each_dialect() {
         // cutechess-cli: -repeat repeats openings, -games multiplies.
-        has(
+        same(
             &format!("cutechess-cli {TWO} -games 2 -rounds 500 -repeat"),
-            "--rounds 500 --games 2",
+            &cr("--rounds 500 --games 2"),
         );
-        has(
+        same(
             &format!("cutechess-cli {TWO} -rounds 100 -repeat"),
-            "--rounds 50 --games 2",
+            &cr("--rounds 50 --games 2"),
         );
-        has(
+        same(
             &format!("cutechess-cli {TWO} -rounds 10 -games 2"),
-            "--rounds 20 --games 1",
+            &cr("--rounds 20 --games 1"),
         );
-        has(
+        same(
             &format!("cutechess-cli {TWO} -rounds 9 -repeat 3"),
-            "--rounds 3 --games 3",
+            &cr("--rounds 3 --games 3"),
         );
-        has(&format!("cutechess-cli {TWO}"), "--rounds 1 --games 1");
+        same(&format!("cutechess-cli {TWO}"), &cr("--rounds 1 --games 1"));
         refused(
             &format!("cutechess-cli {TWO} -rounds 9 -repeat"),
             "-repeat 2",
         );
         // fastchess: rounds of -games games; -repeat is -games 2.
         // fastchess's -repeat N is -games N.
-        has(
+        same(
             &format!("fastchess {TWO} -rounds 10 -repeat 2"),
-            "--rounds 10 --games 2",
+            &format!("{FAST} --rounds 10 --games 2"),
         );
         refused(
             &format!("{TWO} -rounds 50 -repeat 2"),
             "-rounds/-games/-repeat",
         );
-        has(
+        same(
             &format!("fastchess {TWO} -rounds 100 -repeat"),
-            "--rounds 100 --games 2",
+            &format!("{FAST} --rounds 100 --games 2"),
         );
-        has(
+        same(
             &format!("fastchess {TWO} -rounds 100 -games 2"),
-            "--rounds 100 --games 2",
+            &format!("{FAST} --rounds 100 --games 2"),
         );
-        has(&format!("fastchess {TWO}"), "--rounds 2 --games 2");
-        has(
+        same(
+            &format!("fastchess {TWO}"),
+            &format!("{FAST} --rounds 2 --games 2"),
+        );
+        same(
             &format!("fastchess {TWO} -games 50 -rounds 2"),
-            "--rounds 50 --games 2",
+            &format!("{FAST} --rounds 50 --games 2"),
         );
         refused(&format!("fastchess {TWO} -games 50 -rounds 4"), "-games 4");
         // Both read it alike: cutechess-cli's reading, no first word needed.
-        has(
+        same(
             &format!("{TWO} -games 2 -rounds 500 -repeat"),
-            "--rounds 500 --games 2",
+            &cr("--rounds 500 --games 2"),
         );
         // They differ: a first word is asked for.
         let e = refused(
@@ -962,29 +1453,47 @@ mod tests {
             "{e}"
         );
         // A word of one tool settles it.
-        has(
+        same(
             &format!("{TWO} -rounds 100 -repeat -output format=cutechess"),
-            "--rounds 100 --games 2",
+            "--engine cmd=a name=a --engine cmd=b name=b --rounds 100 --games 2 \
+             --ratinginterval 10 --output cutechess",
         );
         refused("-rounds 0", "-rounds 0");
         refused("-games x", "-games x");
         // Three engines (cutechess-cli): openings repeat within an encounter.
-        has(
+        same(
             "cutechess-cli -engine cmd=a -engine cmd=b -engine cmd=c -games 4 -rounds 3 -repeat",
-            "--rounds 6 --games 2",
+            "--engine cmd=a --engine cmd=b --engine cmd=c --rounds 6 --games 2 \
+             --ratinginterval 0 --output cutechess",
+        );
+        // More than rookery's --rounds and --games take.
+        refused(
+            &format!("cutechess-cli {TWO} -rounds 20000000"),
+            "-rounds/-games/-repeat",
         );
     }
 
     #[test]
     fn dialect_words_and_conflicts() {
-        has(&format!("{TWO} -pgnout g.pgn"), "--output cutechess");
-        has(&format!("{TWO} -pgnout file=g.pgn"), "--output fastchess");
-        has(
-            &format!("{TWO} -pgnout file=g.pgn -output format=cutechess"),
-            "--output cutechess",
+        same(&format!("{TWO} -pgnout g.pgn"), &cr("--pgnout g.pgn"));
+        same(
+            &format!("{TWO} -pgnout file=g.pgn"),
+            &fr("--pgnout file=g.pgn"),
         );
-        has("-engine conf=A -engine conf=B", "--output cutechess");
-        has("-engine cmd=a args=x -engine cmd=b", "--output fastchess");
+        same(
+            &format!("{TWO} -pgnout file=g.pgn -output format=cutechess"),
+            "--engine cmd=a name=a --engine cmd=b name=b --rounds 2 --games 2 \
+             --ratinginterval 10 --output cutechess --pgnout file=g.pgn",
+        );
+        same(
+            "-engine conf=A -engine conf=B",
+            "--engine conf=A --engine conf=B --ratinginterval 0 --output cutechess",
+        );
+        same(
+            "-engine cmd=a args=x -engine cmd=b",
+            "--engine cmd=a args=x name=a --engine cmd=b name=b --rounds 2 --games 2 \
+             --ratinginterval 10 --output fastchess",
+        );
         let e = refused(
             &format!("{TWO} -pgnout g.pgn -report penta=false"),
             "-pgnout g.pgn ... -report penta=false",
@@ -1000,52 +1509,58 @@ mod tests {
             "-pgnout g.pgn min",
         );
         // weather-factory gives fastchess a bare file, as to cutechess-cli.
-        has(
+        same(
             &format!("fastchess {TWO} -pgnout tuner/games.pgn"),
-            "--pgnout tuner/games.pgn",
+            &fr("--pgnout tuner/games.pgn"),
         );
         refused("fastchess -engine cmd=a ponder -engine cmd=b", "ponder");
         // Defaults of each: the rating interval.
-        has(
-            &format!("fastchess {TWO}"),
-            "--ratinginterval 10 --output fastchess",
-        );
-        has(
-            &format!("cutechess-cli {TWO}"),
-            "--ratinginterval 0 --output cutechess",
-        );
-        has(
+        same(&format!("fastchess {TWO}"), &fr(""));
+        same(&format!("cutechess-cli {TWO}"), &cr(""));
+        same(
             &format!("fastchess {TWO} -ratinginterval 5"),
-            "--output fastchess --ratinginterval 5",
+            "--engine cmd=a name=a --engine cmd=b name=b --rounds 2 --games 2 \
+             --output fastchess --ratinginterval 5",
         );
     }
 
+    /// [`TWO`] and `rest`, cutechess-cli's line.
+    fn c(rest: &str) -> String {
+        format!("cutechess-cli {TWO} {rest}")
+    }
+
+    /// [`TWO`] and `rest`, fastchess's line.
+    fn f(rest: &str) -> String {
+        format!("fastchess {TWO} {rest}")
+    }
+
+    /// Every option, word by word: how the games are played and end.
     #[test]
-    fn every_option_word_by_word() {
-        let c = |rest: &str| format!("cutechess-cli {TWO} {rest}");
-        let f = |rest: &str| format!("fastchess {TWO} {rest}");
-        has(&c("-variant fischerandom"), "--variant fischerandom");
-        has(&c("-concurrency 4"), "--concurrency 4");
+    fn options_of_play_and_rules() {
+        same(&c("-variant fischerandom"), &cr("--variant fischerandom"));
+        refused(&c("-variant atomic"), "-variant atomic");
+        same(&c("-concurrency 4"), &cr("--concurrency 4"));
         refused(&c("-concurrency 0"), "-concurrency 0");
         refused(&c("-concurrency -2"), "-concurrency -2");
-        has(
+        refused(&c("-concurrency 2000"), "-concurrency 2000");
+        same(
             &c("-draw movenumber=40 movecount=8 score=10"),
-            "--draw movenumber=40 movecount=8 score=10",
+            &cr("--draw movenumber=40 movecount=8 score=10"),
         );
-        has(
+        same(
             &f("-draw movenumber=40"),
-            "--draw movenumber=40 movecount=1 score=0",
+            &fr("--draw movenumber=40 movecount=1 score=0"),
         );
-        has(
+        same(
             &c("-resign movecount=3 score=600 twosided=true"),
-            "--resign movecount=3 score=600 twosided=true",
+            &cr("--resign movecount=3 score=600 twosided=true"),
         );
-        has(
+        same(
             &f("-resign score=600"),
-            "--resign score=600 movecount=1 --output",
+            &fr("--resign score=600 movecount=1"),
         );
-        has(&c("-maxmoves 150"), "--maxmoves 150");
-        assert!(!ok(&c("-maxmoves 0")).contains("--maxmoves"));
+        same(&c("-maxmoves 150"), &cr("--maxmoves 150"));
+        same(&c("-maxmoves 0"), &cr(""));
         for tb in [
             "-tb /syzygy",
             "-tbpieces 6",
@@ -1055,108 +1570,142 @@ mod tests {
             let e = refused(&c(tb), tb);
             assert!(e.contains("tablebase adjudication is not supported"), "{e}");
         }
-        has(&c("-event Test"), "--event Test");
-        has(&c("-site Here"), "--site Here");
+        same(&c("-event Test"), &cr("--event Test"));
+        same(&c("-site Here"), &cr("--site Here"));
         refused(&c("-event"), "-event");
-        has(
+        same(
             &c("-sprt elo0=0 elo1=5 alpha=0.05 beta=0.05"),
-            "--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 model=bayesian",
+            &cr("--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 model=bayesian"),
         );
-        has(
+        same(
             &f("-sprt elo0=0 elo1=5 alpha=0.05 beta=0.05"),
-            "--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 --output",
+            &fr("--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05"),
         );
-        has(
+        same(
             &f("-sprt elo0=0 elo1=5 model=normalized"),
-            "model=normalized --output",
+            &fr("--sprt elo0=0 elo1=5 model=normalized"),
         );
         refused(&f("-sprt elo0=0 elo1=5 model=bayesian"), "model=bayesian");
-        has(&c("-ratinginterval 10"), "--ratinginterval 10");
-        has(&f("-scoreinterval 5"), "--scoreinterval 5");
-        has(&c("-outcomeinterval 5"), "--outcome-interval 5");
-        has(&c("-resultformat wide2"), "--result-format wide2");
+    }
+
+    /// Every option, word by word: what is printed and written, and the books refused.
+    #[test]
+    fn options_of_reports_books_and_files() {
+        same(
+            &c("-ratinginterval 10"),
+            "--engine cmd=a --engine cmd=b --output cutechess --ratinginterval 10",
+        );
+        same(&f("-scoreinterval 5"), &fr("--scoreinterval 5"));
+        same(&c("-outcomeinterval 5"), &cr("--outcome-interval 5"));
+        same(&c("-resultformat wide2"), &cr("--result-format wide2"));
         refused(&c("-bookmode ram"), "-bookmode ram");
         refused(&c("-engines"), "-engines");
-        has(&c("-debug"), "--log -");
+        same(&c("-debug"), &cr("--log - --log-format cutechess"));
         refused(&c("-debug all"), "-debug all");
-        has(
+        same(
             &c("-openings file=b.epd format=epd order=random plies=8 start=3 policy=round"),
-            "--openings file=b.epd format=epd order=random plies=8 start=3 policy=round",
+            &cr("--openings file=b.epd format=epd order=random plies=8 start=3 policy=round"),
         );
-        has(
+        same(
             &format!("{TWO} -openings file=b.pgn policy=encounter"),
-            "--output cutechess",
+            &cr("--openings file=b.pgn policy=encounter"),
         );
-        has(&c("-pgnout g.pgn min fi"), "--pgnout g.pgn min fi");
-        has(
+        same(&c("-pgnout g.pgn min fi"), &cr("--pgnout g.pgn min fi"));
+        same(
             &f("-pgnout file=g.pgn min=true notation=san"),
-            "--pgnout file=g.pgn min=true notation=san",
+            &fr("--pgnout file=g.pgn min=true notation=san"),
         );
-        has(&c("-epdout e.epd"), "--epdout e.epd");
-        has(&f("-epdout file=e.epd append=true"), "--epdout e.epd");
+        same(&c("-epdout e.epd"), &cr("--epdout e.epd"));
+        same(&f("-epdout file=e.epd append=true"), &fr("--epdout e.epd"));
         refused(&f("-epdout file=e.epd append=false"), "append=false");
         refused(&f("-epdout append=true"), "-epdout append=true");
-        has(&c("-recover"), "--recover");
+    }
+
+    /// Every option, word by word: recovery, sides, seeds, waits and tournaments.
+    #[test]
+    fn options_of_sides_seeds_and_tournaments() {
+        same(&c("-recover"), &cr("--recover"));
         refused(&c("-recover yes"), "-recover yes");
-        has(&c("-noswap"), "--noswap");
-        has(&c("-reverse"), "--reverse");
-        has(&c("-srand 42"), "--srand 42");
-        has(&c("-srand -1"), "--srand 18446744073709551615");
-        has(
+        same(&c("-noswap"), &cr("--noswap"));
+        same(&c("-reverse"), &cr("--reverse"));
+        same(&c("-srand 42"), &cr("--srand 42"));
+        same(&c("-srand -1"), &cr("--srand 18446744073709551615"));
+        same(
             &c("-srand -123456"),
-            &format!("--srand {}", (-123456i64) as u64),
+            &cr(&format!("--srand {}", (-123456i64) as u64)),
         );
         refused(&c("-srand x"), "-srand x");
-        has(&c("-wait 250"), "--wait 250");
-        has(&c("-seeds 1"), "--seeds 1");
-        has(&c("-tournament knockout -seeds 2"), "--seeds 2");
-        has(&c("-tournament round-robin"), "--tournament round-robin");
-        has(&f("-tournament roundrobin"), "--tournament roundrobin");
-        has(&c("-tournament gauntlet"), "--tournament gauntlet");
-        has(&c("-tournament knockout"), "--tournament knockout");
+        same(&c("-wait 250"), &cr("--wait 250"));
+        same(&c("-seeds 1"), &cr("--seeds 1"));
+        same(
+            &c("-tournament knockout -seeds 2"),
+            &cr("--tournament knockout --seeds 2"),
+        );
+        same(
+            &c("-tournament round-robin"),
+            &cr("--tournament round-robin"),
+        );
+        same(&f("-tournament roundrobin"), &fr("--tournament roundrobin"));
+        same(&c("-tournament gauntlet"), &cr("--tournament gauntlet"));
+        same(&c("-tournament knockout"), &cr("--tournament knockout"));
         // An encounter of two games without -repeat (engines' gauntlet
         // scripts): one block of two games.
-        has(&c("-tournament knockout -games 2"), "--rounds 1 --games 2");
+        same(
+            &c("-tournament knockout -games 2"),
+            &cr("--tournament knockout --rounds 1 --games 2"),
+        );
         refused(
             &c("-tournament knockout -games 2 -openings file=b.epd"),
             "-openings",
         );
-        has(
+        same(
             &c("-tournament knockout -games 2 -repeat 2 -openings file=b.epd"),
-            "--rounds 1 --games 2",
+            &cr("--tournament knockout --rounds 1 --games 2 --openings file=b.epd"),
         );
         refused(&c("-tournament pyramid"), "-tournament pyramid");
-        has(&f("-output format=fastchess"), "--output fastchess");
+    }
+
+    /// Every option, word by word: fastchess's, help and version, words refused, rookery's own flags.
+    #[test]
+    fn fastchess_options_and_the_rest() {
+        same(&f("-output format=fastchess"), &fr(""));
         refused(&f("-output format=json"), "format=json");
-        has(&f("-report penta=false"), "--report penta=false");
+        same(&f("-report penta=false"), &fr("--report penta=false"));
         refused(&f("-report penta=maybe"), "penta=maybe");
-        has(&f("-config outname=m.journal"), "--journal m.journal");
-        assert_eq!(
-            ok("fastchess -config file=m.journal"),
-            "--output fastchess --resume m.journal"
+        same(&f("-config outname=m.journal"), &fr("--journal m.journal"));
+        same(
+            "fastchess -config file=m.journal",
+            "--output fastchess --resume m.journal",
         );
         refused(&f("-config file=m.journal"), "-config file=");
         // weather-factory's words: no configuration loaded, none discarded.
-        has(
+        same(
             &f("-config discard=true outname=t/c.json"),
-            "--journal t/c.json",
+            &fr("--journal t/c.json"),
         );
         refused(&f("-config file=m.json discard=true"), "discard=true");
         // fishtest's and OpenBench's.
-        assert!(!ok(&f("-testEnv")).contains("test"));
-        has(&f("-crc32 pgn=true"), "--crc32");
-        assert!(!ok(&f("-crc32 pgn=false")).contains("crc"));
+        same(&f("-testEnv"), &fr(""));
+        same(&f("-crc32 pgn=true"), &fr("--crc32"));
+        same(&f("-crc32 pgn=false"), &fr(""));
         refused(&f("-crc32 epd=true"), "epd=true");
-        has(&f("-check-mate-pvs"), "--check-mate-pvs");
-        has(&f("-log file=l.txt level=warn engine=true"), "--log l.txt");
+        same(&f("-check-mate-pvs"), &fr("--check-mate-pvs"));
+        same(
+            &f("-log file=l.txt level=warn engine=true"),
+            &fr("--log l.txt"),
+        );
         refused(&f("-log file=l.txt compress=true"), "compress=true");
         refused(&f("-log level=info"), "-log level=info");
-        assert!(!ok(&f("-autosaveinterval 20")).contains("autosave"));
-        assert!(!ok(&f("-force-concurrency")).contains("force"));
-        has(&c("-help"), "--help");
-        assert_eq!(ok("-h"), "--help");
-        assert_eq!(ok("fastchess -engine cmd=a -version"), "--version");
-        has(&c("-version"), "--version");
+        same(&f("-autosaveinterval 20"), &fr(""));
+        same(&f("-force-concurrency"), &fr(""));
+        assert!(matches!(read(&c("-help")), Ok(PeerLine::Help)));
+        assert!(matches!(read("-h"), Ok(PeerLine::Help)));
+        assert!(matches!(
+            read("fastchess -engine cmd=a -version"),
+            Ok(PeerLine::Version)
+        ));
+        assert!(matches!(read(&c("-version")), Ok(PeerLine::Version)));
+        assert!(matches!(read(&c("--help")), Ok(PeerLine::Help)));
         for w in [
             "-quick cmd=a",
             "-use-affinity",
@@ -1168,19 +1717,93 @@ mod tests {
         }
         refused(&c("-frobnicate 3"), "-frobnicate");
         refused(&format!("stray {TWO}"), "stray");
-        // rookery's own flags pass through, values and all.
-        has(&c("--json --srand 7"), "--json --srand 7");
+        // rookery's own flags are clap's, values and all.
+        same(&c("--json --srand 7"), &cr("--json --srand 7"));
+        assert!(matches!(read(&c("--frobnicate")), Err(PeerError::Clap(_))));
+        assert!(matches!(
+            read(&c("--concurrency 0")),
+            Err(PeerError::Clap(_))
+        ));
+    }
+
+    /// A setting given twice, by the tool's word and rookery's flag or by
+    /// two words, is refused naming both; rookery's flag wins over a
+    /// dialect's default.
+    #[test]
+    fn a_setting_given_twice_is_refused() {
+        let e = refused(
+            &c("-concurrency 2 --concurrency 3"),
+            "-concurrency 2 ... --concurrency 3",
+        );
+        assert!(e.contains("the same setting twice"), "{e}");
+        refused(
+            &c("-concurrency 2 -concurrency 3"),
+            "-concurrency 2 ... -concurrency 3",
+        );
+        refused(
+            &c("-debug --log-format rookery"),
+            "-debug ... --log-format rookery",
+        );
+        refused(&c("-debug -debug"), "-debug ... -debug");
+        refused(
+            &c("-rounds 5 --rounds 3"),
+            "-rounds/-games/-repeat ... --rounds 3",
+        );
+        refused(&c("--games 3"), "-rounds/-games/-repeat ... --games 3");
+        refused(
+            &c("-pgnout a.pgn --pgnout b.pgn"),
+            "-pgnout a.pgn ... --pgnout b.pgn",
+        );
+        refused(
+            &c("-sprt elo0=0 elo1=5 --sprt elo0=0 elo1=5"),
+            "-sprt elo0=0 elo1=5 ... --sprt elo0=0 elo1=5",
+        );
+        // Words that add up, as rookery's flags do.
+        same(
+            &c("-openings file=b.epd -openings order=random"),
+            &cr("--openings file=b.epd order=random"),
+        );
+        // Defaults give way.
+        same(
+            &c("--output rookery --ratinginterval 3"),
+            "--engine cmd=a --engine cmd=b --output rookery --ratinginterval 3",
+        );
+        // --repeat is not a word's: it stays rookery's.
+        same(&c("--repeat"), &cr("--repeat"));
+    }
+
+    /// A resumed match takes only what says how to print.
+    #[test]
+    fn a_resume_takes_no_plan() {
+        let e = refused(
+            "fastchess -config file=j -concurrency 2",
+            "-concurrency 2 ... -config file=j",
+        );
+        assert!(e.contains("journal records"), "{e}");
+        refused(
+            "fastchess -config file=j --concurrency 2",
+            "--concurrency 2 ... -config file=j",
+        );
+        refused("fastchess -wait 5 --resume j", "-wait 5 ... --resume j");
+        refused("fastchess -engine cmd=a --resume j", "--resume");
+        same(
+            "fastchess -config file=j -scoreinterval 3 --json",
+            "--output fastchess --resume j --scoreinterval 3 --json",
+        );
+        same("fastchess --resume j", "--output fastchess --resume j");
     }
 
     #[test]
     fn fastchess_names_an_engine_after_its_program() {
-        has(
+        same(
             "fastchess -engine cmd=/opt/sf/stockfish.x86 -engine cmd=b name=B",
-            "--engine cmd=/opt/sf/stockfish.x86 name=stockfish --engine cmd=b name=B --rounds",
+            "--engine cmd=/opt/sf/stockfish.x86 name=stockfish --engine cmd=b name=B \
+             --rounds 2 --games 2 --ratinginterval 10 --output fastchess",
         );
-        has(
+        same(
             "cutechess-cli -engine cmd=/opt/sf/stockfish -engine cmd=b",
-            "--engine cmd=/opt/sf/stockfish --engine cmd=b --rounds",
+            "--engine cmd=/opt/sf/stockfish --engine cmd=b --rounds 1 --games 1 \
+             --ratinginterval 0 --output cutechess",
         );
     }
 

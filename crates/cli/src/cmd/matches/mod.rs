@@ -1,7 +1,7 @@
 //! `rookery match`: games between engines (cutechess-cli / fastchess vocabulary).
 //!
-//! [`compat`] translates a cutechess-cli or fastchess command line into the
-//! flags below; [`engines_json`] reads cutechess's engine configurations for
+//! [`compat`] reads a cutechess-cli or fastchess command line into the
+//! typed [`Args`] below; [`engines_json`] reads cutechess's engine configurations for
 //! `conf=`; [`report`] prints the match in rookery's, cutechess-cli's or
 //! fastchess's lines; [`merge`] is `rookery match merge`, the shards of a
 //! match played with `--shard` put back together.
@@ -115,7 +115,8 @@ pub struct Args {
     #[arg(long, num_args = 1.., value_name = "WORD", action = clap::ArgAction::Append, required_unless_present = "resume")]
     engine: Vec<String>,
     /// The words of each `--engine`, grouped by occurrence (clap's derive
-    /// flattens them; `main` fills this from the matches).
+    /// flattens them; `main` fills this from the matches with
+    /// [`engine_groups`], [`compat`] from a peer's line).
     #[arg(skip)]
     pub engine_groups: Vec<Vec<String>>,
     /// Words applied to every engine before its own.
@@ -319,6 +320,15 @@ enum Command {
     /// Put the shards of a match played with --shard back together: its
     /// games in schedule order and its statistics, as one run.
     Merge(merge::Args),
+}
+
+/// The words of each `--engine` of `match`'s clap matches, grouped by
+/// occurrence.
+pub fn engine_groups(matches: &clap::ArgMatches) -> Vec<Vec<String>> {
+    matches
+        .get_occurrences::<String>("engine")
+        .map(|o| o.map(|g| g.cloned().collect()).collect())
+        .unwrap_or_default()
 }
 
 /// A seed: a 64-bit number, a negative one as its two's complement.
