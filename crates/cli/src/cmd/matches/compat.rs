@@ -322,7 +322,7 @@ impl Line {
     }
 
     /// Whether an option of the line's already set argument `id`.
-    fn sets(&self, id: &str) -> bool {
+    fn has_set(&self, id: &str) -> bool {
         self.sets.iter().any(|s| s.id == id)
     }
 
@@ -1027,16 +1027,16 @@ fn plan(line: &mut Line, dialect: Dialect) -> Result<Vec<Vec<String>>, CompatErr
         schedule_of(line, dialect)?;
         rules_of(line, dialect);
     }
-    let (format, word, default) = match line.output.take() {
-        Some((format, word)) => (format, word, false),
-        None if dialect == Dialect::Cutechess => (Format::Cutechess, String::new(), true),
-        None => (Format::Fastchess, String::new(), true),
-    };
-    let apply = move |a: &mut Args| a.lines.output = format;
-    if default {
-        line.by_default("output", format!("{}'s output", dialect.program()), apply);
-    } else {
-        line.set("output", word, apply);
+    match line.output.take() {
+        Some((format, word)) => line.set("output", word, move |a| a.lines.output = format),
+        None => {
+            let format = match dialect {
+                Dialect::Cutechess => Format::Cutechess,
+                Dialect::Fastchess => Format::Fastchess,
+            };
+            let word = format!("{}'s output", dialect.program());
+            line.by_default("output", word, move |a| a.lines.output = format);
+        }
     }
     Ok(engines)
 }
@@ -1085,7 +1085,7 @@ fn schedule_of(line: &mut Line, dialect: Dialect) -> Result<(), CompatError> {
     let word = "-rounds/-games/-repeat";
     line.set("rounds", word, move |a| a.rounds = r);
     line.set("games", word, move |a| a.games = g);
-    if !line.sets("ratinginterval") {
+    if !line.has_set("ratinginterval") {
         let n = if dialect == Dialect::Cutechess { 0 } else { 10 };
         let word = format!("{}'s rating interval", dialect.program());
         line.by_default("ratinginterval", word, move |a| a.ratinginterval = n);
