@@ -70,25 +70,6 @@ enum Arguments {
     Peer(Box<cmd::matches::Args>),
 }
 
-impl IntoIterator for Arguments {
-    type Item = OsString;
-    type IntoIter = std::vec::IntoIter<OsString>;
-
-    /// The words for clap to read. A peer's match is read already
-    /// (rookery's own flags on its line by clap), and `main` gives clap
-    /// none of it; for a caller that gives clap whatever `arguments`
-    /// returns (the check of the guide's commands), its words are `match
-    /// --help`, which clap takes without reading a match.
-    fn into_iter(self) -> Self::IntoIter {
-        match self {
-            Arguments::Words(words) => words.into_iter(),
-            Arguments::Peer(_) => {
-                vec!["rookery".into(), "match".into(), "--help".into()].into_iter()
-            }
-        }
-    }
-}
-
 /// The command line, with a cutechess-cli or fastchess command line after
 /// `match` (or a program called by either name) read into `match`'s
 /// arguments by `cmd::matches::compat`.

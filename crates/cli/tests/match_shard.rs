@@ -688,7 +688,7 @@ fn a_shard_prints_the_pools_sprt_not_its_own_games() {
     let printed: f64 = stdout
         .lines()
         .filter_map(|l| l.strip_prefix("SPRT: llr "))
-        .last()
+        .next_back()
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|llr| llr.parse().ok())
         .unwrap_or_else(|| panic!("no SPRT line: {stdout}"));

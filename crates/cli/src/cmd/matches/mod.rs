@@ -99,6 +99,15 @@ fn after_help() -> String {
     format!("{AFTER_HELP}{}", words::help_text())
 }
 
+/// The most rounds a match plays (`--rounds`, and a peer line's schedule).
+pub(crate) const MAX_ROUNDS: u32 = 10_000_000;
+/// The most games of an encounter a round (`--games`).
+pub(crate) const MAX_GAMES: u32 = 1000;
+/// The most games played at once (`--concurrency`).
+pub(crate) const MAX_CONCURRENCY: u32 = 1024;
+/// The longest wait between two games of a worker (`--wait`), in ms.
+pub(crate) const MAX_WAIT_MS: u32 = 3_600_000;
+
 /// Flags of `rookery match`.
 #[derive(clap::Args, Debug)]
 #[command(
@@ -147,16 +156,16 @@ pub struct Args {
     #[arg(long)]
     reverse: bool,
     /// Rounds: every encounter is played this many times.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_ROUNDS)))]
     rounds: u32,
     /// Games per encounter and round; 2 plays each opening with colours reversed.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_GAMES)))]
     games: u32,
     /// Play each opening twice with colours reversed (= --games 2).
     #[arg(long)]
     repeat: bool,
     /// Games played at once.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_CONCURRENCY)))]
     concurrency: u32,
     /// The opening book: file=F [format=epd|pgn] [order=random|sequential] [plies=N] [start=N].
     #[arg(long, num_args = 1.., value_name = "WORD")]
@@ -282,7 +291,7 @@ pub struct Args {
     strict_options: bool,
     /// Milliseconds to wait between one game and the next of each worker
     /// (cutechess-cli's -wait).
-    #[arg(long, value_name = "MS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
+    #[arg(long, value_name = "MS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=u64::from(MAX_WAIT_MS)))]
     wait: u64,
     /// Play shard K of N of the match (every N-th block of its schedule
     /// from block K), writing PGN.shard-K-of-N (needs --srand and
