@@ -20,8 +20,9 @@
 //! The dialect also picks the output (`--output cutechess|fastchess`, unless
 //! `-output format=` is given) and fastchess's or cutechess-cli's defaults
 //! (rounds, games, rating interval). cutechess-cli's `-sprt` has no
-//! `model=`: its bounds are read as logistic Elo (cutechess-cli's own are
-//! BayesElo, which rookery does not have). `-srand` takes negative seeds
+//! `model=`: it is cutechess-cli's own test, BayesElo bounds over single
+//! games (`model=bayesian`); fastchess's BayesElo model is refused.
+//! `-srand` takes negative seeds
 //! too, as both tools' scripts pass them: `-N` is the 64-bit two's
 //! complement `2^64 - N`.
 //!
