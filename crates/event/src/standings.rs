@@ -452,23 +452,11 @@ mod tests {
     use crate::schedule::{Pairing, Schedule};
 
     fn record(outcome: GameOutcome, termination: Termination) -> GameRecord {
+        let setup = rookery_game::game::GameSetup::new(0, Default::default());
         GameRecord {
-            number: 0,
-            event: "e".into(),
-            site: "s".into(),
-            round: "1".into(),
-            white: "w".into(),
-            black: "b".into(),
-            white_tc: Default::default(),
-            black_tc: Default::default(),
-            start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
-            moves: Vec::new(),
             outcome,
             termination,
-            reason: String::new(),
-            started: (String::new(), String::new()),
-            date: None,
-            duration_ms: 0,
+            ..GameRecord::begun(&setup, "w", "b")
         }
     }
 

@@ -83,6 +83,34 @@ impl GameSetup {
     }
 }
 
+impl GameRecord {
+    /// The record of `setup`'s game between `white` and `black` before its
+    /// first move: no moves, unfinished, started now (a resumed game when
+    /// it first started, its time so far its duration), dated as `setup`
+    /// says. The one place a setup's fields become a record's.
+    pub fn begun(setup: &GameSetup, white: &str, black: &str) -> GameRecord {
+        let (started, played_ms) = setup.history.clone().unwrap_or_else(|| (utc_now(), 0));
+        GameRecord {
+            number: setup.number,
+            event: setup.event.clone(),
+            site: setup.site.clone(),
+            round: setup.round.clone(),
+            white: white.to_string(),
+            black: black.to_string(),
+            white_tc: setup.tc[0],
+            black_tc: setup.tc[1],
+            start_fen: rookery_core::Fen::from_position(&setup.start).to_string(),
+            moves: Vec::new(),
+            outcome: GameOutcome::Unfinished,
+            termination: Termination::Unterminated,
+            reason: String::new(),
+            started,
+            date: setup.date.clone(),
+            duration_ms: played_ms,
+        }
+    }
+}
+
 /// Why a game was stopped before its end by someone other than the
 /// players: the supervisor of an Argus event, or the user of a match.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -248,7 +276,7 @@ pub fn play_game(
     resume: Option<&[MoveRecord]>,
     on_move: &mut dyn FnMut(&MoveRecord) -> std::io::Result<()>,
 ) -> Result<FinishedGame, GameError> {
-    let (started, played_before_ms) = setup.history.clone().unwrap_or_else(|| (utc_now(), 0));
+    let begun = GameRecord::begun(setup, white.name(), black.name());
     let t_start = Instant::now();
     let mut table = Table::set(setup, resume.unwrap_or(&[]), on_move)?;
     let mut players: [&mut dyn Player; 2] = [white, black];
@@ -268,22 +296,16 @@ pub fn play_game(
     };
     let [white, black] = players;
     let record = GameRecord {
-        number: setup.number,
-        event: setup.event.clone(),
-        site: setup.site.clone(),
-        round: setup.round.clone(),
+        // The names the players give at the end: an engine may say its own
+        // only in its handshake.
         white: white.name().to_string(),
         black: black.name().to_string(),
-        white_tc: setup.tc[0],
-        black_tc: setup.tc[1],
-        start_fen: rookery_core::Fen::from_position(&setup.start).to_string(),
         moves: table.records,
         outcome: ending.outcome,
         termination: ending.termination,
         reason: ending.reason,
-        started,
-        date: setup.date.clone(),
-        duration_ms: played_before_ms.saturating_add(ms(t_start.elapsed())),
+        duration_ms: begun.duration_ms.saturating_add(ms(t_start.elapsed())),
+        ..begun
     };
     let stop = table.stopped_by;
     // A held game is not over: it resumes once the player is back.

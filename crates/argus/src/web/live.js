@@ -134,6 +134,17 @@ function follow(stream, json, update, ended) {
   connect();
 }
 
+// The standings as a table's rows, best first, the names' column headed
+// `who` (Engine, Player).
+function standingsRows(standings, who) {
+  let t = "<tr><th>#</th><th>" + who + "</th><th>Points</th><th>Games</th><th>+</th><th>=</th><th>−</th></tr>";
+  standings.forEach((s, i) => {
+    t += "<tr><td>" + (i + 1) + '</td><td class="name">' + esc(s.name) + "</td><td>" + s.points +
+      "</td><td>" + s.games + "</td><td>" + s.wins + "</td><td>" + s.draws + "</td><td>" + s.losses + "</td></tr>";
+  });
+  return t;
+}
+
 let view = null;      // the latest view
 let receivedAt = 0;   // performance.now() when it arrived
 

@@ -23,12 +23,7 @@ function duration(s) {
 }
 
 function renderStandings(v) {
-  let t = "<tr><th>#</th><th>Engine</th><th>Points</th><th>Games</th><th>+</th><th>=</th><th>−</th></tr>";
-  v.standings.forEach((s, i) => {
-    t += "<tr><td>" + (i + 1) + '</td><td class="name">' + esc(s.name) + "</td><td>" + s.points +
-      "</td><td>" + s.games + "</td><td>" + s.wins + "</td><td>" + s.draws + "</td><td>" + s.losses + "</td></tr>";
-  });
-  document.getElementById("standings").innerHTML = t;
+  document.getElementById("standings").innerHTML = standingsRows(v.standings, "Engine");
 }
 
 // Elo with its 95 % interval: "12.3 ± 20.1 [-7.8, 32.4]"; an interval

@@ -12,12 +12,7 @@ function renderLive(v) {
 }
 
 function renderStandings(v) {
-  let t = "<tr><th>#</th><th>Player</th><th>Points</th><th>Games</th><th>+</th><th>=</th><th>−</th></tr>";
-  v.standings.forEach((s, i) => {
-    t += "<tr><td>" + (i + 1) + '</td><td class="name">' + esc(s.name) + "</td><td>" + s.points +
-      "</td><td>" + s.games + "</td><td>" + s.wins + "</td><td>" + s.draws + "</td><td>" + s.losses + "</td></tr>";
-  });
-  document.getElementById("standings").innerHTML = t;
+  document.getElementById("standings").innerHTML = standingsRows(v.standings, "Player");
   let c = "<tr><th></th>" + v.players.map((_, j) => "<th>" + (j + 1) + "</th>").join("") + "</tr>";
   v.cross_table.forEach((row, i) => {
     c += '<tr><td class="name">' + (i + 1) + ". " + esc(v.players[i]) + "</td>" +

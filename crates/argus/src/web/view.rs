@@ -122,24 +122,7 @@ impl LiveGame {
             evals: [None, None],
             board_svg: String::new(),
             turn_started: Instant::now(),
-            record: GameRecord {
-                number: setup.number,
-                event: setup.event.clone(),
-                site: setup.site.clone(),
-                round: setup.round.clone(),
-                white: white.to_string(),
-                black: black.to_string(),
-                white_tc: setup.tc[0],
-                black_tc: setup.tc[1],
-                start_fen: Fen::from_position(&setup.start).to_string(),
-                moves: Vec::new(),
-                outcome: GameOutcome::Unfinished,
-                termination: Termination::Unterminated,
-                reason: String::new(),
-                started: utc_now(),
-                date: setup.date.clone(),
-                duration_ms: 0,
-            },
+            record: GameRecord::begun(setup, white, black),
         };
         set_turn(&mut game, &setup.start);
         for m in played {
