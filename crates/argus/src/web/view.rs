@@ -12,7 +12,7 @@ use rookery_core::{Fen, Position, Square, UciMove};
 use rookery_event::schedule::Schedule;
 use rookery_event::standings::Standings;
 use rookery_game::clock::Clock;
-use rookery_game::game::{utc_now, GameSetup};
+use rookery_game::game::GameSetup;
 use rookery_game::record::{Clocks, GameOutcome, GameRecord, MoveRecord, Termination};
 use serde::Serialize;
 use std::collections::HashSet;
