@@ -5,6 +5,7 @@
 //! told naming the file, the games before the damage kept.
 
 use crate::common::{rookery, s, text, ROOKERY};
+use rookery_testkit::compress::{bzip2, gzip, zstd};
 use rookery_testkit::TempDir;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -19,22 +20,6 @@ fn data(name: &str) -> PathBuf {
 
 fn read(name: &str) -> Vec<u8> {
     std::fs::read(data(name)).unwrap()
-}
-
-fn zst(text: &[u8]) -> Vec<u8> {
-    zstd::encode_all(text, 3).unwrap()
-}
-
-fn gz(text: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(text).unwrap();
-    e.finish().unwrap()
-}
-
-fn bz2(text: &[u8]) -> Vec<u8> {
-    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::best());
-    e.write_all(text).unwrap();
-    e.finish().unwrap()
 }
 
 /// The text of a compressed file, by the crates (not by rookery).
@@ -123,7 +108,7 @@ fn cat_of_compressed_files_on_stdin_equals_the_plain_files() {
     assert!(plain["games"].as_u64().unwrap() > 6, "{plain}");
     // `cat a.pgn.zst b.pgn.gz | rookery pgn stats -`, on one thread and two.
     // (Stdin is one input: its games are numbered on from a's.)
-    let piped = [zst(&a), gz(&b)].concat();
+    let piped = [zstd(&a), gzip(&b)].concat();
     let (whole, _) = stats(&[s(&dir.write("ab.pgn", [&a[..], &b].concat()))], b"");
     for jobs in ["1", "2"] {
         let (got, code) = stats(&["--jobs", jobs, "--chunk-bytes", "2000", "-"], &piped);
@@ -134,8 +119,8 @@ fn cat_of_compressed_files_on_stdin_equals_the_plain_files() {
         assert_eq!(got, plain, "--jobs {jobs}");
     }
     // And as files, bzip2 among them.
-    let za = dir.write("a.pgn.zst", zst(&a));
-    let bb = dir.write("b.pgn.bz2", bz2(&b));
+    let za = dir.write("a.pgn.zst", zstd(&a));
+    let bb = dir.write("b.pgn.bz2", bzip2(&b, 9));
     let (got, code) = stats(&["--jobs", "2", s(&za), s(&bb)], b"");
     assert_eq!(code, 0);
     assert_eq!(got, plain);
@@ -149,9 +134,9 @@ fn every_verb_reads_compressed_input() {
     let pgn = collection();
     let plain = dir.write("c.pgn", &pgn);
     let packed = [
-        dir.write("c.zst", zst(&pgn)),
-        dir.write("c.gz", gz(&pgn)),
-        dir.write("c.bz2", bz2(&pgn)),
+        dir.write("c.zst", zstd(&pgn)),
+        dir.write("c.gz", gzip(&pgn)),
+        dir.write("c.bz2", bzip2(&pgn, 9)),
     ];
     for verb in [
         &["pgn", "normalize", "--jobs", "2"][..],
@@ -173,7 +158,7 @@ fn every_verb_reads_compressed_input() {
     )
     .unwrap();
     let plain = dir.write("bk.epd", &epd);
-    let packed = dir.write("bk.epd.zst", zst(&epd));
+    let packed = dir.write("bk.epd.zst", zstd(&epd));
     for verb in [&["epd", "normalize"][..], &["epd", "validate"]] {
         let want = rookery(&[verb, &[s(&plain)]].concat(), b"");
         want.assert_code(0);
@@ -187,7 +172,7 @@ fn every_verb_reads_compressed_input() {
         got.assert_code(0);
         assert_eq!(named(&got.stdout), named(&want.stdout), "{verb:?}");
         // From stdin too.
-        let got = rookery(&[verb, &["-"]].concat(), &gz(&epd));
+        let got = rookery(&[verb, &["-"]].concat(), &gzip(&epd));
         got.assert_code(0);
         assert_eq!(named(&got.stdout), named(&want.stdout), "{verb:?} -");
     }
@@ -210,7 +195,7 @@ fn outputs_named_zst_gz_bz2_are_compressed() {
         assert!(again.stdout == want.stdout, "{name} read back");
     }
     // In place: the file stays compressed, its games normalized.
-    let gzipped = dir.write("in.pgn.gz", gz(&std::fs::read(&pgn).unwrap()));
+    let gzipped = dir.write("in.pgn.gz", gzip(&std::fs::read(&pgn).unwrap()));
     let args = [
         "pgn",
         "normalize",
@@ -231,7 +216,7 @@ fn outputs_named_zst_gz_bz2_are_compressed() {
 fn a_truncated_zst_keeps_the_games_before_the_cut_and_says_so() {
     let dir = TempDir::new("compressed-cut");
     let pgn = collection();
-    let whole = zst(&pgn);
+    let whole = zstd(&pgn);
     let cut = &whole[..whole.len() * 3 / 5];
     let file = dir.write("cut.pgn.zst", cut);
     // What zstd itself gives of it, up to its last whole line.
@@ -292,7 +277,7 @@ fn a_truncated_zst_keeps_the_games_before_the_cut_and_says_so() {
     assert!(std::fs::read(&out).unwrap() == want.stdout);
     // An EPD verb, from stdin.
     let epd = rookery(&["pgn", "to-epd", s(&prefix)], b"").stdout;
-    let packed = gz(&epd);
+    let packed = gzip(&epd);
     let run = rookery(&["epd", "validate", "-"], &packed[..packed.len() - 20]);
     run.assert_code(1);
     assert!(
@@ -325,8 +310,8 @@ fn a_game_cut_by_the_damage_is_rejected_not_copied() {
         });
     }
     long.extend(b"} e5 *\n");
-    let packed_long = zst(&long);
-    let mut file = zst(&whole_games);
+    let packed_long = zstd(&long);
+    let mut file = zstd(&whole_games);
     file.extend_from_slice(&packed_long[..packed_long.len() / 2]);
     let cut = dir.write("cut.pgn.zst", &file);
     let plain = dir.write("whole.pgn", &whole_games);
@@ -369,8 +354,8 @@ fn a_game_cut_by_the_damage_is_rejected_not_copied() {
     let bad_long = String::from_utf8(long.clone())
         .unwrap()
         .replacen("1. e4 {", "1. e4 Ke3 {", 1);
-    let packed_bad = zst(bad_long.as_bytes());
-    let mut file = zst(&whole_games);
+    let packed_bad = zstd(bad_long.as_bytes());
+    let mut file = zstd(&whole_games);
     file.extend_from_slice(&packed_bad[..packed_bad.len() / 2]);
     let cut_bad = dir.write("cut-bad.pgn.zst", &file);
     let out = dir.join("bad.pgn");
@@ -506,7 +491,7 @@ fn a_game_cut_by_the_damage_is_rejected_not_copied() {
 fn a_gz_with_a_bad_crc_is_told_after_its_games() {
     let dir = TempDir::new("compressed-crc");
     let pgn = collection();
-    let mut bytes = gz(&pgn);
+    let mut bytes = gzip(&pgn);
     let crc = bytes.len() - 8;
     bytes[crc] ^= 0xa5;
     let file = dir.write("bad.pgn.gz", &bytes);
@@ -529,9 +514,9 @@ fn a_gz_with_a_bad_crc_is_told_after_its_games() {
 fn empty_archives_and_misnamed_files() {
     let dir = TempDir::new("compressed-empty");
     for (name, bytes) in [
-        ("e.pgn.zst", zst(b"")),
-        ("e.pgn.gz", gz(b"")),
-        ("e.pgn.bz2", bz2(b"")),
+        ("e.pgn.zst", zstd(b"")),
+        ("e.pgn.gz", gzip(b"")),
+        ("e.pgn.bz2", bzip2(b"", 9)),
         ("e0.pgn.zst", Vec::new()),
     ] {
         let f = dir.write(name, bytes);
@@ -603,7 +588,7 @@ fn a_bzip2_bomb_is_read_in_flat_memory() {
     // One bzip2 stream of 20,000 games (one block), then that stream again
     // and again: a multi-stream file.
     let per_stream = 20_000;
-    let stream = bz2(&game.repeat(per_stream));
+    let stream = bzip2(&game.repeat(per_stream), 9);
     let big_streams = 50;
     let small = dir.write("small.pgn.bz2", &stream);
     let big = dir.write("big.pgn.bz2", stream.repeat(big_streams));

@@ -5,6 +5,7 @@
 
 use rookery_io::input::{Format, Input, InputError};
 use rookery_io::output::{resume_sources, Output};
+use rookery_testkit::compress::{bzip2, gzip, zstd};
 use std::io::{self, BufRead, Read, Write};
 use std::path::PathBuf;
 
@@ -20,23 +21,6 @@ fn lines(n: usize) -> Vec<u8> {
         .unwrap();
     }
     v
-}
-
-fn zst(text: &[u8]) -> Vec<u8> {
-    zstd::encode_all(text, 3).unwrap()
-}
-
-fn gz(text: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(text).unwrap();
-    e.finish().unwrap()
-}
-
-/// bzip2 with 100 kB blocks: a few megabytes are many blocks.
-fn bz2(text: &[u8]) -> Vec<u8> {
-    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::new(1));
-    e.write_all(text).unwrap();
-    e.finish().unwrap()
 }
 
 /// A zstd skippable frame (magic 0x184D2A5x) holding `content`.
@@ -75,9 +59,9 @@ fn newlines(b: &[u8]) -> u64 {
 fn each_format_is_told_by_its_bytes_and_read_whole() {
     let text = lines(20_000);
     for (data, format) in [
-        (zst(&text), Format::Zstd),
-        (gz(&text), Format::Gzip),
-        (bz2(&text), Format::Bzip2),
+        (zstd(&text), Format::Zstd),
+        (gzip(&text), Format::Gzip),
+        (bzip2(&text, 1), Format::Bzip2),
         (text.clone(), Format::Plain),
     ] {
         let input = Input::from_reader("x", io::Cursor::new(data.clone())).unwrap();
@@ -96,10 +80,10 @@ fn each_format_is_told_by_its_bytes_and_read_whole() {
 #[test]
 fn formats_one_after_another_read_as_their_texts_one_after_another() {
     let (a, b, c, d) = (lines(3000), lines(50), lines(7000), lines(10));
-    let mut data = zst(&a);
-    data.extend(gz(&b));
-    data.extend(bz2(&c));
-    data.extend(zst(&a));
+    let mut data = zstd(&a);
+    data.extend(gzip(&b));
+    data.extend(bzip2(&c, 1));
+    data.extend(zstd(&a));
     // Plain text after compressed data is text.
     data.extend(&d);
     let want = [&a[..], &b, &c, &a, &d].concat();
@@ -125,9 +109,9 @@ fn multi_member_gzip_multi_stream_bzip2_multi_frame_zstd() {
     let (a, b) = (lines(100), lines(200));
     let want = [&a[..], &b].concat();
     for (name, pack) in [
-        ("zst", zst as fn(&[u8]) -> Vec<u8>),
-        ("gz", gz),
-        ("bz2", bz2),
+        ("zst", zstd as fn(&[u8]) -> Vec<u8>),
+        ("gz", gzip),
+        ("bz2", |t: &[u8]| bzip2(t, 1)),
     ] {
         let data = [pack(&a), pack(&b)].concat();
         let (got, damage) = read(name, data);
@@ -141,7 +125,7 @@ fn multi_member_gzip_multi_stream_bzip2_multi_frame_zstd() {
 #[test]
 fn skippable_frames_are_passed_over() {
     let (a, b) = (lines(500), lines(700));
-    let (fa, fb) = (zst(&a), zst(&b));
+    let (fa, fb) = (zstd(&a), zstd(&b));
     let mut data = skippable(0xf, b"not text, never read");
     for f in [&fa, &fb] {
         data.extend(skippable(0, &u32::try_from(f.len()).unwrap().to_le_bytes()));
@@ -159,7 +143,11 @@ fn skippable_frames_are_passed_over() {
 #[test]
 fn cut_short_reads_the_whole_lines_before_and_tells_the_cut() {
     let text = lines(60_000);
-    for (name, data) in [("zst", zst(&text)), ("gz", gz(&text)), ("bz2", bz2(&text))] {
+    for (name, data) in [
+        ("zst", zstd(&text)),
+        ("gz", gzip(&text)),
+        ("bz2", bzip2(&text, 1)),
+    ] {
         for cut in [data.len() * 7 / 10, data.len() - 1] {
             let (got, damage) = read(name, data[..cut].to_vec());
             assert!(text.starts_with(&got), "{name} cut at {cut}: not a prefix");
@@ -185,7 +173,7 @@ fn cut_short_reads_the_whole_lines_before_and_tells_the_cut() {
 #[test]
 fn a_bad_checksum_is_damage_told_after_the_text() {
     let text = lines(5000);
-    let mut data = gz(&text);
+    let mut data = gzip(&text);
     // The CRC-32 is the trailer's first four bytes.
     let at = data.len() - 8;
     data[at] ^= 0x55;
@@ -214,7 +202,7 @@ fn a_bad_checksum_is_damage_told_after_the_text() {
 #[test]
 fn an_unknown_format_after_good_data_is_damage() {
     let text = lines(100);
-    let mut data = gz(&text);
+    let mut data = gzip(&text);
     data.extend_from_slice(b"\xfd7zXZ\0 the rest of an xz file");
     let (got, damage) = read("mixed", data);
     assert!(got == text);
@@ -225,9 +213,9 @@ fn an_unknown_format_after_good_data_is_damage() {
 #[test]
 fn empty_archives_are_empty_texts() {
     for (name, data) in [
-        ("zst", zst(b"")),
-        ("gz", gz(b"")),
-        ("bz2", bz2(b"")),
+        ("zst", zstd(b"")),
+        ("gz", gzip(b"")),
+        ("bz2", bzip2(b"", 1)),
         ("plain", Vec::new()),
     ] {
         let (got, damage) = read(name, data);
@@ -261,7 +249,7 @@ fn files_are_told_by_bytes_not_names() {
     let plain = dir.0.join("plain.pgn.zst");
     std::fs::write(&plain, &text).unwrap();
     let packed = dir.0.join("packed.pgn");
-    std::fs::write(&packed, gz(&text)).unwrap();
+    std::fs::write(&packed, gzip(&text)).unwrap();
     let input = Input::open(&plain).unwrap();
     assert_eq!(input.format(), Format::Plain);
     assert!(
@@ -280,7 +268,7 @@ fn files_are_told_by_bytes_not_names() {
     assert!(e.contains("games.xz") && e.contains("xz-compressed"), "{e}");
     // UTF-16 text inside gzip is refused like UTF-16 text.
     let wide = dir.0.join("wide.pgn.gz");
-    std::fs::write(&wide, gz(b"\xff\xfe[\0E\0v\0")).unwrap();
+    std::fs::write(&wide, gzip(b"\xff\xfe[\0E\0v\0")).unwrap();
     let e = Input::open(&wide).unwrap_err();
     assert!(matches!(e, InputError::Wide { .. }), "{e}");
 }
@@ -319,7 +307,7 @@ fn resume_reads_a_compressed_partial_file_cut_short() {
     let dir = Dir::new("resume");
     let target = dir.0.join("r.pgn.gz");
     let text = lines(20_000);
-    let packed = gz(&text);
+    let packed = gzip(&text);
     let partial = rookery_io::output::partial_path(&target);
     std::fs::write(&partial, &packed[..packed.len() / 2]).unwrap();
     let sources = resume_sources(&target).unwrap();

@@ -31,6 +31,7 @@
 use rookery_core::{Position, UciMove};
 
 pub mod cmd;
+pub mod compress;
 pub mod pgn_text;
 pub mod slurm;
 pub mod snapshot;
