@@ -508,7 +508,7 @@ fn play_option(line: &mut Line, opt: &Opt<'_>) -> Result<bool, CompatError> {
     match opt.name {
         "variant" => {
             let v = opt.one()?;
-            if !matches!(v, "standard" | "fischerandom" | "chess960") {
+            if !super::VARIANTS.contains(&v) {
                 return Err(refuse(opt.text(), "expected standard or fischerandom"));
             }
             let v = v.to_string();

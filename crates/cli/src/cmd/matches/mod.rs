@@ -105,6 +105,8 @@ pub(crate) const MAX_ROUNDS: u32 = 10_000_000;
 pub(crate) const MAX_GAMES: u32 = 1000;
 /// The most games played at once (`--concurrency`).
 pub(crate) const MAX_CONCURRENCY: u32 = 1024;
+/// The variants `--variant` (and a peer's `-variant`) names.
+pub(crate) const VARIANTS: [&str; 3] = ["standard", "fischerandom", "chess960"];
 /// The longest wait between two games of a worker (`--wait`), in ms.
 pub(crate) const MAX_WAIT_MS: u32 = 3_600_000;
 
@@ -176,7 +178,7 @@ pub struct Args {
     #[arg(long, allow_negative_numbers = true, value_parser = parse_seed)]
     srand: Option<u64>,
     /// standard or fischerandom (Chess960: random starts unless --openings).
-    #[arg(long, default_value = "standard", value_parser = ["standard", "fischerandom", "chess960"])]
+    #[arg(long, default_value = "standard", value_parser = VARIANTS)]
     variant: String,
     /// Draw adjudication: movenumber=N movecount=N score=CP.
     #[arg(long, num_args = 1.., value_name = "WORD")]
