@@ -20,7 +20,8 @@ use std::process::{Command, Stdio};
 /// group (lichess's: the average of two ratings) and its month, worked
 /// out here from what was written.
 pub(crate) struct Generated {
-    text: String,
+    /// The game's PGN.
+    pub(crate) text: String,
     speed: &'static str,
     group: Option<u32>,
     month: Option<(u32, u32)>,
@@ -30,7 +31,7 @@ pub(crate) struct Generated {
     /// Year, month, day.
     date: Option<(u32, u32, u32)>,
     /// The mainline in UCI.
-    ucis: Vec<String>,
+    pub(crate) ucis: Vec<String>,
 }
 
 /// The players of the generated games.
@@ -345,7 +346,7 @@ fn a_killed_import_leaves_the_database_as_it_was() {
 
 /// The explorer's answers (counts, moves, top and recent games, by
 /// bucket) at `fens`, from database `db`.
-fn answers(t: &TempDir, db: &str, fens: &[String]) -> Vec<String> {
+pub(crate) fn answers(t: &TempDir, db: &str, fens: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     for fen in fens {
         for extra in [

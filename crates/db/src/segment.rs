@@ -537,11 +537,34 @@ impl<'a> Cursor<'a> {
 /// # Errors
 /// [`SegmentError`] of an input or of `out`.
 pub fn merge(inputs: &[&Segment], out: &Path) -> Result<u64, SegmentError> {
+    let unshifted: Vec<(&Segment, u64)> = inputs.iter().map(|&s| (s, 0)).collect();
+    merge_shifted(&unshifted, out)
+}
+
+/// [`merge`] with the game numbers of each input's entries raised by its
+/// offset (the games of a database merged after others': see
+/// `Database::merge_parts`). An entry of one input is copied as it is when
+/// its offset is 0, and read, shifted and written again otherwise.
+///
+/// # Errors
+/// [`SegmentError`] of an input or of `out`.
+pub fn merge_shifted(inputs: &[(&Segment, u64)], out: &Path) -> Result<u64, SegmentError> {
     let mut writer = SegmentWriter::create(out)?;
     let mut cursors = Vec::with_capacity(inputs.len());
-    for s in inputs {
+    for &(s, _) in inputs {
         cursors.push(Cursor::new(s)?);
     }
+    let read = |c: &Cursor<'_>, shift: u64| -> Result<Explored, SegmentError> {
+        let body = c.peek().map_or(&[][..], |(_, b)| b);
+        let mut e = decode_entry(body).ok_or_else(|| {
+            c.segment
+                .damaged(format!("block {}: an entry does not read", c.next - 1))
+        })?;
+        for g in &mut e.games {
+            g.id += shift;
+        }
+        Ok(e)
+    };
     let mut heap = BinaryHeap::new();
     for (i, c) in cursors.iter().enumerate() {
         if let Some((k, _)) = c.peek() {
@@ -560,19 +583,15 @@ pub fn merge(inputs: &[&Segment], out: &Path) -> Result<u64, SegmentError> {
             same.push(j);
         }
         if let [only] = same[..] {
-            if let Some((_, body)) = cursors[only].peek() {
+            if inputs[only].1 != 0 {
+                writer.push(key, &read(&cursors[only], inputs[only].1)?)?;
+            } else if let Some((_, body)) = cursors[only].peek() {
                 writer.push_raw(key, body)?;
             }
         } else {
             let mut entry = Explored::default();
             for &j in &same {
-                let c = &cursors[j];
-                let body = c.peek().map_or(&[][..], |(_, b)| b);
-                let e = decode_entry(body).ok_or_else(|| {
-                    c.segment
-                        .damaged(format!("block {}: an entry does not read", c.next - 1))
-                })?;
-                entry.merge(e);
+                entry.merge(read(&cursors[j], inputs[j].1)?);
             }
             entry.prune();
             writer.push(key, &entry)?;

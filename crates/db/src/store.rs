@@ -54,6 +54,8 @@ pub use crate::entry::{Explored, GameRef, GAMES_KEPT};
 use crate::header::{Date, Header, NameId, HEADER_BYTES, NO_NAME};
 use crate::segment::{self, Segment, SegmentError, SegmentWriter};
 
+mod shards;
+
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 const NAMES: TableDefinition<&str, u32> = TableDefinition::new("names");
 const NAME_OF: TableDefinition<u32, &str> = TableDefinition::new("name_of");
@@ -491,27 +493,22 @@ impl Database {
             settled = Some((kept, replaced));
             meta.insert("games", store.next_id - 1)
                 .map_err(|e| self.fail(e))?;
-            let mut imports = txn.open_table(IMPORTS).map_err(|e| self.fail(e))?;
-            let n = imports
-                .last()
-                .map_err(|e| self.fail(e))?
-                .map_or(0, |(k, _)| k.value())
-                + 1;
-            let when = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
-            let line = format!(
-                "{when} {} games={} duplicates={} bad={}",
-                files.join(","),
-                report.games,
-                report.duplicates,
-                report.bad.len()
-            );
-            imports.insert(n, line.as_str()).map_err(|e| self.fail(e))?;
+            self.record_import(&txn, &files.join(","), &report)?;
             progress(read);
         }
         txn.commit().map_err(|e| self.fail(e))?;
-        if let Some((kept, replaced)) = settled {
+        if let Some(settled) = settled {
+            self.install(settled);
+        }
+        Ok(report)
+    }
+
+    /// After the transaction that listed them is committed: the segments
+    /// `kept` join those at hand and those `replaced` leave (their files
+    /// removed).
+    #[allow(clippy::type_complexity)]
+    fn install(&self, (kept, replaced): (Vec<(u64, Arc<Segment>)>, Vec<(u64, Arc<Segment>)>)) {
+        {
             let mut now = self.segments.lock().unwrap_or_else(|e| e.into_inner());
             now.retain(|(n, _)| !replaced.iter().any(|(m, _)| m == n));
             for s in kept {
@@ -527,7 +524,34 @@ impl Database {
                 let _ = std::fs::remove_file(s.path());
             }
         }
-        Ok(report)
+    }
+
+    /// Adds the line of an import (or a merge) of `what` to the `imports`
+    /// table: when (Unix seconds), `what`, games stored, duplicates and bad
+    /// games left out.
+    fn record_import(
+        &self,
+        txn: &redb::WriteTransaction,
+        what: &str,
+        report: &ImportReport,
+    ) -> Result<(), DbError> {
+        let mut imports = txn.open_table(IMPORTS).map_err(|e| self.fail(e))?;
+        let n = imports
+            .last()
+            .map_err(|e| self.fail(e))?
+            .map_or(0, |(k, _)| k.value())
+            + 1;
+        let when = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let line = format!(
+            "{when} {what} games={} duplicates={} bad={}",
+            report.games,
+            report.duplicates,
+            report.bad.len()
+        );
+        imports.insert(n, line.as_str()).map_err(|e| self.fail(e))?;
+        Ok(())
     }
 
     /// Stores one game read from `file` (or names it bad, or leaves it out
@@ -553,13 +577,9 @@ impl Database {
             Prepared::Game(g) => g,
         };
         let id = t.next_id;
-        if t.keys.get(g.key).map_err(|e| self.fail(e))?.is_some() {
-            if options.dedupe {
-                report.duplicates += 1;
-                return Ok(());
-            }
-        } else {
-            t.keys.insert(g.key, id).map_err(|e| self.fail(e))?;
+        if !self.claim_key(t, g.key, options.dedupe)? {
+            report.duplicates += 1;
+            return Ok(());
         }
         let Some(bytes) = &g.moves else {
             return Err(self.damaged(format!("{file}: game {}: its moves do not replay", g.index)));
@@ -586,9 +606,37 @@ impl Database {
             plies: g.plies,
             result: Header::result_byte(g.result),
         };
-        let mut record = Vec::with_capacity(HEADER_BYTES + bytes.len());
+        self.put_game(t, &header, bytes)?;
+        t.run
+            .add(&g.seen, g.bucket.bits(), Counted::of(id, &header));
+        report.games += 1;
+        Ok(())
+    }
+
+    /// Whether the game to be stored next, whose `pgn dedupe` key is
+    /// `key`, is stored: not when `dedupe` asks and a game of that key is
+    /// stored already; the key of the first game that has it is kept.
+    fn claim_key(&self, t: &mut Tables<'_, '_>, key: u128, dedupe: bool) -> Result<bool, DbError> {
+        if t.keys.get(key).map_err(|e| self.fail(e))?.is_some() {
+            return Ok(!dedupe);
+        }
+        t.keys.insert(key, t.next_id).map_err(|e| self.fail(e))?;
+        Ok(true)
+    }
+
+    /// Stores the next game: its record (`header`, then its moves at a
+    /// byte a ply) and its players; the one place a game is written, by an
+    /// import and by a merge.
+    fn put_game(
+        &self,
+        t: &mut Tables<'_, '_>,
+        header: &Header,
+        moves: &[u8],
+    ) -> Result<(), DbError> {
+        let id = t.next_id;
+        let mut record = Vec::with_capacity(HEADER_BYTES + moves.len());
         record.extend_from_slice(&header.encode());
-        record.extend_from_slice(bytes);
+        record.extend_from_slice(moves);
         t.games
             .insert(id, record.as_slice())
             .map_err(|e| self.fail(e))?;
@@ -598,24 +646,7 @@ impl Database {
                 t.players.insert(key, ()).map_err(|e| self.fail(e))?;
             }
         }
-        let rating = if header.white_elo > 0 && header.black_elo > 0 {
-            u32::from(header.white_elo) + u32::from(header.black_elo)
-        } else {
-            0
-        };
-        t.run.add(
-            &g.seen,
-            g.bucket.bits(),
-            Counted {
-                id,
-                rating,
-                date: header.date.packed(),
-                result: g.result,
-                elo: g.elo,
-            },
-        );
         t.next_id += 1;
-        report.games += 1;
         Ok(())
     }
 
@@ -1268,6 +1299,25 @@ struct Counted {
     date: u32,
     result: GameResult,
     elo: [Option<u32>; 2],
+}
+
+impl Counted {
+    /// Game `id` as its header `h` says (ratings as stored).
+    fn of(id: u64, h: &Header) -> Counted {
+        let elo = |e: u16| (e > 0).then_some(u32::from(e));
+        let rating = if h.white_elo > 0 && h.black_elo > 0 {
+            u32::from(h.white_elo) + u32::from(h.black_elo)
+        } else {
+            0
+        };
+        Counted {
+            id,
+            rating,
+            date: h.date.packed(),
+            result: h.result(),
+            elo: [elo(h.white_elo), elo(h.black_elo)],
+        }
+    }
 }
 
 /// A position a game was counted for: the entry's key (the position's,

@@ -4,16 +4,19 @@
 
 use crate::cmd::pgn::filter::CriteriaArgs;
 use crate::cmd::pgn::tree::{print_tree, tree_json};
+use crate::cmd::shard::ShardArgs;
 use crate::output::{self, Status, UsageError};
 use anyhow::Context;
 use rookery_argus::web::WebServer;
 use rookery_core::Color;
 use rookery_db::bucket::BucketFilter;
-use rookery_db::{lichess, Database, ImportOptions};
+use rookery_db::{lichess, Database, ImportOptions, ImportReport};
+use rookery_io::manifest::Part;
+use rookery_io::shard::Shard;
 use rookery_pgn::explorer::Tree;
 use rookery_pgn::source::Source;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Flags of `rookery db`.
 #[derive(clap::Args, Debug)]
@@ -51,6 +54,25 @@ enum Command {
         /// Positions counted in memory before a run is written (for tests).
         #[arg(long, hide = true, default_value_t = 0)]
         run_positions: usize,
+        #[command(flatten)]
+        shard: ShardArgs,
+    },
+    /// Put the databases of a sharded import (`db import DB FILE --shard
+    /// K/N` in each task: DB.shard-K-of-N and its manifest) together into
+    /// DB, which then holds the same games under the same numbers and
+    /// answers every question exactly as one import of FILE would. One
+    /// transaction: a killed merge leaves DB as it was. The checks of
+    /// `rookery merge` (every part there, done, of one job) come first.
+    #[command(after_help = "Examples:
+          rookery db import games.rdb lichess-2024-01.pgn.zst --dedupe --shard auto   # each task of a Slurm array
+          rookery db merge games.rdb
+          rookery db merge games.rdb --clean")]
+    Merge {
+        /// The database the shards were given.
+        db: PathBuf,
+        /// Remove the parts and their manifests once DB holds their games.
+        #[arg(long)]
+        clean: bool,
     },
     /// The games that pass `pgn filter`'s tests, on what the database
     /// keeps of each (its moves; the Seven Tag Roster, the ratings, the
@@ -181,6 +203,151 @@ fn existing(db: &std::path::Path) -> anyhow::Result<Database> {
     Ok(Database::open(db)?)
 }
 
+/// The verb a shard's manifest names (`rookery merge` knows its parts by
+/// it).
+pub const IMPORT_VERB: &str = "db import";
+
+/// Names each game an import left out for an error (file:line:col),
+/// unless `quiet`.
+fn tell_bad(report: &ImportReport, quiet: bool) {
+    if quiet {
+        return;
+    }
+    for b in &report.bad {
+        eprintln!(
+            "{}:{}:{}: game {}: {}",
+            b.file, b.at.line, b.at.col, b.index, b.message
+        );
+    }
+}
+
+/// Prints what an import (or a merge of its shards) stored; its exit
+/// status (1 when a game was left out for an error).
+fn stored(db: &Path, games: u64, duplicates: u64, bad: u64) -> Status {
+    println!(
+        "{}: {games} games stored, {duplicates} duplicates left out, {bad} games with errors left out",
+        db.display(),
+    );
+    if bad == 0 {
+        Status::Ok
+    } else {
+        Status::InputErrors
+    }
+}
+
+/// `db import --shard K/N`: the shard's run of the games of the one input
+/// imported into a database of its own, `DB.shard-K-of-N` (made afresh),
+/// with its manifest; `db merge DB` puts the parts together.
+fn import_shard(
+    db: &Path,
+    inputs: &[PathBuf],
+    options: ImportOptions,
+    quiet: bool,
+    s: Shard,
+    flags: &ShardArgs,
+) -> anyhow::Result<Status> {
+    let files = crate::flags::Files {
+        inputs: inputs.to_vec(),
+        output: db.to_path_buf(),
+        in_place: false,
+    };
+    let crate::cmd::pgn::reading::ShardStart {
+        input,
+        mut job,
+        span,
+    } = crate::cmd::pgn::reading::start_shard(&files, s, flags, IMPORT_VERB)?;
+    let part = job.part_path().to_path_buf();
+    // A part left by an earlier run of this shard is made again.
+    remove_database(&part)?;
+    let name = output::display_name(input);
+    let warn = name.clone();
+    let source = Source::input(crate::input::open_input_raw(input)?)
+        .on_latin1(move |line| crate::input::warn_latin1(&warn, line))
+        .part(span.0, span.1);
+    let report =
+        Database::open(&part)?.import(vec![(name, source)], options, &mut |n| job.progress(n))?;
+    tell_bad(&report, quiet);
+    job.progress(report.games + report.duplicates + report.bad.len() as u64);
+    job.finish(serde_json::json!({
+        "games": report.games,
+        "duplicates": report.duplicates,
+        "bad": report.bad.len(),
+        "dedupe": options.dedupe,
+    }))?;
+    Ok(stored(
+        &part,
+        report.games,
+        report.duplicates,
+        report.bad.len() as u64,
+    ))
+}
+
+/// Removes database `path` and its index directory, if there.
+fn remove_database(path: &Path) -> anyhow::Result<()> {
+    let mut index = path.as_os_str().to_owned();
+    index.push(".index");
+    for (p, dir) in [(path.to_path_buf(), false), (PathBuf::from(index), true)] {
+        let removed = if dir {
+            std::fs::remove_dir_all(&p)
+        } else {
+            std::fs::remove_file(&p)
+        };
+        match removed {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(anyhow::Error::new(e).context(format!("cannot remove {}", p.display())))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// `db merge DB` (and `rookery merge DB` of a sharded `db import`): the
+/// parts' games added to DB, in shard order; prints what one import of the
+/// whole input prints; with `clean` the parts are removed after.
+///
+/// # Errors
+/// A part or DB cannot be read or written.
+pub fn merge(db: &Path, parts: &[Part], clean: bool) -> anyhow::Result<Status> {
+    if let Some(p) = parts.iter().find(|p| p.manifest.verb != IMPORT_VERB) {
+        return Err(output::usage(format!(
+            "{} is a part of `rookery {}`, not of `rookery {IMPORT_VERB}`",
+            p.path.display(),
+            p.manifest.verb
+        )));
+    }
+    let sum = |field: &str| -> u64 {
+        parts
+            .iter()
+            .map(|p| p.manifest.summary[field].as_u64().unwrap_or(0))
+            .sum()
+    };
+    let options = ImportOptions {
+        dedupe: parts[0].manifest.summary["dedupe"]
+            .as_bool()
+            .unwrap_or(false),
+        ..ImportOptions::default()
+    };
+    let paths: Vec<&Path> = parts.iter().map(|p| p.path.as_path()).collect();
+    let database = Database::open(db)?;
+    let bar = crate::cmd::progress::bar("games", Some(sum("games")));
+    let report = database.merge_parts(&paths, options, &mut |n| bar.set_position(n))?;
+    bar.finish_and_clear();
+    drop(database);
+    if clean {
+        for p in parts {
+            remove_database(&p.path)?;
+            let _ = std::fs::remove_file(rookery_io::manifest::Manifest::path(&p.path));
+        }
+    }
+    Ok(stored(
+        db,
+        report.games,
+        sum("duplicates") + report.duplicates,
+        sum("bad"),
+    ))
+}
+
 /// Runs `rookery db`.
 pub fn run(args: Args) -> anyhow::Result<Status> {
     match args.command {
@@ -191,7 +358,16 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             quiet,
             jobs,
             run_positions,
+            shard,
         } => {
+            let options = ImportOptions {
+                dedupe,
+                jobs: jobs as usize,
+                run_positions,
+            };
+            if let Some(s) = shard.resolve()? {
+                return import_shard(&db, &inputs, options, quiet, s, &shard);
+            }
             let mut opened = Vec::new();
             for path in &inputs {
                 let name = output::display_name(path);
@@ -203,33 +379,19 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             }
             let database = Database::open(&db)?;
             let bar = crate::cmd::progress::bar("games", None);
-            let options = ImportOptions {
-                dedupe,
-                jobs: jobs as usize,
-                run_positions,
-            };
             let report = database.import(opened, options, &mut |n| bar.set_position(n))?;
             bar.finish_and_clear();
-            if !quiet {
-                for b in &report.bad {
-                    eprintln!(
-                        "{}:{}:{}: game {}: {}",
-                        b.file, b.at.line, b.at.col, b.index, b.message
-                    );
-                }
-            }
-            println!(
-                "{}: {} games stored, {} duplicates left out, {} games with errors left out",
-                db.display(),
+            tell_bad(&report, quiet);
+            Ok(stored(
+                &db,
                 report.games,
                 report.duplicates,
-                report.bad.len()
-            );
-            Ok(if report.bad.is_empty() {
-                Status::Ok
-            } else {
-                Status::InputErrors
-            })
+                report.bad.len() as u64,
+            ))
+        }
+        Command::Merge { db, clean } => {
+            let parts = rookery_io::manifest::gather(&db).map_err(crate::cmd::merge::refused)?;
+            merge(&db, &parts, clean)
         }
         Command::Search {
             db,

@@ -48,6 +48,8 @@ pub fn run(a: Args) -> anyhow::Result<Status> {
     let status = match parts[0].manifest.verb.as_str() {
         // Results JSON: the parts' runs joined, not concatenated.
         crate::cmd::suite::VERB => crate::cmd::suite::merge(&a.output, &parts)?,
+        // Databases: their games added to OUT, with their index.
+        crate::cmd::db::IMPORT_VERB => return crate::cmd::db::merge(&a.output, &parts, a.clean),
         _ => {
             write_parts(&a.output, &parts)?;
             summary(&parts)?
@@ -87,7 +89,7 @@ fn concatenate(parts: &[Part], out: &mut dyn Write) -> anyhow::Result<()> {
 
 /// A refusal is a usage error (exit status 2); an unreadable directory
 /// is not.
-fn refused(e: MergeError) -> anyhow::Error {
+pub(crate) fn refused(e: MergeError) -> anyhow::Error {
     if e.is_refusal() {
         usage(e.to_string())
     } else {
