@@ -63,10 +63,10 @@ enum Command {
     /// answers every question exactly as one import of FILE would. One
     /// transaction: a killed merge leaves DB as it was. The checks of
     /// `rookery merge` (every part there, done, of one job) come first.
-    #[command(after_help = "Examples:
-          rookery db import games.rdb lichess-2024-01.pgn.zst --dedupe --shard auto   # each task of a Slurm array
-          rookery db merge games.rdb
-          rookery db merge games.rdb --clean")]
+    #[command(after_help = "Examples:\n  \
+        rookery db import games.rdb lichess-2024-01.pgn.zst --dedupe --shard auto   # each task of a Slurm array\n  \
+        rookery db merge games.rdb\n  \
+        rookery db merge games.rdb --clean")]
     Merge {
         /// The database the shards were given.
         db: PathBuf,

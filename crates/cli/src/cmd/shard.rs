@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 pub struct ShardArgs {
     /// Do shard K of N of the job: the K-th of N contiguous, equal runs of
     /// the input's lines (EPD) or games (PGN), written to OUT.shard-K-of-N
-    /// (plain text) with a manifest OUT.shard-K-of-N.json; `rookery merge
+    /// (plain text; a database for `db import`) with a manifest
+    /// OUT.shard-K-of-N.json; `rookery merge
     /// OUT` then writes OUT exactly as one run would. `auto`: K and N from
     /// a Slurm job array or a Kubernetes Indexed Job, which is also what
     /// happens without the flag inside one (with a note on stderr);
