@@ -97,10 +97,16 @@ fn build(
         let o = rookery_in(t.path(), &args, b"");
         assert!(o.status.code().unwrap_or(9) <= 1, "{}", text(&o.stderr));
     }
+    let part = |k: u32| std::fs::read(t.join(format!("{sharded}.shard-{k}-of-3"))).unwrap();
+    let parts: Vec<Vec<u8>> = (1..=3).map(part).collect();
     let mut args = merge.to_vec();
     args.push(sharded);
     let merged = rookery_in(t.path(), &args, b"");
     assert_eq!(merged.status.code(), Some(1), "{}", text(&merged.stderr));
+    // The parts are read, not written (the manifests' sizes still hold).
+    if !merge.contains(&"--clean") {
+        assert!((1..=3).map(part).eq(parts), "the merge changed a part");
+    }
     (summary(&whole.stdout), summary(&merged.stdout))
 }
 

@@ -186,9 +186,35 @@ pub struct StoredGame {
     pub moves: Vec<Move>,
 }
 
+/// The store of a database: open to write, or read only (a part of a
+/// sharded import, read by its merge and left unchanged).
+enum Store {
+    Write(redb::Database),
+    Read(redb::ReadOnlyDatabase),
+}
+
+impl Store {
+    fn begin_read(&self) -> Result<redb::ReadTransaction, redb::TransactionError> {
+        match self {
+            Store::Write(db) => db.begin_read(),
+            Store::Read(db) => db.begin_read(),
+        }
+    }
+
+    fn begin_write(&self) -> Result<redb::WriteTransaction, redb::Error> {
+        match self {
+            Store::Write(db) => Ok(db.begin_write()?),
+            Store::Read(_) => Err(redb::Error::Io(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                "the database is open to read only",
+            ))),
+        }
+    }
+}
+
 /// An indexed game database in one file.
 pub struct Database {
-    store: redb::Database,
+    store: Store,
     path: PathBuf,
     /// The index's segment files (`DB.index`).
     dir: PathBuf,
@@ -244,7 +270,7 @@ impl Database {
             path: path.to_path_buf(),
             source: e,
         };
-        let store = redb::Database::create(path).map_err(|e| fail(e.into()))?;
+        let store = Store::Write(redb::Database::create(path).map_err(|e| fail(e.into()))?);
         let mut dir = path.as_os_str().to_owned();
         dir.push(".index");
         let db = Database {
@@ -253,6 +279,12 @@ impl Database {
             dir: PathBuf::from(dir),
             segments: Mutex::new(Vec::new()),
         };
+        // A database of this layout is opened without a write: a part of
+        // a sharded import is read by its merge, and left, unchanged.
+        if db.is_current()? {
+            db.open_segments()?;
+            return Ok(db);
+        }
         let txn = db.store.begin_write().map_err(|e| db.fail(e))?;
         {
             let mut meta = txn.open_table(META).map_err(|e| db.fail(e))?;
@@ -285,6 +317,57 @@ impl Database {
         Ok(db)
     }
 
+    /// Opens the database at `path` to read only, without a byte of it
+    /// written (a part of a sharded import, read by its merge).
+    ///
+    /// # Errors
+    /// [`DbError::Store`] if it cannot be opened; [`DbError::Version`] for
+    /// another layout.
+    pub fn open_read_only(path: &Path) -> Result<Database, DbError> {
+        let fail = |e: redb::Error| DbError::Store {
+            path: path.to_path_buf(),
+            source: e,
+        };
+        let store = redb::ReadOnlyDatabase::open(path).map_err(|e| fail(e.into()))?;
+        let mut dir = path.as_os_str().to_owned();
+        dir.push(".index");
+        let db = Database {
+            store: Store::Read(store),
+            path: path.to_path_buf(),
+            dir: PathBuf::from(dir),
+            segments: Mutex::new(Vec::new()),
+        };
+        if !db.is_current()? {
+            let txn = db.store.begin_read().map_err(|e| db.fail(e))?;
+            let found = match txn.open_table(META) {
+                Ok(meta) => meta
+                    .get("version")
+                    .map_err(|e| db.fail(e))?
+                    .map_or(0, |v| v.value()),
+                Err(_) => 0,
+            };
+            return Err(DbError::Version {
+                path: path.to_path_buf(),
+                found,
+            });
+        }
+        db.open_segments()?;
+        Ok(db)
+    }
+
+    /// Whether the store is of this layout (its version is [`VERSION`],
+    /// and so it has every table, made with the version).
+    fn is_current(&self) -> Result<bool, DbError> {
+        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
+        let meta = match txn.open_table(META) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(false),
+            Err(e) => return Err(self.fail(e)),
+        };
+        let found = meta.get("version").map_err(|e| self.fail(e))?;
+        Ok(found.is_some_and(|v| v.value() == VERSION))
+    }
+
     /// Opens the segments the `segments` table lists and removes the files
     /// of the index directory it does not (left by a killed import or
     /// merge: the store opens a database in one process at a time, so no
@@ -303,10 +386,11 @@ impl Database {
             let n = k.value();
             listed.push((n, Arc::new(Segment::open(&self.segment_path(n))?)));
         }
+        let writes = matches!(self.store, Store::Write(_));
         for f in std::fs::read_dir(&self.dir).map_err(read)? {
             let f = f.map_err(read)?;
             let number = segment_number(&f.file_name());
-            if number.is_none_or(|n| !listed.iter().any(|(m, _)| *m == n)) {
+            if writes && number.is_none_or(|n| !listed.iter().any(|(m, _)| *m == n)) {
                 std::fs::remove_file(f.path()).map_err(read)?;
             }
         }

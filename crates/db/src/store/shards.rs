@@ -51,7 +51,7 @@ impl Database {
                 });
             }
             opened.push(Part {
-                db: Database::open(path)?,
+                db: Database::open_read_only(path)?,
                 names: HashMap::new(),
             });
         }
