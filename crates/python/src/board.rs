@@ -97,8 +97,23 @@ impl Move {
         })
     }
 
+    /// The move's parts: from, to, promotion and drop (piece types 1..=6).
+    pub(crate) fn parts(&self) -> (u8, u8, Option<u8>, Option<u8>) {
+        (self.from, self.to, self.promotion, self.drop)
+    }
+
+    /// A move from `from` to `to` (squares 0..=63), no promotion or drop.
+    pub(crate) fn plain(from: u8, to: u8) -> Move {
+        Move {
+            from: from & 63,
+            to: to & 63,
+            promotion: None,
+            drop: None,
+        }
+    }
+
     /// Whether this is not the null move.
-    fn is_some(&self) -> bool {
+    pub(crate) fn is_some(&self) -> bool {
         self.from != 0 || self.to != 0 || self.promotion.is_some() || self.drop.is_some()
     }
 

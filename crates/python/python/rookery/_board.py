@@ -30,6 +30,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 from ._errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
 from ._rookery import Board as _Rules
 from ._rookery import Move, between, ray
+from ._rookery import push_state as _push_state
 from ._baseboard import BaseBoard, _attacks
 from ._squares import (
     BB_ALL, BB_EMPTY, BB_FILES, BB_RANK_1, BB_RANK_8, BB_RANKS, BB_SQUARES, BISHOP, BLACK,
@@ -93,25 +94,14 @@ class Outcome:
         return "1/2-1/2" if self.winner is None else ("1-0" if self.winner else "0-1")
 
 
-@dataclasses.dataclass
-class _State:
-    placement: tuple
-    turn: Color
-    castling_rights: Bitboard
-    ep_square: Optional[Square]
-    halfmove_clock: int
-    fullmove_number: int
-
-    def restore(self, board: "Board") -> None:
-        (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-         white, black, board.promoted) = self.placement
-        board.occupied_co = [black, white]
-        board.occupied = white | black
-        board.turn = self.turn
-        board.castling_rights = self.castling_rights
-        board.ep_square = self.ep_square
-        board.halfmove_clock = self.halfmove_clock
-        board.fullmove_number = self.fullmove_number
+def _restore(board: "Board", state: tuple) -> None:
+    """Puts back the state ``Board._state()`` took: ``(pawns, knights,
+    bishops, rooks, queens, kings, white, black, occupied, promoted, turn,
+    castling_rights, ep_square, halfmove_clock, fullmove_number)``."""
+    (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+     white, black, board.occupied, board.promoted, board.turn, board.castling_rights,
+     board.ep_square, board.halfmove_clock, board.fullmove_number) = state
+    board.occupied_co = [black, white]
 
 
 class Board(BaseBoard):
@@ -136,7 +126,7 @@ class Board(BaseBoard):
         self.chess960 = chess960
         self.ep_square: Optional[Square] = None
         self.move_stack: List[Move] = []
-        self._stack: List[_State] = []
+        self._stack: List[tuple] = []
         self._rules_cache: Tuple[Optional[tuple], Optional[_Rules]] = (None, None)
         if fen is None:
             self.clear()
@@ -146,12 +136,18 @@ class Board(BaseBoard):
             self.set_fen(fen)
 
     # --- state ---------------------------------------------------------
-    def _state(self) -> _State:
-        return _State(self._placement(), self.turn, self.castling_rights, self.ep_square,
-                      self.halfmove_clock, self.fullmove_number)
+    def _state(self) -> tuple:
+        co = self.occupied_co
+        return (self.pawns, self.knights, self.bishops, self.rooks, self.queens, self.kings,
+                co[1], co[0], self.occupied, self.promoted, self.turn, self.castling_rights,
+                self.ep_square, self.halfmove_clock, self.fullmove_number)
 
     def reset(self) -> None:
-        self.set_fen(STARTING_FEN)
+        if _START_STATE is None:
+            self.set_fen(STARTING_FEN)
+        else:
+            _restore(self, _START_STATE)
+            self.clear_stack()
 
     def reset_board(self) -> None:
         BaseBoard.reset_board(self)
@@ -176,7 +172,7 @@ class Board(BaseBoard):
     def root(self) -> "Board":
         if self._stack:
             board = type(self)(None, chess960=self.chess960)
-            self._stack[0].restore(board)
+            _restore(board, self._stack[0])
             return board
         return self.copy(stack=False)
 
@@ -465,6 +461,22 @@ class Board(BaseBoard):
     def push(self, move: Move) -> None:
         """Plays ``move`` without checking it is legal (as python-chess);
         ``pop`` takes it back."""
+        if move.__class__ is str:
+            move = Move.from_uci(move)
+        state = self._state()
+        try:
+            after = _push_state(state, move, self.chess960)
+        except (OverflowError, TypeError):
+            return self._push_python(move)  # attributes Rust does not take (negative masks, ...)
+        self._stack.append(state)
+        (self.pawns, self.knights, self.bishops, self.rooks, self.queens, self.kings,
+         white, black, self.occupied, self.promoted, self.turn, self.castling_rights,
+         self.ep_square, self.halfmove_clock, self.fullmove_number, stacked) = after
+        self.occupied_co = [black, white]
+        self.move_stack.append(stacked)
+
+    def _push_python(self, move: Move) -> None:
+        """``push`` in Python (for states the extension does not take)."""
         move = self._to_chess960(_as_move(move))
         self.move_stack.append(self._from_chess960(move))
         self._stack.append(self._state())
@@ -519,7 +531,7 @@ class Board(BaseBoard):
     def pop(self) -> Move:
         """Takes back the last move (IndexError if none was played)."""
         move = self.move_stack.pop()
-        self._stack.pop().restore(self)
+        _restore(self, self._stack.pop())
         return move
 
     def peek(self) -> Move:
@@ -797,12 +809,12 @@ class Board(BaseBoard):
         try:
             for i in range(len(self._stack) - 1, -1, -1):
                 move = self.move_stack[i]
-                self._stack[i].restore(self)
+                _restore(self, self._stack[i])
                 if self.is_irreversible(move):
                     break
                 keys.append(self._transposition_key())
         finally:
-            current.restore(self)
+            _restore(self, current)
         return keys
 
     def is_repetition(self, count: int = 3) -> bool:
@@ -1301,6 +1313,9 @@ class Board(BaseBoard):
         return f"{type(self).__name__}({self.fen()!r}, chess960=True)"
 
 
+_START_STATE: Optional[tuple] = None
+
+
 def _as_move(move) -> Move:
     """A ``Move``, or UCI text read as one (rookery's boards took text
     before they took python-chess's ``Move`` only)."""
@@ -1448,3 +1463,8 @@ __all__ = [
     "BaseBoard", "Board", "LegalMoveGenerator", "Outcome", "PseudoLegalMoveGenerator", "STARTING_FEN",
     "Termination",
 ] + [name for name in dir() if name.startswith("STATUS_")]
+
+
+# The starting position's state, that ``Board()`` copies (made by reading
+# the FEN once).
+_START_STATE = Board()._state()
