@@ -9,6 +9,52 @@ use rookery_core::{
 };
 use rookery_epd::{write_string, Mode, Record};
 
+/// The position of python-chess's state (see `Board.from_masks`), checked
+/// as `Board(fen)` is: the message of rookery-core's refusal otherwise.
+pub(crate) fn position_of(
+    masks: &[u64; 12],
+    turn: bool,
+    castling: u64,
+    ep_square: Option<u32>,
+    halfmove_clock: u32,
+    fullmove_number: u32,
+) -> Result<Position, String> {
+    let mut board = [None; 64];
+    for (i, &mask) in masks.iter().enumerate() {
+        let color = if i < 6 { Color::White } else { Color::Black };
+        let role = Role::ALL[i % 6];
+        for sq in rookery_core::Bitboard(mask) {
+            board[sq.index()] = Some(rookery_core::Piece { color, role });
+        }
+    }
+    let castling = rookery_core::Bitboard(castling)
+        .into_iter()
+        .filter(|sq| sq.index() < 8 || sq.index() >= 56)
+        .map(|sq| {
+            let color = if sq.index() < 8 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            (rookery_core::fen::CastlingRight::File(color, sq.file()), 0)
+        })
+        .collect();
+    let setup = rookery_core::Setup {
+        board,
+        turn: color_of(turn),
+        castling,
+        ep_square: ep_square.and_then(Square::try_new).map(|sq| (sq, 0)),
+        halfmoves: halfmove_clock,
+        fullmoves: fullmove_number.max(1),
+        field_offsets: [0; 6],
+        adjacent_digits: None,
+    };
+    setup
+        .into_position(rookery_core::Mode::Strict)
+        .map(|(pos, _warnings)| pos)
+        .map_err(|e| e.to_string())
+}
+
 /// The standard starting position.
 pub const STARTING_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -451,39 +497,15 @@ impl Board {
         fullmove_number: u32,
         chess960: bool,
     ) -> PyResult<Board> {
-        let mut board = [None; 64];
-        for (i, &mask) in masks.iter().enumerate() {
-            let color = if i < 6 { Color::White } else { Color::Black };
-            let role = Role::ALL[i % 6];
-            for sq in rookery_core::Bitboard(mask) {
-                board[sq.index()] = Some(rookery_core::Piece { color, role });
-            }
-        }
-        let castling = rookery_core::Bitboard(castling)
-            .into_iter()
-            .filter(|sq| sq.index() < 8 || sq.index() >= 56)
-            .map(|sq| {
-                let color = if sq.index() < 8 {
-                    Color::White
-                } else {
-                    Color::Black
-                };
-                (rookery_core::fen::CastlingRight::File(color, sq.file()), 0)
-            })
-            .collect();
-        let setup = rookery_core::Setup {
-            board,
-            turn: color_of(turn),
+        let pos = position_of(
+            &masks,
+            turn,
             castling,
-            ep_square: ep_square.and_then(Square::try_new).map(|sq| (sq, 0)),
-            halfmoves: halfmove_clock,
-            fullmoves: fullmove_number.max(1),
-            field_offsets: [0; 6],
-            adjacent_digits: None,
-        };
-        let (pos, _warnings) = setup
-            .into_position(rookery_core::Mode::Strict)
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            ep_square,
+            halfmove_clock,
+            fullmove_number,
+        )
+        .map_err(PyValueError::new_err)?;
         let mode = if chess960 || pos.is_chess960_castling() {
             CastlingMode::Chess960
         } else {

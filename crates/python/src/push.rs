@@ -4,18 +4,32 @@
 //! checking that the move is legal).
 
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyList, PyTuple};
+use rookery_core::{CastlingMode, Position, Square, UciMove};
 
-use crate::board::Move;
+use crate::board::{position_of, Move};
 
 /// python-chess's piece types.
 const PAWN: u8 = 1;
 const KING: u8 = 6;
 const ROOK: u8 = 4;
 
+const RANK_1: u64 = 0xff;
+const RANK_8: u64 = 0xff << 56;
+const CORNERS_1: u64 = 1 | 1 << 7;
+const CORNERS_8: u64 = 1 << 56 | 1 << 63;
+const E1: u64 = 1 << 4;
+const E8: u64 = 1 << 60;
+
+/// What python-chess compares for repetitions: the pieces, the side to
+/// move, the castling rights that can be, and the en passant square where
+/// a legal capture there exists.
+type Key = ([u64; 6], [u64; 2], bool, u64, Option<u8>);
+
 /// A board's state: `pawns` .. `kings`, `occupied_co` (Black, White),
 /// `occupied`, `promoted`, `turn`, `castling_rights`, `ep_square`,
 /// `halfmove_clock`, `fullmove_number`.
+#[derive(Clone)]
 struct State {
     masks: [u64; 6],
     co: [u64; 2],
@@ -164,6 +178,151 @@ impl State {
         m
     }
 
+    /// python-chess's `clean_castling_rights`.
+    fn clean_castling(&self, chess960: bool) -> u64 {
+        let castling = self.castling & self.masks[3];
+        let mut white = castling & RANK_1 & self.co[1];
+        let mut black = castling & RANK_8 & self.co[0];
+        let kings = self.masks[5] & !self.promoted;
+        if !chess960 {
+            white &= CORNERS_1;
+            black &= CORNERS_8;
+            if self.co[1] & kings & E1 == 0 {
+                white = 0;
+            }
+            if self.co[0] & kings & E8 == 0 {
+                black = 0;
+            }
+            return white | black;
+        }
+        let mut out = 0;
+        for (ours, rights, backrank) in [(self.co[1], white, RANK_1), (self.co[0], black, RANK_8)] {
+            let king = ours & kings & backrank;
+            if king.count_ones() != 1 {
+                continue;
+            }
+            let k = king.trailing_zeros();
+            let a_side = rights & ((1u64 << k) - 1);
+            let h_side = rights & !(king | (king - 1));
+            if a_side != 0 {
+                out |= 1u64 << a_side.trailing_zeros();
+            }
+            if h_side != 0 {
+                out |= 1u64 << (63 - h_side.leading_zeros());
+            }
+        }
+        out
+    }
+
+    /// The pawns of the side to move that may take en passant, the pin and
+    /// check aside (python-chess's `generate_pseudo_legal_ep`).
+    fn ep_capturers(&self) -> u64 {
+        let Some(ep) = self.ep.filter(|&ep| ep < 64) else {
+            return 0;
+        };
+        if self.occupied & bit(ep) != 0 || ep / 8 != if self.turn { 5 } else { 2 } {
+            return 0;
+        }
+        let behind = if self.turn { ep - 8 } else { ep + 8 };
+        let pawns = self.masks[0];
+        if pawns & self.co[usize::from(!self.turn)] & bit(behind) == 0 {
+            return 0;
+        }
+        let mut from = 0;
+        if ep % 8 > 0 {
+            from |= bit(behind - 1);
+        }
+        if ep % 8 < 7 {
+            from |= bit(behind + 1);
+        }
+        pawns & self.ours() & from
+    }
+
+    /// rookery-core's position of the state, as the Python `Board._rules`
+    /// builds it; None where rookery-core refuses it.
+    fn position(&self, chess960: bool) -> Option<Position> {
+        let mut masks = [0u64; 12];
+        for (i, &m) in self.masks.iter().enumerate() {
+            masks[i] = m & self.co[1];
+            masks[i + 6] = m & self.co[0];
+        }
+        let ep = if self.ep_capturers() != 0 {
+            self.ep
+        } else {
+            None
+        };
+        position_of(
+            &masks,
+            self.turn,
+            self.clean_castling(chess960),
+            ep.map(u32::from),
+            u32::try_from(self.halfmoves).ok()?,
+            u32::try_from(self.fullmoves.max(1)).ok()?,
+        )
+        .ok()
+    }
+
+    /// python-chess's `has_legal_en_passant`; None where rookery-core
+    /// refuses the position (and a capture is pseudo-legal).
+    fn has_legal_ep(&self, chess960: bool) -> Option<bool> {
+        let capturers = self.ep_capturers();
+        if capturers == 0 {
+            return Some(false);
+        }
+        let pos = self.position(chess960)?;
+        let to = Square::new(u32::from(self.ep?));
+        Some(rookery_core::Bitboard(capturers).into_iter().any(|from| {
+            UciMove::Normal {
+                from,
+                to,
+                promotion: None,
+            }
+            .to_move(&pos)
+            .is_ok()
+        }))
+    }
+
+    /// python-chess's `_transposition_key`.
+    fn key(&self, chess960: bool) -> Option<Key> {
+        let ep = if self.has_legal_ep(chess960)? {
+            self.ep
+        } else {
+            None
+        };
+        Some((
+            self.masks,
+            self.co,
+            self.turn,
+            self.clean_castling(chess960),
+            ep,
+        ))
+    }
+
+    /// python-chess's `is_irreversible`: zeroing moves, moves that lose
+    /// castling rights, moves that give up a legal en passant capture.
+    fn is_irreversible(&self, m: Move, chess960: bool) -> Option<bool> {
+        if !m.is_some() {
+            return Some(false);
+        }
+        let (from, to, _, drop) = m.parts();
+        let moved = bit(from) ^ bit(to);
+        if moved & self.masks[0] != 0
+            || moved & self.co[usize::from(!self.turn)] != 0
+            || drop == Some(PAWN)
+        {
+            return Some(true);
+        }
+        let rights = self.clean_castling(chess960);
+        if rights & (bit(from) | bit(to)) != 0 {
+            return Some(true);
+        }
+        let backrank = if self.turn { RANK_1 } else { RANK_8 };
+        if self.masks[5] & bit(from) != 0 && rights & backrank != 0 {
+            return Some(true);
+        }
+        self.has_legal_ep(chess960)
+    }
+
     /// python-chess's `Board.push` on the state; the move as the move stack
     /// keeps it.
     fn push(&mut self, m: Move, chess960: bool) -> Move {
@@ -241,4 +400,64 @@ pub fn push_state<'py>(
     let mut s = State::read(state)?;
     let stacked = s.push(r#move, chess960);
     s.write(state.py(), stacked)
+}
+
+/// Repetitions as python-chess counts them (`is_repetition`,
+/// `can_claim_threefold_repetition`): how many times the current position
+/// (`current`, a state tuple) stands in its history back to the last
+/// irreversible move (`stack`: the states before each move of `moves`,
+/// the board's `_stack` and `move_stack`), and, with `claim`, whether a
+/// threefold repetition can be claimed (it stands there three times, or a
+/// legal move makes it stand there three times). None where rookery-core
+/// refuses a position it needs (the Python layer then counts).
+#[pyfunction]
+pub fn repetition(
+    stack: &Bound<'_, PyList>,
+    moves: &Bound<'_, PyList>,
+    current: &Bound<'_, PyTuple>,
+    chess960: bool,
+    claim: bool,
+) -> PyResult<Option<(usize, bool)>> {
+    let now = State::read(current)?;
+    let Some(first) = now.key(chess960) else {
+        return Ok(None);
+    };
+    let mut keys = vec![first];
+    for i in (0..stack.len()).rev() {
+        let before = State::read(stack.get_item(i)?.cast::<PyTuple>()?)?;
+        let m: Move = moves.get_item(i)?.extract()?;
+        match before.is_irreversible(m, chess960) {
+            None => return Ok(None),
+            Some(true) => break,
+            Some(false) => {}
+        }
+        match before.key(chess960) {
+            None => return Ok(None),
+            Some(key) => keys.push(key),
+        }
+    }
+    let count = keys.iter().filter(|&k| *k == keys[0]).count();
+    if !claim || count >= 3 {
+        return Ok(Some((count, count >= 3)));
+    }
+    let Some(pos) = now.position(chess960) else {
+        return Ok(None);
+    };
+    for &legal in pos.legal_moves().iter() {
+        let m = now.from_chess960(Move::of(&pos, legal, CastlingMode::Chess960), chess960);
+        match now.is_irreversible(m, chess960) {
+            None => return Ok(None),
+            Some(true) => continue,
+            Some(false) => {}
+        }
+        let mut after = now.clone();
+        after.push(m, chess960);
+        let Some(key) = after.key(chess960) else {
+            return Ok(None);
+        };
+        if keys.iter().filter(|&k| *k == key).count() >= 2 {
+            return Ok(Some((count, true)));
+        }
+    }
+    Ok(Some((count, false)))
 }

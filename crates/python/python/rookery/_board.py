@@ -31,6 +31,7 @@ from ._errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
 from ._rookery import Board as _Rules
 from ._rookery import Move, between, ray
 from ._rookery import push_state as _push_state
+from ._rookery import repetition as _repetition
 from ._baseboard import BaseBoard, _attacks
 from ._squares import (
     BB_ALL, BB_EMPTY, BB_FILES, BB_RANK_1, BB_RANK_8, BB_RANKS, BB_SQUARES, BISHOP, BLACK,
@@ -758,6 +759,9 @@ class Board(BaseBoard):
         return bool(self.checkers_mask())
 
     def _has_legal_move(self) -> bool:
+        rules = self._rules()
+        if rules is not None:
+            return bool(rules.legal_moves)
         return any(True for _ in self.generate_legal_moves())
 
     def is_checkmate(self) -> bool:
@@ -817,7 +821,20 @@ class Board(BaseBoard):
             _restore(self, current)
         return keys
 
+    def _repetition(self, claim: bool) -> Optional[Tuple[int, bool]]:
+        """How many times the position stands in its history back to the
+        last irreversible move, and (with ``claim``) whether a threefold
+        repetition can be claimed, counted in Rust; None where rookery-core
+        refuses a position on the way (``_history_keys`` counts then)."""
+        try:
+            return _repetition(self._stack, self.move_stack, self._state(), self.chess960, claim)
+        except (OverflowError, TypeError, IndexError):
+            return None
+
     def is_repetition(self, count: int = 3) -> bool:
+        counted = self._repetition(False)
+        if counted is not None:
+            return counted[0] >= count
         keys = self._history_keys()
         return keys.count(keys[0]) >= count
 
@@ -825,6 +842,9 @@ class Board(BaseBoard):
         return self.is_repetition(5)
 
     def can_claim_threefold_repetition(self) -> bool:
+        counted = self._repetition(True)
+        if counted is not None:
+            return counted[1]
         keys = self._history_keys()
         if keys.count(keys[0]) >= 3:
             return True

@@ -32,7 +32,7 @@ from ._errors import AmbiguousMoveError as _AmbiguousMoveError
 from ._errors import IllegalMoveError as _IllegalMoveError
 from ._errors import InvalidMoveError as _InvalidMoveError
 from ._gametree import (
-    LOGGER, SKIP, BaseVisitor, Game, GameBuilder, Headers, HeadersBuilder, SkipVisitor, _SUFFIX_NAGS,
+    LOGGER, SKIP, TAG_ROSTER, BaseVisitor, Game, GameBuilder, Headers, HeadersBuilder, SkipVisitor, _SUFFIX_NAGS,
 )
 from ._rookery import Game as GameRecord
 from ._rookery import GameReader, HeaderReader, PositionReader, positions, read_games
@@ -73,6 +73,7 @@ class _Lines:
         pass  # the handle was left where the game ends
 
 
+_ROSTER = frozenset(TAG_ROSTER)
 _MOVE_ERRORS = (_InvalidMoveError, _IllegalMoveError, _AmbiguousMoveError)
 
 
@@ -133,8 +134,16 @@ def _lazy_game(tag_pairs: List[Any], parsed: tuple) -> Game:
     ``_parse_movetext`` gives (its nodes made when first asked for)."""
     game = Game()
     headers = game.headers
+    # Names and values as the tag-line pattern reads them, which Headers
+    # takes (a name of its characters, a value of one line): set directly.
+    roster, others = headers._tag_roster, headers._others
     for name, value in tag_pairs:
-        headers[name] = value
+        if name in _ROSTER:
+            roster[name] = value
+        elif "\r" in value:
+            headers[name] = value  # refused, as Headers refuses it
+        else:
+            others[name] = value
     result, errors = parsed[6], parsed[7]
     for kind, message in errors:
         error = _MOVE_ERRORS[kind](message)
