@@ -327,6 +327,8 @@ impl State {
     /// keeps it.
     fn push(&mut self, m: Move, chess960: bool) -> Move {
         let m = self.to_chess960(m);
+        // python-chess cleans the rights once the state is saved.
+        self.castling = self.clean_castling(chess960);
         let stacked = self.from_chess960(m, chess960);
         let ep_square = self.ep.take();
         self.halfmoves += 1;
@@ -344,20 +346,30 @@ impl State {
             return stacked;
         }
         let (from_bb, to_bb) = (bit(from), bit(to));
+        // python-chess's `is_zeroing` (the turn already passed above).
+        let moved = from_bb ^ to_bb;
+        if moved & self.masks[0] != 0 || moved & self.co[usize::from(!turn)] != 0 {
+            self.halfmoves = 0;
+        }
         let mut promoted = self.promoted & from_bb != 0;
         let Some(mut piece_type) = self.remove_piece_at(from) else {
             return stacked;
         };
-        let backrank = if turn { 0xff } else { 0xff << 56 };
         self.castling &= !to_bb & !from_bb;
-        if piece_type == KING && !promoted {
-            self.castling &= !backrank;
-        }
         let captured = self.piece_type_at(to);
+        if piece_type == KING && !promoted {
+            self.castling &= if turn { !RANK_1 } else { !RANK_8 };
+        } else if captured == Some(KING) && self.promoted & to_bb == 0 {
+            // A king taken (pushes are not checked): its side's rights go.
+            if turn && to / 8 == 7 {
+                self.castling &= !RANK_8;
+            } else if !turn && to / 8 == 0 {
+                self.castling &= !RANK_1;
+            }
+        }
         if piece_type == PAWN {
-            self.halfmoves = 0;
             let diff = i16::from(to) - i16::from(from);
-            if diff == 16 || diff == -16 {
+            if (diff == 16 && from / 8 == 1) || (diff == -16 && from / 8 == 6) {
                 self.ep = Some((i16::from(from) + diff / 2) as u8);
             } else if Some(to) == ep_square
                 && (diff.abs() == 7 || diff.abs() == 9)
@@ -378,9 +390,6 @@ impl State {
             self.set_piece_at(rank + if a_side { 2 } else { 6 }, KING, turn, false);
             self.set_piece_at(rank + if a_side { 3 } else { 5 }, ROOK, turn, false);
         } else {
-            if captured.is_some() && self.co[usize::from(!turn)] & to_bb != 0 {
-                self.halfmoves = 0;
-            }
             self.set_piece_at(to, piece_type, turn, promoted);
         }
         stacked

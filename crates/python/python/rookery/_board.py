@@ -479,8 +479,9 @@ class Board(BaseBoard):
     def _push_python(self, move: Move) -> None:
         """``push`` in Python (for states the extension does not take)."""
         move = self._to_chess960(_as_move(move))
-        self.move_stack.append(self._from_chess960(move))
         self._stack.append(self._state())
+        self.castling_rights = self.clean_castling_rights()  # as python-chess, after saving the state
+        self.move_stack.append(self._from_chess960(move))
         ep_square = self.ep_square
         self.ep_square = None
         self.halfmove_clock += 1
@@ -493,6 +494,8 @@ class Board(BaseBoard):
             self._set_piece_at(move.to_square, move.drop, self.turn)
             self.turn = not self.turn
             return
+        if self.is_zeroing(move):
+            self.halfmove_clock = 0
         from_bb, to_bb = BB_SQUARES[move.from_square], BB_SQUARES[move.to_square]
         promoted = bool(self.promoted & from_bb)
         piece_type = self._remove_piece_at(move.from_square)
@@ -501,14 +504,20 @@ class Board(BaseBoard):
             return
         backrank = BB_RANK_1 if self.turn else BB_RANK_8
         self.castling_rights &= ~to_bb & ~from_bb
-        if piece_type == KING and not promoted:
-            self.castling_rights &= ~backrank
         capture_square = move.to_square
         captured = self.piece_type_at(move.to_square)
+        if piece_type == KING and not promoted:
+            self.castling_rights &= ~backrank
+        elif captured == KING and not self.promoted & to_bb:
+            # A king taken (pushes are not checked): its side's rights go.
+            if self.turn == WHITE and square_rank(move.to_square) == 7:
+                self.castling_rights &= ~BB_RANK_8
+            elif self.turn == BLACK and square_rank(move.to_square) == 0:
+                self.castling_rights &= ~BB_RANK_1
         if piece_type == PAWN:
-            self.halfmove_clock = 0
             diff = move.to_square - move.from_square
-            if diff in (16, -16):
+            if (diff == 16 and square_rank(move.from_square) == 1) or (
+                    diff == -16 and square_rank(move.from_square) == 6):
                 self.ep_square = move.from_square + diff // 2
             elif move.to_square == ep_square and abs(diff) in (7, 9) and not captured:
                 capture_square = ep_square - 8 if self.turn else ep_square + 8
@@ -524,8 +533,6 @@ class Board(BaseBoard):
             self._set_piece_at(rank + (2 if a_side else 6), KING, self.turn)
             self._set_piece_at(rank + (3 if a_side else 5), ROOK, self.turn)
         else:
-            if captured is not None and self.occupied_co[not self.turn] & to_bb:
-                self.halfmove_clock = 0
             self._set_piece_at(move.to_square, piece_type, self.turn, promoted)
         self.turn = not self.turn
 

@@ -191,6 +191,12 @@ class _Movetext:
             self.started = True
             rest = self.tokens(line)
             line = rest if rest is not None else lines.read()
+        if self.comment is not None:
+            # A comment the input ends in: kept, as python-chess keeps it.
+            text = "".join(self.comment).strip(" \t")
+            self.comment = None
+            if not self.skipping():
+                self.visitor.visit_comment(text)
 
     def in_comment(self, line: str) -> Optional[str]:
         """Adds ``line`` to the open comment; the rest of the line after the
