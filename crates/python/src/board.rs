@@ -55,6 +55,24 @@ pub(crate) fn position_of(
         .map_err(|e| e.to_string())
 }
 
+/// King-takes-rook castling (`e1h1`) as a standard board writes it
+/// (`e1g1`), where a king stands on e1 (e8) and a rook on the corner
+/// (python-chess's `_from_chess960`).
+fn standard_castling(m: Move, kings: u64, rooks: u64) -> Move {
+    let (from, to, promotion, drop) = m.parts();
+    if promotion.is_some() || drop.is_some() {
+        return m;
+    }
+    let on = |mask: u64, sq: u8| mask & (1u64 << sq) != 0;
+    match (from, to) {
+        (4, 7) if on(kings, 4) && on(rooks, 7) => Move::plain(4, 6),
+        (4, 0) if on(kings, 4) && on(rooks, 0) => Move::plain(4, 2),
+        (60, 63) if on(kings, 60) && on(rooks, 63) => Move::plain(60, 62),
+        (60, 56) if on(kings, 60) && on(rooks, 56) => Move::plain(60, 58),
+        _ => m,
+    }
+}
+
 /// The standard starting position.
 pub const STARTING_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -522,6 +540,55 @@ impl Board {
             .iter()
             .map(|&m| Move::of(pos, m, self.mode))
             .collect()
+    }
+
+    /// The legal moves in python-chess's order (pieces from the highest
+    /// square down, castling, pawn captures, single and double steps by
+    /// target square, en passant; queen promotions first; in check, king
+    /// moves first), written as a board with `chess960` writes them
+    /// (king-takes-rook castling, or standard notation where the king and
+    /// rook stand on their standard squares).
+    fn legal_moves_in_order(&self, chess960: bool) -> Vec<Move> {
+        let pos = self.pos();
+        let in_check = pos.is_check();
+        let kings = pos.by_role(Role::King).0;
+        let rooks = pos.by_role(Role::Rook).0;
+        let mut keyed: Vec<([i32; 5], Move)> = pos
+            .legal_moves()
+            .iter()
+            .map(|&m| {
+                let out = Move::of(pos, m, CastlingMode::Chess960);
+                let (from, to, promotion, _) = out.parts();
+                let (f, t) = (-i32::from(from), -i32::from(to));
+                let promo = -i32::from(promotion.unwrap_or(0));
+                let role = pos.role_at(m.from());
+                let mut key = if m.is_castle() {
+                    [1, t, 0, 0, 0]
+                } else if role != Some(Role::Pawn) {
+                    [0, f, t, 0, 0]
+                } else if m.is_en_passant() {
+                    [5, f, 0, 0, 0]
+                } else if from % 8 != to % 8 {
+                    [2, f, t, promo, 0]
+                } else if from.abs_diff(to) == 8 {
+                    [3, t, promo, 0, 0]
+                } else {
+                    [4, t, promo, 0, 0]
+                };
+                if in_check {
+                    key.rotate_right(1);
+                    key[0] = i32::from(role != Some(Role::King));
+                }
+                let out = if chess960 {
+                    out
+                } else {
+                    standard_castling(out, kings, rooks)
+                };
+                (key, out)
+            })
+            .collect();
+        keyed.sort_by_key(|(key, _)| *key);
+        keyed.into_iter().map(|(_, m)| m).collect()
     }
 
     /// The moves played since the board was made, in order.

@@ -244,6 +244,9 @@ class Board(BaseBoard):
 
     def generate_legal_moves(self, from_mask: Bitboard = BB_ALL, to_mask: Bitboard = BB_ALL) -> Iterator[Move]:
         rules = self._rules()
+        if rules is not None and from_mask == BB_ALL and to_mask == BB_ALL:
+            yield from rules.legal_moves_in_order(self.chess960)
+            return
         if rules is not None:
             evasions = rules.is_check()
             order = self._generation_order
