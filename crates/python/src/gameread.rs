@@ -277,7 +277,7 @@ fn plain_san(core: &[u8]) -> bool {
     };
     // Both squares and no piece letter: python-chess's square-to-square
     // reading, left to the Python layer.
-    from_ok && !(!piece && from.len() == 2)
+    from_ok && (piece || from.len() != 2)
 }
 
 /// One node of the game tree being built (index 0 is the game).

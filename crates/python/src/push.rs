@@ -154,7 +154,7 @@ impl State {
 
     /// python-chess's `_from_chess960`: king-takes-rook castling as a
     /// standard board writes it.
-    fn from_chess960(&self, m: Move, chess960: bool) -> Move {
+    fn standard_notation(&self, m: Move, chess960: bool) -> Move {
         let (from, to, promotion, drop) = m.parts();
         if chess960 || promotion.is_some() || drop.is_some() {
             return m;
@@ -329,7 +329,7 @@ impl State {
         let m = self.to_chess960(m);
         // python-chess cleans the rights once the state is saved.
         self.castling = self.clean_castling(chess960);
-        let stacked = self.from_chess960(m, chess960);
+        let stacked = self.standard_notation(m, chess960);
         let ep_square = self.ep.take();
         self.halfmoves += 1;
         if !self.turn {
@@ -453,7 +453,7 @@ pub fn repetition(
         return Ok(None);
     };
     for &legal in pos.legal_moves().iter() {
-        let m = now.from_chess960(Move::of(&pos, legal, CastlingMode::Chess960), chess960);
+        let m = now.standard_notation(Move::of(&pos, legal, CastlingMode::Chess960), chess960);
         match now.is_irreversible(m, chess960) {
             None => return Ok(None),
             Some(true) => continue,
