@@ -9,6 +9,70 @@ use rookery_core::{
 };
 use rookery_epd::{write_string, Mode, Record};
 
+/// The position of python-chess's state (see `Board.from_masks`), checked
+/// as `Board(fen)` is: the message of rookery-core's refusal otherwise.
+pub(crate) fn position_of(
+    masks: &[u64; 12],
+    turn: bool,
+    castling: u64,
+    ep_square: Option<u32>,
+    halfmove_clock: u32,
+    fullmove_number: u32,
+) -> Result<Position, String> {
+    let mut board = [None; 64];
+    for (i, &mask) in masks.iter().enumerate() {
+        let color = if i < 6 { Color::White } else { Color::Black };
+        let role = Role::ALL[i % 6];
+        for sq in rookery_core::Bitboard(mask) {
+            board[sq.index()] = Some(rookery_core::Piece { color, role });
+        }
+    }
+    let castling = rookery_core::Bitboard(castling)
+        .into_iter()
+        .filter(|sq| sq.index() < 8 || sq.index() >= 56)
+        .map(|sq| {
+            let color = if sq.index() < 8 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            (rookery_core::fen::CastlingRight::File(color, sq.file()), 0)
+        })
+        .collect();
+    let setup = rookery_core::Setup {
+        board,
+        turn: color_of(turn),
+        castling,
+        ep_square: ep_square.and_then(Square::try_new).map(|sq| (sq, 0)),
+        halfmoves: halfmove_clock,
+        fullmoves: fullmove_number.max(1),
+        field_offsets: [0; 6],
+        adjacent_digits: None,
+    };
+    setup
+        .into_position(rookery_core::Mode::Strict)
+        .map(|(pos, _warnings)| pos)
+        .map_err(|e| e.to_string())
+}
+
+/// King-takes-rook castling (`e1h1`) as a standard board writes it
+/// (`e1g1`), where a king stands on e1 (e8) and a rook on the corner
+/// (python-chess's `_from_chess960`).
+fn standard_castling(m: Move, kings: u64, rooks: u64) -> Move {
+    let (from, to, promotion, drop) = m.parts();
+    if promotion.is_some() || drop.is_some() {
+        return m;
+    }
+    let on = |mask: u64, sq: u8| mask & (1u64 << sq) != 0;
+    match (from, to) {
+        (4, 7) if on(kings, 4) && on(rooks, 7) => Move::plain(4, 6),
+        (4, 0) if on(kings, 4) && on(rooks, 0) => Move::plain(4, 2),
+        (60, 63) if on(kings, 60) && on(rooks, 63) => Move::plain(60, 62),
+        (60, 56) if on(kings, 60) && on(rooks, 56) => Move::plain(60, 58),
+        _ => m,
+    }
+}
+
 /// The standard starting position.
 pub const STARTING_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -97,8 +161,23 @@ impl Move {
         })
     }
 
+    /// The move's parts: from, to, promotion and drop (piece types 1..=6).
+    pub(crate) fn parts(&self) -> (u8, u8, Option<u8>, Option<u8>) {
+        (self.from, self.to, self.promotion, self.drop)
+    }
+
+    /// A move from `from` to `to` (squares 0..=63), no promotion or drop.
+    pub(crate) fn plain(from: u8, to: u8) -> Move {
+        Move {
+            from: from & 63,
+            to: to & 63,
+            promotion: None,
+            drop: None,
+        }
+    }
+
     /// Whether this is not the null move.
-    fn is_some(&self) -> bool {
+    pub(crate) fn is_some(&self) -> bool {
         self.from != 0 || self.to != 0 || self.promotion.is_some() || self.drop.is_some()
     }
 
@@ -436,39 +515,15 @@ impl Board {
         fullmove_number: u32,
         chess960: bool,
     ) -> PyResult<Board> {
-        let mut board = [None; 64];
-        for (i, &mask) in masks.iter().enumerate() {
-            let color = if i < 6 { Color::White } else { Color::Black };
-            let role = Role::ALL[i % 6];
-            for sq in rookery_core::Bitboard(mask) {
-                board[sq.index()] = Some(rookery_core::Piece { color, role });
-            }
-        }
-        let castling = rookery_core::Bitboard(castling)
-            .into_iter()
-            .filter(|sq| sq.index() < 8 || sq.index() >= 56)
-            .map(|sq| {
-                let color = if sq.index() < 8 {
-                    Color::White
-                } else {
-                    Color::Black
-                };
-                (rookery_core::fen::CastlingRight::File(color, sq.file()), 0)
-            })
-            .collect();
-        let setup = rookery_core::Setup {
-            board,
-            turn: color_of(turn),
+        let pos = position_of(
+            &masks,
+            turn,
             castling,
-            ep_square: ep_square.and_then(Square::try_new).map(|sq| (sq, 0)),
-            halfmoves: halfmove_clock,
-            fullmoves: fullmove_number.max(1),
-            field_offsets: [0; 6],
-            adjacent_digits: None,
-        };
-        let (pos, _warnings) = setup
-            .into_position(rookery_core::Mode::Strict)
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            ep_square,
+            halfmove_clock,
+            fullmove_number,
+        )
+        .map_err(PyValueError::new_err)?;
         let mode = if chess960 || pos.is_chess960_castling() {
             CastlingMode::Chess960
         } else {
@@ -485,6 +540,55 @@ impl Board {
             .iter()
             .map(|&m| Move::of(pos, m, self.mode))
             .collect()
+    }
+
+    /// The legal moves in python-chess's order (pieces from the highest
+    /// square down, castling, pawn captures, single and double steps by
+    /// target square, en passant; queen promotions first; in check, king
+    /// moves first), written as a board with `chess960` writes them
+    /// (king-takes-rook castling, or standard notation where the king and
+    /// rook stand on their standard squares).
+    fn legal_moves_in_order(&self, chess960: bool) -> Vec<Move> {
+        let pos = self.pos();
+        let in_check = pos.is_check();
+        let kings = pos.by_role(Role::King).0;
+        let rooks = pos.by_role(Role::Rook).0;
+        let mut keyed: Vec<([i32; 5], Move)> = pos
+            .legal_moves()
+            .iter()
+            .map(|&m| {
+                let out = Move::of(pos, m, CastlingMode::Chess960);
+                let (from, to, promotion, _) = out.parts();
+                let (f, t) = (-i32::from(from), -i32::from(to));
+                let promo = -i32::from(promotion.unwrap_or(0));
+                let role = pos.role_at(m.from());
+                let mut key = if m.is_castle() {
+                    [1, t, 0, 0, 0]
+                } else if role != Some(Role::Pawn) {
+                    [0, f, t, 0, 0]
+                } else if m.is_en_passant() {
+                    [5, f, 0, 0, 0]
+                } else if from % 8 != to % 8 {
+                    [2, f, t, promo, 0]
+                } else if from.abs_diff(to) == 8 {
+                    [3, t, promo, 0, 0]
+                } else {
+                    [4, t, promo, 0, 0]
+                };
+                if in_check {
+                    key.rotate_right(1);
+                    key[0] = i32::from(role != Some(Role::King));
+                }
+                let out = if chess960 {
+                    out
+                } else {
+                    standard_castling(out, kings, rooks)
+                };
+                (key, out)
+            })
+            .collect();
+        keyed.sort_by_key(|(key, _)| *key);
+        keyed.into_iter().map(|(_, m)| m).collect()
     }
 
     /// The moves played since the board was made, in order.

@@ -28,9 +28,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 pub mod board;
 pub mod db;
 pub mod epd;
+pub mod gameread;
 pub mod input;
 pub mod pgn;
 pub mod positions;
+pub mod push;
 
 /// Runs `f` with the GIL released; a panic in it becomes
 /// `rookery.InternalError` (with the panic's message).
@@ -128,6 +130,10 @@ fn _rookery(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<positions::PositionReader>()?;
     m.add_function(wrap_pyfunction!(pgn::read_games, m)?)?;
     m.add_function(wrap_pyfunction!(pgn::read_headers, m)?)?;
+    m.add_function(wrap_pyfunction!(gameread::read_game_text, m)?)?;
+    m.add_function(wrap_pyfunction!(gameread::parse_movetext, m)?)?;
+    m.add_function(wrap_pyfunction!(push::push_state, m)?)?;
+    m.add_function(wrap_pyfunction!(push::repetition, m)?)?;
     m.add_function(wrap_pyfunction!(epd::read, m)?)?;
     m.add_function(wrap_pyfunction!(epd::write, m)?)?;
     m.add_function(wrap_pyfunction!(positions::positions, m)?)?;

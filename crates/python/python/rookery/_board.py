@@ -30,6 +30,8 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 from ._errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
 from ._rookery import Board as _Rules
 from ._rookery import Move, between, ray
+from ._rookery import push_state as _push_state
+from ._rookery import repetition as _repetition
 from ._baseboard import BaseBoard, _attacks
 from ._squares import (
     BB_ALL, BB_EMPTY, BB_FILES, BB_RANK_1, BB_RANK_8, BB_RANKS, BB_SQUARES, BISHOP, BLACK,
@@ -93,25 +95,14 @@ class Outcome:
         return "1/2-1/2" if self.winner is None else ("1-0" if self.winner else "0-1")
 
 
-@dataclasses.dataclass
-class _State:
-    placement: tuple
-    turn: Color
-    castling_rights: Bitboard
-    ep_square: Optional[Square]
-    halfmove_clock: int
-    fullmove_number: int
-
-    def restore(self, board: "Board") -> None:
-        (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-         white, black, board.promoted) = self.placement
-        board.occupied_co = [black, white]
-        board.occupied = white | black
-        board.turn = self.turn
-        board.castling_rights = self.castling_rights
-        board.ep_square = self.ep_square
-        board.halfmove_clock = self.halfmove_clock
-        board.fullmove_number = self.fullmove_number
+def _restore(board: "Board", state: tuple) -> None:
+    """Puts back the state ``Board._state()`` took: ``(pawns, knights,
+    bishops, rooks, queens, kings, white, black, occupied, promoted, turn,
+    castling_rights, ep_square, halfmove_clock, fullmove_number)``."""
+    (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+     white, black, board.occupied, board.promoted, board.turn, board.castling_rights,
+     board.ep_square, board.halfmove_clock, board.fullmove_number) = state
+    board.occupied_co = [black, white]
 
 
 class Board(BaseBoard):
@@ -136,7 +127,7 @@ class Board(BaseBoard):
         self.chess960 = chess960
         self.ep_square: Optional[Square] = None
         self.move_stack: List[Move] = []
-        self._stack: List[_State] = []
+        self._stack: List[tuple] = []
         self._rules_cache: Tuple[Optional[tuple], Optional[_Rules]] = (None, None)
         if fen is None:
             self.clear()
@@ -146,12 +137,18 @@ class Board(BaseBoard):
             self.set_fen(fen)
 
     # --- state ---------------------------------------------------------
-    def _state(self) -> _State:
-        return _State(self._placement(), self.turn, self.castling_rights, self.ep_square,
-                      self.halfmove_clock, self.fullmove_number)
+    def _state(self) -> tuple:
+        co = self.occupied_co
+        return (self.pawns, self.knights, self.bishops, self.rooks, self.queens, self.kings,
+                co[1], co[0], self.occupied, self.promoted, self.turn, self.castling_rights,
+                self.ep_square, self.halfmove_clock, self.fullmove_number)
 
     def reset(self) -> None:
-        self.set_fen(STARTING_FEN)
+        if _START_STATE is None:
+            self.set_fen(STARTING_FEN)
+        else:
+            _restore(self, _START_STATE)
+            self.clear_stack()
 
     def reset_board(self) -> None:
         BaseBoard.reset_board(self)
@@ -176,7 +173,7 @@ class Board(BaseBoard):
     def root(self) -> "Board":
         if self._stack:
             board = type(self)(None, chess960=self.chess960)
-            self._stack[0].restore(board)
+            _restore(board, self._stack[0])
             return board
         return self.copy(stack=False)
 
@@ -247,6 +244,9 @@ class Board(BaseBoard):
 
     def generate_legal_moves(self, from_mask: Bitboard = BB_ALL, to_mask: Bitboard = BB_ALL) -> Iterator[Move]:
         rules = self._rules()
+        if rules is not None and from_mask == BB_ALL and to_mask == BB_ALL:
+            yield from rules.legal_moves_in_order(self.chess960)
+            return
         if rules is not None:
             evasions = rules.is_check()
             order = self._generation_order
@@ -465,9 +465,26 @@ class Board(BaseBoard):
     def push(self, move: Move) -> None:
         """Plays ``move`` without checking it is legal (as python-chess);
         ``pop`` takes it back."""
+        if move.__class__ is str:
+            move = Move.from_uci(move)
+        state = self._state()
+        try:
+            after = _push_state(state, move, self.chess960)
+        except (OverflowError, TypeError):
+            return self._push_python(move)  # attributes Rust does not take (negative masks, ...)
+        self._stack.append(state)
+        (self.pawns, self.knights, self.bishops, self.rooks, self.queens, self.kings,
+         white, black, self.occupied, self.promoted, self.turn, self.castling_rights,
+         self.ep_square, self.halfmove_clock, self.fullmove_number, stacked) = after
+        self.occupied_co = [black, white]
+        self.move_stack.append(stacked)
+
+    def _push_python(self, move: Move) -> None:
+        """``push`` in Python (for states the extension does not take)."""
         move = self._to_chess960(_as_move(move))
-        self.move_stack.append(self._from_chess960(move))
         self._stack.append(self._state())
+        self.castling_rights = self.clean_castling_rights()  # as python-chess, after saving the state
+        self.move_stack.append(self._from_chess960(move))
         ep_square = self.ep_square
         self.ep_square = None
         self.halfmove_clock += 1
@@ -480,6 +497,8 @@ class Board(BaseBoard):
             self._set_piece_at(move.to_square, move.drop, self.turn)
             self.turn = not self.turn
             return
+        if self.is_zeroing(move):
+            self.halfmove_clock = 0
         from_bb, to_bb = BB_SQUARES[move.from_square], BB_SQUARES[move.to_square]
         promoted = bool(self.promoted & from_bb)
         piece_type = self._remove_piece_at(move.from_square)
@@ -488,14 +507,20 @@ class Board(BaseBoard):
             return
         backrank = BB_RANK_1 if self.turn else BB_RANK_8
         self.castling_rights &= ~to_bb & ~from_bb
-        if piece_type == KING and not promoted:
-            self.castling_rights &= ~backrank
         capture_square = move.to_square
         captured = self.piece_type_at(move.to_square)
+        if piece_type == KING and not promoted:
+            self.castling_rights &= ~backrank
+        elif captured == KING and not self.promoted & to_bb:
+            # A king taken (pushes are not checked): its side's rights go.
+            if self.turn == WHITE and square_rank(move.to_square) == 7:
+                self.castling_rights &= ~BB_RANK_8
+            elif self.turn == BLACK and square_rank(move.to_square) == 0:
+                self.castling_rights &= ~BB_RANK_1
         if piece_type == PAWN:
-            self.halfmove_clock = 0
             diff = move.to_square - move.from_square
-            if diff in (16, -16):
+            if (diff == 16 and square_rank(move.from_square) == 1) or (
+                    diff == -16 and square_rank(move.from_square) == 6):
                 self.ep_square = move.from_square + diff // 2
             elif move.to_square == ep_square and abs(diff) in (7, 9) and not captured:
                 capture_square = ep_square - 8 if self.turn else ep_square + 8
@@ -511,15 +536,13 @@ class Board(BaseBoard):
             self._set_piece_at(rank + (2 if a_side else 6), KING, self.turn)
             self._set_piece_at(rank + (3 if a_side else 5), ROOK, self.turn)
         else:
-            if captured is not None and self.occupied_co[not self.turn] & to_bb:
-                self.halfmove_clock = 0
             self._set_piece_at(move.to_square, piece_type, self.turn, promoted)
         self.turn = not self.turn
 
     def pop(self) -> Move:
         """Takes back the last move (IndexError if none was played)."""
         move = self.move_stack.pop()
-        self._stack.pop().restore(self)
+        _restore(self, self._stack.pop())
         return move
 
     def peek(self) -> Move:
@@ -746,6 +769,9 @@ class Board(BaseBoard):
         return bool(self.checkers_mask())
 
     def _has_legal_move(self) -> bool:
+        rules = self._rules()
+        if rules is not None:
+            return bool(rules.legal_moves)
         return any(True for _ in self.generate_legal_moves())
 
     def is_checkmate(self) -> bool:
@@ -797,15 +823,28 @@ class Board(BaseBoard):
         try:
             for i in range(len(self._stack) - 1, -1, -1):
                 move = self.move_stack[i]
-                self._stack[i].restore(self)
+                _restore(self, self._stack[i])
                 if self.is_irreversible(move):
                     break
                 keys.append(self._transposition_key())
         finally:
-            current.restore(self)
+            _restore(self, current)
         return keys
 
+    def _repetition(self, claim: bool) -> Optional[Tuple[int, bool]]:
+        """How many times the position stands in its history back to the
+        last irreversible move, and (with ``claim``) whether a threefold
+        repetition can be claimed, counted in Rust; None where rookery-core
+        refuses a position on the way (``_history_keys`` counts then)."""
+        try:
+            return _repetition(self._stack, self.move_stack, self._state(), self.chess960, claim)
+        except (OverflowError, TypeError, IndexError):
+            return None
+
     def is_repetition(self, count: int = 3) -> bool:
+        counted = self._repetition(False)
+        if counted is not None:
+            return counted[0] >= count
         keys = self._history_keys()
         return keys.count(keys[0]) >= count
 
@@ -813,6 +852,9 @@ class Board(BaseBoard):
         return self.is_repetition(5)
 
     def can_claim_threefold_repetition(self) -> bool:
+        counted = self._repetition(True)
+        if counted is not None:
+            return counted[1]
         keys = self._history_keys()
         if keys.count(keys[0]) >= 3:
             return True
@@ -1301,6 +1343,9 @@ class Board(BaseBoard):
         return f"{type(self).__name__}({self.fen()!r}, chess960=True)"
 
 
+_START_STATE: Optional[tuple] = None
+
+
 def _as_move(move) -> Move:
     """A ``Move``, or UCI text read as one (rookery's boards took text
     before they took python-chess's ``Move`` only)."""
@@ -1448,3 +1493,8 @@ __all__ = [
     "BaseBoard", "Board", "LegalMoveGenerator", "Outcome", "PseudoLegalMoveGenerator", "STARTING_FEN",
     "Termination",
 ] + [name for name in dir() if name.startswith("STATUS_")]
+
+
+# The starting position's state, that ``Board()`` copies (made by reading
+# the FEN once).
+_START_STATE = Board()._state()

@@ -338,7 +338,7 @@ class GameNode:
         return Mainline(self, lambda node: node)
 
     def mainline_moves(self) -> "Mainline[Move]":
-        return Mainline(self, lambda node: node.move)
+        return Mainline(self, _move_of)
 
     def add_line(self, moves: Iterable[Move], *, comment: str = "", starting_comment: str = "",
                  nags: Iterable[int] = ()) -> "GameNode":
@@ -519,6 +519,13 @@ class Mainline(Generic[T]):
         return bool(self.start.variations)
 
     def __iter__(self) -> Iterator[T]:
+        lazy = self.start.__dict__.get("_lazy")
+        if lazy is not None and self.f is _move_of:
+            # A game read but not yet looked into: its moves as read.
+            return iter(lazy[0] if lazy[2] is None else lazy[2])
+        return self._walk()
+
+    def _walk(self) -> Iterator[T]:
         node = self.start
         while node.variations:
             node = node.variations[0]
@@ -535,6 +542,10 @@ class Mainline(Generic[T]):
 
     def __repr__(self) -> str:
         return f"<Mainline at {id(self):#x} ({self})>"
+
+
+def _move_of(node: "ChildNode") -> Move:
+    return node.move  # type: ignore[return-value]
 
 
 class ChildNode(GameNode):
@@ -572,10 +583,47 @@ class Game(GameNode):
     while reading, and the start position (``FEN``, ``SetUp``,
     ``Variant`` tags)."""
 
+    # The description of the nodes ``read_game`` read (rookery.pgn's
+    # ``_parse_movetext``), until they are first asked for.
+    _lazy: Optional[tuple] = None
+
     def __init__(self, headers: Union[Mapping[str, str], Iterable[Tuple[str, str]], None] = None) -> None:
         super().__init__()
         self.headers = Headers(headers)
         self.errors: List[Exception] = []
+
+    @property  # type: ignore[override]
+    def variations(self) -> List["ChildNode"]:  # type: ignore[override]
+        lazy = self._lazy
+        if lazy is not None:
+            self._lazy = None
+            _make_nodes(self, lazy)
+        return self._variations
+
+    @variations.setter
+    def variations(self, value: List["ChildNode"]) -> None:
+        self._lazy = None
+        self._variations = value
+
+    @property  # type: ignore[override]
+    def comment(self) -> str:  # type: ignore[override]
+        if self._lazy is not None:
+            self.variations
+        return self._comment
+
+    @comment.setter
+    def comment(self, value: str) -> None:
+        self._comment = value
+
+    @property  # type: ignore[override]
+    def nags(self) -> Set[int]:  # type: ignore[override]
+        if self._lazy is not None:
+            self.variations
+        return self._nags
+
+    @nags.setter
+    def nags(self, value: Set[int]) -> None:
+        self._nags = value
 
     def board(self) -> Board:
         return self.headers.board()
@@ -645,6 +693,37 @@ class Game(GameNode):
     def __repr__(self) -> str:
         return (f"<{type(self).__name__} at {id(self):#x} ({self.headers.get('White', '?')!r} vs. "
                 f"{self.headers.get('Black', '?')!r}, {self.headers.get('Date', '????.??.??')!r})>")
+
+
+def _make_nodes(game: "Game", lazy: tuple) -> None:
+    """Makes the nodes of a game ``read_game`` read: ``lazy`` is the
+    description rookery.pgn's ``_parse_movetext`` gives."""
+    moves, parents, _mainline, comments, starting_comments, nags = lazy[:6]
+    new = object.__new__
+    nodes: List[GameNode] = [game]
+    append = nodes.append
+    variations = game._variations
+    parent: GameNode = game
+    for i, move in enumerate(moves):
+        node = new(ChildNode)
+        if parents is not None:
+            parent = nodes[parents[i]]
+            variations = parent._variations if parent is game else parent.variations
+        node.parent = parent
+        node.move = move
+        node.variations = []
+        node.comment = ""
+        node.starting_comment = ""
+        node.nags = set()
+        variations.append(node)
+        append(node)
+        parent, variations = node, node.variations
+    for i, text in comments:
+        nodes[i].comment = text
+    for i, text in starting_comments:
+        nodes[i].starting_comment = text
+    for i, nag in nags:
+        nodes[i].nags.add(nag)
 
 
 class TimeControlType(enum.Enum):

@@ -28,11 +28,16 @@ from typing import Any, Callable, List, Optional, TextIO, Union
 
 from ._board import Board
 from ._gametree import *  # noqa: F401,F403 - python-chess's names
+from ._errors import AmbiguousMoveError as _AmbiguousMoveError
+from ._errors import IllegalMoveError as _IllegalMoveError
+from ._errors import InvalidMoveError as _InvalidMoveError
 from ._gametree import (
-    SKIP, BaseVisitor, GameBuilder, Headers, HeadersBuilder, SkipVisitor, _SUFFIX_NAGS, _TAG_LINE,
+    LOGGER, SKIP, TAG_ROSTER, BaseVisitor, Game, GameBuilder, Headers, HeadersBuilder, SkipVisitor, _SUFFIX_NAGS,
 )
 from ._rookery import Game as GameRecord
 from ._rookery import GameReader, HeaderReader, PositionReader, positions, read_games
+from ._rookery import parse_movetext as _parse_movetext
+from ._rookery import read_game_text as _read_game_text
 from ._rookery import read_headers as _read_headers_in_bulk
 
 # One movetext token: a comment's start, a rest-of-line comment, variation
@@ -54,28 +59,22 @@ _TOKEN = re.compile(r"""
 
 
 class _Lines:
-    """Lines of a text handle, one of which can be given back (by seeking
-    back, where the handle can seek)."""
+    """The movetext lines of a game (read from its handle by
+    ``_read_game_text``), one at a time; the empty string at the end."""
 
-    def __init__(self, handle: TextIO) -> None:
-        self.handle = handle
-        try:
-            self.seekable = bool(handle.seekable())
-        except (AttributeError, OSError, ValueError):
-            self.seekable = False
-        self.offset = 0
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines(keepends=True)
+        self.lines.reverse()
 
     def read(self) -> str:
-        if self.seekable:
-            self.offset = self.handle.tell()
-        line = self.handle.readline()
-        if line.startswith("\ufeff"):
-            line = line[1:]
-        return line.replace("\r\n", "\n")
+        return self.lines.pop() if self.lines else ""
 
     def unread(self) -> None:
-        if self.seekable:
-            self.handle.seek(self.offset)
+        pass  # the handle was left where the game ends
+
+
+_ROSTER = frozenset(TAG_ROSTER)
+_MOVE_ERRORS = (_InvalidMoveError, _IllegalMoveError, _AmbiguousMoveError)
 
 
 def read_game(handle: TextIO, *, Visitor: Callable[[], BaseVisitor] = GameBuilder) -> Any:
@@ -88,43 +87,30 @@ def read_game(handle: TextIO, *, Visitor: Callable[[], BaseVisitor] = GameBuilde
     comment or at the tags of the next game. Illegal or ambiguous moves go
     to the visitor's ``handle_error`` (``game.errors``, logged) and the rest
     of their variation is skipped.
+
+    The lines are read in Rust; with the default visitor, the movetext of a
+    game from the standard start position is parsed in Rust too, and the
+    game's nodes are made when first asked for (``mainline_moves()`` of a
+    game not yet looked into reads the moves without making them).
     """
-    lines = _Lines(handle)
-    visitor = Visitor()
-
-    # Skip to the game's first line.
-    line = lines.read()
-    while line and (not line.strip() or line.lstrip().startswith("%")):
-        line = lines.read()
-    if not line:
+    got = _read_game_text(handle)
+    if got is None:
         return None
-
+    tag_pairs, movetext, line_comment = got
+    if Visitor is GameBuilder and not line_comment:
+        names = {name for name, _ in tag_pairs}
+        if "FEN" not in names and "Variant" not in names:
+            parsed = _parse_movetext(movetext)
+            if parsed is not None:
+                return _lazy_game(tag_pairs, parsed)
+    visitor = Visitor()
     visitor.begin_game()
     skip_headers = visitor.begin_headers() is SKIP
     tags = {}
-    empty_lines = 0
-    while line:
-        stripped = line.strip()
-        if stripped.startswith("%"):
-            line = lines.read()
-            continue
-        if not stripped:
-            empty_lines += 1
-            if empty_lines > 1:
-                break
-            line = lines.read()
-            continue
-        if not stripped.startswith("["):
-            break
-        empty_lines = 0
-        match = _TAG_LINE.match(stripped)
-        if match:
-            # The value as written, escapes and all (python-chess keeps it so).
-            name, value = match.group(1), match.group(2)
-            tags[name] = value
-            if not skip_headers:
-                visitor.visit_header(name, value)
-        line = lines.read()
+    for name, value in tag_pairs:
+        tags[name] = value
+        if not skip_headers:
+            visitor.visit_header(name, value)
 
     skip_movetext = visitor.end_headers() is SKIP
     board: Optional[Board] = None
@@ -136,9 +122,37 @@ def read_game(handle: TextIO, *, Visitor: Callable[[], BaseVisitor] = GameBuilde
             skip_movetext = True
     if board is not None:
         visitor.visit_board(board)
-    _Movetext(visitor, board, skip_movetext).run(lines, line)
+    if not skip_movetext:
+        lines = _Lines(movetext)
+        _Movetext(visitor, board, skip_movetext).run(lines, lines.read())
     visitor.end_game()
     return visitor.result()
+
+
+def _lazy_game(tag_pairs: List[Any], parsed: tuple) -> Game:
+    """The game ``GameBuilder`` builds, from the tags and the description
+    ``_parse_movetext`` gives (its nodes made when first asked for)."""
+    game = Game()
+    headers = game.headers
+    # Names and values as the tag-line pattern reads them, which Headers
+    # takes (a name of its characters, a value of one line): set directly.
+    roster, others = headers._tag_roster, headers._others
+    for name, value in tag_pairs:
+        if name in _ROSTER:
+            roster[name] = value
+        elif "\r" in value:
+            headers[name] = value  # refused, as Headers refuses it
+        else:
+            others[name] = value
+    result, errors = parsed[6], parsed[7]
+    for kind, message in errors:
+        error = _MOVE_ERRORS[kind](message)
+        LOGGER.error("%s while parsing %r", error, game)
+        game.errors.append(error)
+    if result is not None and headers.get("Result", "*") == "*":
+        headers["Result"] = result
+    game._lazy = parsed
+    return game
 
 
 class _Movetext:
@@ -177,6 +191,12 @@ class _Movetext:
             self.started = True
             rest = self.tokens(line)
             line = rest if rest is not None else lines.read()
+        if self.comment is not None:
+            # A comment the input ends in: kept, as python-chess keeps it.
+            text = "".join(self.comment).strip(" \t")
+            self.comment = None
+            if not self.skipping():
+                self.visitor.visit_comment(text)
 
     def in_comment(self, line: str) -> Optional[str]:
         """Adds ``line`` to the open comment; the rest of the line after the
