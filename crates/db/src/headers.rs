@@ -32,6 +32,11 @@ use crate::{Database, DbError};
 /// The table of header blocks: a block's number, its records.
 pub(crate) const HEADERS: TableDefinition<u64, &[u8]> = TableDefinition::new("headers");
 
+/// The names that are a game's White or Black, by number: what a search
+/// on players reads (most names of a collection are sites and events:
+/// lichess's sites are one a game).
+pub(crate) const PLAYER_NAMES: TableDefinition<u32, &str> = TableDefinition::new("player_names");
+
 /// The header records a block holds (the last block of a database, fewer).
 pub const BLOCK_GAMES: u64 = 1024;
 
@@ -48,6 +53,9 @@ fn place(id: u64) -> (u64, usize) {
 /// records, added to and written as it fills.
 pub(crate) struct HeaderBlocks<'t> {
     table: redb::Table<'t, u64, &'static [u8]>,
+    players: redb::Table<'t, u32, &'static str>,
+    /// The players' names known to be in `players`.
+    known: std::collections::HashSet<NameId>,
     /// The number of the block being filled.
     block: u64,
     /// Its records so far.
@@ -66,6 +74,7 @@ impl<'t> HeaderBlocks<'t> {
         stored: u64,
     ) -> Result<HeaderBlocks<'t>, Result<String, redb::Error>> {
         let table = txn.open_table(HEADERS).map_err(|e| Err(e.into()))?;
+        let players = txn.open_table(PLAYER_NAMES).map_err(|e| Err(e.into()))?;
         let (block, kept) = (stored / BLOCK_GAMES, (stored % BLOCK_GAMES) as usize);
         let mut records = Vec::with_capacity(BLOCK_BYTES);
         if kept > 0 {
@@ -81,17 +90,25 @@ impl<'t> HeaderBlocks<'t> {
         }
         Ok(HeaderBlocks {
             table,
+            players,
+            known: Default::default(),
             block,
             records,
         })
     }
 
     /// Adds the record of the next game (the games are numbered in
-    /// order, so its place is the next one).
+    /// order, so its place is the next one), whose White and Black are
+    /// named `players` (as the name table has them).
     ///
     /// # Errors
     /// The store's error.
-    pub(crate) fn push(&mut self, h: &Header) -> Result<(), redb::Error> {
+    pub(crate) fn push(&mut self, h: &Header, players: [&str; 2]) -> Result<(), redb::Error> {
+        for (id, name) in [h.white, h.black].into_iter().zip(players) {
+            if id != NO_NAME && self.known.insert(id) && self.players.get(id)?.is_none() {
+                self.players.insert(id, name)?;
+            }
+        }
         self.records.extend_from_slice(&h.encode());
         if self.records.len() == BLOCK_BYTES {
             self.table.insert(self.block, self.records.as_slice())?;
@@ -171,20 +188,23 @@ pub(crate) fn scan<E>(
     Ok(())
 }
 
-/// Which names of the name table the tests on players of `criteria` look
-/// for ([`Criteria::is_player`]), by number: index [`NO_NAME`] says
-/// whether a missing name (`?`, as a stored game's tag reads) is one.
+/// Which names of players the tests on players of `criteria` look for
+/// ([`Criteria::is_player`]), by number (`name_of` the name table,
+/// `players` the names of players): index [`NO_NAME`] says whether a
+/// missing name (`?`, as a stored game's tag reads) is one. The other
+/// names of the table are no game's White or Black.
 ///
 /// # Errors
 /// The store's error.
 pub(crate) fn player_names(
     criteria: &Criteria,
     name_of: &redb::ReadOnlyTable<u32, &'static str>,
+    players: &redb::ReadOnlyTable<u32, &'static str>,
 ) -> Result<Vec<bool>, redb::Error> {
     let top = name_of.last()?.map_or(0, |(k, _)| k.value());
     let mut wanted = vec![false; top as usize + 1];
     wanted[NO_NAME as usize] = criteria.is_player("?");
-    for row in name_of.iter()? {
+    for row in players.iter()? {
         let (k, v) = row?;
         if criteria.is_player(v.value()) {
             if let Some(w) = wanted.get_mut(k.value() as usize) {
@@ -538,7 +558,8 @@ mod tests {
             if c.tests_players() {
                 let txn = db.store.begin_read().unwrap();
                 let t = txn.open_table(crate::store::NAME_OF).unwrap();
-                players = Some(player_names(&c, &t).unwrap());
+                let p = txn.open_table(PLAYER_NAMES).unwrap();
+                players = Some(player_names(&c, &t, &p).unwrap());
             }
             compiled += usize::from(HeaderQuery::compile(&c, players).is_some());
             let (a, b) = (found(&db, &c, true), found(&db, &c, false));

@@ -8,6 +8,7 @@
 //! | `names`, `name_of` | a name / its number | its number / the name |
 //! | `games` | the game's number, from 1 | its moves at a byte a ply ([`crate::codec`]) |
 //! | `headers` | a block's number | the [`Header`] records of its [`BLOCK_GAMES`](crate::headers::BLOCK_GAMES) games ([`crate::headers`]) |
+//! | `player_names` | the number of a name that is a game's White or Black | the name |
 //! | `keys` | `pgn dedupe`'s 128-bit key | the first game with it |
 //! | `segments` | a segment file's number | its entries |
 //! | `players` | a name's number, the colour it played (1: Black) and the game's number | nothing |
@@ -53,7 +54,7 @@ use crate::bucket::{Bucket, BucketFilter};
 use crate::codec;
 pub use crate::entry::{Explored, GameRef, GAMES_KEPT};
 use crate::header::{Date, Header, NameId, NO_NAME};
-use crate::headers::{self, HeaderBlocks, HeaderQuery, HeaderReader, HEADERS};
+use crate::headers::{self, HeaderBlocks, HeaderQuery, HeaderReader, HEADERS, PLAYER_NAMES};
 use crate::segment::{self, Segment, SegmentError, SegmentWriter};
 
 pub(crate) const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
@@ -275,6 +276,7 @@ impl Database {
             }
             txn.open_table(GAMES).map_err(|e| db.fail(e))?;
             txn.open_table(HEADERS).map_err(|e| db.fail(e))?;
+            txn.open_table(PLAYER_NAMES).map_err(|e| db.fail(e))?;
             txn.open_table(SEGMENTS).map_err(|e| db.fail(e))?;
             txn.open_table(NAMES).map_err(|e| db.fail(e))?;
             txn.open_table(NAME_OF).map_err(|e| db.fail(e))?;
@@ -599,7 +601,8 @@ impl Database {
         t.games
             .insert(id, bytes.as_slice())
             .map_err(|e| self.fail(e))?;
-        t.headers.push(&header).map_err(|e| self.fail(e))?;
+        let players = [white.trim(), black.trim()];
+        t.headers.push(&header, players).map_err(|e| self.fail(e))?;
         for (name, color) in [(header.white, 0u128), (header.black, 1)] {
             if name != NO_NAME {
                 let key = u128::from(name) << 72 | color << 64 | u128::from(id);
@@ -1074,7 +1077,11 @@ impl Database {
         // The names the tests on players look for: one pass over the
         // name table.
         let wanted = match criteria.tests_players() {
-            true => Some(headers::player_names(criteria, &name_of).map_err(|e| self.fail(e))?),
+            true => {
+                let players = txn.open_table(PLAYER_NAMES).map_err(|e| self.fail(e))?;
+                let wanted = headers::player_names(criteria, &name_of, &players);
+                Some(wanted.map_err(|e| self.fail(e))?)
+            }
             false => None,
         };
         let candidates = match &wanted {
