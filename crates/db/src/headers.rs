@@ -11,7 +11,7 @@
 //! other, never a game's moves unless the game passes.
 //!
 //! A search's tests on tags, results and lengths are compiled
-//! ([`HeaderQuery`]) into tests on the record's fields: each test of
+//! (`HeaderQuery`) into tests on the record's fields: each test of
 //! [`Criteria`] reads a few fields (a name's number, the date, a rating,
 //! the ECO code, the result, the length), and its verdict on a value of
 //! those fields is worked out once, by [`Criteria::judge_summary`] itself
