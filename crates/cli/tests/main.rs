@@ -13,6 +13,7 @@ mod cluster_slurm;
 mod compressed;
 mod data_safety;
 mod db_cli;
+mod db_headers;
 mod db_serve;
 mod db_shard;
 mod engine_bench;

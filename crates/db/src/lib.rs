@@ -29,6 +29,7 @@ pub mod bucket;
 pub mod codec;
 pub mod entry;
 pub mod header;
+pub mod headers;
 pub mod lichess;
 pub mod segment;
 #[cfg(feature = "serve")]

@@ -6,7 +6,9 @@
 //! |---|---|---|
 //! | `meta` | a word | a number (`version`, `games`) |
 //! | `names`, `name_of` | a name / its number | its number / the name |
-//! | `games` | the game's number, from 1 | its [`Header`] record, then its moves at a byte a ply ([`crate::codec`]) |
+//! | `games` | the game's number, from 1 | its moves at a byte a ply ([`crate::codec`]) |
+//! | `headers` | a block's number | the [`Header`] records of its [`BLOCK_GAMES`](crate::headers::BLOCK_GAMES) games ([`crate::headers`]) |
+//! | `player_names` | the number of a name that is a game's White or Black | the name |
 //! | `keys` | `pgn dedupe`'s 128-bit key | the first game with it |
 //! | `segments` | a segment file's number | its entries |
 //! | `players` | a name's number, the colour it played (1: Black) and the game's number | nothing |
@@ -51,22 +53,24 @@ use rookery_pgn::{Detail, GameResult, Games, Location, ReadGame};
 use crate::bucket::{Bucket, BucketFilter};
 use crate::codec;
 pub use crate::entry::{Explored, GameRef, GAMES_KEPT};
-use crate::header::{Date, Header, NameId, HEADER_BYTES, NO_NAME};
+use crate::header::{Date, Header, NameId, NO_NAME};
+use crate::headers::{self, HeaderBlocks, HeaderQuery, HeaderReader, HEADERS, PLAYER_NAMES};
 use crate::segment::{self, Segment, SegmentError, SegmentWriter};
 
 mod shards;
 
-const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+pub(crate) const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 const NAMES: TableDefinition<&str, u32> = TableDefinition::new("names");
-const NAME_OF: TableDefinition<u32, &str> = TableDefinition::new("name_of");
-const GAMES: TableDefinition<u64, &[u8]> = TableDefinition::new("games");
+pub(crate) const NAME_OF: TableDefinition<u32, &str> = TableDefinition::new("name_of");
+pub(crate) const GAMES: TableDefinition<u64, &[u8]> = TableDefinition::new("games");
 const KEYS: TableDefinition<u128, u64> = TableDefinition::new("keys");
 const SEGMENTS: TableDefinition<u64, u64> = TableDefinition::new("segments");
 const IMPORTS: TableDefinition<u64, &str> = TableDefinition::new("imports");
 const PLAYERS: TableDefinition<u128, ()> = TableDefinition::new("players");
 
-/// The layout of the tables this version writes.
-const VERSION: u64 = 4;
+/// The layout of the tables this version writes (5: the header records
+/// in blocks of their own, apart from the moves).
+pub(crate) const VERSION: u64 = 5;
 
 /// Positions counted in memory (32 bytes each) before they are written
 /// as a run, unless [`ImportOptions::run_positions`] says otherwise.
@@ -188,13 +192,13 @@ pub struct StoredGame {
 
 /// The store of a database: open to write, or read only (a part of a
 /// sharded import, read by its merge and left unchanged).
-enum Store {
+pub(crate) enum Store {
     Write(redb::Database),
     Read(redb::ReadOnlyDatabase),
 }
 
 impl Store {
-    fn begin_read(&self) -> Result<redb::ReadTransaction, redb::TransactionError> {
+    pub(crate) fn begin_read(&self) -> Result<redb::ReadTransaction, redb::TransactionError> {
         match self {
             Store::Write(db) => db.begin_read(),
             Store::Read(db) => db.begin_read(),
@@ -214,7 +218,7 @@ impl Store {
 
 /// An indexed game database in one file.
 pub struct Database {
-    store: Store,
+    pub(crate) store: Store,
     path: PathBuf,
     /// The index's segment files (`DB.index`).
     dir: PathBuf,
@@ -305,6 +309,8 @@ impl Database {
                 }
             }
             txn.open_table(GAMES).map_err(|e| db.fail(e))?;
+            txn.open_table(HEADERS).map_err(|e| db.fail(e))?;
+            txn.open_table(PLAYER_NAMES).map_err(|e| db.fail(e))?;
             txn.open_table(SEGMENTS).map_err(|e| db.fail(e))?;
             txn.open_table(NAMES).map_err(|e| db.fail(e))?;
             txn.open_table(NAME_OF).map_err(|e| db.fail(e))?;
@@ -469,28 +475,7 @@ impl Database {
             let mut meta = txn.open_table(META).map_err(|e| self.fail(e))?;
             let mut names = txn.open_table(NAMES).map_err(|e| self.fail(e))?;
             let mut name_of = txn.open_table(NAME_OF).map_err(|e| self.fail(e))?;
-            let next_name = name_of
-                .last()
-                .map_err(|e| self.fail(e))?
-                .map_or(0, |(k, _)| k.value())
-                + 1;
-            let mut store = Tables {
-                names: Names {
-                    names: &mut names,
-                    name_of: &mut name_of,
-                    cache: HashMap::new(),
-                    next: next_name,
-                },
-                games: txn.open_table(GAMES).map_err(|e| self.fail(e))?,
-                keys: txn.open_table(KEYS).map_err(|e| self.fail(e))?,
-                players: txn.open_table(PLAYERS).map_err(|e| self.fail(e))?,
-                next_id: meta
-                    .get("games")
-                    .map_err(|e| self.fail(e))?
-                    .map_or(0, |v| v.value())
-                    + 1,
-                run: Run::default(),
-            };
+            let mut store = self.tables(&txn, &meta, &mut names, &mut name_of)?;
             let mut listed = txn.open_table(SEGMENTS).map_err(|e| self.fail(e))?;
             let old = self.segments();
             let next_segment = self.fresh_segment(&old)?;
@@ -575,6 +560,7 @@ impl Database {
                 listed.insert(*n, s.entries()).map_err(|e| self.fail(e))?;
             }
             settled = Some((kept, replaced));
+            store.headers.finish().map_err(|e| self.fail(e))?;
             meta.insert("games", store.next_id - 1)
                 .map_err(|e| self.fail(e))?;
             self.record_import(&txn, &files.join(","), &report)?;
@@ -608,6 +594,45 @@ impl Database {
                 let _ = std::fs::remove_file(s.path());
             }
         }
+    }
+
+    /// The tables an import (or a merge) writes, open in its transaction
+    /// `txn` (`meta`, `names` and `name_of` opened by the caller, who
+    /// keeps them), numbering on from the games stored.
+    fn tables<'a, 't>(
+        &self,
+        txn: &'t redb::WriteTransaction,
+        meta: &redb::Table<'t, &'static str, u64>,
+        names: &'a mut redb::Table<'t, &'static str, u32>,
+        name_of: &'a mut redb::Table<'t, u32, &'static str>,
+    ) -> Result<Tables<'a, 't>, DbError> {
+        let next_name = name_of
+            .last()
+            .map_err(|e| self.fail(e))?
+            .map_or(0, |(k, _)| k.value())
+            + 1;
+        let stored = meta
+            .get("games")
+            .map_err(|e| self.fail(e))?
+            .map_or(0, |v| v.value());
+        let headers = HeaderBlocks::open(txn, stored).map_err(|e| match e {
+            Ok(what) => self.damaged(what),
+            Err(e) => self.fail(e),
+        })?;
+        Ok(Tables {
+            names: Names {
+                names,
+                name_of,
+                cache: HashMap::new(),
+                next: next_name,
+            },
+            games: txn.open_table(GAMES).map_err(|e| self.fail(e))?,
+            keys: txn.open_table(KEYS).map_err(|e| self.fail(e))?,
+            players: txn.open_table(PLAYERS).map_err(|e| self.fail(e))?,
+            headers,
+            next_id: stored + 1,
+            run: Run::default(),
+        })
     }
 
     /// Adds the line of an import (or a merge) of `what` to the `imports`
@@ -690,7 +715,7 @@ impl Database {
             plies: g.plies,
             result: Header::result_byte(g.result),
         };
-        self.put_game(t, &header, bytes)?;
+        self.put_game(t, &header, bytes, [white.trim(), black.trim()])?;
         t.run
             .add(&g.seen, g.bucket.bits(), Counted::of(id, &header));
         report.games += 1;
@@ -708,22 +733,19 @@ impl Database {
         Ok(true)
     }
 
-    /// Stores the next game: its record (`header`, then its moves at a
-    /// byte a ply) and its players; the one place a game is written, by an
-    /// import and by a merge.
+    /// Stores the next game: its moves at a byte a ply, its header record
+    /// (`players`: its White's and Black's names) and its players; the
+    /// one place a game is written, by an import and by a merge.
     fn put_game(
         &self,
         t: &mut Tables<'_, '_>,
         header: &Header,
         moves: &[u8],
+        players: [&str; 2],
     ) -> Result<(), DbError> {
         let id = t.next_id;
-        let mut record = Vec::with_capacity(HEADER_BYTES + moves.len());
-        record.extend_from_slice(&header.encode());
-        record.extend_from_slice(moves);
-        t.games
-            .insert(id, record.as_slice())
-            .map_err(|e| self.fail(e))?;
+        t.games.insert(id, moves).map_err(|e| self.fail(e))?;
+        t.headers.push(header, players).map_err(|e| self.fail(e))?;
         for (name, color) in [(header.white, 0u128), (header.black, 1)] {
             if name != NO_NAME {
                 let key = u128::from(name) << 72 | color << 64 | u128::from(id);
@@ -875,13 +897,8 @@ impl Database {
     /// [`DbError::Store`], [`DbError::Damaged`].
     pub fn header(&self, id: u64) -> Result<Option<Header>, DbError> {
         let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
-        let t = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
-        let Some(v) = t.get(id).map_err(|e| self.fail(e))? else {
-            return Ok(None);
-        };
-        Header::decode(v.value())
-            .map(Some)
-            .ok_or_else(|| self.damaged(format!("game {id}: header")))
+        let t = txn.open_table(HEADERS).map_err(|e| self.fail(e))?;
+        HeaderReader::new(&t).get(id).map_err(|e| self.fail(e))
     }
 
     /// The numbers of the names equal to `name`, ignoring case (lichess's
@@ -918,6 +935,8 @@ impl Database {
         let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
         let players = txn.open_table(PLAYERS).map_err(|e| self.fail(e))?;
         let games = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
+        let h = txn.open_table(HEADERS).map_err(|e| self.fail(e))?;
+        let mut headers = HeaderReader::new(&h);
         let side = u128::from(color == Color::Black);
         let mut numbers = Vec::new();
         for id in ids {
@@ -938,7 +957,8 @@ impl Database {
             let Some(v) = games.get(n).map_err(|e| self.fail(e))? else {
                 return Err(self.damaged(format!("players: game {n} is not stored")));
             };
-            out.push(self.read_game(n, v.value(), &mut starts)?);
+            let header = self.header_in(&mut headers, n)?;
+            out.push(self.read_game(n, header, v.value(), &mut starts)?);
         }
         Ok(out)
     }
@@ -1009,11 +1029,14 @@ impl Database {
     ) -> Result<(), DbError> {
         let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
         let t = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
+        let h = txn.open_table(HEADERS).map_err(|e| self.fail(e))?;
+        let mut headers = HeaderReader::new(&h);
         let mut starts: HashMap<NameId, Position> = HashMap::new();
         for row in t.iter().map_err(|e| self.fail(e))? {
             let (k, v) = row.map_err(|e| self.fail(e))?;
             let id = k.value();
-            let g = self.read_game(id, v.value(), &mut starts)?;
+            let header = self.header_in(&mut headers, id)?;
+            let g = self.read_game(id, header, v.value(), &mut starts)?;
             if !f(g)? {
                 break;
             }
@@ -1021,16 +1044,24 @@ impl Database {
         Ok(())
     }
 
-    /// The game of record `bytes`, start positions other than the standard
-    /// one kept in `starts` by their name.
+    /// The header record of stored game `id`, read by `headers`.
+    fn header_in(&self, headers: &mut HeaderReader<'_>, id: u64) -> Result<Header, DbError> {
+        headers
+            .get(id)
+            .map_err(|e| self.fail(e))?
+            .ok_or_else(|| self.damaged(format!("game {id}: no header record")))
+    }
+
+    /// The game of header record `header` and moves `bytes`, start
+    /// positions other than the standard one kept in `starts` by their
+    /// name.
     fn read_game(
         &self,
         id: u64,
+        header: Header,
         bytes: &[u8],
         starts: &mut HashMap<NameId, Position>,
     ) -> Result<StoredGame, DbError> {
-        let header =
-            Header::decode(bytes).ok_or_else(|| self.damaged(format!("game {id}: header")))?;
         let start = if header.start == NO_NAME {
             Position::startpos()
         } else if let Some(p) = starts.get(&header.start) {
@@ -1042,7 +1073,7 @@ impl Database {
             starts.insert(header.start, p.clone());
             p
         };
-        let moves = codec::decode_line(&start, &bytes[HEADER_BYTES..])
+        let moves = codec::decode_line(&start, bytes)
             .map_err(|e| self.damaged(format!("game {id}: {e}")))?;
         Ok(StoredGame {
             id,
@@ -1074,7 +1105,7 @@ impl Database {
     /// The record's game judged by [`Criteria::judge_summary`] (its tags,
     /// result and length): `None` when the tests need its moves, or it is
     /// longer than a header counts.
-    fn judge_by_header(
+    pub(crate) fn judge_by_header(
         criteria: &Criteria,
         h: &Header,
         name: &mut dyn FnMut(NameId) -> Result<String, DbError>,
@@ -1140,9 +1171,10 @@ impl Database {
     /// order of number: `found` gets each (its number, and its game when
     /// asked: [`Found::read`]) and returns whether to go on. Tests on tags,
     /// results and lengths alone are judged on the header records
-    /// ([`Criteria::judge_summary`]), the moves of a game not read unless
-    /// asked for; others on the game written out in PGN and read back (see
-    /// [`Database::pgn_game`]), after its header has had its say.
+    /// ([`Criteria::judge_summary`], compiled once into tests on the
+    /// records' fields: [`crate::headers`]), the moves of a game not read
+    /// unless asked for; others on the game written out in PGN and read
+    /// back (see [`Database::pgn_game`]), after its header has had its say.
     ///
     /// # Errors
     /// [`DbError::Store`], [`DbError::Damaged`].
@@ -1151,10 +1183,43 @@ impl Database {
         criteria: &Criteria,
         found: &mut dyn FnMut(Found<'_>) -> bool,
     ) -> Result<(), DbError> {
+        self.search_with(criteria, true, found)
+    }
+
+    /// [`Database::search`], the header tests `compiled` or judged record
+    /// by record by [`Criteria::judge_summary`] (a test holds the two to
+    /// the same answers).
+    pub(crate) fn search_with(
+        &self,
+        criteria: &Criteria,
+        compiled: bool,
+        found: &mut dyn FnMut(Found<'_>) -> bool,
+    ) -> Result<(), DbError> {
         let detail = criteria.detail();
         let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
         let t = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
+        let h = txn.open_table(HEADERS).map_err(|e| self.fail(e))?;
         let name_of = txn.open_table(NAME_OF).map_err(|e| self.fail(e))?;
+        // The names the tests on players look for: one pass over the
+        // name table.
+        let wanted = match criteria.tests_players() {
+            true => {
+                let players = txn.open_table(PLAYER_NAMES).map_err(|e| self.fail(e))?;
+                let wanted = headers::player_names(criteria, &name_of, &players);
+                Some(wanted.map_err(|e| self.fail(e))?)
+            }
+            false => None,
+        };
+        let candidates = match &wanted {
+            Some(w) => {
+                let players = txn.open_table(PLAYERS).map_err(|e| self.fail(e))?;
+                self.player_candidates(criteria, w, &players)?
+            }
+            None => None,
+        };
+        let mut query = compiled
+            .then(|| HeaderQuery::compile(criteria, wanted))
+            .flatten();
         let mut names: HashMap<NameId, String> = HashMap::new();
         // The names read so far, from the search's one transaction.
         let mut name = |id: NameId| -> Result<String, DbError> {
@@ -1166,20 +1231,26 @@ impl Database {
             Ok(n)
         };
         let mut starts = HashMap::new();
+        let moves = |id: u64| {
+            t.get(id)
+                .map_err(|e| self.fail(e))?
+                .ok_or_else(|| self.damaged(format!("game {id}: no moves stored")))
+        };
         // Whether to go on.
-        let mut judge = |id: u64, bytes: &[u8]| -> Result<bool, DbError> {
-            let header =
-                Header::decode(bytes).ok_or_else(|| self.damaged(format!("game {id}: header")))?;
+        let mut judge = |id: u64, header: &Header| -> Result<bool, DbError> {
             // Most searches test tags, results and lengths only: judged
             // on the header record, the moves not read unless it passes.
-            let verdict = Self::judge_by_header(criteria, &header, &mut name)?;
+            let verdict = match &mut query {
+                Some(q) => q.judge(header, &mut name)?,
+                None => Self::judge_by_header(criteria, header, &mut name)?,
+            };
             if verdict == Some(false) {
                 return Ok(true);
             }
             if verdict == Some(true) {
                 let mut read = || {
-                    let mut game = header_game(&header, &mut name)?;
-                    let g = self.read_game(id, bytes, &mut starts)?;
+                    let mut game = header_game(header, &mut name)?;
+                    let g = self.read_game(id, *header, moves(id)?.value(), &mut starts)?;
                     game.start = g.start.clone();
                     game.mainline.nodes =
                         g.moves.iter().map(|&m| rookery_pgn::Node::new(m)).collect();
@@ -1191,11 +1262,11 @@ impl Database {
                     read: &mut read,
                 }));
             }
-            let mut game = header_game(&header, &mut name)?;
+            let mut game = header_game(header, &mut name)?;
             if !criteria.may_pass(&game) {
                 return Ok(true);
             }
-            let g = self.read_game(id, bytes, &mut starts)?;
+            let g = self.read_game(id, *header, moves(id)?.value(), &mut starts)?;
             game.start = g.start.clone();
             game.mainline.nodes = g.moves.iter().map(|&m| rookery_pgn::Node::new(m)).collect();
             let text = rookery_pgn::writer::game_to_string(&game);
@@ -1213,50 +1284,39 @@ impl Database {
                 read: &mut read,
             }))
         };
-        if let Some(ids) = self.player_candidates(criteria)? {
+        if let Some(ids) = candidates {
+            let mut headers = HeaderReader::new(&h);
             for id in ids {
-                let Some(v) = t.get(id).map_err(|e| self.fail(e))? else {
+                let Some(header) = headers.get(id).map_err(|e| self.fail(e))? else {
                     return Err(self.damaged(format!("players: game {id} is not stored")));
                 };
-                if !judge(id, v.value())? {
+                if !judge(id, &header)? {
                     break;
                 }
             }
             return Ok(());
         }
-        for row in t.iter().map_err(|e| self.fail(e))? {
-            let (k, v) = row.map_err(|e| self.fail(e))?;
-            if !judge(k.value(), v.value())? {
-                break;
-            }
-        }
-        Ok(())
+        headers::scan(&h, |e| self.fail(e), &mut judge)
     }
 
     /// The games a search with `criteria` may keep when it asks for
     /// players, in order of number: those whose White or Black is a name
-    /// the test looks for, found through the name table and the `players`
-    /// table without reading a game; `None` when every game must be judged
-    /// (no test on players, `--invert`, or a test a game without a name
-    /// passes, which the `players` table does not list).
-    fn player_candidates(&self, criteria: &Criteria) -> Result<Option<Vec<u64>>, DbError> {
-        if criteria.invert
-            || !criteria.tests_players()
-            || criteria.is_player("?")
-            || criteria.is_player("")
-        {
+    /// the test looks for (`wanted`, by number: [`headers::player_names`]),
+    /// found through the `players` table without reading a game; `None`
+    /// when every game must be judged (`--invert`, or a test a game
+    /// without a name passes, which the `players` table does not list).
+    fn player_candidates(
+        &self,
+        criteria: &Criteria,
+        wanted: &[bool],
+        players: &redb::ReadOnlyTable<u128, ()>,
+    ) -> Result<Option<Vec<u64>>, DbError> {
+        if criteria.invert || criteria.is_player("?") || criteria.is_player("") {
             return Ok(None);
         }
-        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
-        let names = txn.open_table(NAME_OF).map_err(|e| self.fail(e))?;
-        let players = txn.open_table(PLAYERS).map_err(|e| self.fail(e))?;
         let mut games = Vec::new();
-        for row in names.iter().map_err(|e| self.fail(e))? {
-            let (k, v) = row.map_err(|e| self.fail(e))?;
-            if !criteria.is_player(v.value()) {
-                continue;
-            }
-            let low = u128::from(k.value()) << 72;
+        for (name, _) in wanted.iter().enumerate().filter(|(_, w)| **w) {
+            let low = (name as u128) << 72;
             for row in players
                 .range(low..=low | u128::from(u64::MAX) | 1 << 64)
                 .map_err(|e| self.fail(e))?
@@ -1277,11 +1337,14 @@ impl Database {
     pub fn game(&self, id: u64) -> Result<Option<StoredGame>, DbError> {
         let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
         let t = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
+        let h = txn.open_table(HEADERS).map_err(|e| self.fail(e))?;
         let Some(v) = t.get(id).map_err(|e| self.fail(e))? else {
             return Ok(None);
         };
+        let mut headers = HeaderReader::new(&h);
         let mut starts = HashMap::new();
-        self.read_game(id, v.value(), &mut starts).map(Some)
+        let header = self.header_in(&mut headers, id)?;
+        self.read_game(id, header, v.value(), &mut starts).map(Some)
     }
 }
 
@@ -1305,11 +1368,11 @@ fn name_in(
 
 /// The plies a header record counts: a game as long or longer is judged
 /// by its moves (see [`Header::plies`]).
-const PLIES_COUNTED: u16 = 0x3fff;
+pub(crate) const PLIES_COUNTED: u16 = 0x3fff;
 
 /// The tags a stored game has, in the order its PGN writes them: the
 /// Seven Tag Roster, the ratings, the ECO code and the start position.
-const HEADER_TAGS: [&str; 12] = [
+pub(crate) const HEADER_TAGS: [&str; 12] = [
     "Event", "Site", "Date", "Round", "White", "Black", "Result", "WhiteElo", "BlackElo", "ECO",
     "SetUp", "FEN",
 ];
@@ -1431,6 +1494,7 @@ struct Tables<'a, 't> {
     games: redb::Table<'t, u64, &'static [u8]>,
     keys: redb::Table<'t, u128, u64>,
     players: redb::Table<'t, u128, ()>,
+    headers: HeaderBlocks<'t>,
     /// The number the next game stored gets.
     next_id: u64,
     /// The positions counted since the last run was written.

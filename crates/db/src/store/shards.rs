@@ -62,28 +62,7 @@ impl Database {
             let mut meta = txn.open_table(META).map_err(|e| self.fail(e))?;
             let mut names = txn.open_table(NAMES).map_err(|e| self.fail(e))?;
             let mut name_of = txn.open_table(NAME_OF).map_err(|e| self.fail(e))?;
-            let next_name = name_of
-                .last()
-                .map_err(|e| self.fail(e))?
-                .map_or(0, |(k, _)| k.value())
-                + 1;
-            let mut t = Tables {
-                names: Names {
-                    names: &mut names,
-                    name_of: &mut name_of,
-                    cache: HashMap::new(),
-                    next: next_name,
-                },
-                games: txn.open_table(GAMES).map_err(|e| self.fail(e))?,
-                keys: txn.open_table(KEYS).map_err(|e| self.fail(e))?,
-                players: txn.open_table(PLAYERS).map_err(|e| self.fail(e))?,
-                next_id: meta
-                    .get("games")
-                    .map_err(|e| self.fail(e))?
-                    .map_or(0, |v| v.value())
-                    + 1,
-                run: Run::default(),
-            };
+            let mut t = self.tables(&txn, &meta, &mut names, &mut name_of)?;
             // Each part's first number here, and the games kept: (part,
             // its number there, the number here).
             let mut offsets = Vec::with_capacity(opened.len());
@@ -116,6 +95,7 @@ impl Database {
                 listed.insert(*n, s.entries()).map_err(|e| self.fail(e))?;
             }
             settled = (new, replaced);
+            t.headers.finish().map_err(|e| self.fail(e))?;
             meta.insert("games", t.next_id - 1)
                 .map_err(|e| self.fail(e))?;
             let what: Vec<String> = parts.iter().map(|p| p.display().to_string()).collect();
@@ -166,6 +146,21 @@ impl Database {
             let (k, v) = row.map_err(|e| db.fail(e))?;
             key_of.insert(v.value(), k.value());
         }
+        // The names of White and Black, by their numbers here.
+        let mut player_names: HashMap<NameId, String> = HashMap::new();
+        for row in txn
+            .open_table(PLAYER_NAMES)
+            .map_err(|e| db.fail(e))?
+            .iter()
+            .map_err(|e| db.fail(e))?
+        {
+            let (k, v) = row.map_err(|e| db.fail(e))?;
+            if let Some(&here) = part.names.get(&k.value()) {
+                player_names.insert(here, v.value().to_string());
+            }
+        }
+        let blocks = txn.open_table(HEADERS).map_err(|e| db.fail(e))?;
+        let mut headers = HeaderReader::new(&blocks);
         let rename = |n: NameId| -> Result<NameId, DbError> {
             if n == NO_NAME {
                 return Ok(NO_NAME);
@@ -189,8 +184,7 @@ impl Database {
                 progress(since);
                 since = 0;
             }
-            let mut header =
-                Header::decode(bytes).ok_or_else(|| db.damaged(format!("game {id}: header")))?;
+            let mut header = db.header_in(&mut headers, id)?;
             if let Some(&key) = key_of.get(&id) {
                 if !self.claim_key(t, key, options.dedupe)? {
                     report.duplicates += 1;
@@ -208,7 +202,9 @@ impl Database {
                 *name = rename(*name)?;
             }
             kept.push((i, id, t.next_id));
-            self.put_game(t, &header, &bytes[HEADER_BYTES..])?;
+            let player = |n: NameId| player_names.get(&n).map_or("", String::as_str);
+            let players = [player(header.white), player(header.black)];
+            self.put_game(t, &header, bytes, players)?;
             report.games += 1;
         }
         progress(since);
@@ -261,12 +257,15 @@ impl Database {
             let db = &part.db;
             let txn = db.store.begin_read().map_err(|e| db.fail(e))?;
             let games = txn.open_table(GAMES).map_err(|e| db.fail(e))?;
+            let blocks = txn.open_table(HEADERS).map_err(|e| db.fail(e))?;
+            let mut headers = HeaderReader::new(&blocks);
             starts.clear();
             for &(_, id, here) in kept.iter().filter(|k| k.0 == i) {
                 let Some(v) = games.get(id).map_err(|e| db.fail(e))? else {
                     return Err(db.damaged(format!("game {id} is not stored")));
                 };
-                let g = db.read_game(id, v.value(), &mut starts)?;
+                let header = db.header_in(&mut headers, id)?;
+                let g = db.read_game(id, header, v.value(), &mut starts)?;
                 let mut game = rookery_pgn::Game::new();
                 game.start = g.start;
                 game.mainline.nodes = g.moves.iter().map(|&m| rookery_pgn::Node::new(m)).collect();
