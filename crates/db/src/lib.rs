@@ -30,6 +30,7 @@ pub mod codec;
 pub mod entry;
 pub mod header;
 pub mod lichess;
+pub mod scan;
 pub mod segment;
 #[cfg(feature = "serve")]
 pub mod serve;

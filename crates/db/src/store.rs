@@ -56,8 +56,8 @@ use crate::segment::{self, Segment, SegmentError, SegmentWriter};
 
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 const NAMES: TableDefinition<&str, u32> = TableDefinition::new("names");
-const NAME_OF: TableDefinition<u32, &str> = TableDefinition::new("name_of");
-const GAMES: TableDefinition<u64, &[u8]> = TableDefinition::new("games");
+pub(crate) const NAME_OF: TableDefinition<u32, &str> = TableDefinition::new("name_of");
+pub(crate) const GAMES: TableDefinition<u64, &[u8]> = TableDefinition::new("games");
 const KEYS: TableDefinition<u128, u64> = TableDefinition::new("keys");
 const SEGMENTS: TableDefinition<u64, u64> = TableDefinition::new("segments");
 const IMPORTS: TableDefinition<u64, &str> = TableDefinition::new("imports");
@@ -186,7 +186,7 @@ pub struct StoredGame {
 
 /// An indexed game database in one file.
 pub struct Database {
-    store: redb::Database,
+    pub(crate) store: redb::Database,
     path: PathBuf,
     /// The index's segment files (`DB.index`).
     dir: PathBuf,
@@ -346,14 +346,14 @@ impl Database {
         &self.path
     }
 
-    fn fail(&self, e: impl Into<redb::Error>) -> DbError {
+    pub(crate) fn fail(&self, e: impl Into<redb::Error>) -> DbError {
         DbError::Store {
             path: self.path.clone(),
             source: e.into(),
         }
     }
 
-    fn damaged(&self, what: String) -> DbError {
+    pub(crate) fn damaged(&self, what: String) -> DbError {
         DbError::Damaged {
             path: self.path.clone(),
             what,
@@ -1124,7 +1124,7 @@ impl Database {
     /// table without reading a game; `None` when every game must be judged
     /// (no test on players, `--invert`, or a test a game without a name
     /// passes, which the `players` table does not list).
-    fn player_candidates(&self, criteria: &Criteria) -> Result<Option<Vec<u64>>, DbError> {
+    pub(crate) fn player_candidates(&self, criteria: &Criteria) -> Result<Option<Vec<u64>>, DbError> {
         if criteria.invert
             || !criteria.tests_players()
             || criteria.is_player("?")
@@ -1177,7 +1177,7 @@ fn segment_number(name: &std::ffi::OsStr) -> Option<u64> {
 }
 
 /// Name `id` of the name table `t` (`?` for [`NO_NAME`] or a name it has not).
-fn name_in(
+pub(crate) fn name_in(
     t: &redb::ReadOnlyTable<u32, &'static str>,
     id: NameId,
 ) -> Result<String, redb::StorageError> {
@@ -1203,7 +1203,7 @@ const HEADER_TAGS: [&str; 12] = [
 /// of the name table); `None` for a tag it has not: the one statement of a
 /// stored game's tags, for its PGN and for a search that judges it by
 /// its header alone.
-fn header_tag(
+pub(crate) fn header_tag(
     h: &Header,
     tag: &str,
     name: &mut dyn FnMut(NameId) -> Result<String, DbError>,
