@@ -990,6 +990,139 @@ mod tests {
         rows.join("/").parse().unwrap()
     }
 
+    /// Games of random moves (captures and pawn moves often), as PGN.
+    fn random_pgn(seed: u64, n: usize) -> String {
+        let mut state = seed;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as u16
+        };
+        let mut out = String::new();
+        for g in 0..n {
+            let picks: Vec<u16> = (0..(20 + next() % 140)).map(|_| next()).collect();
+            let game = random_game(&picks);
+            let result = ["1-0", "0-1", "1/2-1/2"][g % 3];
+            out.push_str(&format!(
+                "[White \"W{}\"]\n[Black \"B\"]\n[Result \"{result}\"]\n\n",
+                g % 7
+            ));
+            for w in game.windows(2) {
+                let m = w[0]
+                    .legal_moves()
+                    .iter()
+                    .copied()
+                    .find(|&m| w[0].after(m) == w[1])
+                    .unwrap();
+                out.push_str(&rookery_core::SanPlus::from_move(&w[0], m).to_string());
+                out.push(' ');
+            }
+            out.push_str(result);
+            out.push_str("\n\n");
+        }
+        out
+    }
+
+    /// The scan keeps exactly the games the search keeps (each game
+    /// written out as PGN and judged by `pgn filter`'s code), for tests on
+    /// material and positions with header tests, on one thread and two.
+    #[test]
+    fn the_scan_keeps_what_the_search_keeps() {
+        let t = rookery_testkit::TempDir::new("db-scan-lib");
+        let db = Database::open(&t.join("g.rdb")).unwrap();
+        let pgn = random_pgn(7, 300);
+        let source = rookery_pgn::source::Source::reader(pgn.as_bytes());
+        let report = db
+            .import(
+                vec![("g.pgn".into(), source)],
+                Default::default(),
+                &mut |_| {},
+            )
+            .unwrap();
+        assert_eq!(report.games, 300);
+        let mut kept_some = 0;
+        for (materials, positions, players, results) in [
+            (&["KQk", "KRkr"][..], &[][..], &[][..], &[][..]),
+            (&["KRPPkrp", "KPk", "KRPkr"], &[], &[], &["1-0"]),
+            (&["KQRRBBNNPPPPPPPkqrrbbnnppppppp"], &[], &["W3"], &[]),
+            (
+                &[],
+                &["rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1"],
+                &[],
+                &[],
+            ),
+            (
+                &["KQRRBBNNPPPPPPkqrrbbnnpppppp"],
+                &["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"],
+                &[],
+                &["0-1", "1/2-1/2"],
+            ),
+        ] {
+            let text = rookery_pgn::filter::CriteriaText {
+                materials: materials.iter().map(|s| s.to_string()).collect(),
+                positions: positions.iter().map(|s| s.to_string()).collect(),
+                players: players.iter().map(|s| s.to_string()).collect(),
+                results: results.iter().map(|s| s.to_string()).collect(),
+                ..Default::default()
+            };
+            let c = text.criteria().unwrap();
+            let mut searched = Vec::new();
+            db.search(&c, &mut |f| {
+                searched.push(f.id);
+                true
+            })
+            .unwrap();
+            for jobs in [1, 2] {
+                let mut scanned = Vec::new();
+                db.scan(&c, &Query::default(), jobs, &mut |h| {
+                    assert!(h.plies.is_empty());
+                    scanned.push(h.id);
+                    true
+                })
+                .unwrap();
+                assert_eq!(scanned, searched, "{text:?}");
+            }
+            kept_some += usize::from(!searched.is_empty());
+        }
+        assert!(kept_some >= 4, "{kept_some}");
+        // A query: its plies are those where it holds, tested here on the
+        // positions replayed.
+        let mut q = Query::default();
+        q.imbalances.push("vP".parse().unwrap());
+        q.turn = Some(Color::Black);
+        let mut hits = Vec::new();
+        db.scan(&Criteria::default(), &q, 2, &mut |h| {
+            hits.push(h);
+            true
+        })
+        .unwrap();
+        assert!(!hits.is_empty());
+        let mut all = 0;
+        db.for_each(&mut |g| {
+            let mut pos = g.start.clone();
+            let mut plies = Vec::new();
+            for ply in 0..=g.moves.len() {
+                let c = counts_of(&pos);
+                if pos.turn() == Color::Black
+                    && (0..5).all(|i| c[0][i] as i8 - c[1][i] as i8 == [0, 0, 0, 0, -1][i])
+                {
+                    plies.push(ply as u32);
+                }
+                if let Some(&m) = g.moves.get(ply) {
+                    pos.play_unchecked(m);
+                }
+            }
+            if !plies.is_empty() {
+                assert_eq!(hits[all], Hit { id: g.id, plies });
+                all += 1;
+            }
+            Ok(true)
+        })
+        .unwrap();
+        assert_eq!(all, hits.len());
+    }
+
     proptest! {
         #[test]
         fn early_exits_never_rule_out_a_later_match(
