@@ -13,6 +13,7 @@ mod cluster_slurm;
 mod compressed;
 mod data_safety;
 mod db_cli;
+mod db_scan;
 mod db_serve;
 mod engine_bench;
 mod engine_extremes;
