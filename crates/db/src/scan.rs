@@ -624,7 +624,7 @@ impl Database {
     /// which `query` holds at some ply, in order of number, each with
     /// those plies: `found` gets each and returns whether to go on. The
     /// games are read on `jobs` threads (0 or 1: the calling thread),
-    /// [`BLOCK`] games at a time, and handed to `found` in order on the
+    /// 4,096 games at a time, and handed to `found` in order on the
     /// calling thread.
     ///
     /// # Errors
