@@ -14,6 +14,7 @@ mod compressed;
 mod data_safety;
 mod db_cli;
 mod db_headers;
+mod db_scan;
 mod db_serve;
 mod db_shard;
 mod engine_bench;

@@ -65,15 +65,48 @@ pub fn encode(pos: &Position, m: Move) -> Option<u8> {
 
 /// The move of byte `b` in `pos`; `None` if there are not that many legal
 /// moves.
+///
+/// A scan decodes every ply of every game, so this is its inner loop: the
+/// legal moves are generated once (on the stack), counted by their from
+/// square, and only the moves of the one square the byte falls in are
+/// put in order (the order is by from square first).
 pub fn decode(pos: &Position, b: u8) -> Option<Move> {
-    let mut legal: Vec<Move> = pos.legal_moves().iter().copied().collect();
-    let i = usize::from(b);
-    if i >= legal.len() {
+    let legal = pos.legal_moves();
+    if usize::from(b) >= legal.len() {
         return None;
     }
-    let (_, m, _) = legal.select_nth_unstable_by_key(i, |&m| rank(m));
-    Some(*m)
+    let mut per_from = [0u8; 64];
+    for m in legal.iter() {
+        per_from[m.from().index()] += 1;
+    }
+    let mut left = b;
+    let mut from = None;
+    // Every move starts on a square of the side to move, in rising order.
+    for sq in pos.by_color(pos.turn()) {
+        let n = per_from[sq.index()];
+        if left < n {
+            from = Some(sq);
+            break;
+        }
+        left -= n;
+    }
+    let from = from?;
+    // A piece has at most 27 moves (a queen); a pawn 12 (three squares,
+    // four promotions each).
+    let mut keys = [0u32; FROM_ONE_SQUARE];
+    let mut k = 0;
+    for &m in legal.iter().filter(|m| m.from() == from) {
+        *keys.get_mut(k)? = rank(m) << 16 | u32::from(m.to_u16());
+        k += 1;
+    }
+    let keys = &mut keys[..k];
+    keys.sort_unstable();
+    keys.get(usize::from(left))
+        .map(|&key| Move::from_u16(key as u16))
 }
+
+/// More moves than any piece has from one square.
+const FROM_ONE_SQUARE: usize = 32;
 
 /// The bytes of `moves` played from `start`; `None` at a move that is not
 /// legal where it is played.
@@ -107,6 +140,13 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The order's definition, slowly: the legal moves sorted, the byte's.
+    fn decode_by_sorting(pos: &Position, b: u8) -> Option<Move> {
+        let mut legal: Vec<Move> = pos.legal_moves().iter().copied().collect();
+        legal.sort_by_key(|&m| rank(m));
+        legal.get(usize::from(b)).copied()
+    }
+
     proptest! {
         /// Random games (each ply a random legal move) read back the same,
         /// one byte a ply.
@@ -126,6 +166,14 @@ mod tests {
             }
             let bytes = encode_line(&start, &moves).unwrap();
             prop_assert_eq!(bytes.len(), moves.len());
+            // Every byte of every position reads as the sorted list says.
+            let mut pos = start.clone();
+            for &m in &moves {
+                for b in 0..=pos.legal_moves().len().min(255) as u8 {
+                    prop_assert_eq!(decode(&pos, b), decode_by_sorting(&pos, b));
+                }
+                pos.play_unchecked(m);
+            }
             prop_assert_eq!(decode_line(&start, &bytes).unwrap(), moves);
         }
     }
@@ -140,6 +188,7 @@ mod tests {
         let mut bytes: Vec<u8> = legal.iter().map(|&m| encode(&pos, m).unwrap()).collect();
         for (&m, &b) in legal.iter().zip(&bytes) {
             assert_eq!(decode(&pos, b), Some(m));
+            assert_eq!(decode_by_sorting(&pos, b), Some(m));
         }
         bytes.sort_unstable();
         bytes.dedup();

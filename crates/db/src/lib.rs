@@ -31,6 +31,7 @@ pub mod entry;
 pub mod header;
 pub mod headers;
 pub mod lichess;
+pub mod scan;
 pub mod segment;
 #[cfg(feature = "serve")]
 pub mod serve;

@@ -438,14 +438,14 @@ impl Database {
         &self.path
     }
 
-    fn fail(&self, e: impl Into<redb::Error>) -> DbError {
+    pub(crate) fn fail(&self, e: impl Into<redb::Error>) -> DbError {
         DbError::Store {
             path: self.path.clone(),
             source: e.into(),
         }
     }
 
-    fn damaged(&self, what: String) -> DbError {
+    pub(crate) fn damaged(&self, what: String) -> DbError {
         DbError::Damaged {
             path: self.path.clone(),
             what,
@@ -1299,6 +1299,27 @@ impl Database {
         headers::scan(&h, |e| self.fail(e), &mut judge)
     }
 
+    /// [`Database::player_candidates`] in a transaction of its own, the
+    /// names the tests look for found first; `None` too when `criteria`
+    /// tests no player.
+    ///
+    /// # Errors
+    /// [`DbError::Store`].
+    pub(crate) fn games_of_players(
+        &self,
+        criteria: &Criteria,
+    ) -> Result<Option<Vec<u64>>, DbError> {
+        if !criteria.tests_players() {
+            return Ok(None);
+        }
+        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
+        let name_of = txn.open_table(NAME_OF).map_err(|e| self.fail(e))?;
+        let names = txn.open_table(PLAYER_NAMES).map_err(|e| self.fail(e))?;
+        let players = txn.open_table(PLAYERS).map_err(|e| self.fail(e))?;
+        let wanted = headers::player_names(criteria, &name_of, &names).map_err(|e| self.fail(e))?;
+        self.player_candidates(criteria, &wanted, &players)
+    }
+
     /// The games a search with `criteria` may keep when it asks for
     /// players, in order of number: those whose White or Black is a name
     /// the test looks for (`wanted`, by number: [`headers::player_names`]),
@@ -1355,7 +1376,7 @@ fn segment_number(name: &std::ffi::OsStr) -> Option<u64> {
 }
 
 /// Name `id` of the name table `t` (`?` for [`NO_NAME`] or a name it has not).
-fn name_in(
+pub(crate) fn name_in(
     t: &redb::ReadOnlyTable<u32, &'static str>,
     id: NameId,
 ) -> Result<String, redb::StorageError> {
@@ -1381,7 +1402,7 @@ pub(crate) const HEADER_TAGS: [&str; 12] = [
 /// of the name table); `None` for a tag it has not: the one statement of a
 /// stored game's tags, for its PGN and for a search that judges it by
 /// its header alone.
-fn header_tag(
+pub(crate) fn header_tag(
     h: &Header,
     tag: &str,
     name: &mut dyn FnMut(NameId) -> Result<String, DbError>,

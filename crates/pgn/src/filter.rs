@@ -520,6 +520,15 @@ impl Material {
         }
         Material { counts }
     }
+
+    /// How many pieces of `role` `color` has (0 for the king, which is
+    /// not counted).
+    pub fn count(&self, color: Color, role: Role) -> u8 {
+        COUNTED
+            .iter()
+            .position(|&r| r == role)
+            .map_or(0, |i| self.counts[color.index()][i])
+    }
 }
 
 impl FromStr for Material {

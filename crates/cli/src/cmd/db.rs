@@ -10,10 +10,12 @@ use anyhow::Context;
 use rookery_argus::web::WebServer;
 use rookery_core::Color;
 use rookery_db::bucket::BucketFilter;
+use rookery_db::scan::{self, Query};
 use rookery_db::{lichess, Database, ImportOptions, ImportReport};
 use rookery_io::manifest::Part;
 use rookery_io::shard::Shard;
 use rookery_pgn::explorer::Tree;
+use rookery_pgn::filter::Criteria;
 use rookery_pgn::source::Source;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -77,17 +79,24 @@ enum Command {
     /// The games that pass `pgn filter`'s tests, on what the database
     /// keeps of each (its moves; the Seven Tag Roster, the ratings, the
     /// ECO code, the start position): their numbers, or the games in PGN,
-    /// or how many. Exit status 0 when a game passes, 1 when none does.
+    /// or how many. With a position test (--sub-fen, --imbalance, --stm,
+    /// --move), a scan: each game found and the plies (0: the start) at
+    /// which every position test holds at once (--material and --position
+    /// then join them). Exit status 0 when a game passes, 1 when none does.
     #[command(
         after_help = "Examples:\n  rookery db search games.rdb --player carlsen --result 1-0\n  \
         rookery db search games.rdb --moves '1. e4 c5 2. Nf3' --transpose --count\n  \
-        rookery db search games.rdb --material KRPkr --elo 2400.. --pgn > endings.pgn"
+        rookery db search games.rdb --material KRPkr --elo 2400.. --pgn > endings.pgn\n  \
+        rookery db search games.rdb --sub-fen 8/8/p7/8/8/1B3N2/8/8 --stm white --jobs 2\n  \
+        rookery db search games.rdb --imbalance vP --material KRPPkrp --result 1/2-1/2"
     )]
     Search {
         /// The database file.
         db: PathBuf,
         #[command(flatten)]
         tests: Box<CriteriaArgs>,
+        #[command(flatten)]
+        scan: ScanArgs,
         /// Print only how many games pass.
         #[arg(long, conflicts_with = "pgn")]
         count: bool,
@@ -183,6 +192,133 @@ enum Command {
         #[arg(long, value_parser = ["white", "black"], requires = "player")]
         color: Option<String>,
     },
+}
+
+/// The position tests of `db search` (Scoutfish's vocabulary), held at
+/// one ply at once.
+#[derive(clap::Args, Debug)]
+struct ScanArgs {
+    /// A position has the pieces of this partial board on their squares,
+    /// the other squares free (a FEN's board: 8/8/p7/8/8/1B3N2/8/8). Of
+    /// several, one is enough.
+    #[arg(long, value_name = "FEN")]
+    sub_fen: Vec<String>,
+    /// A position has this material imbalance, White's pieces less
+    /// Black's as a signature: PPv (two pawns up), vP (a pawn down), BvN.
+    /// Of several, one is enough.
+    #[arg(long, value_name = "SIGNATURE")]
+    imbalance: Vec<String>,
+    /// The side to move in the position.
+    #[arg(long, value_parser = ["white", "black"])]
+    stm: Option<String>,
+    /// This move (SAN: e8=Q, Nxf3, Rac1, O-O) is played from the position.
+    /// Of several, one is enough.
+    #[arg(long = "move", value_name = "SAN")]
+    played: Vec<String>,
+    /// Read the games on N threads (a scan: a position test, --material,
+    /// --position).
+    #[arg(short, long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    jobs: u32,
+}
+
+impl ScanArgs {
+    /// The query of the flags (without --material and --position).
+    fn query(&self) -> anyhow::Result<Query> {
+        let bad = |e: rookery_db::scan::ScanError| output::usage(e.to_string());
+        let mut q = Query::default();
+        for f in &self.sub_fen {
+            q.sub_fens.push(f.parse().map_err(bad)?);
+        }
+        for i in &self.imbalance {
+            q.imbalances.push(i.parse().map_err(bad)?);
+        }
+        for m in &self.played {
+            q.moves.push(m.parse().map_err(bad)?);
+        }
+        if let Some(t) = &self.stm {
+            q.turn = Some(Query::parse_turn(t).map_err(bad)?);
+        }
+        Ok(q)
+    }
+}
+
+/// `db search` by a scan ([`Database::scan`]): with a query, each game's
+/// number and plies (`12 ply 34,35`); without (a search on positions and
+/// material alone), the lines or PGN a search prints.
+fn scan_search(
+    database: &Database,
+    criteria: &Criteria,
+    query: &Query,
+    jobs: usize,
+    count: bool,
+    pgn: bool,
+) -> anyhow::Result<Status> {
+    let mut out = output::stdout();
+    let mut found = 0u64;
+    let mut failed: Option<anyhow::Error> = None;
+    let mut names = std::collections::HashMap::new();
+    database.scan(criteria, query, jobs, &mut |hit| {
+        found += 1;
+        if count {
+            return true;
+        }
+        let mut write = || -> anyhow::Result<()> {
+            if !pgn && !query.is_empty() {
+                let plies: Vec<String> = hit.plies.iter().map(u32::to_string).collect();
+                writeln!(out, "{} ply {}", hit.id, plies.join(","))?;
+                return Ok(());
+            }
+            let g = database
+                .game(hit.id)?
+                .with_context(|| format!("game {} is not stored", hit.id))?;
+            let game = database.pgn_game(&g, &mut names)?;
+            if pgn {
+                out.write_all(rookery_pgn::writer::game_to_string(&game).as_bytes())?;
+                return Ok(());
+            }
+            write_found(&mut out, g.id, &game, g.moves.len())
+        };
+        match write() {
+            Ok(()) => true,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if count {
+        writeln!(out, "{found}")?;
+    }
+    out.flush()?;
+    Ok(if found > 0 {
+        Status::Ok
+    } else {
+        Status::InputErrors
+    })
+}
+
+/// A found game's line: number, players, result, date, event, length.
+fn write_found(
+    out: &mut impl Write,
+    id: u64,
+    game: &rookery_pgn::Game,
+    plies: usize,
+) -> anyhow::Result<()> {
+    let tag = |n: &str| game.tags.get(n).unwrap_or("?").to_string();
+    Ok(writeln!(
+        out,
+        "{}\t{} - {}\t{}\t{}\t{}\t{} plies",
+        id,
+        tag("White"),
+        tag("Black"),
+        tag("Result"),
+        tag("Date"),
+        tag("Event"),
+        plies
+    )?)
 }
 
 /// The buckets the explorer's flags ask for.
@@ -396,11 +532,28 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         Command::Search {
             db,
             tests,
+            scan,
             count,
             pgn,
         } => {
+            let mut criteria = tests.criteria()?;
+            let mut query = scan.query()?;
+            if !query.is_empty() {
+                // Every position test at the same ply.
+                query.positions = std::mem::take(&mut criteria.positions);
+                query.materials = std::mem::take(&mut criteria.materials);
+                if !scan::scannable(&criteria) {
+                    return Err(output::usage(
+                        "--sub-fen, --imbalance, --stm and --move do not go with --moves, \
+                         --checkmate, --stalemate, --fifty, --repetition, --variations or --invert",
+                    ));
+                }
+            }
             let database = existing(&db)?;
-            let criteria = tests.criteria()?;
+            let walks = !criteria.positions.is_empty() || !criteria.materials.is_empty();
+            if !query.is_empty() || (walks && scan::scannable(&criteria)) {
+                return scan_search(&database, &criteria, &query, scan.jobs as usize, count, pgn);
+            }
             let mut out = output::stdout();
             let mut found = 0u64;
             let mut failed: Option<anyhow::Error> = None;
@@ -416,18 +569,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                         if pgn {
                             return Ok(out.write_all(text.as_bytes())?);
                         }
-                        let tag = |n: &str| game.tags.get(n).unwrap_or("?").to_string();
-                        Ok(writeln!(
-                            out,
-                            "{}\t{} - {}\t{}\t{}\t{}\t{} plies",
-                            g.id,
-                            tag("White"),
-                            tag("Black"),
-                            tag("Result"),
-                            tag("Date"),
-                            tag("Event"),
-                            g.moves.len()
-                        )?)
+                        write_found(&mut out, g.id, &game, g.moves.len())
                     });
                 match written {
                     Ok(()) => true,

@@ -1,0 +1,1149 @@
+//! Position search by a scan of the stored moves: what the explorer's
+//! index cannot answer (a sub-position, a material signature or
+//! imbalance, the side to move, a move played), in Scoutfish's
+//! vocabulary, tested at every position of every game.
+//!
+//! A [`Query`] holds tests on one position: the pieces of a sub-FEN on
+//! their squares ([`SubFen`], the other squares free), an exact material
+//! signature ([`Material`], `pgn filter --material`'s), a material
+//! imbalance ([`Imbalance`]: `vPP`, White two pawns down), exact
+//! positions ([`PositionTest`]), the side to move and the move played
+//! from the position ([`MovePattern`], SAN). Of the values of one test one
+//! is enough (several sub-FENs are ORed); every test given must hold at
+//! once, at the same ply. A game is found at the plies where they do
+//! (ply 0 is the start, ply N the position after N half-moves, as
+//! Scoutfish counts), and only if it passes the [`Criteria`] too: their
+//! tests on tags, results and lengths judged on the header record before
+//! a move is read, their positions and material signatures as `pgn
+//! filter` judges them (each somewhere in the mainline).
+//!
+//! [`Database::scan`] reads each game's moves byte by byte
+//! ([`codec::decode`]) and tests the positions as they are reached, never
+//! building a PGN game. It stops reading a game as soon as the tests
+//! cannot hold at any later ply: material is only ever lost, except by a
+//! promotion, which costs a pawn; a pawn never goes back, so a pawn a
+//! sub-FEN asks for is reachable only from the squares behind it.
+//!
+//! ```
+//! use rookery_db::scan::{Query, SubFen};
+//!
+//! let mut q = Query::default();
+//! // A black pawn on a6, a white bishop on b3 and knight on f3.
+//! q.sub_fens.push("8/8/p7/8/8/1B3N2/8/8".parse::<SubFen>()?);
+//! q.imbalances.push("vP".parse()?); // White a pawn down
+//! q.turn = Some(rookery_core::Color::White);
+//! assert!(!q.is_empty());
+//! # Ok::<(), rookery_db::scan::ScanError>(())
+//! ```
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use redb::ReadableTable;
+use rookery_core::{Bitboard, CastlingSide, Color, Move, Position, Role, San, Square};
+use rookery_pgn::filter::{Criteria, FilterError, Material, PositionTest};
+
+use crate::codec;
+use crate::header::{Header, NameId, NO_NAME};
+use crate::headers::{HeaderReader, HEADERS};
+use crate::store::{header_tag, name_in, Database, DbError, GAMES, NAME_OF};
+
+/// A query that cannot be used, naming the value that is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ScanError {
+    /// A sub-FEN that is not a board.
+    #[error("bad sub-FEN {text:?}: {reason}")]
+    SubFen {
+        /// The sub-FEN as given.
+        text: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An imbalance that is not a material signature.
+    #[error("bad imbalance {text:?}: {reason}")]
+    Imbalance {
+        /// The imbalance as given.
+        text: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A move that is not SAN.
+    #[error("bad move {text:?}: {reason}")]
+    Move {
+        /// The move as given.
+        text: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A side to move other than `white` or `black`.
+    #[error("bad side to move {0:?}: expected white or black")]
+    Turn(String),
+}
+
+/// The roles a material count keeps, in [`Counts`]' order.
+const COUNTED: [Role; 5] = [
+    Role::Queen,
+    Role::Rook,
+    Role::Bishop,
+    Role::Knight,
+    Role::Pawn,
+];
+
+/// The place of pawns in [`Counts`].
+const PAWNS: usize = 4;
+
+/// Pieces of each kind (White's, then Black's, each in [`COUNTED`]'s
+/// order): a position's material, kings left out.
+type Counts = [[u8; 5]; 2];
+
+/// The material of `pos`.
+fn counts_of(pos: &Position) -> Counts {
+    let mut c = [[0; 5]; 2];
+    for (side, color) in [Color::White, Color::Black].into_iter().enumerate() {
+        for (i, role) in COUNTED.into_iter().enumerate() {
+            c[side][i] = pos.pieces(color, role).count() as u8;
+        }
+    }
+    c
+}
+
+/// The counts of a material signature.
+fn counts_of_signature(m: &Material) -> Counts {
+    let mut c = [[0; 5]; 2];
+    for (side, color) in [Color::White, Color::Black].into_iter().enumerate() {
+        for (i, role) in COUNTED.into_iter().enumerate() {
+            c[side][i] = m.count(color, role);
+        }
+    }
+    c
+}
+
+/// Whether a position with material `now` can still lead to one with at
+/// least `least` of each kind: pieces are only lost, except that a pawn
+/// may become a piece (so the pawns short are never made up, and the
+/// pieces short must be made up by pawns beyond those kept).
+fn may_reach(now: &Counts, least: &Counts) -> bool {
+    (0..2).all(|side| {
+        let (now, least) = (&now[side], &least[side]);
+        let Some(spare) = now[PAWNS].checked_sub(least[PAWNS]) else {
+            return false;
+        };
+        let short: u32 = (0..PAWNS)
+            .map(|i| u32::from(least[i].saturating_sub(now[i])))
+            .sum();
+        short <= u32::from(spare)
+    })
+}
+
+/// A partial board (Scoutfish's `sub-fen`): the pieces it shows must
+/// stand on their squares, the squares it leaves empty may hold
+/// anything. A whole FEN's board is a sub-FEN too (its other fields are
+/// not read).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubFen {
+    /// The squares each piece must stand on: (colour, role, squares), only
+    /// the kinds it shows.
+    wanted: Vec<(Color, Role, Bitboard)>,
+    /// How many of each kind it shows.
+    least: Counts,
+    /// The squares from which a pawn of each colour may yet reach each
+    /// square the sub-FEN wants one of that colour on (a pawn only moves
+    /// forward, a file aside at a capture): one for each such square.
+    pawn_sources: Vec<Bitboard>,
+    /// Pawn sources of White's, then Black's.
+    pawn_side: Vec<Color>,
+}
+
+impl SubFen {
+    /// Whether the pieces of the sub-FEN stand on their squares in `pos`.
+    #[inline]
+    pub fn matches(&self, pos: &Position) -> bool {
+        self.wanted
+            .iter()
+            .all(|&(c, r, sq)| pos.pieces(c, r).0 & sq.0 == sq.0)
+    }
+
+    /// Whether a position reached later from `pos` (with material
+    /// `counts`) may match.
+    fn may_match(&self, pos: &Position, counts: &Counts) -> bool {
+        may_reach(counts, &self.least)
+            && self
+                .pawn_sources
+                .iter()
+                .zip(&self.pawn_side)
+                .all(|(&from, &c)| pos.pieces(c, Role::Pawn).intersects(from))
+    }
+}
+
+/// The squares from which a pawn of `color` can reach `to` (`to`
+/// included): behind it, within a file for each rank of distance.
+fn pawn_cone(color: Color, to: Square) -> Bitboard {
+    let (file, rank) = (to.file().index() as i32, to.rank().index() as i32);
+    let mut cone = Bitboard::EMPTY;
+    for sq in Square::all() {
+        let (f, r) = (sq.file().index() as i32, sq.rank().index() as i32);
+        let behind = match color {
+            Color::White => rank - r,
+            Color::Black => r - rank,
+        };
+        if behind >= 0 && (f - file).abs() <= behind {
+            cone.add(sq);
+        }
+    }
+    cone
+}
+
+impl FromStr for SubFen {
+    type Err = ScanError;
+
+    /// A board in FEN (`8/8/p7/8/8/1B3N2/8/8`: eight ranks from the
+    /// eighth, White's pieces in capitals, digits for empty squares); what
+    /// follows a space is not read.
+    fn from_str(text: &str) -> Result<SubFen, ScanError> {
+        let bad = |reason: String| ScanError::SubFen {
+            text: text.to_owned(),
+            reason,
+        };
+        let board = text.split_whitespace().next().unwrap_or("");
+        let ranks: Vec<&str> = board.split('/').collect();
+        if ranks.len() != 8 {
+            return Err(bad(format!(
+                "expected 8 ranks separated by /, found {}",
+                ranks.len()
+            )));
+        }
+        let mut squares = [[Bitboard::EMPTY; 6]; 2];
+        for (i, rank_text) in ranks.iter().enumerate() {
+            let rank = 7 - i as u32;
+            let mut file = 0u32;
+            for ch in rank_text.chars() {
+                if let Some(d) = ch.to_digit(10).filter(|d| (1..=8).contains(d)) {
+                    file += d;
+                } else {
+                    let role = Role::from_char(ch.to_ascii_lowercase()).ok_or_else(|| {
+                        bad(format!(
+                            "{ch:?} is not a piece (K Q R B N P, Black's in small letters) or 1-8"
+                        ))
+                    })?;
+                    if file >= 8 {
+                        return Err(bad(format!("rank {} has more than 8 squares", rank + 1)));
+                    }
+                    let color = if ch.is_ascii_uppercase() {
+                        Color::White
+                    } else {
+                        Color::Black
+                    };
+                    squares[color.index()][role.index()].add(Square::new(rank * 8 + file));
+                    file += 1;
+                }
+            }
+            if file != 8 {
+                return Err(bad(format!(
+                    "rank {} has {file} squares, expected 8",
+                    rank + 1
+                )));
+            }
+        }
+        let mut s = SubFen {
+            wanted: Vec::new(),
+            least: [[0; 5]; 2],
+            pawn_sources: Vec::new(),
+            pawn_side: Vec::new(),
+        };
+        for color in [Color::White, Color::Black] {
+            for role in [
+                Role::Pawn,
+                Role::Knight,
+                Role::Bishop,
+                Role::Rook,
+                Role::Queen,
+                Role::King,
+            ] {
+                let sq = squares[color.index()][role.index()];
+                if sq.is_empty() {
+                    continue;
+                }
+                s.wanted.push((color, role, sq));
+                if let Some(i) = COUNTED.iter().position(|&r| r == role) {
+                    s.least[color.index()][i] = sq.count() as u8;
+                }
+                if role == Role::Pawn {
+                    for to in sq {
+                        s.pawn_sources.push(pawn_cone(color, to));
+                        s.pawn_side.push(color);
+                    }
+                }
+            }
+        }
+        Ok(s)
+    }
+}
+
+/// A material imbalance (Scoutfish's `imbalance`): for each kind of
+/// piece, White's count less Black's. Written as a material signature of
+/// the difference: `PPv` (White two pawns up), `vPP` (two down), `PPvN`
+/// (two pawns up, a knight down), `BvN` (a bishop for a knight); kings are
+/// not counted.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Imbalance {
+    /// White's count less Black's, in [`COUNTED`]'s order (Q R B N P).
+    diff: [i8; 5],
+}
+
+impl Imbalance {
+    /// Whether material `c` has this imbalance.
+    fn holds(&self, c: &Counts) -> bool {
+        (0..5).all(|i| c[0][i] as i8 - c[1][i] as i8 == self.diff[i])
+    }
+}
+
+impl FromStr for Imbalance {
+    type Err = ScanError;
+
+    /// See [`Imbalance`]; the grammar is `pgn filter --material`'s
+    /// ([`Material`]).
+    fn from_str(text: &str) -> Result<Imbalance, ScanError> {
+        let m: Material = text.parse().map_err(|e| ScanError::Imbalance {
+            text: text.to_owned(),
+            reason: match e {
+                FilterError::Material { reason, .. } => reason.to_owned(),
+                other => other.to_string(),
+            },
+        })?;
+        let c = counts_of_signature(&m);
+        let mut diff = [0i8; 5];
+        for (i, d) in diff.iter_mut().enumerate() {
+            *d = c[0][i] as i8 - c[1][i] as i8;
+        }
+        Ok(Imbalance { diff })
+    }
+}
+
+/// A move in SAN (Scoutfish's `white-move`/`black-move`): the piece, its
+/// destination, a capture if an `x` is written, the promotion; a file or
+/// rank written before the destination must be the move's origin, and
+/// none means any (`Rc1` finds `Rac1` too). A check or mate sign is not
+/// read. `O-O` and `O-O-O` are castling.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MovePattern {
+    san: San,
+}
+
+impl MovePattern {
+    /// Whether `m`, played in `pos`, is this move.
+    #[inline]
+    pub fn matches(&self, pos: &Position, m: Move) -> bool {
+        match self.san {
+            San::Normal {
+                role,
+                file,
+                rank,
+                capture,
+                to,
+                promotion,
+            } => {
+                m.to() == to
+                    && !m.is_castle()
+                    && m.promotion() == promotion
+                    && pos.role_at(m.from()) == Some(role)
+                    && file.is_none_or(|f| m.from().file() == f)
+                    && rank.is_none_or(|r| m.from().rank() == r)
+                    && pos.is_capture(m) == capture
+            }
+            San::Castle(side) => {
+                m.is_castle()
+                    && (m.to().file() > m.from().file()) == (side == CastlingSide::KingSide)
+            }
+            San::Null => false,
+        }
+    }
+}
+
+impl FromStr for MovePattern {
+    type Err = ScanError;
+
+    /// A move in SAN (`e8=Q`, `Nxf3`, `Rac1`, `O-O`); `+` or `#` after it
+    /// is ignored.
+    fn from_str(text: &str) -> Result<MovePattern, ScanError> {
+        let bad = |reason: String| ScanError::Move {
+            text: text.to_owned(),
+            reason,
+        };
+        let t = text.trim().trim_end_matches(['+', '#', '!', '?']);
+        let san = San::from_ascii(t.as_bytes()).map_err(|e| bad(e.to_string()))?;
+        if san == San::Null {
+            return Err(bad("the null move is never played".to_owned()));
+        }
+        Ok(MovePattern { san })
+    }
+}
+
+/// Tests on one position (see the module documentation): of the values
+/// of one test one is enough, every test given must hold.
+#[derive(Clone, Debug, Default)]
+pub struct Query {
+    /// Sub-FENs, one of which the position matches.
+    pub sub_fens: Vec<SubFen>,
+    /// Material signatures, one of which is the position's exactly.
+    pub materials: Vec<Material>,
+    /// Imbalances, one of which the position has.
+    pub imbalances: Vec<Imbalance>,
+    /// Positions, one of which it is (by Zobrist key, as `pgn filter
+    /// --position`).
+    pub positions: Vec<PositionTest>,
+    /// The side to move.
+    pub turn: Option<Color>,
+    /// Moves, one of which is played from the position.
+    pub moves: Vec<MovePattern>,
+}
+
+impl Query {
+    /// Whether the query has no test (then it finds no ply).
+    pub fn is_empty(&self) -> bool {
+        self.sub_fens.is_empty()
+            && self.materials.is_empty()
+            && self.imbalances.is_empty()
+            && self.positions.is_empty()
+            && self.turn.is_none()
+            && self.moves.is_empty()
+    }
+
+    /// Reads the side to move: `white` or `black` (`w`, `b`; any case).
+    ///
+    /// # Errors
+    /// [`ScanError::Turn`] for another word.
+    pub fn parse_turn(text: &str) -> Result<Color, ScanError> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "white" | "w" => Ok(Color::White),
+            "black" | "b" => Ok(Color::Black),
+            _ => Err(ScanError::Turn(text.to_owned())),
+        }
+    }
+}
+
+/// A game [`Database::scan`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hit {
+    /// The game's number.
+    pub id: u64,
+    /// The plies at which the [`Query`] holds, in order (ply 0: the start
+    /// position); empty for an empty query.
+    pub plies: Vec<u32>,
+}
+
+/// What a scan read.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScanReport {
+    /// Games whose header was read.
+    pub games: u64,
+    /// Of those, games whose moves were read (the others were turned away
+    /// by their header).
+    pub decoded: u64,
+    /// Plies decoded (a game left as soon as it cannot match counts the
+    /// plies read until then).
+    pub plies: u64,
+}
+
+impl ScanReport {
+    fn add(&mut self, o: &ScanReport) {
+        self.games += o.games;
+        self.decoded += o.decoded;
+        self.plies += o.plies;
+    }
+}
+
+/// Whether [`Database::scan`] can judge `criteria`: their tests on moves
+/// are positions and material signatures only (no opening, checkmate,
+/// stalemate, fifty-move or repetition test, no variations), and they are
+/// not inverted.
+pub fn scannable(criteria: &Criteria) -> bool {
+    !criteria.invert
+        && criteria.opening.is_none()
+        && !criteria.checkmate
+        && !criteria.stalemate
+        && !criteria.fifty
+        && !criteria.repetition
+        && !criteria.variations
+}
+
+/// Games a worker reads at a time.
+const BLOCK: usize = 4096;
+
+/// A query and criteria made ready for the scan.
+struct Plan<'a> {
+    query: &'a Query,
+    /// The criteria's tests on the header (positions and material left out).
+    header: Criteria,
+    /// Whether the header test is needed at all.
+    header_tests: bool,
+    /// The criteria's positions: one must be passed through.
+    positions: &'a [PositionTest],
+    /// The criteria's material signatures: one must be reached.
+    materials: Vec<Counts>,
+    /// The query's material signatures.
+    query_materials: Vec<Counts>,
+    /// Whether the material is counted at every capture or pawn move.
+    counts: bool,
+}
+
+impl<'a> Plan<'a> {
+    fn new(criteria: &'a Criteria, query: &'a Query) -> Plan<'a> {
+        let mut header = criteria.clone();
+        header.positions.clear();
+        header.materials.clear();
+        let header_tests = !header.tags.is_empty()
+            || header.tests_players()
+            || header.elo.is_some()
+            || header.date.is_some()
+            || header.eco.is_some()
+            || header.plies.is_some()
+            || !header.results.is_empty()
+            || !header.terminations.is_empty();
+        let materials: Vec<Counts> = criteria.materials.iter().map(counts_of_signature).collect();
+        let query_materials: Vec<Counts> =
+            query.materials.iter().map(counts_of_signature).collect();
+        let counts = !materials.is_empty()
+            || !query_materials.is_empty()
+            || !query.imbalances.is_empty()
+            || !query.sub_fens.is_empty();
+        Plan {
+            query,
+            header,
+            header_tests,
+            positions: &criteria.positions,
+            materials,
+            query_materials,
+            counts,
+        }
+    }
+
+    /// Whether the query holds at `pos` (material `c`), `m` the move
+    /// played from it.
+    #[inline]
+    fn holds(&self, pos: &Position, c: &Counts, m: Option<Move>) -> bool {
+        let q = self.query;
+        q.turn.is_none_or(|t| pos.turn() == t)
+            && (q.sub_fens.is_empty() || q.sub_fens.iter().any(|s| s.matches(pos)))
+            && (self.query_materials.is_empty() || self.query_materials.contains(c))
+            && (q.imbalances.is_empty() || q.imbalances.iter().any(|i| i.holds(c)))
+            && (q.positions.is_empty() || q.positions.iter().any(|p| p.key == pos.hash()))
+            && (q.moves.is_empty() || m.is_some_and(|m| q.moves.iter().any(|p| p.matches(pos, m))))
+    }
+
+    /// Whether the query may hold at `pos` (material `c`) or a later
+    /// position of its game.
+    fn may_hold(&self, pos: &Position, c: &Counts) -> bool {
+        let q = self.query;
+        (self.query_materials.is_empty() || self.query_materials.iter().any(|m| may_reach(c, m)))
+            && (q.sub_fens.is_empty() || q.sub_fens.iter().any(|s| s.may_match(pos, c)))
+    }
+
+    /// The plies of the game from `start` by `bytes` at which the query
+    /// holds, if the game passes the criteria's positions and material
+    /// (`None` if it does not); `plies` counts those read.
+    fn walk(
+        &self,
+        start: &Position,
+        bytes: &[u8],
+        plies: &mut u64,
+    ) -> Result<Option<Vec<u32>>, codec::CodecError> {
+        let per_ply = !self.query.is_empty();
+        let mut found = Vec::new();
+        let mut need_position = !self.positions.is_empty();
+        let mut need_material = !self.materials.is_empty();
+        let mut alive = per_ply;
+        let mut pos = start.clone();
+        let mut c: Counts = [[0; 5]; 2];
+        let mut ply = 0;
+        loop {
+            let m = match bytes.get(ply) {
+                Some(&b) => Some(codec::decode(&pos, b).ok_or(codec::CodecError { ply, byte: b })?),
+                None => None,
+            };
+            // Material changes only at a capture or a pawn move (the
+            // clock starts again).
+            if self.counts && (ply == 0 || pos.halfmoves() == 0) {
+                c = counts_of(&pos);
+                if alive && !self.may_hold(&pos, &c) {
+                    alive = false;
+                    if found.is_empty() {
+                        return Ok(None);
+                    }
+                }
+                if need_material && !self.materials.iter().any(|t| may_reach(&c, t)) {
+                    return Ok(None);
+                }
+            }
+            if need_position && self.positions.iter().any(|p| p.key == pos.hash()) {
+                need_position = false;
+            }
+            if need_material && self.materials.contains(&c) {
+                need_material = false;
+            }
+            if alive && self.holds(&pos, &c, m) {
+                found.push(ply as u32);
+            }
+            if !alive && !need_position && !need_material {
+                break;
+            }
+            let Some(m) = m else {
+                break;
+            };
+            pos.play_unchecked(m);
+            ply += 1;
+            *plies += 1;
+        }
+        if need_position || need_material || (per_ply && found.is_empty()) {
+            return Ok(None);
+        }
+        Ok(Some(found))
+    }
+}
+
+/// Which games a scan reads: all, or those of a list (the players
+/// table's candidates).
+enum Ids {
+    Range(u64),
+    List(Vec<u64>),
+}
+
+impl Ids {
+    fn blocks(&self) -> usize {
+        match self {
+            Ids::Range(last) => (*last as usize).div_ceil(BLOCK),
+            Ids::List(l) => l.len().div_ceil(BLOCK),
+        }
+    }
+}
+
+impl Database {
+    /// The games that pass `criteria` (which must be [`scannable`]) and in
+    /// which `query` holds at some ply, in order of number, each with
+    /// those plies: `found` gets each and returns whether to go on. The
+    /// games are read on `jobs` threads (0 or 1: the calling thread),
+    /// 4,096 games at a time, and handed to `found` in order on the
+    /// calling thread.
+    ///
+    /// # Errors
+    /// [`DbError::Store`]; [`DbError::Damaged`] for a game whose moves or
+    /// start position do not read.
+    pub fn scan(
+        &self,
+        criteria: &Criteria,
+        query: &Query,
+        jobs: usize,
+        found: &mut dyn FnMut(Hit) -> bool,
+    ) -> Result<ScanReport, DbError> {
+        let plan = Plan::new(criteria, query);
+        let ids = match self.games_of_players(criteria)? {
+            Some(list) => Ids::List(list),
+            None => {
+                let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
+                let t = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
+                let last = t.last().map_err(|e| self.fail(e))?;
+                Ids::Range(last.map_or(0, |(k, _)| k.value()))
+            }
+        };
+        let blocks = ids.blocks();
+        let mut report = ScanReport::default();
+        if jobs <= 1 {
+            let mut worker = Worker::new(self, &plan)?;
+            for b in 0..blocks {
+                let (hits, r) = worker.block(&ids, b)?;
+                report.add(&r);
+                for h in hits {
+                    if !found(h) {
+                        return Ok(report);
+                    }
+                }
+            }
+            return Ok(report);
+        }
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        type Done = (usize, Result<(Vec<Hit>, ScanReport), DbError>);
+        std::thread::scope(|scope| {
+            let (tx, rx) = mpsc::channel::<Done>();
+            for _ in 0..jobs {
+                let tx = tx.clone();
+                let (plan, ids, next, stop) = (&plan, &ids, &next, &stop);
+                scope.spawn(move || {
+                    let mut worker = match Worker::new(self, plan) {
+                        Ok(w) => w,
+                        Err(e) => {
+                            let _ = tx.send((next.fetch_add(1, Ordering::Relaxed), Err(e)));
+                            stop.store(true, Ordering::Relaxed);
+                            return;
+                        }
+                    };
+                    while !stop.load(Ordering::Relaxed) {
+                        let b = next.fetch_add(1, Ordering::Relaxed);
+                        if b >= blocks {
+                            break;
+                        }
+                        let done = worker.block(ids, b);
+                        let failed = done.is_err();
+                        if tx.send((b, done)).is_err() || failed {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(tx);
+            // The blocks in order: those done early wait here.
+            let mut waiting = BTreeMap::new();
+            let mut due = 0;
+            let mut outcome = Ok(());
+            for (b, done) in rx {
+                if outcome.is_err() || stop.load(Ordering::Relaxed) {
+                    continue;
+                }
+                waiting.insert(b, done);
+                while let Some(done) = waiting.remove(&due) {
+                    due += 1;
+                    match done {
+                        Err(e) => {
+                            outcome = Err(e);
+                            stop.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                        Ok((hits, r)) => {
+                            report.add(&r);
+                            for h in hits {
+                                if !found(h) {
+                                    stop.store(true, Ordering::Relaxed);
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                }
+            }
+            outcome
+        })?;
+        Ok(report)
+    }
+}
+
+/// One thread's reading: its transaction, its tables, the names and start
+/// positions it has read.
+struct Worker<'d, 'p> {
+    db: &'d Database,
+    plan: &'p Plan<'p>,
+    games: redb::ReadOnlyTable<u64, &'static [u8]>,
+    headers: redb::ReadOnlyTable<u64, &'static [u8]>,
+    names: redb::ReadOnlyTable<u32, &'static str>,
+    name_cache: HashMap<NameId, String>,
+    starts: HashMap<NameId, Position>,
+}
+
+impl<'d, 'p> Worker<'d, 'p> {
+    fn new(db: &'d Database, plan: &'p Plan<'p>) -> Result<Worker<'d, 'p>, DbError> {
+        let txn = db.store.begin_read().map_err(|e| db.fail(e))?;
+        Ok(Worker {
+            db,
+            plan,
+            games: txn.open_table(GAMES).map_err(|e| db.fail(e))?,
+            headers: txn.open_table(HEADERS).map_err(|e| db.fail(e))?,
+            names: txn.open_table(NAME_OF).map_err(|e| db.fail(e))?,
+            name_cache: HashMap::new(),
+            starts: HashMap::new(),
+        })
+    }
+
+    /// The games of block `b` of `ids` that are found.
+    fn block(&mut self, ids: &Ids, b: usize) -> Result<(Vec<Hit>, ScanReport), DbError> {
+        let mut hits = Vec::new();
+        let mut report = ScanReport::default();
+        let db = self.db;
+        let ids: Vec<u64> = match ids {
+            Ids::Range(last) => {
+                let lo = 1 + (b * BLOCK) as u64;
+                (lo..=(lo + BLOCK as u64 - 1).min(*last)).collect()
+            }
+            Ids::List(list) => list[b * BLOCK..((b + 1) * BLOCK).min(list.len())].to_vec(),
+        };
+        // The block's header records first (read a block of records at a
+        // time), then each game's moves.
+        let mut records = Vec::with_capacity(ids.len());
+        let mut reader = HeaderReader::new(&self.headers);
+        for &id in &ids {
+            let Some(h) = reader.get(id).map_err(|e| db.fail(e))? else {
+                return Err(db.damaged(format!("game {id}: no header record")));
+            };
+            records.push(h);
+        }
+        drop(reader);
+        for (&id, header) in ids.iter().zip(records) {
+            let Some(v) = self.games.get(id).map_err(|e| db.fail(e))? else {
+                return Err(db.damaged(format!("game {id} is not stored")));
+            };
+            if let Some(h) = self.game(id, header, v.value(), &mut report)? {
+                hits.push(h);
+            }
+        }
+        Ok((hits, report))
+    }
+
+    /// Name `id`, read once.
+    fn name(&mut self, id: NameId) -> Result<String, DbError> {
+        if let Some(n) = self.name_cache.get(&id) {
+            return Ok(n.clone());
+        }
+        let n = name_in(&self.names, id).map_err(|e| self.db.fail(e))?;
+        self.name_cache.insert(id, n.clone());
+        Ok(n)
+    }
+
+    /// Game `id` (its stored `bytes`), if it is found.
+    fn game(
+        &mut self,
+        id: u64,
+        header: Header,
+        moves: &[u8],
+        report: &mut ScanReport,
+    ) -> Result<Option<Hit>, DbError> {
+        report.games += 1;
+        let db = self.db;
+        if self.plan.header_tests && !self.header_passes(&header, moves.len())? {
+            return Ok(None);
+        }
+        report.decoded += 1;
+        let start = if header.start == NO_NAME {
+            None
+        } else if let Some(p) = self.starts.get(&header.start) {
+            Some(p.clone())
+        } else {
+            let fen = self.name(header.start)?;
+            let p = Position::from_fen(&fen)
+                .map_err(|e| db.damaged(format!("game {id}: start {fen:?}: {e}")))?;
+            self.starts.insert(header.start, p.clone());
+            Some(p)
+        };
+        let start = start.unwrap_or_else(Position::startpos);
+        let plies = self
+            .plan
+            .walk(&start, moves, &mut report.plies)
+            .map_err(|e| db.damaged(format!("game {id}: {e}")))?;
+        Ok(plies.map(|plies| Hit { id, plies }))
+    }
+
+    /// Whether the header passes the criteria's tests on tags, result and
+    /// length (`plies`: the stored moves').
+    fn header_passes(&mut self, h: &Header, plies: usize) -> Result<bool, DbError> {
+        let plan: &'p Plan<'p> = self.plan;
+        let failed = RefCell::new(None);
+        let me = RefCell::new(self);
+        let tag = |t: &str| -> Option<Cow<'static, str>> {
+            let mut w = me.borrow_mut();
+            match header_tag(h, t, &mut |id| w.name(id)) {
+                Ok(v) => v.map(Cow::Owned),
+                Err(e) => {
+                    *failed.borrow_mut() = Some(e);
+                    None
+                }
+            }
+        };
+        let verdict = plan.header.judge_summary(tag, h.result(), plies);
+        match failed.into_inner() {
+            Some(e) => Err(e),
+            None => Ok(verdict.unwrap_or(true)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn pos(fen: &str) -> Position {
+        Position::from_fen(fen).unwrap()
+    }
+
+    #[test]
+    fn a_sub_fen_matches_the_pieces_it_shows_and_nothing_else() {
+        let s: SubFen = "8/8/8/8/4P3/8/8/8".parse().unwrap();
+        let after_e4 = pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+        assert!(s.matches(&after_e4));
+        assert!(!s.matches(&Position::startpos()));
+        let whole: SubFen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+            .parse()
+            .unwrap();
+        assert!(whole.matches(&Position::startpos()));
+        assert!(!whole.matches(&after_e4));
+        let empty: SubFen = "8/8/8/8/8/8/8/8".parse().unwrap();
+        assert!(empty.matches(&after_e4));
+    }
+
+    #[test]
+    fn bad_sub_fens_imbalances_and_moves_are_named() {
+        for bad in [
+            "8/8/8",
+            "9/8/8/8/8/8/8/8",
+            "8/8/8/8/8/8/8/7X",
+            "8/8/8/8/8/8/8/ppppppppp",
+            "",
+        ] {
+            let e = bad.parse::<SubFen>().unwrap_err();
+            assert!(e.to_string().contains(&format!("{bad:?}")), "{e}");
+        }
+        for bad in ["vX", "", "KKvK"] {
+            let e = bad.parse::<Imbalance>().unwrap_err();
+            assert!(matches!(e, ScanError::Imbalance { .. }), "{e}");
+        }
+        assert!("Zf3".parse::<MovePattern>().is_err());
+        assert!(Query::parse_turn("red").is_err());
+    }
+
+    #[test]
+    fn an_imbalance_is_a_difference_of_counts() {
+        let i: Imbalance = "PPvN".parse().unwrap();
+        // White: 8 pawns, 1 knight; Black: 6 pawns, 2 knights.
+        let p = pos("rnbqkbnr/pp1pp1pp/8/8/8/8/PPPPPPPP/R1BQKBNR w KQkq - 0 1");
+        assert!(i.holds(&counts_of(&p)));
+        assert!(!i.holds(&counts_of(&Position::startpos())));
+        let even: Imbalance = "KvK".parse().unwrap();
+        assert!(even.holds(&counts_of(&Position::startpos())));
+    }
+
+    #[test]
+    fn moves_match_modulo_disambiguation() {
+        let start = Position::startpos();
+        let nf3 = rookery_core::San::from_ascii(b"Nf3")
+            .unwrap()
+            .to_move(&start)
+            .unwrap();
+        for (text, want) in [
+            ("Nf3", true),
+            ("Ngf3", true),
+            ("Nbf3", false),
+            ("Nxf3", false),
+            ("Nf3+", true),
+            ("Bf3", false),
+        ] {
+            assert_eq!(
+                text.parse::<MovePattern>().unwrap().matches(&start, nf3),
+                want,
+                "{text}"
+            );
+        }
+    }
+
+    /// The early exits are sound: from random positions of random games,
+    /// a later position that matches a sub-FEN or reaches a material
+    /// signature is never one the exit ruled out.
+    fn random_game(picks: &[u16]) -> Vec<Position> {
+        let mut p = Position::startpos();
+        let mut out = vec![p.clone()];
+        for &k in picks {
+            let legal = p.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            // Captures and pawn moves often, to reach endings.
+            let noisy: Vec<Move> = legal
+                .iter()
+                .copied()
+                .filter(|&m| p.is_capture(m) || p.role_at(m.from()) == Some(Role::Pawn))
+                .collect();
+            let m = if !noisy.is_empty() && k % 3 != 0 {
+                noisy[usize::from(k) % noisy.len()]
+            } else {
+                legal[usize::from(k) % legal.len()]
+            };
+            p.play_unchecked(m);
+            out.push(p.clone());
+        }
+        out
+    }
+
+    /// A sub-FEN of some of the pieces of `p` (those `mask` picks).
+    fn sub_fen_of(p: &Position, mask: u64) -> SubFen {
+        let mut rows = Vec::new();
+        for rank in (0..8).rev() {
+            let mut row = String::new();
+            let mut empty = 0;
+            for file in 0..8 {
+                let sq = Square::new(rank * 8 + file);
+                match p.piece_at(sq).filter(|_| mask >> sq.index() & 1 == 1) {
+                    Some(pc) => {
+                        if empty > 0 {
+                            row.push_str(&empty.to_string());
+                            empty = 0;
+                        }
+                        row.push(pc.char());
+                    }
+                    None => empty += 1,
+                }
+            }
+            if empty > 0 {
+                row.push_str(&empty.to_string());
+            }
+            rows.push(row);
+        }
+        rows.join("/").parse().unwrap()
+    }
+
+    /// Games of random moves (captures and pawn moves often), as PGN.
+    fn random_pgn(seed: u64, n: usize) -> String {
+        let mut state = seed;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as u16
+        };
+        let mut out = String::new();
+        for g in 0..n {
+            let picks: Vec<u16> = (0..(20 + next() % 140)).map(|_| next()).collect();
+            let game = random_game(&picks);
+            let result = ["1-0", "0-1", "1/2-1/2"][g % 3];
+            out.push_str(&format!(
+                "[White \"W{}\"]\n[Black \"B\"]\n[Result \"{result}\"]\n\n",
+                g % 7
+            ));
+            for w in game.windows(2) {
+                let m = w[0]
+                    .legal_moves()
+                    .iter()
+                    .copied()
+                    .find(|&m| w[0].after(m) == w[1])
+                    .unwrap();
+                out.push_str(&rookery_core::SanPlus::from_move(&w[0], m).to_string());
+                out.push(' ');
+            }
+            out.push_str(result);
+            out.push_str("\n\n");
+        }
+        out
+    }
+
+    /// The scan keeps exactly the games the search keeps (each game
+    /// written out as PGN and judged by `pgn filter`'s code), for tests on
+    /// material and positions with header tests, on one thread and two.
+    #[test]
+    fn the_scan_keeps_what_the_search_keeps() {
+        let t = rookery_testkit::TempDir::new("db-scan-lib");
+        let db = Database::open(&t.join("g.rdb")).unwrap();
+        let pgn = random_pgn(7, 300);
+        let source = rookery_pgn::source::Source::reader(pgn.as_bytes());
+        let report = db
+            .import(
+                vec![("g.pgn".into(), source)],
+                Default::default(),
+                &mut |_| {},
+            )
+            .unwrap();
+        assert_eq!(report.games, 300);
+        let mut kept_some = 0;
+        for (materials, positions, players, results) in [
+            (&["KQk", "KRkr"][..], &[][..], &[][..], &[][..]),
+            (&["KRPPkrp", "KPk", "KRPkr"], &[], &[], &["1-0"]),
+            (&["KQRRBBNNPPPPPPPkqrrbbnnppppppp"], &[], &["W3"], &[]),
+            (
+                &[],
+                &["rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1"],
+                &[],
+                &[],
+            ),
+            (
+                &["KQRRBBNNPPPPPPkqrrbbnnpppppp"],
+                &["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"],
+                &[],
+                &["0-1", "1/2-1/2"],
+            ),
+        ] {
+            let text = rookery_pgn::filter::CriteriaText {
+                materials: materials.iter().map(|s| s.to_string()).collect(),
+                positions: positions.iter().map(|s| s.to_string()).collect(),
+                players: players.iter().map(|s| s.to_string()).collect(),
+                results: results.iter().map(|s| s.to_string()).collect(),
+                ..Default::default()
+            };
+            let c = text.criteria().unwrap();
+            let mut searched = Vec::new();
+            db.search(&c, &mut |f| {
+                searched.push(f.id);
+                true
+            })
+            .unwrap();
+            for jobs in [1, 2] {
+                let mut scanned = Vec::new();
+                db.scan(&c, &Query::default(), jobs, &mut |h| {
+                    assert!(h.plies.is_empty());
+                    scanned.push(h.id);
+                    true
+                })
+                .unwrap();
+                assert_eq!(scanned, searched, "{text:?}");
+            }
+            kept_some += usize::from(!searched.is_empty());
+        }
+        assert!(kept_some >= 4, "{kept_some}");
+        // A query: its plies are those where it holds, tested here on the
+        // positions replayed.
+        let mut q = Query::default();
+        q.imbalances.push("vP".parse().unwrap());
+        q.turn = Some(Color::Black);
+        let mut hits = Vec::new();
+        db.scan(&Criteria::default(), &q, 2, &mut |h| {
+            hits.push(h);
+            true
+        })
+        .unwrap();
+        assert!(!hits.is_empty());
+        let mut all = 0;
+        db.for_each(&mut |g| {
+            let mut pos = g.start.clone();
+            let mut plies = Vec::new();
+            for ply in 0..=g.moves.len() {
+                let c = counts_of(&pos);
+                if pos.turn() == Color::Black
+                    && (0..5).all(|i| c[0][i] as i8 - c[1][i] as i8 == [0, 0, 0, 0, -1][i])
+                {
+                    plies.push(ply as u32);
+                }
+                if let Some(&m) = g.moves.get(ply) {
+                    pos.play_unchecked(m);
+                }
+            }
+            if !plies.is_empty() {
+                assert_eq!(hits[all], Hit { id: g.id, plies });
+                all += 1;
+            }
+            Ok(true)
+        })
+        .unwrap();
+        assert_eq!(all, hits.len());
+    }
+
+    proptest! {
+        #[test]
+        fn early_exits_never_rule_out_a_later_match(
+            picks in prop::collection::vec(any::<u16>(), 0..160),
+            mask in any::<u64>(),
+            at in any::<prop::sample::Index>(),
+        ) {
+            let game = random_game(&picks);
+            let later = at.index(game.len());
+            let target = &game[later];
+            let s = sub_fen_of(target, mask);
+            let m = Material::of(target);
+            let least = counts_of_signature(&m);
+            prop_assert!(s.matches(target));
+            for p in &game[..=later] {
+                let c = counts_of(p);
+                prop_assert!(s.may_match(p, &c));
+                prop_assert!(may_reach(&c, &least));
+            }
+        }
+    }
+}
