@@ -253,16 +253,10 @@ fn scan_search(
     count: bool,
     pgn: bool,
 ) -> anyhow::Result<Status> {
-    let mut out = output::stdout();
-    let mut found = 0u64;
-    let mut failed: Option<anyhow::Error> = None;
+    let mut finds = Finds::new(count);
     let mut names = std::collections::HashMap::new();
     database.scan(criteria, query, jobs, &mut |hit| {
-        found += 1;
-        if count {
-            return true;
-        }
-        let mut write = || -> anyhow::Result<()> {
+        finds.each(|out| {
             if !pgn && !query.is_empty() {
                 let plies: Vec<String> = hit.plies.iter().map(u32::to_string).collect();
                 writeln!(out, "{} ply {}", hit.id, plies.join(","))?;
@@ -276,33 +270,68 @@ fn scan_search(
                 out.write_all(rookery_pgn::writer::game_to_string(&game).as_bytes())?;
                 return Ok(());
             }
-            write_found(&mut out, g.id, &game, g.moves.len())
-        };
-        match write() {
+            write_found(out, g.id, &game, g.moves.len())
+        })
+    })?;
+    finds.finish()
+}
+
+/// What a search prints as it finds games: each game (unless only how
+/// many are counted), the first failure to write, then the count.
+struct Finds {
+    out: output::Named<std::io::BufWriter<std::io::StdoutLock<'static>>>,
+    found: u64,
+    count: bool,
+    failed: Option<anyhow::Error>,
+}
+
+impl Finds {
+    fn new(count: bool) -> Finds {
+        Finds {
+            out: output::stdout(),
+            found: 0,
+            count,
+            failed: None,
+        }
+    }
+
+    /// One more game found, written by `write` unless only counted;
+    /// whether to go on (not after a failure to write).
+    fn each(&mut self, write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>) -> bool {
+        self.found += 1;
+        if self.count {
+            return true;
+        }
+        match write(&mut self.out) {
             Ok(()) => true,
             Err(e) => {
-                failed = Some(e);
+                self.failed = Some(e);
                 false
             }
         }
-    })?;
-    if let Some(e) = failed {
-        return Err(e);
     }
-    if count {
-        writeln!(out, "{found}")?;
+
+    /// The failure to write, or the count printed (when asked) and the
+    /// exit status: 0 when a game was found, 1 when none was, as grep's.
+    fn finish(mut self) -> anyhow::Result<Status> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        if self.count {
+            writeln!(self.out, "{}", self.found)?;
+        }
+        self.out.flush()?;
+        Ok(if self.found > 0 {
+            Status::Ok
+        } else {
+            Status::InputErrors
+        })
     }
-    out.flush()?;
-    Ok(if found > 0 {
-        Status::Ok
-    } else {
-        Status::InputErrors
-    })
 }
 
 /// A found game's line: number, players, result, date, event, length.
 fn write_found(
-    out: &mut impl Write,
+    out: &mut dyn Write,
     id: u64,
     game: &rookery_pgn::Game,
     plies: usize,
@@ -554,43 +583,17 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             if !query.is_empty() || (walks && scan::scannable(&criteria)) {
                 return scan_search(&database, &criteria, &query, scan.jobs as usize, count, pgn);
             }
-            let mut out = output::stdout();
-            let mut found = 0u64;
-            let mut failed: Option<anyhow::Error> = None;
+            let mut finds = Finds::new(count);
             database.search(&criteria, &mut |f| {
-                found += 1;
-                if count {
-                    return true;
-                }
-                let written = f
-                    .read()
-                    .map_err(anyhow::Error::from)
-                    .and_then(|(g, game, text)| {
-                        if pgn {
-                            return Ok(out.write_all(text.as_bytes())?);
-                        }
-                        write_found(&mut out, g.id, &game, g.moves.len())
-                    });
-                match written {
-                    Ok(()) => true,
-                    Err(e) => {
-                        failed = Some(e);
-                        false
+                finds.each(|out| {
+                    let (g, game, text) = f.read()?;
+                    if pgn {
+                        return Ok(out.write_all(text.as_bytes())?);
                     }
-                }
+                    write_found(out, g.id, &game, g.moves.len())
+                })
             })?;
-            if let Some(e) = failed {
-                return Err(e);
-            }
-            if count {
-                writeln!(out, "{found}")?;
-            }
-            out.flush()?;
-            Ok(if found > 0 {
-                Status::Ok
-            } else {
-                Status::InputErrors
-            })
+            finds.finish()
         }
         Command::Serve { db, listen } => {
             let database = std::sync::Arc::new(existing(&db)?);
