@@ -559,14 +559,15 @@ impl<'a> Plan<'a> {
         let mut pos = start.clone();
         let mut c: Counts = [[0; 5]; 2];
         let mut ply = 0;
+        // Whether material may have changed: at the start, and after a
+        // capture or a pawn move (the move that starts the clock again).
+        let mut recount = true;
         loop {
             let m = match bytes.get(ply) {
                 Some(&b) => Some(codec::decode(&pos, b).ok_or(codec::CodecError { ply, byte: b })?),
                 None => None,
             };
-            // Material changes only at a capture or a pawn move (the
-            // clock starts again).
-            if self.counts && (ply == 0 || pos.halfmoves() == 0) {
+            if self.counts && recount {
                 c = counts_of(&pos);
                 if alive && !self.may_hold(&pos, &c) {
                     alive = false;
@@ -593,7 +594,10 @@ impl<'a> Plan<'a> {
             let Some(m) = m else {
                 break;
             };
+            let clock = pos.halfmoves();
             pos.play_unchecked(m);
+            // The clock did not go on: a capture or a pawn move.
+            recount = pos.halfmoves() <= clock;
             ply += 1;
             *plies += 1;
         }
