@@ -535,8 +535,25 @@ print(json.dumps({"debug": len(debug), "errors": errors, "counts": counts}))
     };
     assert!(read["debug"].as_u64().unwrap() > 10, "{read}");
     assert_eq!(read["errors"], serde_json::json!([]), "{read}");
-    // The pairs from the PGN, engine1's view, in game order.
-    let games = results(&t.join("out.pgn"));
+    // The pairs from the PGN, engine1's view, in game order: the PGN holds
+    // the games as they finished (two at a time), each the game of the
+    // `Finished game N` line printed in that place.
+    let finished: Vec<u64> = text(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("Finished game ")?
+                .split(' ')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    let mut games: Vec<_> = finished
+        .into_iter()
+        .zip(results(&t.join("out.pgn")))
+        .collect();
+    games.sort_by_key(|(n, _)| *n);
+    let games: Vec<_> = games.into_iter().map(|(_, g)| g).collect();
     assert_eq!(games.len(), 6, "{}", describe(&out));
     let mut counts = std::collections::BTreeMap::from([
         ("WW", 0),
