@@ -360,12 +360,13 @@ fn bucket_filter(
     BucketFilter::parse(speeds, ratings, since, until).map_err(|e| output::usage(format!("--{e}")))
 }
 
-/// An existing database (an explore or info never creates one).
+/// An existing database, opened to read (an explore or info never
+/// creates one, nor writes to it).
 fn existing(db: &std::path::Path) -> anyhow::Result<Database> {
     if !db.exists() {
         return Err(UsageError(format!("{}: no such database", db.display())).into());
     }
-    Ok(Database::open(db)?)
+    Ok(Database::open_to_read(db)?)
 }
 
 /// The verb a shard's manifest names (`rookery merge` knows its parts by
@@ -494,10 +495,11 @@ pub fn merge(db: &Path, parts: &[Part], clean: bool) -> anyhow::Result<Status> {
         ..ImportOptions::default()
     };
     let paths: Vec<&Path> = parts.iter().map(|p| p.path.as_path()).collect();
-    let database = Database::open(db)?;
+    let mut database = Database::open(db)?;
     let bar = crate::cmd::progress::bar("games", Some(sum("games")));
     let report = database.merge_parts(&paths, options, &mut |n| bar.set_position(n))?;
     bar.finish_and_clear();
+    database.compact()?;
     drop(database);
     if clean {
         for p in parts {
@@ -542,10 +544,11 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                     .on_latin1(move |line| crate::input::warn_latin1(&warn, line));
                 opened.push((name, source));
             }
-            let database = Database::open(&db)?;
+            let mut database = Database::open(&db)?;
             let bar = crate::cmd::progress::bar("games", None);
             let report = database.import(opened, options, &mut |n| bar.set_position(n))?;
             bar.finish_and_clear();
+            database.compact()?;
             tell_bad(&report, quiet);
             Ok(stored(
                 &db,

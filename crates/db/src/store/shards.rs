@@ -79,7 +79,7 @@ impl Database {
             // entries are its own with their numbers shifted.
             let shifted =
                 report.duplicates == 0 && kept.iter().all(|&(i, id, here)| here == offsets[i] + id);
-            let old = self.segments();
+            let old = self.segments()?;
             let mut next = self.fresh_segment(&old)?;
             let runs = if shifted {
                 self.shifted_index(&opened, &offsets, &mut next)?
@@ -221,7 +221,7 @@ impl Database {
     ) -> Result<Vec<(u64, Arc<Segment>)>, DbError> {
         let mut inputs = Vec::new();
         for (part, &offset) in parts.iter().zip(offsets) {
-            for (_, s) in part.db.segments() {
+            for (_, s) in part.db.segments()? {
                 inputs.push((s, offset));
             }
         }
