@@ -263,7 +263,7 @@ class BaseBoard(_BoardState):
         back = "".join(self.piece_at(sq).symbol().lower() for sq in range(8))  # type: ignore[union-attr]
         if "".join(self.piece_at(sq).symbol() for sq in range(56, 64)) != back:  # type: ignore[union-attr]
             return None
-        return _CHESS960.get(back)
+        return _chess960_numbers().get(back)
 
     def set_chess960_pos(self, scharnagl: int) -> None:
         back = _chess960_back_rank(scharnagl)
@@ -406,7 +406,15 @@ def _chess960_back_rank(n: int) -> str:
     return "".join(rank)
 
 
-_CHESS960 = {_chess960_back_rank(_n): _n for _n in range(960)}
+_CHESS960: Dict[str, int] = {}
+
+
+def _chess960_numbers() -> Dict[str, int]:
+    """The number of each Chess960 back rank (made when first asked for:
+    not at import)."""
+    if not _CHESS960:
+        _CHESS960.update((_chess960_back_rank(n), n) for n in range(960))
+    return _CHESS960
 
 
 __all__ = ["BaseBoard"]
