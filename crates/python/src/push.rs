@@ -9,9 +9,9 @@ use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
-use rookery_core::{CastlingMode, Position, Square, UciMove};
+use rookery_core::{CastlingMode, Game, Position, Square, UciMove};
 
-use crate::board::{position_of, Move};
+use crate::board::{position_of, Board, Move};
 
 /// python-chess's piece types.
 const PAWN: u8 = 1;
@@ -155,6 +155,17 @@ impl State {
             }
         }
         m
+    }
+
+    /// Whether the castling rights that can be (standard chess's) are on
+    /// the corners with the kings on e1 and e8 (the Python `Board`'s
+    /// `_standard_castling`).
+    fn standard_castling(&self) -> bool {
+        let rights = self.clean_castling(false);
+        let kings = self.masks[5];
+        rights & !(CORNERS_1 | CORNERS_8) == 0
+            && (rights & RANK_1 == 0 || kings & self.co[1] & E1 != 0)
+            && (rights & RANK_8 == 0 || kings & self.co[0] & E8 != 0)
     }
 
     /// python-chess's `clean_castling_rights`.
@@ -865,6 +876,21 @@ impl BoardState {
     /// one rook on each side of the king (the outermost).
     fn clean_castling_rights(&self) -> u64 {
         self.s.clean_castling(self.chess960)
+    }
+
+    /// rookery-core's board of the position, as python-chess's rules see
+    /// it (the en passant square only where a capture there is
+    /// pseudo-legal, the castling rights that can be; Chess960 castling on
+    /// a Chess960 board or where the rights are not the standard ones);
+    /// None where rookery-core refuses the position.
+    fn _rules_board(&self) -> Option<Board> {
+        let pos = self.s.position(self.chess960)?;
+        let mode = if self.chess960 || !self.s.standard_castling() || pos.is_chess960_castling() {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        };
+        Some(Board::of(Game::new(pos), mode))
     }
 
     /// Empties `move_stack` and the states before its moves.

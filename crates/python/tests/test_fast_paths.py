@@ -456,3 +456,86 @@ def test_repetitions_as_python_chess():
                 checked += 1
                 claims += claim
     assert checked > 500 and claims > 20
+
+
+class _MyBaseBoard(rookery.BaseBoard):
+    """A subclass (at module level: pickle finds it by name)."""
+
+
+def test_base_board_state_pickled_copied_and_subclassed():
+    """A BaseBoard (its masks held in Rust) and a subclass of it with an
+    attribute of its own: pickled and deep-copied with the promoted mask and
+    the attribute; ``occupied_co`` read as a list, compared with one, and
+    changed in place."""
+    import copy
+    import pickle
+
+    board = _MyBaseBoard("8/8/8/3k4/8/8/2Q~5/K7")
+    board.tag = "kept"
+    for other in (pickle.loads(pickle.dumps(board)), copy.deepcopy(board)):
+        assert type(other) is _MyBaseBoard and other == board
+        assert other.promoted == board.promoted != 0
+        assert other.board_fen(promoted=True) == "8/8/8/3k4/8/8/2Q~5/K7"
+    assert pickle.loads(pickle.dumps(board)).tag == "kept"
+    co = board.occupied_co
+    assert list(co) == [board.occupied_co[0], board.occupied_co[1]] == co
+    co[rookery.WHITE] |= 1 << 63
+    assert board.occupied_co[-1] == board.occupied_co[True] == co[1] and co[1] >> 63
+    with pytest.raises(OverflowError):
+        board.pawns = -1
+
+
+def test_rules_board_built_in_rust_as_python_chess(monkeypatch):
+    """The rookery-core board ``san``, legal moves, check and ``outcome`` ask
+    for is built in Rust from the state (``BoardState._rules_board``): at
+    every ply of games, and of random games from positions with en passant,
+    castling rights that cannot be and Chess960 castling, the SAN, the legal
+    moves in order, check and the outcome are python-chess's."""
+    chess = need_python_chess()
+    import chess.pgn as chess_pgn
+    built = []
+    rules_board = rookery._rookery.BoardState._rules_board
+
+    def counted(self):
+        built.append(1)
+        return rules_board(self)
+
+    monkeypatch.setattr(rookery.Board, "_rules_board", counted)
+
+    def same(ours, theirs):
+        legal = list(theirs.legal_moves)
+        assert [m.uci() for m in ours.legal_moves] == [m.uci() for m in legal], theirs.fen()
+        assert [ours.san(rookery.Move.from_uci(m.uci())) for m in legal] == [theirs.san(m) for m in legal]
+        assert ours.is_check() == theirs.is_check()
+        ours_outcome, theirs_outcome = ours.outcome(), theirs.outcome()
+        assert (ours_outcome and (ours_outcome.termination.name, ours_outcome.winner)) == (
+            theirs_outcome and (theirs_outcome.termination.name, theirs_outcome.winner))
+        return legal
+
+    handle = io.StringIO(text_of(TWIC))
+    plies = 0
+    for _ in range(40):
+        game = chess_pgn.read_game(handle)
+        ours, theirs = rookery.Board(), game.board()
+        for move in game.mainline_moves():
+            same(ours, theirs)
+            ours.push(rookery.Move.from_uci(move.uci()))
+            theirs.push(move)
+            plies += 1
+        same(ours, theirs)
+    rng = random.Random(7)
+    for fen, chess960 in [("r3k2r/pPp1pppp/8/3pP3/8/8/PPPP1PPP/R3K2R w KQkq d6 0 1", False),
+                          ("rn2k1r1/ppp1pppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1", False),
+                          ("1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1", True),
+                          ("4k3/8/8/2pP4/8/8/8/4K3 w - c6 0 1", False)]:
+        for _ in range(5):
+            ours, theirs = rookery.Board(fen, chess960=chess960), chess.Board(fen, chess960=chess960)
+            for _ in range(40):
+                legal = same(ours, theirs)
+                if not legal:
+                    break
+                move = rng.choice(legal)
+                ours.push(rookery.Move.from_uci(move.uci()))
+                theirs.push(move)
+                plies += 1
+    assert plies > 2000 and len(built) >= plies

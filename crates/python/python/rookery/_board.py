@@ -189,13 +189,9 @@ class Board(BaseBoard):
         cached_key, rules = self._rules_cache
         if cached_key == key:
             return rules
-        ep = self.ep_square if self._pseudo_ep() else None
-        try:
-            rules = _Rules.from_masks(self.bitboards(), self.turn, self.clean_castling_rights(), ep,
-                                      self.halfmove_clock, max(1, self.fullmove_number),
-                                      self.chess960 or not self._standard_castling())
-        except ValueError:
-            rules = None
+        # Built in Rust from the state (the en passant square where a capture
+        # there is pseudo-legal, the castling rights that can be).
+        rules = self._rules_board()
         self._rules_cache = (key, rules)
         return rules
 
