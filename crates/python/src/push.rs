@@ -1,13 +1,17 @@
-//! `Board.push` of the Python layer (python-chess's semantics) in Rust: the
-//! state of a board as the tuple the Python `Board` keeps on its stack, and
-//! the state after a move, computed as python-chess computes it (without
-//! checking that the move is legal).
+//! The state of a Python `BaseBoard`/`Board` held in Rust ([`BoardState`],
+//! the base class of `rookery.BaseBoard`) and `Board.push` on it, with
+//! python-chess's semantics: the state after a move, computed as
+//! python-chess computes it (without checking that the move is legal), the
+//! tuple the Python layer reads and sets the state as, and the repetition
+//! counts of the history.
 
+use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
-use rookery_core::{CastlingMode, Position, Square, UciMove};
+use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::{PyTraverseError, PyVisit};
+use rookery_core::{CastlingMode, Game, Position, Square, UciMove};
 
-use crate::board::{position_of, Move};
+use crate::board::{position_of, Board, Move};
 
 /// python-chess's piece types.
 const PAWN: u8 = 1;
@@ -30,7 +34,7 @@ type Key = ([u64; 6], [u64; 2], bool, u64, Option<u8>);
 /// `occupied`, `promoted`, `turn`, `castling_rights`, `ep_square`,
 /// `halfmove_clock`, `fullmove_number`.
 #[derive(Clone)]
-struct State {
+pub(crate) struct State {
     masks: [u64; 6],
     co: [u64; 2],
     occupied: u64,
@@ -50,7 +54,7 @@ impl State {
     /// Reads the tuple `(pawns, knights, bishops, rooks, queens, kings,
     /// white, black, occupied, promoted, turn, castling_rights, ep_square,
     /// halfmove_clock, fullmove_number)`.
-    fn read(t: &Bound<'_, PyTuple>) -> PyResult<State> {
+    pub(crate) fn read(t: &Bound<'_, PyTuple>) -> PyResult<State> {
         let mut masks = [0u64; 6];
         for (i, m) in masks.iter_mut().enumerate() {
             *m = t.get_item(i)?.extract()?;
@@ -66,31 +70,6 @@ impl State {
             halfmoves: t.get_item(13)?.extract()?,
             fullmoves: t.get_item(14)?.extract()?,
         })
-    }
-
-    fn write<'py>(&self, py: Python<'py>, stacked: Move) -> PyResult<Bound<'py, PyTuple>> {
-        let m = &self.masks;
-        PyTuple::new(
-            py,
-            [
-                m[0].into_pyobject(py)?.into_any(),
-                m[1].into_pyobject(py)?.into_any(),
-                m[2].into_pyobject(py)?.into_any(),
-                m[3].into_pyobject(py)?.into_any(),
-                m[4].into_pyobject(py)?.into_any(),
-                m[5].into_pyobject(py)?.into_any(),
-                self.co[1].into_pyobject(py)?.into_any(),
-                self.co[0].into_pyobject(py)?.into_any(),
-                self.occupied.into_pyobject(py)?.into_any(),
-                self.promoted.into_pyobject(py)?.into_any(),
-                self.turn.into_pyobject(py)?.to_owned().into_any(),
-                self.castling.into_pyobject(py)?.into_any(),
-                self.ep.into_pyobject(py)?.into_any(),
-                self.halfmoves.into_pyobject(py)?.into_any(),
-                self.fullmoves.into_pyobject(py)?.into_any(),
-                stacked.into_pyobject(py)?.into_any(),
-            ],
-        )
     }
 
     /// python-chess's `piece_type_at`.
@@ -176,6 +155,17 @@ impl State {
             }
         }
         m
+    }
+
+    /// Whether the castling rights that can be (standard chess's) are on
+    /// the corners with the kings on e1 and e8 (the Python `Board`'s
+    /// `_standard_castling`).
+    fn standard_castling(&self) -> bool {
+        let rights = self.clean_castling(false);
+        let kings = self.masks[5];
+        rights & !(CORNERS_1 | CORNERS_8) == 0
+            && (rights & RANK_1 == 0 || kings & self.co[1] & E1 != 0)
+            && (rights & RANK_8 == 0 || kings & self.co[0] & E8 != 0)
     }
 
     /// python-chess's `clean_castling_rights`.
@@ -396,44 +386,25 @@ impl State {
     }
 }
 
-/// The state of a board after `move` (python-chess's `Board.push`, the
-/// move not checked), from the state before (the tuple `Board._state()`
-/// makes); the last item is the move as the move stack keeps it (standard
-/// castling notation unless `chess960`).
-#[pyfunction]
-pub fn push_state<'py>(
-    state: &Bound<'py, PyTuple>,
-    r#move: Move,
-    chess960: bool,
-) -> PyResult<Bound<'py, PyTuple>> {
-    let mut s = State::read(state)?;
-    let stacked = s.push(r#move, chess960);
-    s.write(state.py(), stacked)
-}
-
 /// Repetitions as python-chess counts them (`is_repetition`,
 /// `can_claim_threefold_repetition`): how many times the current position
-/// (`current`, a state tuple) stands in its history back to the last
-/// irreversible move (`stack`: the states before each move of `moves`,
-/// the board's `_stack` and `move_stack`), and, with `claim`, whether a
-/// threefold repetition can be claimed (it stands there three times, or a
-/// legal move makes it stand there three times). None where rookery-core
-/// refuses a position it needs (the Python layer then counts).
-#[pyfunction]
-pub fn repetition(
-    stack: &Bound<'_, PyList>,
-    moves: &Bound<'_, PyList>,
-    current: &Bound<'_, PyTuple>,
+/// (`now`) stands in its history back to the last irreversible move
+/// (`stack`: the states before each move of `moves`), and, with `claim`,
+/// whether a threefold repetition can be claimed (it stands there three
+/// times, or a legal move makes it stand there three times). None where
+/// rookery-core refuses a position it needs (the Python layer then counts).
+fn repetition(
+    stack: &[State],
+    moves: &Bound<'_, PyAny>,
+    now: &State,
     chess960: bool,
     claim: bool,
 ) -> PyResult<Option<(usize, bool)>> {
-    let now = State::read(current)?;
     let Some(first) = now.key(chess960) else {
         return Ok(None);
     };
     let mut keys = vec![first];
-    for i in (0..stack.len()).rev() {
-        let before = State::read(stack.get_item(i)?.cast::<PyTuple>()?)?;
+    for (i, before) in stack.iter().enumerate().rev() {
         let m: Move = moves.get_item(i)?.extract()?;
         match before.is_irreversible(m, chess960) {
             None => return Ok(None),
@@ -469,4 +440,547 @@ pub fn repetition(
         }
     }
     Ok(Some((count, false)))
+}
+
+impl State {
+    /// No pieces, White to move, no rights, move 1.
+    fn empty() -> State {
+        State {
+            masks: [0; 6],
+            co: [0; 2],
+            occupied: 0,
+            promoted: 0,
+            turn: true,
+            castling: 0,
+            ep: None,
+            halfmoves: 0,
+            fullmoves: 1,
+        }
+    }
+
+    /// The tuple [`State::read`] reads.
+    fn tuple<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let m = &self.masks;
+        PyTuple::new(
+            py,
+            [
+                m[0].into_pyobject(py)?.into_any(),
+                m[1].into_pyobject(py)?.into_any(),
+                m[2].into_pyobject(py)?.into_any(),
+                m[3].into_pyobject(py)?.into_any(),
+                m[4].into_pyobject(py)?.into_any(),
+                m[5].into_pyobject(py)?.into_any(),
+                self.co[1].into_pyobject(py)?.into_any(),
+                self.co[0].into_pyobject(py)?.into_any(),
+                self.occupied.into_pyobject(py)?.into_any(),
+                self.promoted.into_pyobject(py)?.into_any(),
+                self.turn.into_pyobject(py)?.to_owned().into_any(),
+                self.castling.into_pyobject(py)?.into_any(),
+                self.ep.into_pyobject(py)?.into_any(),
+                self.halfmoves.into_pyobject(py)?.into_any(),
+                self.fullmoves.into_pyobject(py)?.into_any(),
+            ],
+        )
+    }
+}
+
+/// The state of a Python `BaseBoard`/`Board` (the base class of
+/// `rookery.BaseBoard`): python-chess's attributes `pawns` .. `kings`,
+/// `occupied_co`, `occupied`, `promoted`, `turn`, `castling_rights`,
+/// `ep_square`, `halfmove_clock`, `fullmove_number`, `chess960`,
+/// `move_stack` and `_stack` as properties that can be read and set, and
+/// `push`/`pop` on them without converting.
+#[pyclass(subclass, module = "rookery._rookery")]
+pub struct BoardState {
+    s: State,
+    chess960: bool,
+    /// The states before each move of the move stack.
+    stack: Vec<State>,
+    /// `move_stack` (a list unless a script set something else).
+    move_stack: Py<PyAny>,
+}
+
+/// A setter's value as a 64-bit mask: TypeError for a value that is not an
+/// integer, OverflowError for one out of range.
+fn mask_of(value: &Bound<'_, PyAny>) -> PyResult<u64> {
+    value.extract()
+}
+
+/// `ep_square`'s value: None or a square.
+fn square_of(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u8>> {
+    match value {
+        None => Ok(None),
+        Some(v) if v.is_none() => Ok(None),
+        Some(v) => {
+            let sq: u8 = v.extract()?;
+            if sq > 63 {
+                return Err(PyValueError::new_err(format!("no such square: {sq}")));
+            }
+            Ok(Some(sq))
+        }
+    }
+}
+
+#[pymethods]
+impl BoardState {
+    /// An empty state (the Python `__init__` sets it); takes any arguments,
+    /// which the subclasses' `__init__` read.
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(
+        py: Python<'_>,
+        _args: &Bound<'_, PyTuple>,
+        _kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> BoardState {
+        BoardState {
+            s: State::empty(),
+            chess960: false,
+            stack: Vec::new(),
+            move_stack: PyList::empty(py).into_any().unbind(),
+        }
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.move_stack)
+    }
+
+    fn __clear__(&mut self) {
+        // A list with nothing to keep alive in place of the stack.
+        Python::attach(|py| self.move_stack = PyList::empty(py).into_any().unbind());
+    }
+
+    /// The white and black pawns, a mask.
+    #[getter]
+    fn pawns(&self) -> u64 {
+        self.s.masks[0]
+    }
+    #[setter]
+    fn set_pawns(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.s.masks[0] = mask_of(value)?;
+        Ok(())
+    }
+    /// The knights, a mask.
+    #[getter]
+    fn knights(&self) -> u64 {
+        self.s.masks[1]
+    }
+    #[setter]
+    fn set_knights(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.s.masks[1] = mask_of(value)?;
+        Ok(())
+    }
+    /// The bishops, a mask.
+    #[getter]
+    fn bishops(&self) -> u64 {
+        self.s.masks[2]
+    }
+    #[setter]
+    fn set_bishops(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.s.masks[2] = mask_of(value)?;
+        Ok(())
+    }
+    /// The rooks, a mask.
+    #[getter]
+    fn rooks(&self) -> u64 {
+        self.s.masks[3]
+    }
+    #[setter]
+    fn set_rooks(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.s.masks[3] = mask_of(value)?;
+        Ok(())
+    }
+    /// The queens, a mask.
+    #[getter]
+    fn queens(&self) -> u64 {
+        self.s.masks[4]
+    }
+    #[setter]
+    fn set_queens(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.s.masks[4] = mask_of(value)?;
+        Ok(())
+    }
+    /// The kings, a mask.
+    #[getter]
+    fn kings(&self) -> u64 {
+        self.s.masks[5]
+    }
+    #[setter]
+    fn set_kings(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.s.masks[5] = mask_of(value)?;
+        Ok(())
+    }
+    /// The occupied squares, a mask.
+    #[getter]
+    fn occupied(&self) -> u64 {
+        self.s.occupied
+    }
+    #[setter]
+    fn set_occupied(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.s.occupied = mask_of(value)?;
+        Ok(())
+    }
+    /// The squares of promoted pieces, a mask.
+    #[getter]
+    fn promoted(&self) -> u64 {
+        self.s.promoted
+    }
+    #[setter]
+    fn set_promoted(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.s.promoted = mask_of(value)?;
+        Ok(())
+    }
+    /// Black's and White's pieces (`occupied_co[chess.WHITE]`): a list-like
+    /// view that writes through to the board, as python-chess's list is
+    /// changed in place.
+    #[getter]
+    fn occupied_co(slf: &Bound<'_, Self>) -> OccupiedCo {
+        OccupiedCo {
+            board: slf.clone().unbind(),
+        }
+    }
+    #[setter]
+    fn set_occupied_co(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        if value.len()? != 2 {
+            return Err(PyValueError::new_err(
+                "occupied_co is two masks: Black's and White's",
+            ));
+        }
+        let co = [mask_of(&value.get_item(0)?)?, mask_of(&value.get_item(1)?)?];
+        self.s.co = co;
+        Ok(())
+    }
+    /// The side to move (True for White).
+    #[getter]
+    fn turn(&self) -> bool {
+        self.s.turn
+    }
+    #[setter]
+    fn set_turn(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.s.turn = value.is_truthy()?;
+        Ok(())
+    }
+    /// The rooks that may castle, a mask.
+    #[getter]
+    fn castling_rights(&self) -> u64 {
+        self.s.castling
+    }
+    #[setter]
+    fn set_castling_rights(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.s.castling = mask_of(value)?;
+        Ok(())
+    }
+    /// The en passant square (after any double step), or None.
+    #[getter]
+    fn ep_square(&self) -> Option<u8> {
+        self.s.ep
+    }
+    #[setter]
+    fn set_ep_square(&mut self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        self.s.ep = square_of(value)?;
+        Ok(())
+    }
+    /// Half-moves since the last capture or pawn move.
+    #[getter]
+    fn halfmove_clock(&self) -> i64 {
+        self.s.halfmoves
+    }
+    #[setter]
+    fn set_halfmove_clock(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.s.halfmoves = value.extract()?;
+        Ok(())
+    }
+    /// The move number (from 1, after Black's move one more).
+    #[getter]
+    fn fullmove_number(&self) -> i64 {
+        self.s.fullmoves
+    }
+    #[setter]
+    fn set_fullmove_number(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.s.fullmoves = value.extract()?;
+        Ok(())
+    }
+    /// Whether castling is Chess960's (king takes rook in `move_stack`).
+    #[getter]
+    fn chess960(&self) -> bool {
+        self.chess960
+    }
+    #[setter]
+    fn set_chess960(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.chess960 = value.is_truthy()?;
+        Ok(())
+    }
+    /// The moves played (a list).
+    #[getter]
+    fn move_stack(&self, py: Python<'_>) -> Py<PyAny> {
+        self.move_stack.clone_ref(py)
+    }
+    #[setter]
+    fn set_move_stack(&mut self, value: Option<Bound<'_, PyAny>>) -> PyResult<()> {
+        let value = value.ok_or_else(|| PyValueError::new_err("move_stack cannot be deleted"))?;
+        self.move_stack = value.unbind();
+        Ok(())
+    }
+    /// The states before each move of `move_stack`: a new list of the
+    /// tuples `_state()` makes (setting it sets the states).
+    #[getter(_stack)]
+    fn stack_states<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for s in &self.stack {
+            list.append(s.tuple(py)?)?;
+        }
+        Ok(list)
+    }
+    #[setter(_stack)]
+    fn set_stack_states(&mut self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let value = value.ok_or_else(|| PyValueError::new_err("_stack cannot be deleted"))?;
+        let mut stack = Vec::new();
+        for item in value.try_iter()? {
+            stack.push(State::read(item?.cast::<PyTuple>()?)?);
+        }
+        self.stack = stack;
+        Ok(())
+    }
+
+    /// The state as a tuple: `(pawns, knights, bishops, rooks, queens,
+    /// kings, white, black, occupied, promoted, turn, castling_rights,
+    /// ep_square, halfmove_clock, fullmove_number)`.
+    fn _state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        self.s.tuple(py)
+    }
+
+    /// Sets the state `_state()` gave.
+    fn _set_state(&mut self, state: &Bound<'_, PyTuple>) -> PyResult<()> {
+        self.s = State::read(state)?;
+        Ok(())
+    }
+
+    /// Appends a state (a `_state()` tuple) to the stack.
+    fn _stack_append(&mut self, state: &Bound<'_, PyTuple>) -> PyResult<()> {
+        self.stack.push(State::read(state)?);
+        Ok(())
+    }
+
+    /// The number of states on the stack.
+    fn _stack_len(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// The state before move `index` of the stack, a tuple (IndexError
+    /// where there is none).
+    fn _stack_at<'py>(&self, py: Python<'py>, index: isize) -> PyResult<Bound<'py, PyTuple>> {
+        let len = self.stack.len() as isize;
+        let i = if index < 0 { index + len } else { index };
+        if i < 0 || i >= len {
+            return Err(PyIndexError::new_err("no such state on the stack"));
+        }
+        self.stack[i as usize].tuple(py)
+    }
+
+    /// The placement: `(pawns, knights, bishops, rooks, queens, kings,
+    /// white, black, promoted)`.
+    fn _placement<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let (m, s) = (&self.s.masks, &self.s);
+        PyTuple::new(
+            py,
+            [
+                m[0], m[1], m[2], m[3], m[4], m[5], s.co[1], s.co[0], s.promoted,
+            ],
+        )
+    }
+
+    /// Copies `other`'s state, its `chess960` and the last `stack` states
+    /// and moves of its stacks (all of them for None).
+    #[pyo3(signature = (other, stack = None))]
+    fn _copy_state_from(
+        &mut self,
+        py: Python<'_>,
+        other: &Bound<'_, BoardState>,
+        stack: Option<usize>,
+    ) -> PyResult<()> {
+        let other = other.try_borrow()?;
+        self.s = other.s.clone();
+        self.chess960 = other.chess960;
+        let n = stack.unwrap_or(usize::MAX).min(other.stack.len());
+        self.stack = other.stack[other.stack.len() - n..].to_vec();
+        let moves = other.move_stack.bind(py);
+        let len = moves.len()?;
+        let n = stack.unwrap_or(usize::MAX).min(len);
+        let kept = moves.get_item(pyo3::types::PySlice::new(
+            py,
+            (len - n) as isize,
+            len as isize,
+            1,
+        ))?;
+        let list = PyList::empty(py);
+        for m in kept.try_iter()? {
+            list.append(m?)?;
+        }
+        self.move_stack = list.into_any().unbind();
+        Ok(())
+    }
+
+    /// Plays `move` without checking that it is legal, as python-chess's
+    /// `push` (castling as king takes rook on a Chess960 board, or as the
+    /// king's two steps); `pop` takes it back. UCI text is read as a move.
+    fn push(&mut self, py: Python<'_>, r#move: &Bound<'_, PyAny>) -> PyResult<()> {
+        // The move itself is kept on the move stack when it is a `Move`
+        // written as the stack writes it.
+        let (m, given) = match r#move.extract::<Move>() {
+            Ok(m) => (m, true),
+            Err(_) => {
+                let m = py
+                    .import("rookery._board")?
+                    .getattr("_as_move")?
+                    .call1((r#move,))?
+                    .extract()?;
+                (m, false)
+            }
+        };
+        let before = self.s.clone();
+        let stacked = self.s.push(m, self.chess960);
+        self.stack.push(before);
+        let moves = self.move_stack.bind(py);
+        let appended = if given && stacked == m {
+            r#move.clone()
+        } else {
+            stacked.into_pyobject(py)?.into_any()
+        };
+        let done = match moves.cast::<PyList>() {
+            Ok(list) => list.append(appended),
+            Err(_) => moves.call_method1("append", (appended,)).map(|_| ()),
+        };
+        if let Err(e) = done {
+            // The move was not recorded: the state is put back.
+            if let Some(s) = self.stack.pop() {
+                self.s = s;
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Takes back the last move and returns it (IndexError if none was
+    /// played).
+    fn pop<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let m = self.move_stack.bind(py).call_method0("pop")?;
+        let s = self
+            .stack
+            .pop()
+            .ok_or_else(|| PyIndexError::new_err("pop from empty list"))?;
+        self.s = s;
+        Ok(m)
+    }
+
+    /// The castling rights that can be: a rook and a king of that colour on
+    /// their back rank (in standard chess on their start squares), at most
+    /// one rook on each side of the king (the outermost).
+    fn clean_castling_rights(&self) -> u64 {
+        self.s.clean_castling(self.chess960)
+    }
+
+    /// rookery-core's board of the position, as python-chess's rules see
+    /// it (the en passant square only where a capture there is
+    /// pseudo-legal, the castling rights that can be; Chess960 castling on
+    /// a Chess960 board or where the rights are not the standard ones);
+    /// None where rookery-core refuses the position.
+    fn _rules_board(&self) -> Option<Board> {
+        let pos = self.s.position(self.chess960)?;
+        let mode = if self.chess960 || !self.s.standard_castling() || pos.is_chess960_castling() {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        };
+        Some(Board::of(Game::new(pos), mode))
+    }
+
+    /// Empties `move_stack` and the states before its moves.
+    fn clear_stack(&mut self, py: Python<'_>) {
+        self.move_stack = PyList::empty(py).into_any().unbind();
+        self.stack.clear();
+    }
+
+    /// How many times the position stands in its history back to the last
+    /// irreversible move, and (with `claim`) whether a threefold repetition
+    /// can be claimed, as python-chess counts; None where rookery-core
+    /// refuses a position on the way or the stacks do not match.
+    fn _repetition_counts(&self, py: Python<'_>, claim: bool) -> PyResult<Option<(usize, bool)>> {
+        let moves = self.move_stack.bind(py);
+        if moves.len()? != self.stack.len() {
+            return Ok(None);
+        }
+        repetition(&self.stack, moves, &self.s, self.chess960, claim)
+    }
+}
+
+/// `occupied_co` of a board: its Black and White masks, read and written
+/// through to the board (`board.occupied_co[chess.WHITE] |= mask`).
+#[pyclass(module = "rookery._rookery", sequence)]
+pub struct OccupiedCo {
+    board: Py<BoardState>,
+}
+
+impl OccupiedCo {
+    fn index(&self, index: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let i: isize = index.extract()?;
+        match i {
+            0 | -2 => Ok(0),
+            1 | -1 => Ok(1),
+            _ => Err(PyIndexError::new_err("list index out of range")),
+        }
+    }
+
+    fn list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let co = self.board.bind(py).try_borrow()?.s.co;
+        PyList::new(py, co)
+    }
+}
+
+#[pymethods]
+impl OccupiedCo {
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.board)
+    }
+
+    fn __len__(&self) -> usize {
+        2
+    }
+
+    fn __getitem__<'py>(&self, index: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = index.py();
+        if let Ok(i) = self.index(index) {
+            let co = self.board.bind(py).try_borrow()?.s.co;
+            return Ok(co[i].into_pyobject(py)?.into_any());
+        }
+        // Slices and out-of-range indices: as the list would answer.
+        self.list(py)?.as_any().get_item(index)
+    }
+
+    fn __setitem__(&self, index: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let i = self.index(index)?;
+        let mask = mask_of(value)?;
+        self.board.bind(index.py()).try_borrow_mut()?.s.co[i] = mask;
+        Ok(())
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(self.list(py)?.as_any().try_iter()?.into_any())
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let py = other.py();
+        let mine = self.list(py)?;
+        if let Ok(o) = other.cast::<OccupiedCo>() {
+            return mine.as_any().eq(o.borrow().list(py)?);
+        }
+        mine.as_any().eq(other)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(self.list(py)?.as_any().repr()?.to_string())
+    }
+
+    /// A list of the two masks.
+    fn copy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.list(py)
+    }
 }

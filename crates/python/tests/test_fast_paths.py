@@ -244,22 +244,23 @@ def _attributes(board):
             [m.uci() for m in board.move_stack])
 
 
-def test_push_as_python_chess(monkeypatch):
-    """Board.push (in Rust) on pseudo-legal moves (pins and checks ignored,
-    as push ignores them), null moves, promotions, en passant, castling in
-    standard and Chess960 positions: every attribute python-chess keeps is
-    the same after each push, and after popping back; and the same as
-    rookery's push in Python."""
+def _rust_push_taken():
+    """Board's push and pop are the Rust ones (of the state class Board is
+    built on), not Python's."""
+    state = rookery._rookery.BoardState
+    return (rookery.Board.push is state.push and rookery.Board.pop is state.pop
+            and issubclass(rookery.Board, state) and type(state.__dict__["push"]).__name__ == "method_descriptor")
+
+
+def test_push_as_python_chess():
+    """Board.push (in Rust, on the state held in Rust) on pseudo-legal moves
+    (pins and checks ignored, as push ignores them), null moves, promotions,
+    en passant, castling in standard and Chess960 positions: every attribute
+    python-chess keeps is the same after each push, and after popping back;
+    and the same as rookery's push in Python."""
     chess = need_python_chess()
+    assert _rust_push_taken()
     rng = random.Random(46)
-    in_rust = []
-    push_state = rookery._board._push_state
-
-    def counted(*args):
-        in_rust.append(1)
-        return push_state(*args)
-
-    monkeypatch.setattr(rookery._board, "_push_state", counted)
     starts = [(rookery.STARTING_FEN, False),
               ("r3k2r/pPpppppp/8/3Pp3/8/8/PPPP1PPP/R3K2R w KQkq e6 0 1", False),
               ("1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1", True),
@@ -280,6 +281,7 @@ def test_push_as_python_chess(monkeypatch):
                 theirs.push(move)
                 pushed += 1
                 assert _attributes(ours) == _attributes(theirs) == _attributes(python), theirs.fen()
+                assert ours._stack == python._stack
                 if not (theirs.kings & theirs.occupied_co[chess.WHITE]
                         and theirs.kings & theirs.occupied_co[chess.BLACK]):
                     break
@@ -287,7 +289,130 @@ def test_push_as_python_chess(monkeypatch):
                 assert ours.pop().uci() == theirs.pop().uci()
                 assert _attributes(ours) == _attributes(theirs)
     assert pushed > 1000
-    assert len(in_rust) >= pushed  # every push of `ours` went through Rust
+
+
+def _set_attributes(boards, rng):
+    """The same change, made by assigning attributes, on each of ``boards``
+    (a rookery and a python-chess board): a piece moved or taken off, the
+    occupied_co list changed in place or set anew, rights, en passant
+    square, clocks, side to move."""
+    first = boards[0]
+    occupied = [sq for sq in range(64) if first.occupied & (1 << sq) and not first.kings & (1 << sq)]
+    empty = [sq for sq in range(64) if not first.occupied & (1 << sq)]
+    kind = rng.randrange(6)
+    sq = rng.choice(occupied) if occupied else None
+    to = rng.choice(empty)
+    rights = rng.choice([0, 0xff, 0xff << 56, 0xffffffffffffffff])
+    for board in boards:
+        if kind == 0 and sq is not None:
+            # A piece lifted: every mask written by hand, in place.
+            mask = ~(1 << sq)
+            white = bool(board.occupied_co[True] & (1 << sq))
+            for name in ("pawns", "knights", "bishops", "rooks", "queens"):
+                setattr(board, name, getattr(board, name) & mask)
+            board.occupied &= mask
+            board.occupied_co[white] &= mask
+            board.promoted &= mask
+        elif kind == 1 and sq is not None:
+            # A piece moved to an empty square, occupied_co set anew.
+            frm, dst = 1 << sq, 1 << to
+            for name in ("pawns", "knights", "bishops", "rooks", "queens"):
+                value = getattr(board, name)
+                if value & frm:
+                    setattr(board, name, (value & ~frm) | dst)
+            white, black = board.occupied_co[True], board.occupied_co[False]
+            if white & frm:
+                white = (white & ~frm) | dst
+            else:
+                black = (black & ~frm) | dst
+            board.occupied_co = [black, white]
+            board.occupied = white | black
+        elif kind == 2:
+            board.castling_rights &= rights
+        elif kind == 3:
+            board.halfmove_clock, board.fullmove_number = 40, 17
+        elif kind == 4:
+            board.turn = not board.turn
+            board.ep_square = None
+        else:
+            board.ep_square = to
+    return kind
+
+
+def test_push_after_attributes_set_as_python_chess():
+    """Attributes assigned from Python (masks, ``occupied_co`` in place and
+    anew, rights, clocks, turn, en passant square) and then moves pushed
+    and popped: every attribute the same as python-chess's after each step,
+    through the Rust push."""
+    chess = need_python_chess()
+    assert _rust_push_taken()
+    rng = random.Random(4646)
+    steps = kinds = 0
+    for _ in range(60):
+        ours, theirs = rookery.Board(), chess.Board()
+        for _ in range(40):
+            if rng.random() < 0.2:
+                kinds |= 1 << _set_attributes([ours, theirs], rng)
+                # Rights the placement no longer allows dropped by hand too:
+                # python-chess's push keeps them once moves were played (its
+                # clean_castling_rights trusts a game's rights), rookery's
+                # drops them (as python-chess's does at the first move).
+                ours.castling_rights = theirs.castling_rights = ours.clean_castling_rights()
+                assert _attributes(ours) == _attributes(theirs)
+            moves = sorted(theirs.pseudo_legal_moves, key=lambda m: m.uci())
+            if not moves or not (theirs.kings & theirs.occupied_co[chess.WHITE]
+                                 and theirs.kings & theirs.occupied_co[chess.BLACK]):
+                break
+            move = rng.choice(moves)
+            ours.push(rookery.Move.from_uci(move.uci()))
+            theirs.push(move)
+            steps += 1
+            assert _attributes(ours) == _attributes(theirs), theirs.fen()
+            assert ours.fen() == theirs.fen()
+        while theirs.move_stack:
+            assert ours.pop().uci() == theirs.pop().uci()
+            assert _attributes(ours) == _attributes(theirs)
+    assert steps > 1000 and kinds == 0b111111
+
+
+def test_games_pushed_as_python_chess():
+    """The games of a PGN file pushed move by move and popped back to the
+    start: every attribute python-chess keeps is the same after each push
+    and pop, and a board of the rookery class copied, pickled and subclassed
+    keeps them."""
+    import copy
+    import pickle
+    chess = need_python_chess()
+    import chess.pgn as chess_pgn
+    assert _rust_push_taken()
+
+    class Mine(rookery.Board):
+        def __init__(self, *args, **kwargs):
+            self.extra = "kept"
+            super().__init__(*args, **kwargs)
+
+    text = text_of(TWIC)
+    handle = io.StringIO(text)
+    games = pushed = 0
+    while games < 150:
+        game = chess_pgn.read_game(handle)
+        if game is None:
+            break
+        games += 1
+        ours, theirs, mine = rookery.Board(), game.board(), Mine()
+        for move in game.mainline_moves():
+            ours.push(rookery.Move.from_uci(move.uci()))
+            mine.push(rookery.Move.from_uci(move.uci()))
+            theirs.push(move)
+            pushed += 1
+            assert _attributes(ours) == _attributes(theirs) == _attributes(mine)
+        for board in (ours.copy(), copy.deepcopy(ours), pickle.loads(pickle.dumps(ours)), mine.copy()):
+            assert _attributes(board) == _attributes(theirs)
+        assert type(mine.copy()) is Mine and mine.copy().extra == "kept"
+        while theirs.move_stack:
+            assert ours.pop() == rookery.Move.from_uci(theirs.pop().uci())
+            assert _attributes(ours) == _attributes(theirs)
+    assert games == 150 and pushed > 5000
 
 
 def test_repetitions_as_python_chess():
@@ -331,3 +456,86 @@ def test_repetitions_as_python_chess():
                 checked += 1
                 claims += claim
     assert checked > 500 and claims > 20
+
+
+class _MyBaseBoard(rookery.BaseBoard):
+    """A subclass (at module level: pickle finds it by name)."""
+
+
+def test_base_board_state_pickled_copied_and_subclassed():
+    """A BaseBoard (its masks held in Rust) and a subclass of it with an
+    attribute of its own: pickled and deep-copied with the promoted mask and
+    the attribute; ``occupied_co`` read as a list, compared with one, and
+    changed in place."""
+    import copy
+    import pickle
+
+    board = _MyBaseBoard("8/8/8/3k4/8/8/2Q~5/K7")
+    board.tag = "kept"
+    for other in (pickle.loads(pickle.dumps(board)), copy.deepcopy(board)):
+        assert type(other) is _MyBaseBoard and other == board
+        assert other.promoted == board.promoted != 0
+        assert other.board_fen(promoted=True) == "8/8/8/3k4/8/8/2Q~5/K7"
+    assert pickle.loads(pickle.dumps(board)).tag == "kept"
+    co = board.occupied_co
+    assert list(co) == [board.occupied_co[0], board.occupied_co[1]] == co
+    co[rookery.WHITE] |= 1 << 63
+    assert board.occupied_co[-1] == board.occupied_co[True] == co[1] and co[1] >> 63
+    with pytest.raises(OverflowError):
+        board.pawns = -1
+
+
+def test_rules_board_built_in_rust_as_python_chess(monkeypatch):
+    """The rookery-core board ``san``, legal moves, check and ``outcome`` ask
+    for is built in Rust from the state (``BoardState._rules_board``): at
+    every ply of games, and of random games from positions with en passant,
+    castling rights that cannot be and Chess960 castling, the SAN, the legal
+    moves in order, check and the outcome are python-chess's."""
+    chess = need_python_chess()
+    import chess.pgn as chess_pgn
+    built = []
+    rules_board = rookery._rookery.BoardState._rules_board
+
+    def counted(self):
+        built.append(1)
+        return rules_board(self)
+
+    monkeypatch.setattr(rookery.Board, "_rules_board", counted)
+
+    def same(ours, theirs):
+        legal = list(theirs.legal_moves)
+        assert [m.uci() for m in ours.legal_moves] == [m.uci() for m in legal], theirs.fen()
+        assert [ours.san(rookery.Move.from_uci(m.uci())) for m in legal] == [theirs.san(m) for m in legal]
+        assert ours.is_check() == theirs.is_check()
+        ours_outcome, theirs_outcome = ours.outcome(), theirs.outcome()
+        assert (ours_outcome and (ours_outcome.termination.name, ours_outcome.winner)) == (
+            theirs_outcome and (theirs_outcome.termination.name, theirs_outcome.winner))
+        return legal
+
+    handle = io.StringIO(text_of(TWIC))
+    plies = 0
+    for _ in range(40):
+        game = chess_pgn.read_game(handle)
+        ours, theirs = rookery.Board(), game.board()
+        for move in game.mainline_moves():
+            same(ours, theirs)
+            ours.push(rookery.Move.from_uci(move.uci()))
+            theirs.push(move)
+            plies += 1
+        same(ours, theirs)
+    rng = random.Random(7)
+    for fen, chess960 in [("r3k2r/pPp1pppp/8/3pP3/8/8/PPPP1PPP/R3K2R w KQkq d6 0 1", False),
+                          ("rn2k1r1/ppp1pppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1", False),
+                          ("1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1", True),
+                          ("4k3/8/8/2pP4/8/8/8/4K3 w - c6 0 1", False)]:
+        for _ in range(5):
+            ours, theirs = rookery.Board(fen, chess960=chess960), chess.Board(fen, chess960=chess960)
+            for _ in range(40):
+                legal = same(ours, theirs)
+                if not legal:
+                    break
+                move = rng.choice(legal)
+                ours.push(rookery.Move.from_uci(move.uci()))
+                theirs.push(move)
+                plies += 1
+    assert plies > 2000 and len(built) >= plies

@@ -9,6 +9,7 @@ Piece.from_symbol('K')
 
 from typing import Callable, Dict, Optional
 
+from ._rookery import BoardState as _BoardState
 from ._rookery import attacks_mask, between, ray
 from ._squares import (
     BB_ALL, BB_EMPTY, BB_RANKS, BB_SQUARES, BISHOP, BLACK, FILE_NAMES, KING, KNIGHT, PAWN,
@@ -21,8 +22,12 @@ def _attacks(piece_type: PieceType, color: Color, square: Square, occupied: Bitb
     return attacks_mask(piece_type, color, square, occupied)
 
 
-class BaseBoard:
-    """Pieces on squares, without side to move or history."""
+class BaseBoard(_BoardState):
+    """Pieces on squares, without side to move or history.
+
+    The masks are held in Rust (``rookery._rookery.BoardState``, whose
+    properties are python-chess's attributes; ``occupied_co`` is a two-item
+    list-like view written through to the board)."""
 
     def __init__(self, board_fen: Optional[str] = STARTING_BOARD_FEN) -> None:
         self.occupied_co = [BB_EMPTY, BB_EMPTY]
@@ -258,7 +263,7 @@ class BaseBoard:
         back = "".join(self.piece_at(sq).symbol().lower() for sq in range(8))  # type: ignore[union-attr]
         if "".join(self.piece_at(sq).symbol() for sq in range(56, 64)) != back:  # type: ignore[union-attr]
             return None
-        return _CHESS960.get(back)
+        return _chess960_numbers().get(back)
 
     def set_chess960_pos(self, scharnagl: int) -> None:
         back = _chess960_back_rank(scharnagl)
@@ -321,9 +326,8 @@ class BaseBoard:
         memo[id(self)] = board
         return board
 
-    def _placement(self) -> tuple:
-        return (self.pawns, self.knights, self.bishops, self.rooks, self.queens, self.kings,
-                self.occupied_co[WHITE], self.occupied_co[BLACK], self.promoted)
+    def __reduce__(self):
+        return (_rebuild_base_board, (type(self), self._placement()), self.__dict__ or None)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, BaseBoard):
@@ -368,6 +372,17 @@ class BaseBoard:
 RANK_LABELS = "12345678"
 
 
+def _rebuild_base_board(cls, placement: tuple) -> BaseBoard:
+    """A ``BaseBoard`` (of class ``cls``) of ``_placement()``'s masks, for
+    unpickling."""
+    board = cls.__new__(cls)
+    (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+     white, black, board.promoted) = placement
+    board.occupied_co = [black, white]
+    board.occupied = white | black
+    return board
+
+
 def _chess960_back_rank(n: int) -> str:
     """The back rank of Chess960 start position ``n`` (Scharnagl's numbering),
     as lowercase letters from the a-file."""
@@ -391,7 +406,15 @@ def _chess960_back_rank(n: int) -> str:
     return "".join(rank)
 
 
-_CHESS960 = {_chess960_back_rank(_n): _n for _n in range(960)}
+_CHESS960: Dict[str, int] = {}
+
+
+def _chess960_numbers() -> Dict[str, int]:
+    """The number of each Chess960 back rank (made when first asked for:
+    not at import)."""
+    if not _CHESS960:
+        _CHESS960.update((_chess960_back_rank(n), n) for n in range(960))
+    return _CHESS960
 
 
 __all__ = ["BaseBoard"]

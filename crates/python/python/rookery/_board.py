@@ -30,8 +30,6 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 from ._errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
 from ._rookery import Board as _Rules
 from ._rookery import Move, between, ray
-from ._rookery import push_state as _push_state
-from ._rookery import repetition as _repetition
 from ._baseboard import BaseBoard, _attacks
 from ._squares import (
     BB_ALL, BB_EMPTY, BB_FILES, BB_RANK_1, BB_RANK_8, BB_RANKS, BB_SQUARES, BISHOP, BLACK,
@@ -99,10 +97,7 @@ def _restore(board: "Board", state: tuple) -> None:
     """Puts back the state ``Board._state()`` took: ``(pawns, knights,
     bishops, rooks, queens, kings, white, black, occupied, promoted, turn,
     castling_rights, ep_square, halfmove_clock, fullmove_number)``."""
-    (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-     white, black, board.occupied, board.promoted, board.turn, board.castling_rights,
-     board.ep_square, board.halfmove_clock, board.fullmove_number) = state
-    board.occupied_co = [black, white]
+    board._set_state(state)
 
 
 class Board(BaseBoard):
@@ -137,11 +132,10 @@ class Board(BaseBoard):
             self.set_fen(fen)
 
     # --- state ---------------------------------------------------------
-    def _state(self) -> tuple:
-        co = self.occupied_co
-        return (self.pawns, self.knights, self.bishops, self.rooks, self.queens, self.kings,
-                co[1], co[0], self.occupied, self.promoted, self.turn, self.castling_rights,
-                self.ep_square, self.halfmove_clock, self.fullmove_number)
+    # The state is held in Rust (``rookery._rookery.BoardState``, the base
+    # of ``BaseBoard``): python-chess's attributes are its properties, and
+    # ``push``, ``pop``, ``clear_stack``, ``_state`` (the state as a tuple)
+    # are its methods.
 
     def reset(self) -> None:
         if _START_STATE is None:
@@ -166,14 +160,10 @@ class Board(BaseBoard):
         BaseBoard.clear_board(self)
         self.clear_stack()
 
-    def clear_stack(self) -> None:
-        self.move_stack = []
-        self._stack = []
-
     def root(self) -> "Board":
-        if self._stack:
+        if self._stack_len():
             board = type(self)(None, chess960=self.chess960)
-            _restore(board, self._stack[0])
+            _restore(board, self._stack_at(0))
             return board
         return self.copy(stack=False)
 
@@ -183,13 +173,7 @@ class Board(BaseBoard):
 
     def copy(self, *, stack=True) -> "Board":
         board = type(self)(None, chess960=self.chess960)
-        board._copy_placement_from(self)
-        board.turn, board.castling_rights, board.ep_square = self.turn, self.castling_rights, self.ep_square
-        board.halfmove_clock, board.fullmove_number = self.halfmove_clock, self.fullmove_number
-        if stack:
-            n = len(self.move_stack) if stack is True else stack
-            board.move_stack = list(self.move_stack[-n:]) if n else []
-            board._stack = list(self._stack[-n:]) if n else []
+        board._copy_state_from(self, None if stack is True else int(stack))
         board._rules_cache = self._rules_cache
         return board
 
@@ -205,13 +189,9 @@ class Board(BaseBoard):
         cached_key, rules = self._rules_cache
         if cached_key == key:
             return rules
-        ep = self.ep_square if self._pseudo_ep() else None
-        try:
-            rules = _Rules.from_masks(self.bitboards(), self.turn, self.clean_castling_rights(), ep,
-                                      self.halfmove_clock, max(1, self.fullmove_number),
-                                      self.chess960 or not self._standard_castling())
-        except ValueError:
-            rules = None
+        # Built in Rust from the state (the en passant square where a capture
+        # there is pseudo-legal, the castling rights that can be).
+        rules = self._rules_board()
         self._rules_cache = (key, rules)
         return rules
 
@@ -462,27 +442,11 @@ class Board(BaseBoard):
         return self.is_castling(move) and square_file(move.to_square) < square_file(move.from_square)
 
     # --- making moves ------------------------------------------------------
-    def push(self, move: Move) -> None:
-        """Plays ``move`` without checking it is legal (as python-chess);
-        ``pop`` takes it back."""
-        if move.__class__ is str:
-            move = Move.from_uci(move)
-        state = self._state()
-        try:
-            after = _push_state(state, move, self.chess960)
-        except (OverflowError, TypeError):
-            return self._push_python(move)  # attributes Rust does not take (negative masks, ...)
-        self._stack.append(state)
-        (self.pawns, self.knights, self.bishops, self.rooks, self.queens, self.kings,
-         white, black, self.occupied, self.promoted, self.turn, self.castling_rights,
-         self.ep_square, self.halfmove_clock, self.fullmove_number, stacked) = after
-        self.occupied_co = [black, white]
-        self.move_stack.append(stacked)
-
     def _push_python(self, move: Move) -> None:
-        """``push`` in Python (for states the extension does not take)."""
+        """``push`` in Python, python-chess's semantics written again: the
+        reference the tests hold the Rust ``push`` to."""
         move = self._to_chess960(_as_move(move))
-        self._stack.append(self._state())
+        self._stack_append(self._state())
         self.castling_rights = self.clean_castling_rights()  # as python-chess, after saving the state
         self.move_stack.append(self._from_chess960(move))
         ep_square = self.ep_square
@@ -538,12 +502,6 @@ class Board(BaseBoard):
         else:
             self._set_piece_at(move.to_square, piece_type, self.turn, promoted)
         self.turn = not self.turn
-
-    def pop(self) -> Move:
-        """Takes back the last move (IndexError if none was played)."""
-        move = self.move_stack.pop()
-        _restore(self, self._stack.pop())
-        return move
 
     def peek(self) -> Move:
         return self.move_stack[-1]
@@ -821,9 +779,9 @@ class Board(BaseBoard):
         current = self._state()
         keys = [self._transposition_key()]
         try:
-            for i in range(len(self._stack) - 1, -1, -1):
+            for i in range(self._stack_len() - 1, -1, -1):
                 move = self.move_stack[i]
-                _restore(self, self._stack[i])
+                _restore(self, self._stack_at(i))
                 if self.is_irreversible(move):
                     break
                 keys.append(self._transposition_key())
@@ -837,7 +795,7 @@ class Board(BaseBoard):
         repetition can be claimed, counted in Rust; None where rookery-core
         refuses a position on the way (``_history_keys`` counts then)."""
         try:
-            return _repetition(self._stack, self.move_stack, self._state(), self.chess960, claim)
+            return self._repetition_counts(claim)
         except (OverflowError, TypeError, IndexError):
             return None
 
@@ -987,34 +945,7 @@ class Board(BaseBoard):
         return self.status() == STATUS_VALID
 
     # --- castling rights ----------------------------------------------------
-    def clean_castling_rights(self) -> Bitboard:
-        """The castling rights that can be: a rook and a king of that colour
-        on their back rank (in standard chess on their start squares), at
-        most one rook on each side of the king."""
-        castling = self.castling_rights & self.rooks
-        white = castling & BB_RANK_1 & self.occupied_co[WHITE]
-        black = castling & BB_RANK_8 & self.occupied_co[BLACK]
-        if not self.chess960:
-            white &= BB_A1 | BB_H1
-            black &= BB_A8 | BB_H8
-            if not self.occupied_co[WHITE] & self.kings & ~self.promoted & BB_E1:
-                white = 0
-            if not self.occupied_co[BLACK] & self.kings & ~self.promoted & BB_E8:
-                black = 0
-            return white | black
-        out = 0
-        for color, rights, backrank in ((WHITE, white, BB_RANK_1), (BLACK, black, BB_RANK_8)):
-            king = self.occupied_co[color] & self.kings & ~self.promoted & backrank
-            if not king or popcount(king) != 1:
-                continue
-            k = msb(king)
-            a_side = rights & ((1 << k) - 1)
-            h_side = rights & ~((1 << (k + 1)) - 1)
-            if a_side:
-                out |= BB_SQUARES[lsb(a_side)] if popcount(a_side) > 1 else a_side
-            if h_side:
-                out |= BB_SQUARES[msb(h_side)] if popcount(h_side) > 1 else h_side
-        return out
+    # clean_castling_rights: in Rust (BoardState, push's own).
 
     def has_castling_rights(self, color: Color) -> bool:
         return bool(self.clean_castling_rights() & (BB_RANK_1 if color else BB_RANK_8))

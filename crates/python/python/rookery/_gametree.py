@@ -75,6 +75,10 @@ class SkipType(enum.Enum):
 SKIP = SkipType.SKIP
 
 
+_SEVEN_TAGS = (("Event", "?"), ("Site", "?"), ("Date", "????.??.??"), ("Round", "?"),
+               ("White", "?"), ("Black", "?"), ("Result", "*"))
+
+
 class Headers(MutableMapping[str, str]):
     """PGN tags: the Seven Tag Roster first (in its order), then the others
     in the order they were set. Tag names are checked.
@@ -85,11 +89,14 @@ class Headers(MutableMapping[str, str]):
 
     def __init__(self, data: Union[Mapping[str, str], Iterable[Tuple[str, str]], None] = None,
                  **kwargs: str) -> None:
-        self._tag_roster: Dict[str, str] = {}
         self._others: Dict[str, str] = {}
         if data is None:
-            data = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?",
-                    "White": "?", "Black": "?", "Result": "*"}
+            # The seven tags of the roster, set directly (what update sets).
+            self._tag_roster: Dict[str, str] = dict(_SEVEN_TAGS)
+            if kwargs:
+                self.update(**kwargs)
+            return
+        self._tag_roster = {}
         self.update(data, **kwargs)
 
     def is_chess960(self) -> bool:
@@ -110,6 +117,9 @@ class Headers(MutableMapping[str, str]):
         raise ValueError(f"rookery does not play variant {variant!r}")
 
     def board(self) -> Board:
+        others = self._others
+        if "FEN" not in others and "Variant" not in others:
+            return Board()  # the standard start (standard castling rights)
         chess960 = self.is_chess960()
         fen = self.get("FEN", STARTING_FEN)
         board = self.variant()(fen, chess960=chess960)
