@@ -2,12 +2,14 @@
 //! once before it reads them.
 //!
 //! Every game's [`Header`] record is kept in the `headers` table, in
-//! blocks of [`BLOCK_GAMES`] records concatenated: block `k` holds games
-//! `k * BLOCK_GAMES + 1` to `(k + 1) * BLOCK_GAMES`, in order, the last
-//! block of the database as many as there are. An import appends to the
+//! blocks of `B` records concatenated: block `k` holds games `k * B + 1`
+//! to `(k + 1) * B`, in order, the last block of the database as many as
+//! there are. `B` is the database's `header_block` (in its `meta` table):
+//! [`BLOCK_GAMES`] for a database made now, [`FIRST_BLOCK_GAMES`] for one
+//! made before that was written down. An import appends to the
 //! last block (read back, then written again with the new records) in
 //! its own transaction, so a killed import leaves the blocks as they were.
-//! A search reads a block whole (36 KiB) and the records one after the
+//! A search reads a block whole (about 32 KiB) and the records one after the
 //! other, never a game's moves unless the game passes.
 //!
 //! A search's tests on tags, results and lengths are compiled
@@ -37,16 +39,21 @@ pub(crate) const HEADERS: TableDefinition<u64, &[u8]> = TableDefinition::new("he
 /// lichess's sites are one a game).
 pub(crate) const PLAYER_NAMES: TableDefinition<u32, &str> = TableDefinition::new("player_names");
 
-/// The header records a block holds (the last block of a database, fewer).
-pub const BLOCK_GAMES: u64 = 1024;
+/// The header records a block of a database made now holds (the last
+/// block of a database, fewer): 900 records are 32,400 bytes, which with
+/// the store's own bytes fit a 32 KiB page (1,024 records, 36 KiB, took a
+/// 64 KiB page each).
+pub const BLOCK_GAMES: u64 = 900;
 
-/// The bytes of a full block.
-const BLOCK_BYTES: usize = BLOCK_GAMES as usize * HEADER_BYTES;
+/// The header records a block holds in a database made before its
+/// block's size was written in its `meta` table.
+pub const FIRST_BLOCK_GAMES: u64 = 1024;
 
-/// The block of game `id` (from 1) and its place there.
-fn place(id: u64) -> (u64, usize) {
+/// The block of game `id` (from 1) and its place there, in blocks of
+/// `block` records.
+fn place(id: u64, block: u64) -> (u64, usize) {
     let n = id.saturating_sub(1);
-    (n / BLOCK_GAMES, (n % BLOCK_GAMES) as usize)
+    (n / block, (n % block) as usize)
 }
 
 /// The header blocks within an import's transaction: the last block's
@@ -60,11 +67,14 @@ pub(crate) struct HeaderBlocks<'t> {
     block: u64,
     /// Its records so far.
     records: Vec<u8>,
+    /// The bytes of a full block.
+    full: usize,
 }
 
 impl<'t> HeaderBlocks<'t> {
-    /// The blocks of `txn`'s database, whose games so far number
-    /// `stored`: the last block read back if it is not full.
+    /// The blocks of `txn`'s database, of `block_games` records each,
+    /// whose games so far number `stored`: the last block read back if it
+    /// is not full.
     ///
     /// # Errors
     /// The store's error; `Err(Ok(what))` when the last block is not as
@@ -72,11 +82,13 @@ impl<'t> HeaderBlocks<'t> {
     pub(crate) fn open(
         txn: &'t redb::WriteTransaction,
         stored: u64,
+        block_games: u64,
     ) -> Result<HeaderBlocks<'t>, Result<String, redb::Error>> {
         let table = txn.open_table(HEADERS).map_err(|e| Err(e.into()))?;
         let players = txn.open_table(PLAYER_NAMES).map_err(|e| Err(e.into()))?;
-        let (block, kept) = (stored / BLOCK_GAMES, (stored % BLOCK_GAMES) as usize);
-        let mut records = Vec::with_capacity(BLOCK_BYTES);
+        let (block, kept) = place(stored + 1, block_games);
+        let full = block_games as usize * HEADER_BYTES;
+        let mut records = Vec::with_capacity(full);
         if kept > 0 {
             let v = table.get(block).map_err(|e| Err(e.into()))?;
             records.extend_from_slice(v.as_ref().map_or(&[][..], |v| v.value()));
@@ -94,6 +106,7 @@ impl<'t> HeaderBlocks<'t> {
             known: Default::default(),
             block,
             records,
+            full,
         })
     }
 
@@ -110,7 +123,7 @@ impl<'t> HeaderBlocks<'t> {
             }
         }
         self.records.extend_from_slice(&h.encode());
-        if self.records.len() == BLOCK_BYTES {
+        if self.records.len() >= self.full {
             self.table.insert(self.block, self.records.as_slice())?;
             self.records.clear();
             self.block += 1;
@@ -134,13 +147,22 @@ impl<'t> HeaderBlocks<'t> {
 /// the last block read kept at hand (games are mostly read in order).
 pub(crate) struct HeaderReader<'a> {
     table: &'a redb::ReadOnlyTable<u64, &'static [u8]>,
+    /// The records of a full block.
+    block_games: u64,
     block: Option<(u64, redb::AccessGuard<'static, &'static [u8]>)>,
 }
 
 impl<'a> HeaderReader<'a> {
-    /// A reader of `table`'s records.
-    pub(crate) fn new(table: &'a redb::ReadOnlyTable<u64, &'static [u8]>) -> HeaderReader<'a> {
-        HeaderReader { table, block: None }
+    /// A reader of `table`'s records, in blocks of `block_games`.
+    pub(crate) fn new(
+        table: &'a redb::ReadOnlyTable<u64, &'static [u8]>,
+        block_games: u64,
+    ) -> HeaderReader<'a> {
+        HeaderReader {
+            table,
+            block_games,
+            block: None,
+        }
     }
 
     /// The record of game `id`; `None` if there is none.
@@ -151,7 +173,7 @@ impl<'a> HeaderReader<'a> {
         if id == 0 {
             return Ok(None);
         }
-        let (block, at) = place(id);
+        let (block, at) = place(id, self.block_games);
         if self.block.as_ref().is_none_or(|(b, _)| *b != block) {
             self.block = self.table.get(block)?.map(|v| (block, v));
         }
@@ -162,19 +184,20 @@ impl<'a> HeaderReader<'a> {
     }
 }
 
-/// Calls `f` with every game's number and header record, in order of
-/// number, until it returns `false`.
+/// Calls `f` with every game's number and header record (in blocks of
+/// `block_games`), in order of number, until it returns `false`.
 ///
 /// # Errors
 /// The store's error, or `f`'s.
 pub(crate) fn scan<E>(
     table: &redb::ReadOnlyTable<u64, &'static [u8]>,
+    block_games: u64,
     fail: impl Fn(redb::Error) -> E,
     f: &mut dyn FnMut(u64, &Header) -> Result<bool, E>,
 ) -> Result<(), E> {
     for row in table.iter().map_err(|e| fail(e.into()))? {
         let (k, v) = row.map_err(|e| fail(e.into()))?;
-        let first = k.value() * BLOCK_GAMES + 1;
+        let first = k.value() * block_games + 1;
         for (i, record) in v.value().chunks_exact(HEADER_BYTES).enumerate() {
             // A chunk of HEADER_BYTES always decodes.
             let Some(h) = Header::decode(record) else {
@@ -583,7 +606,8 @@ mod tests {
         import(&once, &text);
         let parts = Database::open(&t.join("parts.rdb")).unwrap();
         let mut from = 0;
-        for k in [1, 1000, 1001, 1024, 2048, 2049] {
+        let full = BLOCK_GAMES as usize;
+        for k in [1, full - 24, full - 23, full, 2 * full, 2 * full + 1] {
             let to = cut.get(k).copied().unwrap_or(text.len());
             import(&parts, &text[from..to]);
             from = to;
@@ -604,12 +628,73 @@ mod tests {
         assert_eq!(a[2].1.len(), 100 * HEADER_BYTES);
         assert!(a == b, "the blocks differ");
         let n = 2 * BLOCK_GAMES + 100;
-        for id in [1, 2, 1024, 1025, 2048, 2049, n] {
+        let full = BLOCK_GAMES;
+        for id in [1, 2, full, full + 1, 2 * full, 2 * full + 1, n] {
             assert_eq!(once.header(id).unwrap(), parts.header(id).unwrap());
             assert!(once.header(id).unwrap().is_some());
         }
         assert_eq!(once.header(n + 1).unwrap(), None);
         assert_eq!(once.header(0).unwrap(), None);
+    }
+
+    /// A database made before its blocks' size was written down (blocks
+    /// of [`FIRST_BLOCK_GAMES`]) is read, and imported into, in blocks of
+    /// that size: every game's record is the one a database made now has.
+    #[test]
+    fn a_database_of_the_first_block_size_is_read_and_continued_in_it() {
+        let t = TempDir::new("db-headers-first-blocks");
+        let first = FIRST_BLOCK_GAMES as usize;
+        let text = games(2 * first + 100);
+        let cut: Vec<usize> = text.match_indices("[Event").map(|(i, _)| i).collect();
+        let now = Database::open(&t.join("now.rdb")).unwrap();
+        import(&now, &text);
+        let path = t.join("first.rdb");
+        drop(Database::open(&path).unwrap());
+        {
+            let store = redb::Database::create(&path).unwrap();
+            let txn = store.begin_write().unwrap();
+            {
+                let mut meta = txn.open_table(crate::store::META).unwrap();
+                assert!(meta.remove("header_block").unwrap().is_some());
+            }
+            txn.commit().unwrap();
+        }
+        let old = Database::open(&path).unwrap();
+        import(&old, &text[..cut[first + 7]]);
+        drop(old);
+        let old = Database::open(&path).unwrap();
+        import(&old, &text[cut[first + 7]..]);
+        let txn = old.store.begin_read().unwrap();
+        let sizes: Vec<usize> = txn
+            .open_table(HEADERS)
+            .unwrap()
+            .iter()
+            .unwrap()
+            .map(|row| row.unwrap().1.value().len() / HEADER_BYTES)
+            .collect();
+        assert_eq!(sizes, [first, first, 100]);
+        let n = 2 * FIRST_BLOCK_GAMES + 100;
+        for id in 1..=n {
+            assert_eq!(
+                old.header(id).unwrap(),
+                now.header(id).unwrap(),
+                "game {id}"
+            );
+        }
+        assert_eq!(old.header(n + 1).unwrap(), None);
+        let c = CriteriaText {
+            elo: Some("2500".into()),
+            ..CriteriaText::default()
+        }
+        .criteria()
+        .unwrap();
+        let kept = found(&old, &c, true);
+        assert!(
+            !kept.is_empty() && kept.len() < n as usize,
+            "{}",
+            kept.len()
+        );
+        assert_eq!(kept, found(&now, &c, true));
     }
 
     /// A database of the layout before the header blocks (4: each

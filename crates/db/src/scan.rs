@@ -777,7 +777,7 @@ impl<'d, 'p> Worker<'d, 'p> {
         // The block's header records first (read a block of records at a
         // time), then each game's moves.
         let mut records = Vec::with_capacity(ids.len());
-        let mut reader = HeaderReader::new(&self.headers);
+        let mut reader = HeaderReader::new(&self.headers, db.header_block);
         for &id in &ids {
             let Some(h) = reader.get(id).map_err(|e| db.fail(e))? else {
                 return Err(db.damaged(format!("game {id}: no header record")));

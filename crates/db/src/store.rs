@@ -236,6 +236,9 @@ pub struct Database {
     /// `segments` table lists, opened when first needed (a header
     /// search or a game read does not decompress their block indexes).
     segments: Mutex<Option<OpenSegments>>,
+    /// The header records of a full block of this database
+    /// ([`crate::headers`]).
+    pub(crate) header_block: u64,
 }
 
 /// The name table within an import's transaction, with the names seen
@@ -293,12 +296,13 @@ impl Database {
             path: path.to_path_buf(),
             dir: PathBuf::from(dir),
             segments: Mutex::new(None),
+            header_block: headers::FIRST_BLOCK_GAMES,
         };
         // A database of this layout is opened without a write: a part of
         // a sharded import is read by its merge, and left, unchanged.
         if db.is_current()? {
             db.clean_index()?;
-            return Ok(db);
+            return db.with_header_block();
         }
         let txn = db.store.begin_write().map_err(|e| db.fail(e))?;
         {
@@ -310,6 +314,8 @@ impl Database {
             match found {
                 None => {
                     meta.insert("version", VERSION).map_err(|e| db.fail(e))?;
+                    meta.insert("header_block", headers::BLOCK_GAMES)
+                        .map_err(|e| db.fail(e))?;
                 }
                 Some(v) if v == VERSION => {}
                 Some(found) => {
@@ -331,7 +337,7 @@ impl Database {
         }
         txn.commit().map_err(|e| db.fail(e))?;
         db.clean_index()?;
-        Ok(db)
+        db.with_header_block()
     }
 
     /// Opens the database at `path` to read only, without a byte of it
@@ -356,6 +362,7 @@ impl Database {
             path: path.to_path_buf(),
             dir: PathBuf::from(dir),
             segments: Mutex::new(None),
+            header_block: headers::FIRST_BLOCK_GAMES,
         };
         if !db.is_current()? {
             let txn = db.store.begin_read().map_err(|e| db.fail(e))?;
@@ -371,7 +378,22 @@ impl Database {
                 found,
             });
         }
-        Ok(db)
+        db.with_header_block()
+    }
+
+    /// The database with its header blocks' size read from its `meta`
+    /// table ([`headers::FIRST_BLOCK_GAMES`] where none is written).
+    fn with_header_block(mut self) -> Result<Database, DbError> {
+        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
+        let meta = txn.open_table(META).map_err(|e| self.fail(e))?;
+        let block = meta.get("header_block").map_err(|e| self.fail(e))?;
+        self.header_block = block.map_or(headers::FIRST_BLOCK_GAMES, |v| v.value());
+        if self.header_block == 0 {
+            return Err(self.damaged("meta: header blocks of 0 games".to_string()));
+        }
+        drop(meta);
+        drop(txn);
+        Ok(self)
     }
 
     /// Opens an existing database to answer questions: read only
@@ -689,7 +711,7 @@ impl Database {
             .get("games")
             .map_err(|e| self.fail(e))?
             .map_or(0, |v| v.value());
-        let headers = HeaderBlocks::open(txn, stored).map_err(|e| match e {
+        let headers = HeaderBlocks::open(txn, stored, self.header_block).map_err(|e| match e {
             Ok(what) => self.damaged(what),
             Err(e) => self.fail(e),
         })?;
@@ -972,7 +994,9 @@ impl Database {
     pub fn header(&self, id: u64) -> Result<Option<Header>, DbError> {
         let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
         let t = txn.open_table(HEADERS).map_err(|e| self.fail(e))?;
-        HeaderReader::new(&t).get(id).map_err(|e| self.fail(e))
+        HeaderReader::new(&t, self.header_block)
+            .get(id)
+            .map_err(|e| self.fail(e))
     }
 
     /// The numbers of the names equal to `name`, ignoring case (lichess's
@@ -1010,7 +1034,7 @@ impl Database {
         let players = txn.open_table(PLAYERS).map_err(|e| self.fail(e))?;
         let games = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
         let h = txn.open_table(HEADERS).map_err(|e| self.fail(e))?;
-        let mut headers = HeaderReader::new(&h);
+        let mut headers = HeaderReader::new(&h, self.header_block);
         let side = u128::from(color == Color::Black);
         let mut numbers = Vec::new();
         for id in ids {
@@ -1104,7 +1128,7 @@ impl Database {
         let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
         let t = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
         let h = txn.open_table(HEADERS).map_err(|e| self.fail(e))?;
-        let mut headers = HeaderReader::new(&h);
+        let mut headers = HeaderReader::new(&h, self.header_block);
         let mut starts: HashMap<NameId, Position> = HashMap::new();
         for row in t.iter().map_err(|e| self.fail(e))? {
             let (k, v) = row.map_err(|e| self.fail(e))?;
@@ -1359,7 +1383,7 @@ impl Database {
             }))
         };
         if let Some(ids) = candidates {
-            let mut headers = HeaderReader::new(&h);
+            let mut headers = HeaderReader::new(&h, self.header_block);
             for id in ids {
                 let Some(header) = headers.get(id).map_err(|e| self.fail(e))? else {
                     return Err(self.damaged(format!("players: game {id} is not stored")));
@@ -1370,7 +1394,7 @@ impl Database {
             }
             return Ok(());
         }
-        headers::scan(&h, |e| self.fail(e), &mut judge)
+        headers::scan(&h, self.header_block, |e| self.fail(e), &mut judge)
     }
 
     /// [`Database::player_candidates`] in a transaction of its own, the
@@ -1436,7 +1460,7 @@ impl Database {
         let Some(v) = t.get(id).map_err(|e| self.fail(e))? else {
             return Ok(None);
         };
-        let mut headers = HeaderReader::new(&h);
+        let mut headers = HeaderReader::new(&h, self.header_block);
         let mut starts = HashMap::new();
         let header = self.header_in(&mut headers, id)?;
         self.read_game(id, header, v.value(), &mut starts).map(Some)

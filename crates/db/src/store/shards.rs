@@ -160,7 +160,7 @@ impl Database {
             }
         }
         let blocks = txn.open_table(HEADERS).map_err(|e| db.fail(e))?;
-        let mut headers = HeaderReader::new(&blocks);
+        let mut headers = HeaderReader::new(&blocks, db.header_block);
         let rename = |n: NameId| -> Result<NameId, DbError> {
             if n == NO_NAME {
                 return Ok(NO_NAME);
@@ -258,7 +258,7 @@ impl Database {
             let txn = db.store.begin_read().map_err(|e| db.fail(e))?;
             let games = txn.open_table(GAMES).map_err(|e| db.fail(e))?;
             let blocks = txn.open_table(HEADERS).map_err(|e| db.fail(e))?;
-            let mut headers = HeaderReader::new(&blocks);
+            let mut headers = HeaderReader::new(&blocks, db.header_block);
             starts.clear();
             for &(_, id, here) in kept.iter().filter(|k| k.0 == i) {
                 let Some(v) = games.get(id).map_err(|e| db.fail(e))? else {
