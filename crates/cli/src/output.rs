@@ -30,6 +30,26 @@ pub enum Status {
     Interrupted,
 }
 
+/// The error of a verb whose exit status 1 says that nothing was found
+/// (`db search`, as grep's): exit status 2, so that a script never reads
+/// a failure (a damaged database, a full disk) as an empty answer.
+#[derive(Debug)]
+pub struct Failed(pub anyhow::Error);
+
+impl fmt::Display for Failed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&error_text(&self.0))
+    }
+}
+
+impl std::error::Error for Failed {}
+
+/// `e` as the error of a verb whose exit status 1 says that nothing was
+/// found ([`Failed`]).
+pub fn failed(e: anyhow::Error) -> anyhow::Error {
+    anyhow::Error::new(Failed(e))
+}
+
 /// A usage error: the flags make no sense together (exit status 2).
 #[derive(Debug)]
 pub struct UsageError(pub String);
@@ -63,6 +83,10 @@ pub fn finish(result: anyhow::Result<Status>) -> ExitCode {
         Ok(Status::InputErrors) => ExitCode::from(1),
         Ok(Status::Interrupted) => ExitCode::from(130),
         Err(e) => {
+            let (e, grep) = match e.downcast::<Failed>() {
+                Ok(Failed(inner)) => (inner, true),
+                Err(e) => (e, false),
+            };
             if e.chain().any(|c| {
                 c.downcast_ref::<io::Error>()
                     .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
@@ -70,11 +94,13 @@ pub fn finish(result: anyhow::Result<Status>) -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("rookery: error: {}", error_text(&e));
-            if e.chain().any(|c| {
-                c.downcast_ref::<UsageError>().is_some()
-                    || c.downcast_ref::<rookery_io::output::OutputError>()
-                        .is_some_and(rookery_io::output::OutputError::is_refusal)
-            }) {
+            if grep
+                || e.chain().any(|c| {
+                    c.downcast_ref::<UsageError>().is_some()
+                        || c.downcast_ref::<rookery_io::output::OutputError>()
+                            .is_some_and(rookery_io::output::OutputError::is_refusal)
+                })
+            {
                 ExitCode::from(2)
             } else {
                 ExitCode::from(1)

@@ -446,6 +446,40 @@ fn a_damaged_segment_is_named() {
     assert!(text(&o.stdout).is_empty(), "{}", text(&o.stdout));
 }
 
+/// `db search` exits 1 when no game passes, as grep; a database it
+/// cannot read (not a database, cut short) is an error naming the file
+/// with exit status 2, never read as "no game found".
+#[test]
+fn a_search_that_fails_is_not_an_empty_answer() {
+    let t = TempDir::new("db-search-fails");
+    let db = t.join("g.rdb");
+    let pgn = t.write("g.pgn", games(50));
+    let o = rookery_in(t.path(), &["db", "import", s(&db), s(&pgn)], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let search = |db: &std::path::Path| {
+        rookery_in(
+            t.path(),
+            &["db", "search", s(db), "--player", "nobody", "--count"],
+            b"",
+        )
+    };
+    let none = search(&db);
+    assert_eq!(none.status.code(), Some(1), "{}", text(&none.stderr));
+    assert_eq!(text(&none.stdout).trim(), "0");
+    let bytes = std::fs::read(&db).unwrap();
+    let junk = t.write("junk.rdb", "not a database\n");
+    let cut = t.join("cut.rdb");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    for bad in [junk, cut] {
+        let o = search(&bad);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{}: {err}", bad.display());
+        let name = bad.file_name().unwrap().to_str().unwrap();
+        assert!(err.contains(name), "{err}");
+        assert!(text(&o.stdout).is_empty(), "{}", text(&o.stdout));
+    }
+}
+
 /// `db search` keeps the games `pgn filter` keeps, criterion by criterion,
 /// on the same games (numbers printed, `--count`, `--pgn`); none kept is
 /// exit status 1, as grep's.

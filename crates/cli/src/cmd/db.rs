@@ -82,7 +82,8 @@ enum Command {
     /// or how many. With a position test (--sub-fen, --imbalance, --stm,
     /// --move), a scan: each game found and the plies (0: the start) at
     /// which every position test holds at once (--material and --position
-    /// then join them). Exit status 0 when a game passes, 1 when none does.
+    /// then join them). Exit status 0 when a game passes, 1 when none
+    /// does, 2 on an error.
     #[command(
         after_help = "Examples:\n  rookery db search games.rdb --player carlsen --result 1-0\n  \
         rookery db search games.rdb --moves '1. e4 c5 2. Nf3' --transpose --count\n  \
@@ -312,7 +313,8 @@ impl Finds {
     }
 
     /// The failure to write, or the count printed (when asked) and the
-    /// exit status: 0 when a game was found, 1 when none was, as grep's.
+    /// exit status: 0 when a game was found, 1 when none was, as grep's
+    /// (a failure is 2: [`output::failed`]).
     fn finish(mut self) -> anyhow::Result<Status> {
         if let Some(e) = self.failed {
             return Err(e);
@@ -568,35 +570,46 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             count,
             pgn,
         } => {
-            let mut criteria = tests.criteria()?;
-            let mut query = scan.query()?;
-            if !query.is_empty() {
-                // Every position test at the same ply.
-                query.positions = std::mem::take(&mut criteria.positions);
-                query.materials = std::mem::take(&mut criteria.materials);
-                if !scan::scannable(&criteria) {
-                    return Err(output::usage(
-                        "--sub-fen, --imbalance, --stm and --move do not go with --moves, \
-                         --checkmate, --stalemate, --fifty, --repetition, --variations or --invert",
-                    ));
-                }
-            }
-            let database = existing(&db)?;
-            let walks = !criteria.positions.is_empty() || !criteria.materials.is_empty();
-            if !query.is_empty() || (walks && scan::scannable(&criteria)) {
-                return scan_search(&database, &criteria, &query, scan.jobs as usize, count, pgn);
-            }
-            let mut finds = Finds::new(count);
-            database.search(&criteria, &mut |f| {
-                finds.each(|out| {
-                    let (g, game, text) = f.read()?;
-                    if pgn {
-                        return Ok(out.write_all(text.as_bytes())?);
+            // Exit status 1 is "no game found": a failure exits 2.
+            let search = || -> anyhow::Result<Status> {
+                let mut criteria = tests.criteria()?;
+                let mut query = scan.query()?;
+                if !query.is_empty() {
+                    // Every position test at the same ply.
+                    query.positions = std::mem::take(&mut criteria.positions);
+                    query.materials = std::mem::take(&mut criteria.materials);
+                    if !scan::scannable(&criteria) {
+                        return Err(output::usage(
+                            "--sub-fen, --imbalance, --stm and --move do not go with --moves, \
+                             --checkmate, --stalemate, --fifty, --repetition, --variations or --invert",
+                        ));
                     }
-                    write_found(out, g.id, &game, g.moves.len())
-                })
-            })?;
-            finds.finish()
+                }
+                let database = existing(&db)?;
+                let walks = !criteria.positions.is_empty() || !criteria.materials.is_empty();
+                if !query.is_empty() || (walks && scan::scannable(&criteria)) {
+                    return scan_search(
+                        &database,
+                        &criteria,
+                        &query,
+                        scan.jobs as usize,
+                        count,
+                        pgn,
+                    );
+                }
+                let mut finds = Finds::new(count);
+                database.search(&criteria, &mut |f| {
+                    finds.each(|out| {
+                        let (g, game, text) = f.read()?;
+                        if pgn {
+                            return Ok(out.write_all(text.as_bytes())?);
+                        }
+                        write_found(out, g.id, &game, g.moves.len())
+                    })
+                })?;
+                finds.finish()
+            };
+            search().map_err(output::failed)
         }
         Command::Serve { db, listen } => {
             let database = std::sync::Arc::new(existing(&db)?);
