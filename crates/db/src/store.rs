@@ -426,20 +426,11 @@ impl Database {
         let Store::Write(db) = &mut self.store else {
             return Ok(false);
         };
-        let mut any = false;
-        // Each call moves what it can; the next finds what that freed.
-        loop {
-            match db.compact() {
-                Ok(true) => any = true,
-                Ok(false) => return Ok(any),
-                Err(e) => {
-                    return Err(DbError::Store {
-                        path: self.path.clone(),
-                        source: e.into(),
-                    })
-                }
-            }
-        }
+        // redb's compaction moves pages until nothing more moves.
+        db.compact().map_err(|e| DbError::Store {
+            path: self.path.clone(),
+            source: e.into(),
+        })
     }
 
     /// Whether the store is of this layout (its version is [`VERSION`],
