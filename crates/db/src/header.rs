@@ -87,13 +87,18 @@ pub struct Header {
     pub black_elo: u16,
     /// The ECO code as a number: `A00` is 100, `E99` 599 (0: none).
     pub eco: u16,
-    /// The mainline's length in plies (at most 16,383 counted).
+    /// The mainline's length in plies (at most [`Header::MAX_PLIES`]
+    /// counted).
     pub plies: u16,
     /// The result.
     pub result: u8,
 }
 
 impl Header {
+    /// The longest mainline a record counts (14 bits of it): a game as
+    /// long or longer is judged by its moves.
+    pub const MAX_PLIES: u16 = 0x3fff;
+
     /// The result as [`GameResult`].
     pub fn result(&self) -> GameResult {
         match self.result {
@@ -152,7 +157,7 @@ impl Header {
         out[30..32].copy_from_slice(&self.black_elo.to_le_bytes());
         out[32..34].copy_from_slice(&self.eco.to_le_bytes());
         // The length's high bits beside the result: 14 bits of plies.
-        let tail = (self.plies.min(0x3fff)) << 2 | u16::from(self.result & 3);
+        let tail = (self.plies.min(Header::MAX_PLIES)) << 2 | u16::from(self.result & 3);
         out[34..36].copy_from_slice(&tail.to_le_bytes());
         out
     }

@@ -28,7 +28,7 @@ use rookery_pgn::filter::Criteria;
 use rookery_pgn::GameResult;
 
 use crate::header::{Header, NameId, HEADER_BYTES, NO_NAME};
-use crate::store::{HEADER_TAGS, PLIES_COUNTED};
+use crate::store::HEADER_TAGS;
 use crate::{Database, DbError};
 
 /// The table of header blocks: a block's number, its records.
@@ -427,7 +427,7 @@ impl HeaderQuery {
         h: &Header,
         name: &mut dyn FnMut(NameId) -> Result<String, DbError>,
     ) -> Result<Option<bool>, DbError> {
-        if h.plies >= PLIES_COUNTED {
+        if h.plies >= Header::MAX_PLIES {
             return Ok(None);
         }
         if let Some(wanted) = &self.players {

@@ -47,7 +47,7 @@ use redb::ReadableTable;
 use rookery_core::{Bitboard, CastlingSide, Color, Move, Position, Role, San, Square};
 use rookery_pgn::filter::{Criteria, FilterError, Material, PositionTest};
 
-use crate::codec;
+use crate::codec::{self, Board, Reader};
 use crate::header::{Header, NameId, NO_NAME};
 use crate::headers::{HeaderReader, HEADERS};
 use crate::store::{header_tag, name_in, Database, DbError, GAMES, NAME_OF};
@@ -100,8 +100,29 @@ const PAWNS: usize = 4;
 /// order): a position's material, kings left out.
 type Counts = [[u8; 5]; 2];
 
+/// What the scan's tests read of a position: its pieces of each kind.
+/// A [`Position`] has them, and so does the [`Board`] a scan keeps.
+pub trait Pieces {
+    /// The pieces of `color` and `role`.
+    fn pieces(&self, color: Color, role: Role) -> Bitboard;
+}
+
+impl Pieces for Position {
+    #[inline]
+    fn pieces(&self, color: Color, role: Role) -> Bitboard {
+        Position::pieces(self, color, role)
+    }
+}
+
+impl Pieces for Board {
+    #[inline]
+    fn pieces(&self, color: Color, role: Role) -> Bitboard {
+        Board::pieces(self, color, role)
+    }
+}
+
 /// The material of `pos`.
-fn counts_of(pos: &Position) -> Counts {
+fn counts_of(pos: &impl Pieces) -> Counts {
     let mut c = [[0; 5]; 2];
     for (side, color) in [Color::White, Color::Black].into_iter().enumerate() {
         for (i, role) in COUNTED.into_iter().enumerate() {
@@ -161,7 +182,7 @@ pub struct SubFen {
 impl SubFen {
     /// Whether the pieces of the sub-FEN stand on their squares in `pos`.
     #[inline]
-    pub fn matches(&self, pos: &Position) -> bool {
+    pub fn matches(&self, pos: &impl Pieces) -> bool {
         self.wanted
             .iter()
             .all(|&(c, r, sq)| pos.pieces(c, r).0 & sq.0 == sq.0)
@@ -169,7 +190,7 @@ impl SubFen {
 
     /// Whether a position reached later from `pos` (with material
     /// `counts`) may match.
-    fn may_match(&self, pos: &Position, counts: &Counts) -> bool {
+    fn may_match(&self, pos: &impl Pieces, counts: &Counts) -> bool {
         may_reach(counts, &self.least)
             && self
                 .pawn_sources
@@ -521,30 +542,48 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// Whether the query holds at `pos` (material `c`), `m` the move
-    /// played from it.
+    /// Whether the query's tests of the pieces and the side to move hold
+    /// at `board` (material `c`).
     #[inline]
-    fn holds(&self, pos: &Position, c: &Counts, m: Option<Move>) -> bool {
+    fn holds_on(&self, board: &Board, c: &Counts) -> bool {
         let q = self.query;
-        q.turn.is_none_or(|t| pos.turn() == t)
-            && (q.sub_fens.is_empty() || q.sub_fens.iter().any(|s| s.matches(pos)))
+        q.turn.is_none_or(|t| board.turn() == t)
+            && (q.sub_fens.is_empty() || q.sub_fens.iter().any(|s| s.matches(board)))
             && (self.query_materials.is_empty() || self.query_materials.contains(c))
             && (q.imbalances.is_empty() || q.imbalances.iter().any(|i| i.holds(c)))
-            && (q.positions.is_empty() || q.positions.iter().any(|p| p.key == pos.hash()))
+    }
+
+    /// Whether the query's tests of the whole position hold at `pos`, `m`
+    /// the move played from it.
+    #[inline]
+    fn holds_at(&self, pos: &Position, m: Option<Move>) -> bool {
+        let q = self.query;
+        (q.positions.is_empty() || q.positions.iter().any(|p| p.key == pos.hash()))
             && (q.moves.is_empty() || m.is_some_and(|m| q.moves.iter().any(|p| p.matches(pos, m))))
     }
 
-    /// Whether the query may hold at `pos` (material `c`) or a later
+    /// Whether the query may hold at `board` (material `c`) or a later
     /// position of its game.
-    fn may_hold(&self, pos: &Position, c: &Counts) -> bool {
+    fn may_hold(&self, board: &Board, c: &Counts) -> bool {
         let q = self.query;
         (self.query_materials.is_empty() || self.query_materials.iter().any(|m| may_reach(c, m)))
-            && (q.sub_fens.is_empty() || q.sub_fens.iter().any(|s| s.may_match(pos, c)))
+            && (q.sub_fens.is_empty() || q.sub_fens.iter().any(|s| s.may_match(board, c)))
+    }
+
+    /// Whether a test needs the whole position (its hash, or the move
+    /// played as SAN reads it), not only where the pieces stand.
+    fn needs_position(&self) -> bool {
+        !self.positions.is_empty()
+            || !self.query.positions.is_empty()
+            || !self.query.moves.is_empty()
     }
 
     /// The plies of the game from `start` by `bytes` at which the query
     /// holds, if the game passes the criteria's positions and material
     /// (`None` if it does not); `plies` counts those read.
+    ///
+    /// The moves are read onto a [`Board`] without a move generator; a
+    /// [`Position`] is played beside it only for a test that needs one.
     fn walk(
         &self,
         start: &Position,
@@ -556,20 +595,17 @@ impl<'a> Plan<'a> {
         let mut need_position = !self.positions.is_empty();
         let mut need_material = !self.materials.is_empty();
         let mut alive = per_ply;
-        let mut pos = start.clone();
+        let mut reader = Reader::new(start, bytes);
+        let mut pos = self.needs_position().then(|| start.clone());
         let mut c: Counts = [[0; 5]; 2];
         let mut ply = 0;
-        // Whether material may have changed: at the start, and after a
-        // capture or a pawn move (the move that starts the clock again).
-        let mut recount = true;
         loop {
-            let m = match bytes.get(ply) {
-                Some(&b) => Some(codec::decode(&pos, b).ok_or(codec::CodecError { ply, byte: b })?),
-                None => None,
-            };
-            if self.counts && recount {
-                c = counts_of(&pos);
-                if alive && !self.may_hold(&pos, &c) {
+            let board = reader.board();
+            // Material changes only at a capture or a pawn's move (true
+            // at the start).
+            if self.counts && board.material_may_have_changed() {
+                c = counts_of(board);
+                if alive && !self.may_hold(board, &c) {
                     alive = false;
                     if found.is_empty() {
                         return Ok(None);
@@ -579,13 +615,20 @@ impl<'a> Plan<'a> {
                     return Ok(None);
                 }
             }
-            if need_position && self.positions.iter().any(|p| p.key == pos.hash()) {
-                need_position = false;
-            }
             if need_material && self.materials.contains(&c) {
                 need_material = false;
             }
-            if alive && self.holds(&pos, &c, m) {
+            let here = alive && self.holds_on(board, &c);
+            if let Some(p) = &pos {
+                if need_position && self.positions.iter().any(|t| t.key == p.hash()) {
+                    need_position = false;
+                }
+            }
+            if !here && !alive && !need_position && !need_material {
+                break;
+            }
+            let m = reader.next_move()?;
+            if here && pos.as_ref().is_none_or(|p| self.holds_at(p, m)) {
                 found.push(ply as u32);
             }
             if !alive && !need_position && !need_material {
@@ -594,10 +637,9 @@ impl<'a> Plan<'a> {
             let Some(m) = m else {
                 break;
             };
-            let clock = pos.halfmoves();
-            pos.play_unchecked(m);
-            // The clock did not go on: a capture or a pawn move.
-            recount = pos.halfmoves() <= clock;
+            if let Some(p) = &mut pos {
+                p.play_unchecked(m);
+            }
             ply += 1;
             *plies += 1;
         }
@@ -763,11 +805,11 @@ impl<'d, 'p> Worker<'d, 'p> {
     }
 
     /// The games of block `b` of `ids` that are found.
-    fn block(&mut self, ids: &Ids, b: usize) -> Result<(Vec<Hit>, ScanReport), DbError> {
+    fn block(&mut self, ids_of: &Ids, b: usize) -> Result<(Vec<Hit>, ScanReport), DbError> {
         let mut hits = Vec::new();
         let mut report = ScanReport::default();
         let db = self.db;
-        let ids: Vec<u64> = match ids {
+        let ids: Vec<u64> = match ids_of {
             Ids::Range(last) => {
                 let lo = 1 + (b * BLOCK) as u64;
                 (lo..=(lo + BLOCK as u64 - 1).min(*last)).collect()
@@ -785,9 +827,29 @@ impl<'d, 'p> Worker<'d, 'p> {
             records.push(h);
         }
         drop(reader);
+        let missing = |id: u64| db.damaged(format!("game {id} is not stored"));
+        if let (Some(&lo), Some(&hi), true) =
+            (ids.first(), ids.last(), matches!(ids_of, Ids::Range(_)))
+        {
+            // Consecutive games: one walk along the table, not a lookup each.
+            let mut rows = self.games.range(lo..=hi).map_err(|e| db.fail(e))?;
+            for (&id, header) in ids.iter().zip(records) {
+                let (k, v) = rows
+                    .next()
+                    .ok_or_else(|| missing(id))?
+                    .map_err(|e| db.fail(e))?;
+                if k.value() != id {
+                    return Err(missing(id));
+                }
+                if let Some(h) = self.game(id, header, v.value(), &mut report)? {
+                    hits.push(h);
+                }
+            }
+            return Ok((hits, report));
+        }
         for (&id, header) in ids.iter().zip(records) {
             let Some(v) = self.games.get(id).map_err(|e| db.fail(e))? else {
-                return Err(db.damaged(format!("game {id} is not stored")));
+                return Err(missing(id));
             };
             if let Some(h) = self.game(id, header, v.value(), &mut report)? {
                 hits.push(h);
@@ -816,10 +878,6 @@ impl<'d, 'p> Worker<'d, 'p> {
     ) -> Result<Option<Hit>, DbError> {
         report.games += 1;
         let db = self.db;
-        if self.plan.header_tests && !self.header_passes(&header, moves.len())? {
-            return Ok(None);
-        }
-        report.decoded += 1;
         let start = if header.start == NO_NAME {
             None
         } else if let Some(p) = self.starts.get(&header.start) {
@@ -832,6 +890,27 @@ impl<'d, 'p> Worker<'d, 'p> {
             Some(p)
         };
         let start = start.unwrap_or_else(Position::startpos);
+        if self.plan.header_tests {
+            let plies = if header.plies < Header::MAX_PLIES {
+                usize::from(header.plies)
+            } else {
+                // Longer than the record counts: the moves are counted.
+                let mut reader = Reader::new(&start, moves);
+                let mut n = 0;
+                while reader
+                    .next_move()
+                    .map_err(|e| db.damaged(format!("game {id}: {e}")))?
+                    .is_some()
+                {
+                    n += 1;
+                }
+                n
+            };
+            if !self.header_passes(&header, plies)? {
+                return Ok(None);
+            }
+        }
+        report.decoded += 1;
         let plies = self
             .plan
             .walk(&start, moves, &mut report.plies)
@@ -840,7 +919,7 @@ impl<'d, 'p> Worker<'d, 'p> {
     }
 
     /// Whether the header passes the criteria's tests on tags, result and
-    /// length (`plies`: the stored moves').
+    /// length (`plies`: the mainline's).
     fn header_passes(&mut self, h: &Header, plies: usize) -> Result<bool, DbError> {
         let plan: &'p Plan<'p> = self.plan;
         let failed = RefCell::new(None);

@@ -68,9 +68,10 @@ const SEGMENTS: TableDefinition<u64, u64> = TableDefinition::new("segments");
 const IMPORTS: TableDefinition<u64, &str> = TableDefinition::new("imports");
 const PLAYERS: TableDefinition<u128, ()> = TableDefinition::new("players");
 
-/// The layout of the tables this version writes (5: the header records
-/// in blocks of their own, apart from the moves).
-pub(crate) const VERSION: u64 = 5;
+/// The layout of the tables this version writes (6: moves written by the
+/// piece that makes them, [`codec`]; 5 wrote each as its index among the
+/// legal moves, and put the header records in blocks apart from them).
+pub(crate) const VERSION: u64 = 6;
 
 /// Positions counted in memory (32 bytes each) before they are written
 /// as a run, unless [`ImportOptions::run_positions`] says otherwise.
@@ -107,7 +108,10 @@ pub enum DbError {
         source: std::io::Error,
     },
     /// The file is a database of another layout.
-    #[error("{path}: a database of layout {found}, this rookery reads layout {VERSION}")]
+    #[error(
+        "{path}: a database of layout {found}, this rookery reads layout {VERSION}: \
+         import its games again with this rookery"
+    )]
     Version {
         /// The database file.
         path: PathBuf,
@@ -1199,7 +1203,7 @@ impl Database {
         h: &Header,
         name: &mut dyn FnMut(NameId) -> Result<String, DbError>,
     ) -> Result<Option<bool>, DbError> {
-        if h.plies >= PLIES_COUNTED {
+        if h.plies >= Header::MAX_PLIES {
             return Ok(None);
         }
         let name = RefCell::new(name);
@@ -1475,10 +1479,6 @@ pub(crate) fn name_in(
     Ok(t.get(id)?
         .map_or_else(|| "?".into(), |v| v.value().to_string()))
 }
-
-/// The plies a header record counts: a game as long or longer is judged
-/// by its moves (see [`Header::plies`]).
-pub(crate) const PLIES_COUNTED: u16 = 0x3fff;
 
 /// The tags a stored game has, in the order its PGN writes them: the
 /// Seven Tag Roster, the ratings, the ECO code and the start position.
