@@ -253,3 +253,38 @@ fn bad_sub_fens_and_imbalances_are_usage_errors() {
     );
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
 }
+
+/// `--stats` counts what the scan read: every game, and with a test that
+/// can hold to the end (`--stm white`), every ply the listing of all games
+/// gives.
+#[test]
+fn stats_count_the_games_and_plies_the_scan_read() {
+    let t = TempDir::new("db-scan-stats");
+    let (db, _) = database(&t);
+    let all = rookery_in(t.path(), &["db", "search", &db, "--plies", "0.."], b"");
+    assert_eq!(all.status.code(), Some(0), "{}", text(&all.stderr));
+    let listed = text(&all.stdout);
+    let games = listed.lines().count();
+    let plies: u64 = listed
+        .lines()
+        .map(|l| {
+            let last = l.rsplit('\t').next().unwrap();
+            last.trim_end_matches(" plies").parse::<u64>().unwrap()
+        })
+        .sum();
+    assert!(games > 1200 && plies > 10 * games as u64, "{games} {plies}");
+    let o = rookery_in(
+        t.path(),
+        &["db", "search", &db, "--stm", "white", "--count", "--stats"],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(
+        err.starts_with(&format!(
+            "scanned {games} games ({games} past their headers), {plies} plies in "
+        )),
+        "{err}"
+    );
+    assert!(err.contains(" M plies a second"), "{err}");
+}

@@ -246,6 +246,22 @@ impl Board {
                 self.put(us, rook_role, rook, rook_to);
             }
             self.reset = false;
+        } else if self.role[to] == NONE && !m.is_en_passant() && !m.is_promotion() {
+            // The common case, a move to an empty square: the piece's
+            // bits flip, its number goes with it.
+            let moving = self.role[from];
+            let bits = 1u64 << from | 1u64 << to;
+            self.by_color[us.index()].0 ^= bits;
+            self.by_role[usize::from(moving)].0 ^= bits;
+            let slot = self.slot[from];
+            self.role[to] = moving;
+            self.slot[to] = slot;
+            self.role[from] = NONE;
+            self.slot[from] = NONE;
+            if slot != NONE {
+                self.square[us.index()][usize::from(slot)] = to as u8;
+            }
+            self.reset = moving == Role::Pawn.index() as u8;
         } else {
             let moving = self.role[from];
             let taken = if m.is_en_passant() {
@@ -425,15 +441,46 @@ pub struct Reader<'a> {
     by_index: Option<Position>,
 }
 
+/// A start position made ready for reading lines from it: its [`Board`]
+/// built once for every game that starts there.
+#[derive(Clone, Debug)]
+pub struct Start {
+    position: Position,
+    board: Board,
+    by_piece: bool,
+}
+
+impl Start {
+    /// The lines from `position`.
+    pub fn new(position: Position) -> Start {
+        Start {
+            board: Board::new(&position),
+            by_piece: by_piece(&position),
+            position,
+        }
+    }
+
+    /// The start position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+}
+
 impl<'a> Reader<'a> {
     /// The line `bytes` written from `start`.
     pub fn new(start: &Position, bytes: &'a [u8]) -> Reader<'a> {
+        Reader::at(&Start::new(start.clone()), bytes)
+    }
+
+    /// The line `bytes` written from `start`, its board copied.
+    #[inline]
+    pub fn at(start: &Start, bytes: &'a [u8]) -> Reader<'a> {
         Reader {
             bytes,
             at: 0,
             ply: 0,
-            board: Board::new(start),
-            by_index: (!by_piece(start)).then(|| start.clone()),
+            board: start.board.clone(),
+            by_index: (!start.by_piece).then(|| start.position.clone()),
         }
     }
 

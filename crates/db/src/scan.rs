@@ -47,7 +47,7 @@ use redb::ReadableTable;
 use rookery_core::{Bitboard, CastlingSide, Color, Move, Position, Role, San, Square};
 use rookery_pgn::filter::{Criteria, FilterError, Material, PositionTest};
 
-use crate::codec::{self, Board, Reader};
+use crate::codec::{self, Board, Reader, Start};
 use crate::header::{Header, NameId, NO_NAME};
 use crate::headers::{HeaderReader, HEADERS};
 use crate::store::{header_tag, name_in, Database, DbError, GAMES, NAME_OF};
@@ -586,7 +586,7 @@ impl<'a> Plan<'a> {
     /// [`Position`] is played beside it only for a test that needs one.
     fn walk(
         &self,
-        start: &Position,
+        start: &Start,
         bytes: &[u8],
         plies: &mut u64,
     ) -> Result<Option<Vec<u32>>, codec::CodecError> {
@@ -595,8 +595,8 @@ impl<'a> Plan<'a> {
         let mut need_position = !self.positions.is_empty();
         let mut need_material = !self.materials.is_empty();
         let mut alive = per_ply;
-        let mut reader = Reader::new(start, bytes);
-        let mut pos = self.needs_position().then(|| start.clone());
+        let mut reader = Reader::at(start, bytes);
+        let mut pos = self.needs_position().then(|| start.position().clone());
         let mut c: Counts = [[0; 5]; 2];
         let mut ply = 0;
         loop {
@@ -787,7 +787,9 @@ struct Worker<'d, 'p> {
     headers: redb::ReadOnlyTable<u64, &'static [u8]>,
     names: redb::ReadOnlyTable<u32, &'static str>,
     name_cache: HashMap<NameId, String>,
-    starts: HashMap<NameId, Position>,
+    /// The start positions met, by their name (the standard one at
+    /// [`NO_NAME`]).
+    starts: HashMap<NameId, Start>,
 }
 
 impl<'d, 'p> Worker<'d, 'p> {
@@ -800,7 +802,7 @@ impl<'d, 'p> Worker<'d, 'p> {
             headers: txn.open_table(HEADERS).map_err(|e| db.fail(e))?,
             names: txn.open_table(NAME_OF).map_err(|e| db.fail(e))?,
             name_cache: HashMap::new(),
-            starts: HashMap::new(),
+            starts: HashMap::from([(NO_NAME, Start::new(Position::startpos()))]),
         })
     }
 
@@ -878,24 +880,18 @@ impl<'d, 'p> Worker<'d, 'p> {
     ) -> Result<Option<Hit>, DbError> {
         report.games += 1;
         let db = self.db;
-        let start = if header.start == NO_NAME {
-            None
-        } else if let Some(p) = self.starts.get(&header.start) {
-            Some(p.clone())
-        } else {
+        if !self.starts.contains_key(&header.start) {
             let fen = self.name(header.start)?;
             let p = Position::from_fen(&fen)
                 .map_err(|e| db.damaged(format!("game {id}: start {fen:?}: {e}")))?;
-            self.starts.insert(header.start, p.clone());
-            Some(p)
-        };
-        let start = start.unwrap_or_else(Position::startpos);
+            self.starts.insert(header.start, Start::new(p));
+        }
         if self.plan.header_tests {
             let plies = if header.plies < Header::MAX_PLIES {
                 usize::from(header.plies)
             } else {
                 // Longer than the record counts: the moves are counted.
-                let mut reader = Reader::new(&start, moves);
+                let mut reader = Reader::at(&self.starts[&header.start], moves);
                 let mut n = 0;
                 while reader
                     .next_move()
@@ -913,7 +909,7 @@ impl<'d, 'p> Worker<'d, 'p> {
         report.decoded += 1;
         let plies = self
             .plan
-            .walk(&start, moves, &mut report.plies)
+            .walk(&self.starts[&header.start], moves, &mut report.plies)
             .map_err(|e| db.damaged(format!("game {id}: {e}")))?;
         Ok(plies.map(|plies| Hit { id, plies }))
     }

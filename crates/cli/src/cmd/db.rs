@@ -220,6 +220,10 @@ struct ScanArgs {
     /// --position).
     #[arg(short, long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     jobs: u32,
+    /// After a scan, write to standard error how many games and plies it
+    /// read, in how long, and the plies read a second.
+    #[arg(long)]
+    stats: bool,
 }
 
 impl ScanArgs {
@@ -250,13 +254,14 @@ fn scan_search(
     database: &Database,
     criteria: &Criteria,
     query: &Query,
-    jobs: usize,
+    flags: &ScanArgs,
     count: bool,
     pgn: bool,
 ) -> anyhow::Result<Status> {
     let mut finds = Finds::new(count);
     let mut names = std::collections::HashMap::new();
-    database.scan(criteria, query, jobs, &mut |hit| {
+    let began = std::time::Instant::now();
+    let report = database.scan(criteria, query, flags.jobs as usize, &mut |hit| {
         finds.each(|out| {
             if !pgn && !query.is_empty() {
                 let plies: Vec<String> = hit.plies.iter().map(u32::to_string).collect();
@@ -274,6 +279,16 @@ fn scan_search(
             write_found(out, g.id, &game, g.moves.len())
         })
     })?;
+    if flags.stats {
+        let took = began.elapsed().as_secs_f64();
+        eprintln!(
+            "scanned {} games ({} past their headers), {} plies in {took:.3} s: {:.1} M plies a second",
+            report.games,
+            report.decoded,
+            report.plies,
+            report.plies as f64 / took.max(1e-9) / 1e6
+        );
+    }
     finds.finish()
 }
 
@@ -588,14 +603,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 let database = existing(&db)?;
                 let walks = !criteria.positions.is_empty() || !criteria.materials.is_empty();
                 if !query.is_empty() || (walks && scan::scannable(&criteria)) {
-                    return scan_search(
-                        &database,
-                        &criteria,
-                        &query,
-                        scan.jobs as usize,
-                        count,
-                        pgn,
-                    );
+                    return scan_search(&database, &criteria, &query, &scan, count, pgn);
                 }
                 let mut finds = Finds::new(count);
                 database.search(&criteria, &mut |f| {
