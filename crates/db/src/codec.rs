@@ -111,6 +111,72 @@ fn offset(sq: usize, files: i8, ranks: i8) -> Option<usize> {
     ((0..8).contains(&f) && (0..8).contains(&r)).then_some((r * 8 + f) as usize)
 }
 
+/// In [`TARGETS`]: no such move.
+const NO_MOVE: u8 = 0xFF;
+
+/// In [`TARGETS`]: a move read the long way ([`Board::decode_special`]):
+/// a pawn's capture (en passant?) or promotion, castling, a queen's
+/// diagonal move.
+const SPECIAL: u8 = 0xFE;
+
+/// The square each code of each piece goes to from each square, for the
+/// plain moves (a step, a jump, a slide, a pawn's push), so that reading
+/// one is a load, not a branch on the piece: indexed by the role (a
+/// black pawn apart, at 6), the code and the from square.
+static TARGETS: [[[u8; 64]; 16]; 7] = targets();
+
+/// [`TARGETS`], worked out.
+const fn targets() -> [[[u8; 64]; 16]; 7] {
+    let mut t = [[[NO_MOVE; 64]; 16]; 7];
+    let mut from = 0;
+    while from < 64 {
+        let (f, r) = ((from & 7) as i8, (from >> 3) as i8);
+        let mut code = 0;
+        while code < 16 {
+            let c = code as i8;
+            // (files, ranks) of the move for each kind, or None.
+            let mut kind = 0;
+            while kind < 7 {
+                let on: i8 = if kind == 6 { -1 } else { 1 };
+                let step: Option<(i8, i8)> = match kind {
+                    0 | 6 => match code {
+                        0 => Some((0, on)),
+                        1 => Some((0, 2 * on)),
+                        _ => None,
+                    },
+                    1 if code < 8 => Some(JUMPS[code]),
+                    2 if (c & 7) != f => {
+                        let df = (c & 7) - f;
+                        Some((df, if code < 8 { df } else { -df }))
+                    }
+                    3 | 4 if code < 8 && c != f => Some((c - f, 0)),
+                    3 | 4 if code >= 8 && c - 8 != r => Some((0, c - 8 - r)),
+                    5 if code < 8 => Some(STEPS[code]),
+                    _ => None,
+                };
+                let special = match kind {
+                    0 | 6 => code >= 2,
+                    4 => c == f,
+                    5 => code >= 8,
+                    _ => false,
+                };
+                if special {
+                    t[kind][code][from] = SPECIAL;
+                } else if let Some((df, dr)) = step {
+                    let (tf, tr) = (f + df, r + dr);
+                    if tf >= 0 && tf < 8 && tr >= 0 && tr < 8 {
+                        t[kind][code][from] = (tr * 8 + tf) as u8;
+                    }
+                }
+                kind += 1;
+            }
+            code += 1;
+        }
+        from += 1;
+    }
+    t
+}
+
 /// The pieces of a position and the numbers they were given at the start:
 /// all a reader of stored moves keeps. It plays moves without asking
 /// whether they are legal (a stored game's are), and answers what a scan
@@ -126,8 +192,8 @@ pub struct Board {
     /// The square of each side's numbered pieces, [`NONE`] once captured.
     square: [[u8; SLOTS]; 2],
     turn: Color,
-    /// Whether the last move played was a capture or a pawn's move.
-    reset: bool,
+    /// Whether the last move played took a piece or promoted a pawn.
+    changed: bool,
 }
 
 impl Board {
@@ -141,7 +207,7 @@ impl Board {
             slot: [NONE; 64],
             square: [[NONE; SLOTS]; 2],
             turn: pos.turn(),
-            reset: true,
+            changed: true,
         };
         for color in [Color::White, Color::Black] {
             for (n, sq) in pos.by_color(color).enumerate() {
@@ -171,11 +237,11 @@ impl Board {
         self.turn
     }
 
-    /// Whether the last move played took a piece or moved a pawn (and so
-    /// may have changed the material); true before any move.
+    /// Whether the last move played changed the material (took a piece
+    /// or promoted a pawn); true before any move.
     #[inline]
-    pub fn material_may_have_changed(&self) -> bool {
-        self.reset
+    pub fn material_changed(&self) -> bool {
+        self.changed
     }
 
     #[inline]
@@ -245,7 +311,7 @@ impl Board {
             if rook_role != NONE {
                 self.put(us, rook_role, rook, rook_to);
             }
-            self.reset = false;
+            self.changed = false;
         } else if self.role[to] == NONE && !m.is_en_passant() && !m.is_promotion() {
             // The common case, a move to an empty square: the piece's
             // bits flip, its number goes with it.
@@ -261,7 +327,7 @@ impl Board {
             if slot != NONE {
                 self.square[us.index()][usize::from(slot)] = to as u8;
             }
-            self.reset = moving == Role::Pawn.index() as u8;
+            self.changed = false;
         } else {
             let moving = self.role[from];
             let taken = if m.is_en_passant() {
@@ -280,7 +346,7 @@ impl Board {
             self.lift(from);
             let role = m.promotion().map_or(moving, |r| r.index() as u8);
             self.put(us, role, slot, to);
-            self.reset = capture || moving == Role::Pawn.index() as u8;
+            self.changed = capture || m.is_promotion();
         }
         self.turn = !us;
     }
@@ -348,6 +414,84 @@ impl Board {
     /// move to a square on the board not its own.
     #[inline]
     pub fn decode(&self, bytes: &[u8]) -> Option<(Move, usize)> {
+        let b = *bytes.first()?;
+        let us = self.turn.index();
+        let from = self.square[us][usize::from(b >> 4)];
+        if from == NONE {
+            return None;
+        }
+        let role = self.role[usize::from(from)];
+        let kind = if role == 0 && us == 1 {
+            6
+        } else {
+            usize::from(role)
+        };
+        let to = TARGETS[kind][usize::from(b & 15)][usize::from(from)];
+        if to < 64 {
+            if self.role[usize::from(to)] != NONE && self.color_at(usize::from(to)) == us {
+                return None;
+            }
+            let m = Move::normal(Square::new(u32::from(from)), Square::new(u32::from(to)));
+            return Some((m, 1));
+        }
+        if to == NO_MOVE {
+            return None;
+        }
+        self.decode_special(bytes)
+    }
+
+    /// Reads and plays `byte` if it is a plain move (a step, a jump, a
+    /// slide or a push: no castling, promotion or pawn's capture) to an
+    /// empty square or onto a piece of the other side; `None` leaves the
+    /// board as it was, for [`Board::decode`] and [`Board::play`]. The
+    /// scan's inner loop: a table load, no branch on the kind of piece.
+    #[inline]
+    fn step(&mut self, byte: u8) -> Option<Move> {
+        let us = self.turn.index();
+        let slot = usize::from(byte >> 4);
+        let from = self.square[us][slot];
+        if from == NONE {
+            return None;
+        }
+        let from = usize::from(from);
+        let moving = self.role[from];
+        let kind = if moving == 0 && us == 1 {
+            6
+        } else {
+            usize::from(moving)
+        };
+        let to = TARGETS[kind][usize::from(byte & 15)][from];
+        if to >= 64 {
+            return None;
+        }
+        let to = usize::from(to);
+        let taken = self.role[to];
+        let changed = taken != NONE;
+        if changed {
+            if self.color_at(to) == us {
+                return None;
+            }
+            self.lift(to);
+        }
+        let bits = 1u64 << from | 1u64 << to;
+        self.by_color[us].0 ^= bits;
+        self.by_role[usize::from(moving)].0 ^= bits;
+        self.role[to] = moving;
+        self.slot[to] = slot as u8;
+        self.role[from] = NONE;
+        self.slot[from] = NONE;
+        self.square[us][slot] = to as u8;
+        self.changed = changed;
+        self.turn = !self.turn;
+        Some(Move::normal(
+            Square::new(from as u32),
+            Square::new(to as u32),
+        ))
+    }
+
+    /// [`Board::decode`] of a move the table leaves to be worked out.
+    #[cold]
+    fn decode_special(&self, bytes: &[u8]) -> Option<(Move, usize)> {
         let b = *bytes.first()?;
         let us = self.turn.index();
         let from = self.square[us][usize::from(b >> 4)];
@@ -505,6 +649,11 @@ impl<'a> Reader<'a> {
         };
         let m = match &mut self.by_index {
             None => {
+                if let Some(m) = self.board.step(byte) {
+                    self.at += 1;
+                    self.ply += 1;
+                    return Ok(Some(m));
+                }
                 let (m, used) = self.board.decode(&self.bytes[self.at..]).ok_or(error)?;
                 self.at += used;
                 m
@@ -573,8 +722,9 @@ pub fn decode_line(start: &Position, bytes: &[u8]) -> Result<Vec<Move>, CodecErr
 }
 
 /// Moves by their index among the legal moves in a fixed order, for a
-/// start position with more pieces on a side than can be numbered.
-mod index {
+/// start position with more pieces on a side than can be numbered (and
+/// the way layout 5 wrote every game).
+pub mod index {
     use rookery_core::{Move, Position, Role};
 
     /// A move's place in the canonical order.
@@ -590,7 +740,7 @@ mod index {
     }
 
     /// The byte of `m` in `pos`; `None` if `m` is not legal there.
-    pub(super) fn encode(pos: &Position, m: Move) -> Option<u8> {
+    pub fn encode(pos: &Position, m: Move) -> Option<u8> {
         let legal = pos.legal_moves();
         if !legal.contains(m) {
             return None;
@@ -607,7 +757,7 @@ mod index {
     /// legal moves are generated once (on the stack), counted by their from
     /// square, and only the moves of the one square the byte falls in are
     /// put in order (the order is by from square first).
-    pub(super) fn decode(pos: &Position, b: u8) -> Option<Move> {
+    pub fn decode(pos: &Position, b: u8) -> Option<Move> {
         let legal = pos.legal_moves();
         if usize::from(b) >= legal.len() {
             return None;
@@ -732,10 +882,11 @@ mod tests {
             assert_same(reader.board(), &pos);
             for &m in &moves {
                 prop_assert_eq!(reader.next_move().unwrap(), Some(m));
-                let clock = pos.halfmoves();
+                let material = |p: &Position| Role::ALL.map(|r| [Color::White, Color::Black].map(|c| p.pieces(c, r).count()));
+                let before = material(&pos);
                 pos.play_unchecked(m);
                 assert_same(reader.board(), &pos);
-                prop_assert_eq!(reader.board().material_may_have_changed(), pos.halfmoves() <= clock);
+                prop_assert_eq!(reader.board().material_changed(), material(&pos) != before);
             }
             prop_assert_eq!(reader.next_move().unwrap(), None);
         }

@@ -509,6 +509,9 @@ struct Plan<'a> {
     query_materials: Vec<Counts>,
     /// Whether the material is counted at every capture or pawn move.
     counts: bool,
+    /// The squares the query's sub-FENs name: whether a position matches
+    /// them changes only by a move to or from one of them.
+    touched: Bitboard,
 }
 
 impl<'a> Plan<'a> {
@@ -539,16 +542,22 @@ impl<'a> Plan<'a> {
             materials,
             query_materials,
             counts,
+            touched: query
+                .sub_fens
+                .iter()
+                .flat_map(|s| s.wanted.iter().map(|w| w.2))
+                .fold(Bitboard::EMPTY, |a, b| a | b),
         }
     }
 
     /// Whether the query's tests of the pieces and the side to move hold
-    /// at `board` (material `c`).
+    /// at `board` (material `c`; `sub_fens`: whether the sub-FENs, if
+    /// any, match there).
     #[inline]
-    fn holds_on(&self, board: &Board, c: &Counts) -> bool {
+    fn holds_on(&self, board: &Board, c: &Counts, sub_fens: bool) -> bool {
         let q = self.query;
         q.turn.is_none_or(|t| board.turn() == t)
-            && (q.sub_fens.is_empty() || q.sub_fens.iter().any(|s| s.matches(board)))
+            && sub_fens
             && (self.query_materials.is_empty() || self.query_materials.contains(c))
             && (q.imbalances.is_empty() || q.imbalances.iter().any(|i| i.holds(c)))
     }
@@ -568,6 +577,13 @@ impl<'a> Plan<'a> {
         let q = self.query;
         (self.query_materials.is_empty() || self.query_materials.iter().any(|m| may_reach(c, m)))
             && (q.sub_fens.is_empty() || q.sub_fens.iter().any(|s| s.may_match(board, c)))
+    }
+
+    /// Whether the query's sub-FENs (if any) match at `board`.
+    #[inline]
+    fn sub_fens_match(&self, board: &Board) -> bool {
+        let q = self.query;
+        q.sub_fens.is_empty() || q.sub_fens.iter().any(|s| s.matches(board))
     }
 
     /// Whether a test needs the whole position (its hash, or the move
@@ -599,11 +615,14 @@ impl<'a> Plan<'a> {
         let mut pos = self.needs_position().then(|| start.position().clone());
         let mut c: Counts = [[0; 5]; 2];
         let mut ply = 0;
+        let mut sub_fens = self.sub_fens_match(reader.board());
         loop {
             let board = reader.board();
-            // Material changes only at a capture or a pawn's move (true
-            // at the start).
-            if self.counts && board.material_may_have_changed() {
+            // Material changes only at a capture or a promotion (true at
+            // the start). A pawn's move (which may leave a pawn a sub-FEN
+            // wants behind) is left to the next change: the early exit
+            // only comes later.
+            if self.counts && board.material_changed() {
                 c = counts_of(board);
                 if alive && !self.may_hold(board, &c) {
                     alive = false;
@@ -618,7 +637,7 @@ impl<'a> Plan<'a> {
             if need_material && self.materials.contains(&c) {
                 need_material = false;
             }
-            let here = alive && self.holds_on(board, &c);
+            let here = alive && self.holds_on(board, &c, sub_fens);
             if let Some(p) = &pos {
                 if need_position && self.positions.iter().any(|t| t.key == p.hash()) {
                     need_position = false;
@@ -637,6 +656,17 @@ impl<'a> Plan<'a> {
             let Some(m) = m else {
                 break;
             };
+            // A move that leaves and enters none of the sub-FENs' squares
+            // leaves their verdict as it was (castling and en passant move
+            // a second piece: asked again).
+            if self
+                .touched
+                .intersects(Bitboard::from_square(m.from()).with(m.to()))
+                || m.is_castle()
+                || m.is_en_passant()
+            {
+                sub_fens = self.sub_fens_match(reader.board());
+            }
             if let Some(p) = &mut pos {
                 p.play_unchecked(m);
             }
