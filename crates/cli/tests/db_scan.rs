@@ -68,9 +68,11 @@ fn flags(query: &serde_json::Value) -> Vec<String> {
             out.push(v.as_str().unwrap().to_owned());
         }
     }
-    if let Some(stm) = query["stm"].as_str() {
-        out.push("--stm".into());
-        out.push(stm.into());
+    for key in ["stm", "moved", "captured"] {
+        if let Some(v) = query[key].as_str() {
+            out.push(format!("--{key}"));
+            out.push(v.into());
+        }
     }
     out
 }
@@ -186,6 +188,14 @@ fn position_tests_find_python_chess_plies() {
         serde_json::json!({"move": ["e8=Q", "a1=Q", "h8=N"]}),
         serde_json::json!({"move": ["Bb5+"], "sub-fen": ["8/8/8/8/8/8/8/4K3"]}),
         serde_json::json!({"stm": "black", "imbalance": ["PvN"], "material": ["KRNPPPkrbpp"]}),
+        // Scoutfish's moved and captured: a queen taken by a king or a
+        // pawn, Black taking a queen or a rook, a quiet king move, a pawn
+        // taking a pawn (en passant among them), castling as the king's.
+        serde_json::json!({"moved": "KP", "captured": "Q"}),
+        serde_json::json!({"stm": "black", "captured": "QR"}),
+        serde_json::json!({"moved": "K", "captured": ""}),
+        serde_json::json!({"moved": "p", "captured": "P", "sub-fen": ["8/8/8/8/8/8/8/8"]}),
+        serde_json::json!({"moved": "K", "move": ["O-O"]}),
     ];
     let mut found_some = 0;
     for q in &queries {
@@ -220,7 +230,7 @@ fn position_tests_find_python_chess_plies() {
             found_some += 1;
         }
     }
-    assert!(found_some >= 11, "only {found_some} queries found a game");
+    assert!(found_some >= 15, "only {found_some} queries found a game");
 }
 
 #[test]
@@ -236,6 +246,8 @@ fn bad_sub_fens_and_imbalances_are_usage_errors() {
         ("--imbalance", "vX"),
         ("--imbalance", "KKvK"),
         ("--move", "Zz9"),
+        ("--moved", "KX"),
+        ("--captured", "Q7"),
     ] {
         let o = rookery_in(t.path(), &["db", "search", s(&db), flag, value], b"");
         assert_eq!(o.status.code(), Some(2), "{flag} {value}");

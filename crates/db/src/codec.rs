@@ -194,6 +194,11 @@ pub struct Board {
     turn: Color,
     /// Whether the last move played took a piece or promoted a pawn.
     changed: bool,
+    /// The role (index) of the piece the last move moved, [`NONE`]
+    /// before any move (a king's, for castling).
+    moved: u8,
+    /// The role (index) of the piece the last move took, [`NONE`] if none.
+    taken: u8,
 }
 
 impl Board {
@@ -208,6 +213,8 @@ impl Board {
             square: [[NONE; SLOTS]; 2],
             turn: pos.turn(),
             changed: true,
+            moved: NONE,
+            taken: NONE,
         };
         for color in [Color::White, Color::Black] {
             for (n, sq) in pos.by_color(color).enumerate() {
@@ -235,6 +242,14 @@ impl Board {
     #[inline]
     pub fn turn(&self) -> Color {
         self.turn
+    }
+
+    /// The kind of piece the last move played moved (the king, for
+    /// castling) and the kind it took, if any; `None` before any move.
+    #[inline]
+    pub fn last_move_pieces(&self) -> Option<(Role, Option<Role>)> {
+        let moved = Role::from_index(usize::from(self.moved))?;
+        Some((moved, Role::from_index(usize::from(self.taken))))
     }
 
     /// Whether the last move played changed the material (took a piece
@@ -312,6 +327,7 @@ impl Board {
                 self.put(us, rook_role, rook, rook_to);
             }
             self.changed = false;
+            (self.moved, self.taken) = (Role::King.index() as u8, NONE);
         } else if self.role[to] == NONE && !m.is_en_passant() && !m.is_promotion() {
             // The common case, a move to an empty square: the piece's
             // bits flip, its number goes with it.
@@ -328,6 +344,7 @@ impl Board {
                 self.square[us.index()][usize::from(slot)] = to as u8;
             }
             self.changed = false;
+            (self.moved, self.taken) = (moving, NONE);
         } else {
             let moving = self.role[from];
             let taken = if m.is_en_passant() {
@@ -336,6 +353,8 @@ impl Board {
                 to
             };
             let capture = self.role[taken] != NONE;
+            self.taken = self.role[taken];
+            self.moved = moving;
             if capture {
                 self.lift(taken);
             }
@@ -467,6 +486,7 @@ impl Board {
         let to = usize::from(to);
         let taken = self.role[to];
         let changed = taken != NONE;
+        (self.moved, self.taken) = (moving, taken);
         if changed {
             if self.color_at(to) == us {
                 return None;
@@ -884,7 +904,10 @@ mod tests {
                 prop_assert_eq!(reader.next_move().unwrap(), Some(m));
                 let material = |p: &Position| Role::ALL.map(|r| [Color::White, Color::Black].map(|c| p.pieces(c, r).count()));
                 let before = material(&pos);
+                let moved = pos.role_at(m.from()).unwrap();
+                let taken = if m.is_castle() { None } else { pos.captured_role(m) };
                 pos.play_unchecked(m);
+                prop_assert_eq!(reader.board().last_move_pieces(), Some((moved, taken)));
                 assert_same(reader.board(), &pos);
                 prop_assert_eq!(reader.board().material_changed(), material(&pos) != before);
             }

@@ -17,12 +17,15 @@
 //! a move is read, their positions and material signatures as `pgn
 //! filter` judges them (each somewhere in the mainline).
 //!
-//! [`Database::scan`] reads each game's moves byte by byte
-//! ([`codec::decode`]) and tests the positions as they are reached, never
-//! building a PGN game. It stops reading a game as soon as the tests
-//! cannot hold at any later ply: material is only ever lost, except by a
-//! promotion, which costs a pawn; a pawn never goes back, so a pawn a
-//! sub-FEN asks for is reachable only from the squares behind it.
+//! [`Database::scan`] reads each game's moves byte by byte onto a
+//! [`Board`] ([`codec::Reader`]: no move generator, a plain move a table
+//! load) and tests the positions as they are reached, never building a
+//! PGN game (a [`Position`] is played beside the board only for the tests
+//! that need its hash or SAN). It stops reading a game once, at a capture
+//! or a promotion, it sees the tests cannot hold at any later ply:
+//! material is only ever lost, except by a promotion, which costs a pawn;
+//! a pawn never goes back, so a pawn a sub-FEN asks for is reachable only
+//! from the squares behind it.
 //!
 //! ```
 //! use rookery_db::scan::{Query, SubFen};
@@ -75,6 +78,14 @@ pub enum ScanError {
     #[error("bad move {text:?}: {reason}")]
     Move {
         /// The move as given.
+        text: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Pieces other than the letters K Q R B N P.
+    #[error("bad pieces {text:?}: {reason}")]
+    Pieces {
+        /// The pieces as given.
         text: String,
         /// What is wrong.
         reason: String,
@@ -420,6 +431,13 @@ pub struct Query {
     pub turn: Option<Color>,
     /// Moves, one of which is played from the position.
     pub moves: Vec<MovePattern>,
+    /// The move played from the position moves one of these kinds of
+    /// piece (Scoutfish's `moved`; the king, for castling).
+    pub moved: Option<Roles>,
+    /// The move played from the position takes one of these kinds of
+    /// piece, or, if there are none, takes nothing (Scoutfish's
+    /// `captured`: `""` a quiet move).
+    pub captured: Option<Roles>,
 }
 
 impl Query {
@@ -431,6 +449,26 @@ impl Query {
             && self.positions.is_empty()
             && self.turn.is_none()
             && self.moves.is_empty()
+            && self.moved.is_none()
+            && self.captured.is_none()
+    }
+
+    /// Whether the kinds of piece the move played moved and took (`None`
+    /// when no move is played) pass [`Query::moved`] and
+    /// [`Query::captured`].
+    #[inline]
+    fn pieces_hold(&self, last: Option<(Role, Option<Role>)>) -> bool {
+        if self.moved.is_none() && self.captured.is_none() {
+            return true;
+        }
+        let Some((moved, taken)) = last else {
+            return false;
+        };
+        self.moved.is_none_or(|s| s.contains(moved))
+            && self.captured.is_none_or(|s| match taken {
+                None => s.is_empty(),
+                Some(r) => s.contains(r),
+            })
     }
 
     /// Reads the side to move: `white` or `black` (`w`, `b`; any case).
@@ -443,6 +481,42 @@ impl Query {
             "black" | "b" => Ok(Color::Black),
             _ => Err(ScanError::Turn(text.to_owned())),
         }
+    }
+}
+
+/// A set of kinds of piece, written as their letters (`KP`, `QR`; either
+/// case), as Scoutfish's `moved` and `captured` are; `""` is the empty set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Roles(u8);
+
+impl Roles {
+    /// Whether `role` is one of them.
+    #[inline]
+    pub fn contains(self, role: Role) -> bool {
+        self.0 & 1 << role.index() != 0
+    }
+
+    /// Whether there are none.
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl FromStr for Roles {
+    type Err = ScanError;
+
+    fn from_str(text: &str) -> Result<Roles, ScanError> {
+        let mut set = 0u8;
+        for ch in text.chars() {
+            let role =
+                Role::from_char(ch.to_ascii_lowercase()).ok_or_else(|| ScanError::Pieces {
+                    text: text.to_owned(),
+                    reason: format!("{ch:?} is not a piece (K Q R B N P)"),
+                })?;
+            set |= 1 << role.index();
+        }
+        Ok(Roles(set))
     }
 }
 
@@ -647,7 +721,12 @@ impl<'a> Plan<'a> {
                 break;
             }
             let m = reader.next_move()?;
-            if here && pos.as_ref().is_none_or(|p| self.holds_at(p, m)) {
+            if here
+                && pos.as_ref().is_none_or(|p| self.holds_at(p, m))
+                && self
+                    .query
+                    .pieces_hold(m.and_then(|_| reader.board().last_move_pieces()))
+            {
                 found.push(ply as u32);
             }
             if !alive && !need_position && !need_material {

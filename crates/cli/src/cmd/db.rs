@@ -216,6 +216,15 @@ struct ScanArgs {
     /// Of several, one is enough.
     #[arg(long = "move", value_name = "SAN")]
     played: Vec<String>,
+    /// The move played from the position moves one of these pieces
+    /// (letters: KP, Q; the king, for castling), as Scoutfish's `moved`.
+    #[arg(long, value_name = "PIECES")]
+    moved: Option<String>,
+    /// The move played from the position takes one of these pieces
+    /// (letters: Q, RB); "" for a move that takes nothing. Scoutfish's
+    /// `captured`.
+    #[arg(long, value_name = "PIECES")]
+    captured: Option<String>,
     /// Read the games on N threads (a scan: a position test, --material,
     /// --position).
     #[arg(short, long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
@@ -242,6 +251,12 @@ impl ScanArgs {
         }
         if let Some(t) = &self.stm {
             q.turn = Some(Query::parse_turn(t).map_err(bad)?);
+        }
+        if let Some(p) = &self.moved {
+            q.moved = Some(p.parse().map_err(bad)?);
+        }
+        if let Some(p) = &self.captured {
+            q.captured = Some(p.parse().map_err(bad)?);
         }
         Ok(q)
     }
@@ -595,7 +610,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                     query.materials = std::mem::take(&mut criteria.materials);
                     if !scan::scannable(&criteria) {
                         return Err(output::usage(
-                            "--sub-fen, --imbalance, --stm and --move do not go with --moves, \
+                            "--sub-fen, --imbalance, --stm, --move, --moved and --captured do not go with --moves, \
                              --checkmate, --stalemate, --fifty, --repetition, --variations or --invert",
                         ));
                     }

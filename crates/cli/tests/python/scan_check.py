@@ -3,7 +3,8 @@
 usage: scan_check.py QUERY GAMES.pgn...
 
 QUERY is a JSON object: "sub-fen", "material", "imbalance", "move" (lists,
-one of each enough), "stm" ("white"/"black"), "result" (a list). Reads
+one of each enough), "stm" ("white"/"black"), "moved", "captured" (piece
+letters), "result" (a list). Reads
 every game's mainline with python-chess (the files in order, games
 numbered from 1 across them) and prints, for each game with a ply at which
 every test given holds at once, `NUMBER ply P1,P2,...` (ply 0: the start
@@ -17,6 +18,10 @@ position; a move test holds at the position the move is played from):
   - move: the SAN pattern (piece, destination, `x` for a capture,
     promotion; a disambiguating file/rank, if written, is the origin's);
     `O-O`/`O-O-O` castling;
+  - moved: the move played moves one of these kinds of piece (the king,
+    for castling);
+  - captured: the move played takes one of these kinds ("": takes none;
+    en passant takes a pawn);
   - result: the game's Result tag.
 """
 
@@ -97,6 +102,24 @@ def main():
         imbalances.append({k: w[k] - b[k] for k in KINDS})
     moves = [move_test(m) for m in query.get("move", [])]
     stm = query.get("stm")
+    moved = query.get("moved")
+    captured = query.get("captured")
+
+    def pieces_hold(board, move):
+        if moved is None and captured is None:
+            return True
+        if move is None:
+            return False
+        kind = chess.piece_symbol(board.piece_type_at(move.from_square)).upper()
+        if moved is not None and kind not in moved.upper():
+            return False
+        if captured is not None:
+            if not board.is_capture(move) or board.is_castling(move):
+                return captured == ""
+            took = chess.PAWN if board.is_en_passant(move) else board.piece_type_at(move.to_square)
+            return chess.piece_symbol(took).upper() in captured.upper()
+        return True
+
     results = query.get("result", [])
     number = 0
     for path in sys.argv[2:]:
@@ -119,6 +142,7 @@ def main():
                         and (not imbalances or any(
                             all(c[0][k] - c[1][k] == d[k] for k in KINDS) for d in imbalances))
                         and (not moves or (move is not None and any(t(board, move) for t in moves)))
+                        and pieces_hold(board, move)
                     )
                     if ok:
                         plies.append(ply)
