@@ -1788,4 +1788,45 @@ mod tests {
             Some(explored)
         );
     }
+
+    /// A database of layout 5 (moves by legal-move index) is not read as
+    /// layout 6's: every way of opening it names its layout and says to
+    /// import again; the read-only opens write nothing, and it stays of
+    /// layout 5.
+    #[test]
+    fn a_database_of_the_last_layout_is_refused_by_name() {
+        let t = TempDir::new("db-layout");
+        let path = t.join("old.rdb");
+        let db = Database::open(&path).unwrap();
+        import(&db, &games(0, 20));
+        drop(db);
+        let set_version = |v: u64| {
+            let store = redb::Database::open(&path).unwrap();
+            let txn = store.begin_write().unwrap();
+            txn.open_table(META).unwrap().insert("version", v).unwrap();
+            txn.commit().unwrap();
+        };
+        set_version(5);
+        let bytes = std::fs::read(&path).unwrap();
+        let refused = |how: &str, opened: Result<Database, DbError>| {
+            let e = opened.err().unwrap_or_else(|| panic!("{how}: opened"));
+            assert!(matches!(e, DbError::Version { found: 5, .. }), "{how}: {e}");
+            let text = e.to_string();
+            assert!(
+                text.contains("layout 5") && text.contains("import its games again"),
+                "{how}: {text}"
+            );
+        };
+        refused("open_read_only", Database::open_read_only(&path));
+        refused("open_to_read", Database::open_to_read(&path));
+        assert!(
+            std::fs::read(&path).unwrap() == bytes,
+            "a read-only open wrote to the file"
+        );
+        refused("open", Database::open(&path));
+        let store = redb::ReadOnlyDatabase::open(&path).unwrap();
+        let txn = store.begin_read().unwrap();
+        let meta = txn.open_table(META).unwrap();
+        assert_eq!(meta.get("version").unwrap().unwrap().value(), 5);
+    }
 }
