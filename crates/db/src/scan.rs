@@ -896,8 +896,9 @@ struct Worker<'d, 'p> {
     headers: redb::ReadOnlyTable<u64, &'static [u8]>,
     names: redb::ReadOnlyTable<u32, &'static str>,
     name_cache: HashMap<NameId, String>,
-    /// The start positions met, by their name (the standard one at
-    /// [`NO_NAME`]).
+    /// The standard start position, made ready once.
+    standard: Start,
+    /// The other start positions met, by their name.
     starts: HashMap<NameId, Start>,
 }
 
@@ -911,7 +912,8 @@ impl<'d, 'p> Worker<'d, 'p> {
             headers: txn.open_table(HEADERS).map_err(|e| db.fail(e))?,
             names: txn.open_table(NAME_OF).map_err(|e| db.fail(e))?,
             name_cache: HashMap::new(),
-            starts: HashMap::from([(NO_NAME, Start::new(Position::startpos()))]),
+            standard: Start::new(Position::startpos()),
+            starts: HashMap::new(),
         })
     }
 
@@ -989,7 +991,7 @@ impl<'d, 'p> Worker<'d, 'p> {
     ) -> Result<Option<Hit>, DbError> {
         report.games += 1;
         let db = self.db;
-        if !self.starts.contains_key(&header.start) {
+        if header.start != NO_NAME && !self.starts.contains_key(&header.start) {
             let fen = self.name(header.start)?;
             let p = Position::from_fen(&fen)
                 .map_err(|e| db.damaged(format!("game {id}: start {fen:?}: {e}")))?;
@@ -1000,7 +1002,7 @@ impl<'d, 'p> Worker<'d, 'p> {
                 usize::from(header.plies)
             } else {
                 // Longer than the record counts: the moves are counted.
-                let mut reader = Reader::at(&self.starts[&header.start], moves);
+                let mut reader = Reader::at(self.start_of(header.start), moves);
                 let mut n = 0;
                 while reader
                     .next_move()
@@ -1018,9 +1020,20 @@ impl<'d, 'p> Worker<'d, 'p> {
         report.decoded += 1;
         let plies = self
             .plan
-            .walk(&self.starts[&header.start], moves, &mut report.plies)
+            .walk(self.start_of(header.start), moves, &mut report.plies)
             .map_err(|e| db.damaged(format!("game {id}: {e}")))?;
         Ok(plies.map(|plies| Hit { id, plies }))
+    }
+
+    /// The start position named `name` (one met before: see
+    /// [`Worker::game`]).
+    #[inline]
+    fn start_of(&self, name: NameId) -> &Start {
+        if name == NO_NAME {
+            &self.standard
+        } else {
+            &self.starts[&name]
+        }
     }
 
     /// Whether the header passes the criteria's tests on tags, result and
