@@ -69,7 +69,9 @@ pub const SLOTS: usize = 16;
 /// No piece on a square; no square for a piece.
 const NONE: u8 = 0xFF;
 
-/// A knight's jumps, by code: (files, ranks).
+/// A knight's jumps, by code: (files, ranks). The stored format's own
+/// order, kept here and not taken from rookery-core's attack tables
+/// (whose order is theirs to change).
 const JUMPS: [(i8, i8); 8] = [
     (1, 2),
     (2, 1),
