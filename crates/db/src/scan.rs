@@ -625,14 +625,18 @@ impl<'a> Plan<'a> {
     }
 
     /// Whether the query's tests of the pieces and the side to move hold
-    /// at `board` (material `c`; `sub_fens`: whether the sub-FENs, if
-    /// any, match there).
+    /// at `board` (`sub_fens`, `material`: whether the sub-FENs and the
+    /// material tests, if any, hold there).
     #[inline]
-    fn holds_on(&self, board: &Board, c: &Counts, sub_fens: bool) -> bool {
+    fn holds_on(&self, board: &Board, sub_fens: bool, material: bool) -> bool {
+        self.query.turn.is_none_or(|t| board.turn() == t) && sub_fens && material
+    }
+
+    /// Whether the query's material signatures and imbalances (if any)
+    /// hold for material `c`.
+    fn material_holds(&self, c: &Counts) -> bool {
         let q = self.query;
-        q.turn.is_none_or(|t| board.turn() == t)
-            && sub_fens
-            && (self.query_materials.is_empty() || self.query_materials.contains(c))
+        (self.query_materials.is_empty() || self.query_materials.contains(c))
             && (q.imbalances.is_empty() || q.imbalances.iter().any(|i| i.holds(c)))
     }
 
@@ -687,9 +691,10 @@ impl<'a> Plan<'a> {
         let mut alive = per_ply;
         let mut reader = Reader::at(start, bytes);
         let mut pos = self.needs_position().then(|| start.position().clone());
-        let mut c: Counts = [[0; 5]; 2];
         let mut ply = 0;
         let mut sub_fens = self.sub_fens_match(reader.board());
+        // Whether the material tests hold: worked out when it changes.
+        let mut material = true;
         loop {
             let board = reader.board();
             // Material changes only at a capture or a promotion (true at
@@ -697,7 +702,7 @@ impl<'a> Plan<'a> {
             // wants behind) is left to the next change: the early exit
             // only comes later.
             if self.counts && board.material_changed() {
-                c = counts_of(board);
+                let c = counts_of(board);
                 if alive && !self.may_hold(board, &c) {
                     alive = false;
                     if found.is_empty() {
@@ -707,11 +712,12 @@ impl<'a> Plan<'a> {
                 if need_material && !self.materials.iter().any(|t| may_reach(&c, t)) {
                     return Ok(None);
                 }
+                if need_material && self.materials.contains(&c) {
+                    need_material = false;
+                }
+                material = self.material_holds(&c);
             }
-            if need_material && self.materials.contains(&c) {
-                need_material = false;
-            }
-            let here = alive && self.holds_on(board, &c, sub_fens);
+            let here = alive && self.holds_on(board, sub_fens, material);
             if let Some(p) = &pos {
                 if need_position && self.positions.iter().any(|t| t.key == p.hash()) {
                     need_position = false;
