@@ -300,3 +300,37 @@ fn stats_count_the_games_and_plies_the_scan_read() {
     );
     assert!(err.contains(" M plies a second"), "{err}");
 }
+
+/// A null move (PGN's `--`, ChessBase's `Z0`, as in a game of
+/// ../shared/data/pgn/anastasian-lewis.pgn) is stored with its game, not
+/// a reason to refuse the import: the game reads back with it, and the
+/// scan passes the turn over it.
+#[test]
+fn games_with_null_moves_are_stored_and_searched() {
+    let t = TempDir::new("db-null-moves");
+    let db = t.join("n.rdb");
+    let pgn = t.write(
+        "n.pgn",
+        "[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. e4 -- 2. d4 Z0 3. Nf3 e5 1-0\n\n\
+         [White \"c\"]\n[Black \"d\"]\n[Result \"0-1\"]\n\n1. Nf3 d5 0-1\n",
+    );
+    let o = rookery_in(t.path(), &["db", "import", s(&db), s(&pgn)], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("2 games stored"),
+        "{}",
+        text(&o.stdout)
+    );
+    let all = rookery_in(
+        t.path(),
+        &["db", "search", s(&db), "--plies", "0..", "--pgn"],
+        b"",
+    );
+    assert!(
+        text(&all.stdout).contains("1. e4 -- 2. d4 -- 3. Nf3 e5 1-0"),
+        "{}",
+        text(&all.stdout)
+    );
+    let nf3 = rookery_in(t.path(), &["db", "search", s(&db), "--move", "Nf3"], b"");
+    assert_eq!(text(&nf3.stdout), "1 ply 4\n2 ply 0\n");
+}

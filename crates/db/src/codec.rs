@@ -17,7 +17,7 @@
 //! | bishop | 0..7 the file it goes to on the diagonal rising toward h; 8..15 eight plus the file on the other diagonal |
 //! | rook | 0..7 the file it goes to on its rank; 8..15 eight plus the rank it goes to on its file |
 //! | queen | as a rook; the code of its own file (a move to where it stands) says a diagonal move, whose square (0..63) is the next byte |
-//! | king | 0..7 a step: (0,+1) (+1,+1) (+1,0) (+1,−1) (0,−1) (−1,−1) (−1,0) (−1,+1); 8..15 castling with the rook on file `code − 8` of its rank (so Chess960 needs nothing more) |
+//! | king | 0..7 a step: (0,+1) (+1,+1) (+1,0) (+1,−1) (0,−1) (−1,−1) (−1,0) (−1,+1); 8..15 castling with the rook on file `code − 8` of its rank (so Chess960 needs nothing more); the code of its own file, a null move (PGN's `--`, ChessBase's `Z0`) |
 //!
 //! Only a queen's diagonal move takes two bytes (about 1.04 bytes a ply
 //! over lichess-shaped games). A reader needs no move generator: it keeps
@@ -28,7 +28,8 @@
 //! setup that cannot arise in a game) is written the other way: each move
 //! as its index among the position's legal moves in a fixed order (by the
 //! from square, the to square, then the promotion: none, knight, bishop,
-//! rook, queen), one byte a ply, read back by generating the legal moves.
+//! rook, queen), one byte a ply (255, past the most legal moves a
+//! position has, a null move), read back by generating the legal moves.
 //! Which way a game was written is known from its start position alone.
 //!
 //! ```
@@ -301,6 +302,12 @@ impl Board {
         let us = self.turn;
         let from = m.from().index();
         let to = m.to().index();
+        if m.is_null() {
+            self.turn = !us;
+            self.changed = false;
+            (self.moved, self.taken) = (NONE, NONE);
+            return;
+        }
         if self.role[from] == NONE {
             // Nothing to move (a damaged line): only the turn passes.
             self.turn = !us;
@@ -376,9 +383,15 @@ impl Board {
     /// only for a queen's diagonal move; `None` if the moving piece has
     /// no number or `m` is not a move its piece makes.
     pub fn encode(&self, m: Move) -> Option<(u8, Option<u8>)> {
+        if m.is_null() {
+            // The king "castling" with itself.
+            let king = self.pieces(self.turn, Role::King).first()?.index();
+            let slot = self.slot[king];
+            return (slot != NONE).then_some((slot << 4 | (8 + (king & 7) as u8), None));
+        }
         let from = m.from().index();
         let to = m.to().index();
-        if m.is_null() || self.role[from] == NONE || self.color_at(from) != self.turn.index() {
+        if self.role[from] == NONE || self.color_at(from) != self.turn.index() {
             return None;
         }
         let slot = self.slot[from];
@@ -576,10 +589,10 @@ impl Board {
             }
             5 => {
                 let rook = (from & !7) | usize::from(code - 8);
-                if rook == from
-                    || self.role[rook] != Role::Rook.index() as u8
-                    || self.color_at(rook) != us
-                {
+                if rook == from {
+                    return Some((Move::NULL, 1));
+                }
+                if self.role[rook] != Role::Rook.index() as u8 || self.color_at(rook) != us {
                     return None;
                 }
                 kind = MoveKind::Castle;
@@ -707,7 +720,7 @@ pub fn encode_line(start: &Position, moves: &[Move]) -> Option<Vec<u8>> {
     }
     let mut board = Board::new(start);
     for &m in moves {
-        if !pos.is_legal(m) {
+        if !m.is_null() && !pos.is_legal(m) {
             return None;
         }
         let (first, second) = board.encode(m)?;
@@ -732,7 +745,7 @@ pub fn decode_line(start: &Position, bytes: &[u8]) -> Result<Vec<Move>, CodecErr
         let Some(m) = reader.next_move()? else {
             return Ok(out);
         };
-        if !pos.is_legal(m) {
+        if !m.is_null() && !pos.is_legal(m) {
             return Err(CodecError {
                 ply,
                 byte: byte.unwrap_or(0),
@@ -763,14 +776,21 @@ pub mod index {
 
     /// The byte of `m` in `pos`; `None` if `m` is not legal there.
     pub fn encode(pos: &Position, m: Move) -> Option<u8> {
+        if m.is_null() {
+            return Some(NULL_MOVE);
+        }
         let legal = pos.legal_moves();
         if !legal.contains(m) {
             return None;
         }
         let r = rank(m);
         let below = legal.iter().filter(|&&o| rank(o) < r).count();
-        u8::try_from(below).ok()
+        u8::try_from(below).ok().filter(|&b| b != NULL_MOVE)
     }
+
+    /// The byte of a null move: no position has 256 legal moves (218 is
+    /// the most).
+    pub const NULL_MOVE: u8 = 255;
 
     /// The move of byte `b` in `pos`; `None` if there are not that many legal
     /// moves.
@@ -780,6 +800,9 @@ pub mod index {
     /// square, and only the moves of the one square the byte falls in are
     /// put in order (the order is by from square first).
     pub fn decode(pos: &Position, b: u8) -> Option<Move> {
+        if b == NULL_MOVE {
+            return Some(Move::NULL);
+        }
         let legal = pos.legal_moves();
         if usize::from(b) >= legal.len() {
             return None;
@@ -983,6 +1006,40 @@ mod tests {
         assert!(decode_line(&crowded, &[n as u8]).is_err());
     }
 
+    /// A null move (PGN's `--`, ChessBase's `Z0`) is stored both ways
+    /// and reads back; the board and the position pass the turn, and a
+    /// null move's bytes are no piece's move.
+    #[test]
+    fn a_null_move_is_stored_and_read_back() {
+        for fen in [FENS[0], FENS[5], FENS[8]] {
+            let start = Position::from_fen(fen).unwrap();
+            let legal: Vec<Move> = start.legal_moves().iter().copied().collect();
+            let mut after = start.clone();
+            after.play_unchecked(Move::NULL);
+            // A reply where there is one (the crowded setup has none).
+            let reply = after.legal_moves().iter().copied().next();
+            let line: Vec<Move> = [Some(Move::NULL), reply, Some(Move::NULL), Some(Move::NULL)]
+                .into_iter()
+                .flatten()
+                .collect();
+            let bytes = encode_line(&start, &line).unwrap();
+            assert_eq!(bytes.len(), line.len(), "{fen}");
+            assert_eq!(decode_line(&start, &bytes).unwrap(), line, "{fen}");
+            let mut reader = Reader::new(&start, &bytes);
+            assert_eq!(reader.next_move().unwrap(), Some(Move::NULL));
+            assert_same(reader.board(), &after);
+            assert_eq!(reader.board().last_move_pieces(), None);
+            // No legal move has a null move's bytes.
+            for m in legal {
+                assert_ne!(
+                    encode_line(&start, &[m]).unwrap(),
+                    bytes[..1],
+                    "{fen}: {m:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn pieces_keep_their_numbers_and_an_illegal_move_is_refused() {
         let start = Position::startpos();
@@ -992,7 +1049,12 @@ mod tests {
         // Rook a1 to a5 is not legal from the start.
         let illegal = Move::normal(Square::new(0), Square::new(32));
         assert_eq!(encode_line(&start, &[illegal]), None);
-        assert_eq!(encode_line(&start, &[Move::NULL]), None);
+        // A null move is the king (piece 4, on e1) "castling" with itself:
+        // code 8 + its file.
+        assert_eq!(
+            encode_line(&start, &[Move::NULL]),
+            Some(vec![4 << 4 | (8 + 4)])
+        );
         // Its bytes (piece 0, code 8 + the fifth rank) decode to it, and
         // are refused as not legal.
         assert_eq!(

@@ -379,6 +379,7 @@ impl MovePattern {
                 promotion,
             } => {
                 m.to() == to
+                    && !m.is_null()
                     && !m.is_castle()
                     && m.promotion() == promotion
                     && pos.role_at(m.from()) == Some(role)

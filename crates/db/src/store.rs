@@ -781,9 +781,7 @@ impl Database {
             report.duplicates += 1;
             return Ok(());
         }
-        let Some(bytes) = &g.moves else {
-            return Err(self.damaged(format!("{file}: game {}: its moves do not replay", g.index)));
-        };
+        let bytes = &g.moves;
         let names = &mut t.names;
         let mut name = |n: &str| names.intern(n).map_err(|e| self.fail(e));
         let start = match &g.start {
@@ -1644,8 +1642,6 @@ enum Prepared {
 
 /// A readable game, prepared ([`Prepared`]).
 struct PreparedGame {
-    /// Its number in its input.
-    index: usize,
     /// `pgn dedupe`'s key.
     key: u128,
     /// White, Black, Event, Site, Round.
@@ -1658,8 +1654,8 @@ struct PreparedGame {
     eco: u16,
     plies: u16,
     result: GameResult,
-    /// The moves at a byte a ply; `None` if they do not replay.
-    moves: Option<Vec<u8>>,
+    /// The moves at about a byte a ply ([`codec`]).
+    moves: Vec<u8>,
     /// The positions it is counted for ([`Explorer::positions_of`]).
     seen: Vec<(u64, Option<Move>, Color)>,
 }
@@ -1676,9 +1672,17 @@ impl Prepared {
         }
         let game = &g.game;
         let moves: Vec<Move> = game.mainline_moves().collect();
+        let Some(bytes) = codec::encode_line(&game.start, &moves) else {
+            // A read game's moves are legal: only a move the codec cannot
+            // write is left, reported as any bad game is.
+            return Prepared::Bad {
+                index: g.index,
+                at: g.at,
+                message: "its moves cannot be stored".into(),
+            };
+        };
         let tag = |n: &str| game.tags.get(n).unwrap_or("").to_string();
         Prepared::Game(Box::new(PreparedGame {
-            index: g.index,
             key: plan.key(g, &[]),
             names: ["White", "Black", "Event", "Site", "Round"].map(tag),
             start: (game.start != Position::startpos())
@@ -1689,7 +1693,7 @@ impl Prepared {
             eco: Header::eco_number(game.tags.get("ECO").unwrap_or("")),
             plies: moves.len().min(usize::from(u16::MAX)) as u16,
             result: game.result,
-            moves: codec::encode_line(&game.start, &moves),
+            moves: bytes,
             seen: explorer.positions_of(game).to_vec(),
         }))
     }
