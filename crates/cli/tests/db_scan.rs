@@ -74,6 +74,11 @@ fn flags(query: &serde_json::Value) -> Vec<String> {
             out.push(v.into());
         }
     }
+    match query["result-type"].as_str() {
+        Some("mate") => out.push("--checkmate".into()),
+        Some("stalemate") => out.push("--stalemate".into()),
+        _ => {}
+    }
     out
 }
 
@@ -196,6 +201,9 @@ fn position_tests_find_python_chess_plies() {
         serde_json::json!({"moved": "K", "captured": ""}),
         serde_json::json!({"moved": "p", "captured": "P", "sub-fen": ["8/8/8/8/8/8/8/8"]}),
         serde_json::json!({"moved": "K", "move": ["O-O"]}),
+        // How the game ends, beside a test of positions.
+        serde_json::json!({"stm": "white", "result-type": "mate"}),
+        serde_json::json!({"sub-fen": ["8/8/8/8/8/8/8/4K3"], "result-type": "stalemate"}),
     ];
     let mut found_some = 0;
     for q in &queries {
@@ -233,6 +241,200 @@ fn position_tests_find_python_chess_plies() {
     assert!(found_some >= 15, "only {found_some} queries found a game");
 }
 
+/// Scoutfish's JSON queries (`--query`): sequences, streaks, the rules on
+/// whole games, skip and limit, answered as a brute-force python-chess
+/// matcher answers them (tests/python/scan_check.py), game for game and
+/// ply for ply, on one thread and on two.
+#[test]
+fn scoutfish_queries_find_python_chess_plies() {
+    let t = TempDir::new("db-scout");
+    let (db, pgn) = database(&t);
+    let both = [pgn.as_str(), TWIC];
+    let queries = [
+        // Single conditions: the first ply each holds at.
+        serde_json::json!({"sub-fen": "8/8/8/8/4P3/8/8/8"}),
+        serde_json::json!({"white-move": ["O-O-O", "O-O"]}),
+        serde_json::json!({"black-move": "Nf6", "sub-fen": "8/8/8/8/3P4/8/8/8"}),
+        serde_json::json!({"material": ["KRPKR", "KQKQ", "KRkr"]}),
+        serde_json::json!({"pass": "", "result": "1/2-1/2"}),
+        serde_json::json!({"pass": "", "result-type": "mate"}),
+        serde_json::json!({"pass": "", "result-type": "stalemate"}),
+        // Sequences: a piece's path, moves in order, material lost in order.
+        serde_json::json!({"sequence": [{"sub-fen": "8/8/8/8/8/8/8/5B2"}, {"sub-fen": "8/8/8/8/2B5/8/8/8"}, {"sub-fen": "8/8/8/1B6/8/8/8/8"}]}),
+        serde_json::json!({"sequence": [{"white-move": "e4"}, {"black-move": "c5"}, {"white-move": "d4"}, {"black-move": "cxd4"}]}),
+        serde_json::json!({"sequence": [{"imbalance": "Pv"}, {"imbalance": "v"}, {"imbalance": "vP"}], "result": ["0-1", "1-0"]}),
+        serde_json::json!({"sequence": [{"material": "KQRRBBNNPPPPPPPPKQRRBBNNPPPPPPPP", "stm": "black"}, {"moved": "Q", "captured": "Q"}, {"material": "KRKR"}]}),
+        // A later step that material rules out early, and one only a
+        // promotion makes possible.
+        serde_json::json!({"sequence": [{"captured": "Q"}, {"material": "KQQKR"}]}),
+        serde_json::json!({"sequence": [{"captured": "N"}, {"sub-fen": "8/8/8/8/8/8/8/1N4N1"}]}),
+        // Streaks: consecutive plies, a pass in the middle, a net queen
+        // won, a streak under way when its first condition's material is
+        // gone (a queen trade at full material).
+        serde_json::json!({"streak": [{"white-move": "e4"}, {"pass": ""}, {"white-move": "d4"}]}),
+        serde_json::json!({"streak": [{"captured": ""}, {"stm": "white", "captured": "Q"}, {"captured": ""}]}),
+        serde_json::json!({"streak": [{"imbalance": "vP"}, {"imbalance": "vP"}, {"imbalance": "vP"}, {"imbalance": "vP"}]}),
+        serde_json::json!({"streak": [{"stm": "white", "captured": "Q", "material": "KQRRBBNNPPPPPPPPKQRRBBNNPPPPPPPP"}, {"captured": "Q"}]}),
+        serde_json::json!({"sequence": [{"sub-fen": "8/8/8/8/4P3/8/8/8"}, {"streak": [{"moved": "N"}, {"moved": "N"}]}, {"captured": "R"}], "result-type": "mate"}),
+        serde_json::json!({"sequence": [{"pass": ""}, {"streak": [{"captured": "P"}, {"captured": "P"}]}, {"captured": "B"}]}),
+        // Which of the games found are reported.
+        serde_json::json!({"streak": [{"captured": "N"}, {"captured": "N"}], "skip": 3, "limit": 5}),
+        serde_json::json!({"white-move": "e4", "limit": 0}),
+    ];
+    let mut found_some = 0;
+    for q in &queries {
+        let want = python(&serde_json::json!({ "scout": q }), &both);
+        let args: Vec<String> = ["db", "search", db.as_str(), "--query"]
+            .iter()
+            .map(|a| a.to_string())
+            .chain([q.to_string()])
+            .collect();
+        for jobs in ["1", "2"] {
+            let run = rookery_in(
+                t.path(),
+                &[&args[..], &["--jobs".into(), jobs.into()]].concat(),
+                b"",
+            );
+            assert_eq!(
+                text(&run.stdout),
+                want,
+                "{q} --jobs {jobs}: {}",
+                text(&run.stderr)
+            );
+            let status = if want.is_empty() { 1 } else { 0 };
+            assert_eq!(run.status.code(), Some(status), "{q}");
+        }
+        let count = rookery_in(t.path(), &[&args[..], &["--count".into()]].concat(), b"");
+        assert_eq!(
+            text(&count.stdout).trim(),
+            want.lines().count().to_string(),
+            "{q}"
+        );
+        if want.lines().count() > 1 {
+            found_some += 1;
+        }
+    }
+    assert!(found_some >= 16, "only {found_some} queries found games");
+    // Crafted games: a queen trade at full material (the streak is under
+    // way when its first condition's material is gone), a game won by
+    // promotions (a step that only a promotion makes possible).
+    let crafted = t.write(
+        "crafted.pgn",
+        "[Result \"*\"]\n\n1. e4 e5 2. Qh5 h6 3. d3 Qg5 4. Qxg5 hxg5 *\n\n\
+         [Result \"*\"]\n\n1. h4 g5 2. hxg5 h5 3. g6 h4 4. g7 h3 5. gxf8=Q+ Kxf8 6. Nf3 hxg2 7. Rh2 gxf1=Q+ 8. Kxf1 *\n",
+    );
+    let small = t.join("crafted.rdb");
+    let o = rookery_in(
+        t.path(),
+        &["db", "import", s(&small), s(&crafted), "-q"],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    for (q, expected) in [
+        (
+            serde_json::json!({"streak": [{"stm": "white", "captured": "Q", "material": "KQRRBBNNPPPPPPPPKQRRBBNNPPPPPPPP"}, {"captured": "Q"}]}),
+            "1 ply 6,7\n",
+        ),
+        (
+            serde_json::json!({"sequence": [{"captured": "P"}, {"moved": "P", "captured": "B"}, {"captured": "Q"}]}),
+            "2 ply 2,8,9\n",
+        ),
+        (
+            serde_json::json!({"sequence": [{"captured": "P"}, {"material": "KQQRRBBNNPPPPPPPKQRRBNNPPPPPPP"}]}),
+            "2 ply 2,9\n",
+        ),
+    ] {
+        assert_eq!(
+            python(&serde_json::json!({ "scout": q }), &[s(&crafted)]),
+            expected,
+            "{q}"
+        );
+        let o = rookery_in(
+            t.path(),
+            &["db", "search", s(&small), "--query", &q.to_string()],
+            b"",
+        );
+        assert_eq!(text(&o.stdout), expected, "{q}: {}", text(&o.stderr));
+    }
+    // From a file, beside the header tests.
+    let file = t.write(
+        "q.json",
+        r#"{"streak": [{"captured": "N"}, {"captured": "N"}]}"#,
+    );
+    let from_file = rookery_in(
+        t.path(),
+        &[
+            "db",
+            "search",
+            &db,
+            "--query",
+            &format!("@{}", s(&file)),
+            "--result",
+            "1-0",
+        ],
+        b"",
+    );
+    let want = python(
+        &serde_json::json!({"scout": {"streak": [{"captured": "N"}, {"captured": "N"}], "result": "1-0"}}),
+        &both,
+    );
+    assert_eq!(text(&from_file.stdout), want, "{}", text(&from_file.stderr));
+    assert!(!want.is_empty());
+}
+
+/// A query that does not read is a usage error naming where it is wrong;
+/// the flags of single positions do not go with it.
+#[test]
+fn bad_scoutfish_queries_are_usage_errors() {
+    let t = TempDir::new("db-scout-errors");
+    let db = t.join("g.rdb");
+    let pgn = t.write("games.pgn", games(5));
+    rookery_in(t.path(), &["db", "import", s(&db), s(&pgn), "-q"], b"");
+    for (query, names) in [
+        ("{\"sub-fen\": ", "not JSON"),
+        (
+            r#"{"sequence": [{"pass": ""}, {"streak": [{"fen": "x"}]}]}"#,
+            "sequence[1].streak[0]: fen",
+        ),
+        (r#"{"white-move": "Zz9"}"#, "Zz9"),
+        (r#"{"white-move": "e4", "black-move": "e5"}"#, "never hold"),
+    ] {
+        let o = rookery_in(t.path(), &["db", "search", s(&db), "--query", query], b"");
+        assert_eq!(o.status.code(), Some(2), "{query}");
+        assert!(
+            text(&o.stderr).contains(names),
+            "{query}: {}",
+            text(&o.stderr)
+        );
+        assert!(text(&o.stdout).is_empty());
+    }
+    let o = rookery_in(
+        t.path(),
+        &[
+            "db",
+            "search",
+            s(&db),
+            "--query",
+            r#"{"pass": ""}"#,
+            "--sub-fen",
+            "8/8/8/8/8/8/8/8",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let o = rookery_in(
+        t.path(),
+        &["db", "search", s(&db), "--query", "@/nonexistent/q.json"],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("/nonexistent/q.json"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
 #[test]
 fn bad_sub_fens_and_imbalances_are_usage_errors() {
     let t = TempDir::new("db-scan-errors");
@@ -260,7 +462,7 @@ fn bad_sub_fens_and_imbalances_are_usage_errors() {
     }
     let o = rookery_in(
         t.path(),
-        &["db", "search", s(&db), "--stm", "white", "--checkmate"],
+        &["db", "search", s(&db), "--stm", "white", "--fifty"],
         b"",
     );
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));

@@ -9,7 +9,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rookery_core::Position;
 use rookery_db::codec::{self, index, Reader, Start};
-use rookery_db::scan::Query;
+use rookery_db::scan::{Pattern, Query};
 use rookery_db::{Database, ImportOptions};
 use rookery_pgn::filter::Criteria;
 
@@ -99,6 +99,7 @@ fn scan(c: &mut Criterion) {
     });
     let mut knight: Query = Query::default();
     knight.sub_fens.push("8/8/8/8/4N3/8/8/8".parse().unwrap());
+    let knight = Pattern::from(knight);
     g.bench_function("Database::scan, a white knight on e4, one thread", |b| {
         b.iter(|| {
             let mut found = 0;

@@ -32,6 +32,7 @@ pub mod header;
 pub mod headers;
 pub mod lichess;
 pub mod scan;
+pub mod scout;
 pub mod segment;
 #[cfg(feature = "serve")]
 pub mod serve;

@@ -42,6 +42,7 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -93,6 +94,17 @@ pub enum ScanError {
     /// A side to move other than `white` or `black`.
     #[error("bad side to move {0:?}: expected white or black")]
     Turn(String),
+    /// A sequence that cannot be searched for.
+    #[error("bad sequence: {0}")]
+    Sequence(String),
+    /// A Scoutfish query ([`crate::scout`]) that does not read.
+    #[error("bad query: {at}: {reason}")]
+    Query {
+        /// Where in the query (`sequence[1].streak[0]: sub-fen`).
+        at: String,
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 /// The roles a material count keeps, in [`Counts`]' order.
@@ -318,8 +330,8 @@ impl FromStr for SubFen {
 /// A material imbalance (Scoutfish's `imbalance`): for each kind of
 /// piece, White's count less Black's. Written as a material signature of
 /// the difference: `PPv` (White two pawns up), `vPP` (two down), `PPvN`
-/// (two pawns up, a knight down), `BvN` (a bishop for a knight); kings are
-/// not counted.
+/// (two pawns up, a knight down), `BvN` (a bishop for a knight), `v` (level
+/// material); kings are not counted.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Imbalance {
     /// White's count less Black's, in [`COUNTED`]'s order (Q R B N P).
@@ -339,6 +351,10 @@ impl FromStr for Imbalance {
     /// See [`Imbalance`]; the grammar is `pgn filter --material`'s
     /// ([`Material`]).
     fn from_str(text: &str) -> Result<Imbalance, ScanError> {
+        if text.trim().eq_ignore_ascii_case("v") {
+            // No difference: the material is level.
+            return Ok(Imbalance { diff: [0; 5] });
+        }
         let m: Material = text.parse().map_err(|e| ScanError::Imbalance {
             text: text.to_owned(),
             reason: match e {
@@ -521,13 +537,95 @@ impl FromStr for Roles {
     }
 }
 
+/// What a scan looks for in each game: one [`Query`] at any ply, or a
+/// sequence of steps (Scoutfish's `sequence` and `streak`).
+#[derive(Clone, Debug)]
+pub enum Pattern {
+    /// Every ply at which the query holds (an empty query asks for no
+    /// ply: the game is found by its [`Criteria`] alone).
+    Each(Query),
+    /// Steps met in their order, each at plies strictly after those of the
+    /// step before. A step is a streak: its conditions held at consecutive
+    /// plies, the first condition at the step's first ply (a step of one
+    /// condition is met at one ply). The earliest way the steps are met is
+    /// the one found (each step at its earliest plies after the step
+    /// before, which leaves the most room to those after), a ply for each
+    /// condition. A condition with no test holds at every ply (Scoutfish's
+    /// `pass`). Made by [`Pattern::sequence`].
+    Sequence(Sequence),
+}
+
+/// The steps of a [`Pattern::Sequence`]: at least one, each of 1 to
+/// [`Sequence::MAX_STREAK`] conditions.
+#[derive(Clone, Debug)]
+pub struct Sequence(Vec<Vec<Query>>);
+
+impl Sequence {
+    /// The most conditions a streak may have.
+    pub const MAX_STREAK: usize = 64;
+
+    /// The steps.
+    pub fn steps(&self) -> &[Vec<Query>] {
+        &self.0
+    }
+}
+
+impl Pattern {
+    /// A sequence of `steps` (see [`Pattern::Sequence`]).
+    ///
+    /// # Errors
+    /// [`ScanError::Sequence`] for no step, an empty step or a streak of
+    /// more than [`Sequence::MAX_STREAK`] conditions.
+    pub fn sequence(steps: Vec<Vec<Query>>) -> Result<Pattern, ScanError> {
+        if steps.is_empty() {
+            return Err(ScanError::Sequence("a sequence needs a step".into()));
+        }
+        for s in &steps {
+            if s.is_empty() {
+                return Err(ScanError::Sequence("a streak needs a condition".into()));
+            }
+            if s.len() > Sequence::MAX_STREAK {
+                return Err(ScanError::Sequence(format!(
+                    "a streak of {} conditions: at most {} are read",
+                    s.len(),
+                    Sequence::MAX_STREAK
+                )));
+            }
+        }
+        Ok(Pattern::Sequence(Sequence(steps)))
+    }
+
+    /// Whether the pattern tests plies (not only the game's criteria).
+    pub fn tests_plies(&self) -> bool {
+        match self {
+            Pattern::Each(q) => !q.is_empty(),
+            Pattern::Sequence(_) => true,
+        }
+    }
+
+    /// The conditions, in order.
+    fn conditions(&self) -> Vec<&Query> {
+        match self {
+            Pattern::Each(q) => vec![q],
+            Pattern::Sequence(s) => s.0.iter().flatten().collect(),
+        }
+    }
+}
+
+impl From<Query> for Pattern {
+    fn from(q: Query) -> Pattern {
+        Pattern::Each(q)
+    }
+}
+
 /// A game [`Database::scan`] found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hit {
     /// The game's number.
     pub id: u64,
-    /// The plies at which the [`Query`] holds, in order (ply 0: the start
-    /// position); empty for an empty query.
+    /// The plies at which the [`Pattern`] holds, in order (ply 0: the
+    /// start position): for [`Pattern::Each`] every ply at which its query
+    /// holds (none for an empty query), for a sequence one a condition.
     pub plies: Vec<u32>,
 }
 
@@ -553,14 +651,12 @@ impl ScanReport {
 }
 
 /// Whether [`Database::scan`] can judge `criteria`: their tests on moves
-/// are positions and material signatures only (no opening, checkmate,
-/// stalemate, fifty-move or repetition test, no variations), and they are
+/// are positions, material signatures, checkmate and stalemate only (no
+/// opening, fifty-move or repetition test, no variations), and they are
 /// not inverted.
 pub fn scannable(criteria: &Criteria) -> bool {
     !criteria.invert
         && criteria.opening.is_none()
-        && !criteria.checkmate
-        && !criteria.stalemate
         && !criteria.fifty
         && !criteria.repetition
         && !criteria.variations
@@ -569,10 +665,111 @@ pub fn scannable(criteria: &Criteria) -> bool {
 /// Games a worker reads at a time.
 const BLOCK: usize = 4096;
 
-/// A query and criteria made ready for the scan.
-struct Plan<'a> {
+/// One condition of a pattern made ready for the scan.
+struct Cond<'a> {
     query: &'a Query,
-    /// The criteria's tests on the header (positions and material left out).
+    /// The query's material signatures.
+    materials: Vec<Counts>,
+    /// The squares the query's sub-FENs name: whether a position matches
+    /// them changes only by a move to or from one of them.
+    touched: Bitboard,
+}
+
+impl<'a> Cond<'a> {
+    fn new(query: &'a Query) -> Cond<'a> {
+        Cond {
+            query,
+            materials: query.materials.iter().map(counts_of_signature).collect(),
+            touched: query
+                .sub_fens
+                .iter()
+                .flat_map(|s| s.wanted.iter().map(|w| w.2))
+                .fold(Bitboard::EMPTY, |a, b| a | b),
+        }
+    }
+
+    /// Whether a test of the condition reads the material.
+    fn counts(&self) -> bool {
+        let q = self.query;
+        !q.materials.is_empty() || !q.imbalances.is_empty() || !q.sub_fens.is_empty()
+    }
+
+    /// Whether the condition's tests of the pieces and the side to move
+    /// hold at `board` (`sub_fens`, `material`: whether the sub-FENs and
+    /// the material tests, if any, hold there).
+    #[inline]
+    fn holds_on(&self, board: &Board, sub_fens: bool, material: bool) -> bool {
+        self.query.turn.is_none_or(|t| board.turn() == t) && sub_fens && material
+    }
+
+    /// Whether the condition's material signatures and imbalances (if
+    /// any) hold for material `c`.
+    fn material_holds(&self, c: &Counts) -> bool {
+        let q = self.query;
+        (self.materials.is_empty() || self.materials.contains(c))
+            && (q.imbalances.is_empty() || q.imbalances.iter().any(|i| i.holds(c)))
+    }
+
+    /// Whether the condition's tests of the whole position hold at `pos`
+    /// (`None` when no test needs it), `m` the move played from it, and
+    /// its tests of the pieces that move moved and took (`last`).
+    #[inline]
+    fn holds_at(
+        &self,
+        pos: Option<&Position>,
+        m: Option<Move>,
+        last: Option<(Role, Option<Role>)>,
+    ) -> bool {
+        let q = self.query;
+        pos.is_none_or(|pos| {
+            (q.positions.is_empty() || q.positions.iter().any(|p| p.key == pos.hash()))
+                && (q.moves.is_empty()
+                    || m.is_some_and(|m| q.moves.iter().any(|p| p.matches(pos, m))))
+        }) && q.pieces_hold(m.and(last))
+    }
+
+    /// Whether the condition may hold at `board` (material `c`) or a later
+    /// position of its game.
+    fn may_hold(&self, board: &Board, c: &Counts) -> bool {
+        let q = self.query;
+        (self.materials.is_empty() || self.materials.iter().any(|m| may_reach(c, m)))
+            && (q.sub_fens.is_empty() || q.sub_fens.iter().any(|s| s.may_match(board, c)))
+    }
+
+    /// Whether the condition's sub-FENs (if any) match at `board`.
+    #[inline]
+    fn sub_fens_match(&self, board: &Board) -> bool {
+        let q = self.query;
+        q.sub_fens.is_empty() || q.sub_fens.iter().any(|s| s.matches(board))
+    }
+
+    /// Whether whether its sub-FENs match may have changed by `m`: a move
+    /// that leaves and enters none of their squares leaves the verdict as
+    /// it was (castling and en passant move a second piece: asked again).
+    #[inline]
+    fn touched_by(&self, m: Move) -> bool {
+        self.touched
+            .intersects(Bitboard::from_square(m.from()).with(m.to()))
+            || m.is_castle()
+            || m.is_en_passant()
+    }
+
+    /// Whether a test needs the whole position (its hash, or the move
+    /// played as SAN reads it), not only where the pieces stand.
+    fn needs_position(&self) -> bool {
+        !self.query.positions.is_empty() || !self.query.moves.is_empty()
+    }
+}
+
+/// A pattern and criteria made ready for the scan.
+struct Plan<'a> {
+    /// The pattern's conditions, in order.
+    conds: Vec<Cond<'a>>,
+    /// For a sequence, the conditions of each step (`None`: one query at
+    /// every ply).
+    steps: Option<Vec<Range<usize>>>,
+    /// The criteria's tests on the header (positions, material and the
+    /// game's end left out).
     header: Criteria,
     /// Whether the header test is needed at all.
     header_tests: bool,
@@ -580,20 +777,20 @@ struct Plan<'a> {
     positions: &'a [PositionTest],
     /// The criteria's material signatures: one must be reached.
     materials: Vec<Counts>,
-    /// The query's material signatures.
-    query_materials: Vec<Counts>,
-    /// Whether the material is counted at every capture or pawn move.
+    /// Whether the material is counted when it changes.
     counts: bool,
-    /// The squares the query's sub-FENs name: whether a position matches
-    /// them changes only by a move to or from one of them.
-    touched: Bitboard,
+    /// Whether the game must end in checkmate, in stalemate.
+    checkmate: bool,
+    stalemate: bool,
 }
 
 impl<'a> Plan<'a> {
-    fn new(criteria: &'a Criteria, query: &'a Query) -> Plan<'a> {
+    fn new(criteria: &'a Criteria, pattern: &'a Pattern) -> Plan<'a> {
         let mut header = criteria.clone();
         header.positions.clear();
         header.materials.clear();
+        header.checkmate = false;
+        header.stalemate = false;
         let header_tests = !header.tags.is_empty()
             || header.tests_players()
             || header.elo.is_some()
@@ -603,97 +800,88 @@ impl<'a> Plan<'a> {
             || !header.results.is_empty()
             || !header.terminations.is_empty();
         let materials: Vec<Counts> = criteria.materials.iter().map(counts_of_signature).collect();
-        let query_materials: Vec<Counts> =
-            query.materials.iter().map(counts_of_signature).collect();
-        let counts = !materials.is_empty()
-            || !query_materials.is_empty()
-            || !query.imbalances.is_empty()
-            || !query.sub_fens.is_empty();
+        let conds: Vec<Cond> = pattern.conditions().into_iter().map(Cond::new).collect();
+        let steps = match pattern {
+            Pattern::Each(_) => None,
+            Pattern::Sequence(s) => {
+                let mut at = 0;
+                Some(
+                    s.0.iter()
+                        .map(|step| {
+                            at += step.len();
+                            at - step.len()..at
+                        })
+                        .collect(),
+                )
+            }
+        };
         Plan {
-            query,
+            counts: !materials.is_empty() || conds.iter().any(Cond::counts),
+            conds,
+            steps,
             header,
             header_tests,
             positions: &criteria.positions,
             materials,
-            query_materials,
-            counts,
-            touched: query
-                .sub_fens
-                .iter()
-                .flat_map(|s| s.wanted.iter().map(|w| w.2))
-                .fold(Bitboard::EMPTY, |a, b| a | b),
+            checkmate: criteria.checkmate,
+            stalemate: criteria.stalemate,
         }
     }
 
-    /// Whether the query's tests of the pieces and the side to move hold
-    /// at `board` (`sub_fens`, `material`: whether the sub-FENs and the
-    /// material tests, if any, hold there).
-    #[inline]
-    fn holds_on(&self, board: &Board, sub_fens: bool, material: bool) -> bool {
-        self.query.turn.is_none_or(|t| board.turn() == t) && sub_fens && material
-    }
-
-    /// Whether the query's material signatures and imbalances (if any)
-    /// hold for material `c`.
-    fn material_holds(&self, c: &Counts) -> bool {
-        let q = self.query;
-        (self.query_materials.is_empty() || self.query_materials.contains(c))
-            && (q.imbalances.is_empty() || q.imbalances.iter().any(|i| i.holds(c)))
-    }
-
-    /// Whether the query's tests of the whole position hold at `pos`, `m`
-    /// the move played from it.
-    #[inline]
-    fn holds_at(&self, pos: &Position, m: Option<Move>) -> bool {
-        let q = self.query;
-        (q.positions.is_empty() || q.positions.iter().any(|p| p.key == pos.hash()))
-            && (q.moves.is_empty() || m.is_some_and(|m| q.moves.iter().any(|p| p.matches(pos, m))))
-    }
-
-    /// Whether the query may hold at `board` (material `c`) or a later
-    /// position of its game.
-    fn may_hold(&self, board: &Board, c: &Counts) -> bool {
-        let q = self.query;
-        (self.query_materials.is_empty() || self.query_materials.iter().any(|m| may_reach(c, m)))
-            && (q.sub_fens.is_empty() || q.sub_fens.iter().any(|s| s.may_match(board, c)))
-    }
-
-    /// Whether the query's sub-FENs (if any) match at `board`.
-    #[inline]
-    fn sub_fens_match(&self, board: &Board) -> bool {
-        let q = self.query;
-        q.sub_fens.is_empty() || q.sub_fens.iter().any(|s| s.matches(board))
-    }
-
-    /// Whether a test needs the whole position (its hash, or the move
-    /// played as SAN reads it), not only where the pieces stand.
+    /// Whether a test needs the whole position (its hash, the move played
+    /// as SAN reads it, how the game ends), not only where the pieces
+    /// stand.
     fn needs_position(&self) -> bool {
         !self.positions.is_empty()
-            || !self.query.positions.is_empty()
-            || !self.query.moves.is_empty()
+            || self.checkmate
+            || self.stalemate
+            || self.conds.iter().any(Cond::needs_position)
     }
 
-    /// The plies of the game from `start` by `bytes` at which the query
-    /// holds, if the game passes the criteria's positions and material
-    /// (`None` if it does not); `plies` counts those read.
-    ///
-    /// The moves are read onto a [`Board`] without a move generator; a
-    /// [`Position`] is played beside it only for a test that needs one.
+    /// Whether the game's last position, `last`, ends it as the criteria
+    /// ask.
+    fn ends_as_asked(&self, last: Option<&Position>) -> bool {
+        last.is_none_or(|p| {
+            (!self.checkmate || p.is_checkmate()) && (!self.stalemate || p.is_stalemate())
+        })
+    }
+
+    /// The plies of the game from `start` by `bytes` at which the pattern
+    /// holds, if the game passes the criteria's positions, material and
+    /// ending (`None` if it does not); `plies` counts those read.
     fn walk(
         &self,
         start: &Start,
         bytes: &[u8],
         plies: &mut u64,
     ) -> Result<Option<Vec<u32>>, codec::CodecError> {
-        let per_ply = !self.query.is_empty();
+        match &self.steps {
+            None => self.walk_each(start, bytes, plies),
+            Some(steps) => self.walk_steps(steps, start, bytes, plies),
+        }
+    }
+
+    /// [`Plan::walk`] for one query, every ply at which it holds.
+    ///
+    /// The moves are read onto a [`Board`] without a move generator; a
+    /// [`Position`] is played beside it only for a test that needs one.
+    fn walk_each(
+        &self,
+        start: &Start,
+        bytes: &[u8],
+        plies: &mut u64,
+    ) -> Result<Option<Vec<u32>>, codec::CodecError> {
+        let cond = &self.conds[0];
+        let per_ply = !cond.query.is_empty();
         let mut found = Vec::new();
         let mut need_position = !self.positions.is_empty();
         let mut need_material = !self.materials.is_empty();
+        let need_end = self.checkmate || self.stalemate;
         let mut alive = per_ply;
         let mut reader = Reader::at(start, bytes);
         let mut pos = self.needs_position().then(|| start.position().clone());
         let mut ply = 0;
-        let mut sub_fens = self.sub_fens_match(reader.board());
+        let mut sub_fens = cond.sub_fens_match(reader.board());
         // Whether the material tests hold: worked out when it changes.
         let mut material = true;
         loop {
@@ -704,7 +892,7 @@ impl<'a> Plan<'a> {
             // only comes later.
             if self.counts && board.material_changed() {
                 let c = counts_of(board);
-                if alive && !self.may_hold(board, &c) {
+                if alive && !cond.may_hold(board, &c) {
                     alive = false;
                     if found.is_empty() {
                         return Ok(None);
@@ -716,42 +904,30 @@ impl<'a> Plan<'a> {
                 if need_material && self.materials.contains(&c) {
                     need_material = false;
                 }
-                material = self.material_holds(&c);
+                material = cond.material_holds(&c);
             }
-            let here = alive && self.holds_on(board, sub_fens, material);
+            let here = alive && cond.holds_on(board, sub_fens, material);
             if let Some(p) = &pos {
                 if need_position && self.positions.iter().any(|t| t.key == p.hash()) {
                     need_position = false;
                 }
             }
-            if !here && !alive && !need_position && !need_material {
+            let waiting = need_position || need_material || need_end;
+            if !here && !alive && !waiting {
                 break;
             }
             let m = reader.next_move()?;
-            if here
-                && pos.as_ref().is_none_or(|p| self.holds_at(p, m))
-                && self
-                    .query
-                    .pieces_hold(m.and_then(|_| reader.board().last_move_pieces()))
-            {
+            if here && cond.holds_at(pos.as_ref(), m, reader.board().last_move_pieces()) {
                 found.push(ply as u32);
             }
-            if !alive && !need_position && !need_material {
+            if !alive && !waiting {
                 break;
             }
             let Some(m) = m else {
                 break;
             };
-            // A move that leaves and enters none of the sub-FENs' squares
-            // leaves their verdict as it was (castling and en passant move
-            // a second piece: asked again).
-            if self
-                .touched
-                .intersects(Bitboard::from_square(m.from()).with(m.to()))
-                || m.is_castle()
-                || m.is_en_passant()
-            {
-                sub_fens = self.sub_fens_match(reader.board());
+            if cond.touched_by(m) {
+                sub_fens = cond.sub_fens_match(reader.board());
             }
             if let Some(p) = &mut pos {
                 p.play_unchecked(m);
@@ -759,7 +935,125 @@ impl<'a> Plan<'a> {
             ply += 1;
             *plies += 1;
         }
-        if need_position || need_material || (per_ply && found.is_empty()) {
+        if need_position
+            || need_material
+            || (per_ply && found.is_empty())
+            || (need_end && !self.ends_as_asked(pos.as_ref()))
+        {
+            return Ok(None);
+        }
+        Ok(Some(found))
+    }
+
+    /// [`Plan::walk`] for a sequence: the plies at which its conditions
+    /// are met, the earliest way.
+    ///
+    /// A streak is matched as the shift-and string search matches a
+    /// pattern: bit `j` of `run` says the streak's first `j + 1`
+    /// conditions held at the plies ending with this one.
+    fn walk_steps(
+        &self,
+        steps: &[Range<usize>],
+        start: &Start,
+        bytes: &[u8],
+        plies: &mut u64,
+    ) -> Result<Option<Vec<u32>>, codec::CodecError> {
+        let conds = &self.conds;
+        let mut found = Vec::new();
+        let mut need_position = !self.positions.is_empty();
+        let mut need_material = !self.materials.is_empty();
+        let need_end = self.checkmate || self.stalemate;
+        let mut reader = Reader::at(start, bytes);
+        let mut pos = self.needs_position().then(|| start.position().clone());
+        let mut sub_fens: Vec<bool> = conds
+            .iter()
+            .map(|c| c.sub_fens_match(reader.board()))
+            .collect();
+        let mut material = vec![true; conds.len()];
+        let mut step = 0;
+        let mut run = 0u64;
+        let mut ply = 0u32;
+        loop {
+            let board = reader.board();
+            if self.counts && board.material_changed() {
+                let c = counts_of(board);
+                if step < steps.len() {
+                    // Every condition still to be met must be within reach
+                    // (those of a streak under way may have been met).
+                    let from = if run == 0 {
+                        steps[step].start
+                    } else {
+                        steps[step].end
+                    };
+                    if conds[from..].iter().any(|k| !k.may_hold(board, &c)) {
+                        return Ok(None);
+                    }
+                }
+                if need_material && !self.materials.iter().any(|t| may_reach(&c, t)) {
+                    return Ok(None);
+                }
+                if need_material && self.materials.contains(&c) {
+                    need_material = false;
+                }
+                for (k, m) in conds.iter().zip(&mut material) {
+                    *m = k.material_holds(&c);
+                }
+            }
+            if let Some(p) = &pos {
+                if need_position && self.positions.iter().any(|t| t.key == p.hash()) {
+                    need_position = false;
+                }
+            }
+            let done = step == steps.len();
+            if done && !need_position && !need_material && !need_end {
+                break;
+            }
+            // The conditions of the step under way that hold on the board.
+            let mut on = 0u64;
+            if !done {
+                for (j, i) in steps[step].clone().enumerate() {
+                    if conds[i].holds_on(board, sub_fens[i], material[i]) {
+                        on |= 1 << j;
+                    }
+                }
+            }
+            let m = reader.next_move()?;
+            if !done {
+                let range = steps[step].clone();
+                let last = reader.board().last_move_pieces();
+                let mut holds = 0u64;
+                for (j, i) in range.clone().enumerate() {
+                    if on & 1 << j != 0 && conds[i].holds_at(pos.as_ref(), m, last) {
+                        holds |= 1 << j;
+                    }
+                }
+                run = (run << 1 | 1) & holds;
+                let len = range.len() as u32;
+                if run & 1 << (len - 1) != 0 {
+                    found.extend(ply + 1 - len..=ply);
+                    step += 1;
+                    run = 0;
+                }
+            }
+            let Some(m) = m else {
+                break;
+            };
+            for (i, k) in conds.iter().enumerate() {
+                if k.touched_by(m) {
+                    sub_fens[i] = k.sub_fens_match(reader.board());
+                }
+            }
+            if let Some(p) = &mut pos {
+                p.play_unchecked(m);
+            }
+            ply += 1;
+            *plies += 1;
+        }
+        if need_position
+            || need_material
+            || step < steps.len()
+            || (need_end && !self.ends_as_asked(pos.as_ref()))
+        {
             return Ok(None);
         }
         Ok(Some(found))
@@ -784,8 +1078,8 @@ impl Ids {
 
 impl Database {
     /// The games that pass `criteria` (which must be [`scannable`]) and in
-    /// which `query` holds at some ply, in order of number, each with
-    /// those plies: `found` gets each and returns whether to go on. The
+    /// which `pattern` is met, in order of number, each with the plies at
+    /// which it is ([`Pattern`]): `found` gets each and returns whether to go on. The
     /// games are read on `jobs` threads (0 or 1: the calling thread),
     /// 4,096 games at a time, and handed to `found` in order on the
     /// calling thread.
@@ -796,11 +1090,11 @@ impl Database {
     pub fn scan(
         &self,
         criteria: &Criteria,
-        query: &Query,
+        pattern: &Pattern,
         jobs: usize,
         found: &mut dyn FnMut(Hit) -> bool,
     ) -> Result<ScanReport, DbError> {
-        let plan = Plan::new(criteria, query);
+        let plan = Plan::new(criteria, pattern);
         let ids = match self.games_of_players(criteria)? {
             Some(list) => Ids::List(list),
             None => {
@@ -1285,7 +1579,7 @@ mod tests {
             .unwrap();
             for jobs in [1, 2] {
                 let mut scanned = Vec::new();
-                db.scan(&c, &Query::default(), jobs, &mut |h| {
+                db.scan(&c, &Query::default().into(), jobs, &mut |h| {
                     assert!(h.plies.is_empty());
                     scanned.push(h.id);
                     true
@@ -1302,7 +1596,7 @@ mod tests {
         q.imbalances.push("vP".parse().unwrap());
         q.turn = Some(Color::Black);
         let mut hits = Vec::new();
-        db.scan(&Criteria::default(), &q, 2, &mut |h| {
+        db.scan(&Criteria::default(), &q.into(), 2, &mut |h| {
             hits.push(h);
             true
         })

@@ -10,7 +10,8 @@ use anyhow::Context;
 use rookery_argus::web::WebServer;
 use rookery_core::Color;
 use rookery_db::bucket::BucketFilter;
-use rookery_db::scan::{self, Query};
+use rookery_db::scan::{self, Pattern, Query};
+use rookery_db::scout::ScoutQuery;
 use rookery_db::{lichess, Database, ImportOptions, ImportReport};
 use rookery_io::manifest::Part;
 use rookery_io::shard::Shard;
@@ -225,6 +226,20 @@ struct ScanArgs {
     /// `captured`.
     #[arg(long, value_name = "PIECES")]
     captured: Option<String>,
+    /// A Scoutfish query (JSON; `@FILE` reads it from FILE): conditions
+    /// of sub-fen, material, imbalance, white-move, black-move, moved,
+    /// captured, stm, pass, in a "sequence" (met in order) or a "streak"
+    /// (at consecutive plies), with result, result-type, skip and limit.
+    /// Each game found is printed with the first ply each condition is met
+    /// at. In place of the flags of single positions (--sub-fen, ...);
+    /// --material and --position then test the whole game, as pgn
+    /// filter's do. See docs/db.md.
+    #[arg(
+        long,
+        value_name = "JSON",
+        conflicts_with_all = ["sub_fen", "imbalance", "stm", "played", "moved", "captured"]
+    )]
+    query: Option<String>,
     /// Read the games on N threads (a scan: a position test, --material,
     /// --position).
     #[arg(short, long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
@@ -236,6 +251,21 @@ struct ScanArgs {
 }
 
 impl ScanArgs {
+    /// The Scoutfish query of --query, if one is given.
+    fn scout(&self) -> anyhow::Result<Option<ScoutQuery>> {
+        let Some(text) = &self.query else {
+            return Ok(None);
+        };
+        let text = match text.strip_prefix('@') {
+            Some(path) => std::fs::read_to_string(path)
+                .map_err(|e| output::usage(format!("--query {text}: {e}")))?,
+            None => text.clone(),
+        };
+        Ok(Some(text.parse().map_err(
+            |e: rookery_db::scan::ScanError| output::usage(format!("--query: {e}")),
+        )?))
+    }
+
     /// The query of the flags (without --material and --position).
     fn query(&self) -> anyhow::Result<Query> {
         let bad = |e: rookery_db::scan::ScanError| output::usage(e.to_string());
@@ -262,13 +292,23 @@ impl ScanArgs {
     }
 }
 
-/// `db search` by a scan ([`Database::scan`]): with a query, each game's
-/// number and plies (`12 ply 34,35`); without (a search on positions and
-/// material alone), the lines or PGN a search prints.
+/// Which of the games found a search reports: Scoutfish's `skip` and
+/// `limit`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Page {
+    skip: u64,
+    limit: Option<u64>,
+}
+
+/// `db search` by a scan ([`Database::scan`]): with a pattern that tests
+/// plies, each game's number and plies (`12 ply 34,35`); without (a
+/// search on positions and material alone), the lines or PGN a search
+/// prints. Of the games found, `page` says which are reported.
 fn scan_search(
     database: &Database,
     criteria: &Criteria,
-    query: &Query,
+    pattern: &Pattern,
+    page: Page,
     flags: &ScanArgs,
     count: bool,
     pgn: bool,
@@ -276,9 +316,17 @@ fn scan_search(
     let mut finds = Finds::new(count);
     let mut names = std::collections::HashMap::new();
     let began = std::time::Instant::now();
-    let report = database.scan(criteria, query, flags.jobs as usize, &mut |hit| {
-        finds.each(|out| {
-            if !pgn && !query.is_empty() {
+    let mut passed = 0u64;
+    let report = database.scan(criteria, pattern, flags.jobs as usize, &mut |hit| {
+        if passed < page.skip {
+            passed += 1;
+            return true;
+        }
+        if page.limit.is_some_and(|l| finds.found >= l) {
+            return false;
+        }
+        let go_on = finds.each(|out| {
+            if !pgn && pattern.tests_plies() {
                 let plies: Vec<String> = hit.plies.iter().map(u32::to_string).collect();
                 writeln!(out, "{} ply {}", hit.id, plies.join(","))?;
                 return Ok(());
@@ -292,7 +340,8 @@ fn scan_search(
                 return Ok(());
             }
             write_found(out, g.id, &game, g.moves.len())
-        })
+        });
+        go_on && page.limit.is_none_or(|l| finds.found < l)
     })?;
     if flags.stats {
         let took = began.elapsed().as_secs_f64();
@@ -603,6 +652,31 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             // Exit status 1 is "no game found": a failure exits 2.
             let search = || -> anyhow::Result<Status> {
                 let mut criteria = tests.criteria()?;
+                if let Some(scout) = scan.scout()? {
+                    if !scout.add_to(&mut criteria) {
+                        // Results with none in common: no game passes.
+                        return Finds::new(count).finish();
+                    }
+                    if !scan::scannable(&criteria) {
+                        return Err(output::usage(
+                            "--query does not go with --moves, --fifty, --repetition, --variations or --invert",
+                        ));
+                    }
+                    let database = existing(&db)?;
+                    let page = Page {
+                        skip: scout.skip,
+                        limit: scout.limit,
+                    };
+                    return scan_search(
+                        &database,
+                        &criteria,
+                        &scout.pattern,
+                        page,
+                        &scan,
+                        count,
+                        pgn,
+                    );
+                }
                 let mut query = scan.query()?;
                 if !query.is_empty() {
                     // Every position test at the same ply.
@@ -611,14 +685,23 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                     if !scan::scannable(&criteria) {
                         return Err(output::usage(
                             "--sub-fen, --imbalance, --stm, --move, --moved and --captured do not go with --moves, \
-                             --checkmate, --stalemate, --fifty, --repetition, --variations or --invert",
+                             --fifty, --repetition, --variations or --invert",
                         ));
                     }
                 }
                 let database = existing(&db)?;
                 let walks = !criteria.positions.is_empty() || !criteria.materials.is_empty();
                 if !query.is_empty() || (walks && scan::scannable(&criteria)) {
-                    return scan_search(&database, &criteria, &query, &scan, count, pgn);
+                    let pattern = Pattern::from(query);
+                    return scan_search(
+                        &database,
+                        &criteria,
+                        &pattern,
+                        Page::default(),
+                        &scan,
+                        count,
+                        pgn,
+                    );
                 }
                 let mut finds = Finds::new(count);
                 database.search(&criteria, &mut |f| {
