@@ -241,6 +241,41 @@ fn the_servers_answers_are_db_explores_in_lichesss_shape() {
     let limited = json_of(a, "/search?player=bob&result=1-0&max=3");
     assert_eq!(limited["games"].as_array().unwrap().len(), 3);
     assert_eq!(limited["more"], true);
+    // /search?query=: db search --query's games and plies.
+    let scout = r#"{"streak": [{"captured": ""}, {"captured": "N"}], "result": ["1-0", "0-1"]}"#;
+    let by_cli = rookery_in(
+        t.path(),
+        &["db", "search", s(&db), "--player", "bob", "--query", scout],
+        b"",
+    );
+    let by_cli = text(&by_cli.stdout);
+    assert!(by_cli.lines().count() > 3, "{by_cli}");
+    let escaped: String = scout
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect();
+    let scouted = json_of(a, &format!("/search?player=bob&max=500&query={escaped}"));
+    let lines: String = scouted["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            let plies: Vec<String> = g["matched"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.to_string())
+                .collect();
+            format!("{} ply {}\n", g["id"].as_str().unwrap(), plies.join(","))
+        })
+        .collect();
+    assert_eq!(lines, by_cli);
     let id = found["games"][0]["id"].as_str().unwrap();
     let pgn = get(a, &format!("/game/{id}"));
     assert_eq!(pgn.status, 200);
@@ -276,6 +311,9 @@ fn hostile_questions_get_400_and_the_server_goes_on() {
         "/search?elo=high".to_string(),
         "/search?fen=nonsense".to_string(),
         "/search?max=100000".to_string(),
+        "/search?query=nonsense".to_string(),
+        "/search?query=%7B%22fen%22%3A1%7D".to_string(),
+        "/search?query=%7B%22pass%22%3A%22%22%7D&moves=1.e4".to_string(),
         "/game/abc".to_string(),
         "/api/position?play=e7e5".to_string(),
     ] {

@@ -49,7 +49,8 @@ use rookery_pgn::filter::{Criteria, FilterError, Material};
 use rookery_pgn::GameResult;
 use serde_json::{Map, Value};
 
-use crate::scan::{Pattern, Query, ScanError};
+use crate::scan::{Hit, Pattern, Query, ScanError, ScanReport};
+use crate::{Database, DbError};
 
 /// A Scoutfish query read: what to look for at the plies, and the tests on
 /// whole games.
@@ -73,7 +74,7 @@ pub struct ScoutQuery {
 impl ScoutQuery {
     /// Adds the query's tests on whole games to `criteria`; whether a game
     /// can then pass at all (not when the results asked for have none in
-    /// common).
+    /// common, nor when it must end in both checkmate and stalemate).
     pub fn add_to(&self, criteria: &mut Criteria) -> bool {
         criteria.checkmate |= self.checkmate;
         criteria.stalemate |= self.stalemate;
@@ -88,6 +89,40 @@ impl ScoutQuery {
             }
         }
         !(criteria.checkmate && criteria.stalemate)
+    }
+}
+
+impl ScoutQuery {
+    /// Runs the query over `db` ([`Database::scan`] on `jobs` threads):
+    /// the games that pass `criteria` (which must be
+    /// [`scan::scannable`](crate::scan::scannable)) and the query, each
+    /// with the ply each condition is met at, to `found` (which returns
+    /// whether to go on), the first [`ScoutQuery::skip`] passed over and at
+    /// most [`ScoutQuery::limit`] given.
+    ///
+    /// # Errors
+    /// [`Database::scan`]'s.
+    pub fn run(
+        &self,
+        db: &Database,
+        criteria: &Criteria,
+        jobs: usize,
+        found: &mut dyn FnMut(Hit) -> bool,
+    ) -> Result<ScanReport, DbError> {
+        let mut criteria = criteria.clone();
+        if !self.add_to(&mut criteria) || self.limit == Some(0) {
+            return Ok(ScanReport::default());
+        }
+        let mut passed = 0;
+        let mut given = 0;
+        db.scan(&criteria, &self.pattern, jobs, &mut |hit| {
+            if passed < self.skip {
+                passed += 1;
+                return true;
+            }
+            given += 1;
+            found(hit) && self.limit.is_none_or(|l| given < l)
+        })
     }
 }
 

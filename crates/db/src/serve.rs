@@ -29,6 +29,8 @@ use tokio::sync::Semaphore;
 
 use crate::bucket::{month_number, BucketFilter};
 use crate::lichess::{self, Lists, PlayerFilter};
+use crate::scan::{scannable, ScanError};
+use crate::scout::ScoutQuery;
 use crate::store::{Database, DbError, GAMES_KEPT};
 
 /// The longest query string taken, in bytes.
@@ -350,41 +352,87 @@ fn criteria(p: &HashMap<String, String>) -> Result<Criteria, Failure> {
     text.criteria().map_err(|e| Failure::Bad(e.to_string()))
 }
 
+/// A game found, as `/search` lists it (`plies`: where a Scoutfish query
+/// is met).
+fn found_json(g: &crate::StoredGame, game: &rookery_pgn::Game, plies: Option<&[u32]>) -> Value {
+    let tag = |n: &str| game.tags.get(n).unwrap_or("?").to_string();
+    let mut v = json!({
+        "id": g.id.to_string(),
+        "white": tag("White"),
+        "black": tag("Black"),
+        "whiteElo": (g.header.white_elo > 0).then_some(g.header.white_elo),
+        "blackElo": (g.header.black_elo > 0).then_some(g.header.black_elo),
+        "result": tag("Result"),
+        "date": tag("Date"),
+        "event": tag("Event"),
+        "plies": g.moves.len(),
+    });
+    if let Some(p) = plies {
+        v["matched"] = json!(p);
+    }
+    v
+}
+
 /// `/search`: the games that pass (see [`criteria`]), in order of number,
 /// at most `max` (50; at most [`MAX_SEARCH`]): `{"games": [...], "more":
-/// bool}`.
+/// bool}`. With `query`, a Scoutfish query (JSON, as `db search --query`
+/// reads it) searched for by a scan beside those tests, each game with
+/// `matched`, the first ply each condition is met at.
 fn search_route(db: &Database, p: &HashMap<String, String>) -> Result<Answer, Failure> {
     let c = criteria(p)?;
     let max = number(p, "max", 50, MAX_SEARCH)?;
     let mut games = Vec::new();
     let mut more = false;
     let mut failed = None;
-    db.search(&c, &mut |f| {
-        if games.len() == max {
-            more = true;
-            return false;
+    if let Some(text) = p.get("query").filter(|q| !q.trim().is_empty()) {
+        let q: ScoutQuery = text
+            .parse()
+            .map_err(|e: ScanError| Failure::Bad(e.to_string()))?;
+        if !scannable(&c) {
+            return Err(Failure::Bad(
+                "query does not go with moves (an opening prefix)".into(),
+            ));
         }
-        let (g, game, _) = match f.read() {
-            Ok(read) => read,
-            Err(e) => {
-                failed = Some(e);
+        let mut names = HashMap::new();
+        q.run(db, &c, 1, &mut |hit| {
+            if games.len() == max {
+                more = true;
                 return false;
             }
-        };
-        let tag = |n: &str| game.tags.get(n).unwrap_or("?").to_string();
-        games.push(json!({
-            "id": g.id.to_string(),
-            "white": tag("White"),
-            "black": tag("Black"),
-            "whiteElo": (g.header.white_elo > 0).then_some(g.header.white_elo),
-            "blackElo": (g.header.black_elo > 0).then_some(g.header.black_elo),
-            "result": tag("Result"),
-            "date": tag("Date"),
-            "event": tag("Event"),
-            "plies": g.moves.len(),
-        }));
-        true
-    })?;
+            let read = db.game(hit.id).and_then(|g| {
+                let g = g.ok_or_else(|| db.damaged(format!("game {} is not stored", hit.id)))?;
+                let game = db.pgn_game(&g, &mut names)?;
+                Ok((g, game))
+            });
+            match read {
+                Ok((g, game)) => {
+                    games.push(found_json(&g, &game, Some(&hit.plies)));
+                    true
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    false
+                }
+            }
+        })?;
+    } else {
+        db.search(&c, &mut |f| {
+            if games.len() == max {
+                more = true;
+                return false;
+            }
+            match f.read() {
+                Ok((g, game, _)) => {
+                    games.push(found_json(&g, &game, None));
+                    true
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    false
+                }
+            }
+        })?;
+    }
     if let Some(e) = failed {
         return Err(e.into());
     }

@@ -15,9 +15,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rookery_db::bucket::BucketFilter;
 use rookery_db::lichess::{self, Lists};
+use rookery_db::scout::ScoutQuery;
 use rookery_db::{Database as Store, DbError, ImportOptions};
 use rookery_io::input::Input;
-use rookery_pgn::filter::CriteriaText;
+use rookery_pgn::filter::{Criteria, CriteriaText};
 use rookery_pgn::source::Source;
 
 /// The most games a list of `topGames` or `recentGames` may ask for (the
@@ -334,6 +335,44 @@ impl Database {
                 })
                 .map(|()| found)
                 .map_err(store_error)
+        })?
+    }
+
+    /// The games a Scoutfish query finds (`query`: a dict, or its JSON
+    /// text): conditions of `sub-fen`, `material`, `imbalance`,
+    /// `white-move`, `black-move`, `moved`, `captured`, `stm`, `pass`,
+    /// alone, in a `sequence` (met in order) or a `streak` (at
+    /// consecutive plies), with `result`, `result-type`, `skip` and
+    /// `limit`, as `rookery db search --query` reads them. A list of
+    /// `(number, plies)`: each game found, in order, and the first ply (0:
+    /// the start) each condition is met at. The games are read on `jobs`
+    /// threads. A query that does not read raises `ValueError` naming
+    /// where it is wrong.
+    #[pyo3(signature = (query, *, jobs = 1))]
+    fn scout(
+        &self,
+        py: Python<'_>,
+        query: &Bound<'_, PyAny>,
+        jobs: usize,
+    ) -> PyResult<Vec<(u64, Vec<u32>)>> {
+        let text: String = match query.extract::<String>() {
+            Ok(s) => s,
+            Err(_) => py
+                .import("json")?
+                .call_method1("dumps", (query,))?
+                .extract()?,
+        };
+        let q: ScoutQuery = text
+            .parse()
+            .map_err(|e: rookery_db::scan::ScanError| PyValueError::new_err(e.to_string()))?;
+        crate::work(py, || {
+            let mut found = Vec::new();
+            q.run(&self.store, &Criteria::default(), jobs.max(1), &mut |hit| {
+                found.push((hit.id, hit.plies));
+                true
+            })
+            .map(|_| found)
+            .map_err(store_error)
         })?
     }
 

@@ -178,6 +178,57 @@ def test_rating_and_month_filters_count_what_python_chess_counts(built, games):
     assert (nobody["white"], nobody["draws"], nobody["black"], nobody["moves"]) == (0, 0, 0, [])
 
 
+def test_scout_finds_the_plies_python_chess_finds(built, games):
+    """Scoutfish's queries: a sequence of moves, a streak of quiet moves
+    around a queen taken, a result; the first ply each condition is met at,
+    as a python-chess walk over the same games finds them."""
+    chess = need_python_chess()
+    db, _, _ = built
+
+    def first_run(game_moves, tests, after=0):
+        """The first ply >= after from which tests[j] holds at ply + j."""
+        board = chess.Board()
+        boards = []
+        for move in game_moves:
+            boards.append((board.copy(stack=False), move))
+            board.push(move)
+        for start in range(after, len(boards) - len(tests) + 1):
+            if all(t(*boards[start + j]) for j, t in enumerate(tests)):
+                return start
+        return None
+
+    def moved(piece, to, white):
+        """A move as a SAN pattern without a disambiguation reads it: the
+        piece, the square, no capture (Nf6 is Nbf6 too)."""
+        return lambda b, m: (b.turn == white and b.piece_type_at(m.from_square) == piece
+                             and m.to_square == to and not b.is_capture(m))
+
+    def quiet(b, m):
+        return not b.is_capture(m)
+
+    def takes_queen(b, m):
+        return b.turn == chess.WHITE and b.piece_type_at(m.to_square) == chess.QUEEN
+
+    want_seq, want_streak = [], []
+    for i, (headers, mainline, _) in enumerate(games):
+        a = first_run(mainline, [moved(chess.PAWN, chess.D4, True)])
+        b = None if a is None else first_run(mainline, [moved(chess.KNIGHT, chess.F6, False)], a + 1)
+        if b is not None and headers.get("Result") in ("1-0", "0-1"):
+            want_seq.append((i + 1, [a, b]))
+        s = first_run(mainline, [quiet, takes_queen, quiet])
+        if s is not None:
+            want_streak.append((i + 1, [s, s + 1, s + 2]))
+    got = db.scout({"sequence": [{"white-move": "d4"}, {"black-move": "Nf6"}], "result": ["1-0", "0-1"]})
+    assert got == want_seq and len(got) > 5
+    assert db.scout('{"sequence": [{"white-move": "d4"}, {"black-move": "Nf6"}], "result": ["1-0", "0-1"]}',
+                    jobs=2) == want_seq
+    streak = {"streak": [{"captured": ""}, {"stm": "white", "captured": "Q"}, {"captured": ""}]}
+    assert db.scout(streak) == want_streak and want_streak
+    assert db.scout(dict(streak, skip=1, limit=2)) == want_streak[1:3]
+    with pytest.raises(ValueError, match=r"sequence\[1\]: fen"):
+        db.scout({"sequence": [{"pass": ""}, {"fen": "8/8/8/8/8/8/8/8"}]})
+
+
 def test_search_finds_what_python_chess_finds(built, games):
     db, _, _ = built
 

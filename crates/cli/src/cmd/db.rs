@@ -292,23 +292,20 @@ impl ScanArgs {
     }
 }
 
-/// Which of the games found a search reports: Scoutfish's `skip` and
-/// `limit`.
-#[derive(Clone, Copy, Debug, Default)]
-struct Page {
-    skip: u64,
-    limit: Option<u64>,
+/// What a scan searches for: the flags' query, or a Scoutfish query.
+enum Scan<'a> {
+    Flags(&'a Pattern),
+    Scout(&'a ScoutQuery),
 }
 
 /// `db search` by a scan ([`Database::scan`]): with a pattern that tests
 /// plies, each game's number and plies (`12 ply 34,35`); without (a
 /// search on positions and material alone), the lines or PGN a search
-/// prints. Of the games found, `page` says which are reported.
+/// prints.
 fn scan_search(
     database: &Database,
     criteria: &Criteria,
-    pattern: &Pattern,
-    page: Page,
+    what: Scan,
     flags: &ScanArgs,
     count: bool,
     pgn: bool,
@@ -316,16 +313,12 @@ fn scan_search(
     let mut finds = Finds::new(count);
     let mut names = std::collections::HashMap::new();
     let began = std::time::Instant::now();
-    let mut passed = 0u64;
-    let report = database.scan(criteria, pattern, flags.jobs as usize, &mut |hit| {
-        if passed < page.skip {
-            passed += 1;
-            return true;
-        }
-        if page.limit.is_some_and(|l| finds.found >= l) {
-            return false;
-        }
-        let go_on = finds.each(|out| {
+    let pattern = match what {
+        Scan::Flags(p) => p,
+        Scan::Scout(q) => &q.pattern,
+    };
+    let mut each = |hit: rookery_db::scan::Hit| {
+        finds.each(|out| {
             if !pgn && pattern.tests_plies() {
                 let plies: Vec<String> = hit.plies.iter().map(u32::to_string).collect();
                 writeln!(out, "{} ply {}", hit.id, plies.join(","))?;
@@ -340,9 +333,13 @@ fn scan_search(
                 return Ok(());
             }
             write_found(out, g.id, &game, g.moves.len())
-        });
-        go_on && page.limit.is_none_or(|l| finds.found < l)
-    })?;
+        })
+    };
+    let jobs = flags.jobs as usize;
+    let report = match what {
+        Scan::Flags(p) => database.scan(criteria, p, jobs, &mut each)?,
+        Scan::Scout(q) => q.run(database, criteria, jobs, &mut each)?,
+    };
     if flags.stats {
         let took = began.elapsed().as_secs_f64();
         eprintln!(
@@ -653,29 +650,14 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             let search = || -> anyhow::Result<Status> {
                 let mut criteria = tests.criteria()?;
                 if let Some(scout) = scan.scout()? {
-                    if !scout.add_to(&mut criteria) {
-                        // Results with none in common: no game passes.
-                        return Finds::new(count).finish();
-                    }
                     if !scan::scannable(&criteria) {
                         return Err(output::usage(
                             "--query does not go with --moves, --fifty, --repetition, --variations or --invert",
                         ));
                     }
                     let database = existing(&db)?;
-                    let page = Page {
-                        skip: scout.skip,
-                        limit: scout.limit,
-                    };
-                    return scan_search(
-                        &database,
-                        &criteria,
-                        &scout.pattern,
-                        page,
-                        &scan,
-                        count,
-                        pgn,
-                    );
+                    let what = Scan::Scout(&scout);
+                    return scan_search(&database, &criteria, what, &scan, count, pgn);
                 }
                 let mut query = scan.query()?;
                 if !query.is_empty() {
@@ -693,15 +675,8 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 let walks = !criteria.positions.is_empty() || !criteria.materials.is_empty();
                 if !query.is_empty() || (walks && scan::scannable(&criteria)) {
                     let pattern = Pattern::from(query);
-                    return scan_search(
-                        &database,
-                        &criteria,
-                        &pattern,
-                        Page::default(),
-                        &scan,
-                        count,
-                        pgn,
-                    );
+                    let what = Scan::Flags(&pattern);
+                    return scan_search(&database, &criteria, what, &scan, count, pgn);
                 }
                 let mut finds = Finds::new(count);
                 database.search(&criteria, &mut |f| {

@@ -3,7 +3,9 @@
 ``open(path)`` gives a ``Database``: ``import_pgn`` (plain or compressed PGN,
 one transaction), ``explore`` (the opening explorer, as a dict in the shape of
 lichess's explorer API), ``search`` (the numbers of the games that pass
-``rookery pgn filter``'s tests), ``pgn`` (a game as PGN text), and ``games`` /
+``rookery pgn filter``'s tests), ``scout`` (a Scoutfish query, sequences and
+streaks among them: the games and the plies it is met at), ``pgn`` (a game as
+PGN text), and ``games`` /
 ``game`` (python-chess-shaped games, as ``rookery.pgn.read_game`` reads them).
 The files are ``rookery db``'s (the same Rust code writes and reads them):
 a database imported on the command line opens here, and the other way round.
@@ -24,6 +26,8 @@ a database imported on the command line opens here, and the other way round.
 ['c7c5', 'e7e5']
 >>> db.search(player="ann", result="1-0")
 [1]
+>>> db.scout({"sequence": [{"white-move": "Qh5"}, {"black-move": "Nf6"}], "result-type": "mate"})
+[(1, [2, 5])]
 >>> game = db.game(1)
 >>> game.headers["White"], len(list(game.mainline_moves()))
 ('Ann', 7)
@@ -40,7 +44,7 @@ __all__ = ["Database", "open"]
 
 class Database(_Database):
     """An indexed game database (see the module): ``len(db)`` games,
-    ``info()``, ``import_pgn``, ``explore``, ``search``, ``pgn``, and the
+    ``info()``, ``import_pgn``, ``explore``, ``search``, ``scout``, ``pgn``, and the
     games python-chess-shaped."""
 
     def game(self, id: int):  # noqa: A002 - python-chess's word
