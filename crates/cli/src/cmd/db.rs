@@ -83,14 +83,16 @@ enum Command {
     /// or how many. With a position test (--sub-fen, --imbalance, --stm,
     /// --move), a scan: each game found and the plies (0: the start) at
     /// which every position test holds at once (--material and --position
-    /// then join them). Exit status 0 when a game passes, 1 when none
-    /// does, 2 on an error.
+    /// then join them). With --query, a Scoutfish query (sequences and
+    /// streaks among its tests). Exit status 0 when a game passes, 1 when
+    /// none does, 2 on an error.
     #[command(
         after_help = "Examples:\n  rookery db search games.rdb --player carlsen --result 1-0\n  \
         rookery db search games.rdb --moves '1. e4 c5 2. Nf3' --transpose --count\n  \
         rookery db search games.rdb --material KRPkr --elo 2400.. --pgn > endings.pgn\n  \
         rookery db search games.rdb --sub-fen 8/8/p7/8/8/1B3N2/8/8 --stm white --jobs 2\n  \
-        rookery db search games.rdb --imbalance vP --material KRPPkrp --result 1/2-1/2"
+        rookery db search games.rdb --imbalance vP --material KRPPkrp --result 1/2-1/2\n  \
+        rookery db search games.rdb --query '{\"streak\": [{\"white-move\": \"e5\"}, {\"pass\": \"\"}, {\"white-move\": \"f5\"}]}'"
     )]
     Search {
         /// The database file.
