@@ -466,6 +466,25 @@ fn bad_sub_fens_and_imbalances_are_usage_errors() {
         b"",
     );
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    // A tag the database does not keep: refused, not "no game found".
+    for test in [
+        &["--termination", "time forfeit"][..],
+        &["--tag", "TimeControl=180+0"],
+        &["--tag", "Annotator!=x", "--stm", "white"],
+    ] {
+        let o = rookery_in(
+            t.path(),
+            &[&["db", "search", s(&db)][..], test].concat(),
+            b"",
+        );
+        assert_eq!(o.status.code(), Some(2), "{test:?}: {}", text(&o.stderr));
+        assert!(
+            text(&o.stderr).contains("does not keep the") && text(&o.stderr).contains("pgn filter"),
+            "{test:?}: {}",
+            text(&o.stderr)
+        );
+        assert!(text(&o.stdout).is_empty());
+    }
 }
 
 /// `--stats` counts what the scan read: every game, and with a test that

@@ -1094,6 +1094,7 @@ impl Database {
         jobs: usize,
         found: &mut dyn FnMut(Hit) -> bool,
     ) -> Result<ScanReport, DbError> {
+        self.keeps_tags_of(criteria)?;
         let plan = Plan::new(criteria, pattern);
         let ids = match self.games_of_players(criteria)? {
             Some(list) => Ids::List(list),

@@ -65,7 +65,11 @@ enum Failure {
 
 impl From<DbError> for Failure {
     fn from(e: DbError) -> Failure {
-        Failure::Db(e)
+        match e {
+            // The question's fault, not the database's.
+            DbError::NotKept { .. } => Failure::Bad(e.to_string()),
+            e => Failure::Db(e),
+        }
     }
 }
 

@@ -121,6 +121,19 @@ pub enum DbError {
     /// A segment file of the index cannot be written or read.
     #[error(transparent)]
     Segment(#[from] SegmentError),
+    /// A search tests a tag the database does not keep (see
+    /// [`KEPT_TAGS`]): its answer would be wrong, so none is given.
+    #[error(
+        "{path}: the database does not keep the {tag} tag (it keeps {kept}): \
+         search the PGN with `rookery pgn filter`",
+        kept = KEPT_TAGS.join(", ")
+    )]
+    NotKept {
+        /// The database file.
+        path: PathBuf,
+        /// The tag.
+        tag: String,
+    },
     /// A stored game or index entry does not read back.
     #[error("{path}: damaged: {what}")]
     Damaged {
@@ -530,6 +543,18 @@ impl Database {
         DbError::Store {
             path: self.path.clone(),
             source: e.into(),
+        }
+    }
+
+    /// [`DbError::NotKept`] if `criteria` test a tag the database does
+    /// not keep.
+    pub(crate) fn keeps_tags_of(&self, criteria: &Criteria) -> Result<(), DbError> {
+        match unkept_tag(criteria) {
+            Some(tag) => Err(DbError::NotKept {
+                path: self.path.clone(),
+                tag,
+            }),
+            None => Ok(()),
         }
     }
 
@@ -1286,6 +1311,7 @@ impl Database {
         compiled: bool,
         found: &mut dyn FnMut(Found<'_>) -> bool,
     ) -> Result<(), DbError> {
+        self.keeps_tags_of(criteria)?;
         let detail = criteria.detail();
         let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
         let t = txn.open_table(GAMES).map_err(|e| self.fail(e))?;
@@ -1489,6 +1515,27 @@ pub(crate) const HEADER_TAGS: [&str; 12] = [
 /// of the name table); `None` for a tag it has not: the one statement of a
 /// stored game's tags, for its PGN and for a search that judges it by
 /// its header alone.
+/// The tags a database keeps of each game (in its header record), the
+/// only ones a search may test: [`header_tag`] answers each.
+pub const KEPT_TAGS: [&str; 12] = [
+    "Event", "Site", "Date", "Round", "White", "Black", "Result", "WhiteElo", "BlackElo", "ECO",
+    "SetUp", "FEN",
+];
+
+/// Whether `criteria` test only tags the database keeps ([`KEPT_TAGS`]):
+/// else the first tag it does not keep.
+pub(crate) fn unkept_tag(criteria: &Criteria) -> Option<String> {
+    if !criteria.terminations.is_empty() {
+        return Some("Termination".to_owned());
+    }
+    criteria
+        .tags
+        .iter()
+        .map(|t| t.name())
+        .find(|n| !KEPT_TAGS.contains(n))
+        .map(str::to_owned)
+}
+
 pub(crate) fn header_tag(
     h: &Header,
     tag: &str,
@@ -1739,6 +1786,68 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    /// The kept tags are those the header record answers, and a search
+    /// on another tag is refused, not answered wrongly.
+    #[test]
+    fn kept_tags_are_the_header_records_and_others_are_refused() {
+        let h = Header {
+            white: 1,
+            black: 1,
+            event: 1,
+            site: 1,
+            round: 1,
+            start: 1,
+            date: crate::header::Date::from_pgn("2024.06.01"),
+            white_elo: 2000,
+            black_elo: 1900,
+            eco: Header::eco_number("B20"),
+            ..Header::default()
+        };
+        let mut name = |_| Ok("x".to_owned());
+        for tag in KEPT_TAGS {
+            assert!(header_tag(&h, tag, &mut name).unwrap().is_some(), "{tag}");
+        }
+        for tag in [
+            "Termination",
+            "TimeControl",
+            "Annotator",
+            "PlyCount",
+            "event",
+        ] {
+            assert!(header_tag(&h, tag, &mut name).unwrap().is_none(), "{tag}");
+        }
+        let t = TempDir::new("db-kept-tags");
+        let db = Database::open(&t.join("k.rdb")).unwrap();
+        import(&db, &games(0, 3));
+        for (tag, test) in [
+            ("TimeControl", "TimeControl=180+0"),
+            ("Termination", ""),
+            ("Annotator", "Annotator!=x"),
+        ] {
+            let mut c = Criteria::default();
+            if test.is_empty() {
+                c.terminations
+                    .push(rookery_pgn::tags::Termination::from_tag("time forfeit"));
+            } else {
+                c.tags.push(test.parse().unwrap());
+            }
+            let e = db.search(&c, &mut |_| true).unwrap_err();
+            assert!(
+                matches!(&e, DbError::NotKept { tag: t, .. } if t == tag),
+                "{e}"
+            );
+            assert!(e.to_string().contains("pgn filter"), "{e}");
+            let q = crate::scan::Pattern::from(crate::scan::Query::default());
+            assert!(matches!(
+                db.scan(&c, &q, 1, &mut |_| true),
+                Err(DbError::NotKept { .. })
+            ));
+        }
+        let mut c = Criteria::default();
+        c.tags.push("WhiteElo>=1".parse().unwrap());
+        assert!(db.search(&c, &mut |_| true).is_ok());
     }
 
     fn import(db: &Database, pgn: &str) {

@@ -26,9 +26,13 @@ use rookery_pgn::source::Source;
 const MOST_LISTED: usize = 15;
 
 /// An error of the store as Python's: `OSError` with the store's words
-/// (the file, what failed or is damaged).
+/// (the file, what failed or is damaged); `ValueError` for a search on a
+/// tag the database does not keep.
 fn store_error(e: DbError) -> PyErr {
-    PyOSError::new_err(e.to_string())
+    match e {
+        DbError::NotKept { .. } => PyValueError::new_err(e.to_string()),
+        e => PyOSError::new_err(e.to_string()),
+    }
 }
 
 /// A value given as one text or as a list of texts: the texts.
@@ -269,7 +273,10 @@ impl Database {
     /// `termination`, `position` (FENs the mainline passes through),
     /// `material` (`"KRPkr"`), `moves` (`"1. e4 c5"`, with `transpose`),
     /// `checkmate`, `stalemate`, `fifty`, `repetition`, `variations`,
-    /// `invert`; at most `limit` numbers.
+    /// `invert`; at most `limit` numbers. A test of a tag the database
+    /// does not keep (`termination`, a `tag` other than the Seven Tag
+    /// Roster's, `WhiteElo`, `BlackElo`, `ECO`, `SetUp`, `FEN`) raises
+    /// `ValueError`: its answer would be wrong.
     #[pyo3(signature = (*, player = None, tag = None, elo = None, date = None, eco = None,
                         plies = None, result = None, termination = None, position = None,
                         material = None, moves = None, transpose = false, checkmate = false,

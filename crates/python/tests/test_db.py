@@ -248,6 +248,10 @@ def test_search_finds_what_python_chess_finds(built, games):
     assert db.search(result="1-0", invert=True) == ids(lambda h, _: h["Result"] != "1-0")
     assert db.search(result="1-0", limit=3) == ids(lambda h, _: h["Result"] == "1-0")[:3]
     assert db.search(player="no such player anywhere") == []
+    # A tag the database does not keep: refused, never "no game".
+    for tests in ({"termination": "time forfeit"}, {"tag": "TimeControl=180+0"}):
+        with pytest.raises(ValueError, match="does not keep"):
+            db.search(**tests)
 
 
 def test_games_are_the_games_python_chess_reads(built, games):
