@@ -563,6 +563,9 @@ impl FromStr for Material {
                 match c {
                     'K' => {
                         kings[side] += 1;
+                        if kings[side] > 1 {
+                            return Err(bad("a side has one king"));
+                        }
                         continue;
                     }
                     'Q' => 0,
@@ -578,9 +581,6 @@ impl FromStr for Material {
             if counts[side][slot] > 16 {
                 return Err(bad("more pieces of one kind than a side can have"));
             }
-        }
-        if kings.iter().any(|&k| k > 1) {
-            return Err(bad("a side has one king"));
         }
         Ok(Material { counts })
     }
@@ -1272,6 +1272,10 @@ mod tests {
         );
         assert!("KRPkrx".parse::<Material>().is_err());
         assert!("KKr".parse::<Material>().is_err());
+        // Many kings: an error, never a counter that overflows (found by
+        // the fuzz target scout_query).
+        assert!("K".repeat(300).parse::<Material>().is_err());
+        assert!(format!("{}v", "K".repeat(300)).parse::<Material>().is_err());
         assert!(Opening::from_moves("1. e4 e4", false).is_err());
     }
 
