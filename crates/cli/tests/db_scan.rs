@@ -82,6 +82,28 @@ fn flags(query: &serde_json::Value) -> Vec<String> {
     out
 }
 
+/// `db search` with `args` prints `want` (and exits 0, or 1 when it is
+/// empty) on one thread and on two, and counts its lines with `--count`.
+fn answers_as(dir: &Path, args: &[String], want: &str, q: &serde_json::Value) {
+    for jobs in ["1", "2"] {
+        let run = rookery_in(dir, &[args, &["--jobs".into(), jobs.into()]].concat(), b"");
+        assert_eq!(
+            text(&run.stdout),
+            want,
+            "{q} --jobs {jobs}: {}",
+            text(&run.stderr)
+        );
+        let status = if want.is_empty() { 1 } else { 0 };
+        assert_eq!(run.status.code(), Some(status), "{q}");
+    }
+    let count = rookery_in(dir, &[args, &["--count".into()]].concat(), b"");
+    assert_eq!(
+        text(&count.stdout).trim(),
+        want.lines().count().to_string(),
+        "{q}"
+    );
+}
+
 #[test]
 fn material_and_position_by_the_scan_are_pgn_filters() {
     let t = TempDir::new("db-scan-filter");
@@ -213,27 +235,7 @@ fn position_tests_find_python_chess_plies() {
             .map(|a| a.to_string())
             .chain(flags(q))
             .collect();
-        for jobs in ["1", "2"] {
-            let run = rookery_in(
-                t.path(),
-                &[&args[..], &["--jobs".into(), jobs.into()]].concat(),
-                b"",
-            );
-            assert_eq!(
-                text(&run.stdout),
-                want,
-                "{q} --jobs {jobs}: {}",
-                text(&run.stderr)
-            );
-            let status = if want.is_empty() { 1 } else { 0 };
-            assert_eq!(run.status.code(), Some(status), "{q}");
-        }
-        let count = rookery_in(t.path(), &[&args[..], &["--count".into()]].concat(), b"");
-        assert_eq!(
-            text(&count.stdout).trim(),
-            want.lines().count().to_string(),
-            "{q}"
-        );
+        answers_as(t.path(), &args, &want, q);
         if !want.is_empty() {
             found_some += 1;
         }
@@ -289,27 +291,7 @@ fn scoutfish_queries_find_python_chess_plies() {
             .map(|a| a.to_string())
             .chain([q.to_string()])
             .collect();
-        for jobs in ["1", "2"] {
-            let run = rookery_in(
-                t.path(),
-                &[&args[..], &["--jobs".into(), jobs.into()]].concat(),
-                b"",
-            );
-            assert_eq!(
-                text(&run.stdout),
-                want,
-                "{q} --jobs {jobs}: {}",
-                text(&run.stderr)
-            );
-            let status = if want.is_empty() { 1 } else { 0 };
-            assert_eq!(run.status.code(), Some(status), "{q}");
-        }
-        let count = rookery_in(t.path(), &[&args[..], &["--count".into()]].concat(), b"");
-        assert_eq!(
-            text(&count.stdout).trim(),
-            want.lines().count().to_string(),
-            "{q}"
-        );
+        answers_as(t.path(), &args, &want, q);
         if want.lines().count() > 1 {
             found_some += 1;
         }
