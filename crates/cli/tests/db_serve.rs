@@ -375,7 +375,7 @@ fn the_page_plays_a_clicked_move_and_shows_its_table() {
         "db_page_cdp.py",
         &format!("http://{a}/"),
         &t.join("profile"),
-        &["60"],
+        &["60", SCOUT],
     );
     let rows = |v: &Value| -> Vec<String> {
         v["rows"]
@@ -410,4 +410,49 @@ fn the_page_plays_a_clicked_move_and_shows_its_table() {
     play_uci(&mut pos, on_board);
     assert_eq!(third["fen"].as_str().unwrap(), pos.fen());
     assert_eq!(rows(third), table(&format!("{clicked},{on_board}")));
+    // A Scoutfish query typed into the search: the games /search?query=
+    // finds, each with its plies; the first, clicked, shown at the first
+    // ply its query is met at.
+    let escaped: String = SCOUT.bytes().map(|b| format!("%{b:02X}")).collect();
+    let found = json_of(a, &format!("/search?query={escaped}"));
+    let games = found["games"].as_array().unwrap();
+    assert!(!games.is_empty(), "{found}");
+    let listed: Vec<String> = seen["found"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(listed.len(), games.len());
+    for (row, g) in listed.iter().zip(games) {
+        let plies: Vec<String> = g["matched"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        assert!(
+            row.ends_with(&format!("ply {}", plies.join(","))),
+            "{row} {g}"
+        );
+    }
+    let first_found = &games[0];
+    assert_eq!(seen["found_id"], first_found["id"]);
+    let game = json_of(
+        a,
+        &format!("/api/game/{}", first_found["id"].as_str().unwrap()),
+    );
+    let mut at = rookery_core::Position::from_fen(game["start"].as_str().unwrap()).unwrap();
+    let ply = first_found["matched"][0].as_u64().unwrap() as usize;
+    for m in &game["moves"].as_array().unwrap()[..ply] {
+        play_uci(&mut at, m["uci"].as_str().unwrap());
+    }
+    assert_eq!(
+        seen["at_found"]["fen"].as_str().unwrap(),
+        at.fen(),
+        "ply {ply}"
+    );
 }
+
+/// The query the page's test types: two knights taken in a row.
+const SCOUT: &str = r#"{"streak": [{"captured": "N"}, {"captured": "N"}]}"#;

@@ -146,7 +146,9 @@ async function refresh() {
   }
 }
 
-async function showGame(id) {
+// Game `id` in the viewer; with `ply`, the board at that ply of it (0: its
+// start), as a click on its move would show it.
+async function showGame(id, ply) {
   const g = await getJSON('/api/game/' + encodeURIComponent(id));
   const v = $('viewer');
   v.replaceChildren();
@@ -168,21 +170,31 @@ async function showGame(id) {
   });
   v.appendChild(moves);
   v.appendChild(el('a', { href: '/game/' + g.id }, 'PGN'));
+  if (ply === 0) {
+    state.fen = g.start;
+    state.play = [];
+    refresh();
+  } else if (ply > 0) {
+    const s = moves.querySelector('span[data-ply="' + ply + '"]');
+    if (s) s.click();
+  }
 }
 
 $('search').addEventListener('submit', async ev => {
   ev.preventDefault();
   const f = new FormData(ev.target);
   const q = new URLSearchParams();
-  for (const k of ['player', 'elo', 'result']) if (f.get(k)) q.set(k, f.get(k));
+  for (const k of ['player', 'elo', 'result', 'query']) if (f.get(k)) q.set(k, f.get(k));
   if (f.get('here')) q.set('fen', state.position.fen);
   const body = $('found').querySelector('tbody');
   try {
     const r = await getJSON('/search?' + q.toString());
+    // A query's games open at the first ply it is met at, which the row shows.
     body.replaceChildren(...r.games.map(g => gameRow({
       id: g.id, white: { name: g.white, rating: g.whiteElo }, black: { name: g.black, rating: g.blackElo },
       winner: g.result === '1-0' ? 'white' : g.result === '0-1' ? 'black' : null, month: g.date,
-    }, showGame)));
+      uci: g.matched ? 'ply ' + g.matched.join(',') : '',
+    }, id => showGame(id, g.matched ? g.matched[0] : undefined))));
   } catch (e) {
     body.replaceChildren(el('tr', {}, String(e.message || e)));
   }
