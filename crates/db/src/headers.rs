@@ -565,13 +565,13 @@ mod tests {
                         "ECO!=?",
                         "Site=?",
                         "FEN~8",
-                        "Annotator=x",
                     ],
-                    next(12),
+                    next(11),
                 )
                 .into_iter()
                 .collect(),
-                terminations: some(&["normal"], next(8)).into_iter().collect(),
+                // (A Termination or Annotator test is refused: a database
+                // does not keep those tags.)
                 invert: next(3) == 0,
                 ..CriteriaText::default()
             };
