@@ -1079,18 +1079,25 @@ impl Database {
         Ok(out)
     }
 
+    /// How many games the database holds (numbered 1 to that).
+    ///
+    /// # Errors
+    /// [`DbError::Store`].
+    pub(crate) fn games_stored(&self) -> Result<u64, DbError> {
+        let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
+        let meta = txn.open_table(META).map_err(|e| self.fail(e))?;
+        let games = meta.get("games").map_err(|e| self.fail(e))?;
+        Ok(games.map_or(0, |v| v.value()))
+    }
+
     /// What the database holds.
     ///
     /// # Errors
     /// [`DbError::Store`].
     pub fn info(&self) -> Result<Info, DbError> {
         use redb::ReadableTableMetadata;
+        let games = self.games_stored()?;
         let txn = self.store.begin_read().map_err(|e| self.fail(e))?;
-        let meta = txn.open_table(META).map_err(|e| self.fail(e))?;
-        let games = meta
-            .get("games")
-            .map_err(|e| self.fail(e))?
-            .map_or(0, |v| v.value());
         let names = txn
             .open_table(NAME_OF)
             .map_err(|e| self.fail(e))?

@@ -17,12 +17,9 @@
 
 use super::*;
 
-/// A part opened: its database and the numbers its names get.
-struct Part {
-    db: Database,
-    /// Its name numbers' numbers in the merged database (by its number).
-    names: HashMap<NameId, NameId>,
-}
+/// A part's name numbers' numbers in the merged database (by its
+/// number).
+type Renamed = HashMap<NameId, NameId>;
 
 impl Database {
     /// Adds the games of the databases `parts` (the shards of one import,
@@ -50,11 +47,9 @@ impl Database {
                     source: std::io::Error::from(std::io::ErrorKind::NotFound),
                 });
             }
-            opened.push(Part {
-                db: Database::open_read_only(path)?,
-                names: HashMap::new(),
-            });
+            opened.push(Database::open_read_only(path)?);
         }
+        let mut renamed: Vec<Renamed> = vec![HashMap::new(); opened.len()];
         let mut report = ImportReport::default();
         let txn = self.store.begin_write().map_err(|e| self.fail(e))?;
         let settled;
@@ -68,23 +63,81 @@ impl Database {
             let mut offsets = Vec::with_capacity(opened.len());
             let mut kept: Vec<(usize, u64, u64)> = Vec::new();
             let mut read = 0u64;
-            for (i, part) in opened.iter_mut().enumerate() {
-                offsets.push(t.next_id - 1);
-                self.copy_games(i, part, options, &mut t, &mut report, &mut kept, &mut |n| {
-                    read += n;
-                    progress(read);
-                })?;
-            }
+            let old = self.segments()?;
+            let mut next = self.fresh_segment(&old)?;
+            // Without dedupe every game of every part is kept, numbered on
+            // from those before it: the parts' index, their entries
+            // shifted, is written on a second thread while the games are
+            // copied on this one.
+            let planned = match options.dedupe {
+                true => None,
+                false => {
+                    let mut at = t.next_id - 1;
+                    let mut planned = Vec::with_capacity(opened.len());
+                    for db in &opened {
+                        planned.push(at);
+                        at += db.games_stored()?;
+                    }
+                    Some(planned)
+                }
+            };
+            let (early, copied) = std::thread::scope(|scope| {
+                let early = planned.as_ref().map(|planned| {
+                    let mut n = next;
+                    let opened = &opened;
+                    scope.spawn(move || (self.shifted_index(opened, planned, &mut n), n))
+                });
+                let mut copied = Ok(());
+                for (i, (db, names)) in opened.iter().zip(&mut renamed).enumerate() {
+                    offsets.push(t.next_id - 1);
+                    copied = self.copy_games(
+                        i,
+                        db,
+                        names,
+                        options,
+                        &mut t,
+                        &mut report,
+                        &mut kept,
+                        &mut |n| {
+                            read += n;
+                            progress(read);
+                        },
+                    );
+                    if copied.is_err() {
+                        break;
+                    }
+                }
+                let early =
+                    early.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+                (early, copied)
+            });
             // Every game kept, numbered on from those before it: a part's
             // entries are its own with their numbers shifted.
             let shifted =
                 report.duplicates == 0 && kept.iter().all(|&(i, id, here)| here == offsets[i] + id);
-            let old = self.segments()?;
-            let mut next = self.fresh_segment(&old)?;
-            let runs = if shifted {
-                self.shifted_index(&opened, &offsets, &mut next)?
-            } else {
-                self.counted_index(&opened, &kept, options, &mut t, &mut next)?
+            let early = match early {
+                Some((runs, n)) => {
+                    next = n;
+                    Some(runs?)
+                }
+                None => None,
+            };
+            copied?;
+            let runs = match early {
+                Some(runs) if shifted && planned.as_ref() == Some(&offsets) => runs,
+                early => {
+                    // Not the index these games need (not expected without
+                    // dedupe): its file goes (as an unlisted file would at
+                    // the next open), and the index is made again.
+                    for (_, s) in early.into_iter().flatten() {
+                        let _ = std::fs::remove_file(s.path());
+                    }
+                    if shifted {
+                        self.shifted_index(&opened, &offsets, &mut next)?
+                    } else {
+                        self.counted_index(&opened, &kept, options, &mut t, &mut next)?
+                    }
+                }
             };
             let (new, replaced) = self.settle(old, runs, &mut next)?;
             let mut listed = txn.open_table(SEGMENTS).map_err(|e| self.fail(e))?;
@@ -114,14 +167,14 @@ impl Database {
     fn copy_games(
         &self,
         i: usize,
-        part: &mut Part,
+        db: &Database,
+        renamed: &mut Renamed,
         options: ImportOptions,
         t: &mut Tables<'_, '_>,
         report: &mut ImportReport,
         kept: &mut Vec<(usize, u64, u64)>,
         progress: &mut dyn FnMut(u64),
     ) -> Result<(), DbError> {
-        let db = &part.db;
         let txn = db.store.begin_read().map_err(|e| db.fail(e))?;
         for row in txn
             .open_table(NAME_OF)
@@ -131,7 +184,7 @@ impl Database {
         {
             let (k, v) = row.map_err(|e| db.fail(e))?;
             let here = t.names.intern(v.value()).map_err(|e| self.fail(e))?;
-            part.names.insert(k.value(), here);
+            renamed.insert(k.value(), here);
         }
         // The key of each game that was the first of its key there (a game
         // without one repeats an earlier game of its part, and was kept
@@ -155,7 +208,7 @@ impl Database {
             .map_err(|e| db.fail(e))?
         {
             let (k, v) = row.map_err(|e| db.fail(e))?;
-            if let Some(&here) = part.names.get(&k.value()) {
+            if let Some(&here) = renamed.get(&k.value()) {
                 player_names.insert(here, v.value().to_string());
             }
         }
@@ -165,7 +218,7 @@ impl Database {
             if n == NO_NAME {
                 return Ok(NO_NAME);
             }
-            part.names
+            renamed
                 .get(&n)
                 .copied()
                 .ok_or_else(|| db.damaged(format!("name {n} is not in the name table")))
@@ -215,13 +268,13 @@ impl Database {
     /// segments merged into one, each entry's game numbers shifted.
     fn shifted_index(
         &self,
-        parts: &[Part],
+        parts: &[Database],
         offsets: &[u64],
         next: &mut u64,
     ) -> Result<Vec<(u64, Arc<Segment>)>, DbError> {
         let mut inputs = Vec::new();
         for (part, &offset) in parts.iter().zip(offsets) {
-            for (_, s) in part.db.segments()? {
+            for (_, s) in part.segments()? {
                 inputs.push((s, offset));
             }
         }
@@ -240,7 +293,7 @@ impl Database {
     /// an import counts them: runs written as they fill.
     fn counted_index(
         &self,
-        parts: &[Part],
+        parts: &[Database],
         kept: &[(usize, u64, u64)],
         options: ImportOptions,
         t: &mut Tables<'_, '_>,
@@ -253,8 +306,7 @@ impl Database {
         let mut explorer = Explorer::everywhere();
         let mut runs = Vec::new();
         let mut starts = HashMap::new();
-        for (i, part) in parts.iter().enumerate() {
-            let db = &part.db;
+        for (i, db) in parts.iter().enumerate() {
             let txn = db.store.begin_read().map_err(|e| db.fail(e))?;
             let games = txn.open_table(GAMES).map_err(|e| db.fail(e))?;
             let blocks = txn.open_table(HEADERS).map_err(|e| db.fail(e))?;
