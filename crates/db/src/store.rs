@@ -1672,9 +1672,11 @@ impl Prepared {
         }
         let game = &g.game;
         let moves: Vec<Move> = game.mainline_moves().collect();
-        let Some(bytes) = codec::encode_line(&game.start, &moves) else {
-            // A read game's moves are legal: only a move the codec cannot
-            // write is left, reported as any bad game is.
+        // A read game's moves are legal (the reader resolved each against
+        // its position): not checked again.
+        let Some(bytes) = codec::encode_line_unchecked(&game.start, &moves) else {
+            // Only a move the codec cannot write is left, reported as any
+            // bad game is.
             return Prepared::Bad {
                 index: g.index,
                 at: g.at,
@@ -1694,7 +1696,7 @@ impl Prepared {
             plies: moves.len().min(usize::from(u16::MAX)) as u16,
             result: game.result,
             moves: bytes,
-            seen: explorer.positions_of(game).to_vec(),
+            seen: explorer.positions_of_read(g).to_vec(),
         }))
     }
 }
