@@ -55,7 +55,7 @@ use crate::codec;
 pub use crate::entry::{Explored, GameRef, GAMES_KEPT};
 use crate::header::{Date, Header, NameId, NO_NAME};
 use crate::headers::{self, HeaderBlocks, HeaderQuery, HeaderReader, HEADERS, PLAYER_NAMES};
-use crate::segment::{self, Segment, SegmentError, SegmentWriter};
+use crate::segment::{self, MergeInput, Segment, SegmentError, SegmentWriter, Spill, SpillWriter};
 
 mod shards;
 
@@ -589,16 +589,23 @@ impl Database {
             };
             let mut read = 0u64;
             // Runs are sorted and written by a thread of their own while
-            // the next is counted (one waits its turn).
-            let (runs, mut next_segment) = std::thread::scope(|scope| {
-                let (full, runs_in) = std::sync::mpsc::sync_channel::<Run>(1);
+            // the next is counted (one waits its turn), each with whether
+            // it is the import's last: a run that is not the only one is
+            // spilled, to be merged at the end.
+            let (runs, spills, mut next_segment) = std::thread::scope(|scope| {
+                let (full, runs_in) = std::sync::mpsc::sync_channel::<(Run, bool)>(1);
                 let writer = scope.spawn(move || {
                     let mut next = next_segment;
                     let mut runs = Vec::new();
-                    for mut run in runs_in {
-                        runs.extend(self.flush(&mut run, &mut next)?);
+                    let mut spills = Vec::new();
+                    for (mut run, last) in runs_in {
+                        if last && spills.is_empty() {
+                            runs.extend(self.flush(&mut run, &mut next)?);
+                        } else {
+                            spills.extend(self.spill(&mut run, &mut next)?);
+                        }
                     }
-                    Ok::<_, DbError>((runs, next))
+                    Ok::<_, DbError>((runs, spills, next))
                 });
                 let read_all = || -> Result<(), DbError> {
                     for (file, source) in inputs {
@@ -613,7 +620,7 @@ impl Database {
                                     let run = std::mem::take(&mut store.run);
                                     // Refused only when the writer has
                                     // stopped at an error, told below.
-                                    if full.send(run).is_err() {
+                                    if full.send((run, false)).is_err() {
                                         return Ok(false);
                                     }
                                 }
@@ -630,7 +637,7 @@ impl Database {
                                 Stop::Db(e) => e,
                             })?;
                     }
-                    let _ = full.send(std::mem::take(&mut store.run));
+                    let _ = full.send((std::mem::take(&mut store.run), true));
                     Ok(())
                 };
                 let read_all = read_all();
@@ -640,7 +647,8 @@ impl Database {
                     .unwrap_or_else(|p| std::panic::resume_unwind(p));
                 read_all.and(written)
             })?;
-            let (kept, replaced) = self.settle(old, runs, &mut next_segment)?;
+            let threads = options.jobs.max(1);
+            let (kept, replaced) = self.settle(old, runs, spills, &mut next_segment, threads)?;
             for (n, _) in &replaced {
                 listed.remove(*n).map_err(|e| self.fail(e))?;
             }
@@ -845,45 +853,53 @@ impl Database {
         Ok(())
     }
 
-    /// What the index's segments are after an import wrote `runs`: the
-    /// runs merged into one, and all of them merged into one when there
-    /// would be more than [`MAX_SEGMENTS`]. Returns the segments to list
-    /// and those no longer listed (runs merged away included).
+    /// What the index's segments are after an import (or a merge) wrote
+    /// `runs` as segments and `spills` as spilled runs: those merged into
+    /// one segment (on `threads` threads) when there is more than one or a
+    /// spilled run, and all the segments merged into one when there
+    /// would be more than [`MAX_SEGMENTS`] (in the same pass). Returns
+    /// the segments to list and those no longer listed (runs merged away
+    /// included).
     #[allow(clippy::type_complexity)]
     fn settle(
         &self,
         old: Vec<(u64, Arc<Segment>)>,
         runs: Vec<(u64, Arc<Segment>)>,
+        spills: Vec<Spill>,
         next: &mut u64,
+        threads: usize,
     ) -> Result<(Vec<(u64, Arc<Segment>)>, Vec<(u64, Arc<Segment>)>), DbError> {
-        let mut replaced = Vec::new();
-        let mut new = runs;
-        if new.len() > 1 {
-            let merged = self.merge_into(&new, next)?;
-            replaced.append(&mut new);
-            new.push(merged);
+        let fresh = runs.len() > 1 || !spills.is_empty();
+        let all = old.len() + if fresh { 1 } else { runs.len() } > MAX_SEGMENTS;
+        if !fresh && !all {
+            return Ok((runs, Vec::new()));
         }
-        if old.len() + new.len() > MAX_SEGMENTS {
-            let mut all = old;
-            all.append(&mut new);
-            let merged = self.merge_into(&all, next)?;
-            replaced.append(&mut all);
-            new.push(merged);
+        let segments = if all { &old[..] } else { &[] };
+        let inputs: Vec<MergeInput<'_>> = (segments.iter().chain(&runs))
+            .map(|(_, s)| MergeInput::Segment(s, 0))
+            .chain(spills.iter().map(MergeInput::Spill))
+            .collect();
+        let merged = self.merge_into(&inputs, next, threads)?;
+        drop(inputs);
+        let mut replaced = runs;
+        if all {
+            replaced.extend(old);
         }
-        Ok((new, replaced))
+        Ok((vec![merged], replaced))
     }
 
-    /// A new segment of the entries of `inputs`.
+    /// A new segment of the entries of `inputs`, merged on `threads`
+    /// threads.
     fn merge_into(
         &self,
-        inputs: &[(u64, Arc<Segment>)],
+        inputs: &[MergeInput<'_>],
         next: &mut u64,
+        threads: usize,
     ) -> Result<(u64, Arc<Segment>), DbError> {
         let n = *next;
         *next += 1;
         let path = self.segment_path(n);
-        let refs: Vec<&Segment> = inputs.iter().map(|(_, s)| s.as_ref()).collect();
-        segment::merge(&refs, &path)?;
+        segment::merge_inputs(inputs, &path, threads)?;
         Ok((n, Arc::new(Segment::open(&path)?)))
     }
 
@@ -893,43 +909,28 @@ impl Database {
         if run.seen.is_empty() {
             return Ok(None);
         }
-        run.seen.sort_unstable_by_key(|s| s.key);
         let n = *next;
         *next += 1;
         let path = self.segment_path(n);
         let mut w = SegmentWriter::create(&path)?;
-        // One entry's lists, reused: most entries are of one game.
-        let mut entry = Explored::default();
-        for group in run.seen.chunk_by(|a, b| a.key == b.key) {
-            entry.passing = Tally::default();
-            entry.moves.clear();
-            entry.games.clear();
-            for s in group {
-                let g = &run.games[s.game as usize];
-                entry.passing.add(g.result, s.turn, g.elo);
-                let Some(mv) = s.mv else { continue };
-                match entry.moves.iter_mut().find(|(m, _)| *m == mv) {
-                    Some((_, t)) => t.add(g.result, s.turn, g.elo),
-                    None => {
-                        let mut t = Tally::default();
-                        t.add(g.result, s.turn, g.elo);
-                        entry.moves.push((mv, t));
-                    }
-                }
-                entry.games.push(GameRef {
-                    id: g.id,
-                    mv,
-                    rating: g.rating,
-                    date: g.date,
-                });
-            }
-            entry.prune();
-            w.push(group[0].key, &entry)?;
-        }
+        run.entries(&mut |key, entry| w.push(key, entry))?;
         w.finish()?;
-        run.seen.clear();
-        run.games.clear();
         Ok(Some((n, Arc::new(Segment::open(&path)?))))
+    }
+
+    /// Writes the positions counted in memory, and their games, as a
+    /// spilled run, to be merged at the end of the import; none if
+    /// nothing is counted.
+    fn spill(&self, run: &mut Run, next: &mut u64) -> Result<Option<Spill>, DbError> {
+        if run.seen.is_empty() {
+            return Ok(None);
+        }
+        let n = *next;
+        *next += 1;
+        let path = self.dir.join(format!("{n:08}.run"));
+        let mut w = SpillWriter::create(&path)?;
+        run.entries(&mut |key, entry| w.push(key, entry))?;
+        Ok(Some(w.finish()?))
     }
 
     /// What the index knows of `pos`, counting the games of the buckets
@@ -1702,6 +1703,46 @@ impl Prepared {
 }
 
 impl Run {
+    /// Sorts the positions counted and gives each entry they make, in
+    /// order of key, to `push`; the run is left empty.
+    fn entries(
+        &mut self,
+        push: &mut dyn FnMut(u128, &Explored) -> Result<(), SegmentError>,
+    ) -> Result<(), SegmentError> {
+        self.seen.sort_unstable_by_key(|s| s.key);
+        // One entry's lists, reused: most entries are of one game.
+        let mut entry = Explored::default();
+        for group in self.seen.chunk_by(|a, b| a.key == b.key) {
+            entry.passing = Tally::default();
+            entry.moves.clear();
+            entry.games.clear();
+            for s in group {
+                let g = &self.games[s.game as usize];
+                entry.passing.add(g.result, s.turn, g.elo);
+                let Some(mv) = s.mv else { continue };
+                match entry.moves.iter_mut().find(|(m, _)| *m == mv) {
+                    Some((_, t)) => t.add(g.result, s.turn, g.elo),
+                    None => {
+                        let mut t = Tally::default();
+                        t.add(g.result, s.turn, g.elo);
+                        entry.moves.push((mv, t));
+                    }
+                }
+                entry.games.push(GameRef {
+                    id: g.id,
+                    mv,
+                    rating: g.rating,
+                    date: g.date,
+                });
+            }
+            entry.prune();
+            push(group[0].key, &entry)?;
+        }
+        self.seen.clear();
+        self.games.clear();
+        Ok(())
+    }
+
     /// Adds the positions a game was counted for ([`Explorer::positions_of`]).
     fn add(&mut self, seen: &[(u64, Option<Move>, Color)], bucket: u64, counted: Counted) {
         let index = self.games.len() as u32;

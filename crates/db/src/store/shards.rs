@@ -86,7 +86,8 @@ impl Database {
             } else {
                 self.counted_index(&opened, &kept, options, &mut t, &mut next)?
             };
-            let (new, replaced) = self.settle(old, runs, &mut next)?;
+            let threads = options.jobs.max(1);
+            let (new, replaced) = self.settle(old, runs, Vec::new(), &mut next, threads)?;
             let mut listed = txn.open_table(SEGMENTS).map_err(|e| self.fail(e))?;
             for (n, _) in &replaced {
                 listed.remove(*n).map_err(|e| self.fail(e))?;
