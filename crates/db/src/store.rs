@@ -36,7 +36,7 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -246,12 +246,21 @@ pub struct Database {
 }
 
 /// The name table within an import's transaction, with the names seen
-/// so far at hand.
+/// so far at hand. The names an import adds are numbered as they come
+/// and written to the tables at its end ([`Names::finish`]), each table
+/// in its own order: a name table written a name at a time, in the order
+/// the games bring them (a lichess game's site is a name of its own),
+/// was most of the time the calling thread spent in the store.
 struct Names<'a, 't> {
     names: &'a mut redb::Table<'t, &'static str, u32>,
     name_of: &'a mut redb::Table<'t, u32, &'static str>,
     cache: HashMap<String, NameId>,
     next: NameId,
+    /// The number of the first name this import adds.
+    first: NameId,
+    /// Whether the name table had no name when the import began: a name
+    /// not at hand is then a new one, not looked up.
+    empty: bool,
 }
 
 impl Names<'_, '_> {
@@ -265,19 +274,34 @@ impl Names<'_, '_> {
         if let Some(&id) = self.cache.get(text) {
             return Ok(id);
         }
-        let known = self.names.get(text)?.map(|v| v.value());
-        let id = match known {
-            Some(id) => id,
-            None => {
-                let id = self.next;
-                self.next += 1;
-                self.names.insert(text, id)?;
-                self.name_of.insert(id, text)?;
-                id
-            }
+        let known = match self.empty {
+            true => None,
+            false => self.names.get(text)?.map(|v| v.value()),
         };
+        let id = known.unwrap_or_else(|| {
+            self.next += 1;
+            self.next - 1
+        });
         self.cache.insert(text.to_string(), id);
         Ok(id)
+    }
+
+    /// Writes the names this import added to both tables, each in the
+    /// order of its keys.
+    fn finish(&mut self) -> Result<(), redb::Error> {
+        let mut added: Vec<(NameId, &str)> = (self.cache.iter())
+            .filter(|&(_, &id)| id >= self.first)
+            .map(|(name, &id)| (id, name.as_str()))
+            .collect();
+        added.sort_unstable();
+        for &(id, name) in &added {
+            self.name_of.insert(id, name)?;
+        }
+        added.sort_unstable_by_key(|&(_, name)| name);
+        for &(id, name) in &added {
+            self.names.insert(name, id)?;
+        }
+        Ok(())
     }
 }
 
@@ -588,24 +612,33 @@ impl Database {
                 n => n,
             };
             let mut read = 0u64;
+            let threads = options.jobs.max(1);
             // Runs are sorted and written by a thread of their own while
             // the next is counted (one waits its turn), each with whether
             // it is the import's last: a run that is not the only one is
-            // spilled, to be merged at the end.
-            let (runs, spills, mut next_segment) = std::thread::scope(|scope| {
+            // spilled. Once the last is written, that thread merges them
+            // (on `threads` threads) while this one writes the rows it
+            // gathered ([`Tables::finish`]).
+            let (kept, replaced) = std::thread::scope(|scope| {
                 let (full, runs_in) = std::sync::mpsc::sync_channel::<(Run, bool)>(1);
                 let writer = scope.spawn(move || {
                     let mut next = next_segment;
                     let mut runs = Vec::new();
                     let mut spills = Vec::new();
+                    let mut ended = false;
                     for (mut run, last) in runs_in {
                         if last && spills.is_empty() {
                             runs.extend(self.flush(&mut run, &mut next)?);
                         } else {
                             spills.extend(self.spill(&mut run, &mut next)?);
                         }
+                        ended = last;
                     }
-                    Ok::<_, DbError>((runs, spills, next))
+                    // An import that stopped short merges nothing.
+                    if !ended {
+                        return Ok((Vec::new(), Vec::new()));
+                    }
+                    self.settle(old, runs, spills, &mut next, threads)
                 });
                 let read_all = || -> Result<(), DbError> {
                     for (file, source) in inputs {
@@ -642,13 +675,12 @@ impl Database {
                 };
                 let read_all = read_all();
                 drop(full);
+                let finished = read_all.and_then(|()| store.finish().map_err(|e| self.fail(e)));
                 let written = writer
                     .join()
                     .unwrap_or_else(|p| std::panic::resume_unwind(p));
-                read_all.and(written)
+                finished.and(written)
             })?;
-            let threads = options.jobs.max(1);
-            let (kept, replaced) = self.settle(old, runs, spills, &mut next_segment, threads)?;
             for (n, _) in &replaced {
                 listed.remove(*n).map_err(|e| self.fail(e))?;
             }
@@ -656,7 +688,6 @@ impl Database {
                 listed.insert(*n, s.entries()).map_err(|e| self.fail(e))?;
             }
             settled = Some((kept, replaced));
-            store.headers.finish().map_err(|e| self.fail(e))?;
             meta.insert("games", store.next_id - 1)
                 .map_err(|e| self.fail(e))?;
             self.record_import(&txn, &files.join(","), &report)?;
@@ -718,16 +749,25 @@ impl Database {
             Ok(what) => self.damaged(what),
             Err(e) => self.fail(e),
         })?;
+        let keys = txn.open_table(KEYS).map_err(|e| self.fail(e))?;
+        let no_keys = keys.first().map_err(|e| self.fail(e))?.is_none();
+        let no_names = names.first().map_err(|e| self.fail(e))?.is_none();
         Ok(Tables {
             names: Names {
+                empty: no_names,
                 names,
                 name_of,
                 cache: HashMap::new(),
                 next: next_name,
+                first: next_name,
             },
             games: txn.open_table(GAMES).map_err(|e| self.fail(e))?,
-            keys: txn.open_table(KEYS).map_err(|e| self.fail(e))?,
+            no_keys,
+            keys,
+            claimed: Vec::new(),
+            claimed_keys: HashSet::new(),
             players: txn.open_table(PLAYERS).map_err(|e| self.fail(e))?,
+            played: Vec::new(),
             headers,
             next_id: stored + 1,
             run: Run::default(),
@@ -823,10 +863,15 @@ impl Database {
     /// `key`, is stored: not when `dedupe` asks and a game of that key is
     /// stored already; the key of the first game that has it is kept.
     fn claim_key(&self, t: &mut Tables<'_, '_>, key: u128, dedupe: bool) -> Result<bool, DbError> {
-        if t.keys.get(key).map_err(|e| self.fail(e))?.is_some() {
-            return Ok(!dedupe);
+        if dedupe {
+            let stored = !t.no_keys && t.keys.get(key).map_err(|e| self.fail(e))?.is_some();
+            if stored || !t.claimed_keys.insert(key) {
+                return Ok(false);
+            }
         }
-        t.keys.insert(key, t.next_id).map_err(|e| self.fail(e))?;
+        // Written at the end, where a key claimed twice keeps its first
+        // game (`Tables::finish`).
+        t.claimed.push((key, t.next_id));
         Ok(true)
     }
 
@@ -845,8 +890,8 @@ impl Database {
         t.headers.push(header, players).map_err(|e| self.fail(e))?;
         for (name, color) in [(header.white, 0u128), (header.black, 1)] {
             if name != NO_NAME {
-                let key = u128::from(name) << 72 | color << 64 | u128::from(id);
-                t.players.insert(key, ()).map_err(|e| self.fail(e))?;
+                t.played
+                    .push(u128::from(name) << 72 | color << 64 | u128::from(id));
             }
         }
         t.next_id += 1;
@@ -1597,12 +1642,25 @@ struct Run {
     seen: Vec<Seen>,
 }
 
-/// The tables an import writes, open in its transaction.
+/// The tables an import writes, open in its transaction. The rows of
+/// the tables keyed by a hash or a name (the games' keys, the players'
+/// games, the names) are gathered and written at the end
+/// ([`Tables::finish`]), in the order of their keys.
 struct Tables<'a, 't> {
     names: Names<'a, 't>,
     games: redb::Table<'t, u64, &'static [u8]>,
     keys: redb::Table<'t, u128, u64>,
+    /// Whether `keys` had no key when the import began.
+    no_keys: bool,
+    /// Each game's key and number, in order of number (a key may come
+    /// again: its first game keeps it).
+    claimed: Vec<(u128, u64)>,
+    /// The keys of `claimed`, when games of a key stored are left out
+    /// ([`ImportOptions::dedupe`]; empty otherwise).
+    claimed_keys: HashSet<u128>,
     players: redb::Table<'t, u128, ()>,
+    /// The rows of `players` to write.
+    played: Vec<u128>,
     headers: HeaderBlocks<'t>,
     /// The number the next game stored gets.
     next_id: u64,
@@ -1699,6 +1757,33 @@ impl Prepared {
             moves: bytes,
             seen: explorer.positions_of_read(g).to_vec(),
         }))
+    }
+}
+
+impl Tables<'_, '_> {
+    /// Writes what the import gathered: the names it added, the keys of
+    /// its games (each key's first game, unless the table has it
+    /// already), the players' games and the last header block.
+    ///
+    /// # Errors
+    /// The store's error.
+    fn finish(&mut self) -> Result<(), redb::Error> {
+        self.names.finish()?;
+        // In order of key, a key's first game first.
+        self.claimed.sort_unstable();
+        self.claimed.dedup_by_key(|&mut (key, _)| key);
+        for &(key, id) in &self.claimed {
+            if self.no_keys || self.keys.get(key)?.is_none() {
+                self.keys.insert(key, id)?;
+            }
+        }
+        self.claimed = Vec::new();
+        self.played.sort_unstable();
+        for &key in &self.played {
+            self.players.insert(key, ())?;
+        }
+        self.played = Vec::new();
+        self.headers.finish()
     }
 }
 

@@ -96,7 +96,7 @@ impl Database {
                 listed.insert(*n, s.entries()).map_err(|e| self.fail(e))?;
             }
             settled = (new, replaced);
-            t.headers.finish().map_err(|e| self.fail(e))?;
+            t.finish().map_err(|e| self.fail(e))?;
             meta.insert("games", t.next_id - 1)
                 .map_err(|e| self.fail(e))?;
             let what: Vec<String> = parts.iter().map(|p| p.display().to_string()).collect();
