@@ -138,8 +138,9 @@ pub struct ImportOptions {
     /// earlier in the import (`pgn dedupe`'s criterion: the same final
     /// position by the same sequence of positions).
     pub dedupe: bool,
-    /// Threads that read and replay the games (0 or 1: one); the store
-    /// is written by the calling thread, in input order.
+    /// Threads that read and replay the games (0 or 1: one), and that
+    /// merge the index's runs at the end; the store is written by the
+    /// calling thread, in input order.
     pub jobs: usize,
     /// Positions counted in memory before they are written as a run (0:
     /// [`RUN_POSITIONS`]; a test makes it small to see runs merged).
@@ -611,6 +612,7 @@ impl Database {
                 0 => RUN_POSITIONS,
                 n => n,
             };
+            store.run = Run::with_capacity(run_positions);
             let mut read = 0u64;
             let threads = options.jobs.max(1);
             // Runs are sorted and written by a thread of their own while
@@ -650,7 +652,8 @@ impl Database {
                                 }
                                 self.store_game(&file, p, options, &mut store, &mut report)?;
                                 if store.run.seen.len() >= run_positions {
-                                    let run = std::mem::take(&mut store.run);
+                                    let next = Run::with_capacity(run_positions);
+                                    let run = std::mem::replace(&mut store.run, next);
                                     // Refused only when the writer has
                                     // stopped at an error, told below.
                                     if full.send((run, false)).is_err() {
@@ -1788,6 +1791,15 @@ impl Tables<'_, '_> {
 }
 
 impl Run {
+    /// A run with room for `positions` and a game's more (its memory
+    /// taken once, not grown by copies).
+    fn with_capacity(positions: usize) -> Run {
+        Run {
+            games: Vec::new(),
+            seen: Vec::with_capacity(positions + 1024),
+        }
+    }
+
     /// Sorts the positions counted and gives each entry they make, in
     /// order of key, to `push`; the run is left empty.
     fn entries(
