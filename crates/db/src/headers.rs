@@ -61,8 +61,9 @@ fn place(id: u64, block: u64) -> (u64, usize) {
 pub(crate) struct HeaderBlocks<'t> {
     table: redb::Table<'t, u64, &'static [u8]>,
     players: redb::Table<'t, u32, &'static str>,
-    /// The players' names known to be in `players`.
-    known: std::collections::HashSet<NameId>,
+    /// The players' names met, by number: written to `players` at the
+    /// end ([`HeaderBlocks::finish`]), in order of number.
+    known: std::collections::HashMap<NameId, Box<str>>,
     /// The number of the block being filled.
     block: u64,
     /// Its records so far.
@@ -118,8 +119,8 @@ impl<'t> HeaderBlocks<'t> {
     /// The store's error.
     pub(crate) fn push(&mut self, h: &Header, players: [&str; 2]) -> Result<(), redb::Error> {
         for (id, name) in [h.white, h.black].into_iter().zip(players) {
-            if id != NO_NAME && self.known.insert(id) && self.players.get(id)?.is_none() {
-                self.players.insert(id, name)?;
+            if id != NO_NAME {
+                self.known.entry(id).or_insert_with(|| name.into());
             }
         }
         self.records.extend_from_slice(&h.encode());
@@ -131,11 +132,19 @@ impl<'t> HeaderBlocks<'t> {
         Ok(())
     }
 
-    /// Writes the last block, not full.
+    /// Writes the last block, not full, and the players' names met.
     ///
     /// # Errors
     /// The store's error.
     pub(crate) fn finish(&mut self) -> Result<(), redb::Error> {
+        let mut known: Vec<(NameId, Box<str>)> =
+            std::mem::take(&mut self.known).into_iter().collect();
+        known.sort_unstable();
+        for (id, name) in known {
+            if self.players.get(id)?.is_none() {
+                self.players.insert(id, &*name)?;
+            }
+        }
         if !self.records.is_empty() {
             self.table.insert(self.block, self.records.as_slice())?;
         }

@@ -2,9 +2,12 @@
 //! run of entries, as an LSM tree keeps them.
 //!
 //! An import counts positions in memory and writes what it counted as a
-//! run, sorted by key, to a new segment file; at its end its runs (and,
-//! when there are many, the database's older segments) are merged into
-//! one. A file is never changed once written: the list of the database's
+//! run, sorted by key: its only run as a new segment file, each of
+//! several as a spilled run (`Spill`: uncompressed, read once); at its
+//! end its runs (and, when there are many, the database's older
+//! segments) are merged into one segment, by several threads each
+//! merging a range of keys (`merge_inputs`). A file is never changed
+//! once written: the list of the database's
 //! segments is kept in the store and changes in the import's transaction,
 //! so a killed import or merge leaves files that no list names, which the
 //! next opening removes. The index's first home, one store row per entry
@@ -22,11 +25,10 @@
 //! bytes with their length ([`crate::entry`]). A file whose footer, index or a block
 //! does not read is damaged and named, never read as data.
 
-use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -121,7 +123,9 @@ impl SegmentWriter {
             path: path.to_path_buf(),
             source,
         };
+        // Read too: a part's blocks are copied out of it (`append`).
         let file = File::options()
+            .read(true)
             .write(true)
             .create_new(true)
             .open(path)
@@ -223,6 +227,63 @@ impl SegmentWriter {
         Ok(())
     }
 
+    /// The blocks written, the last one ended, as a part of a segment
+    /// that [`SegmentWriter::append`] adds to another (no index, no
+    /// footer, not synced).
+    ///
+    /// # Errors
+    /// [`SegmentError::Io`].
+    fn into_part(mut self) -> Result<Part, SegmentError> {
+        self.end_block()?;
+        self.out.flush().map_err(|e| self.io(e))?;
+        let path = self.path.clone();
+        let file = self.out.into_inner().map_err(|e| SegmentError::Io {
+            path: path.clone(),
+            source: e.into_error(),
+        })?;
+        Ok(Part {
+            path,
+            file,
+            blocks: self.blocks,
+            len: self.offset,
+            entries: self.entries,
+        })
+    }
+
+    /// Adds the blocks of `part`, whose keys are all greater than those
+    /// written, after the blocks written (the bytes copied by the kernel,
+    /// the part's file then removed).
+    ///
+    /// # Errors
+    /// [`SegmentError::Io`].
+    ///
+    /// # Panics
+    /// If the part's keys are not greater (a bug of the caller).
+    fn append(&mut self, mut part: Part) -> Result<(), SegmentError> {
+        self.end_block()?;
+        let Some(first) = part.blocks.first().map(|b| b.first) else {
+            return Ok(());
+        };
+        assert!(self.last.is_none_or(|l| l < first), "parts out of order");
+        self.out.flush().map_err(|e| self.io(e))?;
+        let mut from = &part.file;
+        let copied = from
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| std::io::copy(&mut from.take(part.len), self.out.get_mut()))
+            .map_err(|e| self.io(e))?;
+        if copied != part.len {
+            return Err(self.io(std::io::ErrorKind::UnexpectedEof.into()));
+        }
+        for b in &mut part.blocks {
+            b.offset += self.offset;
+        }
+        self.last = part.blocks.last().map(|b| b.last);
+        self.blocks.append(&mut part.blocks);
+        self.offset += part.len;
+        self.entries += part.entries;
+        Ok(())
+    }
+
     /// Writes the last block, the index and the footer, and makes the
     /// file durable; returns its entries.
     ///
@@ -253,25 +314,21 @@ impl SegmentWriter {
     }
 }
 
-thread_local! {
-    /// Each thread's zstd decompression context, made once: making one
-    /// for every block read (`zstd::bulk::decompress`) was 6.5% of a
-    /// merge's time, more than some blocks' decompression.
-    static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
-        const { RefCell::new(None) };
+/// Blocks of a segment written apart, in a file of their own (removed
+/// when dropped), to be appended to another's ([`SegmentWriter::append`]).
+struct Part {
+    path: PathBuf,
+    file: File,
+    blocks: Vec<BlockRef>,
+    /// The bytes of its blocks.
+    len: u64,
+    entries: u64,
 }
 
-/// `packed`, a zstd frame of at most `size` bytes, decompressed with this
-/// thread's context.
-fn decompress(packed: &[u8], size: usize) -> std::io::Result<Vec<u8>> {
-    DECOMPRESSOR.with(|cell| {
-        let mut cell = cell.borrow_mut();
-        let d = match &mut *cell {
-            Some(d) => d,
-            empty => empty.insert(zstd::bulk::Decompressor::new()?),
-        };
-        d.decompress(packed, size)
-    })
+impl Drop for Part {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 /// A segment file open for reading.
@@ -390,18 +447,42 @@ impl Segment {
     /// The bytes of block `i` and where each entry's bytes are in them,
     /// with its key, in order.
     fn raw_block(&self, i: usize) -> Result<RawBlock, SegmentError> {
+        let mut block = RawBlock::default();
+        self.read_block(i, &mut Unpacker::new(self)?, &mut block)?;
+        Ok(block)
+    }
+
+    /// [`Segment::raw_block`] into `block`, its buffers reused, `unpack`'s
+    /// zstd context and buffer too (a merge reads every block: a fresh
+    /// context each was a tenth of its time).
+    fn read_block(
+        &self,
+        i: usize,
+        unpack: &mut Unpacker,
+        block: &mut RawBlock,
+    ) -> Result<(), SegmentError> {
         let b = self.blocks[i];
-        let mut packed = vec![0u8; b.len as usize];
+        let packed = &mut unpack.packed;
+        packed.resize(b.len as usize, 0);
         self.file
-            .read_exact_at(&mut packed, b.offset)
+            .read_exact_at(packed, b.offset)
             .map_err(|source| SegmentError::Io {
                 path: self.path.clone(),
                 source,
             })?;
-        let raw = decompress(&packed, b.size as usize)
-            .map_err(|e| self.damaged(format!("block {i}: {e}")))?;
+        let raw = &mut block.raw;
+        raw.clear();
+        raw.reserve(b.size as usize);
+        let unpacked = unpack.context.decompress_to_buffer(packed.as_slice(), raw);
+        match unpacked {
+            Ok(n) if n <= b.size as usize => {}
+            Ok(_) => return Err(self.damaged(format!("block {i}: longer than its index says"))),
+            Err(e) => return Err(self.damaged(format!("block {i}: {e}"))),
+        }
         let bad = || self.damaged(format!("block {i}: an entry does not read"));
-        let mut spans = Vec::with_capacity(b.entries as usize);
+        let spans = &mut block.spans;
+        spans.clear();
+        block.at = 0;
         let mut bytes = raw.as_slice();
         let mut hash = (b.first >> 64) as u64;
         while !bytes.is_empty() {
@@ -425,7 +506,7 @@ impl Segment {
         if spans.len() != b.entries as usize || ends != (Some(b.first), Some(b.last)) {
             return Err(self.damaged(format!("block {i}: not what its index says")));
         }
-        Ok(RawBlock { raw, spans, at: 0 })
+        Ok(())
     }
 
     /// The entries of block `i`, in order.
@@ -501,40 +582,65 @@ impl Iterator for SegmentIter<'_> {
 }
 
 /// A block's bytes, where each entry is in them, and the next to read.
+#[derive(Default)]
 struct RawBlock {
     raw: Vec<u8>,
     spans: Vec<(u128, usize, usize)>,
     at: usize,
 }
 
+/// A zstd context and a buffer of compressed bytes, kept from one block
+/// read to the next.
+struct Unpacker {
+    context: zstd::bulk::Decompressor<'static>,
+    packed: Vec<u8>,
+}
+
+impl Unpacker {
+    fn new(segment: &Segment) -> Result<Unpacker, SegmentError> {
+        let context = zstd::bulk::Decompressor::new().map_err(|source| SegmentError::Io {
+            path: segment.path.clone(),
+            source,
+        })?;
+        Ok(Unpacker {
+            context,
+            packed: Vec::new(),
+        })
+    }
+}
+
 /// A segment's entries in order as their bytes, a block at a time (what
-/// a merge reads: an entry no other input has is copied, not decoded).
+/// a merge reads: an entry no other input has is copied, not decoded),
+/// from a key on.
 struct Cursor<'a> {
     segment: &'a Segment,
     /// The block after the one at hand.
     next: usize,
     block: RawBlock,
+    unpack: Unpacker,
 }
 
 impl<'a> Cursor<'a> {
-    fn new(segment: &'a Segment) -> Result<Cursor<'a>, SegmentError> {
+    /// The entries of `segment` from key `from` on.
+    fn new(segment: &'a Segment, from: u128) -> Result<Cursor<'a>, SegmentError> {
         let mut c = Cursor {
             segment,
-            next: 0,
-            block: RawBlock {
-                raw: Vec::new(),
-                spans: Vec::new(),
-                at: 0,
-            },
+            next: segment.blocks.partition_point(|b| b.last < from),
+            block: RawBlock::default(),
+            unpack: Unpacker::new(segment)?,
         };
         c.fill()?;
+        while c.peek().is_some_and(|(k, _)| k < from) {
+            c.advance()?;
+        }
         Ok(c)
     }
 
     /// Reads blocks until one has an entry left, or none is left.
     fn fill(&mut self) -> Result<(), SegmentError> {
         while self.block.at >= self.block.spans.len() && self.next < self.segment.blocks.len() {
-            self.block = self.segment.raw_block(self.next)?;
+            self.segment
+                .read_block(self.next, &mut self.unpack, &mut self.block)?;
             self.next += 1;
         }
         Ok(())
@@ -549,6 +655,303 @@ impl<'a> Cursor<'a> {
     fn advance(&mut self) -> Result<(), SegmentError> {
         self.block.at += 1;
         self.fill()
+    }
+}
+
+/// Entries a spilled run marks the place of, one in this many: where a
+/// merge of a range of keys starts reading it.
+const SPILL_MARK: u64 = 4096;
+
+/// The buffer a spilled run is read through.
+const SPILL_READ: usize = 256 * 1024;
+
+/// An import's run of entries written to be merged, never a segment of
+/// the index: its entries in order of key, as a segment's block holds
+/// them (the hash as a varint of its distance from the previous one,
+/// the folded bucket, the length of the entry's bytes and its bytes),
+/// in one file, uncompressed and not synced: a run is read once, by the
+/// merge at the end of its import, from the page cache (zstd took a
+/// third of the time of writing runs, for a quarter of the bytes). An
+/// entry in [`SPILL_MARK`] starts afresh (its hash written whole), and
+/// its key and place are kept, so that a merge of a range of keys starts
+/// there. The file is removed when the run is dropped; one left by a
+/// killed import is no segment the database lists, removed at its next
+/// opening.
+pub(crate) struct Spill {
+    path: PathBuf,
+    file: File,
+    /// Each marked entry's key and offset.
+    marks: Vec<(u128, u64)>,
+    /// The bytes of its entries.
+    len: u64,
+}
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Writes a [`Spill`]: entries given in increasing order of key.
+pub(crate) struct SpillWriter {
+    path: PathBuf,
+    out: BufWriter<File>,
+    marks: Vec<(u128, u64)>,
+    len: u64,
+    entries: u64,
+    last: Option<u128>,
+    scratch: Vec<u8>,
+    head: Vec<u8>,
+}
+
+impl SpillWriter {
+    /// Creates the file `path` (there must be none).
+    ///
+    /// # Errors
+    /// [`SegmentError::Io`].
+    pub(crate) fn create(path: &Path) -> Result<SpillWriter, SegmentError> {
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|source| SegmentError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Ok(SpillWriter {
+            path: path.to_path_buf(),
+            out: BufWriter::with_capacity(1 << 20, file),
+            marks: Vec::new(),
+            len: 0,
+            entries: 0,
+            last: None,
+            scratch: Vec::new(),
+            head: Vec::with_capacity(32),
+        })
+    }
+
+    fn io(&self, source: std::io::Error) -> SegmentError {
+        SegmentError::Io {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Adds the entry of `key`, which is greater than every key before.
+    ///
+    /// # Errors
+    /// [`SegmentError::Io`].
+    ///
+    /// # Panics
+    /// If `key` is not greater than the last key given (a bug of the
+    /// caller, as [`SegmentWriter::push`]'s).
+    pub(crate) fn push(&mut self, key: u128, entry: &Explored) -> Result<(), SegmentError> {
+        assert!(self.last.is_none_or(|l| l < key), "run keys out of order");
+        let previous = match self.last {
+            Some(l) if self.entries % SPILL_MARK != 0 => (l >> 64) as u64,
+            _ => {
+                self.marks.push((key, self.len));
+                0
+            }
+        };
+        let mut body = std::mem::take(&mut self.scratch);
+        body.clear();
+        encode_entry(entry, &mut body);
+        self.head.clear();
+        put_varint(&mut self.head, (key >> 64) as u64 - previous);
+        put_varint(&mut self.head, fold(key as u64));
+        put_varint(&mut self.head, body.len() as u64);
+        let written = self
+            .out
+            .write_all(&self.head)
+            .and_then(|()| self.out.write_all(&body));
+        self.len += (self.head.len() + body.len()) as u64;
+        self.scratch = body;
+        written.map_err(|e| self.io(e))?;
+        self.entries += 1;
+        self.last = Some(key);
+        Ok(())
+    }
+
+    /// The run written (not synced: see [`Spill`]).
+    ///
+    /// # Errors
+    /// [`SegmentError::Io`].
+    pub(crate) fn finish(self) -> Result<Spill, SegmentError> {
+        let path = self.path.clone();
+        let file = self.out.into_inner().map_err(|e| SegmentError::Io {
+            path: path.clone(),
+            source: e.into_error(),
+        })?;
+        Ok(Spill {
+            path,
+            file,
+            marks: self.marks,
+            len: self.len,
+        })
+    }
+}
+
+/// A spilled run's entries in order as their bytes, from a key on.
+struct SpillCursor<'a> {
+    spill: &'a Spill,
+    /// The bytes read and not yet passed, from `buf[at]`.
+    buf: Vec<u8>,
+    at: usize,
+    /// The file's offset after `buf`'s bytes.
+    read_to: u64,
+    /// The entry at hand: its key and where its bytes are in `buf`.
+    entry: Option<(u128, usize, usize)>,
+    /// The last hash read.
+    hash: u64,
+    /// Entries read since the last marked one began.
+    since_mark: u64,
+}
+
+impl<'a> SpillCursor<'a> {
+    /// The entries of `spill` from key `from` on.
+    fn new(spill: &'a Spill, from: u128) -> Result<SpillCursor<'a>, SegmentError> {
+        let mark = spill
+            .marks
+            .partition_point(|&(k, _)| k <= from)
+            .saturating_sub(1);
+        let mut c = SpillCursor {
+            spill,
+            buf: Vec::with_capacity(SPILL_READ),
+            at: 0,
+            read_to: spill.marks.get(mark).map_or(spill.len, |&(_, at)| at),
+            entry: None,
+            hash: 0,
+            since_mark: 0,
+        };
+        c.advance()?;
+        while c.peek().is_some_and(|(k, _)| k < from) {
+            c.advance()?;
+        }
+        Ok(c)
+    }
+
+    fn damaged(&self) -> SegmentError {
+        SegmentError::Damaged {
+            path: self.spill.path.clone(),
+            what: "a run's entry does not read".into(),
+        }
+    }
+
+    /// Whether `n` bytes from `at` are in the buffer, reading more if the
+    /// file has them.
+    fn have(&mut self, n: usize) -> Result<bool, SegmentError> {
+        if self.buf.len() - self.at >= n {
+            return Ok(true);
+        }
+        self.buf.drain(..self.at);
+        self.at = 0;
+        let want = (n - self.buf.len()).max(SPILL_READ);
+        let left = self.spill.len - self.read_to;
+        let take = (want as u64).min(left) as usize;
+        let old = self.buf.len();
+        self.buf.resize(old + take, 0);
+        self.spill
+            .file
+            .read_exact_at(&mut self.buf[old..], self.read_to)
+            .map_err(|source| SegmentError::Io {
+                path: self.spill.path.clone(),
+                source,
+            })?;
+        self.read_to += take as u64;
+        Ok(self.buf.len() >= n)
+    }
+
+    fn peek(&self) -> Option<(u128, &[u8])> {
+        let (key, from, to) = self.entry?;
+        Some((key, &self.buf[from..to]))
+    }
+
+    fn advance(&mut self) -> Result<(), SegmentError> {
+        if let Some((_, _, to)) = self.entry.take() {
+            self.at = to;
+        }
+        // Three varints of at most ten bytes each.
+        if !self.have(30)? && self.at == self.buf.len() {
+            return Ok(());
+        }
+        if self.since_mark % SPILL_MARK == 0 {
+            self.hash = 0;
+        }
+        let mut bytes = &self.buf[self.at..];
+        let whole = bytes.len();
+        let (Some(delta), Some(bucket), Some(len)) = (
+            get_varint(&mut bytes),
+            get_varint(&mut bytes),
+            get_varint(&mut bytes),
+        ) else {
+            return Err(self.damaged());
+        };
+        let from = self.at + whole - bytes.len();
+        let len = usize::try_from(len).map_err(|_| self.damaged())?;
+        self.at = from;
+        if !self.have(len)? {
+            return Err(self.damaged());
+        }
+        self.hash = self.hash.checked_add(delta).ok_or_else(|| self.damaged())?;
+        self.since_mark += 1;
+        let key = u128::from(self.hash) << 64 | u128::from(unfold(bucket));
+        self.entry = Some((key, self.at, self.at + len));
+        Ok(())
+    }
+}
+
+/// What a merge reads: a segment, the game numbers of its entries raised
+/// by an offset (see [`merge_shifted`]), or a spilled run.
+pub(crate) enum MergeInput<'a> {
+    Segment(&'a Segment, u64),
+    Spill(&'a Spill),
+}
+
+/// An input of a merge, read from a key on to a key (not included).
+enum Reading<'a> {
+    Segment(Cursor<'a>, u64),
+    Spill(SpillCursor<'a>),
+}
+
+impl Reading<'_> {
+    fn peek(&self) -> Option<(u128, &[u8])> {
+        match self {
+            Reading::Segment(c, _) => c.peek(),
+            Reading::Spill(c) => c.peek(),
+        }
+    }
+
+    fn advance(&mut self) -> Result<(), SegmentError> {
+        match self {
+            Reading::Segment(c, _) => c.advance(),
+            Reading::Spill(c) => c.advance(),
+        }
+    }
+
+    /// The game numbers' offset.
+    fn shift(&self) -> u64 {
+        match self {
+            Reading::Segment(_, shift) => *shift,
+            Reading::Spill(_) => 0,
+        }
+    }
+
+    /// The entry at hand, decoded, its game numbers shifted.
+    fn read(&self) -> Result<Explored, SegmentError> {
+        let body = self.peek().map_or(&[][..], |(_, b)| b);
+        let damaged = || match self {
+            Reading::Segment(c, _) => c
+                .segment
+                .damaged(format!("block {}: an entry does not read", c.next - 1)),
+            Reading::Spill(c) => c.damaged(),
+        };
+        let mut e = decode_entry(body).ok_or_else(damaged)?;
+        for g in &mut e.games {
+            g.id += self.shift();
+        }
+        Ok(e)
     }
 }
 
@@ -571,25 +974,87 @@ pub fn merge(inputs: &[&Segment], out: &Path) -> Result<u64, SegmentError> {
 /// # Errors
 /// [`SegmentError`] of an input or of `out`.
 pub fn merge_shifted(inputs: &[(&Segment, u64)], out: &Path) -> Result<u64, SegmentError> {
+    let inputs: Vec<MergeInput<'_>> = inputs
+        .iter()
+        .map(|&(s, shift)| MergeInput::Segment(s, shift))
+        .collect();
+    merge_inputs(&inputs, out, 1)
+}
+
+/// [`merge_shifted`] of segments and spilled runs, on `threads` threads:
+/// each merges the entries of a range of keys (the hashes' space cut in
+/// equal parts: a position's hash is as likely anywhere) into a file of
+/// blocks of its own, and the files are joined, in order of their keys,
+/// into `out`, with one block index. The entries are those one thread
+/// writes; a block ends where a range does. (A range merged on one thread
+/// while another compressed and wrote its blocks was tried: a million
+/// games' merge of 40 runs took longer, its merging thread the slower.)
+///
+/// # Errors
+/// [`SegmentError`] of an input or of `out`.
+pub(crate) fn merge_inputs(
+    inputs: &[MergeInput<'_>],
+    out: &Path,
+    threads: usize,
+) -> Result<u64, SegmentError> {
+    let threads = threads.max(1) as u128;
+    // Range i starts at hash 2^64 * i / threads.
+    let start = |i: u128| ((1u128 << 64) * i / threads) << 64;
+    let ranges: Vec<(u128, Option<u128>)> = (0..threads)
+        .map(|i| (start(i), (i + 1 < threads).then(|| start(i + 1))))
+        .collect();
+    let part_path = |i: usize| {
+        let mut p = out.as_os_str().to_owned();
+        p.push(format!(".part{i}"));
+        PathBuf::from(p)
+    };
+    let (first, rest) = std::thread::scope(|scope| {
+        let others: Vec<_> = ranges[1..]
+            .iter()
+            .enumerate()
+            .map(|(i, &range)| {
+                let path = part_path(i + 1);
+                scope.spawn(move || {
+                    let w = merge_range(inputs, range, &path)?;
+                    w.into_part()
+                })
+            })
+            .collect();
+        let first = merge_range(inputs, ranges[0], out);
+        let rest: Vec<Result<Part, SegmentError>> = others
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect();
+        (first, rest)
+    });
+    let mut writer = first?;
+    let rest: Vec<Part> = rest.into_iter().collect::<Result<_, _>>()?;
+    for part in rest {
+        writer.append(part)?;
+    }
+    writer.finish()
+}
+
+/// The entries of `inputs` with keys in `range` (from its first key, to
+/// its second, not included; `None`: to the end) merged into a new
+/// segment's writer at `out`, not finished.
+fn merge_range(
+    inputs: &[MergeInput<'_>],
+    (from, to): (u128, Option<u128>),
+    out: &Path,
+) -> Result<SegmentWriter, SegmentError> {
     let mut writer = SegmentWriter::create(out)?;
     let mut cursors = Vec::with_capacity(inputs.len());
-    for &(s, _) in inputs {
-        cursors.push(Cursor::new(s)?);
+    for input in inputs {
+        cursors.push(match *input {
+            MergeInput::Segment(s, shift) => Reading::Segment(Cursor::new(s, from)?, shift),
+            MergeInput::Spill(s) => Reading::Spill(SpillCursor::new(s, from)?),
+        });
     }
-    let read = |c: &Cursor<'_>, shift: u64| -> Result<Explored, SegmentError> {
-        let body = c.peek().map_or(&[][..], |(_, b)| b);
-        let mut e = decode_entry(body).ok_or_else(|| {
-            c.segment
-                .damaged(format!("block {}: an entry does not read", c.next - 1))
-        })?;
-        for g in &mut e.games {
-            g.id += shift;
-        }
-        Ok(e)
-    };
+    let within = |k: u128| to.is_none_or(|to| k < to);
     let mut heap = BinaryHeap::new();
     for (i, c) in cursors.iter().enumerate() {
-        if let Some((k, _)) = c.peek() {
+        if let Some((k, _)) = c.peek().filter(|&(k, _)| within(k)) {
             heap.push(Reverse((k, i)));
         }
     }
@@ -605,27 +1070,28 @@ pub fn merge_shifted(inputs: &[(&Segment, u64)], out: &Path) -> Result<u64, Segm
             same.push(j);
         }
         if let [only] = same[..] {
-            if inputs[only].1 != 0 {
-                writer.push(key, &read(&cursors[only], inputs[only].1)?)?;
-            } else if let Some((_, body)) = cursors[only].peek() {
+            let c = &cursors[only];
+            if c.shift() != 0 {
+                writer.push(key, &c.read()?)?;
+            } else if let Some((_, body)) = c.peek() {
                 writer.push_raw(key, body)?;
             }
         } else {
             let mut entry = Explored::default();
             for &j in &same {
-                entry.merge(read(&cursors[j], inputs[j].1)?);
+                entry.merge(cursors[j].read()?);
             }
             entry.prune();
             writer.push(key, &entry)?;
         }
         for &j in &same {
             cursors[j].advance()?;
-            if let Some((k, _)) = cursors[j].peek() {
+            if let Some((k, _)) = cursors[j].peek().filter(|&(k, _)| within(k)) {
                 heap.push(Reverse((k, j)));
             }
         }
     }
-    writer.finish()
+    Ok(writer)
 }
 
 #[cfg(test)]
@@ -703,6 +1169,78 @@ mod tests {
             assert_eq!(k, sorted[i]);
             assert_eq!(e.passing.games(), 2);
         }
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// Spilled runs and a segment merged on several threads (each a
+    /// range of keys, starting within a run at its marks and within a
+    /// segment's block) give the entries one thread gives, each key once
+    /// with the games of every input that has it.
+    #[test]
+    fn spilled_runs_merge_on_threads_as_on_one() {
+        let d = dir("spill");
+        let legal: Vec<Move> = Position::startpos().legal_moves().to_vec();
+        // Keys spread over the hashes' space, some in several inputs.
+        let key =
+            |i: u64| u128::from(i.wrapping_mul(0x9e37_79b9_7f4a_7c15)) << 64 | u128::from(i % 5);
+        let mut spills = Vec::new();
+        let mut expected = std::collections::BTreeMap::new();
+        for (r, (from, to)) in [(0u64, 12_000u64), (6_000, 20_000), (19_990, 30_000)]
+            .into_iter()
+            .enumerate()
+        {
+            let mut keys: Vec<(u128, u64)> = (from..to).map(|i| (key(i), i)).collect();
+            keys.sort_unstable();
+            let mut w = SpillWriter::create(&d.join(format!("{r}.run"))).unwrap();
+            for &(k, i) in &keys {
+                w.push(k, &entry(i, &legal)).unwrap();
+                *expected.entry(k).or_insert(0u64) += 1;
+            }
+            spills.push(w.finish().unwrap());
+        }
+        let mut keys: Vec<(u128, u64)> = (25_000..26_000u64).map(|i| (key(i), i)).collect();
+        keys.sort_unstable();
+        let mut w = SegmentWriter::create(&d.join("s")).unwrap();
+        for &(k, i) in &keys {
+            w.push(k, &entry(i, &legal)).unwrap();
+            *expected.entry(k).or_insert(0u64) += 1;
+        }
+        w.finish().unwrap();
+        let seg = Segment::open(&d.join("s")).unwrap();
+        let mut inputs: Vec<MergeInput<'_>> = spills.iter().map(MergeInput::Spill).collect();
+        inputs.push(MergeInput::Segment(&seg, 0));
+        let read = |threads: usize| {
+            let out = d.join(format!("m{threads}"));
+            let n = merge_inputs(&inputs, &out, threads).unwrap();
+            let all: Vec<(u128, Explored)> = Segment::open(&out)
+                .unwrap()
+                .iter()
+                .map(Result::unwrap)
+                .collect();
+            assert_eq!(n, all.len() as u64);
+            all
+        };
+        let one = read(1);
+        assert_eq!(one.len(), expected.len());
+        for ((k, e), (x, games)) in one.iter().zip(&expected) {
+            assert_eq!((k, e.passing.games()), (x, *games));
+        }
+        for threads in [2, 3, 7] {
+            assert!(read(threads) == one, "{threads} threads");
+        }
+        let names: Vec<PathBuf> = spills.iter().map(|s| s.path.clone()).collect();
+        drop(inputs);
+        drop(spills);
+        assert!(
+            names.iter().all(|p| !p.exists()),
+            "a spilled run left behind"
+        );
+        let left: Vec<_> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|f| f.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.contains(".part"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
         let _ = std::fs::remove_dir_all(&d);
     }
 

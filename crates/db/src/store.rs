@@ -36,7 +36,7 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -55,7 +55,7 @@ use crate::codec;
 pub use crate::entry::{Explored, GameRef, GAMES_KEPT};
 use crate::header::{Date, Header, NameId, NO_NAME};
 use crate::headers::{self, HeaderBlocks, HeaderQuery, HeaderReader, HEADERS, PLAYER_NAMES};
-use crate::segment::{self, Segment, SegmentError, SegmentWriter};
+use crate::segment::{self, MergeInput, Segment, SegmentError, SegmentWriter, Spill, SpillWriter};
 
 mod shards;
 
@@ -151,8 +151,9 @@ pub struct ImportOptions {
     /// earlier in the import (`pgn dedupe`'s criterion: the same final
     /// position by the same sequence of positions).
     pub dedupe: bool,
-    /// Threads that read and replay the games (0 or 1: one); the store
-    /// is written by the calling thread, in input order.
+    /// Threads that read and replay the games (0 or 1: one), and that
+    /// merge the index's runs at the end; the store is written by the
+    /// calling thread, in input order.
     pub jobs: usize,
     /// Positions counted in memory before they are written as a run (0:
     /// [`RUN_POSITIONS`]; a test makes it small to see runs merged).
@@ -259,12 +260,21 @@ pub struct Database {
 }
 
 /// The name table within an import's transaction, with the names seen
-/// so far at hand.
+/// so far at hand. The names an import adds are numbered as they come
+/// and written to the tables at its end ([`Names::finish`]), each table
+/// in its own order: a name table written a name at a time, in the order
+/// the games bring them (a lichess game's site is a name of its own),
+/// was most of the time the calling thread spent in the store.
 struct Names<'a, 't> {
     names: &'a mut redb::Table<'t, &'static str, u32>,
     name_of: &'a mut redb::Table<'t, u32, &'static str>,
     cache: HashMap<String, NameId>,
     next: NameId,
+    /// The number of the first name this import adds.
+    first: NameId,
+    /// Whether the name table had no name when the import began: a name
+    /// not at hand is then a new one, not looked up.
+    empty: bool,
 }
 
 impl Names<'_, '_> {
@@ -278,19 +288,34 @@ impl Names<'_, '_> {
         if let Some(&id) = self.cache.get(text) {
             return Ok(id);
         }
-        let known = self.names.get(text)?.map(|v| v.value());
-        let id = match known {
-            Some(id) => id,
-            None => {
-                let id = self.next;
-                self.next += 1;
-                self.names.insert(text, id)?;
-                self.name_of.insert(id, text)?;
-                id
-            }
+        let known = match self.empty {
+            true => None,
+            false => self.names.get(text)?.map(|v| v.value()),
         };
+        let id = known.unwrap_or_else(|| {
+            self.next += 1;
+            self.next - 1
+        });
         self.cache.insert(text.to_string(), id);
         Ok(id)
+    }
+
+    /// Writes the names this import added to both tables, each in the
+    /// order of its keys.
+    fn finish(&mut self) -> Result<(), redb::Error> {
+        let mut added: Vec<(NameId, &str)> = (self.cache.iter())
+            .filter(|&(_, &id)| id >= self.first)
+            .map(|(name, &id)| (id, name.as_str()))
+            .collect();
+        added.sort_unstable();
+        for &(id, name) in &added {
+            self.name_of.insert(id, name)?;
+        }
+        added.sort_unstable_by_key(|&(_, name)| name);
+        for &(id, name) in &added {
+            self.names.insert(name, id)?;
+        }
+        Ok(())
     }
 }
 
@@ -612,18 +637,35 @@ impl Database {
                 0 => RUN_POSITIONS,
                 n => n,
             };
+            store.run = Run::with_capacity(run_positions);
             let mut read = 0u64;
+            let threads = options.jobs.max(1);
             // Runs are sorted and written by a thread of their own while
-            // the next is counted (one waits its turn).
-            let (runs, mut next_segment) = std::thread::scope(|scope| {
-                let (full, runs_in) = std::sync::mpsc::sync_channel::<Run>(1);
+            // the next is counted (one waits its turn), each with whether
+            // it is the import's last: a run that is not the only one is
+            // spilled. Once the last is written, that thread merges them
+            // (on `threads` threads) while this one writes the rows it
+            // gathered ([`Tables::finish`]).
+            let (kept, replaced) = std::thread::scope(|scope| {
+                let (full, runs_in) = std::sync::mpsc::sync_channel::<(Run, bool)>(1);
                 let writer = scope.spawn(move || {
                     let mut next = next_segment;
                     let mut runs = Vec::new();
-                    for mut run in runs_in {
-                        runs.extend(self.flush(&mut run, &mut next)?);
+                    let mut spills = Vec::new();
+                    let mut ended = false;
+                    for (mut run, last) in runs_in {
+                        if last && spills.is_empty() {
+                            runs.extend(self.flush(&mut run, &mut next)?);
+                        } else {
+                            spills.extend(self.spill(&mut run, &mut next)?);
+                        }
+                        ended = last;
                     }
-                    Ok::<_, DbError>((runs, next))
+                    // An import that stopped short merges nothing.
+                    if !ended {
+                        return Ok((Vec::new(), Vec::new()));
+                    }
+                    self.settle(old, runs, spills, &mut next, threads)
                 });
                 let read_all = || -> Result<(), DbError> {
                     for (file, source) in inputs {
@@ -635,10 +677,11 @@ impl Database {
                                 }
                                 self.store_game(&file, p, options, &mut store, &mut report)?;
                                 if store.run.seen.len() >= run_positions {
-                                    let run = std::mem::take(&mut store.run);
+                                    let next = Run::with_capacity(run_positions);
+                                    let run = std::mem::replace(&mut store.run, next);
                                     // Refused only when the writer has
                                     // stopped at an error, told below.
-                                    if full.send(run).is_err() {
+                                    if full.send((run, false)).is_err() {
                                         return Ok(false);
                                     }
                                 }
@@ -655,17 +698,17 @@ impl Database {
                                 Stop::Db(e) => e,
                             })?;
                     }
-                    let _ = full.send(std::mem::take(&mut store.run));
+                    let _ = full.send((std::mem::take(&mut store.run), true));
                     Ok(())
                 };
                 let read_all = read_all();
                 drop(full);
+                let finished = read_all.and_then(|()| store.finish().map_err(|e| self.fail(e)));
                 let written = writer
                     .join()
                     .unwrap_or_else(|p| std::panic::resume_unwind(p));
-                read_all.and(written)
+                finished.and(written)
             })?;
-            let (kept, replaced) = self.settle(old, runs, &mut next_segment)?;
             for (n, _) in &replaced {
                 listed.remove(*n).map_err(|e| self.fail(e))?;
             }
@@ -673,7 +716,6 @@ impl Database {
                 listed.insert(*n, s.entries()).map_err(|e| self.fail(e))?;
             }
             settled = Some((kept, replaced));
-            store.headers.finish().map_err(|e| self.fail(e))?;
             meta.insert("games", store.next_id - 1)
                 .map_err(|e| self.fail(e))?;
             self.record_import(&txn, &files.join(","), &report)?;
@@ -735,16 +777,25 @@ impl Database {
             Ok(what) => self.damaged(what),
             Err(e) => self.fail(e),
         })?;
+        let keys = txn.open_table(KEYS).map_err(|e| self.fail(e))?;
+        let no_keys = keys.first().map_err(|e| self.fail(e))?.is_none();
+        let no_names = names.first().map_err(|e| self.fail(e))?.is_none();
         Ok(Tables {
             names: Names {
+                empty: no_names,
                 names,
                 name_of,
                 cache: HashMap::new(),
                 next: next_name,
+                first: next_name,
             },
             games: txn.open_table(GAMES).map_err(|e| self.fail(e))?,
-            keys: txn.open_table(KEYS).map_err(|e| self.fail(e))?,
+            no_keys,
+            keys,
+            claimed: Vec::new(),
+            claimed_keys: HashSet::new(),
             players: txn.open_table(PLAYERS).map_err(|e| self.fail(e))?,
+            played: Vec::new(),
             headers,
             next_id: stored + 1,
             run: Run::default(),
@@ -840,10 +891,15 @@ impl Database {
     /// `key`, is stored: not when `dedupe` asks and a game of that key is
     /// stored already; the key of the first game that has it is kept.
     fn claim_key(&self, t: &mut Tables<'_, '_>, key: u128, dedupe: bool) -> Result<bool, DbError> {
-        if t.keys.get(key).map_err(|e| self.fail(e))?.is_some() {
-            return Ok(!dedupe);
+        if dedupe {
+            let stored = !t.no_keys && t.keys.get(key).map_err(|e| self.fail(e))?.is_some();
+            if stored || !t.claimed_keys.insert(key) {
+                return Ok(false);
+            }
         }
-        t.keys.insert(key, t.next_id).map_err(|e| self.fail(e))?;
+        // Written at the end, where a key claimed twice keeps its first
+        // game (`Tables::finish`).
+        t.claimed.push((key, t.next_id));
         Ok(true)
     }
 
@@ -862,53 +918,61 @@ impl Database {
         t.headers.push(header, players).map_err(|e| self.fail(e))?;
         for (name, color) in [(header.white, 0u128), (header.black, 1)] {
             if name != NO_NAME {
-                let key = u128::from(name) << 72 | color << 64 | u128::from(id);
-                t.players.insert(key, ()).map_err(|e| self.fail(e))?;
+                t.played
+                    .push(u128::from(name) << 72 | color << 64 | u128::from(id));
             }
         }
         t.next_id += 1;
         Ok(())
     }
 
-    /// What the index's segments are after an import wrote `runs`: the
-    /// runs merged into one, and all of them merged into one when there
-    /// would be more than [`MAX_SEGMENTS`]. Returns the segments to list
-    /// and those no longer listed (runs merged away included).
+    /// What the index's segments are after an import (or a merge) wrote
+    /// `runs` as segments and `spills` as spilled runs: those merged into
+    /// one segment (on `threads` threads) when there is more than one or a
+    /// spilled run, and all the segments merged into one when there
+    /// would be more than [`MAX_SEGMENTS`] (in the same pass). Returns
+    /// the segments to list and those no longer listed (runs merged away
+    /// included).
     #[allow(clippy::type_complexity)]
     fn settle(
         &self,
         old: Vec<(u64, Arc<Segment>)>,
         runs: Vec<(u64, Arc<Segment>)>,
+        spills: Vec<Spill>,
         next: &mut u64,
+        threads: usize,
     ) -> Result<(Vec<(u64, Arc<Segment>)>, Vec<(u64, Arc<Segment>)>), DbError> {
-        let mut replaced = Vec::new();
-        let mut new = runs;
-        if new.len() > 1 {
-            let merged = self.merge_into(&new, next)?;
-            replaced.append(&mut new);
-            new.push(merged);
+        let fresh = runs.len() > 1 || !spills.is_empty();
+        let all = old.len() + if fresh { 1 } else { runs.len() } > MAX_SEGMENTS;
+        if !fresh && !all {
+            return Ok((runs, Vec::new()));
         }
-        if old.len() + new.len() > MAX_SEGMENTS {
-            let mut all = old;
-            all.append(&mut new);
-            let merged = self.merge_into(&all, next)?;
-            replaced.append(&mut all);
-            new.push(merged);
+        let segments = if all { &old[..] } else { &[] };
+        let inputs: Vec<MergeInput<'_>> = (segments.iter().chain(&runs))
+            .map(|(_, s)| MergeInput::Segment(s, 0))
+            .chain(spills.iter().map(MergeInput::Spill))
+            .collect();
+        let merged = self.merge_into(&inputs, next, threads)?;
+        drop(inputs);
+        let mut replaced = runs;
+        if all {
+            replaced.extend(old);
         }
-        Ok((new, replaced))
+        Ok((vec![merged], replaced))
     }
 
-    /// A new segment of the entries of `inputs`.
+    /// A new segment of the entries of `inputs`, merged on `threads`
+    /// threads.
     fn merge_into(
         &self,
-        inputs: &[(u64, Arc<Segment>)],
+        inputs: &[MergeInput<'_>],
         next: &mut u64,
+        threads: usize,
     ) -> Result<(u64, Arc<Segment>), DbError> {
         let n = *next;
         *next += 1;
         let path = self.segment_path(n);
-        let refs: Vec<&Segment> = inputs.iter().map(|(_, s)| s.as_ref()).collect();
-        segment::merge(&refs, &path)?;
+        segment::merge_inputs(inputs, &path, threads)?;
         Ok((n, Arc::new(Segment::open(&path)?)))
     }
 
@@ -918,43 +982,28 @@ impl Database {
         if run.seen.is_empty() {
             return Ok(None);
         }
-        run.seen.sort_unstable_by_key(|s| s.key);
         let n = *next;
         *next += 1;
         let path = self.segment_path(n);
         let mut w = SegmentWriter::create(&path)?;
-        // One entry's lists, reused: most entries are of one game.
-        let mut entry = Explored::default();
-        for group in run.seen.chunk_by(|a, b| a.key == b.key) {
-            entry.passing = Tally::default();
-            entry.moves.clear();
-            entry.games.clear();
-            for s in group {
-                let g = &run.games[s.game as usize];
-                entry.passing.add(g.result, s.turn, g.elo);
-                let Some(mv) = s.mv else { continue };
-                match entry.moves.iter_mut().find(|(m, _)| *m == mv) {
-                    Some((_, t)) => t.add(g.result, s.turn, g.elo),
-                    None => {
-                        let mut t = Tally::default();
-                        t.add(g.result, s.turn, g.elo);
-                        entry.moves.push((mv, t));
-                    }
-                }
-                entry.games.push(GameRef {
-                    id: g.id,
-                    mv,
-                    rating: g.rating,
-                    date: g.date,
-                });
-            }
-            entry.prune();
-            w.push(group[0].key, &entry)?;
-        }
+        run.entries(&mut |key, entry| w.push(key, entry))?;
         w.finish()?;
-        run.seen.clear();
-        run.games.clear();
         Ok(Some((n, Arc::new(Segment::open(&path)?))))
+    }
+
+    /// Writes the positions counted in memory, and their games, as a
+    /// spilled run, to be merged at the end of the import; none if
+    /// nothing is counted.
+    fn spill(&self, run: &mut Run, next: &mut u64) -> Result<Option<Spill>, DbError> {
+        if run.seen.is_empty() {
+            return Ok(None);
+        }
+        let n = *next;
+        *next += 1;
+        let path = self.dir.join(format!("{n:08}.run"));
+        let mut w = SpillWriter::create(&path)?;
+        run.entries(&mut |key, entry| w.push(key, entry))?;
+        Ok(Some(w.finish()?))
     }
 
     /// What the index knows of `pos`, counting the games of the buckets
@@ -1650,12 +1699,25 @@ struct Run {
     seen: Vec<Seen>,
 }
 
-/// The tables an import writes, open in its transaction.
+/// The tables an import writes, open in its transaction. The rows of
+/// the tables keyed by a hash or a name (the games' keys, the players'
+/// games, the names) are gathered and written at the end
+/// ([`Tables::finish`]), in the order of their keys.
 struct Tables<'a, 't> {
     names: Names<'a, 't>,
     games: redb::Table<'t, u64, &'static [u8]>,
     keys: redb::Table<'t, u128, u64>,
+    /// Whether `keys` had no key when the import began.
+    no_keys: bool,
+    /// Each game's key and number, in order of number (a key may come
+    /// again: its first game keeps it).
+    claimed: Vec<(u128, u64)>,
+    /// The keys of `claimed`, when games of a key stored are left out
+    /// ([`ImportOptions::dedupe`]; empty otherwise).
+    claimed_keys: HashSet<u128>,
     players: redb::Table<'t, u128, ()>,
+    /// The rows of `players` to write.
+    played: Vec<u128>,
     headers: HeaderBlocks<'t>,
     /// The number the next game stored gets.
     next_id: u64,
@@ -1726,9 +1788,11 @@ impl Prepared {
         }
         let game = &g.game;
         let moves: Vec<Move> = game.mainline_moves().collect();
-        let Some(bytes) = codec::encode_line(&game.start, &moves) else {
-            // A read game's moves are legal: only a move the codec cannot
-            // write is left, reported as any bad game is.
+        // A read game's moves are legal (the reader resolved each against
+        // its position): not checked again.
+        let Some(bytes) = codec::encode_line_unchecked(&game.start, &moves) else {
+            // Only a move the codec cannot write is left, reported as any
+            // bad game is.
             return Prepared::Bad {
                 index: g.index,
                 at: g.at,
@@ -1748,12 +1812,88 @@ impl Prepared {
             plies: moves.len().min(usize::from(u16::MAX)) as u16,
             result: game.result,
             moves: bytes,
-            seen: explorer.positions_of(game).to_vec(),
+            seen: explorer.positions_of_read(g).to_vec(),
         }))
     }
 }
 
+impl Tables<'_, '_> {
+    /// Writes what the import gathered: the names it added, the keys of
+    /// its games (each key's first game, unless the table has it
+    /// already), the players' games and the last header block.
+    ///
+    /// # Errors
+    /// The store's error.
+    fn finish(&mut self) -> Result<(), redb::Error> {
+        self.names.finish()?;
+        // In order of key, a key's first game first.
+        self.claimed.sort_unstable();
+        self.claimed.dedup_by_key(|&mut (key, _)| key);
+        for &(key, id) in &self.claimed {
+            if self.no_keys || self.keys.get(key)?.is_none() {
+                self.keys.insert(key, id)?;
+            }
+        }
+        self.claimed = Vec::new();
+        self.played.sort_unstable();
+        for &key in &self.played {
+            self.players.insert(key, ())?;
+        }
+        self.played = Vec::new();
+        self.headers.finish()
+    }
+}
+
 impl Run {
+    /// A run with room for `positions` and a game's more (its memory
+    /// taken once, not grown by copies).
+    fn with_capacity(positions: usize) -> Run {
+        Run {
+            games: Vec::new(),
+            seen: Vec::with_capacity(positions + 1024),
+        }
+    }
+
+    /// Sorts the positions counted and gives each entry they make, in
+    /// order of key, to `push`; the run is left empty.
+    fn entries(
+        &mut self,
+        push: &mut dyn FnMut(u128, &Explored) -> Result<(), SegmentError>,
+    ) -> Result<(), SegmentError> {
+        self.seen.sort_unstable_by_key(|s| s.key);
+        // One entry's lists, reused: most entries are of one game.
+        let mut entry = Explored::default();
+        for group in self.seen.chunk_by(|a, b| a.key == b.key) {
+            entry.passing = Tally::default();
+            entry.moves.clear();
+            entry.games.clear();
+            for s in group {
+                let g = &self.games[s.game as usize];
+                entry.passing.add(g.result, s.turn, g.elo);
+                let Some(mv) = s.mv else { continue };
+                match entry.moves.iter_mut().find(|(m, _)| *m == mv) {
+                    Some((_, t)) => t.add(g.result, s.turn, g.elo),
+                    None => {
+                        let mut t = Tally::default();
+                        t.add(g.result, s.turn, g.elo);
+                        entry.moves.push((mv, t));
+                    }
+                }
+                entry.games.push(GameRef {
+                    id: g.id,
+                    mv,
+                    rating: g.rating,
+                    date: g.date,
+                });
+            }
+            entry.prune();
+            push(group[0].key, &entry)?;
+        }
+        self.seen.clear();
+        self.games.clear();
+        Ok(())
+    }
+
     /// Adds the positions a game was counted for ([`Explorer::positions_of`]).
     fn add(&mut self, seen: &[(u64, Option<Move>, Color)], bucket: u64, counted: Counted) {
         let index = self.games.len() as u32;

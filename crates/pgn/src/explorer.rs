@@ -57,7 +57,7 @@ use std::collections::HashMap;
 
 use rookery_core::{CastlingMode, Color, Move, Position, SanPlus};
 
-use crate::game::{fen_of, Detail, Game, Tags};
+use crate::game::{fen_of, Detail, Game, ReadGame, Tags};
 use crate::source::Source;
 use crate::split::PieceGames;
 use crate::stream::{report, Part, Plan, StreamError};
@@ -245,9 +245,57 @@ pub struct Explorer {
     root: Position,
     depth: usize,
     table: HashMap<u64, Entry>,
-    /// Positions one game passes through within reach: key, the last move
-    /// played from it, the side to move (reused from game to game).
-    seen: Vec<(u64, Option<Move>, Color)>,
+    /// Positions one game passes through within reach (reused from game
+    /// to game).
+    seen: GamePositions,
+}
+
+/// The positions one game passes through, each once: its key, the last
+/// move played from it, the side to move; each found again through a
+/// table of their places by their keys' low bits (a search of the list
+/// for each ply was 3% of an import).
+#[derive(Clone, Debug, Default)]
+struct GamePositions {
+    list: Vec<(u64, Option<Move>, Color)>,
+    /// A position's place in `list`, plus one (0: none), at the slot of
+    /// its key's low bits or the next free one; never more than half full.
+    slots: Vec<u32>,
+}
+
+impl GamePositions {
+    /// Empty, for a game of `plies` plies.
+    fn clear(&mut self, plies: usize) {
+        self.list.clear();
+        self.slots.clear();
+        self.slots
+            .resize((2 * (plies + 1)).next_power_of_two().max(16), 0);
+    }
+
+    /// Counts the position of key `key` (`turn` to move) with `next`,
+    /// the move the game played from it: a position met again keeps the
+    /// last move played from it.
+    fn see(&mut self, key: u64, next: Option<Move>, turn: Color) {
+        let mask = self.slots.len() - 1;
+        // A Zobrist key's low bits are as good as any.
+        let mut i = key as usize & mask;
+        loop {
+            match self.slots[i] {
+                0 => {
+                    self.list.push((key, next, turn));
+                    self.slots[i] = self.list.len() as u32;
+                    return;
+                }
+                at => {
+                    let s = &mut self.list[at as usize - 1];
+                    if s.0 == key {
+                        s.1 = next.or(s.1);
+                        return;
+                    }
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
 }
 
 impl Explorer {
@@ -257,7 +305,7 @@ impl Explorer {
             root,
             depth: depth.max(1),
             table: HashMap::new(),
-            seen: Vec::new(),
+            seen: GamePositions::default(),
         }
     }
 
@@ -303,23 +351,42 @@ impl Explorer {
     /// one statement of what a game counts for, kept by [`Explorer::add`]
     /// and by an index that counts elsewhere.
     pub fn positions_of(&mut self, game: &Game) -> &[(u64, Option<Move>, Color)] {
-        let seen = &mut self.seen;
-        seen.clear();
+        self.seen.clear(game.mainline.nodes.len());
         let mut pos = game.start.clone();
         let mut moves = game.mainline_moves();
         loop {
             let next = moves.next();
             if within_reach(&self.root, self.depth, &pos) {
-                let key = pos.hash();
-                match seen.iter_mut().find(|s| s.0 == key) {
-                    Some(s) => s.1 = next.or(s.1),
-                    None => seen.push((key, next, pos.turn())),
-                }
+                self.seen.see(pos.hash(), next, pos.turn());
             }
             let Some(m) = next else { break };
             pos.play_unchecked(m);
         }
-        seen
+        &self.seen.list
+    }
+
+    /// [`Explorer::positions_of`] the game `g` the reader read: an
+    /// explorer of every position ([`Explorer::everywhere`]'s, an index's)
+    /// takes the keys the reader kept ([`ReadGame::keys`]) instead of
+    /// playing the game again.
+    pub fn positions_of_read(&mut self, g: &ReadGame) -> &[(u64, Option<Move>, Color)] {
+        let game = &g.game;
+        if self.depth != usize::MAX || g.keys.len() != game.mainline.nodes.len() {
+            return self.positions_of(game);
+        }
+        self.seen.clear(g.keys.len());
+        let mut turn = game.start.turn();
+        let mut key = game.start.hash();
+        let mut moves = game.mainline_moves();
+        let mut keys = g.keys.iter();
+        loop {
+            let next = moves.next();
+            self.seen.see(key, next, turn);
+            let Some(&after) = keys.next() else { break };
+            // Every ply passes the turn, a null move's too.
+            (key, turn) = (after, !turn);
+        }
+        &self.seen.list
     }
 
     /// Counts one game as [`Explorer::add`] does and returns the positions
@@ -329,7 +396,7 @@ impl Explorer {
     pub fn add_counted(&mut self, game: &Game) -> impl Iterator<Item = (u64, Option<Move>)> + '_ {
         let elo = [elo(&game.tags, "WhiteElo"), elo(&game.tags, "BlackElo")];
         self.positions_of(game);
-        for &(key, mv, turn) in &self.seen {
+        for &(key, mv, turn) in &self.seen.list {
             let entry = self.table.entry(key).or_default();
             entry.passing.add(game.result, turn, elo);
             if let Some(mv) = mv {
@@ -343,7 +410,7 @@ impl Explorer {
                 entry.moves[i].1.add(game.result, turn, elo);
             }
         }
-        self.seen.iter().map(|&(key, mv, _)| (key, mv))
+        self.seen.list.iter().map(|&(key, mv, _)| (key, mv))
     }
 
     /// Adds the games `o` counted (same root and depth).
@@ -567,6 +634,33 @@ mod tests {
         let mut u = Tally::default();
         u.add(GameResult::Unknown, Color::Black, [Some(2000), Some(2000)]);
         assert_eq!((u.games(), u.finished(), u.performance()), (1, 0, None));
+    }
+
+    /// The positions of a read game from the reader's keys are those of
+    /// a replay: repeated positions (the last move kept), a null move, a
+    /// setup with Black to move, a game without moves, and a game cut
+    /// short by an error.
+    #[test]
+    fn positions_from_the_readers_keys_are_a_replays() {
+        let pgn = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 e5 *\n\n\
+                   1. e4 -- 2. d4 -- 3. Nf3 e5 1-0\n\n\
+                   [SetUp \"1\"] [FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 1\"] 1... Kd7 2. e4 Ke6 *\n\n\
+                   [Result \"*\"] *\n\n\
+                   1. e4 e5 2. Ke3 *\n";
+        let mut games = 0;
+        for read in crate::Games::new(pgn.as_bytes()).with_detail(Detail::Mainline) {
+            let read = read.unwrap();
+            let mut replay = Explorer::everywhere();
+            let mut from_keys = Explorer::everywhere();
+            assert_eq!(
+                from_keys.positions_of_read(&read),
+                replay.positions_of(&read.game),
+                "game {}",
+                read.index
+            );
+            games += 1;
+        }
+        assert_eq!(games, 5);
     }
 
     #[test]

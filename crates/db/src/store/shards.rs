@@ -139,7 +139,8 @@ impl Database {
                     }
                 }
             };
-            let (new, replaced) = self.settle(old, runs, &mut next)?;
+            let threads = options.jobs.max(1);
+            let (new, replaced) = self.settle(old, runs, Vec::new(), &mut next, threads)?;
             let mut listed = txn.open_table(SEGMENTS).map_err(|e| self.fail(e))?;
             for (n, _) in &replaced {
                 listed.remove(*n).map_err(|e| self.fail(e))?;
@@ -148,7 +149,7 @@ impl Database {
                 listed.insert(*n, s.entries()).map_err(|e| self.fail(e))?;
             }
             settled = (new, replaced);
-            t.headers.finish().map_err(|e| self.fail(e))?;
+            t.finish().map_err(|e| self.fail(e))?;
             meta.insert("games", t.next_id - 1)
                 .map_err(|e| self.fail(e))?;
             let what: Vec<String> = parts.iter().map(|p| p.display().to_string()).collect();
