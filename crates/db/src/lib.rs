@@ -40,5 +40,5 @@ mod store;
 
 pub use store::{
     BadGame, Database, DbError, Explored, Found, GameRef, ImportOptions, ImportReport, Info,
-    StoredGame, GAMES_KEPT, KEPT_TAGS, RUN_POSITIONS,
+    StoredGame, GAMES_KEPT, HEADER_TAGS, RUN_POSITIONS,
 };

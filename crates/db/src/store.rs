@@ -122,11 +122,11 @@ pub enum DbError {
     #[error(transparent)]
     Segment(#[from] SegmentError),
     /// A search tests a tag the database does not keep (see
-    /// [`KEPT_TAGS`]): its answer would be wrong, so none is given.
+    /// [`HEADER_TAGS`]): its answer would be wrong, so none is given.
     #[error(
         "{path}: the database does not keep the {tag} tag (it keeps {kept}): \
          search the PGN with `rookery pgn filter`",
-        kept = KEPT_TAGS.join(", ")
+        kept = HEADER_TAGS.join(", ")
     )]
     NotKept {
         /// The database file.
@@ -1562,24 +1562,15 @@ pub(crate) fn name_in(
 
 /// The tags a stored game has, in the order its PGN writes them: the
 /// Seven Tag Roster, the ratings, the ECO code and the start position.
-pub(crate) const HEADER_TAGS: [&str; 12] = [
+/// They are the only tags a search may test (the database keeps no
+/// other).
+pub const HEADER_TAGS: [&str; 12] = [
     "Event", "Site", "Date", "Round", "White", "Black", "Result", "WhiteElo", "BlackElo", "ECO",
     "SetUp", "FEN",
 ];
 
-/// The value of tag `tag` of the game of header `h` (`name` reads a name
-/// of the name table); `None` for a tag it has not: the one statement of a
-/// stored game's tags, for its PGN and for a search that judges it by
-/// its header alone.
-/// The tags a database keeps of each game (in its header record), the
-/// only ones a search may test: [`header_tag`] answers each.
-pub const KEPT_TAGS: [&str; 12] = [
-    "Event", "Site", "Date", "Round", "White", "Black", "Result", "WhiteElo", "BlackElo", "ECO",
-    "SetUp", "FEN",
-];
-
-/// Whether `criteria` test only tags the database keeps ([`KEPT_TAGS`]):
-/// else the first tag it does not keep.
+/// Whether `criteria` test only tags the database keeps
+/// ([`HEADER_TAGS`]): else the first tag it does not keep.
 pub(crate) fn unkept_tag(criteria: &Criteria) -> Option<String> {
     if !criteria.terminations.is_empty() {
         return Some("Termination".to_owned());
@@ -1588,10 +1579,14 @@ pub(crate) fn unkept_tag(criteria: &Criteria) -> Option<String> {
         .tags
         .iter()
         .map(|t| t.name())
-        .find(|n| !KEPT_TAGS.contains(n))
+        .find(|n| !HEADER_TAGS.contains(n))
         .map(str::to_owned)
 }
 
+/// The value of tag `tag` of the game of header `h` (`name` reads a name
+/// of the name table); `None` for a tag it has not: the one statement of a
+/// stored game's tags, for its PGN and for a search that judges it by
+/// its header alone.
 pub(crate) fn header_tag(
     h: &Header,
     tag: &str,
@@ -1953,7 +1948,7 @@ mod tests {
             ..Header::default()
         };
         let mut name = |_| Ok("x".to_owned());
-        for tag in KEPT_TAGS {
+        for tag in HEADER_TAGS {
             assert!(header_tag(&h, tag, &mut name).unwrap().is_some(), "{tag}");
         }
         for tag in [
