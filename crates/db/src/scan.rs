@@ -743,7 +743,7 @@ impl<'a> Cond<'a> {
         q.sub_fens.is_empty() || q.sub_fens.iter().any(|s| s.matches(board))
     }
 
-    /// Whether whether its sub-FENs match may have changed by `m`: a move
+    /// Whether the verdict of its sub-FENs may have changed by `m`: a move
     /// that leaves and enters none of their squares leaves the verdict as
     /// it was (castling and en passant move a second piece: asked again).
     #[inline]
