@@ -10,7 +10,6 @@ build trees. Re-exported by ``rookery.pgn``.
 """
 
 import enum
-import logging
 import re
 from typing import (Any, Callable, Dict, Generic, Iterable, Iterator, List, Mapping, MutableMapping,
                     Optional, Set, Tuple, TypeVar, Union)
@@ -19,7 +18,21 @@ from ._board import Board, STARTING_FEN
 from ._rookery import Move
 from ._squares import SQUARE_NAMES, WHITE, Color, Square
 
-LOGGER = logging.getLogger("rookery.pgn")
+
+
+def __getattr__(name: str) -> Any:
+    # ``LOGGER`` (python-chess's ``chess.pgn.LOGGER``) is made when first
+    # asked for: importing ``logging`` costs a few milliseconds of every
+    # script's start, and most never log.
+    if name == "LOGGER":
+        return _logger()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _logger() -> Any:
+    """The ``rookery.pgn`` logger that reading errors go to."""
+    import logging
+    return logging.getLogger("rookery.pgn")
 
 NAG_NULL = 0
 NAG_GOOD_MOVE = 1
@@ -594,7 +607,7 @@ class Game(GameNode):
     ``Variant`` tags)."""
 
     # The description of the nodes ``read_game`` read (rookery.pgn's
-    # ``_parse_movetext``), until they are first asked for.
+    # ``parse_movetext``), until they are first asked for.
     _lazy: Optional[tuple] = None
 
     def __init__(self, headers: Union[Mapping[str, str], Iterable[Tuple[str, str]], None] = None) -> None:
@@ -707,7 +720,7 @@ class Game(GameNode):
 
 def _make_nodes(game: "Game", lazy: tuple) -> None:
     """Makes the nodes of a game ``read_game`` read: ``lazy`` is the
-    description rookery.pgn's ``_parse_movetext`` gives."""
+    description ``rookery._rookery.parse_movetext`` gives."""
     moves, parents, _mainline, comments, starting_comments, nags = lazy[:6]
     new = object.__new__
     nodes: List[GameNode] = [game]
@@ -944,7 +957,7 @@ class GameBuilder(BaseVisitor):
         self.in_variation = True
 
     def handle_error(self, error: Exception) -> None:
-        LOGGER.error("%s while parsing %r", error, self.game)
+        _logger().error("%s while parsing %r", error, self.game)
         self.game.errors.append(error)
 
     def result(self) -> Any:

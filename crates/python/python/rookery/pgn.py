@@ -32,7 +32,7 @@ from ._errors import AmbiguousMoveError as _AmbiguousMoveError
 from ._errors import IllegalMoveError as _IllegalMoveError
 from ._errors import InvalidMoveError as _InvalidMoveError
 from ._gametree import (
-    LOGGER, SKIP, TAG_ROSTER, BaseVisitor, Game, GameBuilder, Headers, HeadersBuilder, SkipVisitor, _SUFFIX_NAGS,
+    SKIP, TAG_ROSTER, BaseVisitor, Game, GameBuilder, Headers, HeadersBuilder, SkipVisitor, _SUFFIX_NAGS, _logger,
 )
 from ._rookery import Game as GameRecord
 from ._rookery import GameReader, HeaderReader, PositionReader, positions, read_games
@@ -147,7 +147,7 @@ def _lazy_game(tag_pairs: List[Any], parsed: tuple) -> Game:
     result, errors = parsed[6], parsed[7]
     for kind, message in errors:
         error = _MOVE_ERRORS[kind](message)
-        LOGGER.error("%s while parsing %r", error, game)
+        _logger().error("%s while parsing %r", error, game)
         game.errors.append(error)
     if result is not None and headers.get("Result", "*") == "*":
         headers["Result"] = result
@@ -318,5 +318,12 @@ def read_headers(handle: Union[TextIO, str, "os.PathLike[str]"]) -> Any:
     return read_game(handle, Visitor=HeadersBuilder)
 
 
+def __getattr__(name: str) -> Any:
+    # ``LOGGER``, made when first asked for (see ``_gametree``).
+    if name == "LOGGER":
+        return _logger()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [name for name in dir() if not name.startswith("_") and name not in (
-    "os", "re", "Any", "Callable", "List", "Optional", "TextIO", "Union")]
+    "os", "re", "Any", "Callable", "List", "Optional", "TextIO", "Union")] + ["LOGGER"]
