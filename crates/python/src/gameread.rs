@@ -17,7 +17,7 @@
 //! Python layer then reads that game's text with its own tokenizer.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 use rookery_core::{CastlingMode, Position, San, SanError, SanPlus};
 use rookery_pgn::{GameResult, Location, Nag, Problem, RawComment, Reader, Skip, Visitor};
 
@@ -119,7 +119,7 @@ impl<'py> Lines<'py> {
     }
 
     /// The next line (BOM dropped, `\r\n` as `\n`); empty at the end.
-    fn read(&mut self) -> PyResult<String> {
+    fn read_line(&mut self) -> PyResult<String> {
         self.count += 1;
         let line = self.readline.call0()?;
         let mut text: String = line.extract()?;
@@ -148,32 +148,77 @@ impl<'py> Lines<'py> {
     }
 }
 
-/// The text of the next game of a text handle: its tags (name, value as
-/// written) and its movetext (the lines the movetext tokenizer reads, in
-/// order); None at the end of the input. The handle is left right after
-/// the game. The third item says whether the movetext has a `;` comment.
-#[pyfunction]
-pub fn read_game_text<'py>(
-    py: Python<'py>,
-    handle: &Bound<'py, PyAny>,
-) -> PyResult<Option<Bound<'py, PyTuple>>> {
-    let mut lines = Lines::open(handle)?;
-    let mut line = lines.read()?;
+/// A game's text as [`read_text`] reads it: the tags (name, value as
+/// written), the movetext (the lines the movetext tokenizer reads, in
+/// order), and whether the movetext has a `;` comment.
+type GameText = (Vec<(String, String)>, String, bool);
+
+/// What [`read_text_from`] read.
+enum Text {
+    /// A game.
+    Game(GameText),
+    /// The end of the input.
+    End,
+    /// A line the source cannot give as the handle would: nothing read.
+    GaveUp,
+}
+
+/// Where [`read_text_from`] reads lines.
+trait LineSource {
+    /// The next line (BOM dropped, `\r\n` as `\n`), empty at the end; None
+    /// if the source cannot give it as the handle's `readline` would.
+    fn read(&mut self) -> PyResult<Option<String>>;
+    /// Gives the last line read back to the handle.
+    fn unread(&mut self) -> PyResult<()>;
+}
+
+impl LineSource for Lines<'_> {
+    fn read(&mut self) -> PyResult<Option<String>> {
+        self.read_line().map(Some)
+    }
+
+    fn unread(&mut self) -> PyResult<()> {
+        Lines::unread(self)
+    }
+}
+
+/// Reads the text of the next game of a text handle (see
+/// [`read_game_text`]); None at the end of the input.
+fn read_text(handle: &Bound<'_, PyAny>) -> PyResult<Option<GameText>> {
+    match read_text_from(&mut Lines::open(handle)?)? {
+        Text::Game(got) => Ok(Some(got)),
+        Text::End | Text::GaveUp => Ok(None),
+    }
+}
+
+/// The next line of `$lines`, or a return of [`Text::GaveUp`].
+macro_rules! next_line {
+    ($lines:expr) => {
+        match $lines.read()? {
+            Some(line) => line,
+            None => return Ok(Text::GaveUp),
+        }
+    };
+}
+
+/// Reads the text of the next game from `lines`, by python-chess's rules.
+fn read_text_from(lines: &mut impl LineSource) -> PyResult<Text> {
+    let mut line = next_line!(lines);
     while !line.is_empty() && {
         let s = py_strip(&line);
         s.is_empty() || s.starts_with('%')
     } {
-        line = lines.read()?;
+        line = next_line!(lines);
     }
     if line.is_empty() {
-        return Ok(None);
+        return Ok(Text::End);
     }
-    let tags = PyList::empty(py);
+    let mut tags = Vec::new();
     let mut empty_lines = 0;
     while !line.is_empty() {
         let s = py_strip(&line);
         if s.starts_with('%') {
-            line = lines.read()?;
+            line = next_line!(lines);
             continue;
         }
         if s.is_empty() {
@@ -181,7 +226,7 @@ pub fn read_game_text<'py>(
             if empty_lines > 1 {
                 break;
             }
-            line = lines.read()?;
+            line = next_line!(lines);
             continue;
         }
         if !s.starts_with('[') {
@@ -189,9 +234,9 @@ pub fn read_game_text<'py>(
         }
         empty_lines = 0;
         if let Some((name, value)) = tag_line(s) {
-            tags.append((name, value))?;
+            tags.push((name.to_owned(), value.to_owned()));
         }
-        line = lines.read()?;
+        line = next_line!(lines);
     }
     let mut text = String::new();
     let (mut in_comment, mut started, mut line_comment) = (false, false, false);
@@ -199,7 +244,7 @@ pub fn read_game_text<'py>(
         if in_comment {
             text.push_str(&line);
             in_comment = scan_line(&line, true, &mut line_comment);
-            line = lines.read()?;
+            line = next_line!(lines);
             continue;
         }
         let s = py_strip(&line);
@@ -215,16 +260,81 @@ pub fn read_game_text<'py>(
             text.push_str(&line);
             in_comment = scan_line(&line, false, &mut line_comment);
         }
-        line = lines.read()?;
+        line = next_line!(lines);
     }
-    Ok(Some(PyTuple::new(
-        py,
-        [
-            tags.into_any(),
-            text.into_pyobject(py)?.into_any(),
-            line_comment.into_pyobject(py)?.to_owned().into_any(),
-        ],
-    )?))
+    Ok(Text::Game((tags, text, line_comment)))
+}
+
+/// The text of the next game of a text handle: its tags (name, value as
+/// written) and its movetext (the lines the movetext tokenizer reads, in
+/// order); None at the end of the input. The handle is left right after
+/// the game. The third item says whether the movetext has a `;` comment.
+#[pyfunction]
+pub fn read_game_text<'py>(
+    py: Python<'py>,
+    handle: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let Some((tags, text, line_comment)) = read_text(handle)? else {
+        return Ok(None);
+    };
+    Ok(Some((tags, text, line_comment).into_pyobject(py)?))
+}
+
+/// The Seven Tag Roster with the values a game without them has, in order.
+const SEVEN_TAGS: [(&str, &str); 7] = [
+    ("Event", "?"),
+    ("Site", "?"),
+    ("Date", "????.??.??"),
+    ("Round", "?"),
+    ("White", "?"),
+    ("Black", "?"),
+    ("Result", "*"),
+];
+
+/// The next game of a text handle for python-chess's `GameBuilder`, read
+/// and parsed in one call; None at the end of the input. The handle is
+/// left right after the game.
+///
+/// `(roster, others, parsed)` when the movetext was parsed here (a game
+/// from the standard start with no `;` comment, no `FEN` or `Variant` tag,
+/// no line break in a tag value, and a movetext [`parse_movetext`]
+/// reads): the Seven Tag Roster as a dict in its order (a missing tag with
+/// its default), the other tags as a dict in the order they came, and
+/// `parse_movetext`'s description. Otherwise `(tags, movetext, None)` as
+/// [`read_game_text`] gives them, for the Python tokenizer.
+#[pyfunction]
+pub fn read_game_parsed<'py>(
+    py: Python<'py>,
+    handle: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let Some((tags, text, line_comment)) = read_text(handle)? else {
+        return Ok(None);
+    };
+    let plain = !line_comment
+        && tags
+            .iter()
+            .all(|(name, value)| name != "FEN" && name != "Variant" && !value.contains('\r'));
+    let parsed = if plain {
+        parse_movetext(py, &text)?
+    } else {
+        None
+    };
+    let Some(parsed) = parsed else {
+        return Ok(Some((tags, text, py.None()).into_pyobject(py)?));
+    };
+    let roster = PyDict::new(py);
+    for (name, value) in SEVEN_TAGS {
+        roster.set_item(name, value)?;
+    }
+    let others = PyDict::new(py);
+    for (name, value) in &tags {
+        if SEVEN_TAGS.iter().any(|(seven, _)| seven == name) {
+            roster.set_item(name, value)?;
+        } else {
+            others.set_item(name, value)?;
+        }
+    }
+    Ok(Some((roster, others, parsed).into_pyobject(py)?))
 }
 
 /// python-chess's tokenizer reads `core` as one SAN token (its pattern
@@ -288,13 +398,23 @@ struct Node {
     nags: Vec<u8>,
 }
 
+/// A line being read, the main line or a variation: the node it is at,
+/// the position there, and the position before that node's move (None
+/// until a move is played on this line), which a variation starts from.
+/// Two positions a line, not one a node: no position is kept for long.
+struct Line {
+    node: usize,
+    pos: Position,
+    before: Option<Position>,
+}
+
 /// python-chess's `GameBuilder` over rookery-pgn's tokens.
 struct Builder<'t> {
     text: &'t str,
     nodes: Vec<Node>,
     moves: Vec<Move>,
-    positions: Vec<Position>,
-    stack: Vec<usize>,
+    /// The main line, then the variations open inside one another.
+    stack: Vec<Line>,
     starting_comment: Option<String>,
     in_variation: bool,
     error_skip: bool,
@@ -316,7 +436,7 @@ fn join(to: &mut Option<String>, text: &str) {
 
 impl Builder<'_> {
     fn top(&self) -> usize {
-        self.stack.last().copied().unwrap_or(0)
+        self.stack.last().map_or(0, |line| line.node)
     }
 }
 
@@ -350,7 +470,11 @@ impl Visitor for Builder<'_> {
             return;
         }
         let top = self.top();
-        let pos = &self.positions[top];
+        let Some(line) = self.stack.last_mut() else {
+            self.unsure = true;
+            return;
+        };
+        let pos = &line.pos;
         let parsed = match SanPlus::from_ascii_strict(core) {
             Ok(parsed) => parsed,
             Err(_) => {
@@ -377,10 +501,8 @@ impl Visitor for Builder<'_> {
                     nags: Vec::new(),
                 });
                 self.moves.push(out);
-                self.positions.push(after);
-                if let Some(t) = self.stack.last_mut() {
-                    *t = self.nodes.len() - 1;
-                }
+                line.before = Some(std::mem::replace(&mut line.pos, after));
+                line.node = self.nodes.len() - 1;
                 self.in_variation = true;
             }
             Err(e) => {
@@ -437,7 +559,18 @@ impl Visitor for Builder<'_> {
             self.unsure = true;
             return Skip(true);
         }
-        self.stack.push(self.nodes[top].parent);
+        // The variation starts where the move of the line's node was
+        // played; a variation opened before any move of the line it is in
+        // (`( (`) is left to Python.
+        let Some(before) = self.stack.last().and_then(|line| line.before.clone()) else {
+            self.unsure = true;
+            return Skip(true);
+        };
+        self.stack.push(Line {
+            node: self.nodes[top].parent,
+            pos: before,
+            before: None,
+        });
         self.starting_comment = None;
         self.in_variation = false;
         Skip(false)
@@ -498,8 +631,11 @@ pub fn parse_movetext<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound
             nags: Vec::new(),
         }],
         moves: Vec::new(),
-        positions: vec![Position::startpos()],
-        stack: vec![0],
+        stack: vec![Line {
+            node: 0,
+            pos: Position::startpos(),
+            before: None,
+        }],
         starting_comment: None,
         in_variation: false,
         error_skip: false,
