@@ -17,7 +17,8 @@
 //! Python layer then reads that game's text with its own tokenizer.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 use rookery_core::{CastlingMode, Position, San, SanError, SanPlus};
 use rookery_pgn::{GameResult, Location, Nag, Problem, RawComment, Reader, Skip, Visitor};
 
@@ -182,9 +183,128 @@ impl LineSource for Lines<'_> {
     }
 }
 
+/// The lines of a text handle that is a plain file opened as UTF-8
+/// (`io.TextIOWrapper` over an `io.BufferedReader`), read as bytes from its
+/// buffer, a byte position kept: the handle is then put where the game
+/// ends with one `seek`, with no `tell` before each game (a `tell` after a
+/// `seek` costs nothing, one after reading text decodes again) and no line
+/// read twice to give one back. A line with a `\r` (which the handle's
+/// newline mode reads its own way) or that is not UTF-8 makes it give up.
+struct ByteLines<'py> {
+    handle: Bound<'py, PyAny>,
+    readline: Bound<'py, PyAny>,
+    /// Where the game's reading started, in bytes.
+    start: u64,
+    /// The bytes read since, and the length of the last line.
+    used: u64,
+    last: u64,
+}
+
+/// `io.TextIOWrapper` and `io.BufferedReader`.
+static FILE_TYPES: PyOnceLock<(Py<PyType>, Py<PyType>)> = PyOnceLock::new();
+
+impl<'py> ByteLines<'py> {
+    /// The byte lines of `handle` if it is a UTF-8 file whose position is
+    /// a byte offset (no decoder state), its buffer put there; None
+    /// otherwise (nothing read).
+    fn open(handle: &Bound<'py, PyAny>) -> PyResult<Option<ByteLines<'py>>> {
+        let py = handle.py();
+        let (text_type, buffered_type) = FILE_TYPES.get_or_try_init(py, || -> PyResult<_> {
+            let io = py.import("io")?;
+            Ok((
+                io.getattr("TextIOWrapper")?.cast_into::<PyType>()?.unbind(),
+                io.getattr("BufferedReader")?
+                    .cast_into::<PyType>()?
+                    .unbind(),
+            ))
+        })?;
+        if !handle.get_type().is(text_type.bind(py)) {
+            return Ok(None);
+        }
+        let buffer = handle.getattr("buffer")?;
+        if !buffer.get_type().is(buffered_type.bind(py)) {
+            return Ok(None);
+        }
+        let encoding: String = handle.getattr("encoding")?.extract()?;
+        if !matches!(
+            encoding.to_ascii_lowercase().as_str(),
+            "utf-8" | "utf8" | "utf_8"
+        ) {
+            return Ok(None);
+        }
+        // A handle that cannot tell (iterated by `next()`, closed) is left
+        // to the line-by-line reader, which raises what it raises.
+        let Ok(start) = handle.call_method0("tell") else {
+            return Ok(None);
+        };
+        // A cookie past 64 bits carries decoder state: not a byte offset.
+        let Ok(start) = start.extract::<u64>() else {
+            return Ok(None);
+        };
+        buffer.call_method1("seek", (start,))?;
+        Ok(Some(ByteLines {
+            handle: handle.clone(),
+            readline: buffer.getattr("readline")?,
+            start,
+            used: 0,
+            last: 0,
+        }))
+    }
+
+    /// Puts the handle right after the lines read and not given back.
+    fn finish(&self) -> PyResult<()> {
+        self.handle
+            .call_method1("seek", (self.start + self.used,))?;
+        Ok(())
+    }
+
+    /// Puts the handle back where the game's reading started.
+    fn restore(&self) -> PyResult<()> {
+        self.handle.call_method1("seek", (self.start,))?;
+        Ok(())
+    }
+}
+
+impl LineSource for ByteLines<'_> {
+    fn read(&mut self) -> PyResult<Option<String>> {
+        let line = self.readline.call0()?;
+        let bytes = line.cast::<PyBytes>()?.as_bytes();
+        if bytes.contains(&b'\r') {
+            return Ok(None);
+        }
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return Ok(None);
+        };
+        self.last = bytes.len() as u64;
+        self.used += self.last;
+        Ok(Some(
+            text.strip_prefix('\u{feff}').unwrap_or(text).to_owned(),
+        ))
+    }
+
+    fn unread(&mut self) -> PyResult<()> {
+        self.used -= self.last;
+        self.last = 0;
+        Ok(())
+    }
+}
+
 /// Reads the text of the next game of a text handle (see
 /// [`read_game_text`]); None at the end of the input.
 fn read_text(handle: &Bound<'_, PyAny>) -> PyResult<Option<GameText>> {
+    if let Some(mut lines) = ByteLines::open(handle)? {
+        match read_text_from(&mut lines)? {
+            Text::Game(got) => {
+                lines.finish()?;
+                return Ok(Some(got));
+            }
+            Text::End => {
+                lines.finish()?;
+                return Ok(None);
+            }
+            Text::GaveUp => lines.restore()?,
+        }
+    }
     match read_text_from(&mut Lines::open(handle)?)? {
         Text::Game(got) => Ok(Some(got)),
         Text::End | Text::GaveUp => Ok(None),
