@@ -420,7 +420,7 @@ const SEVEN_TAGS: [(&str, &str); 7] = [
 /// no line break in a tag value, and a movetext [`parse_movetext`]
 /// reads): the Seven Tag Roster as a dict in its order (a missing tag with
 /// its default), the other tags as a dict in the order they came, and
-/// `parse_movetext`'s description. Otherwise `(tags, movetext, None)` as
+/// the movetext as read, a [`ParsedMovetext`]. Otherwise `(tags, movetext, None)` as
 /// [`read_game_text`] gives them, for the Python tokenizer.
 #[pyfunction]
 pub fn read_game_parsed<'py>(
@@ -434,11 +434,7 @@ pub fn read_game_parsed<'py>(
         && tags
             .iter()
             .all(|(name, value)| name != "FEN" && name != "Variant" && !value.contains('\r'));
-    let parsed = if plain {
-        parse_movetext(py, &text)?
-    } else {
-        None
-    };
+    let parsed = if plain { parse(&text) } else { None };
     let Some(parsed) = parsed else {
         return Ok(Some((tags, text, py.None()).into_pyobject(py)?));
     };
@@ -454,6 +450,7 @@ pub fn read_game_parsed<'py>(
             others.set_item(name, value)?;
         }
     }
+    let parsed = Bound::new(py, parsed)?;
     Ok(Some((roster, others, parsed).into_pyobject(py)?))
 }
 
@@ -742,6 +739,24 @@ impl Visitor for Builder<'_> {
 /// illegal, 2 ambiguous SAN).
 #[pyfunction]
 pub fn parse_movetext<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    parse(text).map(|m| m.description(py)).transpose()
+}
+
+/// A movetext [`parse_movetext`] read, kept in Rust: `read_game` asks it
+/// for the result and the errors at once, and for the moves of the main
+/// line or the whole description only when the game is looked into (most
+/// games a script skips never are: no Python object is made for their
+/// moves).
+#[pyclass(frozen, module = "rookery._rookery")]
+pub struct ParsedMovetext {
+    nodes: Vec<Node>,
+    moves: Vec<Move>,
+    result: Option<&'static str>,
+    errors: Vec<(u8, String)>,
+}
+
+/// Reads a movetext as [`parse_movetext`] does.
+fn parse(text: &str) -> Option<ParsedMovetext> {
     let mut b = Builder {
         text,
         nodes: vec![Node {
@@ -779,59 +794,123 @@ pub fn parse_movetext<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound
         }
     }
     if b.unsure {
-        return Ok(None);
+        return None;
     }
-    let linear = b
-        .nodes
-        .iter()
-        .enumerate()
-        .skip(1)
-        .all(|(i, n)| n.parent == i - 1);
-    let moves = PyList::new(py, b.moves.iter().copied())?;
-    let (parents, mainline) = if linear {
-        (py.None().into_bound(py), py.None().into_bound(py))
-    } else {
-        let parents = PyList::new(py, b.nodes.iter().skip(1).map(|n| n.parent))?;
-        // The main line: from each node, its first child.
-        let mut first_child = vec![usize::MAX; b.nodes.len()];
-        for (i, n) in b.nodes.iter().enumerate().skip(1).rev() {
+    Some(ParsedMovetext {
+        nodes: b.nodes,
+        moves: b.moves,
+        result: b.result,
+        errors: b.errors,
+    })
+}
+
+impl ParsedMovetext {
+    /// Whether every node's parent is the one before (no variations).
+    fn linear(&self) -> bool {
+        self.nodes
+            .iter()
+            .enumerate()
+            .skip(1)
+            .all(|(i, n)| n.parent == i - 1)
+    }
+
+    /// The moves of the main line: from the game, each node's first child.
+    fn main_moves(&self) -> Vec<Move> {
+        let mut first_child = vec![usize::MAX; self.nodes.len()];
+        for (i, n) in self.nodes.iter().enumerate().skip(1).rev() {
             first_child[n.parent] = i;
         }
         let mut main = Vec::new();
         let mut at = 0;
         while let Some(&next) = first_child.get(at).filter(|&&c| c != usize::MAX) {
-            main.push(b.moves[next - 1]);
+            main.push(self.moves[next - 1]);
             at = next;
         }
-        (parents.into_any(), PyList::new(py, main)?.into_any())
-    };
-    let comments = PyList::empty(py);
-    let starting = PyList::empty(py);
-    let nags = PyList::empty(py);
-    for (i, n) in b.nodes.iter().enumerate() {
-        if let Some(c) = &n.comment {
-            comments.append((i, c))?;
-        }
-        if let Some(c) = &n.starting_comment {
-            starting.append((i, c))?;
-        }
-        for &nag in &n.nags {
-            nags.append((i, nag))?;
+        main
+    }
+}
+
+#[pymethods]
+impl ParsedMovetext {
+    /// The result marker the movetext ends in, if any.
+    #[getter]
+    fn result(&self) -> Option<&'static str> {
+        self.result
+    }
+
+    /// The errors met, as `(kind, message)` pairs (0 invalid, 1 illegal, 2
+    /// ambiguous SAN).
+    #[getter]
+    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.errors.iter().cloned())
+    }
+
+    /// The moves of the main line, as a list of `Move`.
+    fn mainline<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        if self.linear() {
+            PyList::new(py, self.moves.iter().copied())
+        } else {
+            PyList::new(py, self.main_moves())
         }
     }
-    let result = b.result.into_pyobject(py)?.into_any();
-    let errors = PyList::new(py, b.errors)?;
-    Ok(Some(PyTuple::new(
-        py,
-        [
-            moves.into_any(),
-            parents,
-            mainline,
-            comments.into_any(),
-            starting.into_any(),
-            nags.into_any(),
-            result,
-            errors.into_any(),
-        ],
-    )?))
+
+    /// The description [`parse_movetext`] gives.
+    fn description<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let moves = PyList::new(py, self.moves.iter().copied())?;
+        let (parents, mainline) = if self.linear() {
+            (py.None().into_bound(py), py.None().into_bound(py))
+        } else {
+            let parents = PyList::new(py, self.nodes.iter().skip(1).map(|n| n.parent))?;
+            (
+                parents.into_any(),
+                PyList::new(py, self.main_moves())?.into_any(),
+            )
+        };
+        let comments = PyList::empty(py);
+        let starting = PyList::empty(py);
+        let nags = PyList::empty(py);
+        for (i, n) in self.nodes.iter().enumerate() {
+            if let Some(c) = &n.comment {
+                comments.append((i, c))?;
+            }
+            if let Some(c) = &n.starting_comment {
+                starting.append((i, c))?;
+            }
+            for &nag in &n.nags {
+                nags.append((i, nag))?;
+            }
+        }
+        let result = self.result.into_pyobject(py)?.into_any();
+        let errors = self.errors(py)?;
+        PyTuple::new(
+            py,
+            [
+                moves.into_any(),
+                parents,
+                mainline,
+                comments.into_any(),
+                starting.into_any(),
+                nags.into_any(),
+                result,
+                errors.into_any(),
+            ],
+        )
+    }
+
+    /// Itself: it does not change.
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    /// Itself: it does not change.
+    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+        slf
+    }
+
+    /// Pickled as its description, a tuple (which the game tree takes in
+    /// its place).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let tuple = py.get_type::<PyTuple>();
+        (tuple, (self.description(py)?,)).into_pyobject(py)
+    }
 }

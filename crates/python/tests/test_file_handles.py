@@ -109,3 +109,27 @@ def test_iterated_handle_raises_as_before(tmp_path):
         next(f)
         with pytest.raises(OSError):
             rookery.pgn.read_game(f)
+
+
+def test_game_not_looked_into_copied_and_pickled():
+    """A game read but not yet looked into keeps its movetext in Rust; it
+    is copied, deep-copied and pickled as a game made of nodes is."""
+    import copy
+    import pickle
+
+    text = '[White "A"]\n\n1. e4 { best } e5 (1... c5 2. Nf3 $1) 2. Nf3 Nc6 1-0\n\n1. d4 d5 *\n'
+    for index in range(2):
+        handle = io.StringIO(text)
+        for _ in range(index):
+            rookery.pgn.read_game(handle)
+        expected = rookery.pgn.read_game(io.StringIO(text[handle.tell():]))
+        expected_text, expected_moves = str(expected), list(expected.mainline_moves())
+        for make in (copy.copy, copy.deepcopy, lambda g: pickle.loads(pickle.dumps(g))):
+            game = rookery.pgn.read_game(io.StringIO(text[handle.tell():]))
+            other = make(game)
+            assert list(other.mainline_moves()) == expected_moves
+            assert str(other) == expected_text
+            assert str(game) == expected_text
+            other = make(rookery.pgn.read_game(io.StringIO(text[handle.tell():])))
+            assert str(other) == expected_text
+            assert list(other.mainline_moves()) == expected_moves

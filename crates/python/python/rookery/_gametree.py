@@ -545,7 +545,9 @@ class Mainline(Generic[T]):
         lazy = self.start.__dict__.get("_lazy")
         if lazy is not None and self.f is _move_of:
             # A game read but not yet looked into: its moves as read.
-            return iter(lazy[0] if lazy[2] is None else lazy[2])
+            if isinstance(lazy, tuple):
+                return iter(lazy[0] if lazy[2] is None else lazy[2])
+            return iter(lazy.mainline())
         return self._walk()
 
     def _walk(self) -> Iterator[T]:
@@ -606,9 +608,10 @@ class Game(GameNode):
     while reading, and the start position (``FEN``, ``SetUp``,
     ``Variant`` tags)."""
 
-    # The description of the nodes ``read_game`` read (rookery.pgn's
-    # ``parse_movetext``), until they are first asked for.
-    _lazy: Optional[tuple] = None
+    # The movetext ``read_game`` read (a ``rookery._rookery.ParsedMovetext``,
+    # or its description, a tuple, once pickled), until its nodes are
+    # first asked for.
+    _lazy: Any = None
 
     def __init__(self, headers: Union[Mapping[str, str], Iterable[Tuple[str, str]], None] = None) -> None:
         super().__init__()
@@ -620,7 +623,10 @@ class Game(GameNode):
         lazy = self._lazy
         if lazy is not None:
             self._lazy = None
-            _make_nodes(self, lazy)
+            # A list of its own: a copy (copy.copy) of the game not yet
+            # looked into shares the empty one and makes its own nodes.
+            self._variations = []
+            _make_nodes(self, lazy if isinstance(lazy, tuple) else lazy.description())
         return self._variations
 
     @variations.setter

@@ -131,10 +131,10 @@ def read_game(handle: TextIO, *, Visitor: Callable[[], BaseVisitor] = GameBuilde
     return visitor.result()
 
 
-def _lazy_game(roster: Dict[str, str], others: Dict[str, str], parsed: tuple) -> Game:
-    """The game ``GameBuilder`` builds, from the tags and the description
-    ``_parse_movetext`` gives (its nodes made when first asked for), as
-    ``_read_game_parsed`` gives them: the Seven Tag Roster and the other
+def _lazy_game(roster: Dict[str, str], others: Dict[str, str], parsed: Any) -> Game:
+    """The game ``GameBuilder`` builds, from the tags and the movetext as
+    read (its nodes made when first asked for), as ``_read_game_parsed``
+    gives them: the Seven Tag Roster and the other
     tags as the dicts ``Headers`` keeps (names and values as the tag-line
     pattern reads them, which ``Headers`` takes)."""
     headers = _new(Headers)
@@ -145,7 +145,7 @@ def _lazy_game(roster: Dict[str, str], others: Dict[str, str], parsed: tuple) ->
     game.__dict__.update({
         "parent": None, "move": None, "_variations": [], "_comment": "", "starting_comment": "",
         "_nags": set(), "headers": headers, "errors": [], "_lazy": parsed})
-    result, errors = parsed[6], parsed[7]
+    result, errors = parsed.result, parsed.errors
     for kind, message in errors:
         error = _MOVE_ERRORS[kind](message)
         _logger().error("%s while parsing %r", error, game)
