@@ -11,10 +11,20 @@ import rookery
 
 def test_import_leaves_heavy_modules_alone():
     code = ("import sys, rookery\n"
-            "print(sorted(m for m in ('logging', 'dataclasses', 'rookery.pgn', 'rookery.db', 'rookery.polyglot')"
+            "print(sorted(m for m in ('logging', 'dataclasses', 'typing', 'rookery.pgn', 'rookery.db', 'rookery.polyglot')"
             " if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+    code = "import sys, rookery.pgn\nprint(sorted(m for m in ('logging', 'dataclasses', 'typing') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_typing_alias_on_first_use():
+    assert rookery.IntoSquareSet == chess.IntoSquareSet
+    assert "IntoSquareSet" in rookery.__all__
+    assert "annotations" not in rookery.__all__ and "TYPE_CHECKING" not in rookery.__all__
+    assert "annotations" not in rookery.pgn.__all__ and "TYPE_CHECKING" not in rookery.pgn.__all__
 
 
 def test_submodules_on_first_use():

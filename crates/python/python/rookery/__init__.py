@@ -34,6 +34,9 @@ def __getattr__(name: str) -> object:
     if name in _SUBMODULES:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "IntoSquareSet":  # a typing alias, made when asked for
+        from ._squares import IntoSquareSet
+        return IntoSquareSet
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -51,4 +54,5 @@ __all__ = [
     "epd",
     "pgn",
     "polyglot",
+    "IntoSquareSet",
 ] + _squares_all + _board_all

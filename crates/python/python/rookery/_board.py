@@ -22,9 +22,15 @@ Move.from_uci('e2e4')
 20
 """
 
+from __future__ import annotations
+
 import enum
 import re
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
+# typing's names for annotations only (strings here): importing typing costs
+# milliseconds of every script's start.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple  # noqa: F401
 
 from ._errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
 from ._rookery import Board as _Rules

@@ -9,10 +9,20 @@ Moves are resolved by ``Board.parse_san`` (rookery-core). The batch readers
 build trees. Re-exported by ``rookery.pgn``.
 """
 
+from __future__ import annotations
+
 import enum
 import re
-from typing import (Any, Callable, Dict, Generic, Iterable, Iterator, List, Mapping, MutableMapping,
-                    Optional, Set, Tuple, TypeVar, Union)
+from collections.abc import MutableMapping as _MutableMapping
+
+# typing's names for annotations only (strings here): importing typing costs
+# milliseconds of every script's start.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, MutableMapping,  # noqa: F401
+                        Optional, Set, Tuple, Union)
+    from typing import TypeVar
+    T = TypeVar("T")
 
 from ._board import Board, STARTING_FEN
 from ._rookery import Move
@@ -92,7 +102,7 @@ _SEVEN_TAGS = (("Event", "?"), ("Site", "?"), ("Date", "????.??.??"), ("Round", 
                ("White", "?"), ("Black", "?"), ("Result", "*"))
 
 
-class Headers(MutableMapping[str, str]):
+class Headers(_MutableMapping):
     """PGN tags: the Seven Tag Roster first (in its order), then the others
     in the order they were set. Tag names are checked.
 
@@ -527,10 +537,9 @@ def _visit_move(node: "ChildNode", board: Board, visitor: "BaseVisitor") -> None
         visitor.visit_comment(node.comment)
 
 
-T = TypeVar("T")
 
 
-class Mainline(Generic[T]):
+class Mainline:
     """The main line from a node: iterable (forwards and ``reversed``),
     true if not empty, ``str`` in SAN with move numbers."""
 

@@ -22,9 +22,15 @@ when given a path), ``positions`` (NumPy batches for training sets).
 ('A', ['e2e4', 'e7e5'], ['e4', 'e5'], [180.0, None], '1-0')
 """
 
+from __future__ import annotations
+
 import os
 import re
-from typing import Any, Callable, Dict, List, Optional, TextIO, Union
+# typing's names for annotations only (strings here): importing typing costs
+# milliseconds of every script's start.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Optional, TextIO, Union  # noqa: F401
 
 from ._board import Board
 from ._gametree import *  # noqa: F401,F403 - python-chess's names
@@ -326,4 +332,5 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in (
-    "os", "re", "Any", "Callable", "Dict", "List", "Optional", "TextIO", "Union")] + ["LOGGER"]
+    "os", "re", "Any", "Callable", "Dict", "List", "Optional", "TextIO", "Union", "TYPE_CHECKING",
+    "annotations")] + ["LOGGER"]
