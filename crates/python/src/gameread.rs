@@ -188,8 +188,9 @@ impl LineSource for Lines<'_> {
 /// buffer, a byte position kept: the handle is then put where the game
 /// ends with one `seek`, with no `tell` before each game (a `tell` after a
 /// `seek` costs nothing, one after reading text decodes again) and no line
-/// read twice to give one back. A line with a `\r` (which the handle's
-/// newline mode reads its own way) or that is not UTF-8 makes it give up.
+/// read twice to give one back. Only for a handle that reads universal
+/// newlines; a line with a `\r` (which the handle reads its own way) or
+/// that is not UTF-8 makes it give up.
 struct ByteLines<'py> {
     handle: Bound<'py, PyAny>,
     readline: Bound<'py, PyAny>,
@@ -241,6 +242,19 @@ impl<'py> ByteLines<'py> {
         let Ok(start) = start.extract::<u64>() else {
             return Ok(None);
         };
+        // Lines split at `\n` as the handle splits them: a handle reading
+        // universal newlines (`newline=None` or `''`; the others split at
+        // `\r` or `\r\n` only) says which newlines it has seen, once it
+        // has seen one; one that has not yet reads a line to see (a seek
+        // keeps what it saw, but to the start of the file).
+        if handle.getattr("newlines")?.is_none() {
+            let seen =
+                handle.call_method0("readline").is_ok() && !handle.getattr("newlines")?.is_none();
+            handle.call_method1("seek", (start,))?;
+            if !seen {
+                return Ok(None);
+            }
+        }
         buffer.call_method1("seek", (start,))?;
         Ok(Some(ByteLines {
             handle: handle.clone(),
