@@ -17,7 +17,8 @@
 //! Python layer then reads that game's text with its own tokenizer.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 use rookery_core::{CastlingMode, Position, San, SanError, SanPlus};
 use rookery_pgn::{GameResult, Location, Nag, Problem, RawComment, Reader, Skip, Visitor};
 
@@ -119,7 +120,7 @@ impl<'py> Lines<'py> {
     }
 
     /// The next line (BOM dropped, `\r\n` as `\n`); empty at the end.
-    fn read(&mut self) -> PyResult<String> {
+    fn read_line(&mut self) -> PyResult<String> {
         self.count += 1;
         let line = self.readline.call0()?;
         let mut text: String = line.extract()?;
@@ -148,32 +149,210 @@ impl<'py> Lines<'py> {
     }
 }
 
-/// The text of the next game of a text handle: its tags (name, value as
-/// written) and its movetext (the lines the movetext tokenizer reads, in
-/// order); None at the end of the input. The handle is left right after
-/// the game. The third item says whether the movetext has a `;` comment.
-#[pyfunction]
-pub fn read_game_text<'py>(
-    py: Python<'py>,
-    handle: &Bound<'py, PyAny>,
-) -> PyResult<Option<Bound<'py, PyTuple>>> {
-    let mut lines = Lines::open(handle)?;
-    let mut line = lines.read()?;
+/// A game's text as [`read_text`] reads it: the tags (name, value as
+/// written), the movetext (the lines the movetext tokenizer reads, in
+/// order), and whether the movetext has a `;` comment.
+type GameText = (Vec<(String, String)>, String, bool);
+
+/// What [`read_text_from`] read.
+enum Text {
+    /// A game.
+    Game(GameText),
+    /// The end of the input.
+    End,
+    /// A line the source cannot give as the handle would: nothing read.
+    GaveUp,
+}
+
+/// Where [`read_text_from`] reads lines.
+trait LineSource {
+    /// The next line (BOM dropped, `\r\n` as `\n`), empty at the end; None
+    /// if the source cannot give it as the handle's `readline` would.
+    fn read(&mut self) -> PyResult<Option<String>>;
+    /// Gives the last line read back to the handle.
+    fn unread(&mut self) -> PyResult<()>;
+}
+
+impl LineSource for Lines<'_> {
+    fn read(&mut self) -> PyResult<Option<String>> {
+        self.read_line().map(Some)
+    }
+
+    fn unread(&mut self) -> PyResult<()> {
+        Lines::unread(self)
+    }
+}
+
+/// The lines of a text handle that is a plain file opened as UTF-8
+/// (`io.TextIOWrapper` over an `io.BufferedReader`), read as bytes from its
+/// buffer, a byte position kept: the handle is then put where the game
+/// ends with one `seek`, with no `tell` before each game (a `tell` after a
+/// `seek` costs nothing, one after reading text decodes again) and no line
+/// read twice to give one back. Only for a handle that reads universal
+/// newlines; a line with a `\r` (which the handle reads its own way) or
+/// that is not UTF-8 makes it give up.
+struct ByteLines<'py> {
+    handle: Bound<'py, PyAny>,
+    readline: Bound<'py, PyAny>,
+    /// Where the game's reading started, in bytes.
+    start: u64,
+    /// The bytes read since, and the length of the last line.
+    used: u64,
+    last: u64,
+}
+
+/// `io.TextIOWrapper` and `io.BufferedReader`.
+static FILE_TYPES: PyOnceLock<(Py<PyType>, Py<PyType>)> = PyOnceLock::new();
+
+impl<'py> ByteLines<'py> {
+    /// The byte lines of `handle` if it is a UTF-8 file whose position is
+    /// a byte offset (no decoder state), its buffer put there; None
+    /// otherwise (nothing read).
+    fn open(handle: &Bound<'py, PyAny>) -> PyResult<Option<ByteLines<'py>>> {
+        let py = handle.py();
+        let (text_type, buffered_type) = FILE_TYPES.get_or_try_init(py, || -> PyResult<_> {
+            let io = py.import("io")?;
+            Ok((
+                io.getattr("TextIOWrapper")?.cast_into::<PyType>()?.unbind(),
+                io.getattr("BufferedReader")?
+                    .cast_into::<PyType>()?
+                    .unbind(),
+            ))
+        })?;
+        if !handle.get_type().is(text_type.bind(py)) {
+            return Ok(None);
+        }
+        let buffer = handle.getattr("buffer")?;
+        if !buffer.get_type().is(buffered_type.bind(py)) {
+            return Ok(None);
+        }
+        let encoding: String = handle.getattr("encoding")?.extract()?;
+        if !matches!(
+            encoding.to_ascii_lowercase().as_str(),
+            "utf-8" | "utf8" | "utf_8"
+        ) {
+            return Ok(None);
+        }
+        // A handle that cannot tell (iterated by `next()`, closed) is left
+        // to the line-by-line reader, which raises what it raises.
+        let Ok(start) = handle.call_method0("tell") else {
+            return Ok(None);
+        };
+        // A cookie past 64 bits carries decoder state: not a byte offset.
+        let Ok(start) = start.extract::<u64>() else {
+            return Ok(None);
+        };
+        // Lines split at `\n` as the handle splits them: a handle reading
+        // universal newlines (`newline=None` or `''`; the others split at
+        // `\r` or `\r\n` only) says which newlines it has seen, once it
+        // has seen one; one that has not yet reads a line to see (a seek
+        // keeps what it saw, but to the start of the file).
+        if handle.getattr("newlines")?.is_none() {
+            let seen =
+                handle.call_method0("readline").is_ok() && !handle.getattr("newlines")?.is_none();
+            handle.call_method1("seek", (start,))?;
+            if !seen {
+                return Ok(None);
+            }
+        }
+        buffer.call_method1("seek", (start,))?;
+        Ok(Some(ByteLines {
+            handle: handle.clone(),
+            readline: buffer.getattr("readline")?,
+            start,
+            used: 0,
+            last: 0,
+        }))
+    }
+
+    /// Puts the handle right after the lines read and not given back.
+    fn finish(&self) -> PyResult<()> {
+        self.handle
+            .call_method1("seek", (self.start + self.used,))?;
+        Ok(())
+    }
+
+    /// Puts the handle back where the game's reading started.
+    fn restore(&self) -> PyResult<()> {
+        self.handle.call_method1("seek", (self.start,))?;
+        Ok(())
+    }
+}
+
+impl LineSource for ByteLines<'_> {
+    fn read(&mut self) -> PyResult<Option<String>> {
+        let line = self.readline.call0()?;
+        let bytes = line.cast::<PyBytes>()?.as_bytes();
+        if bytes.contains(&b'\r') {
+            return Ok(None);
+        }
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return Ok(None);
+        };
+        self.last = bytes.len() as u64;
+        self.used += self.last;
+        Ok(Some(
+            text.strip_prefix('\u{feff}').unwrap_or(text).to_owned(),
+        ))
+    }
+
+    fn unread(&mut self) -> PyResult<()> {
+        self.used -= self.last;
+        self.last = 0;
+        Ok(())
+    }
+}
+
+/// Reads the text of the next game of a text handle (see
+/// [`read_game_text`]); None at the end of the input.
+fn read_text(handle: &Bound<'_, PyAny>) -> PyResult<Option<GameText>> {
+    if let Some(mut lines) = ByteLines::open(handle)? {
+        match read_text_from(&mut lines)? {
+            Text::Game(got) => {
+                lines.finish()?;
+                return Ok(Some(got));
+            }
+            Text::End => {
+                lines.finish()?;
+                return Ok(None);
+            }
+            Text::GaveUp => lines.restore()?,
+        }
+    }
+    match read_text_from(&mut Lines::open(handle)?)? {
+        Text::Game(got) => Ok(Some(got)),
+        Text::End | Text::GaveUp => Ok(None),
+    }
+}
+
+/// The next line of `$lines`, or a return of [`Text::GaveUp`].
+macro_rules! next_line {
+    ($lines:expr) => {
+        match $lines.read()? {
+            Some(line) => line,
+            None => return Ok(Text::GaveUp),
+        }
+    };
+}
+
+/// Reads the text of the next game from `lines`, by python-chess's rules.
+fn read_text_from(lines: &mut impl LineSource) -> PyResult<Text> {
+    let mut line = next_line!(lines);
     while !line.is_empty() && {
         let s = py_strip(&line);
         s.is_empty() || s.starts_with('%')
     } {
-        line = lines.read()?;
+        line = next_line!(lines);
     }
     if line.is_empty() {
-        return Ok(None);
+        return Ok(Text::End);
     }
-    let tags = PyList::empty(py);
+    let mut tags = Vec::new();
     let mut empty_lines = 0;
     while !line.is_empty() {
         let s = py_strip(&line);
         if s.starts_with('%') {
-            line = lines.read()?;
+            line = next_line!(lines);
             continue;
         }
         if s.is_empty() {
@@ -181,7 +360,7 @@ pub fn read_game_text<'py>(
             if empty_lines > 1 {
                 break;
             }
-            line = lines.read()?;
+            line = next_line!(lines);
             continue;
         }
         if !s.starts_with('[') {
@@ -189,9 +368,9 @@ pub fn read_game_text<'py>(
         }
         empty_lines = 0;
         if let Some((name, value)) = tag_line(s) {
-            tags.append((name, value))?;
+            tags.push((name.to_owned(), value.to_owned()));
         }
-        line = lines.read()?;
+        line = next_line!(lines);
     }
     let mut text = String::new();
     let (mut in_comment, mut started, mut line_comment) = (false, false, false);
@@ -199,7 +378,7 @@ pub fn read_game_text<'py>(
         if in_comment {
             text.push_str(&line);
             in_comment = scan_line(&line, true, &mut line_comment);
-            line = lines.read()?;
+            line = next_line!(lines);
             continue;
         }
         let s = py_strip(&line);
@@ -215,16 +394,78 @@ pub fn read_game_text<'py>(
             text.push_str(&line);
             in_comment = scan_line(&line, false, &mut line_comment);
         }
-        line = lines.read()?;
+        line = next_line!(lines);
     }
-    Ok(Some(PyTuple::new(
-        py,
-        [
-            tags.into_any(),
-            text.into_pyobject(py)?.into_any(),
-            line_comment.into_pyobject(py)?.to_owned().into_any(),
-        ],
-    )?))
+    Ok(Text::Game((tags, text, line_comment)))
+}
+
+/// The text of the next game of a text handle: its tags (name, value as
+/// written) and its movetext (the lines the movetext tokenizer reads, in
+/// order); None at the end of the input. The handle is left right after
+/// the game. The third item says whether the movetext has a `;` comment.
+#[pyfunction]
+pub fn read_game_text<'py>(
+    py: Python<'py>,
+    handle: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let Some((tags, text, line_comment)) = read_text(handle)? else {
+        return Ok(None);
+    };
+    Ok(Some((tags, text, line_comment).into_pyobject(py)?))
+}
+
+/// The Seven Tag Roster with the values a game without them has, in order.
+const SEVEN_TAGS: [(&str, &str); 7] = [
+    ("Event", "?"),
+    ("Site", "?"),
+    ("Date", "????.??.??"),
+    ("Round", "?"),
+    ("White", "?"),
+    ("Black", "?"),
+    ("Result", "*"),
+];
+
+/// The next game of a text handle for python-chess's `GameBuilder`, read
+/// and parsed in one call; None at the end of the input. The handle is
+/// left right after the game.
+///
+/// `(roster, others, parsed)` when the movetext was parsed here (a game
+/// from the standard start with no `;` comment, no `FEN` or `Variant` tag,
+/// no line break in a tag value, and a movetext [`parse_movetext`]
+/// reads): the Seven Tag Roster as a dict in its order (a missing tag with
+/// its default), the other tags as a dict in the order they came, and
+/// the movetext as read, a [`ParsedMovetext`]. Otherwise `(tags, movetext, None)` as
+/// [`read_game_text`] gives them, for the Python tokenizer.
+#[pyfunction]
+pub fn read_game_parsed<'py>(
+    py: Python<'py>,
+    handle: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let Some((tags, text, line_comment)) = read_text(handle)? else {
+        return Ok(None);
+    };
+    let plain = !line_comment
+        && tags
+            .iter()
+            .all(|(name, value)| name != "FEN" && name != "Variant" && !value.contains('\r'));
+    let parsed = if plain { parse(&text) } else { None };
+    let Some(parsed) = parsed else {
+        return Ok(Some((tags, text, py.None()).into_pyobject(py)?));
+    };
+    let roster = PyDict::new(py);
+    for (name, value) in SEVEN_TAGS {
+        roster.set_item(name, value)?;
+    }
+    let others = PyDict::new(py);
+    for (name, value) in &tags {
+        if SEVEN_TAGS.iter().any(|(seven, _)| seven == name) {
+            roster.set_item(name, value)?;
+        } else {
+            others.set_item(name, value)?;
+        }
+    }
+    let parsed = Bound::new(py, parsed)?;
+    Ok(Some((roster, others, parsed).into_pyobject(py)?))
 }
 
 /// python-chess's tokenizer reads `core` as one SAN token (its pattern
@@ -288,13 +529,23 @@ struct Node {
     nags: Vec<u8>,
 }
 
+/// A line being read, the main line or a variation: the node it is at,
+/// the position there, and the position before that node's move (None
+/// until a move is played on this line), which a variation starts from.
+/// Two positions a line, not one a node: no position is kept for long.
+struct Line {
+    node: usize,
+    pos: Position,
+    before: Option<Position>,
+}
+
 /// python-chess's `GameBuilder` over rookery-pgn's tokens.
 struct Builder<'t> {
     text: &'t str,
     nodes: Vec<Node>,
     moves: Vec<Move>,
-    positions: Vec<Position>,
-    stack: Vec<usize>,
+    /// The main line, then the variations open inside one another.
+    stack: Vec<Line>,
     starting_comment: Option<String>,
     in_variation: bool,
     error_skip: bool,
@@ -316,7 +567,7 @@ fn join(to: &mut Option<String>, text: &str) {
 
 impl Builder<'_> {
     fn top(&self) -> usize {
-        self.stack.last().copied().unwrap_or(0)
+        self.stack.last().map_or(0, |line| line.node)
     }
 }
 
@@ -350,7 +601,11 @@ impl Visitor for Builder<'_> {
             return;
         }
         let top = self.top();
-        let pos = &self.positions[top];
+        let Some(line) = self.stack.last_mut() else {
+            self.unsure = true;
+            return;
+        };
+        let pos = &line.pos;
         let parsed = match SanPlus::from_ascii_strict(core) {
             Ok(parsed) => parsed,
             Err(_) => {
@@ -377,10 +632,8 @@ impl Visitor for Builder<'_> {
                     nags: Vec::new(),
                 });
                 self.moves.push(out);
-                self.positions.push(after);
-                if let Some(t) = self.stack.last_mut() {
-                    *t = self.nodes.len() - 1;
-                }
+                line.before = Some(std::mem::replace(&mut line.pos, after));
+                line.node = self.nodes.len() - 1;
                 self.in_variation = true;
             }
             Err(e) => {
@@ -437,7 +690,18 @@ impl Visitor for Builder<'_> {
             self.unsure = true;
             return Skip(true);
         }
-        self.stack.push(self.nodes[top].parent);
+        // The variation starts where the move of the line's node was
+        // played; a variation opened before any move of the line it is in
+        // (`( (`) is left to Python.
+        let Some(before) = self.stack.last().and_then(|line| line.before.clone()) else {
+            self.unsure = true;
+            return Skip(true);
+        };
+        self.stack.push(Line {
+            node: self.nodes[top].parent,
+            pos: before,
+            before: None,
+        });
         self.starting_comment = None;
         self.in_variation = false;
         Skip(false)
@@ -489,6 +753,24 @@ impl Visitor for Builder<'_> {
 /// illegal, 2 ambiguous SAN).
 #[pyfunction]
 pub fn parse_movetext<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    parse(text).map(|m| m.description(py)).transpose()
+}
+
+/// A movetext [`parse_movetext`] read, kept in Rust: `read_game` asks it
+/// for the result and the errors at once, and for the moves of the main
+/// line or the whole description only when the game is looked into (most
+/// games a script skips never are: no Python object is made for their
+/// moves).
+#[pyclass(frozen, module = "rookery._rookery")]
+pub struct ParsedMovetext {
+    nodes: Vec<Node>,
+    moves: Vec<Move>,
+    result: Option<&'static str>,
+    errors: Vec<(u8, String)>,
+}
+
+/// Reads a movetext as [`parse_movetext`] does.
+fn parse(text: &str) -> Option<ParsedMovetext> {
     let mut b = Builder {
         text,
         nodes: vec![Node {
@@ -498,8 +780,11 @@ pub fn parse_movetext<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound
             nags: Vec::new(),
         }],
         moves: Vec::new(),
-        positions: vec![Position::startpos()],
-        stack: vec![0],
+        stack: vec![Line {
+            node: 0,
+            pos: Position::startpos(),
+            before: None,
+        }],
         starting_comment: None,
         in_variation: false,
         error_skip: false,
@@ -523,59 +808,123 @@ pub fn parse_movetext<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound
         }
     }
     if b.unsure {
-        return Ok(None);
+        return None;
     }
-    let linear = b
-        .nodes
-        .iter()
-        .enumerate()
-        .skip(1)
-        .all(|(i, n)| n.parent == i - 1);
-    let moves = PyList::new(py, b.moves.iter().copied())?;
-    let (parents, mainline) = if linear {
-        (py.None().into_bound(py), py.None().into_bound(py))
-    } else {
-        let parents = PyList::new(py, b.nodes.iter().skip(1).map(|n| n.parent))?;
-        // The main line: from each node, its first child.
-        let mut first_child = vec![usize::MAX; b.nodes.len()];
-        for (i, n) in b.nodes.iter().enumerate().skip(1).rev() {
+    Some(ParsedMovetext {
+        nodes: b.nodes,
+        moves: b.moves,
+        result: b.result,
+        errors: b.errors,
+    })
+}
+
+impl ParsedMovetext {
+    /// Whether every node's parent is the one before (no variations).
+    fn linear(&self) -> bool {
+        self.nodes
+            .iter()
+            .enumerate()
+            .skip(1)
+            .all(|(i, n)| n.parent == i - 1)
+    }
+
+    /// The moves of the main line: from the game, each node's first child.
+    fn main_moves(&self) -> Vec<Move> {
+        let mut first_child = vec![usize::MAX; self.nodes.len()];
+        for (i, n) in self.nodes.iter().enumerate().skip(1).rev() {
             first_child[n.parent] = i;
         }
         let mut main = Vec::new();
         let mut at = 0;
         while let Some(&next) = first_child.get(at).filter(|&&c| c != usize::MAX) {
-            main.push(b.moves[next - 1]);
+            main.push(self.moves[next - 1]);
             at = next;
         }
-        (parents.into_any(), PyList::new(py, main)?.into_any())
-    };
-    let comments = PyList::empty(py);
-    let starting = PyList::empty(py);
-    let nags = PyList::empty(py);
-    for (i, n) in b.nodes.iter().enumerate() {
-        if let Some(c) = &n.comment {
-            comments.append((i, c))?;
-        }
-        if let Some(c) = &n.starting_comment {
-            starting.append((i, c))?;
-        }
-        for &nag in &n.nags {
-            nags.append((i, nag))?;
+        main
+    }
+}
+
+#[pymethods]
+impl ParsedMovetext {
+    /// The result marker the movetext ends in, if any.
+    #[getter]
+    fn result(&self) -> Option<&'static str> {
+        self.result
+    }
+
+    /// The errors met, as `(kind, message)` pairs (0 invalid, 1 illegal, 2
+    /// ambiguous SAN).
+    #[getter]
+    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.errors.iter().cloned())
+    }
+
+    /// The moves of the main line, as a list of `Move`.
+    fn mainline<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        if self.linear() {
+            PyList::new(py, self.moves.iter().copied())
+        } else {
+            PyList::new(py, self.main_moves())
         }
     }
-    let result = b.result.into_pyobject(py)?.into_any();
-    let errors = PyList::new(py, b.errors)?;
-    Ok(Some(PyTuple::new(
-        py,
-        [
-            moves.into_any(),
-            parents,
-            mainline,
-            comments.into_any(),
-            starting.into_any(),
-            nags.into_any(),
-            result,
-            errors.into_any(),
-        ],
-    )?))
+
+    /// The description [`parse_movetext`] gives.
+    fn description<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let moves = PyList::new(py, self.moves.iter().copied())?;
+        let (parents, mainline) = if self.linear() {
+            (py.None().into_bound(py), py.None().into_bound(py))
+        } else {
+            let parents = PyList::new(py, self.nodes.iter().skip(1).map(|n| n.parent))?;
+            (
+                parents.into_any(),
+                PyList::new(py, self.main_moves())?.into_any(),
+            )
+        };
+        let comments = PyList::empty(py);
+        let starting = PyList::empty(py);
+        let nags = PyList::empty(py);
+        for (i, n) in self.nodes.iter().enumerate() {
+            if let Some(c) = &n.comment {
+                comments.append((i, c))?;
+            }
+            if let Some(c) = &n.starting_comment {
+                starting.append((i, c))?;
+            }
+            for &nag in &n.nags {
+                nags.append((i, nag))?;
+            }
+        }
+        let result = self.result.into_pyobject(py)?.into_any();
+        let errors = self.errors(py)?;
+        PyTuple::new(
+            py,
+            [
+                moves.into_any(),
+                parents,
+                mainline,
+                comments.into_any(),
+                starting.into_any(),
+                nags.into_any(),
+                result,
+                errors.into_any(),
+            ],
+        )
+    }
+
+    /// Itself: it does not change.
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    /// Itself: it does not change.
+    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+        slf
+    }
+
+    /// Pickled as its description, a tuple (which the game tree takes in
+    /// its place).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let tuple = py.get_type::<PyTuple>();
+        (tuple, (self.description(py)?,)).into_pyobject(py)
+    }
 }

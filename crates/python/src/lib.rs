@@ -132,6 +132,8 @@ fn _rookery(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pgn::read_headers, m)?)?;
     m.add_function(wrap_pyfunction!(gameread::read_game_text, m)?)?;
     m.add_function(wrap_pyfunction!(gameread::parse_movetext, m)?)?;
+    m.add_function(wrap_pyfunction!(gameread::read_game_parsed, m)?)?;
+    m.add_class::<gameread::ParsedMovetext>()?;
     m.add_class::<push::BoardState>()?;
     m.add_class::<push::OccupiedCo>()?;
     m.add_function(wrap_pyfunction!(epd::read, m)?)?;

@@ -24,7 +24,21 @@ from ._squares import __all__ as _squares_all
 from ._baseboard import BaseBoard
 from ._board import *  # noqa: F401,F403
 from ._board import __all__ as _board_all
-from . import db, engine, epd, pgn, polyglot
+
+_SUBMODULES = ("db", "engine", "epd", "pgn", "polyglot")
+
+
+def __getattr__(name: str) -> object:
+    # The submodules are imported when first used (``rookery.pgn``), as
+    # ``import rookery.pgn`` would: ``import rookery`` alone stays light.
+    if name in _SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    if name == "IntoSquareSet":  # a typing alias, made when asked for
+        from ._squares import IntoSquareSet
+        return IntoSquareSet
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AmbiguousMoveError",
@@ -40,4 +54,5 @@ __all__ = [
     "epd",
     "pgn",
     "polyglot",
+    "IntoSquareSet",
 ] + _squares_all + _board_all

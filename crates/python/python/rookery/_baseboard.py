@@ -7,7 +7,13 @@ extension). ``Board`` (``_board``) adds the side to move and the history.
 Piece.from_symbol('K')
 """
 
-from typing import Callable, Dict, Optional
+from __future__ import annotations
+
+# typing's names for annotations only (strings here): importing typing costs
+# milliseconds of every script's start.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Dict, Optional  # noqa: F401
 
 from ._rookery import BoardState as _BoardState
 from ._rookery import attacks_mask, between, ray

@@ -22,10 +22,15 @@ Move.from_uci('e2e4')
 20
 """
 
-import dataclasses
+from __future__ import annotations
+
 import enum
 import re
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
+# typing's names for annotations only (strings here): importing typing costs
+# milliseconds of every script's start.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple  # noqa: F401
 
 from ._errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
 from ._rookery import Board as _Rules
@@ -82,11 +87,33 @@ class Termination(enum.Enum):
     VARIANT_DRAW = enum.auto()
 
 
-@dataclasses.dataclass
 class Outcome:
-    """How a game ended: the termination and the winner (None for a draw)."""
+    """How a game ended: the termination and the winner (None for a draw).
+
+    python-chess's dataclass, written out (``dataclasses`` costs
+    milliseconds of every script's start): the same ``__init__``,
+    ``repr``, ``==`` and no hash.
+
+    >>> Outcome(Termination.CHECKMATE, True)
+    Outcome(termination=<Termination.CHECKMATE: 1>, winner=True)
+    """
+
+    __match_args__ = ("termination", "winner")
+    __hash__ = None  # type: ignore[assignment]
     termination: Termination
     winner: Optional[Color]
+
+    def __init__(self, termination: Termination, winner: Optional[Color]) -> None:
+        self.termination = termination
+        self.winner = winner
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(termination={self.termination!r}, winner={self.winner!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.termination, self.winner) == (other.termination, other.winner)  # type: ignore[attr-defined]
 
     def result(self) -> str:
         """``1-0``, ``0-1`` or ``1/2-1/2``."""

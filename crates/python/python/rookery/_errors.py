@@ -1,7 +1,13 @@
 """The exceptions rookery raises (defined in Python so that they subclass the
 built-in ones, as python-chess's do)."""
 
-from typing import Optional
+from __future__ import annotations
+
+# typing's names for annotations only (strings here): importing typing costs
+# milliseconds of every script's start.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional  # noqa: F401
 
 
 class ParseError(ValueError):

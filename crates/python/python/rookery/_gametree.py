@@ -9,17 +9,40 @@ Moves are resolved by ``Board.parse_san`` (rookery-core). The batch readers
 build trees. Re-exported by ``rookery.pgn``.
 """
 
+from __future__ import annotations
+
 import enum
-import logging
 import re
-from typing import (Any, Callable, Dict, Generic, Iterable, Iterator, List, Mapping, MutableMapping,
-                    Optional, Set, Tuple, TypeVar, Union)
+from collections.abc import MutableMapping as _MutableMapping
+
+# typing's names for annotations only (strings here): importing typing costs
+# milliseconds of every script's start.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, MutableMapping,  # noqa: F401
+                        Optional, Set, Tuple, Union)
+    from typing import TypeVar
+    T = TypeVar("T")
 
 from ._board import Board, STARTING_FEN
 from ._rookery import Move
 from ._squares import SQUARE_NAMES, WHITE, Color, Square
 
-LOGGER = logging.getLogger("rookery.pgn")
+
+
+def __getattr__(name: str) -> Any:
+    # ``LOGGER`` (python-chess's ``chess.pgn.LOGGER``) is made when first
+    # asked for: importing ``logging`` costs a few milliseconds of every
+    # script's start, and most never log.
+    if name == "LOGGER":
+        return _logger()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _logger() -> Any:
+    """The ``rookery.pgn`` logger that reading errors go to."""
+    import logging
+    return logging.getLogger("rookery.pgn")
 
 NAG_NULL = 0
 NAG_GOOD_MOVE = 1
@@ -79,7 +102,7 @@ _SEVEN_TAGS = (("Event", "?"), ("Site", "?"), ("Date", "????.??.??"), ("Round", 
                ("White", "?"), ("Black", "?"), ("Result", "*"))
 
 
-class Headers(MutableMapping[str, str]):
+class Headers(_MutableMapping):
     """PGN tags: the Seven Tag Roster first (in its order), then the others
     in the order they were set. Tag names are checked.
 
@@ -514,10 +537,9 @@ def _visit_move(node: "ChildNode", board: Board, visitor: "BaseVisitor") -> None
         visitor.visit_comment(node.comment)
 
 
-T = TypeVar("T")
 
 
-class Mainline(Generic[T]):
+class Mainline:
     """The main line from a node: iterable (forwards and ``reversed``),
     true if not empty, ``str`` in SAN with move numbers."""
 
@@ -532,7 +554,9 @@ class Mainline(Generic[T]):
         lazy = self.start.__dict__.get("_lazy")
         if lazy is not None and self.f is _move_of:
             # A game read but not yet looked into: its moves as read.
-            return iter(lazy[0] if lazy[2] is None else lazy[2])
+            if isinstance(lazy, tuple):
+                return iter(lazy[0] if lazy[2] is None else lazy[2])
+            return iter(lazy.mainline())
         return self._walk()
 
     def _walk(self) -> Iterator[T]:
@@ -593,9 +617,10 @@ class Game(GameNode):
     while reading, and the start position (``FEN``, ``SetUp``,
     ``Variant`` tags)."""
 
-    # The description of the nodes ``read_game`` read (rookery.pgn's
-    # ``_parse_movetext``), until they are first asked for.
-    _lazy: Optional[tuple] = None
+    # The movetext ``read_game`` read (a ``rookery._rookery.ParsedMovetext``,
+    # or its description, a tuple, once pickled), until its nodes are
+    # first asked for.
+    _lazy: Any = None
 
     def __init__(self, headers: Union[Mapping[str, str], Iterable[Tuple[str, str]], None] = None) -> None:
         super().__init__()
@@ -607,7 +632,10 @@ class Game(GameNode):
         lazy = self._lazy
         if lazy is not None:
             self._lazy = None
-            _make_nodes(self, lazy)
+            # A list of its own: a copy (copy.copy) of the game not yet
+            # looked into shares the empty one and makes its own nodes.
+            self._variations = []
+            _make_nodes(self, lazy if isinstance(lazy, tuple) else lazy.description())
         return self._variations
 
     @variations.setter
@@ -707,7 +735,7 @@ class Game(GameNode):
 
 def _make_nodes(game: "Game", lazy: tuple) -> None:
     """Makes the nodes of a game ``read_game`` read: ``lazy`` is the
-    description rookery.pgn's ``_parse_movetext`` gives."""
+    description ``rookery._rookery.parse_movetext`` gives."""
     moves, parents, _mainline, comments, starting_comments, nags = lazy[:6]
     new = object.__new__
     nodes: List[GameNode] = [game]
@@ -944,7 +972,7 @@ class GameBuilder(BaseVisitor):
         self.in_variation = True
 
     def handle_error(self, error: Exception) -> None:
-        LOGGER.error("%s while parsing %r", error, self.game)
+        _logger().error("%s while parsing %r", error, self.game)
         self.game.errors.append(error)
 
     def result(self) -> Any:

@@ -9,7 +9,13 @@ bit ``i`` of a mask = square ``i``; pawn = 1 .. king = 6; ``WHITE`` = True).
 SquareSet(0x0000_0000_0000_0010)
 """
 
-from typing import Iterable, Iterator, List, Optional, SupportsInt, Union
+from __future__ import annotations
+
+# typing's names for annotations only (strings here): importing typing costs
+# milliseconds of every script's start.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable, Iterator, List, Optional, SupportsInt, Union  # noqa: F401
 
 Color = bool
 WHITE: Color = True
@@ -264,7 +270,16 @@ class Piece:
         return (Piece, (self.piece_type, self.color))
 
 
-IntoSquareSet = Union[SupportsInt, Iterable[Square]]
+if TYPE_CHECKING:
+    IntoSquareSet = Union[SupportsInt, Iterable[Square]]
+
+
+def __getattr__(name: str) -> object:
+    # python-chess's ``IntoSquareSet``, a typing alias: made when asked for.
+    if name == "IntoSquareSet":
+        from typing import Iterable, SupportsInt, Union
+        return Union[SupportsInt, Iterable[Square]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class SquareSet:
@@ -477,4 +492,4 @@ class SquareSet:
 
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in (
-    "Iterable", "Iterator", "List", "Optional", "SupportsInt", "Union")]
+    "Iterable", "Iterator", "List", "Optional", "SupportsInt", "Union", "TYPE_CHECKING", "annotations")]

@@ -22,9 +22,15 @@ when given a path), ``positions`` (NumPy batches for training sets).
 ('A', ['e2e4', 'e7e5'], ['e4', 'e5'], [180.0, None], '1-0')
 """
 
+from __future__ import annotations
+
 import os
 import re
-from typing import Any, Callable, List, Optional, TextIO, Union
+# typing's names for annotations only (strings here): importing typing costs
+# milliseconds of every script's start.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Optional, TextIO, Union  # noqa: F401
 
 from ._board import Board
 from ._gametree import *  # noqa: F401,F403 - python-chess's names
@@ -32,11 +38,11 @@ from ._errors import AmbiguousMoveError as _AmbiguousMoveError
 from ._errors import IllegalMoveError as _IllegalMoveError
 from ._errors import InvalidMoveError as _InvalidMoveError
 from ._gametree import (
-    LOGGER, SKIP, TAG_ROSTER, BaseVisitor, Game, GameBuilder, Headers, HeadersBuilder, SkipVisitor, _SUFFIX_NAGS,
+    SKIP, TAG_ROSTER, BaseVisitor, Game, GameBuilder, Headers, HeadersBuilder, SkipVisitor, _SUFFIX_NAGS, _logger,
 )
 from ._rookery import Game as GameRecord
 from ._rookery import GameReader, HeaderReader, PositionReader, positions, read_games
-from ._rookery import parse_movetext as _parse_movetext
+from ._rookery import read_game_parsed as _read_game_parsed
 from ._rookery import read_game_text as _read_game_text
 from ._rookery import read_headers as _read_headers_in_bulk
 
@@ -60,7 +66,8 @@ _TOKEN = re.compile(r"""
 
 class _Lines:
     """The movetext lines of a game (read from its handle by
-    ``_read_game_text``), one at a time; the empty string at the end."""
+    ``_read_game_text`` or ``_read_game_parsed``), one at a time; the empty
+    string at the end."""
 
     def __init__(self, text: str) -> None:
         self.lines = text.splitlines(keepends=True)
@@ -73,7 +80,7 @@ class _Lines:
         pass  # the handle was left where the game ends
 
 
-_ROSTER = frozenset(TAG_ROSTER)
+_new = object.__new__
 _MOVE_ERRORS = (_InvalidMoveError, _IllegalMoveError, _AmbiguousMoveError)
 
 
@@ -93,16 +100,17 @@ def read_game(handle: TextIO, *, Visitor: Callable[[], BaseVisitor] = GameBuilde
     game's nodes are made when first asked for (``mainline_moves()`` of a
     game not yet looked into reads the moves without making them).
     """
-    got = _read_game_text(handle)
-    if got is None:
-        return None
-    tag_pairs, movetext, line_comment = got
-    if Visitor is GameBuilder and not line_comment:
-        names = {name for name, _ in tag_pairs}
-        if "FEN" not in names and "Variant" not in names:
-            parsed = _parse_movetext(movetext)
-            if parsed is not None:
-                return _lazy_game(tag_pairs, parsed)
+    if Visitor is GameBuilder:
+        got = _read_game_parsed(handle)
+        if got is None:
+            return None
+        if got[2] is not None:
+            return _lazy_game(got[0], got[1], got[2])
+    else:
+        got = _read_game_text(handle)
+        if got is None:
+            return None
+    tag_pairs, movetext = got[0], got[1]
     visitor = Visitor()
     visitor.begin_game()
     skip_headers = visitor.begin_headers() is SKIP
@@ -129,29 +137,27 @@ def read_game(handle: TextIO, *, Visitor: Callable[[], BaseVisitor] = GameBuilde
     return visitor.result()
 
 
-def _lazy_game(tag_pairs: List[Any], parsed: tuple) -> Game:
-    """The game ``GameBuilder`` builds, from the tags and the description
-    ``_parse_movetext`` gives (its nodes made when first asked for)."""
-    game = Game()
-    headers = game.headers
-    # Names and values as the tag-line pattern reads them, which Headers
-    # takes (a name of its characters, a value of one line): set directly.
-    roster, others = headers._tag_roster, headers._others
-    for name, value in tag_pairs:
-        if name in _ROSTER:
-            roster[name] = value
-        elif "\r" in value:
-            headers[name] = value  # refused, as Headers refuses it
-        else:
-            others[name] = value
-    result, errors = parsed[6], parsed[7]
+def _lazy_game(roster: Dict[str, str], others: Dict[str, str], parsed: Any) -> Game:
+    """The game ``GameBuilder`` builds, from the tags and the movetext as
+    read (its nodes made when first asked for), as ``_read_game_parsed``
+    gives them: the Seven Tag Roster and the other
+    tags as the dicts ``Headers`` keeps (names and values as the tag-line
+    pattern reads them, which ``Headers`` takes)."""
+    headers = _new(Headers)
+    headers._tag_roster = roster
+    headers._others = others
+    game = _new(Game)
+    # What ``Game()`` sets, set directly.
+    game.__dict__.update({
+        "parent": None, "move": None, "_variations": [], "_comment": "", "starting_comment": "",
+        "_nags": set(), "headers": headers, "errors": [], "_lazy": parsed})
+    result, errors = parsed.result, parsed.errors
     for kind, message in errors:
         error = _MOVE_ERRORS[kind](message)
-        LOGGER.error("%s while parsing %r", error, game)
+        _logger().error("%s while parsing %r", error, game)
         game.errors.append(error)
-    if result is not None and headers.get("Result", "*") == "*":
-        headers["Result"] = result
-    game._lazy = parsed
+    if result is not None and roster["Result"] == "*":
+        roster["Result"] = result
     return game
 
 
@@ -318,5 +324,13 @@ def read_headers(handle: Union[TextIO, str, "os.PathLike[str]"]) -> Any:
     return read_game(handle, Visitor=HeadersBuilder)
 
 
+def __getattr__(name: str) -> Any:
+    # ``LOGGER``, made when first asked for (see ``_gametree``).
+    if name == "LOGGER":
+        return _logger()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [name for name in dir() if not name.startswith("_") and name not in (
-    "os", "re", "Any", "Callable", "List", "Optional", "TextIO", "Union")]
+    "os", "re", "Any", "Callable", "Dict", "List", "Optional", "TextIO", "Union", "TYPE_CHECKING",
+    "annotations")] + ["LOGGER"]
