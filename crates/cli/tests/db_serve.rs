@@ -265,15 +265,7 @@ fn the_servers_answers_are_db_explores_in_lichesss_shape() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|g| {
-            let plies: Vec<String> = g["matched"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| p.to_string())
-                .collect();
-            format!("{} ply {}\n", g["id"].as_str().unwrap(), plies.join(","))
-        })
+        .map(|g| format!("{} ply {}\n", g["id"].as_str().unwrap(), matched(g)))
         .collect();
     assert_eq!(lines, by_cli);
     let id = found["games"][0]["id"].as_str().unwrap();
@@ -425,16 +417,7 @@ fn the_page_plays_a_clicked_move_and_shows_its_table() {
         .collect();
     assert_eq!(listed.len(), games.len());
     for (row, g) in listed.iter().zip(games) {
-        let plies: Vec<String> = g["matched"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p.to_string())
-            .collect();
-        assert!(
-            row.ends_with(&format!("ply {}", plies.join(","))),
-            "{row} {g}"
-        );
+        assert!(row.ends_with(&format!("ply {}", matched(g))), "{row} {g}");
     }
     let first_found = &games[0];
     assert_eq!(seen["found_id"], first_found["id"]);
@@ -452,6 +435,18 @@ fn the_page_plays_a_clicked_move_and_shows_its_table() {
         at.fen(),
         "ply {ply}"
     );
+}
+
+/// A game of `/search?query=`'s answer: the plies its query is met at,
+/// as `db search --query` writes them (`12,13`).
+fn matched(g: &Value) -> String {
+    let plies: Vec<String> = g["matched"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    plies.join(",")
 }
 
 /// The query the page's test types: two knights taken in a row.

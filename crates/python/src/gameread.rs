@@ -20,6 +20,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 use rookery_core::{CastlingMode, Position, San, SanError, SanPlus};
+use rookery_pgn::game::SEVEN_TAG_ROSTER;
 use rookery_pgn::{GameResult, Location, Nag, Problem, RawComment, Reader, Skip, Visitor};
 
 use crate::board::Move;
@@ -414,17 +415,6 @@ pub fn read_game_text<'py>(
     Ok(Some((tags, text, line_comment).into_pyobject(py)?))
 }
 
-/// The Seven Tag Roster with the values a game without them has, in order.
-const SEVEN_TAGS: [(&str, &str); 7] = [
-    ("Event", "?"),
-    ("Site", "?"),
-    ("Date", "????.??.??"),
-    ("Round", "?"),
-    ("White", "?"),
-    ("Black", "?"),
-    ("Result", "*"),
-];
-
 /// The next game of a text handle for python-chess's `GameBuilder`, read
 /// and parsed in one call; None at the end of the input. The handle is
 /// left right after the game.
@@ -453,12 +443,12 @@ pub fn read_game_parsed<'py>(
         return Ok(Some((tags, text, py.None()).into_pyobject(py)?));
     };
     let roster = PyDict::new(py);
-    for (name, value) in SEVEN_TAGS {
+    for (name, value) in SEVEN_TAG_ROSTER {
         roster.set_item(name, value)?;
     }
     let others = PyDict::new(py);
     for (name, value) in &tags {
-        if SEVEN_TAGS.iter().any(|(seven, _)| seven == name) {
+        if SEVEN_TAG_ROSTER.iter().any(|(seven, _)| seven == name) {
             roster.set_item(name, value)?;
         } else {
             others.set_item(name, value)?;
