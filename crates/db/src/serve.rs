@@ -403,12 +403,7 @@ fn search_route(db: &Database, p: &HashMap<String, String>) -> Result<Answer, Fa
                 more = true;
                 return false;
             }
-            let read = db.game(hit.id).and_then(|g| {
-                let g = g.ok_or_else(|| db.damaged(format!("game {} is not stored", hit.id)))?;
-                let game = db.pgn_game(&g, &mut names)?;
-                Ok((g, game))
-            });
-            match read {
+            match db.found_game(hit.id, &mut names) {
                 Ok((g, game)) => {
                     games.push(found_json(&g, &game, Some(&hit.plies)));
                     true

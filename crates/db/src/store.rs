@@ -1524,6 +1524,24 @@ impl Database {
         Ok(Some(games))
     }
 
+    /// Game number `id`, which a search or scan found: as stored and as a
+    /// PGN game ([`Database::pgn_game`], `names` the names read so far).
+    ///
+    /// # Errors
+    /// [`DbError::Store`]; [`DbError::Damaged`], also when the game is not
+    /// stored (a number the database itself gave).
+    pub fn found_game(
+        &self,
+        id: u64,
+        names: &mut HashMap<NameId, String>,
+    ) -> Result<(StoredGame, rookery_pgn::Game), DbError> {
+        let g = self
+            .game(id)?
+            .ok_or_else(|| self.damaged(format!("game {id} is not stored")))?;
+        let game = self.pgn_game(&g, names)?;
+        Ok((g, game))
+    }
+
     /// Game number `id` (from 1); `None` if there is none.
     ///
     /// # Errors

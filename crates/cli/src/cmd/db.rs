@@ -326,10 +326,7 @@ fn scan_search(
                 writeln!(out, "{} ply {}", hit.id, plies.join(","))?;
                 return Ok(());
             }
-            let g = database
-                .game(hit.id)?
-                .with_context(|| format!("game {} is not stored", hit.id))?;
-            let game = database.pgn_game(&g, &mut names)?;
+            let (g, game) = database.found_game(hit.id, &mut names)?;
             if pgn {
                 out.write_all(rookery_pgn::writer::game_to_string(&game).as_bytes())?;
                 return Ok(());
